@@ -1,0 +1,1 @@
+//! Samplers (filled in below).

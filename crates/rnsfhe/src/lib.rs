@@ -1,0 +1,6 @@
+//! # rnsfhe
+//!
+//! The facade crate: re-exports the public API of the layers below.
+
+pub use rnsfhe_math as math;
+pub use rnsfhe_ring as ring;
