@@ -143,13 +143,6 @@ impl NttPlan {
         Ok(())
     }
 
-    /// Forward transform without the length check, for callers that own buffers of the plan's size.
-    #[inline]
-    pub(crate) fn forward_unchecked(&self, a: &mut [u64]) {
-        debug_assert_eq!(a.len(), self.n);
-        self.engine.fwd(a);
-    }
-
     /// The engine's forward transform alone, for benchmarks that compare the wrapper with the engine.
     pub fn engine(&self) -> &tfhe_ntt::prime64::Plan {
         &self.engine

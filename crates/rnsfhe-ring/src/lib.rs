@@ -1,1 +1,17 @@
-//! placeholder
+//! # rnsfhe-ring
+//!
+//! RNS bases and polynomials for rnsfhe: [`RnsBasis`] (a list of NTT primes with its precomputations;
+//! levels are prefixes), [`Poly<Coeff>`](Poly) / [`Poly<Ntt>`](Poly) (one contiguous buffer, the form in
+//! the type), automorphisms, basis conversion in three modes ([`conversion`]), ModUp / ModDown and
+//! rescaling ([`modswitch`]), HPS simple and complex scaling ([`scaling`]) and gadget decompositions
+//! ([`gadget`]).
+//!
+//! This crate knows nothing of keys or encryption; that is `rnsfhe-core`.
+
+pub mod basis;
+pub mod error;
+pub mod poly;
+
+pub use basis::RnsBasis;
+pub use error::{Error, Result};
+pub use poly::{Coeff, Form, Ntt, Poly};

@@ -1,0 +1,606 @@
+//! RNS polynomials typed by representation.
+//!
+//! A [`Poly<F>`] is one contiguous buffer of `limbs x N` words (limb-major: limb `i` occupies
+//! `[i N, (i + 1) N)`) with its [`RnsBasis`]. The form `F` is [`Coeff`] (coefficients) or [`Ntt`]
+//! (evaluations in the order of [`rnsfhe_math::NttPlan`]); mixing forms does not compile, and
+//! products exist only in NTT form. Limb-wise work runs in parallel over limbs with rayon.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rnsfhe_math::Modulus;
+
+use crate::basis::RnsBasis;
+use crate::error::{Error, Result};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The representation of a polynomial: [`Coeff`] or [`Ntt`].
+pub trait Form: sealed::Sealed + Send + Sync + 'static {
+    /// Name used in messages.
+    const NAME: &'static str;
+}
+
+/// Coefficient representation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coeff;
+/// NTT (evaluation) representation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ntt;
+
+impl sealed::Sealed for Coeff {}
+impl sealed::Sealed for Ntt {}
+impl Form for Coeff {
+    const NAME: &'static str = "coefficient";
+}
+impl Form for Ntt {
+    const NAME: &'static str = "NTT";
+}
+
+/// A polynomial in `Z_Q[X]/(X^N + 1)` in RNS form over `basis`, in form `F`.
+pub struct Poly<F: Form> {
+    basis: Arc<RnsBasis>,
+    data: Vec<u64>,
+    _form: PhantomData<F>,
+}
+
+impl<F: Form> Clone for Poly<F> {
+    fn clone(&self) -> Self {
+        Self {
+            basis: Arc::clone(&self.basis),
+            data: self.data.clone(),
+            _form: PhantomData,
+        }
+    }
+}
+
+impl<F: Form> std::fmt::Debug for Poly<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Contents are not printed: a polynomial may be a secret key or a noise term.
+        f.debug_struct("Poly")
+            .field("form", &F::NAME)
+            .field("n", &self.basis.degree())
+            .field("limbs", &self.basis.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<F: Form> PartialEq for Poly<F> {
+    fn eq(&self, other: &Self) -> bool {
+        *self.basis == *other.basis && self.data == other.data
+    }
+}
+
+impl<F: Form> Poly<F> {
+    /// The zero polynomial over `basis`.
+    pub fn zero(basis: &Arc<RnsBasis>) -> Self {
+        Self {
+            basis: Arc::clone(basis),
+            data: vec![0; basis.len() * basis.degree()],
+            _form: PhantomData,
+        }
+    }
+
+    /// Wraps a limb-major buffer, checking its length and that every residue is below its modulus.
+    pub fn from_data(basis: &Arc<RnsBasis>, data: Vec<u64>) -> Result<Self> {
+        let n = basis.degree();
+        if data.len() != basis.len() * n {
+            return Err(Error::LengthMismatch {
+                what: "RNS polynomial buffer",
+                expected: basis.len() * n,
+                got: data.len(),
+            });
+        }
+        for (limb, (chunk, m)) in data.chunks_exact(n).zip(basis.moduli()).enumerate() {
+            if let Some(index) = chunk.iter().position(|&x| x >= m.value()) {
+                return Err(Error::ResidueOutOfRange {
+                    value: chunk[index],
+                    limb,
+                    index,
+                    modulus: m.value(),
+                });
+            }
+        }
+        Ok(Self {
+            basis: Arc::clone(basis),
+            data,
+            _form: PhantomData,
+        })
+    }
+
+    /// Wraps a buffer known to be valid (internal use by operations that produce reduced residues).
+    pub(crate) fn from_data_unchecked(basis: &Arc<RnsBasis>, data: Vec<u64>) -> Self {
+        debug_assert_eq!(data.len(), basis.len() * basis.degree());
+        debug_assert!(data
+            .chunks_exact(basis.degree())
+            .zip(basis.moduli())
+            .all(|(c, m)| c.iter().all(|&x| x < m.value())));
+        Self {
+            basis: Arc::clone(basis),
+            data,
+            _form: PhantomData,
+        }
+    }
+
+    /// The basis.
+    #[inline]
+    pub fn basis(&self) -> &Arc<RnsBasis> {
+        &self.basis
+    }
+
+    /// Ring degree `N`.
+    #[inline]
+    pub fn degree(&self) -> usize {
+        self.basis.degree()
+    }
+
+    /// Number of limbs.
+    #[inline]
+    pub fn limb_count(&self) -> usize {
+        self.basis.len()
+    }
+
+    /// The whole limb-major buffer.
+    #[inline]
+    pub fn data(&self) -> &[u64] {
+        &self.data
+    }
+
+    /// Consumes the polynomial, returning its buffer.
+    pub fn into_data(self) -> Vec<u64> {
+        self.data
+    }
+
+    /// Limb `i` (the residues modulo `q_i`); `None` if out of range.
+    pub fn limb(&self, i: usize) -> Option<&[u64]> {
+        let n = self.degree();
+        self.data.get(i * n..(i + 1) * n)
+    }
+
+    /// Iterator over the limbs.
+    pub fn limbs(&self) -> std::slice::ChunksExact<'_, u64> {
+        self.data.chunks_exact(self.degree())
+    }
+
+    /// Mutable access to the limbs with their moduli. Callers must keep residues below the modulus.
+    pub(crate) fn limbs_mut(
+        &mut self,
+    ) -> impl IndexedParallelIterator<Item = (&mut [u64], &Modulus)> {
+        let n = self.basis.degree();
+        self.data
+            .par_chunks_mut(n)
+            .zip(self.basis.moduli().par_iter())
+    }
+
+    fn check_same(&self, other: &Self, operation: &'static str) -> Result<()> {
+        if Arc::ptr_eq(&self.basis, &other.basis) {
+            return Ok(());
+        }
+        self.basis.check_same(&other.basis, operation)
+    }
+
+    fn zip_apply(
+        &mut self,
+        other: &Self,
+        operation: &'static str,
+        f: impl Fn(&Modulus, u64, u64) -> u64 + Sync,
+    ) -> Result<()> {
+        self.check_same(other, operation)?;
+        let n = self.degree();
+        self.data
+            .par_chunks_mut(n)
+            .zip(other.data.par_chunks(n))
+            .zip(self.basis.moduli().par_iter())
+            .for_each(|((a, b), m)| a.iter_mut().zip(b).for_each(|(x, &y)| *x = f(m, *x, y)));
+        Ok(())
+    }
+
+    /// `self += other`.
+    pub fn add_assign(&mut self, other: &Self) -> Result<()> {
+        self.zip_apply(other, "polynomial addition", |m, a, b| m.add(a, b))
+    }
+
+    /// `self -= other`.
+    pub fn sub_assign(&mut self, other: &Self) -> Result<()> {
+        self.zip_apply(other, "polynomial subtraction", |m, a, b| m.sub(a, b))
+    }
+
+    /// `self + other`.
+    pub fn add(&self, other: &Self) -> Result<Self> {
+        let mut out = self.clone();
+        out.add_assign(other)?;
+        Ok(out)
+    }
+
+    /// `self - other`.
+    pub fn sub(&self, other: &Self) -> Result<Self> {
+        let mut out = self.clone();
+        out.sub_assign(other)?;
+        Ok(out)
+    }
+
+    /// `self = -self`.
+    pub fn neg_assign(&mut self) {
+        self.limbs_mut()
+            .for_each(|(a, m)| a.iter_mut().for_each(|x| *x = m.neg(*x)));
+    }
+
+    /// Multiplies limb `i` by the constant `scalars[i]` (reduced modulo `q_i` first): the RNS form of
+    /// multiplication by an integer given by its residues.
+    pub fn mul_scalars_assign(&mut self, scalars: &[u64]) -> Result<()> {
+        if scalars.len() != self.limb_count() {
+            return Err(Error::LengthMismatch {
+                what: "per-limb scalars",
+                expected: self.limb_count(),
+                got: scalars.len(),
+            });
+        }
+        let n = self.degree();
+        self.data
+            .par_chunks_mut(n)
+            .zip(self.basis.moduli().par_iter())
+            .zip(scalars.par_iter())
+            .for_each(|((a, m), &s)| {
+                let w = m.shoup(s);
+                a.iter_mut().for_each(|x| *x = m.mul_shoup(*x, w));
+            });
+        Ok(())
+    }
+
+    /// Multiplies by a signed integer constant `c` (reduced modulo each `q_i`).
+    pub fn mul_i64_assign(&mut self, c: i64) {
+        let n = self.degree();
+        self.data
+            .par_chunks_mut(n)
+            .zip(self.basis.moduli().par_iter())
+            .for_each(|(a, m)| {
+                let w = m.shoup(m.reduce_i64(c));
+                a.iter_mut().for_each(|x| *x = m.mul_shoup(*x, w));
+            });
+    }
+
+    /// Keeps the first `limbs` limbs (the polynomial modulo a prefix `q_0 ... q_{limbs-1}` of its basis).
+    pub fn drop_to(&self, limbs: usize) -> Result<Self> {
+        let basis = self.basis.prefix(limbs)?;
+        Ok(Self::from_data_unchecked(
+            &basis,
+            self.data[..limbs * self.degree()].to_vec(),
+        ))
+    }
+
+    /// Drops limbs in place down to `limbs`.
+    pub fn drop_to_assign(&mut self, limbs: usize) -> Result<()> {
+        let basis = self.basis.prefix(limbs)?;
+        self.data.truncate(limbs * self.degree());
+        self.basis = basis;
+        Ok(())
+    }
+
+    /// Replaces the basis by an equal one (for example the cached prefix of a context's chain).
+    pub fn rebase(&mut self, basis: &Arc<RnsBasis>) -> Result<()> {
+        self.basis.check_same(basis, "rebase")?;
+        self.basis = Arc::clone(basis);
+        Ok(())
+    }
+
+    fn check_galois(&self, k: usize) -> Result<()> {
+        let n = self.degree();
+        if k % 2 == 0 || k >= 2 * n {
+            return Err(Error::InvalidGaloisElement { k, n, two_n: 2 * n });
+        }
+        Ok(())
+    }
+}
+
+impl Poly<Coeff> {
+    /// The polynomial with the given signed integer coefficients, reduced modulo every limb.
+    pub fn from_i64(basis: &Arc<RnsBasis>, coeffs: &[i64]) -> Result<Self> {
+        let n = basis.degree();
+        if coeffs.len() != n {
+            return Err(Error::LengthMismatch {
+                what: "coefficient vector",
+                expected: n,
+                got: coeffs.len(),
+            });
+        }
+        let mut p = Self::zero(basis);
+        p.limbs_mut().for_each(|(a, m)| {
+            a.iter_mut()
+                .zip(coeffs)
+                .for_each(|(x, &c)| *x = m.reduce_i64(c))
+        });
+        Ok(p)
+    }
+
+    /// The same residues with every limb taken to `[0, q_i)` from arbitrary words (reduced).
+    pub fn from_u64_reduced(basis: &Arc<RnsBasis>, coeffs: &[u64]) -> Result<Self> {
+        let n = basis.degree();
+        if coeffs.len() != n {
+            return Err(Error::LengthMismatch {
+                what: "coefficient vector",
+                expected: n,
+                got: coeffs.len(),
+            });
+        }
+        let mut p = Self::zero(basis);
+        p.limbs_mut().for_each(|(a, m)| {
+            a.iter_mut()
+                .zip(coeffs)
+                .for_each(|(x, &c)| *x = m.reduce(c))
+        });
+        Ok(p)
+    }
+
+    /// Forward NTT of every limb (in parallel over limbs).
+    pub fn into_ntt(mut self) -> Poly<Ntt> {
+        let n = self.degree();
+        let plans = self.basis.plans();
+        self.data
+            .par_chunks_mut(n)
+            .zip(plans.par_iter())
+            .for_each(|(a, plan)| {
+                // Lengths match by construction, so the transform cannot fail.
+                let _ = plan.forward(a);
+            });
+        Poly {
+            basis: self.basis,
+            data: self.data,
+            _form: PhantomData,
+        }
+    }
+
+    /// The automorphism `a(X) -> a(X^k)` for odd `k < 2N`, in coefficient form: coefficient `i` moves to
+    /// `i k mod 2N`, negated when that exponent is at least `N` (since `X^N = -1`).
+    pub fn automorphism(&self, k: usize) -> Result<Self> {
+        self.check_galois(k)?;
+        let n = self.degree();
+        let mask = 2 * n - 1;
+        let mut out = Self::zero(&self.basis);
+        out.data
+            .par_chunks_mut(n)
+            .zip(self.data.par_chunks(n))
+            .zip(self.basis.moduli().par_iter())
+            .for_each(|((dst, src), m)| {
+                for (i, &c) in src.iter().enumerate() {
+                    let e = (i * k) & mask;
+                    if e < n {
+                        dst[e] = c;
+                    } else {
+                        dst[e - n] = m.neg(c);
+                    }
+                }
+            });
+        Ok(out)
+    }
+}
+
+impl Poly<Ntt> {
+    /// Inverse NTT of every limb (in parallel over limbs).
+    pub fn into_coeff(mut self) -> Poly<Coeff> {
+        let n = self.degree();
+        let plans = self.basis.plans();
+        self.data
+            .par_chunks_mut(n)
+            .zip(plans.par_iter())
+            .for_each(|(a, plan)| {
+                let _ = plan.inverse(a);
+            });
+        Poly {
+            basis: self.basis,
+            data: self.data,
+            _form: PhantomData,
+        }
+    }
+
+    /// `self *= other` (pointwise in NTT form).
+    pub fn mul_assign(&mut self, other: &Self) -> Result<()> {
+        self.zip_apply(other, "polynomial multiplication", |m, a, b| m.mul(a, b))
+    }
+
+    /// `self * other`.
+    pub fn mul(&self, other: &Self) -> Result<Self> {
+        let mut out = self.clone();
+        out.mul_assign(other)?;
+        Ok(out)
+    }
+
+    /// `self += a * b` (pointwise in NTT form).
+    pub fn mul_add_assign(&mut self, a: &Self, b: &Self) -> Result<()> {
+        self.check_same(a, "multiply-accumulate")?;
+        self.check_same(b, "multiply-accumulate")?;
+        let n = self.degree();
+        self.data
+            .par_chunks_mut(n)
+            .zip(a.data.par_chunks(n))
+            .zip(b.data.par_chunks(n))
+            .zip(self.basis.moduli().par_iter())
+            .for_each(|(((acc, x), y), m)| {
+                for ((c, &u), &v) in acc.iter_mut().zip(x).zip(y) {
+                    *c = m.mul_add(u, v, *c);
+                }
+            });
+        Ok(())
+    }
+
+    /// The automorphism `a(X) -> a(X^k)` in NTT form: a permutation of the evaluation slots. Slot `j`
+    /// holds `a(psi^e_j)`; the result at slot `j` is `a(psi^(e_j k))`, read from the slot whose exponent is
+    /// `e_j k mod 2N`.
+    pub fn automorphism(&self, k: usize) -> Result<Self> {
+        self.check_galois(k)?;
+        let perm = ntt_automorphism_permutation(&self.basis, k);
+        let n = self.degree();
+        let mut out = Self::zero(&self.basis);
+        out.data
+            .par_chunks_mut(n)
+            .zip(self.data.par_chunks(n))
+            .for_each(|(dst, src)| {
+                for (d, &s) in dst.iter_mut().zip(&perm) {
+                    *d = src[s];
+                }
+            });
+        Ok(out)
+    }
+}
+
+/// The slot permutation of `X -> X^k` in NTT form: `out[j] = in[perm[j]]`. Depends only on `N` and `k`
+/// (all plans of a basis use the same slot order), so schemes precompute it once per Galois element.
+pub fn ntt_automorphism_permutation(basis: &RnsBasis, k: usize) -> Vec<usize> {
+    let n = basis.degree();
+    let log_n = n.trailing_zeros();
+    let mask = 2 * n - 1;
+    (0..n)
+        .map(|j| {
+            let e = (2 * rnsfhe_math::ntt::bit_reverse(j, log_n) + 1) * k & mask;
+            rnsfhe_math::ntt::bit_reverse((e - 1) / 2, log_n)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rnsfhe_math::ntt::negacyclic_schoolbook;
+    use rnsfhe_math::primes::ntt_primes_of_bits;
+
+    fn basis(n: usize, limbs: usize) -> Arc<RnsBasis> {
+        RnsBasis::new(
+            n,
+            &ntt_primes_of_bits(50, 2 * n as u64, limbs, &[]).unwrap(),
+        )
+        .unwrap()
+    }
+
+    fn random(b: &Arc<RnsBasis>, rng: &mut impl Rng) -> Poly<Coeff> {
+        let coeffs: Vec<i64> = (0..b.degree())
+            .map(|_| rng.gen_range(-1000..1000))
+            .collect();
+        Poly::from_i64(b, &coeffs).unwrap()
+    }
+
+    #[test]
+    fn ring_operations_match_schoolbook() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(7);
+        let b = basis(64, 3);
+        let (x, y) = (random(&b, &mut rng), random(&b, &mut rng));
+        let prod = x
+            .clone()
+            .into_ntt()
+            .mul(&y.clone().into_ntt())
+            .unwrap()
+            .into_coeff();
+        let sum = x.add(&y).unwrap();
+        let diff = x.sub(&y).unwrap();
+        for (i, m) in b.moduli().iter().enumerate() {
+            let (xa, ya) = (x.limb(i).unwrap(), y.limb(i).unwrap());
+            assert_eq!(
+                prod.limb(i).unwrap(),
+                negacyclic_schoolbook(m, xa, ya).unwrap()
+            );
+            for j in 0..64 {
+                assert_eq!(sum.limb(i).unwrap()[j], m.add(xa[j], ya[j]));
+                assert_eq!(diff.limb(i).unwrap()[j], m.sub(xa[j], ya[j]));
+            }
+        }
+        let mut acc = Poly::<Ntt>::zero(&b);
+        acc.mul_add_assign(&x.clone().into_ntt(), &y.clone().into_ntt())
+            .unwrap();
+        assert_eq!(acc.into_coeff(), prod);
+        let mut neg = x.clone();
+        neg.neg_assign();
+        assert!(neg.add(&x).unwrap().data().iter().all(|&c| c == 0));
+        let mut tripled = x.clone();
+        tripled.mul_i64_assign(-3);
+        let mut t2 = x.clone();
+        t2.mul_scalars_assign(
+            &b.moduli()
+                .iter()
+                .map(|m| m.reduce_i64(-3))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert_eq!(tripled, t2);
+    }
+
+    #[test]
+    fn automorphisms_agree_in_both_forms() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(8);
+        for n in [16usize, 1024] {
+            let b = basis(n, 2);
+            let x = random(&b, &mut rng);
+            for k in [1usize, 3, 5, 25, 2 * n - 1] {
+                let direct = x.automorphism(k).unwrap();
+                let via_ntt = x.clone().into_ntt().automorphism(k).unwrap().into_coeff();
+                assert_eq!(direct, via_ntt, "N = {n}, k = {k}");
+            }
+            // X -> X^5 applied to X gives X^5; X^(2N-1) = -X^(N-1).
+            let mut e1 = vec![0i64; n];
+            e1[1] = 1;
+            let xpoly = Poly::from_i64(&b, &e1).unwrap();
+            let mut expect = vec![0i64; n];
+            expect[5] = 1;
+            assert_eq!(
+                xpoly.automorphism(5).unwrap(),
+                Poly::from_i64(&b, &expect).unwrap()
+            );
+            let mut expect = vec![0i64; n];
+            expect[n - 1] = -1;
+            assert_eq!(
+                xpoly.automorphism(2 * n - 1).unwrap(),
+                Poly::from_i64(&b, &expect).unwrap()
+            );
+            assert!(matches!(
+                x.automorphism(4),
+                Err(Error::InvalidGaloisElement { k: 4, .. })
+            ));
+            assert!(matches!(
+                x.automorphism(2 * n + 1),
+                Err(Error::InvalidGaloisElement { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn validation_and_mismatches() {
+        let b = basis(16, 2);
+        let other = basis(32, 2);
+        assert!(matches!(
+            Poly::<Coeff>::from_data(&b, vec![0; 31]),
+            Err(Error::LengthMismatch {
+                expected: 32,
+                got: 31,
+                ..
+            })
+        ));
+        let mut bad = vec![0u64; 32];
+        bad[20] = b.moduli()[1].value();
+        assert!(matches!(
+            Poly::<Coeff>::from_data(&b, bad),
+            Err(Error::ResidueOutOfRange {
+                limb: 1,
+                index: 4,
+                ..
+            })
+        ));
+        let x = Poly::<Coeff>::zero(&b);
+        assert!(matches!(
+            x.add(&Poly::zero(&other)),
+            Err(Error::BasisMismatch { .. })
+        ));
+        assert!(matches!(x.drop_to(3), Err(Error::InvalidLimbCount { .. })));
+        let d = x.drop_to(1).unwrap();
+        assert_eq!(d.limb_count(), 1);
+        assert!(matches!(
+            x.add(&d),
+            Err(Error::BasisMismatch {
+                left_limbs: 2,
+                right_limbs: 1,
+                ..
+            })
+        ));
+        assert!(Poly::from_i64(&b, &[1, 2]).is_err());
+    }
+}
