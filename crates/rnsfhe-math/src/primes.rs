@@ -188,7 +188,9 @@ pub fn ntt_primes_of_bits(
 
 /// The interval `[2^m / (1 + 2^-eta), 2^m / (1 - 2^-eta)]` of Qu-Xu Section 3.3, as integers
 /// `(ceil(lower), floor(upper))`, clipped to `[2, 2^62)`.
+/// `eta` must be at least 1 (for `eta = 0` the upper bound is infinite); it is clamped to 1.
 pub fn qu_xu_interval(m: u32, eta: u32) -> (u64, u64) {
+    let eta = eta.max(1);
     // Exact rational bounds: 2^(m+eta) / (2^eta + 1) and 2^(m+eta) / (2^eta - 1), computed in u128.
     let num = 1u128 << (m + eta);
     let lo_den = (1u128 << eta) + 1;
@@ -303,9 +305,10 @@ pub fn qu_xu_primes(
 }
 
 /// The closeness `eta` of a set of moduli to `2^m`: the largest integer `eta` with
-/// `|2^m / q - 1| <= 2^-eta` for every `q` (0 if some modulus is farther than a factor 2).
+/// `|2^m / q - 1| <= 2^-eta` for every `q` (0 if not even `eta = 1` holds for all of them).
 pub fn closeness_eta(moduli: &[u64], m: u32) -> u32 {
-    (0..=m)
+    // eta = 0 would mean the unbounded interval [2^(m-1), inf); the search stops at 1.
+    (1..=m)
         .rev()
         .find(|&eta| {
             let (lo, hi) = qu_xu_interval(m, eta);
@@ -430,6 +433,7 @@ mod tests {
             let ps = qu_xu_primes(m, eta, two_n, l, &[]).unwrap();
             assert_eq!(ps.len(), l);
             assert!(closeness_eta(&ps, m) >= eta);
+            assert_eq!(closeness_eta(&[1 << (m - 2)], m), 0, "a factor 4 away fits no eta");
             for &p in &ps {
                 assert!(is_prime(p) && p % two_n == 1);
                 let ratio = (1u64 << m) as f64 / p as f64;

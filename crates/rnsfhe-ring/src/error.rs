@@ -99,6 +99,56 @@ pub enum Error {
         /// Largest accepted.
         max: f64,
     },
+    /// An operation that divides out the last modulus (rescaling) applied to a polynomial with too few limbs.
+    #[error("cannot {operation} a polynomial with {limbs} limb(s): it needs at least 2, since the last modulus is divided out and one must remain; the value is at the lowest level (bootstrap it or start from a longer modulus chain)")]
+    NotEnoughLimbs {
+        /// The operation attempted.
+        operation: &'static str,
+        /// Limbs of the operand.
+        limbs: usize,
+    },
+    /// A plaintext modulus outside the range supported by HPS scaling.
+    #[error("plaintext modulus t = {t} is not supported by HPS scaling: it must satisfy 2 <= t <= {max} (2^60)")]
+    InvalidPlaintextModulus {
+        /// The modulus given.
+        t: u64,
+        /// Largest accepted.
+        max: u64,
+    },
+    /// The floating-point path of HPS scaling was requested for moduli it cannot handle exactly.
+    #[error("the f64 path of HPS scaling needs fewer than {max_limbs} limbs, all below 2^{max_bits}; got modulus {modulus} ({bits} bits) in a basis of {limbs} limbs: use the wide path")]
+    FloatScalingUnavailable {
+        /// The widest modulus.
+        modulus: u64,
+        /// Its bit length.
+        bits: u32,
+        /// Number of limbs.
+        limbs: usize,
+        /// Largest supported bit length (exclusive power).
+        max_bits: u32,
+        /// Limb count limit (exclusive).
+        max_limbs: usize,
+    },
+    /// A number of key-switching digit groups outside `[1, L]`.
+    #[error("dnum = {dnum} is invalid for a basis of {limbs} limbs: need 1 <= dnum <= {limbs} (dnum = 1 is GHS key switching, dnum = {limbs} one limb per digit)")]
+    InvalidDnum {
+        /// The requested number of groups.
+        dnum: usize,
+        /// Limbs of the basis.
+        limbs: usize,
+    },
+    /// Unusable parameters for a signed base-2^k digit decomposition.
+    #[error("invalid digit decomposition with base 2^{base_log} and {count} digits for a {modulus_bits}-bit modulus: {reason}")]
+    InvalidDigitDecomposition {
+        /// log2 of the base.
+        base_log: u32,
+        /// Number of digits.
+        count: usize,
+        /// Bit length of the modulus.
+        modulus_bits: u32,
+        /// What is wrong and what to do.
+        reason: &'static str,
+    },
 }
 
 /// Result alias of this crate.

@@ -9,9 +9,17 @@
 //! This crate knows nothing of keys or encryption; that is `rnsfhe-core`.
 
 pub mod basis;
+pub mod conversion;
 pub mod error;
+pub mod gadget;
+pub mod modswitch;
 pub mod poly;
+pub mod scaling;
 
 pub use basis::RnsBasis;
+pub use conversion::{BasisConverter, ConversionMode, Exactness};
 pub use error::{Error, Result};
+pub use gadget::{RnsGadget, RnsSignedDigits, SignedDigits};
+pub use modswitch::{ModSwitcher, Rescaler};
 pub use poly::{Coeff, Form, Ntt, Poly};
+pub use scaling::{ComplexScaler, FractionPath, SimpleScaler};

@@ -1,0 +1,678 @@
+//! Halevi-Polyakov-Shoup scaling in CRT representation: simple scaling ([`SimpleScaler`], HPS Section 2.3,
+//! used by BFV decryption, Section 4.4) and complex scaling ([`ComplexScaler`], HPS Section 2.4, used by BFV
+//! multiplication, Section 4.5).
+//!
+//! Both procedures split precomputed rationals `t * qtilde_i / q_i` (simple) or `t * Qtilde_i * p / q_i`
+//! (complex) into an integral part `omega_i` and a fractional part `theta_i` (HPS Section 4.2), and compute
+//! per coefficient an integer inner product with the `omega`s plus the rounded sum `v = round(sum_i x_i
+//! theta_i)`. The only inexact step is `v`.
+//!
+//! # Precision of `v`
+//!
+//! HPS store `theta_i` as one `f64`, which bounds the error of `v` by about `k * 2^-54 * max q_i`: below
+//! 1/4 for moduli up to 2^47 (their decryption condition, Section 2.3, where `t x / Q` is known to be
+//! within 1/4 of an integer), but a *uniformly random* `x` is then rounded to the wrong integer with
+//! probability of order `k 2^(bits - 54)`: measured in `tests/scaling_bigint.rs` with five moduli, about 1
+//! in 1000 inputs for 45-bit moduli, 40% for 55-bit and nearly all for 60-bit moduli. This
+//! module computes `v` so that it equals the exact rounding except when `sum_i x_i theta_i` lies within a
+//! tiny distance `eps` of a half-integer, on one of two paths chosen in the constructors
+//! ([`FractionPath`]):
+//!
+//! - [`FractionPath::Float`], for moduli below `2^FLOAT_PATH_MAX_MODULUS_BITS` (47 bits, the HPS bound)
+//!   and fewer than 128 limbs: `f64` arithmetic only, with `theta_i` held as an unevaluated sum of two
+//!   doubles (about 106 bits) and each product `x_i * theta_i` split exactly into an integer and a
+//!   fraction by Dekker's two-product. `eps < (k^2 + k) 2^-53` (below `2^-42` for 32 limbs, `2^-39` for
+//!   127).
+//! - [`FractionPath::Wide`], for any moduli below `2^62`: `theta_i` as a 128-bit fixed-point fraction
+//!   `floor(theta_i 2^128)`, products in exact 192-bit integer arithmetic. The computed sum is never above
+//!   the exact one and below it by less than `k 2^-66`, so `v` is exact unless the fractional part of the
+//!   exact sum lies in `[1/2, 1/2 + k 2^-66)`.
+//!
+//! Rounding is `round(z) = floor(z + 1/2)`. Since every modulus is odd, `t x / Q` is never a half-integer,
+//! so the exact rounding is unambiguous.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rnsfhe_math::{Modulus, ShoupConstant};
+
+use crate::basis::RnsBasis;
+use crate::error::{Error, Result};
+use crate::poly::{Coeff, Poly};
+
+/// Largest plaintext modulus accepted by the scalers: `t <= 2^60`, so that `t * qtilde_i < 2^122` is exact
+/// in 128-bit arithmetic and `t` is a valid word modulus for Shoup multiplication.
+pub const MAX_PLAINTEXT_MODULUS: u64 = 1 << 60;
+
+/// The [`FractionPath::Float`] path is used (and allowed) only when every modulus whose residues multiply
+/// the fractional parts is below `2^FLOAT_PATH_MAX_MODULUS_BITS`: residues then convert exactly to `f64`
+/// and `x_i * theta_i < 2^47` leaves room for the exact integer/fraction split (HPS Section 2.3 bound).
+pub const FLOAT_PATH_MAX_MODULUS_BITS: u32 = 47;
+
+/// The [`FractionPath::Float`] path keeps the integer parts of the products in one `f64`, exact while
+/// `k * 2^47 < 2^53`: it is used only for fewer than this many limbs.
+pub const FLOAT_PATH_MAX_LIMBS: usize = 128;
+
+/// Coefficients handled per inner block: the unit of rayon work, and the length of the stack accumulators
+/// (limb-outer, coefficient-inner loops keep one constant in registers per limb and vectorize).
+const BLOCK: usize = 256;
+
+/// Veltkamp's splitter `2^27 + 1`: splits a double into two halves of at most 26 significant bits.
+const SPLITTER: f64 = 134_217_729.0;
+/// `2^52`: adding and subtracting it rounds a double in `[0, 2^51)` to the nearest integer.
+const ROUND_UNSIGNED: f64 = 4_503_599_627_370_496.0;
+/// `1.5 * 2^52`: adding and subtracting it rounds a double in `(-2^51, 2^51)` to the nearest integer.
+const ROUND_SIGNED: f64 = 6_755_399_441_055_744.0;
+
+/// How the fractional sum `v = round(sum_i x_i theta_i)` of HPS Eq. 4 (and its Section 2.4 analogue) is
+/// computed. See the module documentation for the error bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FractionPath {
+    /// `f64` arithmetic with double-double `theta_i` and exact two-products; moduli below 2^47.
+    Float,
+    /// 128-bit fixed-point `theta_i` with exact 192-bit products; any modulus below 2^62.
+    Wide,
+}
+
+impl FractionPath {
+    /// The path the constructors choose: [`FractionPath::Float`] when every one of `moduli` is below
+    /// `2^FLOAT_PATH_MAX_MODULUS_BITS` and there are fewer than [`FLOAT_PATH_MAX_LIMBS`] of them,
+    /// [`FractionPath::Wide`] otherwise.
+    pub fn select(moduli: &[Modulus]) -> Self {
+        if Self::float_available(moduli).is_ok() {
+            FractionPath::Float
+        } else {
+            FractionPath::Wide
+        }
+    }
+
+    fn float_available(moduli: &[Modulus]) -> Result<()> {
+        let widest = moduli.iter().max_by_key(|m| m.value());
+        match widest {
+            Some(m)
+                if m.bits() > FLOAT_PATH_MAX_MODULUS_BITS
+                    || moduli.len() >= FLOAT_PATH_MAX_LIMBS =>
+            {
+                Err(Error::FloatScalingUnavailable {
+                    modulus: m.value(),
+                    bits: m.bits(),
+                    limbs: moduli.len(),
+                    max_bits: FLOAT_PATH_MAX_MODULUS_BITS,
+                    max_limbs: FLOAT_PATH_MAX_LIMBS,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A fractional part `theta = rho / q` in `[0, 1)` in the two representations of [`FractionPath`].
+#[derive(Clone, Copy, Debug)]
+struct FloatFraction {
+    /// The double nearest to `theta`.
+    hi: f64,
+    /// `theta - hi`, rounded to a double.
+    lo: f64,
+    /// Veltkamp split of `hi` (`hi = hi_a + hi_b`, each at most 26 significant bits), for Dekker's product.
+    hi_a: f64,
+    hi_b: f64,
+}
+
+/// The fractional parts `theta_i` of one scaling procedure, stored for the selected path only.
+#[derive(Clone, Debug)]
+enum Fractions {
+    /// `floor(theta_i 2^128)` as `(high word, low word)`.
+    Wide(Vec<(u64, u64)>),
+    Float(Vec<FloatFraction>),
+}
+
+/// `floor(rho * 2^128 / q)` for `rho < q < 2^62`, by two steps of long division.
+fn fixed_point_fraction(rho: u64, q: u64) -> (u64, u64) {
+    debug_assert!(rho < q);
+    let num = (rho as u128) << 64;
+    let hi = (num / q as u128) as u64;
+    let rem = num % q as u128;
+    let lo = ((rem << 64) / q as u128) as u64;
+    (hi, lo)
+}
+
+fn float_fraction(rho: u64, q: u64) -> FloatFraction {
+    let (whi, wlo) = fixed_point_fraction(rho, q);
+    let theta_fixed = ((whi as u128) << 64) | wlo as u128;
+    let two_m128 = 2f64.powi(-128);
+    // u128 -> f64 rounds to nearest; the scaling by a power of two is exact.
+    let hi = theta_fixed as f64 * two_m128;
+    // The fixed-point image of `hi` (saturating to 2^128 - 1 if `hi` rounded up to 1.0: an error of
+    // 2^-128, far below what matters). The difference is tiny, so it fits an i128.
+    let hi_fixed = (hi * 2f64.powi(128)) as u128;
+    let lo = (theta_fixed.wrapping_sub(hi_fixed) as i128) as f64 * two_m128;
+    let c = SPLITTER * hi;
+    let hi_a = c - (c - hi);
+    let hi_b = hi - hi_a;
+    FloatFraction { hi, lo, hi_a, hi_b }
+}
+
+impl Fractions {
+    /// Builds the fractions `rho_i / q_i` for the given path.
+    fn new(rhos: &[u64], moduli: &[Modulus], path: FractionPath) -> Self {
+        match path {
+            FractionPath::Wide => Fractions::Wide(
+                rhos.iter()
+                    .zip(moduli)
+                    .map(|(&r, m)| fixed_point_fraction(r, m.value()))
+                    .collect(),
+            ),
+            FractionPath::Float => Fractions::Float(
+                rhos.iter()
+                    .zip(moduli)
+                    .map(|(&r, m)| float_fraction(r, m.value()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// `v[c] = round(sum_i x_i[start + c] * theta_i)` for `c < v.len() <= BLOCK`, where limb `i` of the
+    /// input is `data[i n .. (i + 1) n]`.
+    fn round_sums(&self, data: &[u64], n: usize, start: usize, v: &mut [u128]) {
+        let len = v.len();
+        debug_assert!(len <= BLOCK);
+        match self {
+            Fractions::Wide(fr) => {
+                // Integer parts and 128-bit fractions; fraction overflows carry into the integer sum.
+                let mut int_sum = [0u128; BLOCK];
+                let mut frac_sum = [0u128; BLOCK];
+                for (i, &(hi, lo)) in fr.iter().enumerate() {
+                    let xs = &data[i * n + start..i * n + start + len];
+                    for ((&x, is), fs) in xs.iter().zip(&mut int_sum).zip(&mut frac_sum) {
+                        // x * theta * 2^128 = b 2^64 + a, a 190-bit product split at bit 128.
+                        let a = x as u128 * lo as u128;
+                        let b = x as u128 * hi as u128;
+                        let (frac, c1) = a.overflowing_add(b << 64);
+                        let (f2, c2) = fs.overflowing_add(frac);
+                        *fs = f2;
+                        *is += (b >> 64) + c1 as u128 + c2 as u128;
+                    }
+                }
+                for ((out, is), fs) in v.iter_mut().zip(&int_sum).zip(&frac_sum) {
+                    *out = is + (fs >> 127);
+                }
+            }
+            Fractions::Float(fr) => {
+                // Integer parts (exact integers below 2^53) and remainders (small) kept apart, so the
+                // only rounding errors are those of adding numbers below ~k in magnitude.
+                let mut int_sum = [0f64; BLOCK];
+                let mut rem_sum = [0f64; BLOCK];
+                for (i, f) in fr.iter().enumerate() {
+                    let xs = &data[i * n + start..i * n + start + len];
+                    for ((&x, is), rs) in xs.iter().zip(&mut int_sum).zip(&mut rem_sum) {
+                        // x < 2^47: exact as a double (via i64, one instruction).
+                        let xf = x as i64 as f64;
+                        let p = xf * f.hi;
+                        // Dekker's two-product: p + e = xf * hi exactly (Veltkamp splits, no FMA).
+                        let c = SPLITTER * xf;
+                        let xh = c - (c - xf);
+                        let xl = xf - xh;
+                        let e = ((xh * f.hi_a - p) + xh * f.hi_b + xl * f.hi_a) + xl * f.hi_b;
+                        // p in [0, 2^47): its nearest integer, and the exact remainder in [-1/2, 1/2].
+                        let pi = (p + ROUND_UNSIGNED) - ROUND_UNSIGNED;
+                        *is += pi;
+                        *rs += (p - pi) + (e + xf * f.lo);
+                    }
+                }
+                for ((out, is), rs) in v.iter_mut().zip(&int_sum).zip(&rem_sum) {
+                    let r = (rs + ROUND_SIGNED) - ROUND_SIGNED;
+                    // The exact sum is non-negative; a computed -0 saturates to 0.
+                    *out = (is + r) as u64 as u128;
+                }
+            }
+        }
+    }
+}
+
+/// Shoup constants to reduce a `u128` modulo a word modulus: `v = hi 2^64 + lo`.
+#[derive(Clone, Copy, Debug)]
+struct WideReducer {
+    one: ShoupConstant,
+    two64: ShoupConstant,
+}
+
+impl WideReducer {
+    fn new(m: &Modulus) -> Self {
+        Self {
+            one: m.shoup(1),
+            two64: m.shoup(((1u128 << 64) % m.value() as u128) as u64),
+        }
+    }
+
+    /// `v mod m`, branch-free (Shoup multiplication accepts any 64-bit input).
+    #[inline(always)]
+    fn reduce(&self, m: &Modulus, v: u128) -> u64 {
+        m.add(
+            m.mul_shoup(v as u64, self.one),
+            m.mul_shoup((v >> 64) as u64, self.two64),
+        )
+    }
+}
+
+fn check_plaintext_modulus(t: u64) -> Result<Modulus> {
+    if !(2..=MAX_PLAINTEXT_MODULUS).contains(&t) {
+        return Err(Error::InvalidPlaintextModulus {
+            t,
+            max: MAX_PLAINTEXT_MODULUS,
+        });
+    }
+    Ok(Modulus::new(t)?)
+}
+
+fn choose_path(moduli: &[Modulus], path: Option<FractionPath>) -> Result<FractionPath> {
+    match path {
+        None => Ok(FractionPath::select(moduli)),
+        Some(FractionPath::Float) => {
+            FractionPath::float_available(moduli)?;
+            Ok(FractionPath::Float)
+        }
+        Some(FractionPath::Wide) => Ok(FractionPath::Wide),
+    }
+}
+
+/// HPS simple scaling (Section 2.3, Eq. 4): for `x` in `Z_Q` given by its residues, computes
+/// `round(t/Q * x) mod t`. This is BFV decryption (HPS Section 4.4) after the inner product `<ct, sk>`.
+///
+/// Precomputed as in HPS Section 4.2: for each `q_i`, with `qtilde_i = [(Q/q_i)^-1]_{q_i}`, the rational
+/// `t qtilde_i / q_i = omega_i + theta_i` with `omega_i = floor(t qtilde_i / q_i) < t` (stored with its Shoup
+/// companion modulo `t`) and `theta_i in [0, 1)` (stored for the selected [`FractionPath`]). Then
+/// `round(t x / Q) = [sum_i x_i omega_i + round(sum_i x_i theta_i)]_t`.
+///
+/// The result does not depend on the representative of `x`: `x` in `[0, Q)` and the centered `x - Q` give
+/// values of `t x / Q` differing by `t`, hence the same rounding modulo `t`. Exact (equal to the
+/// big-integer rounding) outside the negligible boundary region described in the module documentation.
+#[derive(Clone, Debug)]
+pub struct SimpleScaler {
+    q: Arc<RnsBasis>,
+    t: Modulus,
+    path: FractionPath,
+    /// `omega_i` modulo `t`, with Shoup companions.
+    omega: Vec<ShoupConstant>,
+    fractions: Fractions,
+    reducer: WideReducer,
+}
+
+impl SimpleScaler {
+    /// Precomputes the tables of HPS Section 4.2 for scaling from `Q = q` down to `Z_t`, choosing the
+    /// [`FractionPath`] from the moduli ([`FractionPath::select`]).
+    ///
+    /// Errors: [`Error::InvalidPlaintextModulus`] unless `2 <= t <= 2^60`.
+    pub fn new(q: &Arc<RnsBasis>, t: u64) -> Result<Self> {
+        Self::build(q, t, None)
+    }
+
+    /// As [`SimpleScaler::new`] with an explicit path (for tests and benchmarks of both paths).
+    ///
+    /// Errors additionally with [`Error::FloatScalingUnavailable`] when `Float` is requested for moduli of
+    /// more than 47 bits or 128 limbs or more.
+    pub fn with_path(q: &Arc<RnsBasis>, t: u64, path: FractionPath) -> Result<Self> {
+        Self::build(q, t, Some(path))
+    }
+
+    fn build(q: &Arc<RnsBasis>, t: u64, path: Option<FractionPath>) -> Result<Self> {
+        let tm = check_plaintext_modulus(t)?;
+        let path = choose_path(q.moduli(), path)?;
+        let mut omega = Vec::with_capacity(q.len());
+        let mut rhos = Vec::with_capacity(q.len());
+        for (qi, qtilde) in q.moduli().iter().zip(q.qhat_inv()) {
+            // t * qtilde_i < 2^60 * 2^62: exact in u128.
+            let prod = t as u128 * qtilde.value as u128;
+            let w = (prod / qi.value() as u128) as u64;
+            rhos.push((prod % qi.value() as u128) as u64);
+            omega.push(tm.shoup(w));
+        }
+        Ok(Self {
+            q: Arc::clone(q),
+            t: tm,
+            path,
+            omega,
+            fractions: Fractions::new(&rhos, q.moduli(), path),
+            reducer: WideReducer::new(&tm),
+        })
+    }
+
+    /// The basis `Q` of the inputs.
+    pub fn basis(&self) -> &Arc<RnsBasis> {
+        &self.q
+    }
+
+    /// The plaintext modulus `t`.
+    pub fn plaintext_modulus(&self) -> u64 {
+        self.t.value()
+    }
+
+    /// The path used for the fractional sum.
+    pub fn path(&self) -> FractionPath {
+        self.path
+    }
+
+    /// `round(t/Q * x) mod t` for every coefficient of `x` (HPS Eq. 4), in `[0, t)`.
+    ///
+    /// Errors: [`Error::BasisMismatch`] if `x` is not over the scaler's basis.
+    pub fn scale(&self, x: &Poly<Coeff>) -> Result<Vec<u64>> {
+        let mut out = vec![0u64; x.degree()];
+        self.scale_into(x, &mut out)?;
+        Ok(out)
+    }
+
+    /// As [`SimpleScaler::scale`], writing into `out` (of length `N`).
+    ///
+    /// Errors: [`Error::BasisMismatch`], or [`Error::LengthMismatch`] if `out.len() != N`.
+    pub fn scale_into(&self, x: &Poly<Coeff>, out: &mut [u64]) -> Result<()> {
+        self.q.check_same(x.basis(), "simple scaling (HPS 2.3)")?;
+        let n = x.degree();
+        if out.len() != n {
+            return Err(Error::LengthMismatch {
+                what: "simple scaling output",
+                expected: n,
+                got: out.len(),
+            });
+        }
+        let data = x.data();
+        let t = &self.t;
+        out.par_chunks_mut(BLOCK)
+            .enumerate()
+            .for_each(|(b, chunk)| {
+                let start = b * BLOCK;
+                let len = chunk.len();
+                // acc = v + sum_i x_i omega_i with lazy Shoup products (each < 2t) in 128 bits:
+                // v < k 2^62 and the products add less than k 2^61, far from overflow; one reduction
+                // modulo t per coefficient.
+                let mut acc = [0u128; BLOCK];
+                let acc = &mut acc[..len];
+                self.fractions.round_sums(data, n, start, acc);
+                for (i, &w) in self.omega.iter().enumerate() {
+                    let xs = &data[i * n + start..i * n + start + len];
+                    for (a, &x) in acc.iter_mut().zip(xs) {
+                        *a += t.mul_shoup_lazy(x, w) as u128;
+                    }
+                }
+                for (o, &a) in chunk.iter_mut().zip(acc.iter()) {
+                    *o = self.reducer.reduce(t, a);
+                }
+            });
+        Ok(())
+    }
+}
+
+/// HPS complex scaling, first step (Section 2.4): for `x` in `Z_{QP}` given by its residues over
+/// `Q ∪ P`, computes `y' = [round(t/Q * x)]_P` in the basis `P`. This is the "scale back down" of BFV
+/// multiplication (HPS Section 4.5), which then extends `y'` from `P` to `Q` (HPS Section 2.2, the exact
+/// basis conversion of [`crate::conversion`]) and discards `P`.
+///
+/// With `Qtilde_i = [(Q P / q_i)^-1]_{q_i}`, HPS split `t Qtilde_i P / q_i = omega'_i + theta'_i` and
+/// store `omega'_{i,j} = [omega'_i]_{p_j}` and `lambda_j = [t Qtilde'_j p_j^*]_{p_j}` (Section 4.2); then
+/// `y'_j = [round(sum_i theta'_i x_i) + lambda_j x'_j + sum_i omega'_{i,j} x_i]_{p_j}`. Here the tables
+/// are computed without big integers: `theta'_i` equals the simple-scaling fraction `{t qtilde_i / q_i}`
+/// (because `Qtilde_i [P]_{q_i} = qtilde_i mod q_i`), `omega'_{i,j} = [-rho_i q_i^-1]_{p_j}` with
+/// `rho_i = [t qtilde_i]_{q_i}` (because `P = 0 mod p_j`), and `lambda_j = [t Q^-1]_{p_j}`.
+///
+/// The result is `[round(t x / Q)]_P` for *any* representative `x` of the residues (shifting `x` by `QP`
+/// shifts `t x / Q` by `t P = 0 mod P`). HPS require `x` in `[-QP/2t, QP/2t)` only so that `y'` in
+/// `[-P/2, P/2)` is then the integer `round(t x / Q)` itself, which the extension back to `Q` needs; that
+/// is a condition on the parameters (`P` large enough), not on this procedure.
+///
+/// The opposite direction (keep `Q`, scale by `t / P`, as in variants of BFV multiplication that keep the
+/// tensor in the other basis) is `ComplexScaler::new(p, q, t)` applied with
+/// [`ComplexScaler::scale_parts`]`(x_p, x_q)`: roles are symmetric.
+#[derive(Clone, Debug)]
+pub struct ComplexScaler {
+    q: Arc<RnsBasis>,
+    p: Arc<RnsBasis>,
+    qp: Arc<RnsBasis>,
+    t: u64,
+    path: FractionPath,
+    fractions: Fractions,
+    /// `omega'_{i,j}` laid out `[j][i]` (`k' x k`), with Shoup companions modulo `p_j`.
+    omega: Vec<ShoupConstant>,
+    /// `lambda_j = [t Q^-1]_{p_j}`.
+    lambda: Vec<ShoupConstant>,
+    reducers: Vec<WideReducer>,
+}
+
+impl ComplexScaler {
+    /// Precomputes the tables of HPS Section 4.2 for scaling `Q ∪ P -> P` by `t / Q`.
+    ///
+    /// Errors: [`Error::InvalidPlaintextModulus`] unless `2 <= t <= 2^60`; [`Error::BasisMismatch`] if the
+    /// degrees differ; [`Error::RepeatedModulus`] if `Q` and `P` share a modulus.
+    pub fn new(q: &Arc<RnsBasis>, p: &Arc<RnsBasis>, t: u64) -> Result<Self> {
+        Self::build(q, p, t, None)
+    }
+
+    /// As [`ComplexScaler::new`] with an explicit path. `Float` requires the moduli of `Q` (the ones whose
+    /// residues multiply `theta'_i`) below 2^47; errors with [`Error::FloatScalingUnavailable`] otherwise.
+    pub fn with_path(
+        q: &Arc<RnsBasis>,
+        p: &Arc<RnsBasis>,
+        t: u64,
+        path: FractionPath,
+    ) -> Result<Self> {
+        Self::build(q, p, t, Some(path))
+    }
+
+    fn build(
+        q: &Arc<RnsBasis>,
+        p: &Arc<RnsBasis>,
+        t: u64,
+        path: Option<FractionPath>,
+    ) -> Result<Self> {
+        check_plaintext_modulus(t)?;
+        // Checks degrees and disjointness (concat errors on a shared modulus).
+        let qp = q.concat(p)?;
+        let path = choose_path(q.moduli(), path)?;
+        let k = q.len();
+        let mut rhos = Vec::with_capacity(k);
+        for (qi, qtilde) in q.moduli().iter().zip(q.qhat_inv()) {
+            rhos.push(qi.mul(qi.reduce(t), qtilde.value));
+        }
+        let mut omega = Vec::with_capacity(k * p.len());
+        let mut lambda = Vec::with_capacity(p.len());
+        let mut reducers = Vec::with_capacity(p.len());
+        for pj in p.moduli() {
+            for (qi, &rho) in q.moduli().iter().zip(&rhos) {
+                let qi_inv = pj.inv(pj.reduce(qi.value()))?;
+                omega.push(pj.shoup(pj.neg(pj.mul(pj.reduce(rho), qi_inv))));
+            }
+            let q_inv = pj.inv(q.product_mod(pj))?;
+            lambda.push(pj.shoup(pj.mul(pj.reduce(t), q_inv)));
+            reducers.push(WideReducer::new(pj));
+        }
+        Ok(Self {
+            q: Arc::clone(q),
+            p: Arc::clone(p),
+            qp,
+            t,
+            path,
+            fractions: Fractions::new(&rhos, q.moduli(), path),
+            omega,
+            lambda,
+            reducers,
+        })
+    }
+
+    /// The basis `Q` divided out.
+    pub fn q_basis(&self) -> &Arc<RnsBasis> {
+        &self.q
+    }
+
+    /// The basis `P` of the result.
+    pub fn p_basis(&self) -> &Arc<RnsBasis> {
+        &self.p
+    }
+
+    /// The extended basis `Q ∪ P` (limbs of `Q` first) expected by [`ComplexScaler::scale`].
+    pub fn extended_basis(&self) -> &Arc<RnsBasis> {
+        &self.qp
+    }
+
+    /// The plaintext modulus `t`.
+    pub fn plaintext_modulus(&self) -> u64 {
+        self.t
+    }
+
+    /// The path used for the fractional sum.
+    pub fn path(&self) -> FractionPath {
+        self.path
+    }
+
+    /// `[round(t/Q * x)]_P` for `x` over the extended basis `Q ∪ P` ([`ComplexScaler::extended_basis`],
+    /// limbs of `Q` first), as a polynomial over `P`.
+    ///
+    /// Errors: [`Error::BasisMismatch`] if `x` is not over `Q ∪ P`.
+    pub fn scale(&self, x: &Poly<Coeff>) -> Result<Poly<Coeff>> {
+        self.qp
+            .check_same(x.basis(), "complex scaling (HPS 2.4) input over Q ∪ P")?;
+        let n = x.degree();
+        let (xq, xp) = x.data().split_at(self.q.len() * n);
+        self.scale_slices(xq, xp, n)
+    }
+
+    /// As [`ComplexScaler::scale`] with `x` given as its two parts: `x_q` over `Q` and `x_p` over `P`.
+    ///
+    /// Errors: [`Error::BasisMismatch`] if `x_q` is not over `Q` or `x_p` not over `P`.
+    pub fn scale_parts(&self, x_q: &Poly<Coeff>, x_p: &Poly<Coeff>) -> Result<Poly<Coeff>> {
+        self.q
+            .check_same(x_q.basis(), "complex scaling (HPS 2.4) part over Q")?;
+        self.p
+            .check_same(x_p.basis(), "complex scaling (HPS 2.4) part over P")?;
+        self.scale_slices(x_q.data(), x_p.data(), x_q.degree())
+    }
+
+    fn scale_slices(&self, xq: &[u64], xp: &[u64], n: usize) -> Result<Poly<Coeff>> {
+        // Pass 1: v = round(sum_i x_i theta'_i) per coefficient, shared by every p_j.
+        let mut v = vec![0u128; n];
+        v.par_chunks_mut(BLOCK).enumerate().for_each(|(b, chunk)| {
+            self.fractions.round_sums(xq, n, b * BLOCK, chunk);
+        });
+        // Pass 2: y'_j = [v + lambda_j x'_j + sum_i omega'_{i,j} x_i]_{p_j}, parallel over limbs and blocks.
+        let k = self.q.len();
+        let mut out = vec![0u64; self.p.len() * n];
+        out.par_chunks_mut(n)
+            .zip(self.p.moduli().par_iter())
+            .enumerate()
+            .for_each(|(j, (limb, pj))| {
+                let omega_j = &self.omega[j * k..(j + 1) * k];
+                let lambda = self.lambda[j];
+                let reducer = self.reducers[j];
+                let xpj = &xp[j * n..(j + 1) * n];
+                limb.par_chunks_mut(BLOCK)
+                    .enumerate()
+                    .for_each(|(b, chunk)| {
+                        let start = b * BLOCK;
+                        let len = chunk.len();
+                        // Lazy accumulation in 128 bits as in the simple scaler, one reduction at the end.
+                        let mut acc = [0u128; BLOCK];
+                        let acc = &mut acc[..len];
+                        let vs = &v[start..start + len];
+                        let xs = &xpj[start..start + len];
+                        for ((a, &vc), &x) in acc.iter_mut().zip(vs).zip(xs) {
+                            *a = vc + pj.mul_shoup_lazy(x, lambda) as u128;
+                        }
+                        for (i, &w) in omega_j.iter().enumerate() {
+                            let xs = &xq[i * n + start..i * n + start + len];
+                            for (a, &x) in acc.iter_mut().zip(xs) {
+                                *a += pj.mul_shoup_lazy(x, w) as u128;
+                            }
+                        }
+                        for (o, &a) in chunk.iter_mut().zip(acc.iter()) {
+                            *o = reducer.reduce(pj, a);
+                        }
+                    });
+            });
+        Ok(Poly::from_data_unchecked(&self.p, out))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use rnsfhe_math::primes::ntt_primes_of_bits;
+
+    fn basis(bits: u32, count: usize, exclude: &[u64]) -> Arc<RnsBasis> {
+        RnsBasis::new(16, &ntt_primes_of_bits(bits, 32, count, exclude).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn fraction_representations() {
+        for &(rho, q) in &[
+            (1u64, 3u64),
+            (2, 3),
+            ((1 << 46) + 12345, (1 << 47) - 115),
+            ((1 << 61) - 1, (1 << 61) + 1),
+            (0, 17),
+            (16, 17),
+        ] {
+            let (hi, lo) = fixed_point_fraction(rho, q);
+            assert_eq!(hi as u128, ((rho as u128) << 64) / q as u128);
+            let fixed = ((hi as u128) << 64) | lo as u128;
+            // The double-double form carries about 106 bits: hi + lo = fixed / 2^128 up to the rounding
+            // of lo (relative 2^-53) and the saturation of hi = 1.0 (absolute 2^-128).
+            let f = float_fraction(rho, q);
+            assert_eq!(f.hi_a + f.hi_b, f.hi);
+            let hi_fixed = (f.hi * 2f64.powi(128)) as u128;
+            let d = fixed.wrapping_sub(hi_fixed) as i128;
+            let lo_fixed = (f.lo * 2f64.powi(128)) as i128;
+            assert!(
+                (d - lo_fixed).abs() <= 2.max(d.abs() >> 52),
+                "rho = {rho}, q = {q}"
+            );
+            assert!(d.abs() <= 1i128 << 75);
+        }
+    }
+
+    #[test]
+    fn constructors_validate() {
+        let q = basis(30, 2, &[]);
+        assert!(matches!(
+            SimpleScaler::new(&q, 1),
+            Err(Error::InvalidPlaintextModulus { t: 1, .. })
+        ));
+        assert!(matches!(
+            SimpleScaler::new(&q, 0),
+            Err(Error::InvalidPlaintextModulus { .. })
+        ));
+        assert!(SimpleScaler::new(&q, MAX_PLAINTEXT_MODULUS).is_ok());
+        assert!(matches!(
+            SimpleScaler::new(&q, MAX_PLAINTEXT_MODULUS + 1),
+            Err(Error::InvalidPlaintextModulus { .. })
+        ));
+        assert_eq!(
+            SimpleScaler::new(&q, 2).unwrap().path(),
+            FractionPath::Float
+        );
+        let big = basis(55, 2, &[]);
+        assert_eq!(
+            SimpleScaler::new(&big, 2).unwrap().path(),
+            FractionPath::Wide
+        );
+        assert!(matches!(
+            SimpleScaler::with_path(&big, 2, FractionPath::Float),
+            Err(Error::FloatScalingUnavailable { bits: 55, .. })
+        ));
+        assert!(matches!(
+            ComplexScaler::new(&q, &q, 2),
+            Err(Error::RepeatedModulus { .. })
+        ));
+        let other_degree = RnsBasis::new(32, &ntt_primes_of_bits(40, 64, 1, &[]).unwrap()).unwrap();
+        assert!(matches!(
+            ComplexScaler::new(&q, &other_degree, 2),
+            Err(Error::BasisMismatch { .. })
+        ));
+        let s = SimpleScaler::new(&q, 65537).unwrap();
+        assert!(matches!(
+            s.scale(&Poly::zero(&big)),
+            Err(Error::BasisMismatch { .. })
+        ));
+        let mut short = vec![0u64; 3];
+        assert!(matches!(
+            s.scale_into(&Poly::zero(&q), &mut short),
+            Err(Error::LengthMismatch { .. })
+        ));
+    }
+}
