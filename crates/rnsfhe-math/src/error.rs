@@ -81,6 +81,12 @@ pub enum Error {
         /// The actual length.
         got: usize,
     },
+    /// The operating system's random source (getrandom) failed, so no CSPRNG could be seeded.
+    #[error("the operating system random source failed: {detail}; rnsfhe needs getrandom (on Linux the getrandom syscall or a readable /dev/urandom) to seed its CSPRNG")]
+    Entropy {
+        /// The error reported by the operating system.
+        detail: String,
+    },
 }
 
 /// Result alias of this crate.

@@ -13,7 +13,7 @@ pub fn is_prime(n: u64) -> bool {
         return false;
     }
     for &b in &BASES {
-        if n % b == 0 {
+        if n.is_multiple_of(b) {
             return n == b;
         }
     }
@@ -160,7 +160,7 @@ pub fn ntt_primes_of_bits(
     let hi = (1u64 << bits) - 1;
     let mut out = Vec::with_capacity(count);
     // Largest candidate = 1 mod 2N below 2^bits.
-    let mut next = if hi >= 1 + two_n {
+    let mut next = if hi > two_n {
         Some((hi - 1) / two_n * two_n + 1)
     } else {
         None

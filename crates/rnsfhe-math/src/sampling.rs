@@ -1,1 +1,841 @@
-//! Samplers (filled in below).
+//! Samplers over a ChaCha20 CSPRNG: uniform residues mod q, uniform ternary, ternary of fixed Hamming
+//! weight and a discrete Gaussian.
+//!
+//! All randomness comes from a [`Csprng`] (ChaCha20 seeded by the operating system). The samplers are
+//! generic over any [`CryptoRngCore`] so they also accept other cryptographic generators, but never a
+//! non-cryptographic one. Two deterministic constructors exist and say what they are for in their names:
+//! [`Csprng::insecure_from_seed_for_tests`] and [`Csprng::from_public_seed`] (expanding public
+//! randomness, such as the `a` polynomials of keys stored as seeds).
+//!
+//! Signed samplers return `i64` coefficients; [`to_residues`] maps them to residues modulo a
+//! [`Modulus`] without branching on their sign.
+//!
+//! Nothing here prints sampled values, and [`Csprng`]'s `Debug` output does not reveal its state.
+//!
+//! Rejection loops (uniform mod q, ternary, Gaussian) leak at most the number of rejected draws through
+//! timing; in rejection sampling that number is independent of the value finally accepted.
+
+use std::fmt;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, CryptoRngCore, OsRng, RngCore, SeedableRng};
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use crate::error::{Error, Result};
+use crate::modulus::Modulus;
+
+/// Length in bytes of a [`Seed`].
+pub const SEED_LEN: usize = 32;
+
+/// A 32-byte ChaCha20 seed.
+pub type Seed = [u8; SEED_LEN];
+
+/// The ChaCha20 stream used by [`Csprng::from_public_seed`], so that expanding a public seed never
+/// reproduces the stream of a generator seeded with the same bytes by another constructor.
+const PUBLIC_STREAM: u64 = u64::from_le_bytes(*b"rnsfhe:a");
+
+/// A cryptographically secure pseudo-random generator: ChaCha20 seeded by the operating system.
+///
+/// It implements [`RngCore`] and [`CryptoRng`] so it can be used with the `rand` APIs. It is not
+/// `Clone` (a copy would repeat the stream), its `Debug` output is `Csprng { .. }`, and its state is
+/// overwritten when it is dropped.
+pub struct Csprng {
+    inner: ChaCha20Rng,
+}
+
+impl Csprng {
+    /// A generator seeded with 32 bytes from the operating system (`getrandom`).
+    ///
+    /// Errors with [`Error::Entropy`] if the operating system's random source fails.
+    pub fn from_os() -> Result<Self> {
+        let mut seed: Seed = [0u8; SEED_LEN];
+        OsRng
+            .try_fill_bytes(&mut seed)
+            .map_err(|e| Error::Entropy {
+                detail: e.to_string(),
+            })?;
+        let inner = ChaCha20Rng::from_seed(seed);
+        seed.zeroize();
+        Ok(Self { inner })
+    }
+
+    /// A deterministic generator for tests and reproducible examples. **Not secure**: anyone who knows
+    /// the seed knows every value drawn, so never use it for keys or encryption randomness.
+    pub fn insecure_from_seed_for_tests(seed: Seed) -> Self {
+        Self {
+            inner: ChaCha20Rng::from_seed(seed),
+        }
+    }
+
+    /// A deterministic generator that expands a **public** seed, for public randomness only: the
+    /// uniform `a` part of keys or ciphertexts that are stored or sent as their seed.
+    ///
+    /// Everything drawn from it is known to whoever holds the seed, so never use it for secrets, noise or
+    /// encryption randomness. It uses a dedicated ChaCha20 stream, so it never repeats the output of
+    /// [`Csprng::insecure_from_seed_for_tests`] with the same bytes. Get fresh seeds from
+    /// [`Csprng::fresh_seed`].
+    pub fn from_public_seed(seed: Seed) -> Self {
+        let mut inner = ChaCha20Rng::from_seed(seed);
+        inner.set_stream(PUBLIC_STREAM);
+        Self { inner }
+    }
+
+    /// Draws a fresh 32-byte seed from this generator, for example to create a public `a` polynomial
+    /// with [`Csprng::from_public_seed`] and store only the seed.
+    pub fn fresh_seed(&mut self) -> Seed {
+        let mut seed: Seed = [0u8; SEED_LEN];
+        self.inner.fill_bytes(&mut seed);
+        seed
+    }
+}
+
+impl fmt::Debug for Csprng {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Csprng { .. }")
+    }
+}
+
+impl RngCore for Csprng {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        self.inner.next_u32()
+    }
+
+    #[inline]
+    fn next_u64(&mut self) -> u64 {
+        self.inner.next_u64()
+    }
+
+    #[inline]
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        self.inner.fill_bytes(dest)
+    }
+
+    #[inline]
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> std::result::Result<(), rand_core::Error> {
+        self.inner.try_fill_bytes(dest)
+    }
+}
+
+impl CryptoRng for Csprng {}
+
+impl Drop for Csprng {
+    fn drop(&mut self) {
+        // ChaCha20Rng offers no zeroization, so overwrite the whole value (key, counter and buffered
+        // output block) with a generator built from an all-zero seed. The volatile write keeps the
+        // compiler from eliding this dead store.
+        let blank = ChaCha20Rng::from_seed([0u8; SEED_LEN]);
+        // SAFETY: `&mut self.inner` is valid and aligned for writes of `ChaCha20Rng`. The old value is
+        // overwritten without being dropped, which is sound because `ChaCha20Rng` is plain data (fixed
+        // arrays and integers, no heap and no `Drop` implementation).
+        unsafe { std::ptr::write_volatile(&mut self.inner, blank) };
+        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl ZeroizeOnDrop for Csprng {}
+
+/// Mask of the bit length of `x` (all ones below and at its top bit; 0 for 0).
+#[inline(always)]
+fn bit_mask(x: u64) -> u64 {
+    // A shift by 64 (x = 0) is out of range, hence checked_shr.
+    u64::MAX.checked_shr(x.leading_zeros()).unwrap_or(0)
+}
+
+/// Uniform integer in `[0, bound)` by masked rejection; `bound >= 1`.
+#[inline]
+fn uniform_below<R: CryptoRngCore + ?Sized>(rng: &mut R, bound: u64) -> u64 {
+    debug_assert!(bound >= 1);
+    let mask = bit_mask(bound - 1);
+    loop {
+        let r = rng.next_u64() & mask;
+        if r < bound {
+            return r;
+        }
+    }
+}
+
+/// A uniform residue in `[0, q)`, without modulo bias.
+///
+/// Draws a 64-bit word, keeps the low `bitlen(q)` bits and rejects values `>= q` (fewer than half of the
+/// draws are rejected).
+#[inline]
+pub fn uniform_mod<R: CryptoRngCore + ?Sized>(rng: &mut R, q: &Modulus) -> u64 {
+    uniform_below(rng, q.value())
+}
+
+/// Fills `out` with independent uniform residues in `[0, q)` (see [`uniform_mod`]).
+pub fn fill_uniform_mod<R: CryptoRngCore + ?Sized>(rng: &mut R, q: &Modulus, out: &mut [u64]) {
+    let bound = q.value();
+    let mask = bit_mask(bound - 1);
+    for x in out.iter_mut() {
+        *x = loop {
+            let r = rng.next_u64() & mask;
+            if r < bound {
+                break r;
+            }
+        };
+    }
+}
+
+/// Fills `out` with independent uniform ternary values: each of `-1`, `0`, `1` with probability 1/3.
+///
+/// Each value comes from two random bits, `0, 1, 2` mapping to `-1, 0, 1` and `3` rejected, so there is
+/// no bias; the mapping has no branch on the value.
+pub fn fill_ternary<R: CryptoRngCore + ?Sized>(rng: &mut R, out: &mut [i64]) {
+    let n = out.len();
+    let mut i = 0;
+    while i < n {
+        let mut word = rng.next_u64();
+        let mut chunks = 32;
+        while chunks > 0 && i < n {
+            let v = word & 3;
+            word >>= 2;
+            chunks -= 1;
+            // Always write, advance only when accepted: a rejected chunk (3 -> 2) is overwritten by the
+            // next accepted one, and the loop ends only after every slot holds an accepted value.
+            out[i] = v as i64 - 1;
+            i += usize::from(v != 3);
+        }
+    }
+}
+
+/// A vector of `n` independent uniform ternary values (see [`fill_ternary`]).
+pub fn sample_ternary<R: CryptoRngCore + ?Sized>(rng: &mut R, n: usize) -> Vec<i64> {
+    let mut out = vec![0i64; n];
+    fill_ternary(rng, &mut out);
+    out
+}
+
+/// Fills `out` with a ternary vector of Hamming weight exactly `h`: `h` positions chosen uniformly among
+/// all subsets of size `h` (partial Fisher-Yates shuffle), each holding `-1` or `1` with probability 1/2;
+/// all other positions are `0`.
+///
+/// Errors with [`Error::OutOfRange`] if `h > out.len()`.
+pub fn fill_ternary_hamming<R: CryptoRngCore + ?Sized>(
+    rng: &mut R,
+    h: usize,
+    out: &mut [i64],
+) -> Result<()> {
+    let n = out.len();
+    if h > n {
+        return Err(Error::OutOfRange {
+            what: "Hamming weight h of the ternary secret (at most the vector length N)",
+            value: h as f64,
+            min: 0.0,
+            max: n as f64,
+        });
+    }
+    out.fill(0);
+    // The first i entries of `positions` are the positions chosen so far: secret, zeroized below.
+    let mut positions: Vec<usize> = (0..n).collect();
+    let mut sign_bits = 0u64;
+    for i in 0..h {
+        let j = i + uniform_below(rng, (n - i) as u64) as usize;
+        positions.swap(i, j);
+        if i % 64 == 0 {
+            sign_bits = rng.next_u64();
+        }
+        // Bit -> -1 or 1 without a branch.
+        out[positions[i]] = 2 * (sign_bits & 1) as i64 - 1;
+        sign_bits >>= 1;
+    }
+    positions.zeroize();
+    sign_bits.zeroize();
+    Ok(())
+}
+
+/// A vector of length `n` with exactly `h` nonzero entries in `{-1, 1}` (see [`fill_ternary_hamming`]).
+///
+/// Errors with [`Error::OutOfRange`] if `h > n`.
+pub fn sample_ternary_hamming<R: CryptoRngCore + ?Sized>(
+    rng: &mut R,
+    n: usize,
+    h: usize,
+) -> Result<Vec<i64>> {
+    let mut out = vec![0i64; n];
+    fill_ternary_hamming(rng, h, &mut out)?;
+    Ok(out)
+}
+
+/// Maps signed values to residues modulo `q` (`x mod q` in `[0, q)`), without branching on the sign.
+///
+/// Errors with [`Error::LengthMismatch`] unless `out.len() == values.len()`.
+pub fn to_residues(q: &Modulus, values: &[i64], out: &mut [u64]) -> Result<()> {
+    if values.len() != out.len() {
+        return Err(Error::LengthMismatch {
+            what: "to_residues output (must have the length of the input values)",
+            expected: values.len(),
+            got: out.len(),
+        });
+    }
+    for (o, &v) in out.iter_mut().zip(values) {
+        *o = q.reduce_i64(v);
+    }
+    Ok(())
+}
+
+/// Default standard deviation of the error distribution (as in SEAL, OpenFHE and the HE Standard).
+pub const DEFAULT_SIGMA: f64 = 3.2;
+
+/// Default tail cut in multiples of sigma (SEAL's `noise_max_deviation = 6 sigma`).
+pub const DEFAULT_TAIL_CUT: f64 = 6.0;
+
+/// Largest supported standard deviation, `2^13` (enough for LWE keys of small dimension).
+pub const MAX_SIGMA: f64 = 8192.0;
+
+/// Smallest supported tail cut, in multiples of sigma.
+pub const MIN_TAIL_CUT: f64 = 1.0;
+
+/// Largest supported tail cut, in multiples of sigma.
+pub const MAX_TAIL_CUT: f64 = 32.0;
+
+/// Supports up to this bound use an inversion table (CDT) scanned in full for every sample; larger ones
+/// use rejection sampling.
+const CDT_MAX_BOUND: i64 = 64;
+
+/// How a [`DiscreteGaussian`] draws its samples.
+#[derive(Clone, Debug, PartialEq)]
+enum Method {
+    /// Cumulative thresholds `c_0 < ... < c_{2B-1}` scaled to `2^63`: the sample is
+    /// `-B + #{i : u >= c_i}` for a uniform 63-bit `u`, computed by scanning the whole table
+    /// (no branch or memory access depends on `u`).
+    Cdt(Vec<u64>),
+    /// Uniform candidate in `[-B, B]`, accepted with probability `exp(-x^2 / (2 sigma^2))`.
+    Rejection,
+}
+
+/// A discrete Gaussian over the integers with standard deviation `sigma`, truncated to
+/// `[-bound, bound]` where `bound = floor(tail_cut * sigma)`: `Pr[x] ∝ exp(-x^2 / (2 sigma^2))` for
+/// `|x| <= bound` and 0 elsewhere.
+///
+/// Built once, then sampled many times. Small supports (`bound <= 64`, which covers the default
+/// `sigma = 3.2`, bound 19) use an inversion table scanned in full for every sample (constant time);
+/// larger ones (up to `sigma = 2^13`) use rejection sampling from the uniform distribution on the
+/// support with acceptance probability `exp(-x^2 / (2 sigma^2))`, which accepts about
+/// `sigma sqrt(2 pi) / (2 bound + 1)` of the candidates (about 0.21 for a tail cut of 6) whatever sigma
+/// is. Uniform doubles have 53 random bits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiscreteGaussian {
+    sigma: f64,
+    tail_cut: f64,
+    bound: i64,
+    method: Method,
+}
+
+impl Default for DiscreteGaussian {
+    /// `sigma = 3.2`, tail cut `6 sigma` (bound 19).
+    fn default() -> Self {
+        Self::build(DEFAULT_SIGMA, DEFAULT_TAIL_CUT, false)
+    }
+}
+
+impl DiscreteGaussian {
+    /// A discrete Gaussian of standard deviation `sigma` cut at `tail_cut_in_sigmas * sigma`.
+    ///
+    /// Errors with [`Error::OutOfRange`] unless `0 < sigma <= 2^13` and
+    /// `1 <= tail_cut_in_sigmas <= 32` (both finite).
+    pub fn new(sigma: f64, tail_cut_in_sigmas: f64) -> Result<Self> {
+        Self::validate(sigma, tail_cut_in_sigmas)?;
+        Ok(Self::build(sigma, tail_cut_in_sigmas, false))
+    }
+
+    /// A discrete Gaussian of standard deviation `sigma` with the default tail cut of 6 sigma.
+    ///
+    /// Errors with [`Error::OutOfRange`] unless `0 < sigma <= 2^13`.
+    pub fn with_sigma(sigma: f64) -> Result<Self> {
+        Self::new(sigma, DEFAULT_TAIL_CUT)
+    }
+
+    fn validate(sigma: f64, tail_cut: f64) -> Result<()> {
+        // Both checks reject NaN (comparisons and `contains` are false for NaN).
+        if !(sigma > 0.0 && sigma <= MAX_SIGMA) {
+            return Err(Error::OutOfRange {
+                what: "discrete Gaussian sigma (must be positive)",
+                value: sigma,
+                min: 0.0,
+                max: MAX_SIGMA,
+            });
+        }
+        if !(MIN_TAIL_CUT..=MAX_TAIL_CUT).contains(&tail_cut) {
+            return Err(Error::OutOfRange {
+                what: "discrete Gaussian tail cut in multiples of sigma",
+                value: tail_cut,
+                min: MIN_TAIL_CUT,
+                max: MAX_TAIL_CUT,
+            });
+        }
+        Ok(())
+    }
+
+    /// Builds from validated parameters; `force_rejection` selects rejection sampling even for small
+    /// supports (used by tests to check both methods against the same distribution).
+    fn build(sigma: f64, tail_cut: f64, force_rejection: bool) -> Self {
+        // sigma <= 2^13 and tail_cut <= 32 keep the bound below 2^18.
+        let bound = (tail_cut * sigma).floor() as i64;
+        let method = if bound <= CDT_MAX_BOUND && !force_rejection {
+            Method::Cdt(Self::cdt_table(sigma, bound))
+        } else {
+            Method::Rejection
+        };
+        Self {
+            sigma,
+            tail_cut,
+            bound,
+            method,
+        }
+    }
+
+    /// Cumulative probabilities of `-bound, ..., bound - 1` scaled to `2^63` (the last one, 1, is
+    /// implicit).
+    fn cdt_table(sigma: f64, bound: i64) -> Vec<u64> {
+        let inv = 1.0 / (2.0 * sigma * sigma);
+        let weights: Vec<f64> = (-bound..=bound)
+            .map(|x| (-((x * x) as f64) * inv).exp())
+            .collect();
+        let total: f64 = weights.iter().sum();
+        let scale = 2f64.powi(63);
+        let mut cumulative = 0.0;
+        let mut table = Vec::with_capacity(weights.len().saturating_sub(1));
+        for w in &weights[..weights.len() - 1] {
+            cumulative += w;
+            // `as` saturates; the threshold never exceeds 2^63 anyway (u < 2^63 is drawn).
+            table.push(((cumulative / total) * scale).round().min(scale) as u64);
+        }
+        table
+    }
+
+    /// The standard deviation sigma.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// The tail cut in multiples of sigma.
+    pub fn tail_cut(&self) -> f64 {
+        self.tail_cut
+    }
+
+    /// The largest absolute value a sample can take, `floor(tail_cut * sigma)`.
+    pub fn bound(&self) -> i64 {
+        self.bound
+    }
+
+    /// One sample in `[-bound, bound]`.
+    #[inline]
+    pub fn sample<R: CryptoRngCore + ?Sized>(&self, rng: &mut R) -> i64 {
+        match &self.method {
+            Method::Cdt(table) => {
+                let u = rng.next_u64() >> 1;
+                let mut count: i64 = 0;
+                for &c in table {
+                    count += i64::from(u >= c);
+                }
+                count - self.bound
+            }
+            Method::Rejection => self.sample_rejection(rng),
+        }
+    }
+
+    fn sample_rejection<R: CryptoRngCore + ?Sized>(&self, rng: &mut R) -> i64 {
+        let span = 2 * self.bound as u64 + 1;
+        let inv = 1.0 / (2.0 * self.sigma * self.sigma);
+        const TWO_POW_MINUS_53: f64 = 1.0 / (1u64 << 53) as f64;
+        loop {
+            let x = uniform_below(rng, span) as i64 - self.bound;
+            let accept = (-((x * x) as f64) * inv).exp();
+            let u = (rng.next_u64() >> 11) as f64 * TWO_POW_MINUS_53;
+            if u < accept {
+                return x;
+            }
+        }
+    }
+
+    /// Fills `out` with independent samples.
+    pub fn fill<R: CryptoRngCore + ?Sized>(&self, rng: &mut R, out: &mut [i64]) {
+        for x in out.iter_mut() {
+            *x = self.sample(rng);
+        }
+    }
+
+    /// A vector of `n` independent samples.
+    pub fn sample_vec<R: CryptoRngCore + ?Sized>(&self, rng: &mut R, n: usize) -> Vec<i64> {
+        let mut out = vec![0i64; n];
+        self.fill(rng, &mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    const SEED: Seed = [7u8; 32];
+
+    fn rng() -> Csprng {
+        Csprng::insecure_from_seed_for_tests(SEED)
+    }
+
+    /// Chi-square limit for 15 degrees of freedom: a correct sampler exceeds 50 with probability about
+    /// 1.2e-5.
+    const CHI2_15_LIMIT: f64 = 50.0;
+
+    fn chi_square(observed: &[u64], expected: &[f64]) -> f64 {
+        observed
+            .iter()
+            .zip(expected)
+            .map(|(&o, &e)| (o as f64 - e) * (o as f64 - e) / e)
+            .sum()
+    }
+
+    fn check_uniform(q: u64, samples: usize) {
+        let m = Modulus::new(q).unwrap();
+        let mut r = rng();
+        let mut v = vec![0u64; samples];
+        fill_uniform_mod(&mut r, &m, &mut v);
+        assert!(v.iter().all(|&x| x < q));
+        // Mean: (q-1)/2 with standard error sqrt((q^2-1)/12/n).
+        let n = samples as f64;
+        let qf = q as f64;
+        let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let se = ((qf * qf - 1.0) / 12.0 / n).sqrt();
+        assert!(
+            (mean - (qf - 1.0) / 2.0).abs() < 5.0 * se,
+            "q = {q}: mean {mean}, expected {}, se {se}",
+            (qf - 1.0) / 2.0
+        );
+        // Chi-square over 16 buckets floor(16 x / q), with exact bucket sizes.
+        let mut observed = [0u64; 16];
+        for &x in &v {
+            observed[((x as u128 * 16) / q as u128) as usize] += 1;
+        }
+        let ceil_div = |a: u128, b: u128| a.div_ceil(b);
+        let expected: Vec<f64> = (0..16u128)
+            .map(|b| {
+                let lo = ceil_div(b * q as u128, 16);
+                let hi = ceil_div((b + 1) * q as u128, 16);
+                (hi - lo) as f64 / qf * n
+            })
+            .collect();
+        let chi2 = chi_square(&observed, &expected);
+        assert!(chi2 < CHI2_15_LIMIT, "q = {q}: chi-square {chi2}");
+    }
+
+    #[test]
+    fn sampling_uniform_mod_small_modulus() {
+        check_uniform(17, 1_000_000);
+    }
+
+    #[test]
+    fn sampling_uniform_mod_50_bit_prime() {
+        check_uniform((1u64 << 50) - 27, 1_000_000);
+    }
+
+    #[test]
+    fn sampling_uniform_mod_extremes() {
+        // Largest modulus (62 bits) and a power of two, plus the single-draw function.
+        check_uniform((1u64 << 62) - 57, 200_000);
+        check_uniform(1 << 20, 200_000);
+        let m = Modulus::new(2).unwrap();
+        let mut r = rng();
+        let ones: u64 = (0..100_000).map(|_| uniform_mod(&mut r, &m)).sum();
+        // Binomial(1e5, 1/2): sd 158.
+        assert!((ones as i64 - 50_000).abs() < 5 * 158, "ones = {ones}");
+    }
+
+    #[test]
+    fn sampling_masks_and_bounded_draws() {
+        assert_eq!(bit_mask(0), 0);
+        assert_eq!(bit_mask(1), 1);
+        assert_eq!(bit_mask(16), 31);
+        assert_eq!(bit_mask(u64::MAX), u64::MAX);
+        let mut r = rng();
+        assert!((0..100).all(|_| uniform_below(&mut r, 1) == 0));
+        assert!((0..1000).all(|_| uniform_below(&mut r, 3) < 3));
+    }
+
+    #[test]
+    fn sampling_ternary_frequencies() {
+        let n = 1_000_000;
+        let v = sample_ternary(&mut rng(), n);
+        let mut counts = [0u64; 3];
+        for &x in &v {
+            assert!((-1..=1).contains(&x));
+            counts[(x + 1) as usize] += 1;
+        }
+        let nf = n as f64;
+        let sd = (nf * (1.0 / 3.0) * (2.0 / 3.0)).sqrt();
+        for (value, &c) in (-1..=1).zip(&counts) {
+            assert!(
+                (c as f64 - nf / 3.0).abs() < 5.0 * sd,
+                "value {value}: {c} of {n}"
+            );
+        }
+        // Odd lengths and empty slices are filled completely.
+        for len in [0usize, 1, 31, 32, 33, 1001] {
+            let mut buf = vec![5i64; len];
+            fill_ternary(&mut rng(), &mut buf);
+            assert!(buf.iter().all(|x| (-1..=1).contains(x)));
+        }
+    }
+
+    #[test]
+    fn sampling_ternary_hamming_weight() {
+        let (n, h, trials) = (1024usize, 64usize, 2000usize);
+        let mut r = rng();
+        let mut plus = 0u64;
+        let mut buckets = [0u64; 16];
+        let mut buf = vec![0i64; n];
+        for _ in 0..trials {
+            fill_ternary_hamming(&mut r, h, &mut buf).unwrap();
+            let nonzero = buf.iter().filter(|&&x| x != 0).count();
+            assert_eq!(nonzero, h);
+            for (i, &x) in buf.iter().enumerate() {
+                assert!((-1..=1).contains(&x));
+                if x != 0 {
+                    buckets[i * 16 / n] += 1;
+                    plus += u64::from(x == 1);
+                }
+            }
+        }
+        let total = (h * trials) as f64;
+        // Signs: Binomial(total, 1/2).
+        let sd = (total / 4.0).sqrt();
+        assert!(
+            (plus as f64 - total / 2.0).abs() < 5.0 * sd,
+            "{plus} of {total}"
+        );
+        // Positions: uniform over 16 buckets of n/16 positions.
+        let chi2 = chi_square(&buckets, &[total / 16.0; 16]);
+        assert!(chi2 < CHI2_15_LIMIT, "chi-square {chi2}");
+
+        // Edge cases: h = 0, h = n, n = 0.
+        assert!(sample_ternary_hamming(&mut r, 10, 0)
+            .unwrap()
+            .iter()
+            .all(|&x| x == 0));
+        assert!(sample_ternary_hamming(&mut r, 10, 10)
+            .unwrap()
+            .iter()
+            .all(|&x| x == 1 || x == -1));
+        assert!(sample_ternary_hamming(&mut r, 0, 0).unwrap().is_empty());
+        // A buffer with old contents is cleared.
+        let mut dirty = vec![9i64; 100];
+        fill_ternary_hamming(&mut r, 3, &mut dirty).unwrap();
+        assert_eq!(dirty.iter().filter(|&&x| x != 0).count(), 3);
+    }
+
+    #[test]
+    fn sampling_ternary_hamming_rejects_h_above_n() {
+        let err = sample_ternary_hamming(&mut rng(), 8, 9).unwrap_err();
+        match err {
+            Error::OutOfRange { value, max, .. } => {
+                assert_eq!(value, 9.0);
+                assert_eq!(max, 8.0);
+            }
+            other => panic!("unexpected error {other:?}"),
+        }
+        let mut buf = [0i64; 4];
+        assert!(fill_ternary_hamming(&mut rng(), 5, &mut buf).is_err());
+    }
+
+    /// Normalized pmf of the truncated discrete Gaussian on [-bound, bound], indexed by x + bound.
+    fn pmf(sigma: f64, bound: i64) -> Vec<f64> {
+        let w: Vec<f64> = (-bound..=bound)
+            .map(|x| (-((x * x) as f64) / (2.0 * sigma * sigma)).exp())
+            .collect();
+        let total: f64 = w.iter().sum();
+        w.iter().map(|x| x / total).collect()
+    }
+
+    /// Checks support, mean, variance (against the exact variance of the truncated distribution, itself
+    /// close to sigma^2) and the frequencies of a few values or ranges against the pmf.
+    fn check_gaussian(g: &DiscreteGaussian, samples: usize, ranges: &[(i64, i64)]) {
+        let mut r = rng();
+        let v = g.sample_vec(&mut r, samples);
+        let b = g.bound();
+        assert!(v.iter().all(|x| x.abs() <= b), "sample outside [-{b}, {b}]");
+        let p = pmf(g.sigma(), b);
+        let var_exact: f64 = (-b..=b).zip(&p).map(|(x, px)| (x * x) as f64 * px).sum();
+        let m4_exact: f64 = (-b..=b)
+            .zip(&p)
+            .map(|(x, px)| ((x * x) as f64).powi(2) * px)
+            .sum();
+        let s2 = g.sigma() * g.sigma();
+        assert!(
+            (var_exact - s2).abs() < 1e-3 * s2,
+            "exact variance {var_exact} vs sigma^2 {s2}"
+        );
+        let n = samples as f64;
+        let mean = v.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let se_mean = (var_exact / n).sqrt();
+        assert!(mean.abs() < 5.0 * se_mean, "mean {mean}, se {se_mean}");
+        let var = v.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let se_var = ((m4_exact - var_exact * var_exact) / n).sqrt();
+        assert!(
+            (var - var_exact).abs() < 5.0 * se_var,
+            "variance {var}, expected {var_exact}, se {se_var}"
+        );
+        for &(lo, hi) in ranges {
+            let observed = v.iter().filter(|&&x| lo <= x && x <= hi).count() as f64;
+            let prob: f64 = (lo..=hi).map(|x| p[(x + b) as usize]).sum();
+            let sd = (n * prob * (1.0 - prob)).sqrt();
+            assert!(
+                (observed - n * prob).abs() < 5.0 * sd,
+                "[{lo}, {hi}]: {observed} of {n}, expected {}",
+                n * prob
+            );
+        }
+    }
+
+    fn singletons(k: i64) -> Vec<(i64, i64)> {
+        (-k..=k).map(|x| (x, x)).collect()
+    }
+
+    #[test]
+    fn sampling_gaussian_default_sigma() {
+        let g = DiscreteGaussian::default();
+        assert_eq!(g, DiscreteGaussian::new(3.2, 6.0).unwrap());
+        assert_eq!(g.bound(), 19);
+        assert!(matches!(g.method, Method::Cdt(_)));
+        let mut ranges = singletons(5);
+        ranges.extend([(-19, -10), (10, 19), (-9, -6), (6, 9)]);
+        check_gaussian(&g, 1_000_000, &ranges);
+    }
+
+    #[test]
+    fn sampling_gaussian_rejection_matches_pmf_small_sigma() {
+        let g = DiscreteGaussian::build(3.2, 6.0, true);
+        assert!(matches!(g.method, Method::Rejection));
+        check_gaussian(&g, 500_000, &singletons(5));
+    }
+
+    #[test]
+    fn sampling_gaussian_large_sigma() {
+        let sigma = 8192.0;
+        let g = DiscreteGaussian::with_sigma(sigma).unwrap();
+        assert_eq!(g.bound(), 6 * 8192);
+        assert!(matches!(g.method, Method::Rejection));
+        let s = 8192;
+        let ranges = [
+            (-s / 2, s / 2),
+            (-s, s),
+            (-2 * s, 2 * s),
+            (3 * s, 6 * s),
+            (-6 * s, -3 * s),
+            (0, 0),
+            (-100, 100),
+        ];
+        check_gaussian(&g, 1_000_000, &ranges);
+    }
+
+    #[test]
+    fn sampling_gaussian_table_limit_and_short_tail() {
+        // Largest CDT support and the smallest rejection support.
+        let g = DiscreteGaussian::new(10.0, 6.4).unwrap();
+        assert_eq!(g.bound(), 64);
+        assert!(matches!(g.method, Method::Cdt(_)));
+        check_gaussian(&g, 300_000, &[(-10, 10), (30, 64), (0, 0)]);
+        let g = DiscreteGaussian::new(10.0, 6.5).unwrap();
+        assert_eq!(g.bound(), 65);
+        assert!(matches!(g.method, Method::Rejection));
+        check_gaussian(&g, 300_000, &[(-10, 10), (30, 65), (0, 0)]);
+        // A short tail: the truncated distribution is still matched value by value.
+        let g = DiscreteGaussian::new(3.2, 1.0).unwrap();
+        assert_eq!(g.bound(), 3);
+        let v = g.sample_vec(&mut rng(), 300_000);
+        let p = pmf(3.2, 3);
+        for x in -3..=3i64 {
+            let observed = v.iter().filter(|&&y| y == x).count() as f64;
+            let e = 300_000.0 * p[(x + 3) as usize];
+            let sd = (e * (1.0 - p[(x + 3) as usize])).sqrt();
+            assert!((observed - e).abs() < 5.0 * sd, "{x}: {observed} vs {e}");
+        }
+        // Tiny sigma: bound 0, every sample is 0.
+        let g = DiscreteGaussian::new(0.1, 6.0).unwrap();
+        assert_eq!(g.bound(), 0);
+        assert!(g.sample_vec(&mut rng(), 1000).iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn sampling_gaussian_rejects_bad_parameters() {
+        for sigma in [0.0, -1.0, f64::NAN, f64::INFINITY, 8192.5, -0.0] {
+            let err = DiscreteGaussian::new(sigma, 6.0).unwrap_err();
+            assert!(
+                matches!(err, Error::OutOfRange { max, .. } if max == MAX_SIGMA),
+                "sigma {sigma}: {err:?}"
+            );
+            assert!(DiscreteGaussian::with_sigma(sigma).is_err());
+        }
+        for tail in [0.0, 0.99, -6.0, f64::NAN, f64::INFINITY, 32.5] {
+            let err = DiscreteGaussian::new(3.2, tail).unwrap_err();
+            assert!(
+                matches!(err, Error::OutOfRange { min, max, .. } if min == MIN_TAIL_CUT && max == MAX_TAIL_CUT),
+                "tail {tail}: {err:?}"
+            );
+        }
+        // The limits themselves are accepted.
+        assert!(DiscreteGaussian::new(MAX_SIGMA, MAX_TAIL_CUT).is_ok());
+        assert!(DiscreteGaussian::new(1e-300, MIN_TAIL_CUT).is_ok());
+        let msg = DiscreteGaussian::new(9000.0, 6.0).unwrap_err().to_string();
+        assert!(msg.contains("9000") && msg.contains("8192"), "{msg}");
+    }
+
+    #[test]
+    fn sampling_to_residues() {
+        let q = Modulus::new(17).unwrap();
+        let mut out = [0u64; 5];
+        to_residues(&q, &[-1, 0, 1, -17, -20], &mut out).unwrap();
+        assert_eq!(out, [16, 0, 1, 0, 14]);
+        let big = Modulus::new((1u64 << 50) - 27).unwrap();
+        let g = DiscreteGaussian::default();
+        let v = g.sample_vec(&mut rng(), 1000);
+        let mut res = vec![0u64; 1000];
+        to_residues(&big, &v, &mut res).unwrap();
+        for (&x, &r) in v.iter().zip(&res) {
+            assert_eq!(big.center(r), x);
+        }
+        let err = to_residues(&q, &[1, 2, 3], &mut out).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::LengthMismatch {
+                expected: 3,
+                got: 5,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn sampling_csprng_streams_and_debug() {
+        let mut a = rng();
+        let mut b = rng();
+        assert_eq!(a.next_u64(), b.next_u64());
+        let mut p = Csprng::from_public_seed(SEED);
+        let mut p2 = Csprng::from_public_seed(SEED);
+        let x = p.next_u64();
+        assert_eq!(x, p2.next_u64());
+        // Domain separation from the test constructor with the same bytes.
+        assert_ne!(x, rng().next_u64());
+        // Fresh seeds differ and expand to different public streams.
+        let s1 = a.fresh_seed();
+        let s2 = a.fresh_seed();
+        assert_ne!(s1, s2);
+        assert_ne!(
+            Csprng::from_public_seed(s1).next_u64(),
+            Csprng::from_public_seed(s2).next_u64()
+        );
+        let mut os1 = Csprng::from_os().unwrap();
+        let mut os2 = Csprng::from_os().unwrap();
+        assert_ne!(os1.fresh_seed(), os2.fresh_seed());
+        assert_eq!(format!("{os1:?}"), "Csprng { .. }");
+        assert_eq!(format!("{a:?}"), "Csprng { .. }");
+        // Usable through the rand APIs.
+        use rand::Rng;
+        let y: u8 = os1.gen_range(0..10);
+        assert!(y < 10);
+        let dynamic: &mut dyn CryptoRngCore = &mut b;
+        let m = Modulus::new(97).unwrap();
+        assert!(uniform_mod(dynamic, &m) < 97);
+    }
+}
