@@ -288,7 +288,7 @@ impl<F: Form> Poly<F> {
 
     fn check_galois(&self, k: usize) -> Result<()> {
         let n = self.degree();
-        if k % 2 == 0 || k >= 2 * n {
+        if k.is_multiple_of(2) || k >= 2 * n {
             return Err(Error::InvalidGaloisElement { k, n, two_n: 2 * n });
         }
         Ok(())
@@ -453,7 +453,7 @@ pub fn ntt_automorphism_permutation(basis: &RnsBasis, k: usize) -> Vec<usize> {
     let mask = 2 * n - 1;
     (0..n)
         .map(|j| {
-            let e = (2 * rnsfhe_math::ntt::bit_reverse(j, log_n) + 1) * k & mask;
+            let e = ((2 * rnsfhe_math::ntt::bit_reverse(j, log_n) + 1) * k) & mask;
             rnsfhe_math::ntt::bit_reverse((e - 1) / 2, log_n)
         })
         .collect()
