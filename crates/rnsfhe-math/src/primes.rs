@@ -107,11 +107,20 @@ pub fn ntt_primes_near_power_of_two(bits: u32, two_n: u64, count: usize) -> Resu
     check_two_n(two_n)?;
     check_bits(bits, 10)?;
     let target = 1u64 << bits;
+    if two_n >= target >> 1 {
+        return Err(Error::NotEnoughPrimes {
+            requested: count,
+            found: 0,
+            bits,
+            two_n,
+            detail: format!(": 2N must be well below 2^{bits} for primes p = 1 mod 2N near it"),
+        });
+    }
     let lo = target >> 1;
     let hi = ((1u64 << MAX_MODULUS_BITS) - 1).min(target.saturating_mul(2) - 1);
     let mut above = next_ntt_prime(target + 1, two_n, true, lo, hi, &[]);
     let mut below = next_ntt_prime(target + 1 - two_n, two_n, false, lo, hi, &[]);
-    let mut out = Vec::with_capacity(count);
+    let mut out = Vec::with_capacity(count.min(1024));
     // log2 of the running product divided by 2^(bits * i), kept in floating point only to pick a side.
     let mut drift = 0.0f64;
     while out.len() < count {
@@ -158,7 +167,7 @@ pub fn ntt_primes_of_bits(
     check_bits(bits, 2)?;
     let lo = 1u64 << (bits - 1);
     let hi = (1u64 << bits) - 1;
-    let mut out = Vec::with_capacity(count);
+    let mut out = Vec::with_capacity(count.min(1024));
     // Largest candidate = 1 mod 2N below 2^bits.
     let mut next = if hi > two_n {
         Some((hi - 1) / two_n * two_n + 1)
@@ -190,7 +199,8 @@ pub fn ntt_primes_of_bits(
 /// `(ceil(lower), floor(upper))`, clipped to `[2, 2^62)`.
 /// `eta` must be at least 1 (for `eta = 0` the upper bound is infinite); it is clamped to 1.
 pub fn qu_xu_interval(m: u32, eta: u32) -> (u64, u64) {
-    let eta = eta.max(1);
+    // eta beyond 64 would not narrow the interval below one integer for m < 62 anyway.
+    let eta = eta.clamp(1, 64);
     // Exact rational bounds: 2^(m+eta) / (2^eta + 1) and 2^(m+eta) / (2^eta - 1), computed in u128.
     let num = 1u128 << (m + eta);
     let lo_den = (1u128 << eta) + 1;
@@ -277,8 +287,11 @@ pub fn qu_xu_primes(
     exclude: &[u64],
 ) -> Result<Vec<u64>> {
     check_qu_xu_inputs(m, two_n, count)?;
+    if eta == 0 || eta > 64 {
+        return Err(Error::OutOfRange { what: "eta", value: eta as f64, min: 1.0, max: 64.0 });
+    }
     let (lo, hi) = qu_xu_interval(m, eta);
-    let mut out = Vec::with_capacity(count);
+    let mut out = Vec::with_capacity(count.min(1024));
     let mut c = hi / two_n * two_n + 1;
     if c > hi {
         c -= two_n;
@@ -440,6 +453,15 @@ mod tests {
                 assert!((ratio - 1.0).abs() <= 2f64.powi(-(eta as i32)));
             }
         }
+    }
+
+    #[test]
+    fn bad_search_arguments_are_errors() {
+        assert!(matches!(qu_xu_primes(50, 0, 1 << 15, 3, &[]), Err(Error::OutOfRange { what: "eta", .. })));
+        assert!(matches!(qu_xu_primes(50, 65, 1 << 15, 3, &[]), Err(Error::OutOfRange { what: "eta", .. })));
+        assert!(matches!(ntt_primes_near_power_of_two(10, 1 << 20, 1), Err(Error::NotEnoughPrimes { .. })));
+        assert!(matches!(ntt_primes_of_bits(20, 1 << 11, usize::MAX, &[]), Err(Error::NotEnoughPrimes { .. })));
+        assert!(qu_xu_interval(40, 0).1 > qu_xu_interval(40, 0).0);
     }
 
     #[test]

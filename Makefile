@@ -1,0 +1,88 @@
+# rnsfhe: build, demo and tests.
+#
+#   make demo   build everything (release) and run the demo
+#   make test   run every test: Rust (unit, integration, doc tests) and Python (pytest)
+#
+# Both install what they need by themselves: the Rust crates come from crates.io through cargo, the Python
+# tools (pinned in python/requirements-dev.txt) go into the virtualenv $(VENV), created from $(PYTHON).
+# Needs: a Rust toolchain (cargo) and Python >= 3.10 with the venv module.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+# rustup installs cargo in ~/.cargo/bin, which a non-login shell may not have on its PATH.
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+CARGO ?= cargo
+RUSTDOC ?= rustdoc
+PYTHON ?= python3
+VENV ?= .venv
+VENV_PY := $(VENV)/bin/python
+REQUIREMENTS := python/requirements-dev.txt
+# The stamp is keyed on the content of the requirements: changing a pin reinstalls, nothing else does.
+REQUIREMENTS_HASH := $(shell sha256sum $(REQUIREMENTS) | cut -c1-16)
+VENV_STAMP := $(VENV)/.requirements-$(REQUIREMENTS_HASH)
+RNSFHE := target/release/rnsfhe
+
+.PHONY: help demo test test-rust test-python build python-ext venv bench clean check-tools
+
+help:
+	@echo "make demo    build everything in release mode and run the demo"
+	@echo "make test    run the Rust and Python tests (creates $(VENV) with pinned tools on first use)"
+	@echo "make bench   regenerate the NTT benchmark table (bench-results/ntt.json)"
+	@echo "make clean   remove build outputs, $(VENV) and bench-results/"
+
+check-tools:
+	@command -v $(CARGO) >/dev/null || { echo "error: cargo not found; install Rust (https://rustup.rs)" >&2; exit 1; }
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python >= 3.10" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "error: $(PYTHON) is older than 3.10" >&2; exit 1; }
+
+# ---- demo -------------------------------------------------------------------------------------------------
+
+demo: build python-ext
+	$(RNSFHE) demo
+	@echo
+	$(RNSFHE) bench ntt --quick
+	@echo
+	$(VENV_PY) python/examples/demo.py
+
+build: check-tools
+	$(CARGO) build --release --workspace --exclude rnsfhe-python
+
+bench: check-tools
+	$(CARGO) run --release -p rnsfhe -- bench ntt
+
+# ---- tests ------------------------------------------------------------------------------------------------
+
+test: test-rust test-python
+
+# Unit, integration and doc tests of every crate except the extension module (it links only into Python),
+# then the Rust code blocks of README.md as doc tests against the facade crate.
+test-rust: check-tools
+	$(CARGO) test --release --workspace --exclude rnsfhe-python
+	$(CARGO) build --release -p rnsfhe --lib
+	$(RUSTDOC) --test README.md --edition 2021 -L dependency=target/release/deps \
+	  --extern rnsfhe=target/release/librnsfhe.rlib
+
+test-python: python-ext
+	$(VENV_PY) -m pytest python/tests
+
+# ---- Python -----------------------------------------------------------------------------------------------
+
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP): $(REQUIREMENTS) | check-tools
+	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install --quiet -r $(REQUIREMENTS)
+	@rm -f $(VENV)/.requirements-*
+	@touch $@
+
+# Builds the extension (release) and installs the package `rnsfhe` into the virtualenv (editable).
+python-ext: $(VENV_STAMP)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --manifest-path python/Cargo.toml
+
+clean:
+	$(CARGO) clean
+	rm -rf $(VENV) bench-results python/rnsfhe/*.so python/rnsfhe/__pycache__ python/tests/__pycache__

@@ -1,0 +1,1 @@
+//! # rnsfhe-core (under construction): keys, RLWE encryption and key switching arrive with the CKKS issue.

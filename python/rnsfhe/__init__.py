@@ -1,0 +1,43 @@
+"""rnsfhe: homomorphic encryption in RNS form, a Rust library with this Python front end.
+
+The library will implement RNS-CKKS, RNS-BFV (Halevi-Polyakov-Shoup), exact RNS basis conversion and
+PEGASUS scheme switching. Today the math layer is available:
+
+* prime search: :func:`is_prime`, :func:`ntt_primes_near_power_of_two`, :func:`ntt_primes_of_bits`,
+  :func:`qu_xu_max_eta`, :func:`qu_xu_primes`;
+* the negacyclic NTT: :class:`NttPlan` (numpy ``uint64`` arrays in and out, the GIL released while it runs).
+
+Errors raised by the Rust code surface as :class:`ValueError` with the Rust message.
+
+>>> import rnsfhe
+>>> p = rnsfhe.ntt_primes_of_bits(30, 2 * 1024, 1)[0]
+>>> rnsfhe.is_prime(p) and p % 2048 == 1
+True
+>>> plan = rnsfhe.NttPlan(1024, p)
+>>> a = list(range(1024))
+>>> list(plan.inverse(plan.forward(a))) == a
+True
+"""
+
+from ._rnsfhe import (
+    NttPlan,
+    __version__,
+    is_prime,
+    ntt_primes_near_power_of_two,
+    ntt_primes_of_bits,
+    qu_xu_max_eta,
+    qu_xu_primes,
+)
+
+__all__ = [
+    "__version__",
+    # primes
+    "is_prime",
+    "ntt_primes_near_power_of_two",
+    "ntt_primes_of_bits",
+    "qu_xu_max_eta",
+    "qu_xu_primes",
+    # NTT
+    "NttPlan",
+    # basis conversion: the precision function goes here
+]

@@ -1,0 +1,55 @@
+"""Documentation that runs: the package docstring's examples, the README's Python blocks, docstrings."""
+
+import doctest
+import inspect
+import pathlib
+import re
+
+import pytest
+
+import rnsfhe
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_package_docstring_examples():
+    result = doctest.testmod(rnsfhe, verbose=False)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def readme_python_blocks():
+    text = README.read_text(encoding="utf-8")
+    return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def test_readme_has_python_examples():
+    assert readme_python_blocks(), "README.md shows the Python API"
+
+
+@pytest.mark.parametrize("index", range(len(readme_python_blocks())))
+def test_readme_python_block_runs(index):
+    code = readme_python_blocks()[index]
+    exec(compile(code, f"README.md python block {index + 1}", "exec"), {"__name__": "__readme__"})
+
+
+@pytest.mark.parametrize("name", rnsfhe.__all__)
+def test_public_names_have_docstrings(name):
+    obj = getattr(rnsfhe, name)
+    if name == "__version__":
+        assert re.fullmatch(r"\d+\.\d+\.\d+.*", obj)
+        return
+    assert inspect.getdoc(obj), f"{name} has no docstring"
+
+
+def test_ntt_plan_methods_have_docstrings():
+    for member in ("forward", "inverse", "n", "p", "psi", "uses_ifma"):
+        assert inspect.getdoc(getattr(rnsfhe.NttPlan, member)), member
+
+
+def test_example_demo_runs(capsys):
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "demo.py"
+    namespace = {"__name__": "example"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    namespace["main"]()
+    assert "negacyclic shift of a: True" in capsys.readouterr().out
