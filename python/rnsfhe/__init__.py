@@ -5,7 +5,8 @@ PEGASUS scheme switching. Today the math layer is available:
 
 * prime search: :func:`is_prime`, :func:`ntt_primes_near_power_of_two`, :func:`ntt_primes_of_bits`,
   :func:`qu_xu_max_eta`, :func:`qu_xu_primes`;
-* the negacyclic NTT: :class:`NttPlan` (numpy ``uint64`` arrays in and out, the GIL released while it runs).
+* the negacyclic NTT: :class:`NttPlan` (numpy ``uint64`` arrays in and out, the GIL released while it runs);
+* RNS basis conversion in three modes: :class:`BasisConverter` ("fast", "exact_float", "exact_integer").
 
 Errors raised by the Rust code surface as :class:`ValueError` with the Rust message.
 
@@ -20,6 +21,7 @@ True
 """
 
 from ._rnsfhe import (
+    BasisConverter,
     NttPlan,
     __version__,
     is_prime,
@@ -39,5 +41,6 @@ __all__ = [
     "qu_xu_primes",
     # NTT
     "NttPlan",
-    # basis conversion: the precision function goes here
+    # basis conversion
+    "BasisConverter",
 ]

@@ -6,14 +6,16 @@
 //! release the GIL.
 //!
 //! Sections below, one per Rust layer: primes (rnsfhe-math), NTT (rnsfhe-math), basis conversion
-//! (rnsfhe-ring, to come). Each function is registered in [`_rnsfhe`] at the bottom.
+//! (rnsfhe-ring). Each function is registered in [`_rnsfhe`] at the bottom.
 
 use numpy::{
-    dtype, PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+    dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rnsfhe::math::{primes, NttPlan};
+use rnsfhe::ring::conversion::{BasisConverter, ConversionMode};
+use rnsfhe::ring::{Coeff, Poly, RnsBasis};
 
 /// Converts an error of the Rust layers into a Python `ValueError` with the same message.
 fn value_error(err: impl std::fmt::Display) -> PyErr {
@@ -280,12 +282,141 @@ impl PyNttPlan {
 }
 
 // ------------------------------------------------------------------------------------------------------
-// Basis conversion (rnsfhe_ring) — reserved.
-//
-// The precision of basis conversion (fast / exact-float / exact-integer) goes here as a #[pyfunction]
-// calling `rnsfhe::ring`, then gets registered in `_rnsfhe` below (marker "basis conversion") and
-// re-exported in `python/rnsfhe/__init__.py` (`__all__`).
+// Basis conversion (rnsfhe_ring::conversion)
 // ------------------------------------------------------------------------------------------------------
+
+fn parse_mode(mode: &str) -> PyResult<ConversionMode> {
+    match mode {
+        "fast" => Ok(ConversionMode::Fast),
+        "exact_float" => Ok(ConversionMode::ExactFloat),
+        "exact_integer" => Ok(ConversionMode::ExactInteger),
+        other => Err(PyValueError::new_err(format!(
+            "unknown conversion mode {other:?}: expected 'fast', 'exact_float' or 'exact_integer'"
+        ))),
+    }
+}
+
+/// Reads a 2-D uint64 array of shape (limbs, n) into a limb-major buffer.
+fn read_limbs(a: &Bound<'_, PyAny>, limbs: usize, n: usize) -> PyResult<Vec<u64>> {
+    let array = a.downcast::<PyArray2<u64>>().map_err(|_| {
+        PyTypeError::new_err("expected a 2-D numpy array of dtype uint64 with shape (limbs, n)")
+    })?;
+    let ro = array.readonly();
+    let shape = ro.shape();
+    if shape != [limbs, n] {
+        return Err(PyValueError::new_err(format!(
+            "expected shape ({limbs}, {n}), got {shape:?}"
+        )));
+    }
+    Ok(match ro.as_slice() {
+        Ok(s) => s.to_vec(),
+        Err(_) => ro.as_array().iter().copied().collect(),
+    })
+}
+
+/// RNS basis conversion Conv_{C -> B} from the source primes C to the target primes B, for polynomials of
+/// degree n (the primes must be NTT primes for n: p = 1 mod 2n).
+///
+/// BasisConverter(n, source, target, mode="fast"): mode is
+///
+/// * "fast" (Bajard; RNS-CKKS Section 2.2): the output is x + alpha Q with 0 <= alpha < len(source);
+/// * "exact_float" (HPS Section 2.2): the centered representative of x, via a floating-point rounding term;
+/// * "exact_integer" (Qu-Xu Algorithms 1 and 4): the centered representative with integer operations only;
+///   the source primes must lie within 2^-eta of a power of two (see qu_xu_primes) or ValueError is raised.
+///
+/// convert(x) takes a numpy uint64 array of shape (len(source), n) (residue i of coefficient c at [i, c])
+/// and returns one of shape (len(target), n). The GIL is released while it runs.
+#[pyclass(name = "BasisConverter", module = "rnsfhe", frozen)]
+struct PyBasisConverter {
+    converter: BasisConverter,
+}
+
+#[pymethods]
+impl PyBasisConverter {
+    #[new]
+    #[pyo3(signature = (n, source, target, mode = "fast"))]
+    fn new(py: Python<'_>, n: usize, source: Vec<u64>, target: Vec<u64>, mode: &str) -> PyResult<Self> {
+        let mode = parse_mode(mode)?;
+        let converter = py
+            .allow_threads(|| -> rnsfhe::ring::Result<BasisConverter> {
+                let from = RnsBasis::new(n, &source)?;
+                let to = RnsBasis::new(n, &target)?;
+                BasisConverter::new(&from, &to, mode)
+            })
+            .map_err(value_error)?;
+        Ok(Self { converter })
+    }
+
+    /// convert(x) -> numpy.ndarray[uint64] of shape (len(target), n)
+    fn convert<'py>(&self, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<u64>>> {
+        let py = x.py();
+        let (l, k, n) = (self.converter.from().len(), self.converter.to().len(), self.converter.from().degree());
+        let input = read_limbs(x, l, n)?;
+        let out = py
+            .allow_threads(|| {
+                let poly = Poly::<Coeff>::from_data(self.converter.from(), input)?;
+                self.converter.convert(&poly)
+            })
+            .map_err(value_error)?;
+        let rows: Vec<Vec<u64>> = out.limbs().map(<[u64]>::to_vec).collect();
+        debug_assert_eq!(rows.len(), k);
+        PyArray2::from_vec2(py, &rows).map_err(value_error)
+    }
+
+    /// error_terms(x) -> numpy.ndarray[uint64] of shape (n,): the multiple v of Q the mode subtracts for each
+    /// coefficient (0 for "fast"; round(sum_i y_i / q_i) for the exact modes).
+    fn error_terms<'py>(&self, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let py = x.py();
+        let input = read_limbs(x, self.converter.from().len(), self.converter.from().degree())?;
+        let v = py.allow_threads(|| self.converter.error_terms(&input)).map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, v))
+    }
+
+    /// unguarded_error_terms(x) -> numpy.ndarray[uint64] of shape (n,): the raw Qu-Xu Algorithm 4 term
+    /// (with rounding) without the exactness guard; it differs from error_terms by +-1 with probability below
+    /// theorem1_bound (Qu-Xu Theorem 1). Only for mode "exact_integer".
+    fn unguarded_error_terms<'py>(&self, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let py = x.py();
+        let input = read_limbs(x, self.converter.from().len(), self.converter.from().degree())?;
+        let v = py
+            .allow_threads(|| self.converter.qu_xu_error_terms_unguarded(&input))
+            .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, v))
+    }
+
+    /// The conversion mode: "fast", "exact_float" or "exact_integer".
+    #[getter]
+    fn mode(&self) -> &'static str {
+        match self.converter.mode() {
+            ConversionMode::Fast => "fast",
+            ConversionMode::ExactFloat => "exact_float",
+            ConversionMode::ExactInteger => "exact_integer",
+        }
+    }
+
+    /// Qu-Xu eta of the source primes (None unless the mode is "exact_integer").
+    #[getter]
+    fn eta(&self) -> Option<u32> {
+        self.converter.eta()
+    }
+
+    /// Qu-Xu Theorem 1 bound l 2^-eta / (1 - 2^-eta) on the failure rate of the unguarded term (None unless
+    /// the mode is "exact_integer").
+    #[getter]
+    fn theorem1_bound(&self) -> Option<f64> {
+        self.converter.theorem1_bound()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "BasisConverter(n={}, source={:?}, target={:?}, mode={:?})",
+            self.converter.from().degree(),
+            self.converter.from().values(),
+            self.converter.to().values(),
+            self.mode()
+        )
+    }
+}
 
 /// rnsfhe._rnsfhe: the compiled core of the `rnsfhe` package (import from `rnsfhe`, not from here).
 #[pymodule]
@@ -299,6 +430,7 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(qu_xu_primes, m)?)?;
     // NTT.
     m.add_class::<PyNttPlan>()?;
-    // Basis conversion: register the precision function here.
+    // Basis conversion.
+    m.add_class::<PyBasisConverter>()?;
     Ok(())
 }

@@ -1,1 +1,37 @@
-//! # rnsfhe-core (under construction): keys, RLWE encryption and key switching arrive with the CKKS issue.
+//! # rnsfhe-core
+//!
+//! The scheme-agnostic RLWE layer shared by CKKS, BFV and PEGASUS:
+//!
+//! * [`RlweParams`] / [`RlweContext`]: the modulus chain `Q`, the special primes `P`, the extended basis
+//!   `QP`, the hybrid key-switching gadget with `dnum` digits and cached ModUp / ModDown tables
+//!   ([`context`]). **A level is a limb count**: level `l` means the basis `q_0 .. q_{l-1}` (the papers'
+//!   level `l - 1`).
+//! * Keys ([`keys`]): [`SecretKey`], [`PublicKey`], [`KeySwitchKey`], [`RelinKey`], [`GaloisKeys`] and
+//!   the [`KeyGenerator`] (RNS-CKKS Section 4 `KeyGen` / `KSGen`, hybrid as in Han-Ki Section 2.4).
+//! * Encryption ([`encryption`]): [`RlweCiphertext`], [`Encryptor`] (public or secret key),
+//!   [`Decryptor`].
+//! * Key switching ([`keyswitch`]): [`RlweContext::key_switch`], [`RlweContext::relinearize`],
+//!   [`RlweContext::apply_galois`] / [`RlweContext::rotate`] / [`RlweContext::conjugate`] and hoisted
+//!   automorphisms ([`HoistedDecomposition`]), in any basis-conversion mode (fast, HPS, Qu-Xu).
+//! * Noise estimates ([`noise`]) after RNS-CKKS Appendix A, used by the tests as bounds.
+//!
+//! All randomness comes from [`rnsfhe_math::sampling::Csprng`]; secrets are zeroized on drop and never
+//! printed.
+
+pub mod context;
+pub mod encryption;
+pub mod error;
+pub mod keys;
+pub mod keyswitch;
+pub mod noise;
+
+pub use context::{RlweContext, RlweParams, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
+pub use encryption::{Decryptor, Encryptor, RlweCiphertext};
+pub use error::{Error, Result};
+pub use keys::{
+    galois_conjugate, galois_element_for_step, galois_elements_for_steps, GaloisKeys, KeyGenerator,
+    KeySwitchKey, PublicKey, RelinKey, SecretKey,
+};
+pub use keyswitch::HoistedDecomposition;
+pub use noise::{NoiseEstimate, HIGH_PROBABILITY_SIGMAS};
+pub use rnsfhe_ring::ConversionMode;

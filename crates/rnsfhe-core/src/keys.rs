@@ -1,0 +1,465 @@
+//! Keys: the secret key, the public key, key-switching keys (hybrid, with special primes), the
+//! relinearization key and Galois keys, and the [`KeyGenerator`] that samples them.
+//!
+//! Key generation follows RNS-CKKS Section 4 (`KeyGen`, `KSGen`) with the hybrid gadget of Han-Ki
+//! Section 2.4: for `dnum` digit groups `Q_j` with CRT constants `g_j = (Q/Q_j) [(Q/Q_j)^-1]_{Q_j}`, a
+//! key-switching key from `s'` to `s` is `dnum` RLWE samples over `QP`,
+//!
+//! ```text
+//! (b_j, a_j),   a_j <- U(R_QP),   b_j = -a_j s + e_j + [P g_j] s'  (mod QP),   e_j <- chi_err,
+//! ```
+//!
+//! stored in NTT form. With `dnum = 1` this is GHS/RNS-CKKS `KSGen` (`g_0 = 1`, `b = -a s + e + P s'`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rnsfhe_math::sampling::{fill_ternary, fill_ternary_hamming, fill_uniform_mod, Csprng};
+use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
+use zeroize::Zeroize;
+
+use crate::context::{RlweContext, SecretDistribution};
+use crate::error::{Error, Result};
+
+/// A polynomial holding secret material: its buffer is overwritten with zeros when dropped.
+pub(crate) struct SecretPoly(Poly<Ntt>);
+
+impl SecretPoly {
+    pub(crate) fn new(p: Poly<Ntt>) -> Self {
+        Self(p)
+    }
+
+    pub(crate) fn get(&self) -> &Poly<Ntt> {
+        &self.0
+    }
+}
+
+impl Clone for SecretPoly {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl Drop for SecretPoly {
+    fn drop(&mut self) {
+        let basis = Arc::clone(self.0.basis());
+        let p = std::mem::replace(&mut self.0, Poly::zero(&basis));
+        p.into_data().zeroize();
+    }
+}
+
+/// A uniform polynomial over `basis`, sampled directly in NTT form (the NTT is a bijection, so a uniform
+/// vector of evaluations is a uniform polynomial).
+pub(crate) fn sample_uniform(basis: &Arc<RnsBasis>, rng: &mut Csprng) -> Result<Poly<Ntt>> {
+    let n = basis.degree();
+    let mut data = vec![0u64; basis.len() * n];
+    for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
+        fill_uniform_mod(rng, m, limb);
+    }
+    Ok(Poly::from_data(basis, data)?)
+}
+
+/// A discrete Gaussian error polynomial over `basis`, in NTT form (RNS-CKKS `chi_err`).
+pub(crate) fn sample_error(
+    ctx: &RlweContext,
+    basis: &Arc<RnsBasis>,
+    rng: &mut Csprng,
+) -> Result<Poly<Ntt>> {
+    let mut e = ctx.gaussian().sample_vec(rng, basis.degree());
+    let p = Poly::from_i64(basis, &e);
+    e.zeroize();
+    Ok(p?.into_ntt())
+}
+
+/// A uniform ternary polynomial over `basis` in NTT form (the encryption randomness `v`).
+pub(crate) fn sample_ternary_poly(basis: &Arc<RnsBasis>, rng: &mut Csprng) -> Result<Poly<Ntt>> {
+    let mut v = vec![0i64; basis.degree()];
+    fill_ternary(rng, &mut v);
+    let p = Poly::from_i64(basis, &v);
+    v.zeroize();
+    Ok(p?.into_ntt())
+}
+
+/// The secret key `s`: small signed coefficients (ternary) and their NTT form over the extended basis
+/// `QP`, both overwritten with zeros on drop and never printed by `Debug`.
+#[derive(Clone)]
+pub struct SecretKey {
+    fingerprint: u64,
+    coeffs: Vec<i64>,
+    ntt: SecretPoly,
+}
+
+impl std::fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretKey { <redacted> }")
+    }
+}
+
+impl Drop for SecretKey {
+    fn drop(&mut self) {
+        self.coeffs.zeroize();
+    }
+}
+
+impl zeroize::ZeroizeOnDrop for SecretKey {}
+
+impl SecretKey {
+    /// Samples a secret from the context's [`SecretDistribution`] (RNS-CKKS `KeyGen`: `s <- chi_key`).
+    pub fn generate(ctx: &RlweContext, rng: &mut Csprng) -> Result<Self> {
+        let mut coeffs = vec![0i64; ctx.n()];
+        match ctx.params().secret {
+            SecretDistribution::Ternary => fill_ternary(rng, &mut coeffs),
+            SecretDistribution::HammingWeight(h) => fill_ternary_hamming(rng, h, &mut coeffs)?,
+        }
+        let sk = Self::from_coefficients(ctx, &coeffs);
+        coeffs.zeroize();
+        sk
+    }
+
+    /// A secret key with the given small signed coefficients (for example an LWE key embedded in a ring
+    /// key, or a fixed key in tests).
+    ///
+    /// Errors: [`Error::InvalidParams`] if there are not `N` coefficients or one of them is not in
+    /// `{-1, 0, 1}`.
+    pub fn from_coefficients(ctx: &RlweContext, coeffs: &[i64]) -> Result<Self> {
+        if coeffs.len() != ctx.n() {
+            return Err(Error::InvalidParams {
+                what: "secret key coefficients",
+                reason: format!(
+                    "expected N = {} coefficients, got {}",
+                    ctx.n(),
+                    coeffs.len()
+                ),
+            });
+        }
+        if let Some(i) = coeffs.iter().position(|c| !(-1..=1).contains(c)) {
+            return Err(Error::InvalidParams {
+                what: "secret key coefficients",
+                reason: format!("coefficient {i} is not ternary (must be -1, 0 or 1)"),
+            });
+        }
+        let ntt = Poly::<Coeff>::from_i64(ctx.extended_basis(), coeffs)?.into_ntt();
+        Ok(Self {
+            fingerprint: ctx.fingerprint(),
+            coeffs: coeffs.to_vec(),
+            ntt: SecretPoly::new(ntt),
+        })
+    }
+
+    /// The signed coefficients of `s`.
+    pub fn coefficients(&self) -> &[i64] {
+        &self.coeffs
+    }
+
+    /// Number of nonzero coefficients `h` (enters the noise estimates: `||s||_2^2 = h`).
+    pub fn hamming_weight(&self) -> usize {
+        self.coeffs.iter().filter(|&&c| c != 0).count()
+    }
+
+    /// Fingerprint of the context the key belongs to.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// `s` in NTT form over `QP`.
+    pub(crate) fn ntt_qp(&self) -> &Poly<Ntt> {
+        self.ntt.get()
+    }
+
+    /// `s` in NTT form over `Q_l` (a copy, zeroized on drop).
+    pub(crate) fn ntt_at(&self, ctx: &RlweContext, level: usize) -> Result<SecretPoly> {
+        let basis = ctx.basis_at(level)?;
+        let n = ctx.n();
+        let data = self.ntt.get().data()[..level * n].to_vec();
+        Ok(SecretPoly::new(Poly::from_data(basis, data)?))
+    }
+}
+
+/// The public key `(b, a) = (-a s + e, a)` over the full chain `Q` in NTT form (RNS-CKKS `KeyGen`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PublicKey {
+    fingerprint: u64,
+    b: Poly<Ntt>,
+    a: Poly<Ntt>,
+}
+
+impl PublicKey {
+    /// `b = -a s + e`.
+    pub fn b(&self) -> &Poly<Ntt> {
+        &self.b
+    }
+
+    /// The uniform `a`.
+    pub fn a(&self) -> &Poly<Ntt> {
+        &self.a
+    }
+
+    /// Fingerprint of the context the key belongs to.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+}
+
+/// A hybrid key-switching key from a secret `s'` to `s` (RNS-CKKS `KSGen` generalized to `dnum` digits,
+/// Han-Ki Section 2.4): one pair `(b_j, a_j)` over `QP` in NTT form per digit group `j`, with
+/// `b_j = -a_j s + e_j + [P g_j] s'`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeySwitchKey {
+    fingerprint: u64,
+    components: Vec<(Poly<Ntt>, Poly<Ntt>)>,
+}
+
+impl KeySwitchKey {
+    /// The pairs `(b_j, a_j)`, one per digit group of the full chain.
+    pub fn components(&self) -> &[(Poly<Ntt>, Poly<Ntt>)] {
+        &self.components
+    }
+
+    /// Fingerprint of the context the key belongs to.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+}
+
+/// The relinearization key: a [`KeySwitchKey`] from `s^2` to `s` (RNS-CKKS `evk = KSGen(s^2, s)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelinKey(KeySwitchKey);
+
+impl RelinKey {
+    /// The underlying key-switching key.
+    pub fn key(&self) -> &KeySwitchKey {
+        &self.0
+    }
+}
+
+/// Galois keys: for each Galois element `k`, a [`KeySwitchKey`] from `s(X^k)` to `s` (rotation keys
+/// `KSGen(kappa_k(s), s)` of the CKKS papers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaloisKeys {
+    fingerprint: u64,
+    keys: BTreeMap<usize, KeySwitchKey>,
+}
+
+impl GaloisKeys {
+    /// The key of element `k`, if generated.
+    pub fn get(&self, element: usize) -> Option<&KeySwitchKey> {
+        self.keys.get(&element)
+    }
+
+    /// The Galois elements that have keys, in increasing order.
+    pub fn elements(&self) -> Vec<usize> {
+        self.keys.keys().copied().collect()
+    }
+
+    /// Fingerprint of the context the keys belong to.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The key of `element`, or [`Error::MissingGaloisKey`] naming it (and `step` if given).
+    pub(crate) fn require(&self, element: usize, step: Option<i64>) -> Result<&KeySwitchKey> {
+        self.keys
+            .get(&element)
+            .ok_or_else(|| Error::MissingGaloisKey {
+                element,
+                step,
+                available: self.elements(),
+            })
+    }
+}
+
+/// The Galois element of a slot rotation by `step` (CKKS convention): `5^step mod 2N`, negative steps
+/// allowed (`5` has order `N/2` modulo `2N`, so `step` is taken modulo `N/2`).
+pub fn galois_element_for_step(step: i64, n: usize) -> usize {
+    let two_n = 2 * n as u64;
+    let order = (n / 2).max(1) as i64;
+    let e = step.rem_euclid(order) as u64;
+    let mut acc = 1u64;
+    let mut base = 5 % two_n;
+    let mut k = e;
+    while k > 0 {
+        if k & 1 == 1 {
+            acc = acc * base % two_n;
+        }
+        base = base * base % two_n;
+        k >>= 1;
+    }
+    acc as usize
+}
+
+/// The Galois elements of rotations by each of `steps` (see [`galois_element_for_step`]), in order.
+pub fn galois_elements_for_steps(steps: &[i64], n: usize) -> Vec<usize> {
+    steps
+        .iter()
+        .map(|&s| galois_element_for_step(s, n))
+        .collect()
+}
+
+/// The Galois element of complex conjugation of the slots, `2N - 1` (`X -> X^-1`).
+pub fn galois_conjugate(n: usize) -> usize {
+    2 * n - 1
+}
+
+/// Samples keys for one context from one secret key (RNS-CKKS Section 4 `KeyGen`/`KSGen`). All randomness
+/// comes from the [`Csprng`] passed to each method.
+#[derive(Debug)]
+pub struct KeyGenerator {
+    ctx: Arc<RlweContext>,
+    sk: SecretKey,
+}
+
+impl KeyGenerator {
+    /// Samples a fresh secret key from the context's distribution.
+    pub fn new(ctx: &Arc<RlweContext>, rng: &mut Csprng) -> Result<Self> {
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            sk: SecretKey::generate(ctx, rng)?,
+        })
+    }
+
+    /// A generator for an existing secret key.
+    ///
+    /// Errors: [`Error::ContextMismatch`] if the key belongs to another context.
+    pub fn from_secret_key(ctx: &Arc<RlweContext>, sk: SecretKey) -> Result<Self> {
+        ctx.check_fingerprint(sk.fingerprint, "secret key")?;
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            sk,
+        })
+    }
+
+    /// The secret key.
+    pub fn secret_key(&self) -> &SecretKey {
+        &self.sk
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<RlweContext> {
+        &self.ctx
+    }
+
+    /// A public key `(b, a) = (-a s + e, a)` over `Q` (RNS-CKKS `KeyGen`).
+    pub fn public_key(&self, rng: &mut Csprng) -> Result<PublicKey> {
+        let q = self.ctx.chain();
+        let a = sample_uniform(q, rng)?;
+        let s = self.sk.ntt_at(&self.ctx, self.ctx.max_level())?;
+        let mut b = sample_error(&self.ctx, q, rng)?;
+        let a_s = SecretPoly::new(a.mul(s.get())?);
+        b.sub_assign(a_s.get())?;
+        Ok(PublicKey {
+            fingerprint: self.ctx.fingerprint(),
+            b,
+            a,
+        })
+    }
+
+    /// A key-switching key from `s' = new` (given in NTT form over `QP`) to this generator's `s`.
+    fn key_switch_key_ntt(&self, new: &Poly<Ntt>, rng: &mut Csprng) -> Result<KeySwitchKey> {
+        let qp = self.ctx.extended_basis();
+        let s = self.sk.ntt_qp();
+        let components = self
+            .ctx
+            .special_constants()
+            .iter()
+            .map(|pg| {
+                let a = sample_uniform(qp, rng)?;
+                let mut b = sample_error(&self.ctx, qp, rng)?;
+                let a_s = SecretPoly::new(a.mul(s)?);
+                b.sub_assign(a_s.get())?;
+                let mut scaled = new.clone();
+                scaled.mul_scalars_assign(pg)?;
+                b.add_assign(&scaled)?;
+                // `scaled` is P g_j s': secret material.
+                drop(SecretPoly::new(scaled));
+                Ok((b, a))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(KeySwitchKey {
+            fingerprint: self.ctx.fingerprint(),
+            components,
+        })
+    }
+
+    /// A key-switching key from the secret `from` to this generator's secret (RNS-CKKS `KSGen(s', s)`).
+    ///
+    /// Errors: [`Error::ContextMismatch`] if `from` belongs to another context.
+    pub fn key_switch_key(&self, from: &SecretKey, rng: &mut Csprng) -> Result<KeySwitchKey> {
+        self.ctx
+            .check_fingerprint(from.fingerprint, "source secret key")?;
+        self.key_switch_key_ntt(from.ntt_qp(), rng)
+    }
+
+    /// The relinearization key `KSGen(s^2, s)`.
+    pub fn relin_key(&self, rng: &mut Csprng) -> Result<RelinKey> {
+        let s = self.sk.ntt_qp();
+        let s2 = SecretPoly::new(s.mul(s)?);
+        Ok(RelinKey(self.key_switch_key_ntt(s2.get(), rng)?))
+    }
+
+    /// The key-switching key from `s(X^k)` to `s` for one Galois element `k`.
+    ///
+    /// Errors: [`Error::InvalidGaloisElement`] unless `k` is odd and below `2N`.
+    pub fn galois_key(&self, element: usize, rng: &mut Csprng) -> Result<KeySwitchKey> {
+        let perm = self.ctx.galois_permutation(element)?;
+        let s = self.sk.ntt_qp();
+        let n = self.ctx.n();
+        let mut data = vec![0u64; s.data().len()];
+        for (dst, src) in data.chunks_exact_mut(n).zip(s.limbs()) {
+            for (d, &p) in dst.iter_mut().zip(perm.iter()) {
+                *d = src[p];
+            }
+        }
+        let sk = SecretPoly::new(Poly::from_data(s.basis(), data)?);
+        self.key_switch_key_ntt(sk.get(), rng)
+    }
+
+    /// Galois keys for each of `elements` (duplicates are generated once).
+    ///
+    /// Errors: [`Error::InvalidGaloisElement`] for an element that is not odd or not below `2N`.
+    pub fn galois_keys(&self, elements: &[usize], rng: &mut Csprng) -> Result<GaloisKeys> {
+        let mut keys = BTreeMap::new();
+        for &k in elements {
+            if let std::collections::btree_map::Entry::Vacant(slot) = keys.entry(k) {
+                slot.insert(self.galois_key(k, rng)?);
+            }
+        }
+        Ok(GaloisKeys {
+            fingerprint: self.ctx.fingerprint(),
+            keys,
+        })
+    }
+
+    /// Galois keys for slot rotations by `steps` ([`galois_elements_for_steps`]) and, if `conjugate`,
+    /// for complex conjugation ([`galois_conjugate`]).
+    pub fn galois_keys_for_steps(
+        &self,
+        steps: &[i64],
+        conjugate: bool,
+        rng: &mut Csprng,
+    ) -> Result<GaloisKeys> {
+        let mut elements = galois_elements_for_steps(steps, self.ctx.n());
+        if conjugate {
+            elements.push(galois_conjugate(self.ctx.n()));
+        }
+        self.galois_keys(&elements, rng)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn galois_elements() {
+        let n = 1024;
+        assert_eq!(galois_element_for_step(0, n), 1);
+        assert_eq!(galois_element_for_step(1, n), 5);
+        assert_eq!(galois_element_for_step(2, n), 25);
+        let k = galois_element_for_step(-1, n);
+        assert_eq!(k * 5 % (2 * n), 1, "5^-1 mod 2N");
+        assert_eq!(galois_element_for_step(512, n), 1, "5 has order N/2");
+        assert_eq!(galois_elements_for_steps(&[1, -1, 3], n)[2], 125);
+        assert_eq!(galois_conjugate(n), 2047);
+    }
+}
