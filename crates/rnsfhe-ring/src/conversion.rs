@@ -46,6 +46,7 @@ use rnsfhe_math::{Modulus, ShoupConstant};
 
 use crate::basis::RnsBasis;
 use crate::error::{Error, Result};
+use crate::multiword;
 use crate::poly::{Coeff, Poly};
 
 /// Number of coefficients processed together: the `l x BLOCK` words of `y_i` stay in L1/L2 cache while
@@ -159,58 +160,6 @@ impl Reducer128 {
             .wrapping_add(((xl as u128 * self.mu_hi as u128) >> 64) as u64);
         let r = xl.wrapping_sub(q.wrapping_mul(p));
         self.modulus.reduce_once(self.modulus.reduce_4p_to_2p(r))
-    }
-}
-
-/// Multi-word little-endian helpers for the exact Qu-Xu fallback.
-mod multiword {
-    use std::cmp::Ordering;
-
-    /// `acc += a * w` over equal lengths; the caller guarantees the result fits.
-    #[inline]
-    pub(super) fn mac(acc: &mut [u64], a: &[u64], w: u64) {
-        let mut carry = 0u64;
-        for (slot, &ai) in acc.iter_mut().zip(a) {
-            // (2^64 - 1)^2 + 2 (2^64 - 1) = 2^128 - 1: never overflows.
-            let t = ai as u128 * w as u128 + *slot as u128 + carry as u128;
-            *slot = t as u64;
-            carry = (t >> 64) as u64;
-        }
-        debug_assert_eq!(carry, 0, "multi-word overflow");
-    }
-
-    /// `a *= w` in place; the caller guarantees the result fits.
-    pub(super) fn mul_word(a: &mut [u64], w: u64) {
-        let mut carry = 0u64;
-        for slot in a.iter_mut() {
-            let t = *slot as u128 * w as u128 + carry as u128;
-            *slot = t as u64;
-            carry = (t >> 64) as u64;
-        }
-        debug_assert_eq!(carry, 0, "multi-word overflow");
-    }
-
-    /// `dst = 2 * src`; the caller guarantees the result fits.
-    #[inline]
-    pub(super) fn double(dst: &mut [u64], src: &[u64]) {
-        let mut carry = 0u64;
-        for (d, &s) in dst.iter_mut().zip(src) {
-            *d = (s << 1) | carry;
-            carry = s >> 63;
-        }
-        debug_assert_eq!(carry, 0, "multi-word overflow");
-    }
-
-    /// Compares two numbers of the same length.
-    #[inline]
-    pub(super) fn cmp(a: &[u64], b: &[u64]) -> Ordering {
-        for (x, y) in a.iter().rev().zip(b.iter().rev()) {
-            match x.cmp(y) {
-                Ordering::Equal => continue,
-                other => return other,
-            }
-        }
-        Ordering::Equal
     }
 }
 

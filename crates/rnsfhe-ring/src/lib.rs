@@ -10,14 +10,17 @@
 
 pub mod basis;
 pub mod conversion;
+pub mod crt;
 pub mod error;
 pub mod gadget;
 pub mod modswitch;
+mod multiword;
 pub mod poly;
 pub mod scaling;
 
 pub use basis::RnsBasis;
 pub use conversion::{BasisConverter, ConversionMode, Exactness};
+pub use crt::CrtComposer;
 pub use error::{Error, Result};
 pub use gadget::{RnsGadget, RnsSignedDigits, SignedDigits};
 pub use modswitch::{ModSwitcher, Rescaler};
