@@ -9,7 +9,8 @@
 //! (rnsfhe-ring). Each function is registered in [`_rnsfhe`] at the bottom.
 
 use numpy::{
-    dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
+    dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
+    PyUntypedArrayMethods,
 };
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -335,7 +336,13 @@ struct PyBasisConverter {
 impl PyBasisConverter {
     #[new]
     #[pyo3(signature = (n, source, target, mode = "fast"))]
-    fn new(py: Python<'_>, n: usize, source: Vec<u64>, target: Vec<u64>, mode: &str) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        n: usize,
+        source: Vec<u64>,
+        target: Vec<u64>,
+        mode: &str,
+    ) -> PyResult<Self> {
         let mode = parse_mode(mode)?;
         let converter = py
             .allow_threads(|| -> rnsfhe::ring::Result<BasisConverter> {
@@ -350,7 +357,11 @@ impl PyBasisConverter {
     /// convert(x) -> numpy.ndarray[uint64] of shape (len(target), n)
     fn convert<'py>(&self, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<u64>>> {
         let py = x.py();
-        let (l, k, n) = (self.converter.from().len(), self.converter.to().len(), self.converter.from().degree());
+        let (l, k, n) = (
+            self.converter.from().len(),
+            self.converter.to().len(),
+            self.converter.from().degree(),
+        );
         let input = read_limbs(x, l, n)?;
         let out = py
             .allow_threads(|| {
@@ -367,17 +378,30 @@ impl PyBasisConverter {
     /// coefficient (0 for "fast"; round(sum_i y_i / q_i) for the exact modes).
     fn error_terms<'py>(&self, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let py = x.py();
-        let input = read_limbs(x, self.converter.from().len(), self.converter.from().degree())?;
-        let v = py.allow_threads(|| self.converter.error_terms(&input)).map_err(value_error)?;
+        let input = read_limbs(
+            x,
+            self.converter.from().len(),
+            self.converter.from().degree(),
+        )?;
+        let v = py
+            .allow_threads(|| self.converter.error_terms(&input))
+            .map_err(value_error)?;
         Ok(PyArray1::from_vec(py, v))
     }
 
     /// unguarded_error_terms(x) -> numpy.ndarray[uint64] of shape (n,): the raw Qu-Xu Algorithm 4 term
     /// (with rounding) without the exactness guard; it differs from error_terms by +-1 with probability below
     /// theorem1_bound (Qu-Xu Theorem 1). Only for mode "exact_integer".
-    fn unguarded_error_terms<'py>(&self, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<u64>>> {
+    fn unguarded_error_terms<'py>(
+        &self,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
         let py = x.py();
-        let input = read_limbs(x, self.converter.from().len(), self.converter.from().degree())?;
+        let input = read_limbs(
+            x,
+            self.converter.from().len(),
+            self.converter.from().degree(),
+        )?;
         let v = py
             .allow_threads(|| self.converter.qu_xu_error_terms_unguarded(&input))
             .map_err(value_error)?;

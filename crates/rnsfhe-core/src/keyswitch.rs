@@ -22,7 +22,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::{Modulus, NttPlan};
+use rnsfhe_math::NttPlan;
 use rnsfhe_ring::{Ntt, Poly};
 
 use crate::context::{LevelTables, RlweContext};
@@ -44,49 +44,6 @@ fn inverse_all(plans: &[Arc<NttPlan>], data: &mut [u64], n: usize) -> Result<()>
         .zip(plans.par_iter())
         .try_for_each(|(a, plan)| plan.inverse(a))?;
     Ok(())
-}
-
-/// Full 128-bit Barrett reduction modulo a word prime `p < 2^62` (`mu = floor(2^128 / p)`): the quotient
-/// estimate undershoots by at most 3, so the remainder is in `[0, 4p)` and two conditional subtractions
-/// finish. Used to reduce the lazily accumulated key-switching inner products.
-#[derive(Clone, Copy)]
-struct Reducer128 {
-    modulus: Modulus,
-    mu_hi: u64,
-    mu_lo: u64,
-}
-
-impl Reducer128 {
-    fn new(modulus: Modulus) -> Self {
-        // p >= 2 is odd here (an NTT prime), so p does not divide 2^128 and floor(2^128 / p) equals
-        // floor((2^128 - 1) / p).
-        let mu = u128::MAX / modulus.value() as u128;
-        Self {
-            modulus,
-            mu_hi: (mu >> 64) as u64,
-            mu_lo: mu as u64,
-        }
-    }
-
-    #[inline(always)]
-    fn reduce(&self, x: u128) -> u64 {
-        let p = self.modulus.value();
-        let xh = (x >> 64) as u64;
-        let xl = x as u64;
-        let q = xh
-            .wrapping_mul(self.mu_hi)
-            .wrapping_add(((xh as u128 * self.mu_lo as u128) >> 64) as u64)
-            .wrapping_add(((xl as u128 * self.mu_hi as u128) >> 64) as u64);
-        let r = xl.wrapping_sub(q.wrapping_mul(p));
-        self.modulus.reduce_once(self.modulus.reduce_4p_to_2p(r))
-    }
-
-    /// How many products `< (p - 1)^2` can be added to a value `< p` without overflowing `u128`.
-    fn lazy_terms(&self) -> usize {
-        let p = self.modulus.value() as u128;
-        let sq = (p - 1) * (p - 1);
-        ((u128::MAX - p) / sq.max(1)).min(1 << 20) as usize
-    }
 }
 
 /// Coefficients per block of the key-switching inner product (two `u128` accumulators of this length:
@@ -207,8 +164,8 @@ impl RlweContext {
             .enumerate()
             .for_each(|(t, ((o0, o1), &m))| {
                 let kt = if t < l { t } else { big_l + t - l };
-                let red = Reducer128::new(m);
-                let cap = red.lazy_terms();
+                let red = m;
+                let cap = red.wide_accumulation_capacity();
                 // Blocks of coefficients: the two u128 accumulators stay in L1 while every digit is added.
                 let mut acc0 = [0u128; IP_BLOCK];
                 let mut acc1 = [0u128; IP_BLOCK];
@@ -221,7 +178,7 @@ impl RlweContext {
                     for (dig, (b, a)) in digits.iter().zip(comps) {
                         if pending == cap {
                             for x in acc0.iter_mut().chain(acc1.iter_mut()) {
-                                *x = red.reduce(*x) as u128;
+                                *x = red.reduce_wide(*x) as u128;
                             }
                             pending = 0;
                         }
@@ -251,10 +208,10 @@ impl RlweContext {
                         pending += 1;
                     }
                     for (o, &x) in o0[start..start + len].iter_mut().zip(acc0.iter()) {
-                        *o = red.reduce(x);
+                        *o = red.reduce_wide(x);
                     }
                     for (o, &x) in o1[start..start + len].iter_mut().zip(acc1.iter()) {
-                        *o = red.reduce(x);
+                        *o = red.reduce_wide(x);
                     }
                 }
             });

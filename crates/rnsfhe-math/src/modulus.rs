@@ -19,6 +19,9 @@ pub struct Modulus {
     value: u64,
     bits: u32,
     mu: u64,
+    /// `floor(2^128 / p)`, high and low words, for [`Modulus::reduce_wide`].
+    wide_mu_hi: u64,
+    wide_mu_lo: u64,
 }
 
 /// A constant `w < p` with its Shoup companion `floor(w * 2^64 / p)`, for fast multiplication by `w`.
@@ -44,7 +47,20 @@ impl Modulus {
             });
         }
         let mu = ((1u128 << (2 * bits)) / p as u128) as u64;
-        Ok(Self { value: p, bits, mu })
+        // floor(2^128 / p): when p does not divide 2^128 it equals floor((2^128 - 1) / p); powers of two
+        // get the exact shift.
+        let wide = if p.is_power_of_two() {
+            1u128 << (128 - p.trailing_zeros())
+        } else {
+            u128::MAX / p as u128
+        };
+        Ok(Self {
+            value: p,
+            bits,
+            mu,
+            wide_mu_hi: (wide >> 64) as u64,
+            wide_mu_lo: wide as u64,
+        })
     }
 
     /// The modulus `p`.
@@ -90,14 +106,29 @@ impl Modulus {
         (self.neg(r) & negative) | (r & !negative)
     }
 
-    /// Reduces any double-word value to `[0, p)`, including values above `p^2`.
-    #[inline]
-    pub fn reduce_u128_any(&self, x: u128) -> u64 {
-        if x < 1u128 << (2 * self.bits) {
-            self.reduce_u128(x)
-        } else {
-            (x % self.value as u128) as u64
-        }
+    /// Reduces any double-word value to `[0, p)`, including values above `p^2` (full 128-bit Barrett with
+    /// `mu = floor(2^128 / p)`): the quotient estimate drops the low partial product and undershoots
+    /// `floor(x / p)` by at most 3, so the remainder lies in `[0, 4p)`, which fits a word; two conditional
+    /// subtractions finish. Only the low word of the quotient is needed since the remainder is below `2^64`.
+    /// This is what reduces lazily accumulated sums of products (basis conversion, key switching).
+    #[inline(always)]
+    pub fn reduce_wide(&self, x: u128) -> u64 {
+        let xh = (x >> 64) as u64;
+        let xl = x as u64;
+        let q = xh
+            .wrapping_mul(self.wide_mu_hi)
+            .wrapping_add(((xh as u128 * self.wide_mu_lo as u128) >> 64) as u64)
+            .wrapping_add(((xl as u128 * self.wide_mu_hi as u128) >> 64) as u64);
+        let r = xl.wrapping_sub(q.wrapping_mul(self.value));
+        self.reduce_once(self.reduce_4p_to_2p(r))
+    }
+
+    /// How many products of two residues (each below `(p - 1)^2`) can be added to a value below `p` in a
+    /// `u128` accumulator before [`Modulus::reduce_wide`] must run (capped at `2^20`).
+    pub fn wide_accumulation_capacity(&self) -> usize {
+        let p = self.value as u128;
+        let sq = (p - 1) * (p - 1);
+        ((u128::MAX - p) / sq.max(1)).min(1 << 20) as usize
     }
 
     /// Subtracts `p` once if `x >= p`: maps `[0, 2p)` to `[0, p)`.
@@ -284,11 +315,22 @@ mod tests {
         fn reductions_match(p in 2u64..(1 << 62), x in any::<u64>(), y in any::<u128>(), s in any::<i64>()) {
             let m = Modulus::new(p).unwrap();
             prop_assert_eq!(m.reduce(x), x % p);
-            prop_assert_eq!(m.reduce_u128_any(y) as u128, y % p as u128);
+            prop_assert_eq!(m.reduce_wide(y) as u128, y % p as u128);
             prop_assert_eq!(m.reduce_i64(s) as i128, (s as i128).rem_euclid(p as i128));
             let x4 = x % (4 * p);
             prop_assert_eq!(m.reduce_4p_to_2p(x4) % p, x4 % p);
             prop_assert!(m.reduce_4p_to_2p(x4) < 2 * p);
+        }
+
+        #[test]
+        fn wide_reduction_edges(p in prop::sample::select(vec![2u64, 3, 5, 1 << 30, (1 << 61) - 1, (1 << 62) - 57])) {
+            let m = Modulus::new(p).unwrap();
+            for x in [0u128, 1, u128::MAX, u128::MAX - 1, (p as u128) << 64, ((p as u128) << 66) - 1] {
+                prop_assert_eq!(m.reduce_wide(x) as u128, x % p as u128);
+            }
+            let cap = m.wide_accumulation_capacity() as u128;
+            let sq = (p as u128 - 1) * (p as u128 - 1);
+            prop_assert!(cap * sq + p as u128 - 1 >= cap * sq && (cap.min(1 << 20)) >= 1);
         }
 
         #[test]

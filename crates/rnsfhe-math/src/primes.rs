@@ -288,7 +288,12 @@ pub fn qu_xu_primes(
 ) -> Result<Vec<u64>> {
     check_qu_xu_inputs(m, two_n, count)?;
     if eta == 0 || eta > 64 {
-        return Err(Error::OutOfRange { what: "eta", value: eta as f64, min: 1.0, max: 64.0 });
+        return Err(Error::OutOfRange {
+            what: "eta",
+            value: eta as f64,
+            min: 1.0,
+            max: 64.0,
+        });
     }
     let (lo, hi) = qu_xu_interval(m, eta);
     let mut out = Vec::with_capacity(count.min(1024));
@@ -336,7 +341,12 @@ mod tests {
 
     #[test]
     fn miller_rabin_agrees_with_trial_division() {
-        let naive = |n: u64| n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d));
+        let naive = |n: u64| {
+            n >= 2
+                && (2..)
+                    .take_while(|d| d * d <= n)
+                    .all(|d| !n.is_multiple_of(d))
+        };
         for n in 0..20_000u64 {
             assert_eq!(is_prime(n), naive(n), "n = {n}");
         }
@@ -446,7 +456,11 @@ mod tests {
             let ps = qu_xu_primes(m, eta, two_n, l, &[]).unwrap();
             assert_eq!(ps.len(), l);
             assert!(closeness_eta(&ps, m) >= eta);
-            assert_eq!(closeness_eta(&[1 << (m - 2)], m), 0, "a factor 4 away fits no eta");
+            assert_eq!(
+                closeness_eta(&[1 << (m - 2)], m),
+                0,
+                "a factor 4 away fits no eta"
+            );
             for &p in &ps {
                 assert!(is_prime(p) && p % two_n == 1);
                 let ratio = (1u64 << m) as f64 / p as f64;
@@ -457,10 +471,22 @@ mod tests {
 
     #[test]
     fn bad_search_arguments_are_errors() {
-        assert!(matches!(qu_xu_primes(50, 0, 1 << 15, 3, &[]), Err(Error::OutOfRange { what: "eta", .. })));
-        assert!(matches!(qu_xu_primes(50, 65, 1 << 15, 3, &[]), Err(Error::OutOfRange { what: "eta", .. })));
-        assert!(matches!(ntt_primes_near_power_of_two(10, 1 << 20, 1), Err(Error::NotEnoughPrimes { .. })));
-        assert!(matches!(ntt_primes_of_bits(20, 1 << 11, usize::MAX, &[]), Err(Error::NotEnoughPrimes { .. })));
+        assert!(matches!(
+            qu_xu_primes(50, 0, 1 << 15, 3, &[]),
+            Err(Error::OutOfRange { what: "eta", .. })
+        ));
+        assert!(matches!(
+            qu_xu_primes(50, 65, 1 << 15, 3, &[]),
+            Err(Error::OutOfRange { what: "eta", .. })
+        ));
+        assert!(matches!(
+            ntt_primes_near_power_of_two(10, 1 << 20, 1),
+            Err(Error::NotEnoughPrimes { .. })
+        ));
+        assert!(matches!(
+            ntt_primes_of_bits(20, 1 << 11, usize::MAX, &[]),
+            Err(Error::NotEnoughPrimes { .. })
+        ));
         assert!(qu_xu_interval(40, 0).1 > qu_xu_interval(40, 0).0);
     }
 

@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::primes::closeness_eta;
-use rnsfhe_math::{Modulus, ShoupConstant};
+use rnsfhe_math::ShoupConstant;
 
 use crate::basis::RnsBasis;
 use crate::error::{Error, Result};
@@ -119,50 +119,6 @@ pub enum Exactness {
     Centered,
 }
 
-/// Full 128-bit Barrett reduction modulo a word prime `p < 2^62`, with `mu = floor(2^128 / p)`.
-///
-/// The quotient estimate drops the low partial products and therefore undershoots `floor(x / p)` by at most 3,
-/// so the remainder lies in `[0, 4p)`, which fits a word; two conditional subtractions finish. Only the low
-/// word of the quotient is needed, since the remainder is known to be below `2^64`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Reducer128 {
-    modulus: Modulus,
-    mu_hi: u64,
-    mu_lo: u64,
-}
-
-impl Reducer128 {
-    pub(crate) fn new(modulus: Modulus) -> Self {
-        // floor(2^128 / p): for p not a power of two, p does not divide 2^128, so it equals
-        // floor((2^128 - 1) / p); powers of two (p >= 2) get the exact shift.
-        let p = modulus.value() as u128;
-        let mu = if p.is_power_of_two() {
-            1u128 << (128 - p.trailing_zeros())
-        } else {
-            u128::MAX / p
-        };
-        Self {
-            modulus,
-            mu_hi: (mu >> 64) as u64,
-            mu_lo: mu as u64,
-        }
-    }
-
-    /// `x mod p` for any `x < 2^128`.
-    #[inline(always)]
-    pub(crate) fn reduce(&self, x: u128) -> u64 {
-        let p = self.modulus.value();
-        let xh = (x >> 64) as u64;
-        let xl = x as u64;
-        let q = xh
-            .wrapping_mul(self.mu_hi)
-            .wrapping_add(((xh as u128 * self.mu_lo as u128) >> 64) as u64)
-            .wrapping_add(((xl as u128 * self.mu_hi as u128) >> 64) as u64);
-        let r = xl.wrapping_sub(q.wrapping_mul(p));
-        self.modulus.reduce_once(self.modulus.reduce_4p_to_2p(r))
-    }
-}
-
 /// Tables of the integer-only mode (Qu-Xu).
 #[derive(Clone, Debug)]
 struct QuXuTables {
@@ -199,8 +155,6 @@ pub struct BasisConverter {
     /// `[-Q]_{p_j}`: the rounding term `v` enters the accumulator as `v * [-Q]_{p_j}`, so no table of
     /// multiples `alpha Q mod p_j` and no gather are needed.
     neg_q_mod_p: Vec<u64>,
-    /// Full 128-bit reducers for the target moduli.
-    reducers: Vec<Reducer128>,
     /// `1 / q_i` in double precision (ExactFloat).
     inv_q: Vec<f64>,
     /// Qu-Xu tables (ExactInteger).
@@ -293,7 +247,6 @@ impl BasisConverter {
             .iter()
             .map(|p| p.neg(from.product_mod(p)))
             .collect();
-        let reducers = to.moduli().iter().map(|&p| Reducer128::new(p)).collect();
         let inv_q = from
             .moduli()
             .iter()
@@ -310,7 +263,6 @@ impl BasisConverter {
             qhat_inv: from.qhat_inv().to_vec(),
             qhat_mod_p,
             neg_q_mod_p,
-            reducers,
             inv_q,
             qu_xu,
         })
@@ -359,20 +311,7 @@ impl BasisConverter {
         // Q < 2^(64 * product_words); 2 (l + 2) Q needs at most one more word for any l < 2^62.
         let product_bits: f64 = values.iter().map(|&q| (q as f64).log2()).sum();
         let words = (product_bits / 64.0).ceil() as usize + 2;
-        let mut q = vec![0u64; words];
-        q[0] = 1;
-        for &qi in &values {
-            multiword::mul_word(&mut q, qi);
-        }
-        let mut qhat = vec![0u64; l * words];
-        for (i, chunk) in qhat.chunks_exact_mut(words).enumerate() {
-            chunk[0] = 1;
-            for (j, &qj) in values.iter().enumerate() {
-                if j != i {
-                    multiword::mul_word(chunk, qj);
-                }
-            }
-        }
+        let (q, qhat) = multiword::crt_products(&values, words);
         Ok(QuXuTables {
             m,
             eta,
@@ -684,7 +623,7 @@ impl BasisConverter {
         self.compute_v(len, s);
         let with_v = self.mode != ConversionMode::Fast;
         for (j, out) in outs.iter_mut().enumerate() {
-            let reducer = &self.reducers[j];
+            let reducer = &self.to.moduli()[j];
             let qhat_row = &self.qhat_mod_p[j * l..(j + 1) * l];
             let acc = &mut s.acc[..len];
             if with_v {
@@ -708,12 +647,12 @@ impl BasisConverter {
                 }
                 if g + 1 < groups {
                     for a in acc.iter_mut() {
-                        *a = reducer.reduce(*a) as u128;
+                        *a = reducer.reduce_wide(*a) as u128;
                     }
                 }
             }
             for (o, &a) in out.iter_mut().zip(acc.iter()) {
-                *o = reducer.reduce(a);
+                *o = reducer.reduce_wide(a);
             }
         }
     }
@@ -769,24 +708,6 @@ pub fn qu_xu_error_term_unguarded(y: &[u64], m: u32) -> Result<u64> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        #[test]
-        fn reducer128_matches_u128_remainder(p in 2u64..(1 << 62), x in any::<u128>()) {
-            let m = Modulus::new(p).unwrap();
-            let r = Reducer128::new(m);
-            prop_assert_eq!(r.reduce(x) as u128, x % p as u128);
-        }
-
-        #[test]
-        fn reducer128_edges(p in prop::sample::select(vec![3u64, 5, (1 << 61) - 1, (1 << 62) - 57, 1 << 30, 2])) {
-            let r = Reducer128::new(Modulus::new(p).unwrap());
-            for x in [0u128, 1, u128::MAX, u128::MAX - 1, (p as u128) << 64, ((p as u128) << 66) - 1] {
-                prop_assert_eq!(r.reduce(x) as u128, x % p as u128);
-            }
-        }
-    }
 
     #[test]
     fn multiword_helpers() {

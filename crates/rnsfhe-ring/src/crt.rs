@@ -63,24 +63,11 @@ impl CrtComposer {
         let product_bits: u32 = values.iter().map(|&q| 64 - q.leading_zeros()).sum();
         // Q < 2^product_bits and l * Q < 2^(product_bits + 64): one spare word.
         let words = (product_bits as usize).div_ceil(64) + 1;
-        let mut q = vec![0u64; words];
-        q[0] = 1;
-        for &qi in &values {
-            multiword::mul_word(&mut q, qi);
-        }
+        let (q, qhat) = multiword::crt_products(&values, words);
         let mut half_q = q.clone();
         for i in 0..words {
             let carry_in = if i + 1 < words { q[i + 1] << 63 } else { 0 };
             half_q[i] = (q[i] >> 1) | carry_in;
-        }
-        let mut qhat = vec![0u64; l * words];
-        for (i, chunk) in qhat.chunks_exact_mut(words).enumerate() {
-            chunk[0] = 1;
-            for (j, &qj) in values.iter().enumerate() {
-                if j != i {
-                    multiword::mul_word(chunk, qj);
-                }
-            }
         }
         Self {
             basis: Arc::clone(basis),

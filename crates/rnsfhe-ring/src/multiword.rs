@@ -142,3 +142,24 @@ mod tests {
         assert_eq!(p, [u64::MAX - 2, 5, 0]);
     }
 }
+
+/// The CRT constants of the moduli `values` as little-endian multi-word integers of `words` words each:
+/// `Q = prod q_i` and the `l` values `qhat_i = Q / q_i` (concatenated, `l x words`).
+/// `words` must leave room for `Q` (callers add spare words for their own sums).
+pub(crate) fn crt_products(values: &[u64], words: usize) -> (Vec<u64>, Vec<u64>) {
+    let mut q = vec![0u64; words];
+    q[0] = 1;
+    for &qi in values {
+        mul_word(&mut q, qi);
+    }
+    let mut qhat = vec![0u64; values.len() * words];
+    for (i, chunk) in qhat.chunks_exact_mut(words).enumerate() {
+        chunk[0] = 1;
+        for (j, &qj) in values.iter().enumerate() {
+            if j != i {
+                mul_word(chunk, qj);
+            }
+        }
+    }
+    (q, qhat)
+}

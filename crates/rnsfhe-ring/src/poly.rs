@@ -298,25 +298,20 @@ impl<F: Form> Poly<F> {
 impl Poly<Coeff> {
     /// The polynomial with the given signed integer coefficients, reduced modulo every limb.
     pub fn from_i64(basis: &Arc<RnsBasis>, coeffs: &[i64]) -> Result<Self> {
-        let n = basis.degree();
-        if coeffs.len() != n {
-            return Err(Error::LengthMismatch {
-                what: "coefficient vector",
-                expected: n,
-                got: coeffs.len(),
-            });
-        }
-        let mut p = Self::zero(basis);
-        p.limbs_mut().for_each(|(a, m)| {
-            a.iter_mut()
-                .zip(coeffs)
-                .for_each(|(x, &c)| *x = m.reduce_i64(c))
-        });
-        Ok(p)
+        Self::from_coefficients(basis, coeffs, |m, c| m.reduce_i64(c))
     }
 
-    /// The same residues with every limb taken to `[0, q_i)` from arbitrary words (reduced).
+    /// The polynomial with the given unsigned integer coefficients, reduced modulo every limb.
     pub fn from_u64_reduced(basis: &Arc<RnsBasis>, coeffs: &[u64]) -> Result<Self> {
+        Self::from_coefficients(basis, coeffs, |m, c| m.reduce(c))
+    }
+
+    /// The same integer coefficients in every limb, each reduced by `reduce`.
+    fn from_coefficients<T: Copy + Sync>(
+        basis: &Arc<RnsBasis>,
+        coeffs: &[T],
+        reduce: impl Fn(&Modulus, T) -> u64 + Sync,
+    ) -> Result<Self> {
         let n = basis.degree();
         if coeffs.len() != n {
             return Err(Error::LengthMismatch {
@@ -329,7 +324,7 @@ impl Poly<Coeff> {
         p.limbs_mut().for_each(|(a, m)| {
             a.iter_mut()
                 .zip(coeffs)
-                .for_each(|(x, &c)| *x = m.reduce(c))
+                .for_each(|(x, &c)| *x = reduce(m, c))
         });
         Ok(p)
     }

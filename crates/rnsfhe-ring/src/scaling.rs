@@ -229,31 +229,6 @@ impl Fractions {
     }
 }
 
-/// Shoup constants to reduce a `u128` modulo a word modulus: `v = hi 2^64 + lo`.
-#[derive(Clone, Copy, Debug)]
-struct WideReducer {
-    one: ShoupConstant,
-    two64: ShoupConstant,
-}
-
-impl WideReducer {
-    fn new(m: &Modulus) -> Self {
-        Self {
-            one: m.shoup(1),
-            two64: m.shoup(((1u128 << 64) % m.value() as u128) as u64),
-        }
-    }
-
-    /// `v mod m`, branch-free (Shoup multiplication accepts any 64-bit input).
-    #[inline(always)]
-    fn reduce(&self, m: &Modulus, v: u128) -> u64 {
-        m.add(
-            m.mul_shoup(v as u64, self.one),
-            m.mul_shoup((v >> 64) as u64, self.two64),
-        )
-    }
-}
-
 fn check_plaintext_modulus(t: u64) -> Result<Modulus> {
     if !(2..=MAX_PLAINTEXT_MODULUS).contains(&t) {
         return Err(Error::InvalidPlaintextModulus {
@@ -294,7 +269,6 @@ pub struct SimpleScaler {
     /// `omega_i` modulo `t`, with Shoup companions.
     omega: Vec<ShoupConstant>,
     fractions: Fractions,
-    reducer: WideReducer,
 }
 
 impl SimpleScaler {
@@ -332,7 +306,6 @@ impl SimpleScaler {
             path,
             omega,
             fractions: Fractions::new(&rhos, q.moduli(), path),
-            reducer: WideReducer::new(&tm),
         })
     }
 
@@ -393,7 +366,7 @@ impl SimpleScaler {
                     }
                 }
                 for (o, &a) in chunk.iter_mut().zip(acc.iter()) {
-                    *o = self.reducer.reduce(t, a);
+                    *o = t.reduce_wide(a);
                 }
             });
         Ok(())
@@ -432,7 +405,6 @@ pub struct ComplexScaler {
     omega: Vec<ShoupConstant>,
     /// `lambda_j = [t Q^-1]_{p_j}`.
     lambda: Vec<ShoupConstant>,
-    reducers: Vec<WideReducer>,
 }
 
 impl ComplexScaler {
@@ -472,7 +444,6 @@ impl ComplexScaler {
         }
         let mut omega = Vec::with_capacity(k * p.len());
         let mut lambda = Vec::with_capacity(p.len());
-        let mut reducers = Vec::with_capacity(p.len());
         for pj in p.moduli() {
             for (qi, &rho) in q.moduli().iter().zip(&rhos) {
                 let qi_inv = pj.inv(pj.reduce(qi.value()))?;
@@ -480,7 +451,6 @@ impl ComplexScaler {
             }
             let q_inv = pj.inv(q.product_mod(pj))?;
             lambda.push(pj.shoup(pj.mul(pj.reduce(t), q_inv)));
-            reducers.push(WideReducer::new(pj));
         }
         Ok(Self {
             q: Arc::clone(q),
@@ -491,7 +461,6 @@ impl ComplexScaler {
             fractions: Fractions::new(&rhos, q.moduli(), path),
             omega,
             lambda,
-            reducers,
         })
     }
 
@@ -558,7 +527,6 @@ impl ComplexScaler {
             .for_each(|(j, (limb, pj))| {
                 let omega_j = &self.omega[j * k..(j + 1) * k];
                 let lambda = self.lambda[j];
-                let reducer = self.reducers[j];
                 let xpj = &xp[j * n..(j + 1) * n];
                 limb.par_chunks_mut(BLOCK)
                     .enumerate()
@@ -580,7 +548,7 @@ impl ComplexScaler {
                             }
                         }
                         for (o, &a) in chunk.iter_mut().zip(acc.iter()) {
-                            *o = reducer.reduce(pj, a);
+                            *o = pj.reduce_wide(a);
                         }
                     });
             });

@@ -20,7 +20,9 @@ use rnsfhe_ring::scaling::{ComplexScaler, SimpleScaler};
 use rnsfhe_ring::{Coeff, Poly, RnsBasis};
 use serde::Serialize;
 
-use super::{markdown_table, measure_interleaved, write_json, BenchOptions, Machine, Timing, TimingConfig};
+use super::{
+    markdown_table, measure_interleaved, write_json, BenchOptions, Machine, Timing, TimingConfig,
+};
 
 /// Source basis sizes l of the table.
 pub const SOURCE_LIMBS: [usize; 6] = [2, 5, 10, 15, 20, 30];
@@ -111,7 +113,15 @@ pub struct ConversionReport {
 
 fn random_poly(basis: &Arc<RnsBasis>, rng: &mut impl Rng) -> anyhow::Result<Poly<Coeff>> {
     let n = basis.degree();
-    let data = basis.moduli().iter().flat_map(|m| (0..n).map(|_| rng.gen_range(0..m.value())).collect::<Vec<_>>()).collect();
+    let data = basis
+        .moduli()
+        .iter()
+        .flat_map(|m| {
+            (0..n)
+                .map(|_| rng.gen_range(0..m.value()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
     Ok(Poly::from_data(basis, data)?)
 }
 
@@ -129,14 +139,25 @@ fn per_coeff_ns(t: &Timing, n: usize) -> f64 {
 }
 
 /// Times the three modes for one (l, k), after checking that the exact modes agree.
-pub fn measure_conversion(n: usize, l: usize, k: usize, config: &TimingConfig) -> anyhow::Result<ConversionRow> {
+pub fn measure_conversion(
+    n: usize,
+    l: usize,
+    k: usize,
+    config: &TimingConfig,
+) -> anyhow::Result<ConversionRow> {
     let (from, to, eta) = bases(n, l, k)?;
     let mut rng = rand::rngs::StdRng::seed_from_u64((l * 100 + k) as u64);
     let x = random_poly(&from, &mut rng)?;
     let conv = |mode| BasisConverter::new(&from, &to, mode);
-    let (fast, float, integer) = (conv(ConversionMode::Fast)?, conv(ConversionMode::ExactFloat)?, conv(ConversionMode::ExactInteger)?);
+    let (fast, float, integer) = (
+        conv(ConversionMode::Fast)?,
+        conv(ConversionMode::ExactFloat)?,
+        conv(ConversionMode::ExactInteger)?,
+    );
     if float.convert(&x)? != integer.convert(&x)? {
-        anyhow::bail!("ExactFloat and ExactInteger disagree for l = {l}, k = {k}: refusing to time them");
+        anyhow::bail!(
+            "ExactFloat and ExactInteger disagree for l = {l}, k = {k}: refusing to time them"
+        );
     }
     // A failure cannot happen after the check above (same buffers); one is kept and reported after timing.
     let failed = Cell::new(None);
@@ -192,13 +213,25 @@ pub fn measure_scaling(n: usize, l: usize, config: &TimingConfig) -> anyhow::Res
     if let Some(e) = failed.take() {
         return Err(e.into());
     }
-    Ok(ScalingRow { l, k, simple_ns: per_coeff_ns(&t[0], n), complex_ns: per_coeff_ns(&t[1], n), timings: [t[0], t[1]] })
+    Ok(ScalingRow {
+        l,
+        k,
+        simple_ns: per_coeff_ns(&t[0], n),
+        complex_ns: per_coeff_ns(&t[1], n),
+        timings: [t[0], t[1]],
+    })
 }
 
 /// Failure rate of the unguarded Qu-Xu term (Algorithm 4 with rounding) against the exact term, on
 /// `polys` random polynomials of degree `n`, for primes with the given `eta` (Algorithm 3 walks down from
 /// the upper end of the interval, so the primes sit near its edge and the bound is nearly attained).
-pub fn measure_failure(n: usize, l: usize, eta: u32, setting: &str, polys: usize) -> anyhow::Result<FailureRow> {
+pub fn measure_failure(
+    n: usize,
+    l: usize,
+    eta: u32,
+    setting: &str,
+    polys: usize,
+) -> anyhow::Result<FailureRow> {
     let two_n = 2 * n as u64;
     let qs = qu_xu_primes(SOURCE_BITS, eta, two_n, l, &[])?;
     let ps = ntt_primes_of_bits(TARGET_BITS, two_n, 1, &qs)?;
@@ -220,7 +253,9 @@ pub fn measure_failure(n: usize, l: usize, eta: u32, setting: &str, polys: usize
         }
     }
     let samples = polys * n;
-    let bound = conv.theorem1_bound().context("ExactInteger converters report the Theorem 1 bound")?;
+    let bound = conv
+        .theorem1_bound()
+        .context("ExactInteger converters report the Theorem 1 bound")?;
     Ok(FailureRow {
         l,
         eta,
@@ -239,7 +274,11 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     let machine = Machine::detect();
     let n = if options.quick { 1 << 12 } else { 1 << 14 };
     let progress = std::io::stderr().is_terminal();
-    let source: &[usize] = if options.quick { &[2, 10, 30] } else { &SOURCE_LIMBS };
+    let source: &[usize] = if options.quick {
+        &[2, 10, 30]
+    } else {
+        &SOURCE_LIMBS
+    };
 
     let mut conversion = Vec::new();
     for &l in source {
@@ -267,16 +306,31 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
             eprint!("\rfailure rate l = {l}     ");
         }
         let eta_max = qu_xu_max_eta(SOURCE_BITS, 2 * n as u64, l)?;
-        failure.push(measure_failure(n, l, eta_max, "largest eta (Qu-Xu Algorithm 2)", polys)?);
+        failure.push(measure_failure(
+            n,
+            l,
+            eta_max,
+            "largest eta (Qu-Xu Algorithm 2)",
+            polys,
+        )?);
         let r = 1.0 / 64.0;
         let eta_min = ((r + l as f64) / r).log2().floor() as u32 + 1;
-        failure.push(measure_failure(n, l, eta_min, "smallest eta > log2((r + l)/r), r = 2^-6", polys)?);
+        failure.push(measure_failure(
+            n,
+            l,
+            eta_min,
+            "smallest eta > log2((r + l)/r), r = 2^-6",
+            polys,
+        )?);
     }
     if progress {
         eprint!("\r{:40}\r", "");
     }
 
-    println!("## RNS basis conversion, HPS scaling{}\n", if options.quick { " (--quick)" } else { "" });
+    println!(
+        "## RNS basis conversion, HPS scaling{}\n",
+        if options.quick { " (--quick)" } else { "" }
+    );
     println!("{}", machine.markdown_header());
     println!(
         "- N = {n}; median of {} interleaved samples; nanoseconds per coefficient; source primes: Qu-Xu primes near 2^{SOURCE_BITS}; target primes: {TARGET_BITS} bits\n",
@@ -300,16 +354,43 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     print!(
         "{}",
         markdown_table(
-            &["l", "k", "eta", "Fast (ns)", "ExactFloat (ns)", "ExactInteger (ns)", "Float / Fast", "Integer / Fast"],
+            &[
+                "l",
+                "k",
+                "eta",
+                "Fast (ns)",
+                "ExactFloat (ns)",
+                "ExactInteger (ns)",
+                "Float / Fast",
+                "Integer / Fast"
+            ],
             &rows
         )
     );
     println!("\nHPS scaling (t = {PLAINTEXT_MODULUS}, 60-bit primes, P of l + 1 primes), ns per coefficient:\n");
     let rows: Vec<Vec<String>> = scaling
         .iter()
-        .map(|r| vec![r.l.to_string(), r.k.to_string(), format!("{:.2}", r.simple_ns), format!("{:.2}", r.complex_ns)])
+        .map(|r| {
+            vec![
+                r.l.to_string(),
+                r.k.to_string(),
+                format!("{:.2}", r.simple_ns),
+                format!("{:.2}", r.complex_ns),
+            ]
+        })
         .collect();
-    print!("{}", markdown_table(&["l (Q)", "k (P)", "simple scaling (ns)", "complex scaling (ns)"], &rows));
+    print!(
+        "{}",
+        markdown_table(
+            &[
+                "l (Q)",
+                "k (P)",
+                "simple scaling (ns)",
+                "complex scaling (ns)"
+            ],
+            &rows
+        )
+    );
     println!("\nUnguarded Qu-Xu error term (Algorithm 4 with rounding) vs the exact term, against Theorem 1:\n");
     let rows: Vec<Vec<String>> = failure
         .iter()
@@ -328,9 +409,30 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
         .collect();
     print!(
         "{}",
-        markdown_table(&["l", "eta", "setting", "samples", "failures", "rate", "Theorem 1 bound", "all off by 1"], &rows)
+        markdown_table(
+            &[
+                "l",
+                "eta",
+                "setting",
+                "samples",
+                "failures",
+                "rate",
+                "Theorem 1 bound",
+                "all off by 1"
+            ],
+            &rows
+        )
     );
-    let report = ConversionReport { table: "conversion", machine, quick: options.quick, n, timing: config, conversion, scaling, failure };
+    let report = ConversionReport {
+        table: "conversion",
+        machine,
+        quick: options.quick,
+        n,
+        timing: config,
+        conversion,
+        scaling,
+        failure,
+    };
     let path = write_json(&options.out, "conversion", &report)?;
     println!("\nJSON: {}", path.display());
     Ok(())
@@ -342,16 +444,28 @@ mod tests {
 
     #[test]
     fn rows_are_measured_and_failures_respect_theorem_1() {
-        let config = TimingConfig { warmup_ms: 0, samples: 3, min_sample_us: 1 };
+        let config = TimingConfig {
+            warmup_ms: 0,
+            samples: 3,
+            min_sample_us: 1,
+        };
         let row = measure_conversion(1 << 10, 5, 2, &config).unwrap();
         assert!(row.fast_ns > 0.0 && row.exact_integer_ns > 0.0 && row.exact_float_ns > 0.0);
         let s = measure_scaling(1 << 10, 3, &config).unwrap();
         assert!(s.simple_ns > 0.0 && s.complex_ns > 0.0);
         let f = measure_failure(1 << 10, 8, 10, "test", 20).unwrap();
-        assert!(f.failures > 0, "at eta = 10 the unguarded term fails visibly");
+        assert!(
+            f.failures > 0,
+            "at eta = 10 the unguarded term fails visibly"
+        );
         assert!(f.all_off_by_one);
         // 3 standard deviations of a binomial above the bound.
         let sd = (f.theorem1_bound * (1.0 - f.theorem1_bound) / f.samples as f64).sqrt();
-        assert!(f.rate <= f.theorem1_bound + 3.0 * sd, "rate {} > bound {}", f.rate, f.theorem1_bound);
+        assert!(
+            f.rate <= f.theorem1_bound + 3.0 * sd,
+            "rate {} > bound {}",
+            f.rate,
+            f.theorem1_bound
+        );
     }
 }
