@@ -86,3 +86,17 @@ python-ext: $(VENV_STAMP)
 clean:
 	$(CARGO) clean
 	rm -rf $(VENV) bench-results python/rnsfhe/*.so python/rnsfhe/__pycache__ python/tests/__pycache__
+
+# ---- peers: our CKKS against OpenFHE and SEAL (bench/peers/README.md) --------------------------------------
+
+# make bench-peers                          the three Table 1 presets, 15 interleaved rounds each
+# make bench-peers PRESET=PaperTable1L5     one preset (or several, space-separated); ROUNDS=5 for fewer rounds; PEERS_ARGS=... for more flags
+PRESET ?=
+ROUNDS ?= 15
+PEERS_ARGS ?=
+
+.PHONY: bench-peers
+bench-peers: check-tools
+	bash bench/peers/setup.sh
+	$(CARGO) build --release -p rnsfhe
+	$(PYTHON) bench/peers/compare_table1.py --rounds $(ROUNDS) $(foreach p,$(PRESET),--preset $(p)) $(PEERS_ARGS)
