@@ -16,6 +16,26 @@
 pub mod encoder;
 pub mod precision;
 
+pub mod ckks_error;
+pub mod context;
+pub mod encryption;
+pub mod evaluator;
+pub mod keys;
+pub mod params;
+pub mod plaintext;
+pub mod security;
+
+pub use ckks_error::{CkksError, CkksResult};
+pub use context::{CkksContext, EXACT_SCALE_TOLERANCE};
+pub use encryption::{CkksDecryptor, CkksEncryptor, SlotValues};
+pub use evaluator::Evaluator;
+pub use keys::{GaloisKeys, KeyGenerator, KeySet, PublicKey, RelinKey, SecretKey};
+pub use params::{CkksParams, Preset, RescalingPolicy};
+pub use plaintext::{Ciphertext, Plaintext};
+pub use rnsfhe_core::{ConversionMode, SecretDistribution};
+pub use rnsfhe_math::sampling::Csprng;
+pub use security::{max_log_qp, SecurityEstimate, SecurityLevel};
+
 pub use encoder::Encoder;
 pub use error::{Error, Result};
 pub use num_complex::Complex64;

@@ -24,7 +24,7 @@ enum Command {
     Demo,
     /// Regenerate a benchmark table as markdown (stdout) and JSON (`<out>/<table>.json`).
     Bench(BenchArgs),
-    /// List the parameter presets.
+    /// List the CKKS parameter presets with log QP, depth, slots, scale and estimated security.
     Params,
 }
 
@@ -61,6 +61,16 @@ enum BenchTable {
     /// RNS basis conversion (Fast / ExactFloat / ExactInteger) for l = 2..30 source and k = 1..4 target
     /// primes, HPS simple and complex scaling, and the failure rate of the unguarded Qu-Xu error term.
     Conversion,
+    /// RNS-CKKS Table 1 (Enc, Dec, Add, CMult, Mult&RS, plus Rotate and KeyGen and the precision after each)
+    /// for the paper's three presets, with the paper's numbers beside ours.
+    CkksTable1,
+    /// Serve the CKKS operations of Table 1 over the line protocol of `bench/peers/compare_table1.py`
+    /// (JSON commands on stdin, timings on stdout), so the peer driver can interleave us with OpenFHE and SEAL.
+    CkksOp {
+        /// The parameter preset (e.g. PaperTable1L5; `rnsfhe params` lists them).
+        #[arg(long)]
+        preset: String,
+    },
 }
 
 /// `rnsfhe demo`. Until the CKKS scheme exists it shows the math layer: a prime search, an NTT correctness
@@ -174,6 +184,56 @@ mod demo {
     }
 }
 
+/// `rnsfhe params`: the CKKS presets with their sizes and security.
+mod params {
+    use rnsfhe_ckks::{CkksContext, Preset};
+
+    use crate::bench::markdown_table;
+
+    /// Builds every preset's context and prints N, log QP, levels, slots, scale and security.
+    pub fn run() -> anyhow::Result<()> {
+        let mut rows = Vec::new();
+        for preset in Preset::ALL {
+            let ctx = CkksContext::new(preset.params())?;
+            let p = ctx.params();
+            let sec = ctx.security();
+            rows.push(vec![
+                format!("{preset:?}"),
+                format!("2^{}", p.log_n),
+                format!("{:.1}", ctx.log_q()),
+                format!("{:.1}", ctx.log_qp()),
+                format!("{}", p.levels),
+                format!("{}", ctx.max_slots()),
+                format!("2^{}", p.log_scale),
+                format!(
+                    "{} x {} bits, dnum {}",
+                    p.special_primes, p.special_bits, p.dnum
+                ),
+                format!("{sec}"),
+            ]);
+        }
+        println!("## CKKS presets\n");
+        print!(
+            "{}",
+            markdown_table(
+                &[
+                    "preset",
+                    "N",
+                    "log Q",
+                    "log QP",
+                    "depth",
+                    "slots",
+                    "scale",
+                    "special primes",
+                    "security"
+                ],
+                &rows
+            )
+        );
+        Ok(())
+    }
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Demo => demo::run(),
@@ -185,12 +245,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             match args.table {
                 BenchTable::Ntt => bench::ntt::run(&options),
                 BenchTable::Conversion => bench::conversion::run(&options),
+                BenchTable::CkksTable1 => bench::ckks::run_table1(&options),
+                BenchTable::CkksOp { preset } => bench::ckks::serve(&preset),
             }
         }
-        Command::Params => {
-            println!("presets arrive with the CKKS issue");
-            Ok(())
-        }
+        Command::Params => params::run(),
     }
 }
 

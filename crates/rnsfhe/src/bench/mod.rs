@@ -7,6 +7,7 @@
 //! To add a table: a module `bench/<table>.rs` with a `run(&BenchOptions) -> anyhow::Result<()>`, a variant
 //! of `BenchTable` in `main.rs`, and a line in the dispatch there.
 
+pub mod ckks;
 pub mod conversion;
 pub mod ntt;
 

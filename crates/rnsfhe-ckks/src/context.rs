@@ -1,0 +1,524 @@
+//! The checked, immutable CKKS context: prime chain, RLWE context, encoder, per-level scales and the
+//! security estimate.
+//!
+//! # Prime chain (RNS-CKKS Section 3.1, Appendix B; Qu-Xu Section 4)
+//!
+//! The chain is `q_0, q_1, ..., q_L` (`L = levels`), then the special primes `p_0 .. p_{k-1}`:
+//!
+//! * the **scaling primes** `q_1 .. q_L` are NTT primes (`q = 1 mod 2N`) close to `2^log_scale`, taken from
+//!   the candidates of [`ntt_primes_near_power_of_two`] in the order that keeps the scale of a chain of
+//!   multiplications closest to `2^log_scale`: rescaling from `l` limbs divides the scale by `q_{l-1}`,
+//!   so, going down from the top, `q_{l-1}` is the unused candidate nearest to `Delta_l^2 / 2^log_scale`
+//!   (then `Delta_{l-1} = Delta_l^2 / q_{l-1}` stays within about one prime gap of `2^log_scale` instead of
+//!   doubling its relative error at every level). With [`ConversionMode::ExactInteger`] the candidates
+//!   must also satisfy Qu-Xu Theorem 1 (`eta > log2((r + l)/r)`), which the RLWE context checks;
+//! * `q_0` is the largest NTT prime of `q0_bits` bits not already used ([`ntt_primes_of_bits`]); with
+//!   `ExactInteger` it is another near-`2^log_scale` candidate when `q0_bits == log_scale`, otherwise a
+//!   Qu-Xu prime near `2^q0_bits` ([`qu_xu_max_eta`], [`qu_xu_primes`]) that must be alone in its digit
+//!   group (`dnum = levels + 1`);
+//! * the **special primes** are the largest NTT primes of `special_bits` bits (`ExactInteger`: Qu-Xu
+//!   primes near `2^special_bits`), distinct from the chain.
+//!
+//! # Scales
+//!
+//! [`CkksContext::level_scale`] is the default scale of a plaintext encoded at a level: `2^log_scale` for
+//! [`RescalingPolicy::FixedNominalScale`]; for [`RescalingPolicy::ExactScale`] `Delta_{L+1} = q_L` and
+//! `Delta_{l-1} = Delta_l^2 / q_{l-1}` (Kim-Papadimitriou-Polyakov), so that a product of two operands at
+//! the default scale of level `l`, rescaled once, has exactly the default scale of level `l - 1`.
+
+use std::sync::Arc;
+
+use rnsfhe_core::{ConversionMode, RlweContext, RlweParams};
+use rnsfhe_math::primes::{
+    closeness_eta, ntt_primes_near_power_of_two, ntt_primes_of_bits, qu_xu_max_eta, qu_xu_primes,
+};
+use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
+
+use crate::ckks_error::{CkksError, CkksResult};
+use crate::encoder::Encoder;
+use crate::params::{CkksParams, RescalingPolicy};
+use crate::plaintext::Plaintext;
+use crate::security::{estimate, SecurityEstimate};
+use crate::Complex64;
+
+/// Relative scale difference below which two scales count as equal under
+/// [`RescalingPolicy::ExactScale`] (floating-point rounding of the scale bookkeeping only).
+pub const EXACT_SCALE_TOLERANCE: f64 = 1.0 / (1u64 << 40) as f64;
+
+/// The immutable context of a CKKS parameter set; built once by [`CkksContext::new`], shared by `Arc`,
+/// `Send + Sync`.
+pub struct CkksContext {
+    params: CkksParams,
+    rlwe: Arc<RlweContext>,
+    encoder: Encoder,
+    /// Default scale per level: entry `l - 1` for level (limb count) `l`.
+    level_scales: Vec<f64>,
+    log_qp: f64,
+    security: SecurityEstimate,
+    eta: u32,
+    tolerance: f64,
+    /// `X^(N/2)` in NTT form over the full chain (multiplication by `i` in every slot).
+    x_half: Poly<Ntt>,
+}
+
+impl std::fmt::Debug for CkksContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CkksContext")
+            .field("n", &self.n())
+            .field("log_scale", &self.params.log_scale)
+            .field("levels", &self.params.levels)
+            .field("log_qp", &self.log_qp)
+            .field("security", &self.security)
+            .field("rlwe", &self.rlwe)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The unused candidate nearest to `target`; removes it from `pool`.
+fn take_nearest(pool: &mut Vec<u64>, target: f64) -> Option<u64> {
+    let (idx, _) = pool.iter().enumerate().min_by(|(_, a), (_, b)| {
+        let da = (**a as f64 - target).abs();
+        let db = (**b as f64 - target).abs();
+        da.total_cmp(&db)
+    })?;
+    Some(pool.swap_remove(idx))
+}
+
+fn invalid(what: &'static str, reason: String) -> CkksError {
+    CkksError::InvalidParams { what, reason }
+}
+
+impl CkksContext {
+    /// Checks `params`, builds the prime chain (see the [module documentation](self)), the RLWE context
+    /// (key-switching tables in the chosen conversion mode), the encoder and the per-level scales, and
+    /// estimates security against the HE Standard ([`crate::security`]). Insecure or unestablished
+    /// parameters are accepted (the paper's presets target 80 bits) but flagged:
+    /// [`CkksContext::is_insecure`], [`CkksContext::security_warning`].
+    ///
+    /// Errors: [`CkksError::InvalidParams`] for bit sizes out of range (`log_scale` in `[10, 60]`,
+    /// `q0_bits` in `[log_scale, 61]`, `special_bits` in `[10, 61]`), no special prime, a `q_0` that
+    /// `ExactInteger` cannot convert; prime search and RLWE context errors otherwise (too few primes,
+    /// `dnum` out of range, a conversion mode the moduli do not support).
+    pub fn new(params: CkksParams) -> CkksResult<Arc<Self>> {
+        let p = &params;
+        if !(10..=17).contains(&p.log_n) {
+            return Err(invalid(
+                "log_n",
+                format!("log_n = {} must be in [10, 17]", p.log_n),
+            ));
+        }
+        if !(10..=60).contains(&p.log_scale) {
+            return Err(invalid(
+                "log_scale",
+                format!("log_scale = {} must be in [10, 60]", p.log_scale),
+            ));
+        }
+        if p.q0_bits < p.log_scale || p.q0_bits > 61 {
+            return Err(invalid(
+                "q0_bits",
+                format!(
+                    "q0_bits = {} must be in [log_scale = {}, 61]: decryption at the last level needs \
+                     |x| Delta < q_0 / 2",
+                    p.q0_bits, p.log_scale
+                ),
+            ));
+        }
+        if p.special_primes == 0 || !(10..=61).contains(&p.special_bits) {
+            return Err(invalid(
+                "special primes",
+                format!(
+                    "{} special prime(s) of {} bits: key switching needs at least one, of 10 to 61 bits, \
+                     with P at least the largest digit (RNS-CKKS Section 3.3)",
+                    p.special_primes, p.special_bits
+                ),
+            ));
+        }
+        let n = params.n();
+        let two_n = 2 * n as u64;
+        let exact_int = p.conversion == ConversionMode::ExactInteger;
+        let nominal = (p.log_scale as f64).exp2();
+
+        // Scaling primes, greedy order from the top (see the module documentation).
+        let extra = usize::from(exact_int && p.q0_bits == p.log_scale);
+        let mut pool =
+            ntt_primes_near_power_of_two(p.log_scale, two_n, 2 * (p.levels + extra) + 8)?;
+        let mut scaling_desc = Vec::with_capacity(p.levels);
+        let mut delta = match p.rescaling {
+            RescalingPolicy::FixedNominalScale => nominal,
+            RescalingPolicy::ExactScale => 0.0,
+        };
+        for i in 0..p.levels {
+            let target = if i == 0 {
+                nominal
+            } else {
+                delta * delta / nominal
+            };
+            let q = take_nearest(&mut pool, target).ok_or_else(|| {
+                invalid(
+                    "levels",
+                    format!(
+                        "not enough primes near 2^{} for {} levels",
+                        p.log_scale, p.levels
+                    ),
+                )
+            })?;
+            if i == 0 && p.rescaling == RescalingPolicy::ExactScale {
+                delta = q as f64;
+            }
+            delta = delta * delta / q as f64;
+            scaling_desc.push(q);
+        }
+        let scaling: Vec<u64> = scaling_desc.iter().rev().copied().collect();
+
+        // q_0.
+        let q0 = if exact_int {
+            if p.q0_bits == p.log_scale {
+                take_nearest(&mut pool, nominal).ok_or_else(|| {
+                    invalid("q0_bits", "no prime left near 2^log_scale for q_0".into())
+                })?
+            } else {
+                let alpha = (p.levels + 1).div_ceil(p.dnum.max(1));
+                if alpha > 1 && p.levels > 0 {
+                    return Err(invalid(
+                        "q0_bits",
+                        format!(
+                            "ExactInteger conversion (Qu-Xu) needs every digit group of the chain close to \
+                             one power of two, but q_0 ({} bits) shares its group of {alpha} primes with \
+                             scaling primes near 2^{}: set q0_bits = log_scale, or dnum = levels + 1 = {}",
+                            p.q0_bits,
+                            p.log_scale,
+                            p.levels + 1
+                        ),
+                    ));
+                }
+                let eta = qu_xu_max_eta(p.q0_bits, two_n, 1)?;
+                qu_xu_primes(p.q0_bits, eta, two_n, 1, &scaling)?[0]
+            }
+        } else {
+            ntt_primes_of_bits(p.q0_bits, two_n, 1, &scaling)?[0]
+        };
+        let mut q_moduli = Vec::with_capacity(p.levels + 1);
+        q_moduli.push(q0);
+        q_moduli.extend_from_slice(&scaling);
+
+        // Special primes.
+        let p_moduli = if exact_int {
+            let eta = qu_xu_max_eta(p.special_bits, two_n, p.special_primes + q_moduli.len())?;
+            qu_xu_primes(p.special_bits, eta, two_n, p.special_primes, &q_moduli)?
+        } else {
+            ntt_primes_of_bits(p.special_bits, two_n, p.special_primes, &q_moduli)?
+        };
+
+        let rlwe = RlweContext::new(RlweParams {
+            log_n: p.log_n,
+            q_moduli: q_moduli.clone(),
+            p_moduli: p_moduli.clone(),
+            dnum: p.dnum,
+            conversion: p.conversion,
+            secret: p.secret,
+            sigma: p.sigma,
+        })?;
+        let encoder = Encoder::new(n)?;
+
+        // Default scales per level (index l - 1 for l limbs).
+        let top = q_moduli.len();
+        let mut level_scales = vec![nominal; top];
+        if p.rescaling == RescalingPolicy::ExactScale && top >= 2 {
+            let mut d = q_moduli[top - 1] as f64;
+            level_scales[top - 1] = d;
+            for l in (1..top).rev() {
+                d = d * d / q_moduli[l] as f64;
+                level_scales[l - 1] = d;
+            }
+        }
+
+        let log_qp = rlwe.extended_basis().log2_product();
+        let security = estimate(n, log_qp, p.secret);
+        let eta = if scaling.is_empty() {
+            64
+        } else {
+            closeness_eta(&scaling, p.log_scale)
+        };
+        let tolerance = match p.rescaling {
+            RescalingPolicy::ExactScale => EXACT_SCALE_TOLERANCE,
+            RescalingPolicy::FixedNominalScale => {
+                EXACT_SCALE_TOLERANCE.max(16.0 * (-(eta as f64)).exp2())
+            }
+        };
+        let mut xh = vec![0i64; n];
+        xh[n / 2] = 1;
+        let x_half = Poly::<Coeff>::from_i64(rlwe.chain(), &xh)?.into_ntt();
+        Ok(Arc::new(Self {
+            params,
+            rlwe,
+            encoder,
+            level_scales,
+            log_qp,
+            security,
+            eta,
+            tolerance,
+            x_half,
+        }))
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &CkksParams {
+        &self.params
+    }
+
+    /// The RLWE context (bases, key switching).
+    pub fn rlwe(&self) -> &Arc<RlweContext> {
+        &self.rlwe
+    }
+
+    /// The encoder (RNS-CKKS Section 2.1, canonical embedding).
+    pub fn encoder(&self) -> &Encoder {
+        &self.encoder
+    }
+
+    /// Ring degree `N`.
+    pub fn n(&self) -> usize {
+        self.rlwe.n()
+    }
+
+    /// Largest slot count `N/2`.
+    pub fn max_slots(&self) -> usize {
+        self.rlwe.n() / 2
+    }
+
+    /// The top level (limb count) `L + 1` of fresh ciphertexts.
+    pub fn max_level(&self) -> usize {
+        self.rlwe.max_level()
+    }
+
+    /// The chain `q_0 .. q_L`.
+    pub fn q_moduli(&self) -> &[u64] {
+        &self.rlwe.params().q_moduli
+    }
+
+    /// The special primes `p_0 .. p_{k-1}`.
+    pub fn p_moduli(&self) -> &[u64] {
+        &self.rlwe.params().p_moduli
+    }
+
+    /// `log2(Q_L)` of the full chain (Table 1's `log Q_L`).
+    pub fn log_q(&self) -> f64 {
+        self.rlwe.chain().log2_product()
+    }
+
+    /// `log2(Q P)`, the modulus of the key-switching keys (what the security table bounds).
+    pub fn log_qp(&self) -> f64 {
+        self.log_qp
+    }
+
+    /// The security estimate against the HE Standard table.
+    pub fn security(&self) -> SecurityEstimate {
+        self.security
+    }
+
+    /// The warning flag: `true` unless at least 128-bit security is established by the HE Standard table
+    /// (always for sparse secrets such as the paper's `h = 64`).
+    pub fn is_insecure(&self) -> bool {
+        !self.security.is_secure()
+    }
+
+    /// A human-readable warning when [`CkksContext::is_insecure`], naming `N`, `log2(QP)` and the bound.
+    pub fn security_warning(&self) -> Option<String> {
+        if !self.is_insecure() {
+            return None;
+        }
+        let bound = crate::security::max_log_qp(self.n(), crate::SecurityLevel::Bits128);
+        Some(format!(
+            "WARNING: these CKKS parameters are not established as 128-bit secure: N = {}, log2(QP) = {:.1} \
+             (HE Standard 128-bit bound for a uniform ternary secret: {}), secret {:?}; security: {}. Use \
+             them for tests and paper reproduction only.",
+            self.n(),
+            self.log_qp,
+            bound.map_or("none".to_string(), |b| b.to_string()),
+            self.params.secret,
+            self.security
+        ))
+    }
+
+    /// Closeness `eta` of the scaling primes to `2^log_scale` (`|q / 2^log_scale - 1| <= 2^-eta`,
+    /// RNS-CKKS Section 3.1 and Appendix B).
+    pub fn eta(&self) -> u32 {
+        self.eta
+    }
+
+    /// The relative scale difference that binary operations accept without correction: `2^-40` for
+    /// [`RescalingPolicy::ExactScale`]; for [`RescalingPolicy::FixedNominalScale`] the larger of `2^-40` and
+    /// `16 * 2^-eta`, the basis approximation error the RNS-CKKS paper accepts (Section 3.1).
+    pub fn scale_tolerance(&self) -> f64 {
+        self.tolerance
+    }
+
+    /// The default scale of a plaintext encoded at `level` (limb count); see the
+    /// [module documentation](self).
+    ///
+    /// Errors: [`CkksError::InvalidArgument`] unless `1 <= level <= max_level`.
+    pub fn level_scale(&self, level: usize) -> CkksResult<f64> {
+        self.check_level(level, "level scale")?;
+        Ok(self.level_scales[level - 1])
+    }
+
+    /// The fingerprint every ciphertext, plaintext and key of this context carries.
+    pub fn fingerprint(&self) -> u64 {
+        self.rlwe.fingerprint()
+    }
+
+    /// The basis `Q_l` of a level.
+    pub(crate) fn basis(&self, level: usize) -> CkksResult<&Arc<RnsBasis>> {
+        Ok(self.rlwe.basis_at(level)?)
+    }
+
+    /// `X^(N/2)` (NTT form) at a level.
+    pub(crate) fn x_half_at(&self, level: usize) -> CkksResult<Poly<Ntt>> {
+        let mut x = self.x_half.drop_to(level)?;
+        x.rebase(self.basis(level)?)?;
+        Ok(x)
+    }
+
+    pub(crate) fn check_level(&self, level: usize, operation: &'static str) -> CkksResult<()> {
+        if level == 0 || level > self.max_level() {
+            return Err(CkksError::InvalidArgument {
+                operation,
+                reason: format!(
+                    "level {level} is outside [1, {}] (levels count limbs)",
+                    self.max_level()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Encodes `values` into `slots` slots at `level` with the level's default scale
+    /// ([`CkksContext::level_scale`]).
+    ///
+    /// Errors: invalid slot count or level, more values than slots, non-finite values, scale too large for
+    /// the modulus (all from the encoder, [`crate::Error`]).
+    pub fn encode(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+    ) -> CkksResult<Plaintext> {
+        let scale = self.level_scale(level)?;
+        self.encode_at_scale(values, slots, level, scale)
+    }
+
+    /// Real values, see [`CkksContext::encode`].
+    pub fn encode_real(&self, values: &[f64], slots: usize, level: usize) -> CkksResult<Plaintext> {
+        let z: Vec<Complex64> = values.iter().map(|&x| Complex64::new(x, 0.0)).collect();
+        self.encode(&z, slots, level)
+    }
+
+    /// Encodes at an explicit scale (`round(scale * tau^-1(values))`, RNS-CKKS Section 2.1).
+    ///
+    /// Errors: as [`CkksContext::encode`].
+    pub fn encode_at_scale(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+        scale: f64,
+    ) -> CkksResult<Plaintext> {
+        let basis = self.basis(level)?;
+        let poly = self.encoder.encode(values, slots, scale, basis)?;
+        Ok(Plaintext::from_parts(
+            poly,
+            scale,
+            slots,
+            self.fingerprint(),
+        ))
+    }
+
+    /// Decodes a plaintext (at its own scale and slot count).
+    ///
+    /// Errors: [`CkksError::ContextMismatch`] for a plaintext of another context; decoder errors.
+    pub fn decode(&self, pt: &Plaintext) -> CkksResult<Vec<Complex64>> {
+        self.check_fingerprint(pt.fingerprint(), "plaintext")?;
+        Ok(self
+            .encoder
+            .decode(&pt.poly().clone().into_coeff(), pt.slots(), pt.scale())?)
+    }
+
+    pub(crate) fn check_fingerprint(&self, got: u64, object: &'static str) -> CkksResult<()> {
+        if got == self.fingerprint() {
+            Ok(())
+        } else {
+            Err(CkksError::ContextMismatch {
+                object,
+                expected: self.fingerprint(),
+                got,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::params::Preset;
+    use rnsfhe_core::SecretDistribution;
+
+    fn small(policy: RescalingPolicy, mode: ConversionMode) -> CkksParams {
+        CkksParams {
+            log_n: 12,
+            log_scale: 40,
+            q0_bits: 50,
+            levels: 4,
+            special_primes: 1,
+            special_bits: 55,
+            dnum: 5,
+            secret: SecretDistribution::Ternary,
+            sigma: 3.2,
+            conversion: mode,
+            rescaling: policy,
+        }
+    }
+
+    #[test]
+    fn chain_and_scales() {
+        for mode in [
+            ConversionMode::Fast,
+            ConversionMode::ExactFloat,
+            ConversionMode::ExactInteger,
+        ] {
+            let ctx = CkksContext::new(small(RescalingPolicy::ExactScale, mode)).unwrap();
+            assert_eq!(ctx.max_level(), 5);
+            assert_eq!(ctx.q_moduli().len(), 5);
+            // Exact scales stay within a few prime gaps of 2^40.
+            for l in 1..=5 {
+                let s = ctx.level_scale(l).unwrap();
+                assert!((s.log2() - 40.0).abs() < 1e-3, "level {l}: {}", s.log2());
+            }
+            assert!(ctx.is_insecure() || ctx.log_qp() <= 109.0);
+        }
+    }
+
+    #[test]
+    fn presets_state_their_log_qp() {
+        for preset in Preset::ALL {
+            let p = preset.params();
+            if let Some(level) = preset.claimed_security() {
+                let max = crate::security::max_log_qp(p.n(), level).unwrap();
+                assert!(p.nominal_log_qp() <= max as u64, "{preset:?}");
+            }
+            if let Some(log_q) = preset.paper_log_q() {
+                assert_eq!(
+                    p.q0_bits as u64 + p.levels as u64 * p.log_scale as u64,
+                    log_q as u64
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn generator_picks_smallest_ring() {
+        let p = CkksParams::generate(3, 40, crate::SecurityLevel::Bits128).unwrap();
+        assert!(p.nominal_log_qp() <= 218 || p.log_n > 13);
+        assert!(CkksParams::generate(200, 60, crate::SecurityLevel::Bits256).is_err());
+    }
+}

@@ -1,0 +1,157 @@
+//! CKKS encryption and decryption of slot vectors (RNS-CKKS Section 4, `Enc` / `Dec`, with the encoding of
+//! Section 2.1).
+
+use std::sync::Arc;
+
+use rnsfhe_core::{Decryptor, Encryptor, PublicKey, SecretKey};
+use rnsfhe_math::sampling::Csprng;
+
+use crate::ckks_error::CkksResult;
+use crate::context::CkksContext;
+use crate::plaintext::{Ciphertext, Plaintext};
+use crate::Complex64;
+
+/// Slot values that can be encrypted directly: `[f64]` (real slots) and `[Complex64]`.
+pub trait SlotValues {
+    /// The values as complex numbers.
+    fn to_complex(&self) -> Vec<Complex64>;
+}
+
+impl SlotValues for [f64] {
+    fn to_complex(&self) -> Vec<Complex64> {
+        self.iter().map(|&x| Complex64::new(x, 0.0)).collect()
+    }
+}
+
+impl SlotValues for [Complex64] {
+    fn to_complex(&self) -> Vec<Complex64> {
+        self.to_vec()
+    }
+}
+
+impl<const K: usize> SlotValues for [f64; K] {
+    fn to_complex(&self) -> Vec<Complex64> {
+        self.as_slice().to_complex()
+    }
+}
+
+impl SlotValues for Vec<f64> {
+    fn to_complex(&self) -> Vec<Complex64> {
+        self.as_slice().to_complex()
+    }
+}
+
+impl SlotValues for Vec<Complex64> {
+    fn to_complex(&self) -> Vec<Complex64> {
+        self.clone()
+    }
+}
+
+/// Encrypts slot vectors, with the public key or (for the smallest noise) the secret key.
+#[derive(Clone, Debug)]
+pub struct CkksEncryptor {
+    ctx: Arc<CkksContext>,
+    inner: Encryptor,
+}
+
+impl CkksEncryptor {
+    /// Public-key encryption (`ct = v pk + (m + e_0, e_1)`).
+    ///
+    /// Errors: [`crate::CkksError::Core`] (context mismatch) for a key of other parameters.
+    pub fn with_public_key(ctx: &Arc<CkksContext>, pk: &PublicKey) -> CkksResult<Self> {
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            inner: Encryptor::with_public_key(ctx.rlwe(), pk)?,
+        })
+    }
+
+    /// Secret-key encryption (`ct = (-a s + m + e, a)`): fresh noise `sigma` per coefficient instead of
+    /// about `sigma sqrt(2N/3)`.
+    ///
+    /// Errors: as [`CkksEncryptor::with_public_key`].
+    pub fn with_secret_key(ctx: &Arc<CkksContext>, sk: &SecretKey) -> CkksResult<Self> {
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            inner: Encryptor::with_secret_key(ctx.rlwe(), sk)?,
+        })
+    }
+
+    /// Encrypts `values` in all `N/2` slots (missing values are zero) at the top level and its default
+    /// scale ([`CkksContext::level_scale`]).
+    ///
+    /// Errors: more than `N/2` values, non-finite values, scale too large ([`crate::CkksError::Encoding`]).
+    pub fn encrypt<V: SlotValues + ?Sized>(
+        &self,
+        values: &V,
+        rng: &mut Csprng,
+    ) -> CkksResult<Ciphertext> {
+        let pt = self.ctx.encode(
+            &values.to_complex(),
+            self.ctx.max_slots(),
+            self.ctx.max_level(),
+        )?;
+        self.encrypt_plaintext(&pt, rng)
+    }
+
+    /// Encrypts an encoded plaintext at its level, scale and slot count.
+    ///
+    /// Errors: [`crate::CkksError::ContextMismatch`] for a plaintext of another context.
+    pub fn encrypt_plaintext(&self, pt: &Plaintext, rng: &mut Csprng) -> CkksResult<Ciphertext> {
+        self.ctx.check_fingerprint(pt.fingerprint(), "plaintext")?;
+        let inner = self.inner.encrypt(pt.poly(), rng)?;
+        Ok(Ciphertext::from_parts(
+            inner,
+            pt.scale(),
+            pt.slots(),
+            self.ctx.fingerprint(),
+        ))
+    }
+}
+
+/// Decrypts ciphertexts to slot vectors (`<ct, sk>` then decoding at the ciphertext's exact scale).
+#[derive(Clone, Debug)]
+pub struct CkksDecryptor {
+    ctx: Arc<CkksContext>,
+    inner: Decryptor,
+}
+
+impl CkksDecryptor {
+    /// A decryptor for `sk`.
+    ///
+    /// Errors: [`crate::CkksError::Core`] (context mismatch) for a key of other parameters.
+    pub fn new(ctx: &Arc<CkksContext>, sk: &SecretKey) -> CkksResult<Self> {
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            inner: Decryptor::new(ctx.rlwe(), sk)?,
+        })
+    }
+
+    /// The plaintext `<ct, (1, s, s^2)>` with the ciphertext's scale and slot count.
+    ///
+    /// Errors: [`crate::CkksError::ContextMismatch`]; malformed ciphertexts ([`crate::CkksError::Core`]).
+    pub fn decrypt_plaintext(&self, ct: &Ciphertext) -> CkksResult<Plaintext> {
+        self.ctx.check_fingerprint(ct.fingerprint(), "ciphertext")?;
+        let poly = self.inner.decrypt(&ct.inner)?;
+        Ok(Plaintext::from_parts(
+            poly,
+            ct.scale(),
+            ct.slots(),
+            self.ctx.fingerprint(),
+        ))
+    }
+
+    /// The decrypted slots (`ct.slots()` of them).
+    ///
+    /// Errors: as [`CkksDecryptor::decrypt_plaintext`], decoding errors.
+    pub fn decrypt(&self, ct: &Ciphertext) -> CkksResult<Vec<Complex64>> {
+        let pt = self.decrypt_plaintext(ct)?;
+        self.ctx.decode(&pt)
+    }
+
+    /// The real parts of [`CkksDecryptor::decrypt`].
+    ///
+    /// Errors: as [`CkksDecryptor::decrypt`].
+    pub fn decrypt_real(&self, ct: &Ciphertext) -> CkksResult<Vec<f64>> {
+        Ok(self.decrypt(ct)?.into_iter().map(|z| z.re).collect())
+    }
+}

@@ -1,0 +1,819 @@
+//! The CKKS evaluator: arithmetic on ciphertexts with level and scale management (RNS-CKKS Section 4:
+//! `Add`, `Mult`, `RS`; rotations and conjugation by key switching; Section 5.2: sums of slots).
+//!
+//! # Levels and scales
+//!
+//! Levels count limbs (as in `rnsfhe-core`): a ciphertext at level `l` lives modulo `q_0 .. q_{l-1}` and
+//! can be rescaled `l - 1` more times. Every ciphertext carries its exact scale: a product has the product
+//! of the scales, [`Evaluator::rescale`] divides by the dropped prime `q_{l-1}` exactly.
+//!
+//! Binary operations align their operands first. The **default** evaluator ([`Evaluator::new`]):
+//!
+//! 1. **scales**: if `|s_a / s_b - 1|` exceeds the context's tolerance
+//!    ([`crate::CkksContext::scale_tolerance`]: `2^-40` for exact scales, the basis approximation error
+//!    `16 * 2^-eta` for the paper's fixed nominal scale), one operand is brought to the other's scale:
+//!    * if the ratio of the scales is (within the tolerance) an integer `k >= 2`, the operand with the
+//!      smaller scale is multiplied by `k` (no level used);
+//!    * otherwise the operand with the **higher level** (the left one on a tie) is multiplied by the
+//!      integer `round(r q)`, `r` the ratio of the scales and `q` the prime its next rescaling drops, and
+//!      rescaled: its scale becomes the other's up to a relative `2^-log2(q)`, at the cost of one of its
+//!      levels (often free, since the lower operand would have forced a drop anyway);
+//!    * when neither is possible (both at level 1), [`CkksError::ScaleMismatch`] is returned;
+//! 2. **levels**: the operand with the higher level is dropped to the other's level (limbs removed,
+//!    scale unchanged);
+//! 3. additions and subtractions return the left operand's scale (the right one differs from it by at most
+//!    the tolerance, a relative error of the same size on the right operand's slots).
+//!
+//! A **strict** evaluator ([`Evaluator::strict`]) does neither: operands at different levels, or with
+//! scales differing by more than the tolerance, give [`CkksError::LevelMismatch`] /
+//! [`CkksError::ScaleMismatch`], naming the operation and both operands' level and `log2` scale.
+//!
+//! Plaintext operands are dropped to the ciphertext's level freely (dropping limbs of an encoding is
+//! exact); a plaintext at a lower level than the ciphertext drops the ciphertext (default) or is an error
+//! (strict). Encode plaintexts at the ciphertext's scale ([`Evaluator::encode_like`]) to avoid scale
+//! corrections.
+//!
+//! Constants are encoded on the fly: additions at the ciphertext's scale, multiplications at the scale
+//! `q_{l-1}` of the prime the next rescaling drops, so that [`Evaluator::rescale`] restores the
+//! ciphertext's scale exactly (the "next prime" choice of the exact-scale policy, used for both policies).
+
+use std::sync::Arc;
+
+use rnsfhe_core::{GaloisKeys, RelinKey, RlweCiphertext};
+use rnsfhe_math::Modulus;
+use rnsfhe_ring::{Ntt, Poly};
+
+use crate::ckks_error::{CkksError, CkksResult};
+use crate::context::CkksContext;
+use crate::plaintext::{Ciphertext, Plaintext};
+use crate::Complex64;
+
+/// Homomorphic operations on [`Ciphertext`]s of one [`CkksContext`].
+///
+/// Holds the context and, optionally, the relinearization key and Galois keys; no mutable state, so it is
+/// `Send + Sync` and can be shared by threads.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    ctx: Arc<CkksContext>,
+    relin: Option<RelinKey>,
+    galois: Option<GaloisKeys>,
+    strict: bool,
+}
+
+/// `|a / b - 1|`.
+fn relative_difference(a: f64, b: f64) -> f64 {
+    (a / b - 1.0).abs()
+}
+
+/// The residue modulo `m` of an integer-valued finite `f64` (any magnitude).
+fn f64_residue(v: f64, m: &Modulus) -> u64 {
+    if v.abs() < 9.0e18 {
+        return m.reduce_i64(v as i64);
+    }
+    let bits = v.abs().to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i64 - 1075;
+    let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    // |v| >= 2^63 implies exp > 0.
+    let r = m.mul(m.reduce(mant), m.pow(2, exp.max(0) as u64));
+    if v < 0.0 {
+        m.neg(r)
+    } else {
+        r
+    }
+}
+
+impl Evaluator {
+    /// An evaluator without keys that aligns levels and scales automatically (see the
+    /// [module documentation](self)).
+    pub fn new(ctx: &Arc<CkksContext>) -> Self {
+        Self {
+            ctx: Arc::clone(ctx),
+            relin: None,
+            galois: None,
+            strict: false,
+        }
+    }
+
+    /// A strict evaluator: level or scale mismatches are errors instead of being corrected.
+    pub fn strict(ctx: &Arc<CkksContext>) -> Self {
+        Self {
+            strict: true,
+            ..Self::new(ctx)
+        }
+    }
+
+    /// Adds the relinearization key (needed by [`Evaluator::multiply`], [`Evaluator::square`],
+    /// [`Evaluator::relinearize`]).
+    ///
+    /// Errors: [`CkksError::ContextMismatch`] for a key of other parameters.
+    pub fn with_relin_key(mut self, rk: RelinKey) -> CkksResult<Self> {
+        self.ctx
+            .check_fingerprint(rk.key().fingerprint(), "relinearization key")?;
+        self.relin = Some(rk);
+        Ok(self)
+    }
+
+    /// Adds Galois keys (needed by rotations, conjugation and sums of slots).
+    ///
+    /// Errors: [`CkksError::ContextMismatch`] for keys of other parameters.
+    pub fn with_galois_keys(mut self, gk: GaloisKeys) -> CkksResult<Self> {
+        self.ctx
+            .check_fingerprint(gk.fingerprint(), "Galois keys")?;
+        self.galois = Some(gk);
+        Ok(self)
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<CkksContext> {
+        &self.ctx
+    }
+
+    /// Whether this evaluator is strict.
+    pub fn is_strict(&self) -> bool {
+        self.strict
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Checks and alignment
+    // ----------------------------------------------------------------------------------------------
+
+    fn check_ct(&self, ct: &Ciphertext) -> CkksResult<()> {
+        self.ctx.check_fingerprint(ct.fingerprint(), "ciphertext")
+    }
+
+    fn check_slots(&self, a: usize, b: usize, operation: &'static str) -> CkksResult<()> {
+        if a != b {
+            return Err(CkksError::SlotsMismatch {
+                operation,
+                left: a,
+                right: b,
+            });
+        }
+        Ok(())
+    }
+
+    fn level_mismatch(
+        operation: &'static str,
+        (l1, s1): (usize, f64),
+        (l2, s2): (usize, f64),
+    ) -> CkksError {
+        CkksError::LevelMismatch {
+            operation,
+            left_level: l1,
+            left_log_scale: s1.log2(),
+            right_level: l2,
+            right_log_scale: s2.log2(),
+        }
+    }
+
+    fn scale_mismatch(
+        &self,
+        operation: &'static str,
+        (l1, s1): (usize, f64),
+        (l2, s2): (usize, f64),
+        hint: &'static str,
+    ) -> CkksError {
+        CkksError::ScaleMismatch {
+            operation,
+            left_level: l1,
+            left_log_scale: s1.log2(),
+            right_level: l2,
+            right_log_scale: s2.log2(),
+            relative: relative_difference(s1, s2),
+            tolerance: self.ctx.scale_tolerance(),
+            hint,
+        }
+    }
+
+    fn scales_match(&self, a: f64, b: f64) -> bool {
+        relative_difference(a, b) <= self.ctx.scale_tolerance()
+    }
+
+    /// Multiplies by the integer `round(r q)` and rescales by `q` (the prime the next rescaling drops), so
+    /// that the scale is multiplied by `r` up to `2^-log2(q)`; costs one level.
+    fn adjust_scale(
+        &self,
+        ct: &Ciphertext,
+        target: f64,
+        operation: &'static str,
+    ) -> CkksResult<Ciphertext> {
+        let level = ct.level();
+        if level < 2 {
+            return Err(CkksError::NotEnoughLevels {
+                operation,
+                level,
+                log_scale: ct.log2_scale(),
+                needed: 2,
+                more: 2 - level,
+            });
+        }
+        let q = self.ctx.q_moduli()[level - 1] as f64;
+        let c = (target / ct.scale() * q).round();
+        if !(c.is_finite() && c >= 1.0) {
+            return Err(CkksError::InvalidArgument {
+                operation,
+                reason: format!(
+                    "cannot bring log2 scale {:.3} to {:.3}",
+                    ct.log2_scale(),
+                    target.log2()
+                ),
+            });
+        }
+        let basis = self.ctx.basis(level)?;
+        let residues: Vec<u64> = basis.moduli().iter().map(|m| f64_residue(c, m)).collect();
+        let mut parts = ct.inner.parts.clone();
+        for p in parts.iter_mut() {
+            p.mul_scalars_assign(&residues)?;
+        }
+        let scaled = Ciphertext::from_parts(
+            RlweCiphertext { parts },
+            ct.scale() * c,
+            ct.slots(),
+            ct.fingerprint(),
+        );
+        self.rescale(&scaled)
+    }
+
+    /// Brings two ciphertexts to one level and (within the tolerance) one scale, as documented in the
+    /// module documentation.
+    fn align(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        operation: &'static str,
+        match_scales: bool,
+    ) -> CkksResult<(Ciphertext, Ciphertext)> {
+        self.check_ct(a)?;
+        self.check_ct(b)?;
+        self.check_slots(a.slots(), b.slots(), operation)?;
+        let ia = (a.level(), a.scale());
+        let ib = (b.level(), b.scale());
+        if self.strict {
+            if a.level() != b.level() {
+                return Err(Self::level_mismatch(operation, ia, ib));
+            }
+            if match_scales && !self.scales_match(a.scale(), b.scale()) {
+                return Err(self.scale_mismatch(
+                    operation,
+                    ia,
+                    ib,
+                    "bring the operands to one scale (Evaluator::multiply_int, multiply_const + rescale), or use a non-strict evaluator",
+                ));
+            }
+            return Ok((a.clone(), b.clone()));
+        }
+        let (mut a, mut b) = (a.clone(), b.clone());
+        if match_scales && !self.scales_match(a.scale(), b.scale()) {
+            let (big, small) = if a.scale() >= b.scale() {
+                (a.scale(), b.scale())
+            } else {
+                (b.scale(), a.scale())
+            };
+            let ratio = big / small;
+            let k = ratio.round();
+            if (2.0..9.0e18).contains(&k)
+                && relative_difference(ratio, k) <= self.ctx.scale_tolerance()
+            {
+                let target = if a.scale() < b.scale() {
+                    &mut a
+                } else {
+                    &mut b
+                };
+                // Same message, scale times k.
+                *target = self.multiply_int(target, k as i64)?;
+                target.scale *= k;
+            } else if a.level() >= b.level() && a.level() >= 2 {
+                a = self.adjust_scale(&a, b.scale(), operation)?;
+            } else if b.level() >= 2 {
+                b = self.adjust_scale(&b, a.scale(), operation)?;
+            } else {
+                return Err(self.scale_mismatch(
+                    operation,
+                    ia,
+                    ib,
+                    "both operands are at level 1, so neither can be brought to the other's scale; align scales before the last level",
+                ));
+            }
+        }
+        let level = a.level().min(b.level());
+        if a.level() > level {
+            a = self.drop_to_level(&a, level)?;
+        }
+        if b.level() > level {
+            b = self.drop_to_level(&b, level)?;
+        }
+        Ok((a, b))
+    }
+
+    /// Brings a ciphertext and a plaintext to one level (and scale, for additions).
+    fn align_plain(
+        &self,
+        ct: &Ciphertext,
+        pt: &Plaintext,
+        operation: &'static str,
+        match_scales: bool,
+    ) -> CkksResult<(Ciphertext, Poly<Ntt>)> {
+        self.check_ct(ct)?;
+        self.ctx.check_fingerprint(pt.fingerprint(), "plaintext")?;
+        self.check_slots(ct.slots(), pt.slots(), operation)?;
+        let ic = (ct.level(), ct.scale());
+        let ip = (pt.level(), pt.scale());
+        let mut ct = ct.clone();
+        if match_scales && !self.scales_match(ct.scale(), pt.scale()) {
+            if self.strict || ct.level() < 2 || pt.level() < ct.level() - 1 {
+                return Err(self.scale_mismatch(
+                    operation,
+                    ic,
+                    ip,
+                    "encode the plaintext at the ciphertext's scale (Evaluator::encode_like)",
+                ));
+            }
+            ct = self.adjust_scale(&ct, pt.scale(), operation)?;
+        }
+        if pt.level() < ct.level() {
+            if self.strict {
+                return Err(Self::level_mismatch(operation, ic, ip));
+            }
+            ct = self.drop_to_level(&ct, pt.level())?;
+        }
+        let mut poly = pt.poly().drop_to(ct.level())?;
+        poly.rebase(self.ctx.basis(ct.level())?)?;
+        Ok((ct, poly))
+    }
+
+    fn check_product_scale(
+        &self,
+        level: usize,
+        scale: f64,
+        operation: &'static str,
+    ) -> CkksResult<()> {
+        let log_half_q = self.ctx.basis(level)?.log2_product() - 1.0;
+        if !(scale.is_finite() && scale.log2() < log_half_q) {
+            return Err(CkksError::ScaleTooLarge {
+                operation,
+                log_scale: scale.log2(),
+                level,
+                log_half_q,
+            });
+        }
+        Ok(())
+    }
+
+    fn wrap(&self, inner: RlweCiphertext, scale: f64, slots: usize) -> Ciphertext {
+        Ciphertext::from_parts(inner, scale, slots, self.ctx.fingerprint())
+    }
+
+    /// The NTT form of `round(c.re * scale) + round(c.im * scale) X^(N/2)` at `level` (the constant `c` in
+    /// every slot).
+    fn constant_poly(
+        &self,
+        c: Complex64,
+        scale: f64,
+        level: usize,
+        operation: &'static str,
+    ) -> CkksResult<Poly<Ntt>> {
+        for part in [c.re, c.im] {
+            if !part.is_finite() {
+                return Err(CkksError::InvalidArgument {
+                    operation,
+                    reason: format!("the constant {c} is not finite"),
+                });
+            }
+        }
+        let basis = self.ctx.basis(level)?;
+        let (re, im) = ((c.re * scale).round(), (c.im * scale).round());
+        let log_half_q = basis.log2_product() - 1.0;
+        let max = re.abs().max(im.abs());
+        if max > 0.0 && max.log2() >= log_half_q - 1e-9 {
+            return Err(CkksError::ScaleTooLarge {
+                operation,
+                log_scale: scale.log2(),
+                level,
+                log_half_q,
+            });
+        }
+        let n = self.ctx.n();
+        let mut poly = if im != 0.0 {
+            let mut x = self.ctx.x_half_at(level)?;
+            let res: Vec<u64> = basis.moduli().iter().map(|m| f64_residue(im, m)).collect();
+            x.mul_scalars_assign(&res)?;
+            x
+        } else {
+            Poly::zero(basis)
+        };
+        if re != 0.0 {
+            let mut data = poly.into_data();
+            for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
+                let r = f64_residue(re, m);
+                limb.iter_mut().for_each(|x| *x = m.add(*x, r));
+            }
+            poly = Poly::from_data(basis, data)?;
+        }
+        Ok(poly)
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Additive operations
+    // ----------------------------------------------------------------------------------------------
+
+    fn add_sub(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        negate: bool,
+        operation: &'static str,
+    ) -> CkksResult<Ciphertext> {
+        let (a, b) = self.align(a, b, operation, true)?;
+        let mut b_inner = b.inner;
+        if negate {
+            for p in b_inner.parts.iter_mut() {
+                p.neg_assign();
+            }
+        }
+        let inner = a.inner.add(&b_inner)?;
+        Ok(self.wrap(inner, a.scale(), a.slots()))
+    }
+
+    /// `a + b` (RNS-CKKS `Add`), after aligning levels and scales.
+    ///
+    /// Errors: [`CkksError::ContextMismatch`], [`CkksError::SlotsMismatch`]; in strict mode
+    /// [`CkksError::LevelMismatch`] / [`CkksError::ScaleMismatch`]; [`CkksError::ScaleMismatch`] when scales
+    /// cannot be aligned.
+    pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+        self.add_sub(a, b, false, "ciphertext addition")
+    }
+
+    /// `a - b`. Errors as [`Evaluator::add`].
+    pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+        self.add_sub(a, b, true, "ciphertext subtraction")
+    }
+
+    /// `-a`. Errors: [`CkksError::ContextMismatch`].
+    pub fn negate(&self, a: &Ciphertext) -> CkksResult<Ciphertext> {
+        self.check_ct(a)?;
+        let mut out = a.clone();
+        for p in out.inner.parts.iter_mut() {
+            p.neg_assign();
+        }
+        Ok(out)
+    }
+
+    fn add_sub_plain(
+        &self,
+        ct: &Ciphertext,
+        pt: &Plaintext,
+        negate: bool,
+        operation: &'static str,
+    ) -> CkksResult<Ciphertext> {
+        let (mut ct, mut poly) = self.align_plain(ct, pt, operation, true)?;
+        if negate {
+            poly.neg_assign();
+        }
+        ct.inner.parts[0].add_assign(&poly)?;
+        Ok(ct)
+    }
+
+    /// `ct + pt` (the plaintext at the ciphertext's scale; see the module documentation).
+    ///
+    /// Errors: as [`Evaluator::add`], with the plaintext as right operand.
+    pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> CkksResult<Ciphertext> {
+        self.add_sub_plain(ct, pt, false, "ciphertext-plaintext addition")
+    }
+
+    /// `ct - pt`. Errors as [`Evaluator::add_plain`].
+    pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> CkksResult<Ciphertext> {
+        self.add_sub_plain(ct, pt, true, "ciphertext-plaintext subtraction")
+    }
+
+    /// `ct + c` in every slot, `c` encoded at the ciphertext's scale (no level used).
+    ///
+    /// Errors: [`CkksError::ContextMismatch`]; [`CkksError::InvalidArgument`] for a non-finite constant;
+    /// [`CkksError::ScaleTooLarge`] if `c * scale` does not fit the modulus.
+    pub fn add_const(&self, ct: &Ciphertext, c: Complex64) -> CkksResult<Ciphertext> {
+        self.check_ct(ct)?;
+        let k = self.constant_poly(c, ct.scale(), ct.level(), "constant addition")?;
+        let mut out = ct.clone();
+        out.inner.parts[0].add_assign(&k)?;
+        Ok(out)
+    }
+
+    /// `ct + c` for a real constant. Errors as [`Evaluator::add_const`].
+    pub fn add_real(&self, ct: &Ciphertext, c: f64) -> CkksResult<Ciphertext> {
+        self.add_const(ct, Complex64::new(c, 0.0))
+    }
+
+    /// `ct - c` in every slot. Errors as [`Evaluator::add_const`].
+    pub fn sub_const(&self, ct: &Ciphertext, c: Complex64) -> CkksResult<Ciphertext> {
+        self.add_const(ct, -c)
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Multiplicative operations
+    // ----------------------------------------------------------------------------------------------
+
+    fn relin_key(&self, operation: &'static str) -> CkksResult<&RelinKey> {
+        self.relin.as_ref().ok_or(CkksError::MissingKey {
+            operation,
+            key: "relinearization key",
+        })
+    }
+
+    /// The tensor product `(d_0, d_1, d_2)` of two ciphertexts (RNS-CKKS `Mult`, step 1), without
+    /// relinearization; scale `s_a s_b`. Levels are aligned (scales need not agree).
+    ///
+    /// Errors: [`CkksError::ScaleTooLarge`] when `s_a s_b >= Q_l / 2`; level mismatch in strict mode;
+    /// [`CkksError::Core`] unless both have 2 parts.
+    pub fn multiply_without_relin(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+        const OP: &str = "ciphertext multiplication";
+        let (a, b) = self.align(a, b, OP, false)?;
+        let scale = a.scale() * b.scale();
+        self.check_product_scale(a.level(), scale, OP)?;
+        let inner = a.inner.tensor(&b.inner)?;
+        Ok(self.wrap(inner, scale, a.slots()))
+    }
+
+    /// `a * b` with relinearization (RNS-CKKS `Mult`: tensor, ModUp, key-switching inner product,
+    /// ModDown); scale `s_a s_b`, not rescaled.
+    ///
+    /// Errors: [`CkksError::MissingKey`] without a relinearization key; as
+    /// [`Evaluator::multiply_without_relin`].
+    pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+        let rk = self.relin_key("ciphertext multiplication")?;
+        let t = self.multiply_without_relin(a, b)?;
+        let inner = self.ctx.rlwe().relinearize(&t.inner, rk)?;
+        Ok(self.wrap(inner, t.scale(), t.slots()))
+    }
+
+    /// [`Evaluator::multiply`] followed by [`Evaluator::rescale`] ("Mult&RS" of RNS-CKKS Table 1).
+    ///
+    /// Errors: as both.
+    pub fn multiply_rescale(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+        self.rescale(&self.multiply(a, b)?)
+    }
+
+    /// `a^2` with relinearization. Errors as [`Evaluator::multiply`].
+    pub fn square(&self, a: &Ciphertext) -> CkksResult<Ciphertext> {
+        self.multiply(a, a)
+    }
+
+    /// Relinearizes a 3-part ciphertext (RNS-CKKS `Mult`, steps 2-5); a 2-part one is returned unchanged.
+    ///
+    /// Errors: [`CkksError::MissingKey`]; [`CkksError::Core`] for malformed ciphertexts.
+    pub fn relinearize(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+        self.check_ct(ct)?;
+        if ct.part_count() == 2 {
+            return Ok(ct.clone());
+        }
+        let rk = self.relin_key("relinearization")?;
+        let inner = self.ctx.rlwe().relinearize(&ct.inner, rk)?;
+        Ok(self.wrap(inner, ct.scale(), ct.slots()))
+    }
+
+    /// `ct * pt` (slot-wise); scale `s_ct s_pt`, not rescaled.
+    ///
+    /// Errors: as [`Evaluator::multiply_without_relin`], with the plaintext as right operand.
+    pub fn multiply_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> CkksResult<Ciphertext> {
+        const OP: &str = "ciphertext-plaintext multiplication";
+        let (mut ct, poly) = self.align_plain(ct, pt, OP, false)?;
+        let scale = ct.scale() * pt.scale();
+        self.check_product_scale(ct.level(), scale, OP)?;
+        for p in ct.inner.parts.iter_mut() {
+            p.mul_assign(&poly)?;
+        }
+        ct.scale = scale;
+        Ok(ct)
+    }
+
+    /// `ct * c` in every slot, `c` encoded at the scale `q_{l-1}` of the prime the next rescaling drops
+    /// (`2^log_scale` at level 1), so that a following [`Evaluator::rescale`] gives back the ciphertext's
+    /// scale exactly. Uses a level once rescaled.
+    ///
+    /// Errors: [`CkksError::InvalidArgument`] for a non-finite constant; [`CkksError::ScaleTooLarge`] if
+    /// the product scale does not fit the modulus.
+    pub fn multiply_const(&self, ct: &Ciphertext, c: Complex64) -> CkksResult<Ciphertext> {
+        const OP: &str = "constant multiplication";
+        self.check_ct(ct)?;
+        let level = ct.level();
+        let const_scale = if level >= 2 {
+            self.ctx.q_moduli()[level - 1] as f64
+        } else {
+            (self.ctx.params().log_scale as f64).exp2()
+        };
+        let scale = ct.scale() * const_scale;
+        self.check_product_scale(level, scale, OP)?;
+        let k = self.constant_poly(c, const_scale, level, OP)?;
+        let mut out = ct.clone();
+        for p in out.inner.parts.iter_mut() {
+            p.mul_assign(&k)?;
+        }
+        out.scale = scale;
+        Ok(out)
+    }
+
+    /// `ct * c` for a real constant. Errors as [`Evaluator::multiply_const`].
+    pub fn multiply_real(&self, ct: &Ciphertext, c: f64) -> CkksResult<Ciphertext> {
+        self.multiply_const(ct, Complex64::new(c, 0.0))
+    }
+
+    /// `ct * k` for an integer `k`: exact, no level used, scale unchanged.
+    ///
+    /// Errors: [`CkksError::ContextMismatch`].
+    pub fn multiply_int(&self, ct: &Ciphertext, k: i64) -> CkksResult<Ciphertext> {
+        self.check_ct(ct)?;
+        let mut out = ct.clone();
+        for p in out.inner.parts.iter_mut() {
+            p.mul_i64_assign(k);
+        }
+        Ok(out)
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Levels
+    // ----------------------------------------------------------------------------------------------
+
+    /// Rescaling `RS` (RNS-CKKS Section 4): `round(ct / q_{l-1})` at level `l - 1`; the scale is divided by
+    /// `q_{l-1}` exactly.
+    ///
+    /// Errors: [`CkksError::NotEnoughLevels`] at level 1.
+    pub fn rescale(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+        self.check_ct(ct)?;
+        let level = ct.level();
+        if level < 2 {
+            return Err(CkksError::NotEnoughLevels {
+                operation: "rescale",
+                level,
+                log_scale: ct.log2_scale(),
+                needed: 2,
+                more: 2 - level,
+            });
+        }
+        let rescaler = self.ctx.rlwe().rescaler();
+        let basis = self.ctx.basis(level - 1)?;
+        let parts = ct
+            .inner
+            .parts
+            .iter()
+            .map(|p| {
+                let mut r = rescaler.rescale_ntt(p)?;
+                r.rebase(basis)?;
+                Ok(r)
+            })
+            .collect::<CkksResult<Vec<_>>>()?;
+        let q = self.ctx.q_moduli()[level - 1] as f64;
+        Ok(self.wrap(RlweCiphertext { parts }, ct.scale() / q, ct.slots()))
+    }
+
+    /// The same ciphertext at the lower `level` (limbs dropped; scale and message unchanged).
+    ///
+    /// Errors: [`CkksError::InvalidArgument`] unless `1 <= level <= ct.level()`.
+    pub fn drop_to_level(&self, ct: &Ciphertext, level: usize) -> CkksResult<Ciphertext> {
+        self.check_ct(ct)?;
+        if level == 0 || level > ct.level() {
+            return Err(CkksError::InvalidArgument {
+                operation: "drop to level",
+                reason: format!(
+                    "level {level} is not in [1, {}] (the ciphertext's level, in limbs)",
+                    ct.level()
+                ),
+            });
+        }
+        if level == ct.level() {
+            return Ok(ct.clone());
+        }
+        let basis = self.ctx.basis(level)?;
+        let mut inner = ct.inner.drop_to_level(level)?;
+        for p in inner.parts.iter_mut() {
+            p.rebase(basis)?;
+        }
+        Ok(self.wrap(inner, ct.scale(), ct.slots()))
+    }
+
+    /// Encodes `values` at the level, scale and slot count of `ct` (a plaintext that adds to it without
+    /// any correction).
+    ///
+    /// Errors: encoder errors (too many values, non-finite values, scale too large).
+    pub fn encode_like(&self, values: &[Complex64], ct: &Ciphertext) -> CkksResult<Plaintext> {
+        self.check_ct(ct)?;
+        self.ctx
+            .encode_at_scale(values, ct.slots(), ct.level(), ct.scale())
+    }
+
+    // ----------------------------------------------------------------------------------------------
+    // Rotations
+    // ----------------------------------------------------------------------------------------------
+
+    fn galois_keys(&self, operation: &'static str) -> CkksResult<&GaloisKeys> {
+        self.galois.as_ref().ok_or(CkksError::MissingKey {
+            operation,
+            key: "Galois key set",
+        })
+    }
+
+    /// Rotates the slots left by `step` (right for negative `step`): slot `j` of the result is slot
+    /// `j + step mod slots` of the input (automorphism `X -> X^(5^step)` and key switching).
+    ///
+    /// Errors: [`CkksError::MissingKey`] without Galois keys; [`CkksError::Core`] with
+    /// `MissingGaloisKey` naming the step and its Galois element when its key was not generated.
+    pub fn rotate(&self, ct: &Ciphertext, step: i64) -> CkksResult<Ciphertext> {
+        self.check_ct(ct)?;
+        let gk = self.galois_keys("rotation")?;
+        let inner = self.ctx.rlwe().rotate(&ct.inner, step, gk)?;
+        Ok(self.wrap(inner, ct.scale(), ct.slots()))
+    }
+
+    /// Conjugates every slot (automorphism `X -> X^(2N-1)`).
+    ///
+    /// Errors: [`CkksError::MissingKey`]; [`CkksError::Core`] if the conjugation key is missing.
+    pub fn conjugate(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+        self.check_ct(ct)?;
+        let gk = self.galois_keys("conjugation")?;
+        let inner = self.ctx.rlwe().conjugate(&ct.inner, gk)?;
+        Ok(self.wrap(inner, ct.scale(), ct.slots()))
+    }
+
+    /// Rotations of one ciphertext by each of `steps`, sharing one decomposition and ModUp of `c_1`
+    /// (Halevi-Shoup hoisting).
+    ///
+    /// Errors: as [`Evaluator::rotate`].
+    pub fn rotate_hoisted(&self, ct: &Ciphertext, steps: &[i64]) -> CkksResult<Vec<Ciphertext>> {
+        self.check_ct(ct)?;
+        let gk = self.galois_keys("hoisted rotation")?;
+        let rlwe = self.ctx.rlwe();
+        let hoisted = rlwe.hoist(&ct.inner)?;
+        steps
+            .iter()
+            .map(|&s| {
+                let inner = rlwe.rotate_hoisted(&ct.inner, &hoisted, s, gk)?;
+                Ok(self.wrap(inner, ct.scale(), ct.slots()))
+            })
+            .collect()
+    }
+
+    /// Partial sums (RNS-CKKS Section 5.2, after [9, Algorithm 2]): `log2(n)` rotations by
+    /// `1, 2, ..., n/2` and additions, so that slot `j` of the result holds
+    /// `sum_{i < n} slot_{j + i mod slots}`. Needs the Galois keys of those steps
+    /// ([`crate::KeyGenerator::power_of_two_steps`]). No level used.
+    ///
+    /// Errors: [`CkksError::InvalidArgument`] unless `n` is a power of two in `[1, slots]`; as
+    /// [`Evaluator::rotate`].
+    pub fn partial_sums(&self, ct: &Ciphertext, n: usize) -> CkksResult<Ciphertext> {
+        self.check_ct(ct)?;
+        if !n.is_power_of_two() || n > ct.slots() {
+            return Err(CkksError::InvalidArgument {
+                operation: "partial sums",
+                reason: format!(
+                    "n = {n} must be a power of two in [1, slots = {}]",
+                    ct.slots()
+                ),
+            });
+        }
+        let mut acc = ct.clone();
+        let mut step = 1usize;
+        while step < n {
+            let r = self.rotate(&acc, step as i64)?;
+            acc = self.add(&acc, &r)?;
+            step *= 2;
+        }
+        Ok(acc)
+    }
+
+    /// The sum of all slots, in every slot ([`Evaluator::partial_sums`] with `n = slots`).
+    ///
+    /// Errors: as [`Evaluator::partial_sums`].
+    pub fn sum_slots(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+        self.partial_sums(ct, ct.slots())
+    }
+
+    /// The mean of the slots in every slot (RNS-CKKS Section 5.2): [`Evaluator::sum_slots`], then a
+    /// multiplication by `1 / slots` and a rescaling (one level).
+    ///
+    /// Errors: as [`Evaluator::sum_slots`] and [`Evaluator::rescale`].
+    pub fn mean(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+        let s = self.sum_slots(ct)?;
+        let m = self.multiply_real(&s, 1.0 / ct.slots() as f64)?;
+        self.rescale(&m)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evaluator_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Evaluator>();
+        check::<CkksContext>();
+    }
+
+    #[test]
+    fn residues_of_large_integers() {
+        let m = Modulus::new(1_152_921_504_606_584_833).unwrap();
+        let v = 2f64.powi(80) * 3.0;
+        let expect = m.mul(3, m.pow(2, 80));
+        assert_eq!(f64_residue(v, &m), expect);
+        assert_eq!(f64_residue(-v, &m), m.neg(expect));
+        assert_eq!(f64_residue(-5.0, &m), m.neg(5));
+    }
+}

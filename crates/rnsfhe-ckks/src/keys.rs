@@ -1,0 +1,120 @@
+//! Keys for CKKS: re-exports of the RLWE keys of `rnsfhe-core` and a [`KeyGenerator`] that produces the
+//! secret, public, relinearization and Galois keys of a [`CkksContext`] (RNS-CKKS Section 4, `KeyGen`,
+//! `KSGen`; rotation and conjugation keys for the slot permutations of Section 4 / [`crate::encoder`]).
+
+use std::sync::Arc;
+
+pub use rnsfhe_core::{GaloisKeys, KeySwitchKey, PublicKey, RelinKey, SecretKey};
+use rnsfhe_math::sampling::Csprng;
+
+use crate::ckks_error::CkksResult;
+use crate::context::CkksContext;
+
+/// All keys of one secret: what a client generates and what it hands to a server (everything but the
+/// secret key).
+#[derive(Clone, Debug)]
+pub struct KeySet {
+    /// The secret key (zeroized on drop, never printed).
+    pub secret: SecretKey,
+    /// The public encryption key.
+    pub public: PublicKey,
+    /// The relinearization key `KSGen(s^2, s)`.
+    pub relin: RelinKey,
+    /// Galois keys for the requested rotation steps (and conjugation if requested).
+    pub galois: GaloisKeys,
+}
+
+/// Samples the keys of a [`CkksContext`] from one secret key.
+#[derive(Debug)]
+pub struct KeyGenerator {
+    ctx: Arc<CkksContext>,
+    inner: rnsfhe_core::KeyGenerator,
+}
+
+impl KeyGenerator {
+    /// Samples a fresh secret key from the context's secret distribution.
+    ///
+    /// Errors: sampler errors ([`crate::CkksError::Core`]).
+    pub fn new(ctx: &Arc<CkksContext>, rng: &mut Csprng) -> CkksResult<Self> {
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            inner: rnsfhe_core::KeyGenerator::new(ctx.rlwe(), rng)?,
+        })
+    }
+
+    /// A generator for an existing secret key.
+    ///
+    /// Errors: [`crate::CkksError::Core`] (context mismatch) if the key belongs to other parameters.
+    pub fn from_secret_key(ctx: &Arc<CkksContext>, sk: SecretKey) -> CkksResult<Self> {
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            inner: rnsfhe_core::KeyGenerator::from_secret_key(ctx.rlwe(), sk)?,
+        })
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<CkksContext> {
+        &self.ctx
+    }
+
+    /// The secret key.
+    pub fn secret_key(&self) -> &SecretKey {
+        self.inner.secret_key()
+    }
+
+    /// A public key (RNS-CKKS `KeyGen`).
+    ///
+    /// Errors: sampler errors.
+    pub fn public_key(&self, rng: &mut Csprng) -> CkksResult<PublicKey> {
+        Ok(self.inner.public_key(rng)?)
+    }
+
+    /// The relinearization key (`evk = KSGen(s^2, s)`).
+    ///
+    /// Errors: sampler errors.
+    pub fn relin_key(&self, rng: &mut Csprng) -> CkksResult<RelinKey> {
+        Ok(self.inner.relin_key(rng)?)
+    }
+
+    /// Galois keys for slot rotations by each of `steps` (left by `r` for `r > 0`; Galois element
+    /// `5^r mod 2N`) and, if `conjugate`, for complex conjugation (`2N - 1`).
+    ///
+    /// Errors: sampler errors.
+    pub fn galois_keys(
+        &self,
+        steps: &[i64],
+        conjugate: bool,
+        rng: &mut Csprng,
+    ) -> CkksResult<GaloisKeys> {
+        Ok(self.inner.galois_keys_for_steps(steps, conjugate, rng)?)
+    }
+
+    /// The rotation steps `1, 2, 4, ..., slots/2` that [`crate::Evaluator::sum_slots`] and
+    /// [`crate::Evaluator::partial_sums`] use (RNS-CKKS Section 5.2).
+    pub fn power_of_two_steps(slots: usize) -> Vec<i64> {
+        let mut steps = Vec::new();
+        let mut s = 1usize;
+        while s < slots {
+            steps.push(s as i64);
+            s *= 2;
+        }
+        steps
+    }
+
+    /// The secret key, a public key, the relinearization key and Galois keys for `steps` (+ conjugation).
+    ///
+    /// Errors: sampler errors.
+    pub fn generate_all(
+        &self,
+        steps: &[i64],
+        conjugate: bool,
+        rng: &mut Csprng,
+    ) -> CkksResult<KeySet> {
+        Ok(KeySet {
+            secret: self.secret_key().clone(),
+            public: self.public_key(rng)?,
+            relin: self.relin_key(rng)?,
+            galois: self.galois_keys(steps, conjugate, rng)?,
+        })
+    }
+}

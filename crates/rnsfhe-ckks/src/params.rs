@@ -1,0 +1,256 @@
+//! CKKS parameters as a plain literal struct, named presets and a generator.
+//!
+//! A [`CkksParams`] gives bit sizes, not primes: [`crate::CkksContext::new`] searches the primes
+//! (RNS-CKKS Section 3.1 and Appendix B: scaling primes `q_j = 1 mod 2N` within `2^-eta` of `2^log_scale`)
+//! and checks everything. The chain has `levels + 1` primes: `q_0` of `q0_bits` bits (decryption needs
+//! `|m| < q_0 / 2`, RNS-CKKS Section 5.1) and `levels` scaling primes; `special_primes` primes of
+//! `special_bits` bits form `P` for key switching (Section 3.3) with `dnum` digit groups (Han-Ki hybrid
+//! key switching; GHS when `dnum = 1`).
+//!
+//! ## Presets
+//!
+//! [`Preset`] holds the RNS-CKKS paper's Table 1 settings (N, log q = 55, log Q_L) and recommended
+//! 128-bit settings of our own; [`CkksParams::generate`] chooses parameters from a depth, a scale and a
+//! security level in the manner of OpenFHE's `CCParams`.
+
+use rnsfhe_core::{ConversionMode, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
+
+use crate::ckks_error::{CkksError, CkksResult};
+use crate::security::{max_log_qp, SecurityLevel};
+
+/// How scales evolve under rescaling (DESIGN "Core types": the two policies of the papers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RescalingPolicy {
+    /// RNS-CKKS (Cheon-Han-Kim-Kim-Song, Section 3.1): every level is encoded at the nominal scale
+    /// `2^log_scale`; rescaling divides the exact scale by the dropped prime `q_l ≈ 2^log_scale`. Scales of
+    /// operands at the same level then differ by the approximation error of the basis (relative
+    /// `≈ 2^-eta`), which binary operations accept as part of the CKKS approximation error (tolerance
+    /// [`crate::CkksContext::scale_tolerance`]).
+    #[default]
+    FixedNominalScale,
+    /// Kim-Papadimitriou-Polyakov exact per-level scale factors (Qu-Xu Sections 2.4 and 5, "ExactRescaling"):
+    /// the top level uses `Delta_L = q_{L}` (the last prime) and `Delta_{l-1} = Delta_l^2 / q_l`, so a
+    /// product rescaled once lands exactly on the next level's scale and operands at one level agree
+    /// (tolerance `2^-40`, rounding only).
+    ExactScale,
+}
+
+/// CKKS parameters, declared as a literal struct and checked by [`crate::CkksContext::new`].
+///
+/// Levels count **limbs** as in `rnsfhe-core`: a fresh ciphertext has level `levels + 1` (all primes) and
+/// each rescaling removes one; `levels` is therefore the multiplicative depth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CkksParams {
+    /// `log2(N)`, `N` the ring degree; `N/2` complex slots.
+    pub log_n: u32,
+    /// `log2` of the scale `Delta`; the scaling primes are chosen close to `2^log_scale`.
+    pub log_scale: u32,
+    /// Bit size of the first prime `q_0` (at least `log_scale`; its excess over `log_scale` bounds the
+    /// magnitude of decryptable values: `|x| < 2^(q0_bits - log_scale - 1)`).
+    pub q0_bits: u32,
+    /// Number of scaling primes `q_1 .. q_L` (the multiplicative depth `L`).
+    pub levels: usize,
+    /// Number of special primes `p_i` (key switching, RNS-CKKS Section 3.3).
+    pub special_primes: usize,
+    /// Bit size of each special prime.
+    pub special_bits: u32,
+    /// Digit groups of hybrid key switching, `1 <= dnum <= levels + 1` (1 is GHS).
+    pub dnum: usize,
+    /// Secret key distribution (the paper uses Hamming weight 64).
+    pub secret: SecretDistribution,
+    /// Standard deviation of the error (3.2 in the papers).
+    pub sigma: f64,
+    /// Basis conversion of ModUp / ModDown (Fast, ExactFloat, ExactInteger).
+    pub conversion: ConversionMode,
+    /// Rescaling policy.
+    pub rescaling: RescalingPolicy,
+}
+
+impl CkksParams {
+    /// Ring degree `N`.
+    pub fn n(&self) -> usize {
+        1usize << self.log_n.min(usize::BITS - 2)
+    }
+
+    /// Nominal `log2(Q P)` from the bit sizes (the context reports the exact value of its primes).
+    pub fn nominal_log_qp(&self) -> u64 {
+        self.q0_bits as u64
+            + self.levels as u64 * self.log_scale as u64
+            + self.special_primes as u64 * self.special_bits as u64
+    }
+
+    /// Chooses parameters for multiplicative `depth`, scale `2^log_scale` and a security `level`, in the
+    /// manner of OpenFHE's `CCParams` defaults: `q_0` of `min(log_scale + 10, 60)` bits, `dnum = 3` for
+    /// depth above 3 (2 for depth 1-3, 1 for depth 0), `P` with as many primes as a digit has limbs and
+    /// at least the digit's bit size (primes of at most 60 bits), the smallest `N` in `[2^12, 2^17]` with
+    /// `log2(QP)` under the HE Standard bound ([`max_log_qp`]). Uniform ternary secret, `sigma = 3.2`,
+    /// fast conversion, exact-scale rescaling.
+    ///
+    /// Errors: [`CkksError::InvalidParams`] for `log_scale` outside `[20, 60]` or when no `N <= 2^17`
+    /// fits.
+    pub fn generate(depth: usize, log_scale: u32, level: SecurityLevel) -> CkksResult<Self> {
+        if !(20..=60).contains(&log_scale) {
+            return Err(CkksError::InvalidParams {
+                what: "log_scale",
+                reason: format!("log_scale = {log_scale} must be in [20, 60]"),
+            });
+        }
+        let q0_bits = (log_scale + 10).min(60);
+        let limbs = depth + 1;
+        let dnum = match depth {
+            0 => 1,
+            1..=3 => 2,
+            _ => 3,
+        }
+        .min(limbs);
+        let alpha = limbs.div_ceil(dnum);
+        // The largest digit is the first group: q_0 and alpha - 1 scaling primes.
+        let digit_bits = q0_bits as u64 + (alpha as u64 - 1) * log_scale as u64;
+        let special_primes = alpha;
+        let special_bits = (digit_bits.div_ceil(alpha as u64) as u32 + 1).clamp(30, 60);
+        let mut params = Self {
+            log_n: 12,
+            log_scale,
+            q0_bits,
+            levels: depth,
+            special_primes,
+            special_bits,
+            dnum,
+            secret: SecretDistribution::Ternary,
+            sigma: 3.2,
+            conversion: ConversionMode::Fast,
+            rescaling: RescalingPolicy::ExactScale,
+        };
+        let need = params.nominal_log_qp();
+        for log_n in 12..=17u32 {
+            if let Some(max) = max_log_qp(1 << log_n, level) {
+                if need <= max as u64 {
+                    params.log_n = log_n;
+                    return Ok(params);
+                }
+            }
+        }
+        Err(CkksError::InvalidParams {
+            what: "depth",
+            reason: format!(
+                "depth {depth} at log_scale {log_scale} needs log2(QP) ≈ {need}, beyond the {level} bound of \
+                 N = 2^17 ({}); lower the depth or the scale (bootstrapping is not available yet)",
+                max_log_qp(1 << 17, level).unwrap_or(0)
+            ),
+        })
+    }
+}
+
+/// Named parameter sets: the RNS-CKKS paper's Table 1 and recommended 128-bit settings.
+///
+/// Security is stated per preset and checked by [`crate::CkksContext::new`]
+/// ([`crate::CkksContext::security`]); the paper's presets are **not** 128-bit secure by the HE Standard:
+/// they use a sparse secret (`h = 64`) and target 80-bit security (Section 5.1), so the context flags them
+/// ([`crate::CkksContext::is_insecure`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preset {
+    /// RNS-CKKS Table 1, `L = 5`: `N = 2^15`, `log q = 55`, `log Q_L = 336` (`q_0` of 61 bits and five
+    /// 55-bit primes), `h = 64`, `sigma = 3.2`. Key switching: `dnum = 3` (digits of 2 primes, at most
+    /// 116 bits), `P` = 2 primes of 60 bits; `log2(QP) ≈ 456`. Security: the paper's 80-bit target; not
+    /// established by the HE Standard table (sparse secret).
+    PaperTable1L5,
+    /// RNS-CKKS Table 1, `L = 10`: `N = 2^15`, `log q = 55`, `log Q_L = 611` (`q_0` of 61 bits and ten
+    /// 55-bit primes), `h = 64`, `sigma = 3.2`. Key switching: `dnum = 4` (digits of 3 primes, at most
+    /// 171 bits), `P` = 3 primes of 60 bits; `log2(QP) ≈ 791`. Security: the paper's 80-bit target; not
+    /// established by the HE Standard table (sparse secret).
+    PaperTable1L10,
+    /// RNS-CKKS Table 1, `L = 15`: `N = 2^16`, `log q = 55`, `log Q_L = 886` (`q_0` of 61 bits and fifteen
+    /// 55-bit primes), `h = 64`, `sigma = 3.2`. Key switching: `dnum = 4` (digits of 4 primes, at most
+    /// 226 bits), `P` = 4 primes of 60 bits; `log2(QP) ≈ 1126`. Security: the paper's 80-bit target; not
+    /// established by the HE Standard table (sparse secret).
+    PaperTable1L15,
+    /// Recommended, 128-bit (HE Standard, uniform ternary): `N = 2^13`, scale `2^40`, `q_0` of 45 bits,
+    /// depth 3, `dnum = 4` (one prime per digit), `P` = one 50-bit prime; `log2(QP) ≈ 215 <= 218`.
+    /// All primes at most 50 bits (IFMA NTT).
+    Rec128N13,
+    /// Recommended, 128-bit: `N = 2^14`, scale `2^40`, `q_0` of 50 bits, depth 6, `dnum = 3` (digits of
+    /// at most 3 primes, 130 bits), `P` = 3 primes of 44 bits; `log2(QP) ≈ 422 <= 438`. Primes at most
+    /// 50 bits.
+    Rec128N14,
+    /// Recommended, 128-bit: `N = 2^15`, scale `2^40`, `q_0` of 50 bits, depth 15, `dnum = 4` (digits of
+    /// 4 primes, at most 170 bits), `P` = 4 primes of 43 bits; `log2(QP) ≈ 822 <= 881`. Primes at most
+    /// 50 bits.
+    Rec128N15,
+    /// Recommended, 128-bit: `N = 2^16`, scale `2^40`, `q_0` of 50 bits, depth 32, `dnum = 4` (digits of
+    /// 9 primes, at most 370 bits), `P` = 9 primes of 42 bits; `log2(QP) ≈ 1708 <= 1747`. Primes at most
+    /// 50 bits.
+    Rec128N16,
+}
+
+impl Preset {
+    /// All presets.
+    pub const ALL: [Preset; 7] = [
+        Preset::PaperTable1L5,
+        Preset::PaperTable1L10,
+        Preset::PaperTable1L15,
+        Preset::Rec128N13,
+        Preset::Rec128N14,
+        Preset::Rec128N15,
+        Preset::Rec128N16,
+    ];
+
+    /// The parameter literal of the preset (see each variant for the numbers).
+    pub fn params(self) -> CkksParams {
+        let paper = |log_n: u32, levels: usize, dnum: usize, special: usize| CkksParams {
+            log_n,
+            log_scale: 55,
+            q0_bits: 61,
+            levels,
+            special_primes: special,
+            special_bits: 60,
+            dnum,
+            secret: SecretDistribution::HammingWeight(DEFAULT_HAMMING_WEIGHT),
+            sigma: 3.2,
+            conversion: ConversionMode::Fast,
+            rescaling: RescalingPolicy::FixedNominalScale,
+        };
+        let rec = |log_n: u32, q0: u32, levels: usize, dnum: usize, special: usize, bits: u32| {
+            CkksParams {
+                log_n,
+                log_scale: 40,
+                q0_bits: q0,
+                levels,
+                special_primes: special,
+                special_bits: bits,
+                dnum,
+                secret: SecretDistribution::Ternary,
+                sigma: 3.2,
+                conversion: ConversionMode::Fast,
+                rescaling: RescalingPolicy::ExactScale,
+            }
+        };
+        match self {
+            Preset::PaperTable1L5 => paper(15, 5, 3, 2),
+            Preset::PaperTable1L10 => paper(15, 10, 4, 3),
+            Preset::PaperTable1L15 => paper(16, 15, 4, 4),
+            Preset::Rec128N13 => rec(13, 45, 3, 4, 1, 50),
+            Preset::Rec128N14 => rec(14, 50, 6, 3, 3, 44),
+            Preset::Rec128N15 => rec(15, 50, 15, 4, 4, 43),
+            Preset::Rec128N16 => rec(16, 50, 32, 4, 9, 42),
+        }
+    }
+
+    /// The security level the preset claims (`None` for the paper's presets, which target 80 bits with a
+    /// sparse secret outside the HE Standard table).
+    pub fn claimed_security(self) -> Option<SecurityLevel> {
+        match self {
+            Preset::PaperTable1L5 | Preset::PaperTable1L10 | Preset::PaperTable1L15 => None,
+            _ => Some(SecurityLevel::Bits128),
+        }
+    }
+
+    /// `ceil(log2 Q_L)` of the paper's Table 1 for the paper presets (336, 611, 886), `None` otherwise.
+    pub fn paper_log_q(self) -> Option<u32> {
+        match self {
+            Preset::PaperTable1L5 => Some(336),
+            Preset::PaperTable1L10 => Some(611),
+            Preset::PaperTable1L15 => Some(886),
+            _ => None,
+        }
+    }
+}

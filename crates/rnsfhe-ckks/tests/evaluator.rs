@@ -1,0 +1,419 @@
+//! CKKS evaluator on small parameters (`N = 2^12`, 40-bit scaling primes): arithmetic, levels and scales,
+//! rotations, sums, conversion modes, errors.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{bits, c, complex_values, rng, small, values};
+use rnsfhe_ckks::{
+    CkksContext, CkksDecryptor, CkksEncryptor, CkksError, Complex64, ConversionMode, Evaluator,
+    KeyGenerator, KeySet, RescalingPolicy,
+};
+
+struct Setup {
+    ctx: Arc<CkksContext>,
+    keys: KeySet,
+    enc: CkksEncryptor,
+    dec: CkksDecryptor,
+    eval: Evaluator,
+}
+
+fn setup(policy: RescalingPolicy, mode: ConversionMode, seed: u8) -> Setup {
+    let ctx = CkksContext::new(small(policy, mode)).unwrap();
+    let mut r = rng(seed);
+    let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
+    let mut steps = KeyGenerator::power_of_two_steps(ctx.max_slots());
+    steps.extend([3, -1]);
+    let keys = kg.generate_all(&steps, true, &mut r).unwrap();
+    let enc = CkksEncryptor::with_public_key(&ctx, &keys.public).unwrap();
+    let dec = CkksDecryptor::new(&ctx, &keys.secret).unwrap();
+    let eval = Evaluator::new(&ctx)
+        .with_relin_key(keys.relin.clone())
+        .unwrap()
+        .with_galois_keys(keys.galois.clone())
+        .unwrap();
+    Setup {
+        ctx,
+        keys,
+        enc,
+        dec,
+        eval,
+    }
+}
+
+/// Thresholds for N = 2^12, scale 2^40 and public-key encryption: the fresh error per coefficient has
+/// standard deviation sigma sqrt(2N/3 + 1 + N/... ) ≈ 3.2 * 52 ≈ 2^7.4, about 2^13.4 per slot
+/// (sqrt(N) = 64), max over 2^12 slot parts about 2^15.5: about 24 bits at scale 2^40. Every threshold
+/// below keeps 3 bits of margin on top of the operation's own loss.
+const FRESH_BITS: f64 = 21.0;
+
+#[test]
+fn arithmetic_levels_and_scales() {
+    for policy in [
+        RescalingPolicy::FixedNominalScale,
+        RescalingPolicy::ExactScale,
+    ] {
+        let s = setup(policy, ConversionMode::Fast, 1);
+        let mut r = rng(2);
+        let slots = s.ctx.max_slots();
+        let a = complex_values(slots, 1);
+        let b = complex_values(slots, 2);
+        let ca = s.enc.encrypt(&a, &mut r).unwrap();
+        let cb = s.enc.encrypt(&b, &mut r).unwrap();
+        assert_eq!(ca.level(), 4);
+        let fresh = bits(&a, &s.dec.decrypt(&ca).unwrap());
+        assert!(fresh >= FRESH_BITS, "fresh {fresh}");
+
+        let add: Vec<_> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        let sub: Vec<_> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
+        let mul: Vec<_> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
+        let neg: Vec<_> = a.iter().map(|x| -x).collect();
+        let got = s.dec.decrypt(&s.eval.add(&ca, &cb).unwrap()).unwrap();
+        assert!(bits(&add, &got) >= FRESH_BITS - 1.0);
+        let got = s.dec.decrypt(&s.eval.sub(&ca, &cb).unwrap()).unwrap();
+        assert!(bits(&sub, &got) >= FRESH_BITS - 1.0);
+        let got = s.dec.decrypt(&s.eval.negate(&ca).unwrap()).unwrap();
+        assert!(bits(&neg, &got) >= FRESH_BITS);
+
+        let prod = s.eval.multiply_rescale(&ca, &cb).unwrap();
+        assert_eq!(prod.level(), 3);
+        let expected_scale = ca.scale() * cb.scale() / s.ctx.q_moduli()[3] as f64;
+        assert_eq!(prod.scale(), expected_scale);
+        if policy == RescalingPolicy::ExactScale {
+            let d = (prod.scale() / s.ctx.level_scale(3).unwrap() - 1.0).abs();
+            assert!(
+                d < 1e-12,
+                "exact scale policy: product lands on level scale ({d})"
+            );
+        }
+        let got = s.dec.decrypt(&prod).unwrap();
+        let pb = bits(&mul, &got);
+        assert!(pb >= FRESH_BITS - 2.0, "mult&rs {pb}");
+
+        // Mixed levels: a (level 4) + a*b (level 3) is aligned automatically.
+        let mixed = s.eval.add(&ca, &prod).unwrap();
+        assert_eq!(mixed.level(), 3);
+        let expect: Vec<_> = a.iter().zip(&mul).map(|(x, y)| x + y).collect();
+        let got = s.dec.decrypt(&mixed).unwrap();
+        assert!(bits(&expect, &got) >= FRESH_BITS - 3.0);
+
+        // Plaintext operations.
+        let pt = s.eval.encode_like(&b, &ca).unwrap();
+        let got = s.dec.decrypt(&s.eval.add_plain(&ca, &pt).unwrap()).unwrap();
+        assert!(bits(&add, &got) >= FRESH_BITS - 1.0);
+        let got = s.dec.decrypt(&s.eval.sub_plain(&ca, &pt).unwrap()).unwrap();
+        assert!(bits(&sub, &got) >= FRESH_BITS - 1.0);
+        let pm = s
+            .eval
+            .rescale(&s.eval.multiply_plain(&ca, &pt).unwrap())
+            .unwrap();
+        assert!(bits(&mul, &s.dec.decrypt(&pm).unwrap()) >= FRESH_BITS - 2.0);
+
+        // Constants: real and complex, add and multiply; integer multiplication without a level.
+        let k = Complex64::new(0.75, -0.5);
+        let got = s.dec.decrypt(&s.eval.add_const(&ca, k).unwrap()).unwrap();
+        let expect: Vec<_> = a.iter().map(|x| x + k).collect();
+        assert!(bits(&expect, &got) >= FRESH_BITS);
+        let kc = s
+            .eval
+            .rescale(&s.eval.multiply_const(&ca, k).unwrap())
+            .unwrap();
+        assert_eq!(
+            kc.scale(),
+            ca.scale(),
+            "constant at q_(l-1): scale restored exactly"
+        );
+        let expect: Vec<_> = a.iter().map(|x| x * k).collect();
+        assert!(bits(&expect, &s.dec.decrypt(&kc).unwrap()) >= FRESH_BITS - 1.0);
+        let kr = s
+            .eval
+            .rescale(&s.eval.multiply_real(&ca, -2.5).unwrap())
+            .unwrap();
+        let expect: Vec<_> = a.iter().map(|x| x * -2.5).collect();
+        assert!(bits(&expect, &s.dec.decrypt(&kr).unwrap()) >= FRESH_BITS - 3.0);
+        let ki = s.eval.multiply_int(&ca, 3).unwrap();
+        assert_eq!(ki.level(), ca.level());
+        let expect: Vec<_> = a.iter().map(|x| x * 3.0).collect();
+        assert!(bits(&expect, &s.dec.decrypt(&ki).unwrap()) >= FRESH_BITS - 2.0);
+
+        // Squares down to the last level, then no level left.
+        let x = values(slots, 7);
+        let cx = s.enc.encrypt(x.as_slice(), &mut r).unwrap();
+        let mut cur = cx;
+        let mut expect = x.clone();
+        for _ in 0..3 {
+            cur = s.eval.rescale(&s.eval.square(&cur).unwrap()).unwrap();
+            expect.iter_mut().for_each(|v| *v *= *v);
+        }
+        assert_eq!(cur.level(), 1);
+        let got = s.dec.decrypt(&cur).unwrap();
+        assert!(bits(&c(&expect), &got) >= FRESH_BITS - 4.0);
+        assert!(matches!(
+            s.eval.rescale(&cur),
+            Err(CkksError::NotEnoughLevels {
+                level: 1,
+                needed: 2,
+                more: 1,
+                ..
+            })
+        ));
+        assert!(matches!(
+            s.eval.multiply(&cur, &cur),
+            Err(CkksError::ScaleTooLarge { level: 1, .. })
+        ));
+    }
+}
+
+#[test]
+fn scale_alignment_default_and_strict() {
+    let s = setup(RescalingPolicy::ExactScale, ConversionMode::Fast, 3);
+    let mut r = rng(4);
+    let slots = s.ctx.max_slots();
+    let a = complex_values(slots, 3);
+    let ca = s.enc.encrypt(&a, &mut r).unwrap();
+    // A ciphertext at a scale 2^-10 relative off: non-strict adjusts one operand with a level.
+    let off = s
+        .ctx
+        .encode_at_scale(&a, slots, 4, ca.scale() * (1.0 + 1.0 / 1024.0))
+        .unwrap();
+    let coff = s.enc.encrypt_plaintext(&off, &mut r).unwrap();
+    let sum = s.eval.add(&ca, &coff).unwrap();
+    assert_eq!(sum.level(), 3);
+    let expect: Vec<_> = a.iter().map(|x| x * 2.0).collect();
+    assert!(bits(&expect, &s.dec.decrypt(&sum).unwrap()) >= FRESH_BITS - 2.0);
+    // Integer ratio: no level used.
+    let dbl = s
+        .ctx
+        .encode_at_scale(&a, slots, 4, ca.scale() * 2.0)
+        .unwrap();
+    let cdbl = s.enc.encrypt_plaintext(&dbl, &mut r).unwrap();
+    let sum = s.eval.add(&ca, &cdbl).unwrap();
+    assert_eq!(sum.level(), 4);
+    assert!(bits(&expect, &s.dec.decrypt(&sum).unwrap()) >= FRESH_BITS - 2.0);
+
+    // Strict mode: both mismatches are errors naming both operands.
+    let strict = Evaluator::strict(&s.ctx)
+        .with_relin_key(s.keys.relin.clone())
+        .unwrap();
+    let err = strict.add(&ca, &coff).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(
+            err,
+            CkksError::ScaleMismatch {
+                left_level: 4,
+                right_level: 4,
+                ..
+            }
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("ciphertext addition") && msg.contains("log2 scale"));
+    let low = s.eval.drop_to_level(&ca, 2).unwrap();
+    let err = strict.add(&ca, &low).unwrap_err();
+    assert!(matches!(
+        err,
+        CkksError::LevelMismatch {
+            left_level: 4,
+            right_level: 2,
+            ..
+        }
+    ));
+    assert!(strict.multiply(&ca, &low).is_err());
+    assert!(strict.multiply(&ca, &ca).is_ok());
+}
+
+#[test]
+fn rotations_conjugation_and_sums() {
+    let s = setup(RescalingPolicy::ExactScale, ConversionMode::Fast, 5);
+    let mut r = rng(6);
+    let slots = s.ctx.max_slots();
+    let a = complex_values(slots, 5);
+    let ca = s.enc.encrypt(&a, &mut r).unwrap();
+    let input_bits = bits(&a, &s.dec.decrypt(&ca).unwrap());
+    for step in [1i64, 3, -1] {
+        let got = s.dec.decrypt(&s.eval.rotate(&ca, step).unwrap()).unwrap();
+        let expect: Vec<_> = (0..slots)
+            .map(|j| a[(j as i64 + step).rem_euclid(slots as i64) as usize])
+            .collect();
+        let b = bits(&expect, &got);
+        assert!(b >= input_bits - 1.0, "rotate {step}: {b} vs {input_bits}");
+    }
+    let got = s.dec.decrypt(&s.eval.conjugate(&ca).unwrap()).unwrap();
+    let expect: Vec<_> = a.iter().map(|z| z.conj()).collect();
+    assert!(bits(&expect, &got) >= input_bits - 1.0);
+
+    // Hoisted rotations agree with plain ones (within noise).
+    let hoisted = s.eval.rotate_hoisted(&ca, &[1, 2, 3]).unwrap();
+    for (h, step) in hoisted.iter().zip([1usize, 2, 3]) {
+        let expect: Vec<_> = (0..slots).map(|j| a[(j + step) % slots]).collect();
+        assert!(bits(&expect, &s.dec.decrypt(h).unwrap()) >= input_bits - 1.0);
+    }
+
+    // Sum and mean of all slots (RNS-CKKS Section 5.2).
+    let x = values(slots, 9);
+    let cx = s.enc.encrypt(x.as_slice(), &mut r).unwrap();
+    let total: f64 = x.iter().sum();
+    let sum = s.eval.sum_slots(&cx).unwrap();
+    assert_eq!(sum.level(), cx.level());
+    let got = s.dec.decrypt(&sum).unwrap();
+    assert!(bits(&c(&vec![total; slots]), &got) >= FRESH_BITS - 12.0);
+    let mean = s.eval.mean(&cx).unwrap();
+    let got = s.dec.decrypt(&mean).unwrap();
+    let m = total / slots as f64;
+    assert!(bits(&c(&vec![m; slots]), &got) >= FRESH_BITS - 2.0);
+    // Partial sums of 4.
+    let p = s.eval.partial_sums(&cx, 4).unwrap();
+    let got = s.dec.decrypt(&p).unwrap();
+    let expect: Vec<f64> = (0..slots)
+        .map(|j| (0..4).map(|i| x[(j + i) % slots]).sum())
+        .collect();
+    assert!(bits(&c(&expect), &got) >= FRESH_BITS - 3.0);
+}
+
+#[test]
+fn conversion_modes_agree_within_noise() {
+    let slots = 1 << 11;
+    let a = values(slots, 11);
+    let b = values(slots, 12);
+    let mut outputs = vec![];
+    for mode in [
+        ConversionMode::Fast,
+        ConversionMode::ExactFloat,
+        ConversionMode::ExactInteger,
+    ] {
+        let s = setup(RescalingPolicy::ExactScale, mode, 7);
+        let mut r = rng(8);
+        let ca = s.enc.encrypt(a.as_slice(), &mut r).unwrap();
+        let cb = s.enc.encrypt(b.as_slice(), &mut r).unwrap();
+        // (a * b) rescaled, rotated by 3, plus a.
+        let p = s.eval.multiply_rescale(&ca, &cb).unwrap();
+        let p = s.eval.rotate(&p, 3).unwrap();
+        let out = s.dec.decrypt(&s.eval.add(&p, &ca).unwrap()).unwrap();
+        let expect: Vec<f64> = (0..slots)
+            .map(|j| a[(j + 3) % slots] * b[(j + 3) % slots] + a[j])
+            .collect();
+        let pb = bits(&c(&expect), &out);
+        assert!(pb >= FRESH_BITS - 3.0, "{mode:?}: {pb}");
+        outputs.push(out);
+    }
+    // Same keys (same seed), same encryptions: the modes differ only by key-switching noise.
+    for other in &outputs[1..] {
+        let d = bits(&outputs[0], other);
+        assert!(d >= FRESH_BITS - 3.0, "modes differ by 2^-{d}");
+    }
+}
+
+#[test]
+fn bad_inputs_are_errors() {
+    let s = setup(RescalingPolicy::FixedNominalScale, ConversionMode::Fast, 9);
+    let mut r = rng(10);
+    let slots = s.ctx.max_slots();
+    let ca = s.enc.encrypt(values(slots, 1).as_slice(), &mut r).unwrap();
+
+    // Vector longer than the slot count.
+    let long = values(slots + 1, 2);
+    let err = s.enc.encrypt(long.as_slice(), &mut r).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CkksError::Encoding(rnsfhe_ckks::Error::TooManyValues { .. })
+        ),
+        "{err}"
+    );
+
+    // Scale too large for the modulus.
+    let err = s
+        .ctx
+        .encode_at_scale(&c(&[1.0]), slots, 1, 2f64.powi(60))
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CkksError::Encoding(rnsfhe_ckks::Error::ScaleTooLarge { .. })
+        ),
+        "{err}"
+    );
+
+    // Missing Galois key: the error names the step.
+    let err = s.eval.rotate(&ca, 5).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("rotation step 5"), "{msg}");
+    let bare = Evaluator::new(&s.ctx);
+    assert!(matches!(
+        bare.rotate(&ca, 1),
+        Err(CkksError::MissingKey { .. })
+    ));
+    assert!(matches!(
+        bare.multiply(&ca, &ca),
+        Err(CkksError::MissingKey { .. })
+    ));
+
+    // No level left.
+    let low = s.eval.drop_to_level(&ca, 1).unwrap();
+    let err = s.eval.rescale(&low).unwrap_err();
+    assert!(err.to_string().contains("needs at least level 2"), "{err}");
+
+    // Mismatched parameters between objects.
+    let mut other = small(RescalingPolicy::FixedNominalScale, ConversionMode::Fast);
+    other.levels = 2;
+    other.dnum = 3;
+    let ctx2 = CkksContext::new(other).unwrap();
+    let eval2 = Evaluator::new(&ctx2);
+    assert!(matches!(
+        eval2.add(&ca, &ca),
+        Err(CkksError::ContextMismatch { .. })
+    ));
+    assert!(eval2.with_relin_key(s.keys.relin.clone()).is_err());
+    assert!(CkksDecryptor::new(&ctx2, &s.keys.secret).is_err());
+
+    // Slot count mismatch and invalid levels.
+    let sparse = s.ctx.encode(&c(&[1.0, 2.0]), 2, 4).unwrap();
+    let cs = s.enc.encrypt_plaintext(&sparse, &mut r).unwrap();
+    assert!(matches!(
+        s.eval.add(&ca, &cs),
+        Err(CkksError::SlotsMismatch { .. })
+    ));
+    assert!(s.eval.drop_to_level(&ca, 0).is_err());
+    assert!(s.eval.drop_to_level(&ca, 5).is_err());
+    assert!(s.eval.partial_sums(&ca, 3).is_err());
+    assert!(s
+        .eval
+        .multiply_const(&ca, Complex64::new(f64::NAN, 0.0))
+        .is_err());
+
+    // Invalid parameters.
+    let mut bad = small(RescalingPolicy::ExactScale, ConversionMode::Fast);
+    bad.q0_bits = 30;
+    assert!(matches!(
+        CkksContext::new(bad),
+        Err(CkksError::InvalidParams {
+            what: "q0_bits",
+            ..
+        })
+    ));
+    let mut bad = small(RescalingPolicy::ExactScale, ConversionMode::ExactInteger);
+    bad.dnum = 2;
+    assert!(matches!(
+        CkksContext::new(bad),
+        Err(CkksError::InvalidParams {
+            what: "q0_bits",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn sparse_slots_roundtrip() {
+    let s = setup(RescalingPolicy::ExactScale, ConversionMode::Fast, 11);
+    let mut r = rng(12);
+    let a = complex_values(8, 4);
+    let pt = s.ctx.encode(&a, 8, s.ctx.max_level()).unwrap();
+    let ct = s.enc.encrypt_plaintext(&pt, &mut r).unwrap();
+    let rot = s.eval.rotate(&ct, 1).unwrap();
+    let got = s.dec.decrypt(&rot).unwrap();
+    let expect: Vec<_> = (0..8).map(|j| a[(j + 1) % 8]).collect();
+    assert!(bits(&expect, &got) >= FRESH_BITS);
+}

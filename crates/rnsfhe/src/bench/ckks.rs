@@ -1,0 +1,481 @@
+//! CKKS benchmarks: `rnsfhe bench ckks-table1` regenerates the RNS-CKKS paper's Table 1 (Enc, Dec, Add,
+//! CMult, Mult&RS at N = 2^15..2^16, L = 5..15) with Rotate, KeyGen and the precision after each operation,
+//! printing the paper's HEAAN-RNS numbers beside ours; `rnsfhe bench ckks-op` serves the same operations
+//! over the line protocol of `bench/peers/compare_table1.py`, which interleaves them with OpenFHE and SEAL.
+//!
+//! Both use [`Table1Bench`], so the operations timed against the paper and against the peers are the same
+//! code: `encode_encrypt` (N/2 reals, public key), `decrypt_decode` (top level), `add`, `cmult` (times a
+//! plaintext vector, then rescale), `mult_rs` (multiply, relinearize, rescale), `rotate` (by one slot),
+//! `keygen` (secret, public, relinearization and one rotation key).
+
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+use rand::{Rng, SeedableRng};
+use rnsfhe_ckks::{
+    Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, Complex64, Csprng, Evaluator,
+    KeyGenerator, Plaintext, PrecisionStats, Preset,
+};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{
+    markdown_table, measure_interleaved, write_json, BenchOptions, Machine, Timing, TimingConfig,
+};
+
+/// The operations of the table, in order: name, label, and the paper column it matches (if any).
+pub const OPS: [(&str, &str); 7] = [
+    ("keygen", "KeyGen (sk, pk, relin, 1 rotation)"),
+    ("encode_encrypt", "Enc (encode + encrypt, pk)"),
+    ("decrypt_decode", "Dec (decrypt + decode)"),
+    ("add", "Add"),
+    ("cmult", "CMult (x plaintext, rescale)"),
+    ("mult_rs", "Mult&RS (mult, relin, rescale)"),
+    ("rotate", "Rotate (1 slot)"),
+];
+
+/// The RNS-CKKS paper's Table 1, HEAAN-RNS rows (ms): Enc, Dec, Add, CMult, Mult&RS.
+fn paper_ms(preset: Preset, op: &str) -> Option<f64> {
+    let row = match preset {
+        Preset::PaperTable1L5 => [31.0, 4.6, 2.9, 25.0, 85.0],
+        Preset::PaperTable1L10 => [58.0, 7.8, 4.3, 44.0, 164.0],
+        Preset::PaperTable1L15 => [177.0, 10.0, 15.5, 125.0, 563.0],
+        _ => return None,
+    };
+    let i = [
+        "encode_encrypt",
+        "decrypt_decode",
+        "add",
+        "cmult",
+        "mult_rs",
+    ]
+    .iter()
+    .position(|&o| o == op)?;
+    Some(row[i])
+}
+
+/// Parses a preset name as printed by `rnsfhe params` (`PaperTable1L5`, ...).
+pub fn parse_preset(name: &str) -> anyhow::Result<Preset> {
+    Preset::ALL
+        .into_iter()
+        .find(|p| format!("{p:?}").eq_ignore_ascii_case(name))
+        .with_context(|| {
+            let names: Vec<String> = Preset::ALL.iter().map(|p| format!("{p:?}")).collect();
+            format!(
+                "unknown preset {name:?}: expected one of {}",
+                names.join(", ")
+            )
+        })
+}
+
+/// Keys, inputs and evaluator of one preset, set up once; each operation runs on the same inputs.
+pub struct Table1Bench {
+    ctx: Arc<CkksContext>,
+    encryptor: CkksEncryptor,
+    decryptor: CkksDecryptor,
+    evaluator: Evaluator,
+    x_values: Vec<f64>,
+    y_values: Vec<f64>,
+    c_values: Vec<f64>,
+    x: Ciphertext,
+    y: Ciphertext,
+    c: Plaintext,
+    rng: Csprng,
+}
+
+impl Table1Bench {
+    /// Builds the context of `preset`, keys, two encrypted inputs of N/2 reals in [-1, 1] and a plaintext.
+    pub fn new(preset: Preset) -> anyhow::Result<Self> {
+        let ctx = CkksContext::new(preset.params())?;
+        let mut rng = Csprng::from_os()?;
+        let keygen = KeyGenerator::new(&ctx, &mut rng)?;
+        let keys = keygen.generate_all(&[1], false, &mut rng)?;
+        let encryptor = CkksEncryptor::with_public_key(&ctx, &keys.public)?;
+        let decryptor = CkksDecryptor::new(&ctx, &keys.secret)?;
+        let evaluator = Evaluator::new(&ctx)
+            .with_relin_key(keys.relin)?
+            .with_galois_keys(keys.galois)?;
+        let slots = ctx.max_slots();
+        // Inputs are not secret: a seeded generator makes runs comparable.
+        let mut data = rand::rngs::StdRng::seed_from_u64(1);
+        let mut uniform = |_| data.gen_range(-1.0..1.0);
+        let x_values: Vec<f64> = (0..slots).map(&mut uniform).collect();
+        let y_values: Vec<f64> = (0..slots).map(&mut uniform).collect();
+        let c_values: Vec<f64> = (0..slots).map(&mut uniform).collect();
+        let x = encryptor.encrypt(&x_values[..], &mut rng)?;
+        let y = encryptor.encrypt(&y_values[..], &mut rng)?;
+        let c = ctx.encode_real(&c_values, slots, ctx.max_level())?;
+        Ok(Self {
+            ctx,
+            encryptor,
+            decryptor,
+            evaluator,
+            x_values,
+            y_values,
+            c_values,
+            x,
+            y,
+            c,
+            rng,
+        })
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<CkksContext> {
+        &self.ctx
+    }
+
+    /// Runs operation `op` once (its result is dropped).
+    pub fn run(&mut self, op: &str) -> anyhow::Result<()> {
+        match op {
+            "keygen" => {
+                let kg = KeyGenerator::new(&self.ctx, &mut self.rng)?;
+                std::hint::black_box(kg.generate_all(&[1], false, &mut self.rng)?);
+            }
+            "encode_encrypt" => {
+                std::hint::black_box(self.encryptor.encrypt(&self.x_values[..], &mut self.rng)?);
+            }
+            "decrypt_decode" => {
+                std::hint::black_box(self.decryptor.decrypt(&self.x)?);
+            }
+            "add" => {
+                std::hint::black_box(self.evaluator.add(&self.x, &self.y)?);
+            }
+            "cmult" => {
+                let prod = self.evaluator.multiply_plain(&self.x, &self.c)?;
+                std::hint::black_box(self.evaluator.rescale(&prod)?);
+            }
+            "mult_rs" => {
+                std::hint::black_box(self.evaluator.multiply_rescale(&self.x, &self.y)?);
+            }
+            "rotate" => {
+                std::hint::black_box(self.evaluator.rotate(&self.x, 1)?);
+            }
+            other => bail!("unknown operation {other:?}"),
+        }
+        Ok(())
+    }
+
+    /// Precision (PrecisionStats, real parts) of each operation's result against the plaintext computation.
+    pub fn check(&mut self, op: &str) -> anyhow::Result<Option<PrecisionStats>> {
+        let slots = self.x_values.len();
+        let (ct, expected): (Ciphertext, Vec<f64>) = match op {
+            "encode_encrypt" | "decrypt_decode" => (self.x.clone(), self.x_values.clone()),
+            "add" => (
+                self.evaluator.add(&self.x, &self.y)?,
+                self.x_values
+                    .iter()
+                    .zip(&self.y_values)
+                    .map(|(a, b)| a + b)
+                    .collect(),
+            ),
+            "cmult" => (
+                self.evaluator
+                    .rescale(&self.evaluator.multiply_plain(&self.x, &self.c)?)?,
+                self.x_values
+                    .iter()
+                    .zip(&self.c_values)
+                    .map(|(a, b)| a * b)
+                    .collect(),
+            ),
+            "mult_rs" => (
+                self.evaluator.multiply_rescale(&self.x, &self.y)?,
+                self.x_values
+                    .iter()
+                    .zip(&self.y_values)
+                    .map(|(a, b)| a * b)
+                    .collect(),
+            ),
+            "rotate" => (
+                self.evaluator.rotate(&self.x, 1)?,
+                (0..slots).map(|i| self.x_values[(i + 1) % slots]).collect(),
+            ),
+            _ => return Ok(None),
+        };
+        let got = self.decryptor.decrypt(&ct)?;
+        let expected: Vec<Complex64> = expected
+            .into_iter()
+            .map(|v| Complex64::new(v, 0.0))
+            .collect();
+        Ok(Some(PrecisionStats::compare(&expected, &got)?))
+    }
+}
+
+/// One row of `ckks-table1`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table1Row {
+    /// Operation name (protocol name).
+    pub op: String,
+    /// Label in the table.
+    pub label: String,
+    /// Our timing (microseconds per call).
+    pub ours: Timing,
+    /// The paper's HEAAN-RNS time in ms, where the paper has the column.
+    pub paper_ms: Option<f64>,
+    /// Minimum over slots of the bits of precision of the result (real parts), if the op has a result to
+    /// check.
+    pub min_precision_bits: Option<f64>,
+    /// Median over slots of the bits of precision.
+    pub median_precision_bits: Option<f64>,
+}
+
+/// One preset of `ckks-table1`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table1Preset {
+    /// Preset name.
+    pub preset: String,
+    /// Ring degree.
+    pub n: usize,
+    /// Limbs of Q.
+    pub q_limbs: usize,
+    /// log2 Q.
+    pub log_q: f64,
+    /// log2 QP.
+    pub log_qp: f64,
+    /// Special primes.
+    pub p_limbs: usize,
+    /// Digit groups of key switching.
+    pub dnum: usize,
+    /// The rows.
+    pub rows: Vec<Table1Row>,
+}
+
+/// The JSON document `ckks-table1.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table1Report {
+    /// Table name.
+    pub table: &'static str,
+    /// Where and when it ran.
+    pub machine: Machine,
+    /// Whether this was a `--quick` run.
+    pub quick: bool,
+    /// Repetition settings.
+    pub timing: TimingConfig,
+    /// One entry per preset.
+    pub presets: Vec<Table1Preset>,
+}
+
+fn measure_preset(preset: Preset, config: &TimingConfig) -> anyhow::Result<Table1Preset> {
+    let mut bench = Table1Bench::new(preset)?;
+    let mut rows = Vec::new();
+    for (op, label) in OPS {
+        let stats = bench.check(op)?;
+        let mut failed = None;
+        let timing = {
+            let mut case = || {
+                if let Err(e) = bench.run(op) {
+                    failed = Some(e);
+                }
+            };
+            measure_interleaved(config, &mut [&mut case])[0]
+        };
+        if let Some(e) = failed {
+            return Err(e.context(format!("{op} failed while timing")));
+        }
+        rows.push(Table1Row {
+            op: op.to_string(),
+            label: label.to_string(),
+            ours: timing,
+            paper_ms: paper_ms(preset, op),
+            min_precision_bits: stats.as_ref().map(|s| s.real.min),
+            median_precision_bits: stats.as_ref().map(|s| s.real.median),
+        });
+    }
+    let ctx = bench.context();
+    Ok(Table1Preset {
+        preset: format!("{preset:?}"),
+        n: ctx.n(),
+        q_limbs: ctx.q_moduli().len(),
+        log_q: ctx.log_q(),
+        log_qp: ctx.log_qp(),
+        p_limbs: ctx.p_moduli().len(),
+        dnum: ctx.params().dnum,
+        rows,
+    })
+}
+
+fn ms(us: f64) -> String {
+    let v = us / 1000.0;
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// `rnsfhe bench ckks-table1`.
+pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
+    // Few, slow operations: fewer samples than the micro-benchmarks.
+    let config = if options.quick {
+        TimingConfig {
+            warmup_ms: 0,
+            samples: 3,
+            min_sample_us: 0,
+        }
+    } else {
+        TimingConfig {
+            warmup_ms: 200,
+            samples: 15,
+            min_sample_us: 0,
+        }
+    };
+    let machine = Machine::detect();
+    let presets: &[Preset] = if options.quick {
+        &[Preset::PaperTable1L5]
+    } else {
+        &[
+            Preset::PaperTable1L5,
+            Preset::PaperTable1L10,
+            Preset::PaperTable1L15,
+        ]
+    };
+    let mut out = Vec::new();
+    for &p in presets {
+        eprintln!("measuring {p:?} ...");
+        out.push(measure_preset(p, &config)?);
+    }
+    println!(
+        "## RNS-CKKS Table 1{}\n",
+        if options.quick { " (--quick)" } else { "" }
+    );
+    println!("{}", machine.markdown_header());
+    println!(
+        "- median of {} samples per operation, milliseconds; paper: HEAAN-RNS column of RNS-CKKS Table 1 (Intel Core i5 2.9 GHz, single thread); precision: bits of the result's real parts, min / median over slots\n",
+        config.samples
+    );
+    for p in &out {
+        println!(
+            "### {} (N = {}, {} primes, log Q = {:.1}, {} special primes, log QP = {:.1}, dnum = {})\n",
+            p.preset, p.n, p.q_limbs, p.log_q, p.p_limbs, p.log_qp, p.dnum
+        );
+        let rows: Vec<Vec<String>> = p
+            .rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.label.clone(),
+                    ms(r.ours.median_us),
+                    r.paper_ms.map_or("-".into(), |v| format!("{v}")),
+                    r.paper_ms.map_or("-".into(), |v| {
+                        format!("{:.2}", r.ours.median_us / 1000.0 / v)
+                    }),
+                    match (r.min_precision_bits, r.median_precision_bits) {
+                        (Some(a), Some(b)) => format!("{a:.1} / {b:.1}"),
+                        _ => "-".into(),
+                    },
+                ]
+            })
+            .collect();
+        print!(
+            "{}",
+            markdown_table(
+                &[
+                    "operation",
+                    "ours (ms)",
+                    "paper (ms)",
+                    "ours / paper",
+                    "precision (bits)"
+                ],
+                &rows
+            )
+        );
+        println!();
+    }
+    let report = Table1Report {
+        table: "ckks-table1",
+        machine,
+        quick: options.quick,
+        timing: config,
+        presets: out,
+    };
+    let path = write_json(&options.out, "ckks-table1", &report)?;
+    println!("JSON: {}", path.display());
+    Ok(())
+}
+
+/// `rnsfhe bench ckks-op --preset NAME`: the line protocol of `bench/peers/README.md`. Prints a ready line
+/// after set-up, then answers `{"op": NAME, "reps": R}` with `{"op": NAME, "seconds": [...]}` until
+/// `{"op": "quit"}` or the end of input.
+pub fn serve(preset_name: &str) -> anyhow::Result<()> {
+    let preset = parse_preset(preset_name)?;
+    let mut bench = Table1Bench::new(preset)?;
+    let mut check = serde_json::Map::new();
+    for (op, _) in OPS {
+        if let Some(s) = bench.check(op)? {
+            check.insert(op.to_string(), json!(s.real.min));
+        }
+    }
+    let ctx = Arc::clone(bench.context());
+    let bits = |ms: &[u64]| {
+        ms.iter()
+            .map(|&q| (q as f64).log2().round() as u32)
+            .collect::<Vec<_>>()
+    };
+    let ready = json!({
+        "ready": true,
+        "version": env!("CARGO_PKG_VERSION"),
+        "ops": OPS.iter().map(|(o, _)| *o).collect::<Vec<_>>(),
+        "params": {
+            "log_n": ctx.params().log_n,
+            "q_bits": bits(ctx.q_moduli()),
+            "p_bits": bits(ctx.p_moduli()),
+            "dnum": ctx.params().dnum,
+            "log_q": ctx.log_q(),
+            "log_qp": ctx.log_qp(),
+            "key_switching": format!("hybrid, {:?} basis conversion", ctx.params().conversion),
+            "scaling": format!("{:?}", ctx.params().rescaling),
+            "secret": format!("{:?}", ctx.params().secret),
+        },
+        "check": check,
+    });
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    writeln!(out, "{ready}")?;
+    out.flush()?;
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match serde_json::from_str::<Value>(&line) {
+            Err(e) => json!({"error": format!("malformed command: {e}")}),
+            Ok(cmd) => {
+                let op = cmd
+                    .get("op")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                if op == "quit" {
+                    writeln!(out, "{}", json!({"op": "quit", "ok": true}))?;
+                    out.flush()?;
+                    return Ok(());
+                }
+                let reps = cmd
+                    .get("reps")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+                    .clamp(1, 10_000);
+                let mut seconds = Vec::with_capacity(reps as usize);
+                let mut error = None;
+                for _ in 0..reps {
+                    let start = std::time::Instant::now();
+                    if let Err(e) = bench.run(&op) {
+                        error = Some(format!("{e:#}"));
+                        break;
+                    }
+                    seconds.push(start.elapsed().as_secs_f64());
+                }
+                match error {
+                    Some(e) => json!({"op": op, "error": e}),
+                    None => json!({"op": op, "seconds": seconds}),
+                }
+            }
+        };
+        writeln!(out, "{answer}")?;
+        out.flush()?;
+    }
+    Ok(())
+}
