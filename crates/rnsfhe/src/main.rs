@@ -20,7 +20,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the demo (for now the math layer: a prime search and a short NTT benchmark).
+    /// Run the demo: an encrypted computation with CKKS (values, precision, timings), then the layers below.
     Demo,
     /// Regenerate a benchmark table as markdown (stdout) and JSON (`<out>/<table>.json`).
     Bench(BenchArgs),
@@ -73,116 +73,7 @@ enum BenchTable {
     },
 }
 
-/// `rnsfhe demo`. Until the CKKS scheme exists it shows the math layer: a prime search, an NTT correctness
-/// check and a short NTT benchmark.
-mod demo {
-    use rand::{Rng, SeedableRng};
-    use rnsfhe_math::ntt::negacyclic_schoolbook;
-    use rnsfhe_math::primes::{
-        closeness_eta, is_prime, ntt_primes_near_power_of_two, ntt_primes_of_bits, qu_xu_max_eta,
-        qu_xu_primes,
-    };
-    use rnsfhe_math::NttPlan;
-
-    use crate::bench::{self, TimingConfig};
-
-    /// Degree of the prime search.
-    const LOG_N: u32 = 16;
-    /// Scaling-prime size of the CKKS-style chain.
-    const SCALE_BITS: u32 = 55;
-    /// Number of scaling primes.
-    const LEVELS: usize = 8;
-
-    fn list(primes: &[u64]) -> String {
-        primes
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// Runs the demo.
-    pub fn run() -> anyhow::Result<()> {
-        println!("# rnsfhe demo: the math layer");
-        println!();
-        println!("The CKKS demo (encode, encrypt, compute, decrypt) arrives with the CKKS issue; until then");
-        println!("this demo shows what works today: modular arithmetic, prime search and the NTT.");
-        println!();
-
-        let n = 1usize << LOG_N;
-        let two_n = 2 * n as u64;
-        println!("## 1. Prime search for N = 2^{LOG_N} (primes p = 1 mod 2N = {two_n})");
-        println!();
-        let chain = ntt_primes_near_power_of_two(SCALE_BITS, two_n, LEVELS)?;
-        println!("CKKS scaling primes near 2^{SCALE_BITS} (RNS-CKKS Appendix B), alternating around 2^{SCALE_BITS} so that");
-        println!("the product q0...qi stays close to 2^({SCALE_BITS}(i+1)) (drift = log2(q0...qi) - {SCALE_BITS}(i+1)):");
-        let mut drift = 0.0f64;
-        for (i, &p) in chain.iter().enumerate() {
-            drift += (p as f64).log2() - f64::from(SCALE_BITS);
-            let offset = i128::from(p) - (1i128 << SCALE_BITS);
-            println!(
-                "  q{i} = {p} = 2^{SCALE_BITS} {} {:<9} drift {drift:+.1e}",
-                if offset < 0 { '-' } else { '+' },
-                offset.unsigned_abs(),
-            );
-        }
-        let special = ntt_primes_of_bits(61, two_n, 2, &chain)?;
-        println!(
-            "Special (key-switching) primes of 61 bits: {}",
-            list(&special)
-        );
-        let eta = qu_xu_max_eta(SCALE_BITS, two_n, LEVELS)?;
-        let qx = qu_xu_primes(SCALE_BITS, eta, two_n, LEVELS, &[])?;
-        println!("Qu-Xu Algorithm 2: the largest eta with {LEVELS} primes within 2^-eta of 2^{SCALE_BITS} is eta = {eta}");
-        println!("Qu-Xu Algorithm 3 primes: {}", list(&qx));
-        println!(
-            "Check: closeness eta of these primes = {}, all prime and = 1 mod 2N: {}",
-            closeness_eta(&qx, SCALE_BITS),
-            chain
-                .iter()
-                .chain(&special)
-                .chain(&qx)
-                .all(|&p| is_prime(p) && p % two_n == 1)
-        );
-        println!();
-
-        let small_n = 1usize << 10;
-        let p = chain[0];
-        println!("## 2. NTT check: N = {small_n}, p = q0");
-        println!();
-        let plan = NttPlan::new(small_n, p)?;
-        let m = *plan.modulus();
-        let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
-        let a: Vec<u64> = (0..small_n).map(|_| rng.gen_range(0..p)).collect();
-        let b: Vec<u64> = (0..small_n).map(|_| rng.gen_range(0..p)).collect();
-        let (mut fa, mut fb) = (a.clone(), b.clone());
-        plan.forward(&mut fa)?;
-        plan.forward(&mut fb)?;
-        let mut product: Vec<u64> = fa.iter().zip(&fb).map(|(&x, &y)| m.mul(x, y)).collect();
-        plan.inverse(&mut product)?;
-        plan.inverse(&mut fa)?;
-        let round_trip = fa == a;
-        let same_product = product == negacyclic_schoolbook(&m, &a, &b)?;
-        println!("inverse(forward(a)) == a: {round_trip}");
-        println!("a * b mod (X^N + 1) by NTT == schoolbook product: {same_product}");
-        println!(
-            "engine uses AVX-512 IFMA for this prime: {}",
-            plan.uses_ifma()
-        );
-        if !(round_trip && same_product) {
-            anyhow::bail!("the NTT check failed");
-        }
-        println!();
-
-        println!("## 3. Short NTT benchmark (full table: `rnsfhe bench ntt`)");
-        println!();
-        println!("{}", bench::Machine::detect().markdown_header());
-        println!();
-        let rows = bench::ntt::measure_rows([13, 15], &[49, 55], &TimingConfig::QUICK)?;
-        print!("{}", bench::ntt::markdown(&rows));
-        Ok(())
-    }
-}
+mod demo;
 
 /// `rnsfhe params`: the CKKS presets with their sizes and security.
 mod params {
