@@ -64,6 +64,9 @@ enum BenchTable {
     /// RNS-CKKS Table 1 (Enc, Dec, Add, CMult, Mult&RS, plus Rotate and KeyGen and the precision after each)
     /// for the paper's three presets, with the paper's numbers beside ours.
     CkksTable1,
+    /// RNS-CKKS Figure 1: bits of precision after each of L successive multiplications, for both rescaling
+    /// policies and all three conversion modes.
+    CkksPrecision,
     /// Serve the CKKS operations of Table 1 over the line protocol of `bench/peers/compare_table1.py`
     /// (JSON commands on stdin, timings on stdout), so the peer driver can interleave us with OpenFHE and SEAL.
     CkksOp {
@@ -137,6 +140,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 BenchTable::Ntt => bench::ntt::run(&options),
                 BenchTable::Conversion => bench::conversion::run(&options),
                 BenchTable::CkksTable1 => bench::ckks::run_table1(&options),
+                BenchTable::CkksPrecision => bench::ckks_precision::run(&options),
                 BenchTable::CkksOp { preset } => bench::ckks::serve(&preset),
             }
         }

@@ -8,6 +8,7 @@
 //! of `BenchTable` in `main.rs`, and a line in the dispatch there.
 
 pub mod ckks;
+pub mod ckks_precision;
 pub mod conversion;
 pub mod ntt;
 
