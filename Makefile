@@ -16,7 +16,6 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 CARGO ?= cargo
-RUSTDOC ?= rustdoc
 PYTHON ?= python3
 VENV ?= .venv
 VENV_PY := $(VENV)/bin/python
@@ -58,13 +57,10 @@ bench: check-tools
 
 test: test-rust test-python
 
-# Unit, integration and doc tests of every crate except the extension module (it links only into Python),
-# then the Rust code blocks of README.md as doc tests against the facade crate.
+# Unit, integration and doc tests of every crate except the extension module (it links only into Python);
+# the Rust code blocks of README.md run as doc tests of the facade crate (`ReadmeDoctests`).
 test-rust: check-tools
 	$(CARGO) test --release --workspace --exclude rnsfhe-python
-	$(CARGO) build --release -p rnsfhe --lib
-	$(RUSTDOC) --test README.md --edition 2021 -L dependency=target/release/deps \
-	  --extern rnsfhe=target/release/librnsfhe.rlib
 
 test-python: python-ext
 	$(VENV_PY) -m pytest python/tests

@@ -6,3 +6,9 @@ pub use rnsfhe_ckks as ckks;
 pub use rnsfhe_core as core;
 pub use rnsfhe_math as math;
 pub use rnsfhe_ring as ring;
+
+/// The README's Rust code blocks, compiled and run as doc tests by `cargo test` (the README is a tutorial
+/// that must keep working).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
