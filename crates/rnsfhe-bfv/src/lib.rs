@@ -1,0 +1,1 @@
+//! # rnsfhe-bfv (under construction): RNS-BFV in the Halevi-Polyakov-Shoup form.
