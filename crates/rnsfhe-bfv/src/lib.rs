@@ -1,1 +1,56 @@
-//! # rnsfhe-bfv (under construction): RNS-BFV in the Halevi-Polyakov-Shoup form.
+//! # rnsfhe-bfv: RNS-BFV in the Halevi-Polyakov-Shoup form
+//!
+//! Exact arithmetic modulo a plaintext modulus `t` on encrypted vectors (batching) or polynomials
+//! (coefficient encoding), after Halevi, Polyakov and Shoup, "An Improved RNS Variant of the BFV
+//! Homomorphic Encryption Scheme" (HPS):
+//!
+//! * [`BfvParams`] / [`BfvContext`]: the ciphertext modulus `Q = q_1 ... q_k`, the auxiliary basis
+//!   `P = p_1 ... p_k'` of multiplication (`P >= 2 t N Q`, HPS Section 4.2) and every table of HPS
+//!   Section 4.2 ([`params`]).
+//! * [`CoeffEncoder`] (any `t >= 2`) and [`BatchEncoder`] (`N` SIMD slots for a prime `t = 1 mod 2N`)
+//!   ([`encoder`]).
+//! * Keys ([`keys`]): secret and public keys of `rnsfhe-core`; the HPS [`RelinKey`] (CRT decomposition
+//!   without special primes, optional base-`w` digits, Sections 3.3 and 4.1).
+//! * [`Encryptor`] (public or secret key, `Delta = floor(Q/t)`), [`Decryptor`] (HPS simple scaling,
+//!   Sections 2.3 and 4.4) with the diagnostic [`Decryptor::noise_budget`] ([`encryption`]).
+//! * [`Evaluator`]: addition, subtraction, negation, plaintext and scalar operations, and multiplication
+//!   per HPS Section 4.5 (basis extension `Q -> P`, tensor product in `R_QP`, complex scaling, extension
+//!   back to `Q`, CRT relinearization) ([`evaluator`]).
+//!
+//! ```
+//! use rnsfhe_bfv::{BatchEncoder, BfvContext, BfvParams, Decryptor, Encryptor, Evaluator, KeyGenerator};
+//! use rnsfhe_math::sampling::Csprng;
+//!
+//! # fn main() -> Result<(), rnsfhe_bfv::BfvError> {
+//! let mut params = BfvParams::with_bit_sizes(12, 65537, 55, 2)?;
+//! params.allow_insecure = true; // small test parameters (log2 Q = 110 > 109 for N = 2^12)
+//! let ctx = BfvContext::new(params)?;
+//! let mut rng = Csprng::from_os()?;
+//! let keygen = KeyGenerator::new(&ctx, &mut rng)?;
+//! let pk = keygen.public_key(&mut rng)?;
+//! let rk = keygen.relin_key(&mut rng)?;
+//! let encoder = BatchEncoder::new(&ctx)?;
+//! let enc = Encryptor::with_public_key(&ctx, &pk)?;
+//! let x = enc.encrypt(&encoder.encode_u64(&[1, 2, 3])?, &mut rng)?;
+//! let y = enc.encrypt(&encoder.encode_u64(&[4, 5, 6])?, &mut rng)?;
+//! let z = Evaluator::new(&ctx).multiply(&x, &y, &rk)?;
+//! let dec = Decryptor::new(&ctx, keygen.secret_key())?;
+//! assert_eq!(&encoder.decode_u64(&dec.decrypt(&z)?)?[..3], &[4, 10, 18]);
+//! assert!(dec.noise_budget(&z)? > 0.0);
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod encoder;
+pub mod encryption;
+pub mod error;
+pub mod evaluator;
+pub mod keys;
+pub mod params;
+
+pub use encoder::{BatchEncoder, CoeffEncoder, Plaintext};
+pub use encryption::{Ciphertext, Decryptor, Encryptor, MAX_BUDGET_LOG_Q};
+pub use error::{BfvError, BfvResult};
+pub use evaluator::Evaluator;
+pub use keys::{KeyGenerator, PublicKey, RelinKey, SecretKey};
+pub use params::{max_log_q_128, BfvContext, BfvParams, HPS_SIGMA, MAX_PLAINTEXT_MODULUS};

@@ -1,0 +1,293 @@
+//! Homomorphic operations on BFV ciphertexts: addition, subtraction, negation, plaintext and scalar
+//! operations, and multiplication in the HPS form (Section 4.5) with CRT relinearization (Sections 3.3
+//! and 4.5).
+//!
+//! # Multiplication (HPS Section 4.5)
+//!
+//! For `ct^1 = (c_0^1, c_1^1)`, `ct^2 = (c_0^2, c_1^2)` over `Q` in coefficient form:
+//!
+//! 1. **Basis extension** `Q -> P` of the four polynomials (Section 2.2, `ExactFloat`: the centered
+//!    representatives in `[-Q/2, Q/2)`), giving them over `Q ∪ P`.
+//! 2. **Tensor product in `R_QP`** in NTT form: `c'_0 = c_0^1 c_0^2`, `c'_1 = c_0^1 c_1^2 + c_1^1 c_0^2`,
+//!    `c'_2 = c_1^1 c_1^2`. Since `P >= 2 t N Q` there is no reduction modulo `QP`: the `c'_l` are the
+//!    integer products, in `[-QP/2t, QP/2t)`.
+//! 3. **Complex scaling** (Section 2.4): `[round(t/Q c'_l)]_P`, then basis extension `P -> Q` (exact: the
+//!    value is far from `P/2`), giving `c*_l = [round(t/Q c'_l)]_Q`.
+//! 4. **Relinearization** (Sections 3.3, 4.5): decompose `c*_2` into its residues `[c*_2]_{q_i}` (each
+//!    optionally into signed base-`w` digits `d_{i,j}`), lift each to all of `Q`, and output
+//!    `(c*_0 + sum d_{i,j} beta_{i,j}, c*_1 + sum d_{i,j} alpha_{i,j})`.
+//!
+//! Steps 1-3 are [`Evaluator::multiply_no_relin`], step 4 is [`Evaluator::relinearize`], both are
+//! [`Evaluator::multiply`].
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rnsfhe_ring::{Coeff, Ntt, Poly};
+
+use crate::encoder::Plaintext;
+use crate::encryption::{scaled_message, Ciphertext};
+use crate::error::{BfvError, BfvResult};
+use crate::keys::RelinKey;
+use crate::params::BfvContext;
+
+/// Evaluates homomorphic operations. Holds no mutable state: `Send + Sync`, shareable by threads.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    ctx: Arc<BfvContext>,
+}
+
+/// One ciphertext polynomial extended to `Q ∪ P`, in NTT form: `(part over Q, part over P)`.
+type Extended = (Poly<Ntt>, Poly<Ntt>);
+
+impl Evaluator {
+    /// An evaluator for `ctx`.
+    pub fn new(ctx: &Arc<BfvContext>) -> Self {
+        Self {
+            ctx: Arc::clone(ctx),
+        }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<BfvContext> {
+        &self.ctx
+    }
+
+    fn check(&self, ct: &Ciphertext, operation: &'static str) -> BfvResult<()> {
+        self.ctx.check_fingerprint(ct.fingerprint, "ciphertext")?;
+        if ct.parts.len() < 2 {
+            return Err(BfvError::WrongPartCount {
+                operation,
+                expected: 2,
+                got: ct.parts.len(),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_parts(&self, ct: &Ciphertext, parts: usize, operation: &'static str) -> BfvResult<()> {
+        self.check(ct, operation)?;
+        if ct.parts.len() != parts {
+            return Err(BfvError::WrongPartCount {
+                operation,
+                expected: parts,
+                got: ct.parts.len(),
+            });
+        }
+        Ok(())
+    }
+
+    fn wrap(&self, parts: Vec<Poly<Coeff>>) -> Ciphertext {
+        Ciphertext {
+            fingerprint: self.ctx.fingerprint(),
+            parts,
+        }
+    }
+
+    fn combine(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        operation: &'static str,
+        subtract: bool,
+    ) -> BfvResult<Ciphertext> {
+        self.check(a, operation)?;
+        self.check(b, operation)?;
+        let len = a.parts.len().max(b.parts.len());
+        let mut parts = Vec::with_capacity(len);
+        for i in 0..len {
+            let p = match (a.parts.get(i), b.parts.get(i)) {
+                (Some(x), Some(y)) if subtract => x.sub(y)?,
+                (Some(x), Some(y)) => x.add(y)?,
+                (Some(x), None) => x.clone(),
+                (None, Some(y)) if subtract => {
+                    let mut y = y.clone();
+                    y.neg_assign();
+                    y
+                }
+                (None, Some(y)) => y.clone(),
+                (None, None) => Poly::zero(self.ctx.q_basis()),
+            };
+            parts.push(p);
+        }
+        Ok(self.wrap(parts))
+    }
+
+    /// Homomorphic addition `[ct^1 + ct^2]_Q` (HPS Section 4.1), part-wise (the shorter operand is padded
+    /// with zeros).
+    ///
+    /// Errors: [`BfvError::ContextMismatch`] or [`BfvError::WrongPartCount`] for malformed operands.
+    pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> BfvResult<Ciphertext> {
+        self.combine(a, b, "ciphertext addition", false)
+    }
+
+    /// Homomorphic subtraction `[ct^1 - ct^2]_Q`, part-wise.
+    ///
+    /// Errors: as [`Evaluator::add`].
+    pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> BfvResult<Ciphertext> {
+        self.combine(a, b, "ciphertext subtraction", true)
+    }
+
+    /// Homomorphic negation `[-ct]_Q`.
+    ///
+    /// Errors: as [`Evaluator::add`].
+    pub fn negate(&self, a: &Ciphertext) -> BfvResult<Ciphertext> {
+        self.check(a, "negation")?;
+        let mut out = a.clone();
+        out.parts.iter_mut().for_each(Poly::neg_assign);
+        Ok(out)
+    }
+
+    /// `ct + m`: adds `Delta m` to `c_0` (noise unchanged).
+    ///
+    /// Errors: as [`Evaluator::add`], or a plaintext of another context.
+    pub fn add_plain(&self, a: &Ciphertext, pt: &Plaintext) -> BfvResult<Ciphertext> {
+        self.check(a, "plaintext addition")?;
+        let m = scaled_message(&self.ctx, pt)?;
+        let mut out = a.clone();
+        out.parts[0].add_assign(&m)?;
+        Ok(out)
+    }
+
+    /// `ct - m`: subtracts `Delta m` from `c_0`.
+    ///
+    /// Errors: as [`Evaluator::add_plain`].
+    pub fn sub_plain(&self, a: &Ciphertext, pt: &Plaintext) -> BfvResult<Ciphertext> {
+        self.check(a, "plaintext subtraction")?;
+        let m = scaled_message(&self.ctx, pt)?;
+        let mut out = a.clone();
+        out.parts[0].sub_assign(&m)?;
+        Ok(out)
+    }
+
+    /// `ct * m` for a plaintext `m`: every part times `m`, with the coefficients of `m` taken as centered
+    /// representatives mod `t` (the noise grows by about `||m||_1 <= N t / 2`).
+    ///
+    /// Errors: as [`Evaluator::add_plain`].
+    pub fn multiply_plain(&self, a: &Ciphertext, pt: &Plaintext) -> BfvResult<Ciphertext> {
+        self.check(a, "plaintext multiplication")?;
+        self.ctx.check_fingerprint(pt.fingerprint, "plaintext")?;
+        let t = self.ctx.t();
+        let centered: Vec<i64> = pt.coeffs.iter().map(|&c| t.center(c)).collect();
+        let m = Poly::from_i64(self.ctx.q_basis(), &centered)?.into_ntt();
+        let parts = a
+            .parts
+            .par_iter()
+            .map(|c| Ok(c.clone().into_ntt().mul(&m)?.into_coeff()))
+            .collect::<BfvResult<Vec<_>>>()?;
+        Ok(self.wrap(parts))
+    }
+
+    /// `ct * c` for an integer `c`, taken modulo `t` as its centered representative.
+    ///
+    /// Errors: as [`Evaluator::add`].
+    pub fn multiply_scalar(&self, a: &Ciphertext, c: i64) -> BfvResult<Ciphertext> {
+        self.check(a, "scalar multiplication")?;
+        let t = self.ctx.t();
+        let c = t.center(t.reduce_i64(c));
+        let mut out = a.clone();
+        out.parts.iter_mut().for_each(|p| p.mul_i64_assign(c));
+        Ok(out)
+    }
+
+    /// Extends `c` from `Q` to `Q ∪ P` (HPS Section 2.2, exact float) and transforms both parts.
+    fn extend(&self, c: &Poly<Coeff>) -> BfvResult<Extended> {
+        let over_p = self.ctx.q_to_p().convert(c)?;
+        let (q, p) = rayon::join(|| c.clone().into_ntt(), || over_p.into_ntt());
+        Ok((q, p))
+    }
+
+    /// `[round(t/Q x)]_Q` for `x` over `Q ∪ P` given in NTT form: inverse NTT, complex scaling to `P`
+    /// (HPS Section 2.4), basis extension `P -> Q` (Section 2.2).
+    fn scale_down(&self, x: Extended) -> BfvResult<Poly<Coeff>> {
+        let (xq, xp) = rayon::join(|| x.0.into_coeff(), || x.1.into_coeff());
+        let y = self.ctx.complex_scaler().scale_parts(&xq, &xp)?;
+        Ok(self.ctx.p_to_q().convert(&y)?)
+    }
+
+    /// Steps 1-3 of HPS multiplication (Section 4.5): basis extension, tensor product in `R_QP` and
+    /// scaling back to `Q`; the result has three parts `(c*_0, c*_1, c*_2)` decrypting under
+    /// `(1, s, s^2)`.
+    ///
+    /// Errors: [`BfvError::WrongPartCount`] unless both operands have 2 parts; context mismatches.
+    pub fn multiply_no_relin(&self, a: &Ciphertext, b: &Ciphertext) -> BfvResult<Ciphertext> {
+        self.check_parts(a, 2, "multiplication")?;
+        self.check_parts(b, 2, "multiplication")?;
+        let square = std::ptr::eq(a, b) || a == b;
+        let inputs: Vec<&Poly<Coeff>> = if square {
+            a.parts.iter().collect()
+        } else {
+            a.parts.iter().chain(&b.parts).collect()
+        };
+        let ext = inputs
+            .into_par_iter()
+            .map(|c| self.extend(c))
+            .collect::<BfvResult<Vec<Extended>>>()?;
+        let (a0, a1) = (&ext[0], &ext[1]);
+        let (b0, b1) = if square {
+            (&ext[0], &ext[1])
+        } else {
+            (&ext[2], &ext[3])
+        };
+        let tensor = |x: &Poly<Ntt>, y: &Poly<Ntt>, u: &Poly<Ntt>, v: &Poly<Ntt>| {
+            // (x0 y0, x0 y1 + x1 y0, x1 y1) with x = (x, u), y = (y, v).
+            let d0 = x.mul(y)?;
+            let mut d1 = x.mul(v)?;
+            d1.mul_add_assign(u, y)?;
+            let d2 = u.mul(v)?;
+            Ok::<_, BfvError>([d0, d1, d2])
+        };
+        let (dq, dp) = rayon::join(
+            || tensor(&a0.0, &b0.0, &a1.0, &b1.0),
+            || tensor(&a0.1, &b0.1, &a1.1, &b1.1),
+        );
+        let parts = dq?
+            .into_iter()
+            .zip(dp?)
+            .collect::<Vec<Extended>>()
+            .into_par_iter()
+            .map(|x| self.scale_down(x))
+            .collect::<BfvResult<Vec<_>>>()?;
+        Ok(self.wrap(parts))
+    }
+
+    /// CRT relinearization (HPS Sections 3.3 and 4.5) of a 3-part ciphertext: with the residues of `c_2`
+    /// (or their signed base-`w` digits) `d_{i,j}` lifted to `Q`, returns
+    /// `(c_0 + sum d_{i,j} beta_{i,j}, c_1 + sum d_{i,j} alpha_{i,j})`. Noise grows by
+    /// `sum d_{i,j} e_{i,j}`, about `sqrt(k N) (q_i or w) sigma` (HPS Section 5.1, Eq. 13).
+    ///
+    /// Errors: [`BfvError::WrongPartCount`] unless `ct` has 3 parts; context mismatches.
+    pub fn relinearize(&self, ct: &Ciphertext, rk: &RelinKey) -> BfvResult<Ciphertext> {
+        self.check_parts(ct, 3, "relinearization")?;
+        self.ctx
+            .check_fingerprint(rk.fingerprint, "relinearization key")?;
+        let digits = self.ctx.relin_digits().decompose(&ct.parts[2])?;
+        if digits.len() != rk.components.len() {
+            return Err(BfvError::WrongPartCount {
+                operation: "relinearization key components",
+                expected: digits.len(),
+                got: rk.components.len(),
+            });
+        }
+        let digits: Vec<Poly<Ntt>> = digits.into_par_iter().map(Poly::into_ntt).collect();
+        let q = self.ctx.q_basis();
+        let (mut acc0, mut acc1) = (Poly::<Ntt>::zero(q), Poly::<Ntt>::zero(q));
+        for (d, (beta, alpha)) in digits.iter().zip(&rk.components) {
+            acc0.mul_add_assign(d, beta)?;
+            acc1.mul_add_assign(d, alpha)?;
+        }
+        let (mut c0, mut c1) = rayon::join(|| acc0.into_coeff(), || acc1.into_coeff());
+        c0.add_assign(&ct.parts[0])?;
+        c1.add_assign(&ct.parts[1])?;
+        Ok(self.wrap(vec![c0, c1]))
+    }
+
+    /// Homomorphic multiplication (HPS Section 4.5): [`Evaluator::multiply_no_relin`] followed by
+    /// [`Evaluator::relinearize`].
+    ///
+    /// Errors: as those two.
+    pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext, rk: &RelinKey) -> BfvResult<Ciphertext> {
+        let ct = self.multiply_no_relin(a, b)?;
+        self.relinearize(&ct, rk)
+    }
+}

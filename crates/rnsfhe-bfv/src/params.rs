@@ -1,0 +1,555 @@
+//! BFV parameters ([`BfvParams`], a plain literal struct) and the checked, immutable [`BfvContext`] built
+//! from them, holding every table of HPS Section 4.2.
+//!
+//! # Moduli
+//!
+//! * `Q = q_1 ... q_k`: the ciphertext modulus (HPS Section 4.1), NTT primes below `2^62`.
+//! * `P = p_1 ... p_k'`: the auxiliary basis of HPS multiplication (Section 4.2). The tensor product of two
+//!   ciphertexts with coefficients in `[-Q/2, Q/2)` has coefficients below `N Q^2 / 2` in magnitude; they
+//!   must lie in `[-QP/2t, QP/2t)` for complex scaling (Section 2.4), i.e. `P > t N Q`. Like HPS
+//!   (Section 6.1) we require `P >= 2 t N Q`; for 55-bit primes and `t` up to 32 bits `k' = k + 1`
+//!   suffices (Section 4.2).
+//!
+//! # Relinearization
+//!
+//! HPS relinearize by CRT decomposition without special primes (Sections 3.3 and 4.5): `c_2` is split
+//! into its residues `[c_2]_{q_i}`, each optionally split again into signed base-`2^w` digits (Section
+//! 3.3, after Bajard et al. Appendix B.1; HPS use `w = 30` bits for depths up to 10). The relinearization
+//! key holds one RLWE sample of `s^2 (Q/q_i)[(Q/q_i)^-1]_{q_i} 2^(w j)` per residue `i` and digit `j`.
+//! [`BfvParams::relin_base_log`] is `None` for the plain CRT decomposition (one "digit" per residue).
+//!
+//! # Security
+//!
+//! Keys and ciphertexts are RLWE samples modulo `Q` only (`P` is an internal computation basis), so
+//! `log2(Q)` is checked against the Homomorphic Encryption Standard table for a uniform ternary secret.
+//! Insecure parameters need the explicit opt-in [`BfvParams::allow_insecure`] and produce a warning
+//! ([`BfvContext::security_warning`]).
+
+use std::sync::Arc;
+
+use rnsfhe_core::{RlweContext, RlweParams, SecretDistribution};
+use rnsfhe_math::primes::{is_prime, ntt_primes_of_bits};
+use rnsfhe_math::{Modulus, NttPlan};
+use rnsfhe_ring::{
+    BasisConverter, ComplexScaler, ConversionMode, CrtComposer, RnsBasis, RnsSignedDigits,
+    SimpleScaler,
+};
+
+use crate::error::{BfvError, BfvResult};
+
+/// The error standard deviation of HPS Section 6.1 (after the HE Standard): `8 / sqrt(2 pi)`, about 3.19.
+pub const HPS_SIGMA: f64 = 3.191_538_243_211_461;
+
+/// Largest supported plaintext modulus: `2^60`, the limit of the ring layer's HPS scalers.
+pub const MAX_PLAINTEXT_MODULUS: u64 = rnsfhe_ring::scaling::MAX_PLAINTEXT_MODULUS;
+
+/// `(log2 N, max log2 Q)` of the Homomorphic Encryption Standard for 128-bit classical security, uniform
+/// ternary secret, `sigma = 3.2` (Albrecht et al. 2018, Table 1; `N = 2^16, 2^17` from OpenFHE's
+/// `stdlatticeparms.cpp`). The same table as `rnsfhe-ckks::security`, which this crate may not depend on.
+const HE_STANDARD_128: [(u32, u32); 8] = [
+    (10, 27),
+    (11, 54),
+    (12, 109),
+    (13, 218),
+    (14, 438),
+    (15, 881),
+    (16, 1747),
+    (17, 3523),
+];
+
+/// The largest `log2(Q)` the HE Standard table allows at 128-bit security for ring degree `n` (uniform
+/// ternary secret); `None` when `n` is not a power of two in `[2^10, 2^17]`.
+pub fn max_log_q_128(n: usize) -> Option<u32> {
+    if !n.is_power_of_two() {
+        return None;
+    }
+    let log_n = n.trailing_zeros();
+    HE_STANDARD_128
+        .iter()
+        .find(|(l, _)| *l == log_n)
+        .map(|&(_, b)| b)
+}
+
+/// BFV parameters in the HPS form, declared as a plain literal struct and checked by [`BfvContext::new`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct BfvParams {
+    /// `log2(N)`: the ring is `Z[X]/(X^N + 1)`.
+    pub log_n: u32,
+    /// The plaintext modulus `t`, `2 <= t <= 2^60` (HPS Section 4.1). Batching needs a prime
+    /// `t = 1 mod 2N`; the coefficient encoder works with any `t`.
+    pub plaintext_modulus: u64,
+    /// The ciphertext moduli `q_1, ..., q_k`: distinct NTT primes (`q_i = 1 mod 2N`), below `2^62`.
+    pub q_moduli: Vec<u64>,
+    /// The auxiliary moduli `p_1, ..., p_k'` of HPS multiplication (Section 4.2): distinct NTT primes,
+    /// coprime to `Q`, with `P >= 2 t N Q`.
+    pub p_moduli: Vec<u64>,
+    /// Base `w = 2^relin_base_log` of the digit decomposition of each residue in relinearization (HPS
+    /// Section 3.3; the paper uses 30 for depths up to 10); `None` for the plain CRT decomposition.
+    pub relin_base_log: Option<u32>,
+    /// Standard deviation of the discrete Gaussian error, tail cut at 6 sigma (HPS: `8 / sqrt(2 pi)`,
+    /// [`HPS_SIGMA`]).
+    pub sigma: f64,
+    /// Explicit opt-in for parameters the HE Standard table does not establish as 128-bit secure (tests,
+    /// paper reproduction). [`BfvContext::security_warning`] then returns a warning.
+    pub allow_insecure: bool,
+}
+
+impl BfvParams {
+    /// Ring degree `N`.
+    pub fn n(&self) -> usize {
+        1usize << self.log_n.min(usize::BITS - 1)
+    }
+
+    /// Parameters with `q_count` ciphertext primes of `q_bits` bits and auxiliary primes chosen so that
+    /// `P >= 2 t N Q` (HPS Sections 4.2 and 6.1): `k'` primes of `min(q_bits + 1, 61)` bits, the fewest that
+    /// satisfy the bound. `sigma = 8 / sqrt(2 pi)`, plain CRT relinearization, no insecure opt-in.
+    ///
+    /// Errors: [`BfvError::InvalidParams`] for `q_count = 0` or `q_bits` outside `[20, 61]`; prime search
+    /// errors if not enough NTT primes exist.
+    pub fn with_bit_sizes(log_n: u32, t: u64, q_bits: u32, q_count: usize) -> BfvResult<Self> {
+        if q_count == 0 || !(20..=61).contains(&q_bits) {
+            return Err(BfvError::InvalidParams {
+                what: "q primes",
+                reason: format!(
+                    "{q_count} prime(s) of {q_bits} bits: need at least one prime of 20 to 61 bits"
+                ),
+            });
+        }
+        if !(4..=17).contains(&log_n) {
+            return Err(BfvError::InvalidParams {
+                what: "log_n",
+                reason: format!("log_n = {log_n} must be in [4, 17]"),
+            });
+        }
+        let two_n = 2u64 << log_n;
+        let q_moduli = ntt_primes_of_bits(q_bits, two_n, q_count, &[])?;
+        let log_q: f64 = q_moduli.iter().map(|&q| (q as f64).log2()).sum();
+        let needed = required_log_p(log_q, t, log_n);
+        let p_bits = (q_bits + 1).min(61);
+        // Each p_j >= 2^(p_bits - 1).
+        let k_p = (needed / (p_bits - 1) as f64).floor() as usize + 1;
+        let p_moduli = ntt_primes_of_bits(p_bits, two_n, k_p, &q_moduli)?;
+        Ok(Self {
+            log_n,
+            plaintext_modulus: t,
+            q_moduli,
+            p_moduli,
+            relin_base_log: None,
+            sigma: HPS_SIGMA,
+            allow_insecure: false,
+        })
+    }
+}
+
+/// `log2(2 t N Q)`: the smallest auxiliary modulus `P` of HPS multiplication (Sections 4.2 and 6.1).
+fn required_log_p(log_q: f64, t: u64, log_n: u32) -> f64 {
+    1.0 + (t as f64).log2() + log_n as f64 + log_q
+}
+
+/// FNV-1a over 64-bit words.
+fn fnv(words: impl IntoIterator<Item = u64>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for w in words {
+        for b in w.to_le_bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Tables of the batch encoder: the NTT modulo `t` and the slot order.
+#[derive(Debug)]
+pub(crate) struct BatchTables {
+    /// Negacyclic NTT of size `N` modulo the prime `t`.
+    pub(crate) plan: NttPlan,
+    /// `index[s]`: the NTT output entry holding slot `s` (see [`crate::encoder`]).
+    pub(crate) index: Vec<usize>,
+}
+
+/// The checked, immutable context of a BFV parameter set with every precomputed table of HPS Section 4.2:
+/// the bases `Q`, `P` (and `Q ∪ P`), the exact basis converters `Q -> P` and `P -> Q` (Section 2.2,
+/// `ExactFloat`), the simple scaler of decryption (Section 2.3), the complex scaler of multiplication
+/// (Section 2.4), the CRT/digit gadget of relinearization (Section 3.3) and the batching tables.
+///
+/// Built once by [`BfvContext::new`] and shared by `Arc`; `Send + Sync`.
+pub struct BfvContext {
+    params: BfvParams,
+    n: usize,
+    t: Modulus,
+    fingerprint: u64,
+    rlwe: Arc<RlweContext>,
+    q: Arc<RnsBasis>,
+    p: Arc<RnsBasis>,
+    q_to_p: BasisConverter,
+    p_to_q: BasisConverter,
+    simple: SimpleScaler,
+    complex: ComplexScaler,
+    relin: RnsSignedDigits,
+    /// `[floor(Q / t)]_{q_i}`.
+    delta: Vec<u64>,
+    /// `[t]_{q_i}`.
+    t_mod_q: Vec<u64>,
+    composer: CrtComposer,
+    batch: Option<BatchTables>,
+    log_q: f64,
+    log_p: f64,
+    secure: bool,
+}
+
+impl std::fmt::Debug for BfvContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BfvContext")
+            .field("n", &self.n)
+            .field("t", &self.t.value())
+            .field("q", &self.params.q_moduli)
+            .field("p", &self.params.p_moduli)
+            .field("relin_base_log", &self.params.relin_base_log)
+            .field("fingerprint", &format_args!("{:#018x}", self.fingerprint))
+            .finish_non_exhaustive()
+    }
+}
+
+fn invalid(what: &'static str, reason: String) -> BfvError {
+    BfvError::InvalidParams { what, reason }
+}
+
+impl BfvContext {
+    /// Checks `params` and precomputes the tables of HPS Section 4.2.
+    ///
+    /// Errors: [`BfvError::InvalidParams`] (empty `Q` or `P`, `log_n` outside `[4, 17]`, bad
+    /// `relin_base_log`), [`BfvError::InvalidPlaintextModulus`] (`t` outside `[2, 2^60]`, sharing a factor
+    /// with `Q`, or not below every `q_i`), [`BfvError::AuxiliaryBasisTooSmall`] (`P < 2 t N Q`),
+    /// [`BfvError::Insecure`] (HE Standard bound exceeded without opt-in); ring and core errors for
+    /// non-NTT primes, repeated moduli or an invalid sigma.
+    pub fn new(params: BfvParams) -> BfvResult<Arc<Self>> {
+        if !(4..=17).contains(&params.log_n) {
+            return Err(invalid(
+                "log_n",
+                format!("log_n = {} must be in [4, 17]", params.log_n),
+            ));
+        }
+        if params.q_moduli.is_empty() {
+            return Err(invalid(
+                "q_moduli",
+                "the ciphertext modulus needs at least one prime".into(),
+            ));
+        }
+        if params.p_moduli.is_empty() {
+            return Err(invalid(
+                "p_moduli",
+                "HPS multiplication needs an auxiliary basis P >= 2 t N Q (Section 4.2)".into(),
+            ));
+        }
+        let n = params.n();
+        let t = params.plaintext_modulus;
+        if !(2..=MAX_PLAINTEXT_MODULUS).contains(&t) {
+            return Err(BfvError::InvalidPlaintextModulus {
+                t,
+                reason: format!("it must satisfy 2 <= t <= 2^60 = {MAX_PLAINTEXT_MODULUS}"),
+            });
+        }
+        if let Some(&q) = params.q_moduli.iter().find(|&&q| q <= t || q % t == 0) {
+            return Err(BfvError::InvalidPlaintextModulus {
+                t,
+                reason: format!(
+                    "it must be below every ciphertext prime and coprime to it (q = {q})"
+                ),
+            });
+        }
+        let rlwe = RlweContext::new(RlweParams {
+            log_n: params.log_n,
+            q_moduli: params.q_moduli.clone(),
+            p_moduli: params.p_moduli.clone(),
+            dnum: params.q_moduli.len(),
+            conversion: ConversionMode::ExactFloat,
+            secret: SecretDistribution::Ternary,
+            sigma: params.sigma,
+        })?;
+        let q = Arc::clone(rlwe.chain());
+        let p = Arc::clone(rlwe.special_basis());
+        let log_q = q.log2_product();
+        let log_p = p.log2_product();
+        let needed = required_log_p(log_q, t, params.log_n);
+        if log_p < needed {
+            return Err(BfvError::AuxiliaryBasisTooSmall {
+                log_p,
+                needed,
+                log_q,
+                log_t: (t as f64).log2(),
+                log_n: params.log_n,
+            });
+        }
+        let bound = max_log_q_128(n);
+        let secure = bound.is_some_and(|b| log_q <= b as f64);
+        if !secure && !params.allow_insecure {
+            return Err(BfvError::Insecure {
+                n,
+                log_q,
+                bound: bound.unwrap_or(0),
+            });
+        }
+        let t_mod = Modulus::new(t)?;
+        let q_to_p = BasisConverter::new(&q, &p, ConversionMode::ExactFloat)?;
+        let p_to_q = BasisConverter::new(&p, &q, ConversionMode::ExactFloat)?;
+        let simple = SimpleScaler::new(&q, t)?;
+        let complex = ComplexScaler::new(&q, &p, t)?;
+        let max_bits = q.moduli().iter().map(|m| m.bits()).max().unwrap_or(1);
+        let relin = match params.relin_base_log {
+            None => RnsSignedDigits::new(&q, max_bits, 1)?,
+            Some(w) => {
+                if !(1..=max_bits).contains(&w) {
+                    return Err(invalid(
+                        "relin_base_log",
+                        format!(
+                            "base 2^{w}: the digit size must be in [1, {max_bits}] (the widest q_i); \
+                             use None for the plain CRT decomposition"
+                        ),
+                    ));
+                }
+                RnsSignedDigits::new(&q, w, max_bits.div_ceil(w) as usize)?
+            }
+        };
+        // floor(Q / t) = (Q - r) / t with r = Q mod t, so [floor(Q/t)]_{q_i} = -r t^-1 mod q_i.
+        let r = q.product_mod(&t_mod);
+        let delta = q
+            .moduli()
+            .iter()
+            .map(|qi| Ok(qi.mul(qi.neg(qi.reduce(r)), qi.inv(qi.reduce(t))?)))
+            .collect::<BfvResult<Vec<u64>>>()?;
+        let t_mod_q = q.moduli().iter().map(|qi| qi.reduce(t)).collect();
+        let batch = batch_tables(n, t);
+        let composer = CrtComposer::new(&q);
+        let fingerprint = fnv([
+            rlwe.fingerprint(),
+            t,
+            params.relin_base_log.map_or(0, |w| w as u64 + 1),
+        ]);
+        Ok(Arc::new(Self {
+            params,
+            n,
+            t: t_mod,
+            fingerprint,
+            rlwe,
+            q,
+            p,
+            q_to_p,
+            p_to_q,
+            simple,
+            complex,
+            relin,
+            delta,
+            t_mod_q,
+            composer,
+            batch,
+            log_q,
+            log_p,
+            secure,
+        }))
+    }
+
+    /// The parameters this context was built from.
+    pub fn params(&self) -> &BfvParams {
+        &self.params
+    }
+
+    /// Ring degree `N`.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The plaintext modulus `t`.
+    pub fn plaintext_modulus(&self) -> u64 {
+        self.t.value()
+    }
+
+    /// `log2(Q)`.
+    pub fn log_q(&self) -> f64 {
+        self.log_q
+    }
+
+    /// `log2(P)` of the auxiliary basis.
+    pub fn log_p(&self) -> f64 {
+        self.log_p
+    }
+
+    /// Whether batching (SIMD slots) is available: `t` prime and `t = 1 mod 2N`.
+    pub fn supports_batching(&self) -> bool {
+        self.batch.is_some()
+    }
+
+    /// A fingerprint of the parameters (`N`, `Q`, `P`, `t`, relinearization decomposition) that plaintexts,
+    /// ciphertexts and relinearization keys carry.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The underlying RLWE context (`Q` as the chain, `P` as its special basis), over which secret and
+    /// public keys of `rnsfhe-core` are generated.
+    pub fn rlwe(&self) -> &Arc<RlweContext> {
+        &self.rlwe
+    }
+
+    /// The ciphertext basis `Q`.
+    pub fn q_basis(&self) -> &Arc<RnsBasis> {
+        &self.q
+    }
+
+    /// The auxiliary basis `P` of multiplication.
+    pub fn p_basis(&self) -> &Arc<RnsBasis> {
+        &self.p
+    }
+
+    /// Number of (residue, digit) pairs of the relinearization decomposition: `k` for plain CRT,
+    /// `k * ceil(bits / w)` with base-`2^w` digits (the number of relinearization key components).
+    pub fn relin_components(&self) -> usize {
+        self.q.len() * self.relin.count()
+    }
+
+    /// Whether the HE Standard table establishes 128-bit security for these parameters.
+    pub fn is_secure(&self) -> bool {
+        self.secure
+    }
+
+    /// A warning naming `N`, `log2(Q)` and the 128-bit bound when the parameters are not established as
+    /// secure (possible only with [`BfvParams::allow_insecure`]); `None` otherwise.
+    pub fn security_warning(&self) -> Option<String> {
+        if self.secure {
+            return None;
+        }
+        Some(format!(
+            "WARNING: these BFV parameters are not established as 128-bit secure: N = {}, log2(Q) = {:.1} \
+             (HE Standard 128-bit bound for a uniform ternary secret: {}). Use them for tests only.",
+            self.n,
+            self.log_q,
+            max_log_q_128(self.n).map_or("none".to_string(), |b| b.to_string())
+        ))
+    }
+
+    pub(crate) fn t(&self) -> &Modulus {
+        &self.t
+    }
+
+    pub(crate) fn q_to_p(&self) -> &BasisConverter {
+        &self.q_to_p
+    }
+
+    pub(crate) fn p_to_q(&self) -> &BasisConverter {
+        &self.p_to_q
+    }
+
+    pub(crate) fn simple_scaler(&self) -> &SimpleScaler {
+        &self.simple
+    }
+
+    pub(crate) fn complex_scaler(&self) -> &ComplexScaler {
+        &self.complex
+    }
+
+    pub(crate) fn relin_digits(&self) -> &RnsSignedDigits {
+        &self.relin
+    }
+
+    pub(crate) fn delta(&self) -> &[u64] {
+        &self.delta
+    }
+
+    pub(crate) fn t_mod_q(&self) -> &[u64] {
+        &self.t_mod_q
+    }
+
+    pub(crate) fn composer(&self) -> &CrtComposer {
+        &self.composer
+    }
+
+    pub(crate) fn batch(&self) -> Option<&BatchTables> {
+        self.batch.as_ref()
+    }
+
+    /// Checks that a key of `rnsfhe-core` (secret or public) belongs to [`BfvContext::rlwe`].
+    pub(crate) fn check_rlwe_fingerprint(&self, got: u64, object: &'static str) -> BfvResult<()> {
+        let expected = self.rlwe.fingerprint();
+        if got == expected {
+            Ok(())
+        } else {
+            Err(BfvError::ContextMismatch {
+                object,
+                expected,
+                got,
+            })
+        }
+    }
+
+    /// Checks that an object's fingerprint is this context's.
+    pub(crate) fn check_fingerprint(&self, got: u64, object: &'static str) -> BfvResult<()> {
+        if got == self.fingerprint {
+            Ok(())
+        } else {
+            Err(BfvError::ContextMismatch {
+                object,
+                expected: self.fingerprint,
+                got,
+            })
+        }
+    }
+}
+
+/// The batching tables when `t` is a prime `= 1 mod 2N`, else `None`.
+///
+/// Slot order (the layout of SEAL and OpenFHE, with generator 5 as `rnsfhe-core`'s
+/// `galois_element_for_step`): slots form a `2 x N/2` matrix; slot `j < N/2` of row 0 is the evaluation
+/// at `psi^(5^j)`, slot `N/2 + j` of row 1 the evaluation at `psi^(-5^j)`, `psi` a primitive `2N`-th root
+/// of unity mod `t`. The automorphism `X -> X^(5^r)` then rotates both rows left by `r`, and `X -> X^(2N-1)`
+/// swaps the rows.
+fn batch_tables(n: usize, t: u64) -> Option<BatchTables> {
+    if t % (2 * n as u64) != 1 || !is_prime(t) {
+        return None;
+    }
+    let plan = NttPlan::new(n, t).ok()?;
+    let two_n = 2 * n;
+    let log_n = n.trailing_zeros();
+    let half = n / 2;
+    let mut index = vec![0usize; n];
+    let mut g = 1usize;
+    for j in 0..half {
+        // NTT entry i evaluates at psi^(2 bitrev(i) + 1): exponent e sits at bitrev((e - 1) / 2).
+        index[j] = rnsfhe_math::ntt::bit_reverse((g - 1) / 2, log_n);
+        let conj = two_n - g;
+        index[half + j] = rnsfhe_math::ntt::bit_reverse((conj - 1) / 2, log_n);
+        g = g * 5 % two_n;
+    }
+    Some(BatchTables { plan, index })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn with_bit_sizes_meets_the_auxiliary_bound() {
+        let mut p = BfvParams::with_bit_sizes(12, 65537, 55, 3).unwrap();
+        p.allow_insecure = true;
+        assert_eq!(
+            p.p_moduli.len(),
+            4,
+            "k' = k + 1 for 55-bit primes (HPS 4.2)"
+        );
+        let ctx = BfvContext::new(p).unwrap();
+        assert!(ctx.log_p() >= required_log_p(ctx.log_q(), 65537, 12));
+        assert!(ctx.supports_batching());
+        assert!(ctx.security_warning().is_some());
+    }
+
+    #[test]
+    fn delta_is_floor_q_over_t() {
+        let mut p = BfvParams::with_bit_sizes(4, 3, 30, 2).unwrap();
+        p.allow_insecure = true;
+        let ctx = BfvContext::new(p.clone()).unwrap();
+        let q: u128 = p.q_moduli.iter().map(|&q| q as u128).product();
+        let delta = q / 3;
+        for (qi, &d) in p.q_moduli.iter().zip(ctx.delta()) {
+            assert_eq!((delta % *qi as u128) as u64, d);
+        }
+    }
+}
