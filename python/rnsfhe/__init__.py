@@ -1,12 +1,14 @@
 """rnsfhe: homomorphic encryption in RNS form, a Rust library with this Python front end.
 
 The library will implement RNS-CKKS, RNS-BFV (Halevi-Polyakov-Shoup), exact RNS basis conversion and
-PEGASUS scheme switching. Today the math layer is available:
+PEGASUS scheme switching. Today the math layer and CKKS are available:
 
 * prime search: :func:`is_prime`, :func:`ntt_primes_near_power_of_two`, :func:`ntt_primes_of_bits`,
   :func:`qu_xu_max_eta`, :func:`qu_xu_primes`;
 * the negacyclic NTT: :class:`NttPlan` (numpy ``uint64`` arrays in and out, the GIL released while it runs);
-* RNS basis conversion in three modes: :class:`BasisConverter` ("fast", "exact_float", "exact_integer").
+* RNS basis conversion in three modes: :class:`BasisConverter` ("fast", "exact_float", "exact_integer");
+* CKKS, encrypted arithmetic on real and complex vectors: the submodule :mod:`rnsfhe.ckks` (start with
+  ``rnsfhe.ckks.Session``).
 
 Errors raised by the Rust code surface as :class:`ValueError` with the Rust message.
 
@@ -30,6 +32,7 @@ from ._rnsfhe import (
     qu_xu_max_eta,
     qu_xu_primes,
 )
+from . import ckks
 
 __all__ = [
     "__version__",
@@ -43,4 +46,6 @@ __all__ = [
     "NttPlan",
     # basis conversion
     "BasisConverter",
+    # CKKS
+    "ckks",
 ]

@@ -6,7 +6,8 @@
 //! release the GIL.
 //!
 //! Sections below, one per Rust layer: primes (rnsfhe-math), NTT (rnsfhe-math), basis conversion
-//! (rnsfhe-ring). Each function is registered in [`_rnsfhe`] at the bottom.
+//! (rnsfhe-ring). Each function is registered in [`_rnsfhe`] at the bottom. The CKKS scheme lives in
+//! [`ckks`], registered as the submodule `_rnsfhe.ckks` (the Python module `rnsfhe.ckks` re-exports it).
 
 use numpy::{
     dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
@@ -17,6 +18,8 @@ use pyo3::prelude::*;
 use rnsfhe::math::{primes, NttPlan};
 use rnsfhe::ring::conversion::{BasisConverter, ConversionMode};
 use rnsfhe::ring::{Coeff, Poly, RnsBasis};
+
+mod ckks;
 
 /// Converts an error of the Rust layers into a Python `ValueError` with the same message.
 fn value_error(err: impl std::fmt::Display) -> PyErr {
@@ -456,5 +459,7 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNttPlan>()?;
     // Basis conversion.
     m.add_class::<PyBasisConverter>()?;
+    // CKKS (submodule `ckks`).
+    ckks::register(m)?;
     Ok(())
 }

@@ -53,3 +53,12 @@ def test_example_demo_runs(capsys):
     exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
     namespace["main"]()
     assert "negacyclic shift of a: True" in capsys.readouterr().out
+
+
+def test_example_ckks_quickstart_runs(capsys):
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "ckks_quickstart.py"
+    namespace = {"__name__": "example"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    namespace["main"]()
+    out = capsys.readouterr().out
+    assert "variance: encrypted" in out and "precision:" in out

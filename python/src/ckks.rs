@@ -1,0 +1,1643 @@
+//! `rnsfhe._rnsfhe.ckks`: Python bindings of the CKKS scheme (`rnsfhe::ckks`), re-exported by the pure-Python
+//! module `rnsfhe.ckks` (which adds the `Session` convenience class).
+//!
+//! Objects: `Context` (checked parameters), `KeySet` and its keys, `Encryptor`, `Decryptor`, `Evaluator`,
+//! `Ciphertext` (with Python operators) and `PrecisionStats`. Every `Ciphertext` holds a shared reference
+//! to the evaluator that made it (`Arc<Eval>`), so `a * b` needs no evaluator argument. Errors of the Rust
+//! layers become `ValueError` with the Rust message; keygen, encryption, decryption and every homomorphic
+//! operation run with the GIL released.
+
+use std::sync::Arc;
+
+use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError, PyZeroDivisionError};
+use pyo3::prelude::*;
+use pyo3::types::{PyComplex, PyDict, PyFloat, PyInt, PyType};
+use rnsfhe::ckks::{
+    Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksError, CkksParams, CkksResult,
+    Complex64, ConversionMode, Csprng, Evaluator, GaloisKeys, KeyGenerator, PartStats,
+    PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey,
+    SecurityLevel,
+};
+
+use crate::parse_mode;
+
+/// Message of every `TypeError` raised when pickling objects that cannot be serialized yet.
+fn not_picklable(what: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "rnsfhe.ckks.{what} cannot be pickled yet: serialization of CKKS keys and ciphertexts comes with \
+         the serialization issue (a Context can be pickled; it is rebuilt from its parameters)"
+    ))
+}
+
+/// A CKKS error as a Python `ValueError` with the Rust message, plus a Python hint for missing keys.
+fn ckks_error(err: CkksError) -> PyErr {
+    let hint = match &err {
+        CkksError::MissingKey { .. } => {
+            " (Python: build the evaluator from a KeySet, ctx.evaluator(keys), or use a ckks.Session)"
+                .to_string()
+        }
+        CkksError::Core(rnsfhe::core::Error::MissingGaloisKey { step: Some(s), .. }) => format!(
+            " (Python: include {s} in keygen(rotations=[...]); keygen(sum_slots=True) covers sum())"
+        ),
+        CkksError::Core(rnsfhe::core::Error::MissingGaloisKey { step: None, .. }) => {
+            " (Python: conjugation needs keygen(conjugate=True))".to_string()
+        }
+        _ => String::new(),
+    };
+    PyValueError::new_err(format!("{err}{hint}"))
+}
+
+fn secret_name(s: SecretDistribution) -> String {
+    match s {
+        SecretDistribution::Ternary => "ternary".to_string(),
+        SecretDistribution::HammingWeight(h) => format!("hamming:{h}"),
+    }
+}
+
+fn parse_secret(s: &str) -> PyResult<SecretDistribution> {
+    if s == "ternary" {
+        return Ok(SecretDistribution::Ternary);
+    }
+    if s == "hamming" {
+        return Ok(SecretDistribution::HammingWeight(
+            rnsfhe::core::DEFAULT_HAMMING_WEIGHT,
+        ));
+    }
+    if let Some(h) = s.strip_prefix("hamming:") {
+        if let Ok(h) = h.parse::<usize>() {
+            return Ok(SecretDistribution::HammingWeight(h));
+        }
+    }
+    Err(PyValueError::new_err(format!(
+        "unknown secret distribution {s:?}: expected 'ternary' or 'hamming:H' (H nonzero coefficients, \
+         e.g. 'hamming:64')"
+    )))
+}
+
+fn rescaling_name(r: RescalingPolicy) -> &'static str {
+    match r {
+        RescalingPolicy::FixedNominalScale => "nominal",
+        RescalingPolicy::ExactScale => "exact",
+    }
+}
+
+fn parse_rescaling(s: &str) -> PyResult<RescalingPolicy> {
+    match s {
+        "nominal" => Ok(RescalingPolicy::FixedNominalScale),
+        "exact" => Ok(RescalingPolicy::ExactScale),
+        other => Err(PyValueError::new_err(format!(
+            "unknown rescaling policy {other:?}: expected 'nominal' (RNS-CKKS fixed scale 2^log_scale) or \
+             'exact' (Kim-Papadimitriou-Polyakov exact per-level scales)"
+        ))),
+    }
+}
+
+fn conversion_name(c: ConversionMode) -> &'static str {
+    match c {
+        ConversionMode::Fast => "fast",
+        ConversionMode::ExactFloat => "exact_float",
+        ConversionMode::ExactInteger => "exact_integer",
+    }
+}
+
+fn preset_name(p: Preset) -> String {
+    format!("{p:?}")
+}
+
+// ------------------------------------------------------------------------------------------------------
+// numpy and Python values
+// ------------------------------------------------------------------------------------------------------
+
+/// Slot values read from Python.
+enum Values {
+    Real(Vec<f64>),
+    Complex(Vec<Complex64>),
+}
+
+impl Values {
+    fn into_complex(self) -> Vec<Complex64> {
+        match self {
+            Values::Real(v) => v.into_iter().map(|x| Complex64::new(x, 0.0)).collect(),
+            Values::Complex(v) => v,
+        }
+    }
+}
+
+/// `numpy.asarray(obj)`.
+fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let np = obj.py().import("numpy")?;
+    Ok(np
+        .call_method1("asarray", (obj,))?
+        .downcast_into::<PyUntypedArray>()?)
+}
+
+/// The values of a numeric numpy array (any shape, flattened), or `None` for a non-numeric dtype.
+fn numeric_values(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<Values>> {
+    let py = arr.py();
+    let kind = arr.dtype().kind();
+    let flat = arr.call_method0("ravel")?;
+    Ok(match kind {
+        b'c' => {
+            let a = flat.call_method1("astype", (numpy::dtype::<Complex64>(py),))?;
+            let a = a.downcast::<PyArray1<Complex64>>()?.readonly();
+            Some(Values::Complex(a.as_array().iter().copied().collect()))
+        }
+        b'f' | b'i' | b'u' | b'b' => {
+            let a = flat.call_method1("astype", (numpy::dtype::<f64>(py),))?;
+            let a = a.downcast::<PyArray1<f64>>()?.readonly();
+            Some(Values::Real(a.as_array().iter().copied().collect()))
+        }
+        _ => None,
+    })
+}
+
+/// Reads a 1-D sequence of real or complex numbers (numpy array, list, tuple).
+fn read_values(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Values> {
+    let arr = as_array(obj)?;
+    if arr.ndim() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected a 1-D array of real or complex numbers, got {} dimensions",
+            arr.ndim()
+        )));
+    }
+    numeric_values(&arr)?.ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{what}: expected real or complex numbers, got dtype {}",
+            arr.dtype()
+        ))
+    })
+}
+
+/// The right operand of an arithmetic operation with a ciphertext.
+enum Operand<'a> {
+    Ct(&'a Ciphertext),
+    Int(i64),
+    Real(f64),
+    Complex(Complex64),
+    Vector(Vec<Complex64>),
+}
+
+/// Classifies a Python operand: a Ciphertext, a Python/numpy number, or a 1-D array-like of numbers.
+/// `None` for anything else (the operators then return `NotImplemented`).
+fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Operand<'a>>> {
+    if let Ok(ct) = other.downcast::<PyCiphertext>() {
+        return Ok(Some(Operand::Ct(&ct.get().ct)));
+    }
+    if other.is_instance_of::<PyInt>() {
+        return Ok(Some(match other.extract::<i64>() {
+            Ok(k) => Operand::Int(k),
+            Err(_) => Operand::Real(other.extract::<f64>()?),
+        }));
+    }
+    if other.is_instance_of::<PyFloat>() {
+        return Ok(Some(Operand::Real(other.extract::<f64>()?)));
+    }
+    if let Ok(z) = other.downcast::<PyComplex>() {
+        return Ok(Some(Operand::Complex(Complex64::new(z.real(), z.imag()))));
+    }
+    let arr = match as_array(other) {
+        Ok(a) => a,
+        Err(_) => return Ok(None),
+    };
+    let kind = arr.dtype().kind();
+    let values = match numeric_values(&arr)? {
+        Some(v) => v,
+        None => return Ok(None),
+    };
+    match arr.ndim() {
+        0 => Ok(Some(match (kind, values) {
+            (b'i' | b'u' | b'b', _) => Operand::Int(other.call_method0("__int__")?.extract()?),
+            (_, Values::Real(v)) => Operand::Real(v[0]),
+            (_, Values::Complex(v)) => Operand::Complex(v[0]),
+        })),
+        1 => Ok(Some(Operand::Vector(values.into_complex()))),
+        d => Err(PyValueError::new_err(format!(
+            "expected a 1-D array of slot values, got {d} dimensions"
+        ))),
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// The evaluator shared by ciphertexts
+// ------------------------------------------------------------------------------------------------------
+
+/// A Rust evaluator with the Python-side options; shared by `Arc` between an `Evaluator` and the
+/// ciphertexts it produced.
+struct Eval {
+    ev: Evaluator,
+    auto_rescale: bool,
+    has_relin: bool,
+    has_galois: bool,
+    rotations: Vec<i64>,
+    conjugate: bool,
+}
+
+#[derive(Clone, Copy)]
+enum BinOp {
+    Add,
+    Sub,
+    /// `other - ct`.
+    RSub,
+    Mul,
+}
+
+impl Eval {
+    fn keyless(ctx: &Arc<CkksContext>, auto_rescale: bool) -> Self {
+        Self {
+            ev: Evaluator::new(ctx),
+            auto_rescale,
+            has_relin: false,
+            has_galois: false,
+            rotations: Vec::new(),
+            conjugate: false,
+        }
+    }
+
+    fn ctx(&self) -> &Arc<CkksContext> {
+        self.ev.context()
+    }
+
+    /// Rescales a product when auto-rescaling is on and a level is left.
+    fn finish_product(&self, r: Ciphertext) -> CkksResult<Ciphertext> {
+        if self.auto_rescale && r.level() >= 2 {
+            self.ev.rescale(&r)
+        } else {
+            Ok(r)
+        }
+    }
+
+    /// The scale at which a factor of a product with `ct` is encoded: the one that makes the rescaled
+    /// product land exactly on the default scale of the next level, `Delta_{l-1} q_{l-1} / scale(ct)`
+    /// (about `2^log_scale` for a ciphertext at its level's default scale), so that results of any
+    /// chain of products stay on the default scales and later operands need no alignment (which would
+    /// cost a level). Falls back to `q_{l-1}` (the Rust evaluator's choice for constants) when `ct` is far
+    /// from its default scale (a product not rescaled yet), and to `2^log_scale` at level 1.
+    fn factor_scale(&self, ct: &Ciphertext) -> CkksResult<f64> {
+        let ctx = self.ctx();
+        let nominal = (ctx.params().log_scale as f64).exp2();
+        let level = ct.level();
+        if level < 2 {
+            return Ok(nominal);
+        }
+        let q = ctx.q_moduli()[level - 1] as f64;
+        let landing = ctx.level_scale(level - 1)? * q / ct.scale();
+        let ratio = landing / nominal;
+        Ok(if (1.0 / 256.0..=256.0).contains(&ratio) {
+            landing
+        } else {
+            q
+        })
+    }
+
+    /// `ct * values` slot-wise, `values` encoded at [`Eval::factor_scale`]; not rescaled.
+    fn multiply_values(&self, ct: &Ciphertext, values: &[Complex64]) -> CkksResult<Ciphertext> {
+        let ctx = self.ctx();
+        let scale = self.factor_scale(ct)?;
+        let pt = ctx.encode_at_scale(values, ct.slots(), ct.level(), scale)?;
+        self.ev.multiply_plain(ct, &pt)
+    }
+
+    /// `ct * c` in every slot (see [`Eval::multiply_values`]).
+    fn multiply_scalar(&self, ct: &Ciphertext, c: Complex64) -> CkksResult<Ciphertext> {
+        self.multiply_values(ct, &vec![c; ct.slots()])
+    }
+
+    /// The mean of all slots in every slot: sum, multiplication by `1 / slots`, rescaling.
+    fn mean(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+        let s = self.ev.sum_slots(ct)?;
+        let m = self.multiply_scalar(&s, Complex64::new(1.0 / ct.slots() as f64, 0.0))?;
+        self.ev.rescale(&m)
+    }
+
+    fn apply(&self, a: &Ciphertext, op: BinOp, b: &Operand<'_>) -> CkksResult<Ciphertext> {
+        let ev = &self.ev;
+        let scalar = |z: Complex64| -> CkksResult<Ciphertext> {
+            match op {
+                BinOp::Add => ev.add_const(a, z),
+                BinOp::Sub => ev.add_const(a, -z),
+                BinOp::RSub => ev.add_const(&ev.negate(a)?, z),
+                BinOp::Mul => self.finish_product(self.multiply_scalar(a, z)?),
+            }
+        };
+        match b {
+            Operand::Ct(b) => match op {
+                BinOp::Add => ev.add(a, b),
+                BinOp::Sub => ev.sub(a, b),
+                BinOp::RSub => ev.sub(b, a),
+                BinOp::Mul => self.finish_product(ev.multiply(a, b)?),
+            },
+            Operand::Int(k) => match op {
+                BinOp::Mul => ev.multiply_int(a, *k),
+                _ => scalar(Complex64::new(*k as f64, 0.0)),
+            },
+            Operand::Real(x) => scalar(Complex64::new(*x, 0.0)),
+            Operand::Complex(z) => scalar(*z),
+            Operand::Vector(v) => match op {
+                BinOp::Add => ev.add_plain(a, &ev.encode_like(v, a)?),
+                BinOp::Sub => ev.sub_plain(a, &ev.encode_like(v, a)?),
+                BinOp::RSub => ev.add_plain(&ev.negate(a)?, &ev.encode_like(v, a)?),
+                BinOp::Mul => self.finish_product(self.multiply_values(a, v)?),
+            },
+        }
+    }
+
+    /// Rotation by `step`; a step without a key is replaced by an equivalent one (modulo the slot count)
+    /// that has a key, so that sparse ciphertexts reuse the keys of the full slot count.
+    fn rotate(&self, ct: &Ciphertext, step: i64) -> CkksResult<Ciphertext> {
+        let slots = ct.slots() as i64;
+        if step.rem_euclid(slots) == 0 {
+            return Ok(ct.clone());
+        }
+        let step = if self.rotations.contains(&step) {
+            step
+        } else {
+            self.rotations
+                .iter()
+                .copied()
+                .find(|r| (r - step).rem_euclid(slots) == 0)
+                .unwrap_or(step)
+        };
+        self.ev.rotate(ct, step)
+    }
+}
+
+/// Runs `op` on `a` and `other` with the GIL released; `NotImplemented` for an unsupported operand.
+fn binary(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &Ciphertext,
+    other: &Bound<'_, PyAny>,
+    op: BinOp,
+) -> PyResult<PyObject> {
+    let Some(b) = classify(other)? else {
+        return Ok(py.NotImplemented());
+    };
+    let ct = py
+        .allow_threads(|| eval.apply(a, op, &b))
+        .map_err(ckks_error)?;
+    Ok(Py::new(py, PyCiphertext::new(ct, eval))?.into_any())
+}
+
+/// Like [`binary`] but raises TypeError for an unsupported operand (evaluator methods).
+fn binary_strict(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &Ciphertext,
+    other: &Bound<'_, PyAny>,
+    op: BinOp,
+) -> PyResult<PyCiphertext> {
+    let Some(b) = classify(other)? else {
+        return Err(PyTypeError::new_err(format!(
+            "expected a Ciphertext, a 1-D array of numbers or a number, got {}",
+            other.get_type().name()?
+        )));
+    };
+    let ct = py
+        .allow_threads(|| eval.apply(a, op, &b))
+        .map_err(ckks_error)?;
+    Ok(PyCiphertext::new(ct, eval))
+}
+
+/// Runs a unary operation with the GIL released.
+fn unary(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &Ciphertext,
+    f: impl FnOnce(&Eval, &Ciphertext) -> CkksResult<Ciphertext> + Send,
+) -> PyResult<PyCiphertext> {
+    let ct = py.allow_threads(|| f(eval, a)).map_err(ckks_error)?;
+    Ok(PyCiphertext::new(ct, eval))
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Context
+// ------------------------------------------------------------------------------------------------------
+
+/// The checked, immutable parameters of CKKS: prime chain, encoder, per-level scales, security estimate.
+///
+/// Context(log_n=13, log_scale=40, q0_bits=45, levels=3, special_primes=1, special_bits=50, dnum=None,
+/// secret="ternary", sigma=3.2, conversion="fast", rescaling="exact", allow_insecure=False)
+///
+/// * ``log_n``: N = 2^log_n is the ring degree; a ciphertext holds N/2 complex slots.
+/// * ``log_scale``: the scale 2^log_scale (about log_scale - 20 bits of precision after a multiplication).
+/// * ``q0_bits``: the first prime; values must stay below 2^(q0_bits - log_scale - 1) in magnitude.
+/// * ``levels``: multiplicative depth (number of rescalings).
+/// * ``special_primes``, ``special_bits``, ``dnum``: key switching (P and the number of digit groups;
+///   ``dnum=None`` means levels + 1, one prime per digit).
+/// * ``secret``: "ternary" (uniform, HE Standard) or "hamming:H" (sparse, h nonzero coefficients).
+/// * ``conversion``: basis conversion of key switching: "fast", "exact_float" or "exact_integer".
+/// * ``rescaling``: "exact" (exact per-level scales) or "nominal" (RNS-CKKS fixed scale 2^log_scale).
+///
+/// The defaults are the 128-bit preset "Rec128N13". Parameters not established as 128-bit secure by the
+/// HE Standard raise ValueError unless ``allow_insecure=True`` (then a UserWarning is issued).
+/// Use ``Context.from_preset(name)`` for named presets (see ``rnsfhe.ckks.presets()``) and
+/// ``Context.generate(depth)`` to choose parameters from a depth.
+#[pyclass(name = "Context", module = "rnsfhe.ckks", frozen)]
+struct PyContext {
+    ctx: Arc<CkksContext>,
+    preset: Option<Preset>,
+    /// Keyless evaluator attached to ciphertexts encrypted without an explicit evaluator.
+    plain: Arc<Eval>,
+}
+
+impl PyContext {
+    fn build(
+        py: Python<'_>,
+        params: CkksParams,
+        preset: Option<Preset>,
+        allow_insecure: bool,
+    ) -> PyResult<Self> {
+        let ctx = py
+            .allow_threads(|| CkksContext::new(params))
+            .map_err(ckks_error)?;
+        if let Some(warning) = ctx.security_warning() {
+            if !allow_insecure {
+                return Err(PyValueError::new_err(format!(
+                    "{warning} Pass allow_insecure=True to use them anyway."
+                )));
+            }
+            let msg = std::ffi::CString::new(warning).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)?;
+        }
+        let plain = Arc::new(Eval::keyless(&ctx, true));
+        Ok(Self { ctx, preset, plain })
+    }
+
+    fn make_eval(
+        &self,
+        relin: Option<&RelinKey>,
+        galois: Option<(&GaloisKeys, &[i64], bool)>,
+        auto_rescale: bool,
+        strict: bool,
+    ) -> PyResult<Eval> {
+        let mut ev = if strict {
+            Evaluator::strict(&self.ctx)
+        } else {
+            Evaluator::new(&self.ctx)
+        };
+        if let Some(rk) = relin {
+            ev = ev.with_relin_key(rk.clone()).map_err(ckks_error)?;
+        }
+        let (mut rotations, mut conjugate) = (Vec::new(), false);
+        if let Some((gk, steps, conj)) = galois {
+            ev = ev.with_galois_keys(gk.clone()).map_err(ckks_error)?;
+            rotations = steps.to_vec();
+            conjugate = conj;
+        }
+        Ok(Eval {
+            ev,
+            auto_rescale,
+            has_relin: relin.is_some(),
+            has_galois: galois.is_some(),
+            rotations,
+            conjugate,
+        })
+    }
+}
+
+#[pymethods]
+impl PyContext {
+    #[new]
+    #[pyo3(signature = (log_n = 13, log_scale = 40, q0_bits = 45, levels = 3, special_primes = 1,
+                        special_bits = 50, dnum = None, secret = "ternary", sigma = 3.2,
+                        conversion = "fast", rescaling = "exact", allow_insecure = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        log_n: u32,
+        log_scale: u32,
+        q0_bits: u32,
+        levels: usize,
+        special_primes: usize,
+        special_bits: u32,
+        dnum: Option<usize>,
+        secret: &str,
+        sigma: f64,
+        conversion: &str,
+        rescaling: &str,
+        allow_insecure: bool,
+    ) -> PyResult<Self> {
+        let params = CkksParams {
+            log_n,
+            log_scale,
+            q0_bits,
+            levels,
+            special_primes,
+            special_bits,
+            dnum: dnum.unwrap_or(levels + 1),
+            secret: parse_secret(secret)?,
+            sigma,
+            conversion: parse_mode(conversion)?,
+            rescaling: parse_rescaling(rescaling)?,
+        };
+        Self::build(py, params, None, allow_insecure)
+    }
+
+    /// Context.from_preset(name, allow_insecure=False) -> Context
+    ///
+    /// The context of a named preset (``rnsfhe.ckks.presets()``; case-insensitive): "Rec128N13" to
+    /// "Rec128N16" (128-bit, scale 2^40, depth 3 / 6 / 15 / 32) or the RNS-CKKS paper's Table 1 settings
+    /// "PaperTable1L5", "PaperTable1L10", "PaperTable1L15" (sparse secret, 80-bit target: they need
+    /// ``allow_insecure=True``). Raises ValueError for an unknown name.
+    #[staticmethod]
+    #[pyo3(signature = (name, allow_insecure = false))]
+    fn from_preset(py: Python<'_>, name: &str, allow_insecure: bool) -> PyResult<Self> {
+        let preset = Preset::ALL
+            .into_iter()
+            .find(|p| preset_name(*p).eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "unknown CKKS preset {name:?}: expected one of {:?}",
+                    Preset::ALL.map(preset_name)
+                ))
+            })?;
+        Self::build(py, preset.params(), Some(preset), allow_insecure)
+    }
+
+    /// Context.generate(depth, log_scale=40, security=128) -> Context
+    ///
+    /// Chooses parameters for a multiplicative ``depth`` at scale 2^log_scale and a security level (128,
+    /// 192 or 256 bits; HE Standard, uniform ternary secret), with the smallest N that fits, in the manner
+    /// of OpenFHE's CCParams. Raises ValueError when no N up to 2^17 fits.
+    #[staticmethod]
+    #[pyo3(signature = (depth, log_scale = 40, security = 128))]
+    fn generate(py: Python<'_>, depth: usize, log_scale: u32, security: u32) -> PyResult<Self> {
+        let level = match security {
+            128 => SecurityLevel::Bits128,
+            192 => SecurityLevel::Bits192,
+            256 => SecurityLevel::Bits256,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "security = {other} is not supported: expected 128, 192 or 256 (bits)"
+                )))
+            }
+        };
+        let params = CkksParams::generate(depth, log_scale, level).map_err(ckks_error)?;
+        Self::build(py, params, None, false)
+    }
+
+    /// keygen(rotations=(), conjugate=False, sum_slots=False) -> KeySet
+    ///
+    /// Samples a secret key and the public, relinearization and Galois keys: rotation keys for each step
+    /// in ``rotations`` (left by k for k > 0, right for k < 0), the conjugation key if ``conjugate``, and,
+    /// if ``sum_slots``, the rotations by 1, 2, 4, ..., slots/2 that ``Ciphertext.sum()`` and ``mean()``
+    /// need. Randomness comes from the operating system (ChaCha20). The GIL is released.
+    #[pyo3(signature = (rotations = Vec::new(), conjugate = false, sum_slots = false))]
+    fn keygen(
+        &self,
+        py: Python<'_>,
+        rotations: Vec<i64>,
+        conjugate: bool,
+        sum_slots: bool,
+    ) -> PyResult<PyKeySet> {
+        let slots = self.ctx.max_slots() as i64;
+        let mut steps: Vec<i64> = Vec::new();
+        let extra = if sum_slots {
+            KeyGenerator::power_of_two_steps(self.ctx.max_slots())
+        } else {
+            Vec::new()
+        };
+        for s in rotations.into_iter().chain(extra) {
+            if s.rem_euclid(slots) != 0 && !steps.contains(&s) {
+                steps.push(s);
+            }
+        }
+        let ctx = &self.ctx;
+        let keys = py
+            .allow_threads(|| -> CkksResult<_> {
+                let mut rng = Csprng::from_os()?;
+                let kg = KeyGenerator::new(ctx, &mut rng)?;
+                kg.generate_all(&steps, conjugate, &mut rng)
+            })
+            .map_err(ckks_error)?;
+        Ok(PyKeySet {
+            ctx: Arc::clone(ctx),
+            secret: Arc::new(keys.secret),
+            public: Arc::new(keys.public),
+            relin: Arc::new(keys.relin),
+            galois: Arc::new(keys.galois),
+            rotations: steps,
+            conjugate,
+        })
+    }
+
+    /// encryptor(key, evaluator=None) -> Encryptor
+    ///
+    /// An encryptor with a PublicKey, a KeySet (its public key) or a SecretKey (secret-key encryption, less
+    /// noise). Its ciphertexts are attached to ``evaluator`` (default: a keyless evaluator of this context
+    /// with auto-rescaling, enough for additions and plaintext/scalar products).
+    #[pyo3(signature = (key, evaluator = None))]
+    fn encryptor(
+        &self,
+        key: &Bound<'_, PyAny>,
+        evaluator: Option<&PyEvaluator>,
+    ) -> PyResult<PyEncryptor> {
+        let ctx = &self.ctx;
+        let (enc, with_secret) = if let Ok(ks) = key.downcast::<PyKeySet>() {
+            (CkksEncryptor::with_public_key(ctx, &ks.get().public), false)
+        } else if let Ok(pk) = key.downcast::<PyPublicKey>() {
+            (CkksEncryptor::with_public_key(ctx, &pk.get().key), false)
+        } else if let Ok(sk) = key.downcast::<PySecretKey>() {
+            (CkksEncryptor::with_secret_key(ctx, &sk.get().key), true)
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "encryptor needs a KeySet, a PublicKey or a SecretKey, got {}",
+                key.get_type().name()?
+            )));
+        };
+        let eval = match evaluator {
+            Some(e) => Arc::clone(&e.eval),
+            None => Arc::clone(&self.plain),
+        };
+        Ok(PyEncryptor {
+            enc: enc.map_err(ckks_error)?,
+            ctx: Arc::clone(ctx),
+            eval,
+            with_secret,
+        })
+    }
+
+    /// decryptor(key) -> Decryptor
+    ///
+    /// A decryptor with a SecretKey or a KeySet (its secret key).
+    fn decryptor(&self, key: &Bound<'_, PyAny>) -> PyResult<PyDecryptor> {
+        let dec = if let Ok(ks) = key.downcast::<PyKeySet>() {
+            CkksDecryptor::new(&self.ctx, &ks.get().secret)
+        } else if let Ok(sk) = key.downcast::<PySecretKey>() {
+            CkksDecryptor::new(&self.ctx, &sk.get().key)
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "decryptor needs a KeySet or a SecretKey, got {}",
+                key.get_type().name()?
+            )));
+        };
+        Ok(PyDecryptor {
+            dec: dec.map_err(ckks_error)?,
+        })
+    }
+
+    /// evaluator(keys=None, *, relin_key=None, galois_keys=None, auto_rescale=True, strict=False) -> Evaluator
+    ///
+    /// An evaluator with the relinearization and Galois keys of ``keys`` (a KeySet), or with the keys given
+    /// separately (a server never sees the secret key). ``auto_rescale``: every multiplication by a
+    /// ciphertext, an array or a float rescales its result (one level). ``strict``: operands at different
+    /// levels or scales are errors instead of being aligned.
+    #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None, auto_rescale = true,
+                        strict = false))]
+    fn evaluator(
+        &self,
+        py: Python<'_>,
+        keys: Option<&PyKeySet>,
+        relin_key: Option<&PyRelinKey>,
+        galois_keys: Option<&PyGaloisKeys>,
+        auto_rescale: bool,
+        strict: bool,
+    ) -> PyResult<PyEvaluator> {
+        let relin = relin_key.map(|k| &*k.key).or(keys.map(|k| &*k.relin));
+        let galois = match (galois_keys, keys) {
+            (Some(g), _) => Some((&*g.key, &g.rotations[..], g.conjugate)),
+            (None, Some(k)) => Some((&*k.galois, &k.rotations[..], k.conjugate)),
+            (None, None) => None,
+        };
+        // Cloning the keys into the evaluator copies megabytes: without the GIL.
+        let eval = py.allow_threads(|| self.make_eval(relin, galois, auto_rescale, strict))?;
+        Ok(PyEvaluator {
+            eval: Arc::new(eval),
+        })
+    }
+
+    /// level_scale(level) -> float: the default scale of a plaintext encoded at ``level`` (limbs, 1 to
+    /// max_level).
+    fn level_scale(&self, level: usize) -> PyResult<f64> {
+        self.ctx.level_scale(level).map_err(ckks_error)
+    }
+
+    /// Ring degree N.
+    #[getter]
+    fn n(&self) -> usize {
+        self.ctx.n()
+    }
+
+    /// Number of complex slots of a ciphertext, N/2.
+    #[getter]
+    fn slots(&self) -> usize {
+        self.ctx.max_slots()
+    }
+
+    /// Multiplicative depth: how many rescalings a fresh ciphertext allows.
+    #[getter]
+    fn levels(&self) -> usize {
+        self.ctx.params().levels
+    }
+
+    /// Level of a fresh ciphertext in limbs (levels + 1); Ciphertext.level counts limbs too.
+    #[getter]
+    fn max_level(&self) -> usize {
+        self.ctx.max_level()
+    }
+
+    /// log2 of the scale parameter (the scaling primes are close to 2^log_scale).
+    #[getter]
+    fn log_scale(&self) -> u32 {
+        self.ctx.params().log_scale
+    }
+
+    /// log2(Q) of the full chain q_0 ... q_L.
+    #[getter]
+    fn log_q(&self) -> f64 {
+        self.ctx.log_q()
+    }
+
+    /// log2(QP) including the special primes (what the security table bounds).
+    #[getter]
+    fn log_qp(&self) -> f64 {
+        self.ctx.log_qp()
+    }
+
+    /// The security estimate against the HE Standard table, as text.
+    #[getter]
+    fn security(&self) -> String {
+        self.ctx.security().to_string()
+    }
+
+    /// True unless 128-bit security is established by the HE Standard table.
+    #[getter]
+    fn is_insecure(&self) -> bool {
+        self.ctx.is_insecure()
+    }
+
+    /// The warning text for insecure parameters, or None.
+    #[getter]
+    fn security_warning(&self) -> Option<String> {
+        self.ctx.security_warning()
+    }
+
+    /// The ciphertext chain q_0 ... q_L.
+    #[getter]
+    fn q_moduli(&self) -> Vec<u64> {
+        self.ctx.q_moduli().to_vec()
+    }
+
+    /// The special (key-switching) primes.
+    #[getter]
+    fn p_moduli(&self) -> Vec<u64> {
+        self.ctx.p_moduli().to_vec()
+    }
+
+    /// The preset name, or None for literal parameters.
+    #[getter]
+    fn preset(&self) -> Option<String> {
+        self.preset.map(preset_name)
+    }
+
+    /// Fingerprint of the parameters (equal contexts have equal fingerprints).
+    #[getter]
+    fn fingerprint(&self) -> u64 {
+        self.ctx.fingerprint()
+    }
+
+    /// The parameters as a dict of the constructor's keyword arguments.
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let p = self.ctx.params();
+        let d = PyDict::new(py);
+        d.set_item("log_n", p.log_n)?;
+        d.set_item("log_scale", p.log_scale)?;
+        d.set_item("q0_bits", p.q0_bits)?;
+        d.set_item("levels", p.levels)?;
+        d.set_item("special_primes", p.special_primes)?;
+        d.set_item("special_bits", p.special_bits)?;
+        d.set_item("dnum", p.dnum)?;
+        d.set_item("secret", secret_name(p.secret))?;
+        d.set_item("sigma", p.sigma)?;
+        d.set_item("conversion", conversion_name(p.conversion))?;
+        d.set_item("rescaling", rescaling_name(p.rescaling))?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        let p = self.ctx.params();
+        let name = self
+            .preset
+            .map(|x| format!("{:?}, ", preset_name(x)))
+            .unwrap_or_default();
+        format!(
+            "Context({name}N=2^{}, log_scale={}, levels={}, log_qp={:.1}, security={:?})",
+            p.log_n,
+            p.log_scale,
+            p.levels,
+            self.ctx.log_qp(),
+            self.security()
+        )
+    }
+
+    /// Pickling rebuilds the context from its parameters (same primes, same fingerprint).
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyType>, PyObject)> {
+        let this = slf.get();
+        let p = this.ctx.params();
+        let py = slf.py();
+        let args = (
+            p.log_n,
+            p.log_scale,
+            p.q0_bits,
+            p.levels,
+            p.special_primes,
+            p.special_bits,
+            p.dnum,
+            secret_name(p.secret),
+            p.sigma,
+            conversion_name(p.conversion),
+            rescaling_name(p.rescaling),
+            this.ctx.is_insecure(),
+        )
+            .into_pyobject(py)?
+            .into_any()
+            .unbind();
+        Ok((slf.get_type().unbind(), args))
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Keys
+// ------------------------------------------------------------------------------------------------------
+
+/// All keys of one secret: ``secret`` (SecretKey), ``public`` (PublicKey), ``relin`` (RelinKey) and
+/// ``galois`` (GaloisKeys). Made by ``Context.keygen``; give ``keys`` to ``Context.evaluator``,
+/// ``Context.encryptor`` and ``Context.decryptor``. Hand a server only ``relin`` and ``galois``.
+/// Not picklable yet.
+#[pyclass(name = "KeySet", module = "rnsfhe.ckks", frozen)]
+struct PyKeySet {
+    ctx: Arc<CkksContext>,
+    secret: Arc<SecretKey>,
+    public: Arc<PublicKey>,
+    relin: Arc<RelinKey>,
+    galois: Arc<GaloisKeys>,
+    rotations: Vec<i64>,
+    conjugate: bool,
+}
+
+#[pymethods]
+impl PyKeySet {
+    /// The secret key (never printed).
+    #[getter]
+    fn secret(&self) -> PySecretKey {
+        PySecretKey {
+            key: Arc::clone(&self.secret),
+        }
+    }
+
+    /// The public encryption key.
+    #[getter]
+    fn public(&self) -> PyPublicKey {
+        PyPublicKey {
+            key: Arc::clone(&self.public),
+        }
+    }
+
+    /// The relinearization key (needed by ciphertext multiplication).
+    #[getter]
+    fn relin(&self) -> PyRelinKey {
+        PyRelinKey {
+            key: Arc::clone(&self.relin),
+        }
+    }
+
+    /// The Galois keys (rotations and conjugation).
+    #[getter]
+    fn galois(&self) -> PyGaloisKeys {
+        PyGaloisKeys {
+            key: Arc::clone(&self.galois),
+            rotations: self.rotations.clone(),
+            conjugate: self.conjugate,
+        }
+    }
+
+    /// The rotation steps that have keys.
+    #[getter]
+    fn rotations(&self) -> Vec<i64> {
+        self.rotations.clone()
+    }
+
+    /// Whether the conjugation key was generated.
+    #[getter]
+    fn conjugate(&self) -> bool {
+        self.conjugate
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "KeySet(N={}, rotations={:?}, conjugate={})",
+            self.ctx.n(),
+            self.rotations,
+            if self.conjugate { "True" } else { "False" }
+        )
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("KeySet"))
+    }
+}
+
+/// The secret key (zeroized when freed, never printed). Not picklable yet.
+#[pyclass(name = "SecretKey", module = "rnsfhe.ckks", frozen)]
+struct PySecretKey {
+    key: Arc<SecretKey>,
+}
+
+#[pymethods]
+impl PySecretKey {
+    fn __repr__(&self) -> &'static str {
+        "SecretKey(<hidden>)"
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("SecretKey"))
+    }
+}
+
+/// The public encryption key. Not picklable yet.
+#[pyclass(name = "PublicKey", module = "rnsfhe.ckks", frozen)]
+struct PyPublicKey {
+    key: Arc<PublicKey>,
+}
+
+#[pymethods]
+impl PyPublicKey {
+    fn __repr__(&self) -> String {
+        format!("PublicKey(fingerprint={:#018x})", self.key.fingerprint())
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("PublicKey"))
+    }
+}
+
+/// The relinearization key. Not picklable yet.
+#[pyclass(name = "RelinKey", module = "rnsfhe.ckks", frozen)]
+struct PyRelinKey {
+    key: Arc<RelinKey>,
+}
+
+#[pymethods]
+impl PyRelinKey {
+    fn __repr__(&self) -> String {
+        format!(
+            "RelinKey(fingerprint={:#018x})",
+            self.key.key().fingerprint()
+        )
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("RelinKey"))
+    }
+}
+
+/// Galois keys for slot rotations (and conjugation). Not picklable yet.
+#[pyclass(name = "GaloisKeys", module = "rnsfhe.ckks", frozen)]
+struct PyGaloisKeys {
+    key: Arc<GaloisKeys>,
+    rotations: Vec<i64>,
+    conjugate: bool,
+}
+
+#[pymethods]
+impl PyGaloisKeys {
+    /// The rotation steps that have keys.
+    #[getter]
+    fn rotations(&self) -> Vec<i64> {
+        self.rotations.clone()
+    }
+
+    /// Whether the conjugation key is present.
+    #[getter]
+    fn conjugate(&self) -> bool {
+        self.conjugate
+    }
+
+    /// The Galois elements that have keys (5^k mod 2N for rotation by k, 2N - 1 for conjugation).
+    #[getter]
+    fn elements(&self) -> Vec<usize> {
+        self.key.elements()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "GaloisKeys(rotations={:?}, conjugate={})",
+            self.rotations,
+            if self.conjugate { "True" } else { "False" }
+        )
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("GaloisKeys"))
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Encryption and decryption
+// ------------------------------------------------------------------------------------------------------
+
+/// Encrypts real or complex vectors. Made by ``Context.encryptor(key, evaluator=None)``.
+#[pyclass(name = "Encryptor", module = "rnsfhe.ckks", frozen)]
+struct PyEncryptor {
+    enc: CkksEncryptor,
+    ctx: Arc<CkksContext>,
+    eval: Arc<Eval>,
+    with_secret: bool,
+}
+
+#[pymethods]
+impl PyEncryptor {
+    /// encrypt(values, slots=None) -> Ciphertext
+    ///
+    /// Encrypts a 1-D array (float64 or complex128, or anything numpy converts to one) of at most
+    /// ``slots`` values at the top level and its default scale; missing values are zero. ``slots``
+    /// (a power of two up to N/2, default N/2) sets the slot count: rotations act on that many slots.
+    /// Raises ValueError for too many values or non-finite values. The GIL is released.
+    #[pyo3(signature = (values, slots = None))]
+    fn encrypt(
+        &self,
+        py: Python<'_>,
+        values: &Bound<'_, PyAny>,
+        slots: Option<usize>,
+    ) -> PyResult<PyCiphertext> {
+        let values = read_values(values, "encrypt")?.into_complex();
+        let slots = slots.unwrap_or(self.ctx.max_slots());
+        let ct = py
+            .allow_threads(|| -> CkksResult<Ciphertext> {
+                let pt = self.ctx.encode(&values, slots, self.ctx.max_level())?;
+                let mut rng = Csprng::from_os()?;
+                self.enc.encrypt_plaintext(&pt, &mut rng)
+            })
+            .map_err(ckks_error)?;
+        Ok(PyCiphertext::new(ct, &self.eval))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Encryptor(N={}, key={})",
+            self.ctx.n(),
+            if self.with_secret { "secret" } else { "public" }
+        )
+    }
+
+    /// Raises TypeError: holds a key, which cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("Encryptor"))
+    }
+}
+
+/// Decrypts ciphertexts to numpy arrays. Made by ``Context.decryptor(key)``.
+#[pyclass(name = "Decryptor", module = "rnsfhe.ckks", frozen)]
+struct PyDecryptor {
+    dec: CkksDecryptor,
+}
+
+#[pymethods]
+impl PyDecryptor {
+    /// decrypt(ct, real=False) -> numpy.ndarray
+    ///
+    /// The ``ct.slots`` decrypted slot values: complex128, or float64 (the real parts) if ``real``.
+    /// The GIL is released.
+    #[pyo3(signature = (ct, real = false))]
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        ct: &PyCiphertext,
+        real: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let values = py
+            .allow_threads(|| self.dec.decrypt(&ct.ct))
+            .map_err(ckks_error)?;
+        Ok(if real {
+            let re: Vec<f64> = values.iter().map(|z| z.re).collect();
+            PyArray1::from_vec(py, re).into_any()
+        } else {
+            PyArray1::from_vec(py, values).into_any()
+        })
+    }
+
+    fn __repr__(&self) -> &'static str {
+        "Decryptor(<secret key>)"
+    }
+
+    /// Raises TypeError: holds the secret key, which cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("Decryptor"))
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Evaluator
+// ------------------------------------------------------------------------------------------------------
+
+/// Homomorphic operations. Made by ``Context.evaluator(keys, auto_rescale=True, strict=False)``.
+///
+/// Every method returns a new Ciphertext attached to this evaluator, so that its Python operators
+/// (``+ - * /``, unary ``-``) and methods use this evaluator's keys and options. Right operands may be
+/// Ciphertexts, 1-D arrays (encoded at the ciphertext's level; shorter arrays are padded with zeros) or
+/// numbers: ints multiply exactly without using a level, floats and complex numbers use one level
+/// (rescaled automatically when ``auto_rescale``). Operands at different levels or scales are aligned
+/// unless the evaluator is strict. The GIL is released during every operation; evaluators can be shared
+/// by threads.
+#[pyclass(name = "Evaluator", module = "rnsfhe.ckks", frozen)]
+struct PyEvaluator {
+    eval: Arc<Eval>,
+}
+
+#[pymethods]
+impl PyEvaluator {
+    /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
+    /// this evaluator's keys and options).
+    fn attach(&self, ct: &PyCiphertext) -> PyCiphertext {
+        PyCiphertext::new(ct.ct.clone(), &self.eval)
+    }
+
+    /// add(a, b) -> Ciphertext: a + b (b a Ciphertext, an array or a number).
+    fn add(
+        &self,
+        py: Python<'_>,
+        a: &PyCiphertext,
+        b: &Bound<'_, PyAny>,
+    ) -> PyResult<PyCiphertext> {
+        binary_strict(py, &self.eval, &a.ct, b, BinOp::Add)
+    }
+
+    /// sub(a, b) -> Ciphertext: a - b (b a Ciphertext, an array or a number).
+    fn sub(
+        &self,
+        py: Python<'_>,
+        a: &PyCiphertext,
+        b: &Bound<'_, PyAny>,
+    ) -> PyResult<PyCiphertext> {
+        binary_strict(py, &self.eval, &a.ct, b, BinOp::Sub)
+    }
+
+    /// multiply(a, b) -> Ciphertext: a * b (b a Ciphertext, an array or a number), relinearized, and
+    /// rescaled if auto_rescale (except for int factors, which are exact).
+    fn multiply(
+        &self,
+        py: Python<'_>,
+        a: &PyCiphertext,
+        b: &Bound<'_, PyAny>,
+    ) -> PyResult<PyCiphertext> {
+        binary_strict(py, &self.eval, &a.ct, b, BinOp::Mul)
+    }
+
+    /// square(a) -> Ciphertext: a * a (rescaled if auto_rescale).
+    fn square(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &a.ct, |e, c| {
+            e.finish_product(e.ev.square(c)?)
+        })
+    }
+
+    /// negate(a) -> Ciphertext: -a.
+    fn negate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &a.ct, |e, c| e.ev.negate(c))
+    }
+
+    /// rescale(a) -> Ciphertext: divides by the last prime of the level (one level less, scale divided by
+    /// that prime). Raises ValueError at level 1.
+    fn rescale(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &a.ct, |e, c| e.ev.rescale(c))
+    }
+
+    /// drop_to_level(a, level) -> Ciphertext: the same message at a lower level (limbs removed).
+    fn drop_to_level(
+        &self,
+        py: Python<'_>,
+        a: &PyCiphertext,
+        level: usize,
+    ) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &a.ct, |e, c| e.ev.drop_to_level(c, level))
+    }
+
+    /// rotate(a, k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
+    /// Raises ValueError naming the step if its key was not generated.
+    fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: i64) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &a.ct, |e, c| e.rotate(c, k))
+    }
+
+    /// rotate_many(a, steps) -> list[Ciphertext]: rotations by each step, sharing one decomposition
+    /// (hoisted rotations; faster than separate rotate calls).
+    fn rotate_many(
+        &self,
+        py: Python<'_>,
+        a: &PyCiphertext,
+        steps: Vec<i64>,
+    ) -> PyResult<Vec<PyCiphertext>> {
+        let cts = py
+            .allow_threads(|| self.eval.ev.rotate_hoisted(&a.ct, &steps))
+            .map_err(ckks_error)?;
+        Ok(cts
+            .into_iter()
+            .map(|c| PyCiphertext::new(c, &self.eval))
+            .collect())
+    }
+
+    /// conjugate(a) -> Ciphertext: complex conjugate of every slot (needs keygen(conjugate=True)).
+    fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &a.ct, |e, c| e.ev.conjugate(c))
+    }
+
+    /// sum(a) -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)).
+    fn sum(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &a.ct, |e, c| e.ev.sum_slots(c))
+    }
+
+    /// mean(a) -> Ciphertext: the mean of all ``a.slots`` slots (zero padding included), in every slot;
+    /// uses one level (needs keygen(sum_slots=True)).
+    fn mean(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &a.ct, |e, c| e.mean(c))
+    }
+
+    /// Whether products are rescaled automatically.
+    #[getter]
+    fn auto_rescale(&self) -> bool {
+        self.eval.auto_rescale
+    }
+
+    /// Whether level or scale mismatches are errors (instead of being aligned).
+    #[getter]
+    fn strict(&self) -> bool {
+        self.eval.ev.is_strict()
+    }
+
+    /// Whether the evaluator has a relinearization key (needed by ciphertext products).
+    #[getter]
+    fn has_relin_key(&self) -> bool {
+        self.eval.has_relin
+    }
+
+    /// The rotation steps with keys ([] without Galois keys).
+    #[getter]
+    fn rotations(&self) -> Vec<i64> {
+        self.eval.rotations.clone()
+    }
+
+    /// Whether the evaluator can conjugate.
+    #[getter]
+    fn conjugate_key(&self) -> bool {
+        self.eval.has_galois && self.eval.conjugate
+    }
+
+    fn __repr__(&self) -> String {
+        let b = |x: bool| if x { "True" } else { "False" };
+        format!(
+            "Evaluator(N={}, relin_key={}, rotations={:?}, conjugate={}, auto_rescale={}, strict={})",
+            self.eval.ctx().n(),
+            b(self.eval.has_relin),
+            self.eval.rotations,
+            b(self.conjugate_key()),
+            b(self.eval.auto_rescale),
+            b(self.strict())
+        )
+    }
+
+    /// Raises TypeError: holds keys, which cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("Evaluator"))
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Ciphertext
+// ------------------------------------------------------------------------------------------------------
+
+/// An encrypted vector of ``slots`` complex numbers at a level (limbs; ``level - 1`` more rescalings are
+/// possible) and an exact scale.
+///
+/// Immutable; operations return new ciphertexts. Operators ``+ - *`` take Ciphertexts, 1-D arrays and
+/// numbers on either side, ``/`` numbers, unary ``-``; they and the methods use the evaluator the
+/// ciphertext is attached to (``ct.evaluator``: the one that made it, or the one given to the encryptor).
+/// Errors raise ValueError with the Rust message. Not picklable yet.
+#[pyclass(name = "Ciphertext", module = "rnsfhe.ckks", frozen)]
+struct PyCiphertext {
+    ct: Ciphertext,
+    eval: Arc<Eval>,
+}
+
+impl PyCiphertext {
+    fn new(ct: Ciphertext, eval: &Arc<Eval>) -> Self {
+        Self {
+            ct,
+            eval: Arc::clone(eval),
+        }
+    }
+}
+
+#[pymethods]
+impl PyCiphertext {
+    /// numpy defers to the Ciphertext operators (``array + ct`` is a Ciphertext, not an object array).
+    #[classattr]
+    fn __array_ufunc__(py: Python<'_>) -> PyObject {
+        py.None()
+    }
+
+    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        binary(py, &self.eval, &self.ct, other, BinOp::Add)
+    }
+
+    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        binary(py, &self.eval, &self.ct, other, BinOp::Add)
+    }
+
+    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        binary(py, &self.eval, &self.ct, other, BinOp::Sub)
+    }
+
+    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        binary(py, &self.eval, &self.ct, other, BinOp::RSub)
+    }
+
+    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        binary(py, &self.eval, &self.ct, other, BinOp::Mul)
+    }
+
+    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        binary(py, &self.eval, &self.ct, other, BinOp::Mul)
+    }
+
+    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let inverse = match classify(other)? {
+            Some(Operand::Int(k)) => Complex64::new(k as f64, 0.0),
+            Some(Operand::Real(x)) => Complex64::new(x, 0.0),
+            Some(Operand::Complex(z)) => z,
+            _ => return Ok(py.NotImplemented()),
+        };
+        if inverse.norm_sqr() == 0.0 {
+            return Err(PyZeroDivisionError::new_err(
+                "division of a ciphertext by zero",
+            ));
+        }
+        let factor = if inverse.im == 0.0 {
+            Operand::Real(1.0 / inverse.re)
+        } else {
+            Operand::Complex(inverse.inv())
+        };
+        let eval = &self.eval;
+        let ct = py
+            .allow_threads(|| eval.apply(&self.ct, BinOp::Mul, &factor))
+            .map_err(ckks_error)?;
+        Ok(Py::new(py, PyCiphertext::new(ct, eval))?.into_any())
+    }
+
+    fn __neg__(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &self.ct, |e, c| e.ev.negate(c))
+    }
+
+    /// rescale() -> Ciphertext: divides by the last prime (one level less); ValueError at level 1.
+    fn rescale(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &self.ct, |e, c| e.ev.rescale(c))
+    }
+
+    /// square() -> Ciphertext: self * self (rescaled if the evaluator auto-rescales).
+    fn square(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &self.ct, |e, c| {
+            e.finish_product(e.ev.square(c)?)
+        })
+    }
+
+    /// drop_to_level(level) -> Ciphertext: the same message at a lower level (limbs removed).
+    fn drop_to_level(&self, py: Python<'_>, level: usize) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &self.ct, |e, c| {
+            e.ev.drop_to_level(c, level)
+        })
+    }
+
+    /// rotate(k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
+    /// Raises ValueError naming the step if its rotation key was not generated.
+    fn rotate(&self, py: Python<'_>, k: i64) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &self.ct, |e, c| e.rotate(c, k))
+    }
+
+    /// conjugate() -> Ciphertext: the complex conjugate of every slot (needs keygen(conjugate=True)).
+    fn conjugate(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &self.ct, |e, c| e.ev.conjugate(c))
+    }
+
+    /// sum() -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)); no level
+    /// used.
+    fn sum(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &self.ct, |e, c| e.ev.sum_slots(c))
+    }
+
+    /// mean() -> Ciphertext: the mean of all ``slots`` slots (zero padding included), in every slot;
+    /// uses one level (needs keygen(sum_slots=True)). For the mean of n < slots values use
+    /// ``ct.sum() * (1 / n)``.
+    fn mean(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, &self.ct, |e, c| e.mean(c))
+    }
+
+    /// Level in limbs: the ciphertext lives modulo q_0 ... q_{level-1}; level - 1 more rescalings remain.
+    #[getter]
+    fn level(&self) -> usize {
+        self.ct.level()
+    }
+
+    /// The exact scale (a float, about 2^log_scale after each rescaling).
+    #[getter]
+    fn scale(&self) -> f64 {
+        self.ct.scale()
+    }
+
+    /// log2 of the scale.
+    #[getter]
+    fn log2_scale(&self) -> f64 {
+        self.ct.log2_scale()
+    }
+
+    /// Number of slots (a power of two up to N/2).
+    #[getter]
+    fn slots(&self) -> usize {
+        self.ct.slots()
+    }
+
+    /// The evaluator this ciphertext's operators use.
+    #[getter]
+    fn evaluator(&self) -> PyEvaluator {
+        PyEvaluator {
+            eval: Arc::clone(&self.eval),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Ciphertext(level={}, log2_scale={:.3}, slots={})",
+            self.ct.level(),
+            self.ct.log2_scale(),
+            self.ct.slots()
+        )
+    }
+
+    /// Ciphertexts are immutable: a copy is the same object.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Ciphertexts are immutable: a deep copy is the same object.
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
+    /// Raises TypeError: ciphertexts cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("Ciphertext"))
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Precision
+// ------------------------------------------------------------------------------------------------------
+
+/// Min / mean / median / max bits of precision of one part (real or imaginary) over the slots.
+#[pyclass(name = "PartStats", module = "rnsfhe.ckks", frozen, get_all)]
+#[derive(Clone)]
+struct PyPartStats {
+    /// Smallest precision over the slots (the worst slot).
+    min: f64,
+    /// Mean precision.
+    mean: f64,
+    /// Median precision.
+    median: f64,
+    /// Largest precision (the best slot).
+    max: f64,
+}
+
+impl From<PartStats> for PyPartStats {
+    fn from(s: PartStats) -> Self {
+        Self {
+            min: s.min,
+            mean: s.mean,
+            median: s.median,
+            max: s.max,
+        }
+    }
+}
+
+#[pymethods]
+impl PyPartStats {
+    /// as_dict() -> dict with keys min, mean, median, max.
+    fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("min", self.min)?;
+        d.set_item("mean", self.mean)?;
+        d.set_item("median", self.median)?;
+        d.set_item("max", self.max)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PartStats(min={:.2}, mean={:.2}, median={:.2}, max={:.2})",
+            self.min, self.mean, self.median, self.max
+        )
+    }
+}
+
+/// Bits of precision of computed slots against expected ones: ``-log2 |error|`` per slot, summarized for
+/// the real and the imaginary parts (``real``, ``imag``: PartStats with min / mean / median / max).
+/// An exact slot counts as 64 bits. ``min_bits`` is the worst over both parts.
+#[pyclass(name = "PrecisionStats", module = "rnsfhe.ckks", frozen)]
+struct PyPrecisionStats {
+    stats: PrecisionStats,
+}
+
+#[pymethods]
+impl PyPrecisionStats {
+    /// Statistics of the real parts.
+    #[getter]
+    fn real(&self) -> PyPartStats {
+        self.stats.real.into()
+    }
+
+    /// Statistics of the imaginary parts.
+    #[getter]
+    fn imag(&self) -> PyPartStats {
+        self.stats.imag.into()
+    }
+
+    /// Number of slots compared.
+    #[getter]
+    fn slots(&self) -> usize {
+        self.stats.slots
+    }
+
+    /// The worst precision over all slots and both parts.
+    #[getter]
+    fn min_bits(&self) -> f64 {
+        self.stats.min_bits()
+    }
+
+    /// as_dict() -> {"real": {...}, "imag": {...}, "slots": n, "min_bits": b}.
+    fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("real", self.real().as_dict(py)?)?;
+        d.set_item("imag", self.imag().as_dict(py)?)?;
+        d.set_item("slots", self.stats.slots)?;
+        d.set_item("min_bits", self.stats.min_bits())?;
+        Ok(d)
+    }
+
+    fn __str__(&self) -> String {
+        self.stats.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("PrecisionStats({})", self.stats)
+    }
+}
+
+/// precision(expected, got) -> PrecisionStats
+///
+/// Bits of precision of ``got`` against ``expected`` (1-D arrays of equal length, real or complex):
+/// min / mean / median / max of ``-log2 |got - expected|`` over the slots, for real and imaginary parts.
+/// Raises ValueError for different lengths or empty arrays.
+#[pyfunction]
+fn precision(expected: &Bound<'_, PyAny>, got: &Bound<'_, PyAny>) -> PyResult<PyPrecisionStats> {
+    let e = read_values(expected, "precision (expected)")?;
+    let g = read_values(got, "precision (got)")?;
+    let stats = match (e, g) {
+        (Values::Real(e), Values::Real(g)) => PrecisionStats::compare_real(&e, &g),
+        (e, g) => PrecisionStats::compare(&e.into_complex(), &g.into_complex()),
+    }
+    .map_err(|err| PyValueError::new_err(err.to_string()))?;
+    Ok(PyPrecisionStats { stats })
+}
+
+/// presets() -> list[str]: the names accepted by ``Context.from_preset``.
+#[pyfunction]
+fn presets() -> Vec<String> {
+    Preset::ALL.into_iter().map(preset_name).collect()
+}
+
+/// Builds the submodule `ckks` of `_rnsfhe`.
+pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
+    let m = PyModule::new(parent.py(), "ckks")?;
+    m.add(
+        "__doc__",
+        "CKKS bindings (import rnsfhe.ckks, which re-exports them and adds Session).",
+    )?;
+    m.add_class::<PyContext>()?;
+    m.add_class::<PyKeySet>()?;
+    m.add_class::<PySecretKey>()?;
+    m.add_class::<PyPublicKey>()?;
+    m.add_class::<PyRelinKey>()?;
+    m.add_class::<PyGaloisKeys>()?;
+    m.add_class::<PyEncryptor>()?;
+    m.add_class::<PyDecryptor>()?;
+    m.add_class::<PyEvaluator>()?;
+    m.add_class::<PyCiphertext>()?;
+    m.add_class::<PyPartStats>()?;
+    m.add_class::<PyPrecisionStats>()?;
+    m.add_function(wrap_pyfunction!(precision, &m)?)?;
+    m.add_function(wrap_pyfunction!(presets, &m)?)?;
+    parent.add_submodule(&m)?;
+    Ok(())
+}
