@@ -37,6 +37,7 @@
 //! `q_{l-1}` of the prime the next rescaling drops, so that [`Evaluator::rescale`] restores the
 //! ciphertext's scale exactly (the "next prime" choice of the exact-scale policy, used for both policies).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rnsfhe_core::{GaloisKeys, RelinKey, RlweCiphertext};
@@ -236,13 +237,14 @@ impl Evaluator {
 
     /// Brings two ciphertexts to one level and (within the tolerance) one scale, as documented in the
     /// module documentation.
-    fn align(
+    /// Operands that need no change are borrowed, not copied.
+    fn align<'a>(
         &self,
-        a: &Ciphertext,
-        b: &Ciphertext,
+        a: &'a Ciphertext,
+        b: &'a Ciphertext,
         operation: &'static str,
         match_scales: bool,
-    ) -> CkksResult<(Ciphertext, Ciphertext)> {
+    ) -> CkksResult<(Cow<'a, Ciphertext>, Cow<'a, Ciphertext>)> {
         self.check_ct(a)?;
         self.check_ct(b)?;
         self.check_slots(a.slots(), b.slots(), operation)?;
@@ -260,9 +262,9 @@ impl Evaluator {
                     "bring the operands to one scale (Evaluator::multiply_int, multiply_const + rescale), or use a non-strict evaluator",
                 ));
             }
-            return Ok((a.clone(), b.clone()));
+            return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
         }
-        let (mut a, mut b) = (a.clone(), b.clone());
+        let (mut a, mut b) = (Cow::Borrowed(a), Cow::Borrowed(b));
         if match_scales && !self.scales_match(a.scale(), b.scale()) {
             let (big, small) = if a.scale() >= b.scale() {
                 (a.scale(), b.scale())
@@ -280,12 +282,13 @@ impl Evaluator {
                     &mut b
                 };
                 // Same message, scale times k.
-                *target = self.multiply_int(target, k as i64)?;
-                target.scale *= k;
+                let mut scaled = self.multiply_int(target, k as i64)?;
+                scaled.scale *= k;
+                *target = Cow::Owned(scaled);
             } else if a.level() >= b.level() && a.level() >= 2 {
-                a = self.adjust_scale(&a, b.scale(), operation)?;
+                a = Cow::Owned(self.adjust_scale(&a, b.scale(), operation)?);
             } else if b.level() >= 2 {
-                b = self.adjust_scale(&b, a.scale(), operation)?;
+                b = Cow::Owned(self.adjust_scale(&b, a.scale(), operation)?);
             } else {
                 return Err(self.scale_mismatch(
                     operation,
@@ -297,28 +300,28 @@ impl Evaluator {
         }
         let level = a.level().min(b.level());
         if a.level() > level {
-            a = self.drop_to_level(&a, level)?;
+            a = Cow::Owned(self.drop_to_level(&a, level)?);
         }
         if b.level() > level {
-            b = self.drop_to_level(&b, level)?;
+            b = Cow::Owned(self.drop_to_level(&b, level)?);
         }
         Ok((a, b))
     }
 
     /// Brings a ciphertext and a plaintext to one level (and scale, for additions).
-    fn align_plain(
+    fn align_plain<'a>(
         &self,
-        ct: &Ciphertext,
-        pt: &Plaintext,
+        ct: &'a Ciphertext,
+        pt: &'a Plaintext,
         operation: &'static str,
         match_scales: bool,
-    ) -> CkksResult<(Ciphertext, Poly<Ntt>)> {
+    ) -> CkksResult<(Cow<'a, Ciphertext>, Cow<'a, Poly<Ntt>>)> {
         self.check_ct(ct)?;
         self.ctx.check_fingerprint(pt.fingerprint(), "plaintext")?;
         self.check_slots(ct.slots(), pt.slots(), operation)?;
         let ic = (ct.level(), ct.scale());
         let ip = (pt.level(), pt.scale());
-        let mut ct = ct.clone();
+        let mut ct = Cow::Borrowed(ct);
         if match_scales && !self.scales_match(ct.scale(), pt.scale()) {
             if self.strict || ct.level() < 2 || pt.level() < ct.level() - 1 {
                 return Err(self.scale_mismatch(
@@ -328,17 +331,21 @@ impl Evaluator {
                     "encode the plaintext at the ciphertext's scale (Evaluator::encode_like)",
                 ));
             }
-            ct = self.adjust_scale(&ct, pt.scale(), operation)?;
+            ct = Cow::Owned(self.adjust_scale(&ct, pt.scale(), operation)?);
         }
         if pt.level() < ct.level() {
             if self.strict {
                 return Err(Self::level_mismatch(operation, ic, ip));
             }
-            ct = self.drop_to_level(&ct, pt.level())?;
+            ct = Cow::Owned(self.drop_to_level(&ct, pt.level())?);
+        }
+        let basis = self.ctx.basis(ct.level())?;
+        if pt.level() == ct.level() && Arc::ptr_eq(pt.poly().basis(), basis) {
+            return Ok((ct, Cow::Borrowed(pt.poly())));
         }
         let mut poly = pt.poly().drop_to(ct.level())?;
-        poly.rebase(self.ctx.basis(ct.level())?)?;
-        Ok((ct, poly))
+        poly.rebase(basis)?;
+        Ok((ct, Cow::Owned(poly)))
     }
 
     fn check_product_scale(
@@ -424,13 +431,25 @@ impl Evaluator {
         operation: &'static str,
     ) -> CkksResult<Ciphertext> {
         let (a, b) = self.align(a, b, operation, true)?;
-        let mut b_inner = b.inner;
-        if negate {
-            for p in b_inner.parts.iter_mut() {
-                p.neg_assign();
+        let inner = if negate {
+            let (pa, pb) = (&a.inner.parts, &b.inner.parts);
+            let mut parts = Vec::with_capacity(pa.len().max(pb.len()));
+            for i in 0..pa.len().max(pb.len()) {
+                parts.push(match (pa.get(i), pb.get(i)) {
+                    (Some(x), Some(y)) => x.sub(y)?,
+                    (Some(x), None) => x.clone(),
+                    (None, Some(y)) => {
+                        let mut y = y.clone();
+                        y.neg_assign();
+                        y
+                    }
+                    (None, None) => break,
+                });
             }
-        }
-        let inner = a.inner.add(&b_inner)?;
+            RlweCiphertext { parts }
+        } else {
+            a.inner.add(&b.inner)?
+        };
         Ok(self.wrap(inner, a.scale(), a.slots()))
     }
 
@@ -465,12 +484,14 @@ impl Evaluator {
         negate: bool,
         operation: &'static str,
     ) -> CkksResult<Ciphertext> {
-        let (mut ct, mut poly) = self.align_plain(ct, pt, operation, true)?;
-        if negate {
-            poly.neg_assign();
-        }
-        ct.inner.parts[0].add_assign(&poly)?;
-        Ok(ct)
+        let (ct, poly) = self.align_plain(ct, pt, operation, true)?;
+        let mut parts = ct.inner.parts.clone();
+        parts[0] = if negate {
+            ct.inner.parts[0].sub(&poly)?
+        } else {
+            ct.inner.parts[0].add(&poly)?
+        };
+        Ok(self.wrap(RlweCiphertext { parts }, ct.scale(), ct.slots()))
     }
 
     /// `ct + pt` (the plaintext at the ciphertext's scale; see the module documentation).
@@ -574,14 +595,16 @@ impl Evaluator {
     /// Errors: as [`Evaluator::multiply_without_relin`], with the plaintext as right operand.
     pub fn multiply_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> CkksResult<Ciphertext> {
         const OP: &str = "ciphertext-plaintext multiplication";
-        let (mut ct, poly) = self.align_plain(ct, pt, OP, false)?;
+        let (ct, poly) = self.align_plain(ct, pt, OP, false)?;
         let scale = ct.scale() * pt.scale();
         self.check_product_scale(ct.level(), scale, OP)?;
-        for p in ct.inner.parts.iter_mut() {
-            p.mul_assign(&poly)?;
-        }
-        ct.scale = scale;
-        Ok(ct)
+        let parts = ct
+            .inner
+            .parts
+            .iter()
+            .map(|p| p.mul(&poly))
+            .collect::<rnsfhe_ring::Result<Vec<_>>>()?;
+        Ok(self.wrap(RlweCiphertext { parts }, scale, ct.slots()))
     }
 
     /// `ct * c` in every slot, `c` encoded at the scale `q_{l-1}` of the prime the next rescaling drops

@@ -113,10 +113,11 @@ impl RlweCiphertext {
         } else {
             (other, self)
         };
-        let mut parts = long.parts.clone();
-        for (p, q) in parts.iter_mut().zip(&short.parts) {
-            p.add_assign(q)?;
+        let mut parts = Vec::with_capacity(long.parts.len());
+        for (p, q) in long.parts.iter().zip(&short.parts) {
+            parts.push(p.add(q)?);
         }
+        parts.extend(long.parts[short.parts.len()..].iter().cloned());
         Ok(Self { parts })
     }
 
@@ -145,8 +146,7 @@ impl RlweCiphertext {
         let (a0, a1) = (&self.parts[0], &self.parts[1]);
         let (b0, b1) = (&other.parts[0], &other.parts[1]);
         let d0 = a0.mul(b0)?;
-        let mut d1 = a0.mul(b1)?;
-        d1.mul_add_assign(a1, b0)?;
+        let d1 = a0.mul_pair_sum(b1, a1, b0)?;
         let d2 = a1.mul(b1)?;
         Ok(Self {
             parts: vec![d0, d1, d2],

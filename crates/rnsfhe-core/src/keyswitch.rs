@@ -30,14 +30,6 @@ use crate::encryption::RlweCiphertext;
 use crate::error::{Error, Result};
 use crate::keys::{galois_conjugate, galois_element_for_step, GaloisKeys, KeySwitchKey, RelinKey};
 
-/// Forward NTT of every limb of a limb-major buffer, in parallel over limbs.
-fn forward_all(plans: &[Arc<NttPlan>], data: &mut [u64], n: usize) -> Result<()> {
-    data.par_chunks_mut(n)
-        .zip(plans.par_iter())
-        .try_for_each(|(a, plan)| plan.forward(a))?;
-    Ok(())
-}
-
 /// Inverse NTT of every limb of a limb-major buffer, in parallel over limbs.
 fn inverse_all(plans: &[Arc<NttPlan>], data: &mut [u64], n: usize) -> Result<()> {
     data.par_chunks_mut(n)
@@ -46,9 +38,77 @@ fn inverse_all(plans: &[Arc<NttPlan>], data: &mut [u64], n: usize) -> Result<()>
     Ok(())
 }
 
-/// Coefficients per block of the key-switching inner product (two `u128` accumulators of this length:
-/// 8 KiB, in L1).
-const IP_BLOCK: usize = 256;
+/// Scratch buffers of key switching (extended digits, accumulators, coefficient copies), kept per thread
+/// between calls: allocating them afresh costs a page fault per 4 KiB each time the allocator has returned
+/// the memory to the system, more than the arithmetic on them. At most [`POOL_BUFFERS`] buffers are kept
+/// per thread; their contents are not secret (ciphertext material only).
+mod scratch {
+    use std::cell::RefCell;
+
+    /// Buffers kept per thread.
+    pub(super) const POOL_BUFFERS: usize = 8;
+
+    thread_local! {
+        static POOL: RefCell<Vec<Vec<u64>>> = const { RefCell::new(Vec::new()) };
+    }
+
+    /// A zeroed buffer of `len` words, reusing a pooled allocation when one is large enough.
+    pub(super) fn take(len: usize) -> Vec<u64> {
+        let reused = POOL.with(|p| {
+            let mut p = p.borrow_mut();
+            let i = p.iter().position(|b| b.capacity() >= len)?;
+            Some(p.swap_remove(i))
+        });
+        match reused {
+            Some(mut b) => {
+                b.clear();
+                b.resize(len, 0);
+                b
+            }
+            None => vec![0u64; len],
+        }
+    }
+
+    /// A copy of `src` in a pooled buffer.
+    pub(super) fn take_copy(src: &[u64]) -> Vec<u64> {
+        let reused = POOL.with(|p| {
+            let mut p = p.borrow_mut();
+            let i = p.iter().position(|b| b.capacity() >= src.len())?;
+            Some(p.swap_remove(i))
+        });
+        match reused {
+            Some(mut b) => {
+                b.clear();
+                b.extend_from_slice(src);
+                b
+            }
+            None => src.to_vec(),
+        }
+    }
+
+    /// Returns a buffer to this thread's pool (dropped if the pool is full).
+    pub(super) fn give(b: Vec<u64>) {
+        POOL.with(|p| {
+            let mut p = p.borrow_mut();
+            if p.len() < POOL_BUFFERS {
+                p.push(b);
+            } else if let Some(smallest) = p.iter_mut().min_by_key(|x| x.capacity()) {
+                if smallest.capacity() < b.capacity() {
+                    *smallest = b;
+                }
+            }
+        });
+    }
+}
+
+/// What ModDown adds to its result in the same pass: nothing, a polynomial over `Q_l` (NTT form,
+/// limb-major) or such a polynomial read through an NTT slot permutation.
+#[derive(Clone, Copy)]
+enum Addend<'a> {
+    None,
+    Plain(&'a [u64]),
+    Permuted(&'a [u64], &'a [usize]),
+}
 
 /// A cheap digest of a polynomial's residues, to tie a [`HoistedDecomposition`] to its ciphertext.
 fn digest(p: &Poly<Ntt>) -> u64 {
@@ -90,31 +150,41 @@ impl HoistedDecomposition {
 
 impl RlweContext {
     /// Steps 1-2: the digits of `d` (over `Q_l`, NTT form) raised to `Q_l ∪ P`, NTT form, one limb-major
-    /// buffer per group.
+    /// buffer per group. All `l` limbs take one inverse NTT (each digit reads its own limbs); each digit's
+    /// complement limbs are converted in place and take a forward NTT; its own limbs are copied.
     fn mod_up_digits(&self, tables: &LevelTables, d: &Poly<Ntt>) -> Result<Vec<Vec<u64>>> {
         let n = self.n();
         let ext_len = tables.ext.len();
         let q_plans = &self.chain().plans()[..tables.limbs];
         let data = d.data();
-        tables
-            .digits
-            .par_iter()
-            .map(|dt| {
-                let r = dt.range.clone();
-                let own = &data[r.start * n..r.end * n];
-                let mut src = own.to_vec();
-                inverse_all(&q_plans[r.clone()], &mut src, n)?;
-                // Convert into the front of the output (the complement, `(Q_l \ Q_j) ∪ P`, in order), then
-                // shift its tail past the group's slot and copy the group's own NTT limbs in.
-                let comp = (ext_len - r.len()) * n;
-                let mut out = vec![0u64; ext_len * n];
-                dt.up.convert_into(&src, &mut out[..comp])?;
-                forward_all(dt.up.to().plans(), &mut out[..comp], n)?;
-                out.copy_within(r.start * n..comp, r.end * n);
-                out[r.start * n..r.end * n].copy_from_slice(own);
-                Ok(out)
-            })
-            .collect()
+        let mut coeff = scratch::take_copy(data);
+        inverse_all(q_plans, &mut coeff, n)?;
+        let coeff_ref = &coeff;
+        let one_digit = |dt: &crate::context::DigitTables| -> Result<Vec<u64>> {
+            let coeff = coeff_ref;
+            let r = dt.range.clone();
+            let mut out = scratch::take(ext_len * n);
+            let (head, rest) = out.split_at_mut(r.start * n);
+            let (own, tail) = rest.split_at_mut(r.len() * n);
+            own.copy_from_slice(&data[r.start * n..r.end * n]);
+            let mut comp: Vec<&mut [u64]> = head.chunks_exact_mut(n).collect();
+            comp.extend(tail.chunks_exact_mut(n));
+            dt.up
+                .convert_into_limbs(&coeff[r.start * n..r.end * n], comp)?;
+            let plans = dt.up.to().plans();
+            head.par_chunks_mut(n)
+                .chain(tail.par_chunks_mut(n))
+                .zip(plans.par_iter())
+                .try_for_each(|(a, plan)| plan.forward(a))?;
+            Ok(out)
+        };
+        let digits = if rayon::current_num_threads() > 1 {
+            tables.digits.par_iter().map(one_digit).collect()
+        } else {
+            tables.digits.iter().map(one_digit).collect()
+        };
+        scratch::give(coeff);
+        digits
     }
 
     /// Step 3: `sum_j digit_j (b_j, a_j)` over `Q_l ∪ P` (NTT form), reading the key's limb `i` for
@@ -156,102 +226,125 @@ impl RlweContext {
             }
         }
         let ext_len = tables.ext.len();
-        let mut out0 = vec![0u64; ext_len * n];
-        let mut out1 = vec![0u64; ext_len * n];
-        out0.par_chunks_mut(n)
-            .zip(out1.par_chunks_mut(n))
-            .zip(tables.ext.moduli().par_iter())
-            .enumerate()
-            .for_each(|(t, ((o0, o1), &m))| {
-                let kt = if t < l { t } else { big_l + t - l };
-                let red = m;
-                let cap = red.wide_accumulation_capacity();
-                // Blocks of coefficients: the two u128 accumulators stay in L1 while every digit is added.
-                let mut acc0 = [0u128; IP_BLOCK];
-                let mut acc1 = [0u128; IP_BLOCK];
-                for start in (0..n).step_by(IP_BLOCK) {
-                    let len = IP_BLOCK.min(n - start);
-                    let (acc0, acc1) = (&mut acc0[..len], &mut acc1[..len]);
-                    acc0.fill(0);
-                    acc1.fill(0);
-                    let mut pending = 0usize;
-                    for (dig, (b, a)) in digits.iter().zip(comps) {
-                        if pending == cap {
-                            for x in acc0.iter_mut().chain(acc1.iter_mut()) {
-                                *x = red.reduce_wide(*x) as u128;
-                            }
-                            pending = 0;
-                        }
-                        let base = t * n;
-                        let dl = &dig[base..base + n];
-                        let off = kt * n + start;
-                        let bl = &b.data()[off..off + len];
-                        let al = &a.data()[off..off + len];
-                        match perm {
-                            None => {
-                                let dl = &dl[start..start + len];
-                                for i in 0..len {
-                                    let x = dl[i] as u128;
-                                    acc0[i] += x * bl[i] as u128;
-                                    acc1[i] += x * al[i] as u128;
-                                }
-                            }
-                            Some(perm) => {
-                                let pl = &perm[start..start + len];
-                                for i in 0..len {
-                                    let x = dl[pl[i]] as u128;
-                                    acc0[i] += x * bl[i] as u128;
-                                    acc1[i] += x * al[i] as u128;
-                                }
-                            }
-                        }
-                        pending += 1;
+        let plans = tables.ext.plans();
+        let mut out0 = scratch::take(ext_len * n);
+        let mut out1 = scratch::take(ext_len * n);
+        // Limb by limb (the two accumulators stay in cache while every digit is added), with the NTT
+        // engine's vectorized multiply-accumulate.
+        let limb = |t: usize, o0: &mut [u64], o1: &mut [u64], tmp: &mut Vec<u64>| {
+            let kt = if t < l { t } else { big_l + t - l };
+            let engine = plans[t].engine();
+            for (dig, (b, a)) in digits.iter().zip(comps) {
+                let dl = &dig[t * n..(t + 1) * n];
+                let src: &[u64] = match perm {
+                    None => dl,
+                    Some(perm) => {
+                        tmp.clear();
+                        tmp.extend(perm.iter().map(|&s| dl[s]));
+                        tmp
                     }
-                    for (o, &x) in o0[start..start + len].iter_mut().zip(acc0.iter()) {
-                        *o = red.reduce_wide(x);
-                    }
-                    for (o, &x) in o1[start..start + len].iter_mut().zip(acc1.iter()) {
-                        *o = red.reduce_wide(x);
-                    }
-                }
-            });
+                };
+                engine.mul_accumulate(o0, src, &b.data()[kt * n..(kt + 1) * n]);
+                engine.mul_accumulate(o1, src, &a.data()[kt * n..(kt + 1) * n]);
+            }
+        };
+        if rayon::current_num_threads() > 1 {
+            out0.par_chunks_mut(n)
+                .zip(out1.par_chunks_mut(n))
+                .enumerate()
+                .for_each_init(Vec::new, |tmp, (t, (o0, o1))| limb(t, o0, o1, tmp));
+        } else {
+            let mut tmp = Vec::new();
+            for (t, (o0, o1)) in out0
+                .chunks_exact_mut(n)
+                .zip(out1.chunks_exact_mut(n))
+                .enumerate()
+            {
+                limb(t, o0, o1, &mut tmp);
+            }
+        }
         Ok((out0, out1))
     }
 
-    /// Step 4 (RNS-CKKS Algorithm 2 in NTT form): `y` over `Q_l ∪ P` to `(y_Q - Conv_{P -> Q_l}(y_P)) P^-1`
-    /// over `Q_l`. Only the `P` limbs take an inverse NTT and the correction a forward NTT.
-    fn mod_down(&self, tables: &LevelTables, y: &[u64]) -> Result<Poly<Ntt>> {
+    /// Step 4 (RNS-CKKS Algorithm 2 in NTT form): `y` over `Q_l ∪ P` to
+    /// `(y_Q - Conv_{P -> Q_l}(y_P)) P^-1 (+ addend)` over `Q_l`. Only the `P` limbs take an inverse NTT
+    /// (in place) and the correction a forward NTT; subtraction, multiplication by `P^-1` and the optional
+    /// addition happen in one pass.
+    fn mod_down(
+        &self,
+        tables: &LevelTables,
+        mut y: Vec<u64>,
+        addend: Addend<'_>,
+    ) -> Result<Poly<Ntt>> {
         let n = self.n();
         let l = tables.limbs;
         let q_l = self.basis_at(l)?;
-        let (y_q, y_p) = y.split_at(l * n);
-        let mut p_coeff = y_p.to_vec();
-        inverse_all(self.special_basis().plans(), &mut p_coeff, n)?;
+        let (y_q, y_p) = y.split_at_mut(l * n);
+        inverse_all(self.special_basis().plans(), y_p, n)?;
         let mut corr = vec![0u64; l * n];
-        tables.down.convert_into(&p_coeff, &mut corr)?;
-        forward_all(&q_l.plans()[..l], &mut corr, n)?;
-        corr.par_chunks_mut(n)
-            .zip(y_q.par_chunks(n))
-            .zip(q_l.moduli().par_iter())
-            .zip(tables.p_inv.par_iter())
-            .for_each(|(((c, a), m), &w)| {
-                for (ci, &ai) in c.iter_mut().zip(a) {
-                    *ci = m.mul_shoup(m.sub(ai, *ci), w);
+        tables.down.convert_into(y_p, &mut corr)?;
+        let y_q = &*y_q;
+        let plans = &q_l.plans()[..l];
+        let moduli = q_l.moduli();
+        let limb = |j: usize, c: &mut [u64]| -> Result<()> {
+            plans[j].forward(c)?;
+            let (m, w) = (&moduli[j], tables.p_inv[j]);
+            let a = &y_q[j * n..(j + 1) * n];
+            match addend {
+                Addend::None => {
+                    for (ci, &ai) in c.iter_mut().zip(a) {
+                        *ci = m.mul_shoup(m.sub(ai, *ci), w);
+                    }
                 }
-            });
+                Addend::Plain(x) => {
+                    let x = &x[j * n..(j + 1) * n];
+                    for ((ci, &ai), &xi) in c.iter_mut().zip(a).zip(x) {
+                        *ci = m.add(m.mul_shoup(m.sub(ai, *ci), w), xi);
+                    }
+                }
+                Addend::Permuted(x, perm) => {
+                    let x = &x[j * n..(j + 1) * n];
+                    for ((ci, &ai), &s) in c.iter_mut().zip(a).zip(perm) {
+                        *ci = m.add(m.mul_shoup(m.sub(ai, *ci), w), x[s]);
+                    }
+                }
+            }
+            Ok(())
+        };
+        if rayon::current_num_threads() > 1 {
+            corr.par_chunks_mut(n)
+                .enumerate()
+                .try_for_each(|(j, c)| limb(j, c))?;
+        } else {
+            for (j, c) in corr.chunks_exact_mut(n).enumerate() {
+                limb(j, c)?;
+            }
+        }
+        scratch::give(y);
         Ok(Poly::from_data(q_l, corr)?)
     }
 
-    /// Steps 3-4 for precomputed extended digits.
+    /// Steps 3-4 for precomputed extended digits; `addend0` is added to the first output.
     fn finish_key_switch(
         &self,
         tables: &LevelTables,
         digits: &[Vec<u64>],
         key: &KeySwitchKey,
         perm: Option<&[usize]>,
+        (addend0, addend1): (Addend<'_>, Addend<'_>),
     ) -> Result<(Poly<Ntt>, Poly<Ntt>)> {
         let (c0, c1) = self.inner_product(tables, digits, key, perm)?;
-        let (u0, u1) = rayon::join(|| self.mod_down(tables, &c0), || self.mod_down(tables, &c1));
+        let (u0, u1) = if rayon::current_num_threads() > 1 {
+            rayon::join(
+                || self.mod_down(tables, c0, addend0),
+                || self.mod_down(tables, c1, addend1),
+            )
+        } else {
+            (
+                self.mod_down(tables, c0, addend0),
+                self.mod_down(tables, c1, addend1),
+            )
+        };
         Ok((u0?, u1?))
     }
 
@@ -263,11 +356,23 @@ impl RlweContext {
     /// Errors: [`Error::ContextMismatch`] for a key of another context; [`Error::NotOnChain`] if `d` is
     /// not over a prefix of the chain.
     pub fn key_switch(&self, d: &Poly<Ntt>, key: &KeySwitchKey) -> Result<(Poly<Ntt>, Poly<Ntt>)> {
+        self.key_switch_adding(d, key, (Addend::None, Addend::None))
+    }
+
+    /// [`RlweContext::key_switch`] with the addends added to `(u_0, u_1)` in ModDown's last pass.
+    fn key_switch_adding(
+        &self,
+        d: &Poly<Ntt>,
+        key: &KeySwitchKey,
+        addends: (Addend<'_>, Addend<'_>),
+    ) -> Result<(Poly<Ntt>, Poly<Ntt>)> {
         self.check_fingerprint(key.fingerprint(), "key-switching key")?;
         let level = self.level_of(d, "key-switched polynomial")?;
         let tables = self.level_tables(level)?;
         let digits = self.mod_up_digits(&tables, d)?;
-        self.finish_key_switch(&tables, &digits, key, None)
+        let out = self.finish_key_switch(&tables, &digits, key, None, addends);
+        digits.into_iter().for_each(scratch::give);
+        out
     }
 
     /// Relinearization (RNS-CKKS `Mult`, steps 2-4): a 3-part ciphertext `(d_0, d_1, d_2)` to
@@ -277,11 +382,14 @@ impl RlweContext {
     /// another context; errors of [`RlweContext::key_switch`].
     pub fn relinearize(&self, ct: &RlweCiphertext, rk: &RelinKey) -> Result<RlweCiphertext> {
         ct.check(self, Some(3), "relinearization")?;
-        let (u0, u1) = self.key_switch(&ct.parts[2], rk.key())?;
-        let mut c0 = ct.parts[0].clone();
-        c0.add_assign(&u0)?;
-        let mut c1 = ct.parts[1].clone();
-        c1.add_assign(&u1)?;
+        let (c0, c1) = self.key_switch_adding(
+            &ct.parts[2],
+            rk.key(),
+            (
+                Addend::Plain(ct.parts[0].data()),
+                Addend::Plain(ct.parts[1].data()),
+            ),
+        )?;
         Ok(RlweCiphertext {
             parts: vec![c0, c1],
         })
@@ -321,11 +429,12 @@ impl RlweContext {
     ) -> Result<RlweCiphertext> {
         ct.check(self, Some(2), "Galois automorphism")?;
         let perm = self.galois_permutation(element)?;
-        let c0 = self.permute(&ct.parts[0], &perm)?;
         let c1 = self.permute(&ct.parts[1], &perm)?;
-        let (u0, u1) = self.key_switch(&c1, key)?;
-        let mut c0 = c0;
-        c0.add_assign(&u0)?;
+        let (c0, u1) = self.key_switch_adding(
+            &c1,
+            key,
+            (Addend::Permuted(ct.parts[0].data(), &perm), Addend::None),
+        )?;
         Ok(RlweCiphertext {
             parts: vec![c0, u1],
         })
@@ -396,9 +505,13 @@ impl RlweContext {
         }
         let tables = self.level_tables(level)?;
         let perm = self.galois_permutation(element)?;
-        let (u0, u1) = self.finish_key_switch(&tables, &hoisted.digits, key, Some(&perm))?;
-        let mut c0 = self.permute(&ct.parts[0], &perm)?;
-        c0.add_assign(&u0)?;
+        let (c0, u1) = self.finish_key_switch(
+            &tables,
+            &hoisted.digits,
+            key,
+            Some(&perm),
+            (Addend::Permuted(ct.parts[0].data(), &perm), Addend::None),
+        )?;
         Ok(RlweCiphertext {
             parts: vec![c0, u1],
         })

@@ -328,9 +328,13 @@ mod tests {
             for x in [0u128, 1, u128::MAX, u128::MAX - 1, (p as u128) << 64, ((p as u128) << 66) - 1] {
                 prop_assert_eq!(m.reduce_wide(x) as u128, x % p as u128);
             }
+            // `cap` products of two residues plus one residue fit in a u128, and one more product would not
+            // (unless the capacity is capped).
             let cap = m.wide_accumulation_capacity() as u128;
             let sq = (p as u128 - 1) * (p as u128 - 1);
-            prop_assert!(cap * sq + p as u128 - 1 >= cap * sq && (cap.min(1 << 20)) >= 1);
+            let fits = |k: u128| k.checked_mul(sq).and_then(|v| v.checked_add(p as u128 - 1)).is_some();
+            prop_assert!(cap >= 1 && fits(cap));
+            prop_assert!(cap == 1 << 20 || !fits(cap + 1));
         }
 
         #[test]

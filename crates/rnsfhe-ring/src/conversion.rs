@@ -401,6 +401,34 @@ impl BasisConverter {
     /// Errors: [`Error::LengthMismatch`] for buffers of the wrong length.
     pub fn convert_into(&self, input: &[u64], output: &mut [u64]) -> Result<()> {
         let n = self.check_lengths(input, output)?;
+        self.convert_limbs(input, n, output.chunks_exact_mut(n).collect())
+    }
+
+    /// [`BasisConverter::convert_into`] with one output slice of `N` words per target limb (for example
+    /// limbs scattered in a larger buffer).
+    ///
+    /// Errors: [`Error::LengthMismatch`] unless `input` has `l x N` words, `outputs` has `k` slices and each
+    /// has `N` words.
+    pub fn convert_into_limbs(&self, input: &[u64], outputs: Vec<&mut [u64]>) -> Result<()> {
+        let n = self.check_input_len(input)?;
+        if outputs.len() != self.to.len() {
+            return Err(Error::LengthMismatch {
+                what: "basis conversion outputs (target limbs)",
+                expected: self.to.len(),
+                got: outputs.len(),
+            });
+        }
+        if let Some(bad) = outputs.iter().find(|o| o.len() != n) {
+            return Err(Error::LengthMismatch {
+                what: "basis conversion output limb (N words)",
+                expected: n,
+                got: bad.len(),
+            });
+        }
+        self.convert_limbs(input, n, outputs)
+    }
+
+    fn convert_limbs(&self, input: &[u64], n: usize, outputs: Vec<&mut [u64]>) -> Result<()> {
         let block = BLOCK.min(n);
         let (l, k) = (self.from.len(), self.to.len());
         let words = self.qu_xu.as_ref().map_or(0, |t| t.words);
@@ -409,7 +437,7 @@ impl BasisConverter {
         let blocks = n.div_ceil(block);
         let mut per_block: Vec<Vec<&mut [u64]>> =
             (0..blocks).map(|_| Vec::with_capacity(k)).collect();
-        for limb in output.chunks_exact_mut(n) {
+        for limb in outputs {
             for (b, chunk) in limb.chunks_mut(block).enumerate() {
                 per_block[b].push(chunk);
             }
@@ -417,7 +445,7 @@ impl BasisConverter {
         let run = |scratch: &mut Scratch, (b, mut outs): (usize, Vec<&mut [u64]>)| {
             self.convert_block(input, n, b * block, &mut outs, scratch);
         };
-        if blocks > 1 && n * (l + k) >= PARALLEL_THRESHOLD {
+        if blocks > 1 && n * (l + k) >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1 {
             per_block
                 .into_par_iter()
                 .enumerate()
@@ -622,6 +650,51 @@ impl BasisConverter {
         self.compute_y(input, n, start, len, s);
         self.compute_v(len, s);
         let with_v = self.mode != ConversionMode::Fast;
+        if l <= LAZY_TERMS {
+            // Few source limbs (the usual case: a digit group or the special primes): one `u128`
+            // accumulator per coefficient, kept in registers, and a single wide reduction.
+            let y = &s.y;
+            let v = &s.v[..len];
+            for (j, out) in outs.iter_mut().enumerate() {
+                let reducer = &self.to.moduli()[j];
+                let qhat_row = &self.qhat_mod_p[j * l..(j + 1) * l];
+                let neg_q = if with_v { self.neg_q_mod_p[j] } else { 0 };
+                match l {
+                    1 => {
+                        let w0 = qhat_row[0] as u128;
+                        for ((o, &y0), &vc) in out.iter_mut().zip(&y[..len]).zip(v) {
+                            *o = reducer.reduce_wide(y0 as u128 * w0 + vc as u128 * neg_q as u128);
+                        }
+                    }
+                    2 if !with_v => {
+                        let (w0, w1) = (qhat_row[0] as u128, qhat_row[1] as u128);
+                        let (y0, y1) = (&y[..len], &y[block..block + len]);
+                        for ((o, &a), &b) in out.iter_mut().zip(y0).zip(y1) {
+                            *o = reducer.reduce_wide(a as u128 * w0 + b as u128 * w1);
+                        }
+                    }
+                    2 => {
+                        let (w0, w1) = (qhat_row[0] as u128, qhat_row[1] as u128);
+                        let (y0, y1) = (&y[..len], &y[block..block + len]);
+                        for (((o, &a), &b), &vc) in out.iter_mut().zip(y0).zip(y1).zip(v) {
+                            *o = reducer.reduce_wide(
+                                a as u128 * w0 + b as u128 * w1 + vc as u128 * neg_q as u128,
+                            );
+                        }
+                    }
+                    _ => {
+                        for (c, (o, &vc)) in out.iter_mut().zip(v).enumerate() {
+                            let mut acc = vc as u128 * neg_q as u128;
+                            for (i, &w) in qhat_row.iter().enumerate() {
+                                acc += y[i * block + c] as u128 * w as u128;
+                            }
+                            *o = reducer.reduce_wide(acc);
+                        }
+                    }
+                }
+            }
+            return;
+        }
         for (j, out) in outs.iter_mut().enumerate() {
             let reducer = &self.to.moduli()[j];
             let qhat_row = &self.qhat_mod_p[j * l..(j + 1) * l];

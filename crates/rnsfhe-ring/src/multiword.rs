@@ -116,6 +116,27 @@ pub(crate) fn top_bits_sticky(a: &[u64]) -> (u64, i32) {
     (m | sticky as u64, e)
 }
 
+/// The CRT constants of the moduli `values` as little-endian multi-word integers of `words` words each:
+/// `Q = prod q_i` and the `l` values `qhat_i = Q / q_i` (concatenated, `l x words`).
+/// `words` must leave room for `Q` (callers add spare words for their own sums).
+pub(crate) fn crt_products(values: &[u64], words: usize) -> (Vec<u64>, Vec<u64>) {
+    let mut q = vec![0u64; words];
+    q[0] = 1;
+    for &qi in values {
+        mul_word(&mut q, qi);
+    }
+    let mut qhat = vec![0u64; values.len() * words];
+    for (i, chunk) in qhat.chunks_exact_mut(words).enumerate() {
+        chunk[0] = 1;
+        for (j, &qj) in values.iter().enumerate() {
+            if j != i {
+                mul_word(chunk, qj);
+            }
+        }
+    }
+    (q, qhat)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,25 +162,4 @@ mod tests {
         mul_word_into(&mut p, &[u64::MAX, 1, 0], 3);
         assert_eq!(p, [u64::MAX - 2, 5, 0]);
     }
-}
-
-/// The CRT constants of the moduli `values` as little-endian multi-word integers of `words` words each:
-/// `Q = prod q_i` and the `l` values `qhat_i = Q / q_i` (concatenated, `l x words`).
-/// `words` must leave room for `Q` (callers add spare words for their own sums).
-pub(crate) fn crt_products(values: &[u64], words: usize) -> (Vec<u64>, Vec<u64>) {
-    let mut q = vec![0u64; words];
-    q[0] = 1;
-    for &qi in values {
-        mul_word(&mut q, qi);
-    }
-    let mut qhat = vec![0u64; values.len() * words];
-    for (i, chunk) in qhat.chunks_exact_mut(words).enumerate() {
-        chunk[0] = 1;
-        for (j, &qj) in values.iter().enumerate() {
-            if j != i {
-                mul_word(chunk, qj);
-            }
-        }
-    }
-    (q, qhat)
 }

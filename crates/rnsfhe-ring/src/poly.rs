@@ -198,6 +198,49 @@ impl<F: Form> Poly<F> {
         Ok(())
     }
 
+    /// A new polynomial over `self`'s basis with coefficient `c` of limb `i` equal to
+    /// `f(q_i, self_c, other_c)`. Written once (no zero-fill) when running on one thread; in parallel over
+    /// limbs otherwise. `f` must return residues below its modulus.
+    fn zip_map(
+        &self,
+        other: &Self,
+        operation: &'static str,
+        f: impl Fn(&Modulus, u64, u64) -> u64 + Sync,
+    ) -> Result<Self> {
+        self.check_same(other, operation)?;
+        let n = self.degree();
+        let limbs = self.limb_count();
+        let data = if limbs > 1 && rayon::current_num_threads() > 1 {
+            let mut out = vec![0u64; self.data.len()];
+            out.par_chunks_mut(n)
+                .zip(self.data.par_chunks(n))
+                .zip(other.data.par_chunks(n))
+                .zip(self.basis.moduli().par_iter())
+                .for_each(|(((o, a), b), m)| {
+                    for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
+                        *o = f(m, x, y);
+                    }
+                });
+            out
+        } else {
+            let mut out = Vec::with_capacity(self.data.len());
+            for ((a, b), m) in self
+                .data
+                .chunks_exact(n)
+                .zip(other.data.chunks_exact(n))
+                .zip(self.basis.moduli())
+            {
+                out.extend(a.iter().zip(b).map(|(&x, &y)| f(m, x, y)));
+            }
+            out
+        };
+        Ok(Self {
+            basis: Arc::clone(&self.basis),
+            data,
+            _form: PhantomData,
+        })
+    }
+
     /// `self += other`.
     pub fn add_assign(&mut self, other: &Self) -> Result<()> {
         self.zip_apply(other, "polynomial addition", |m, a, b| m.add(a, b))
@@ -210,16 +253,12 @@ impl<F: Form> Poly<F> {
 
     /// `self + other`.
     pub fn add(&self, other: &Self) -> Result<Self> {
-        let mut out = self.clone();
-        out.add_assign(other)?;
-        Ok(out)
+        self.zip_map(other, "polynomial addition", |m, a, b| m.add(a, b))
     }
 
     /// `self - other`.
     pub fn sub(&self, other: &Self) -> Result<Self> {
-        let mut out = self.clone();
-        out.sub_assign(other)?;
-        Ok(out)
+        self.zip_map(other, "polynomial subtraction", |m, a, b| m.sub(a, b))
     }
 
     /// `self = -self`.
@@ -397,9 +436,45 @@ impl Poly<Ntt> {
 
     /// `self * other`.
     pub fn mul(&self, other: &Self) -> Result<Self> {
-        let mut out = self.clone();
-        out.mul_assign(other)?;
-        Ok(out)
+        self.check_same(other, "polynomial multiplication")?;
+        Ok(self.mul_accumulated(&[(&self.data, &other.data)]))
+    }
+
+    /// `sum_t x_t * y_t` (pointwise) over this polynomial's basis, with the NTT engine's vectorized
+    /// multiply-accumulate (exact: every step is reduced below the modulus). Operands are checked by the
+    /// callers to be over this basis.
+    fn mul_accumulated(&self, terms: &[(&[u64], &[u64])]) -> Self {
+        let n = self.degree();
+        let plans = self.basis.plans();
+        let mut out = vec![0u64; self.data.len()];
+        let limb = |i: usize, o: &mut [u64]| {
+            let engine = plans[i].engine();
+            for (x, y) in terms {
+                engine.mul_accumulate(o, &x[i * n..(i + 1) * n], &y[i * n..(i + 1) * n]);
+            }
+        };
+        if rayon::current_num_threads() > 1 {
+            out.par_chunks_mut(n)
+                .enumerate()
+                .for_each(|(i, o)| limb(i, o));
+        } else {
+            for (i, o) in out.chunks_exact_mut(n).enumerate() {
+                limb(i, o);
+            }
+        }
+        Self {
+            basis: Arc::clone(&self.basis),
+            data: out,
+            _form: PhantomData,
+        }
+    }
+
+    /// `self * b + c * d` (pointwise in NTT form), in one pass: the middle term of a tensor product.
+    pub fn mul_pair_sum(&self, b: &Self, c: &Self, d: &Self) -> Result<Self> {
+        for x in [b, c, d] {
+            self.check_same(x, "sum of two products")?;
+        }
+        Ok(self.mul_accumulated(&[(&self.data, &b.data), (&c.data, &d.data)]))
     }
 
     /// `self += a * b` (pointwise in NTT form).
