@@ -267,47 +267,20 @@ impl Eval {
         }
     }
 
-    /// The scale at which a factor of a product with `ct` is encoded: the one that makes the rescaled
-    /// product land exactly on the default scale of the next level, `Delta_{l-1} q_{l-1} / scale(ct)`
-    /// (about `2^log_scale` for a ciphertext at its level's default scale), so that results of any
-    /// chain of products stay on the default scales and later operands need no alignment (which would
-    /// cost a level). Falls back to `q_{l-1}` (the Rust evaluator's choice for constants) when `ct` is far
-    /// from its default scale (a product not rescaled yet), and to `2^log_scale` at level 1.
-    fn factor_scale(&self, ct: &Ciphertext) -> CkksResult<f64> {
-        let ctx = self.ctx();
-        let nominal = (ctx.params().log_scale as f64).exp2();
-        let level = ct.level();
-        if level < 2 {
-            return Ok(nominal);
-        }
-        let q = ctx.q_moduli()[level - 1] as f64;
-        let landing = ctx.level_scale(level - 1)? * q / ct.scale();
-        let ratio = landing / nominal;
-        Ok(if (1.0 / 256.0..=256.0).contains(&ratio) {
-            landing
-        } else {
-            q
-        })
-    }
-
-    /// `ct * values` slot-wise, `values` encoded at [`Eval::factor_scale`]; not rescaled.
+    /// `ct * values` slot-wise (the evaluator picks the scale so that the rescaled product lands on the
+    /// next level's default scale: `Evaluator::factor_scale`); not rescaled.
     fn multiply_values(&self, ct: &Ciphertext, values: &[Complex64]) -> CkksResult<Ciphertext> {
-        let ctx = self.ctx();
-        let scale = self.factor_scale(ct)?;
-        let pt = ctx.encode_at_scale(values, ct.slots(), ct.level(), scale)?;
-        self.ev.multiply_plain(ct, &pt)
+        self.ev.multiply_values(ct, values)
     }
 
-    /// `ct * c` in every slot (see [`Eval::multiply_values`]).
+    /// `ct * c` in every slot; not rescaled.
     fn multiply_scalar(&self, ct: &Ciphertext, c: Complex64) -> CkksResult<Ciphertext> {
-        self.multiply_values(ct, &vec![c; ct.slots()])
+        self.ev.multiply_const(ct, c)
     }
 
-    /// The mean of all slots in every slot: sum, multiplication by `1 / slots`, rescaling.
+    /// The mean of all slots in every slot (RNS-CKKS Section 5.2).
     fn mean(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
-        let s = self.ev.sum_slots(ct)?;
-        let m = self.multiply_scalar(&s, Complex64::new(1.0 / ct.slots() as f64, 0.0))?;
-        self.ev.rescale(&m)
+        self.ev.mean(ct)
     }
 
     fn apply(&self, a: &Ciphertext, op: BinOp, b: &Operand<'_>) -> CkksResult<Ciphertext> {

@@ -607,9 +607,8 @@ impl Evaluator {
         Ok(self.wrap(RlweCiphertext { parts }, scale, ct.slots()))
     }
 
-    /// `ct * c` in every slot, `c` encoded at the scale `q_{l-1}` of the prime the next rescaling drops
-    /// (`2^log_scale` at level 1), so that a following [`Evaluator::rescale`] gives back the ciphertext's
-    /// scale exactly. Uses a level once rescaled.
+    /// `ct * c` in every slot, `c` encoded at [`Evaluator::factor_scale`], so that a following
+    /// [`Evaluator::rescale`] lands on the next level's default scale. Uses a level once rescaled.
     ///
     /// Errors: [`CkksError::InvalidArgument`] for a non-finite constant; [`CkksError::ScaleTooLarge`] if
     /// the product scale does not fit the modulus.
@@ -617,11 +616,7 @@ impl Evaluator {
         const OP: &str = "constant multiplication";
         self.check_ct(ct)?;
         let level = ct.level();
-        let const_scale = if level >= 2 {
-            self.ctx.q_moduli()[level - 1] as f64
-        } else {
-            (self.ctx.params().log_scale as f64).exp2()
-        };
+        let const_scale = self.factor_scale(ct)?;
         let scale = ct.scale() * const_scale;
         self.check_product_scale(level, scale, OP)?;
         let k = self.constant_poly(c, const_scale, level, OP)?;
@@ -631,6 +626,44 @@ impl Evaluator {
         }
         out.scale = scale;
         Ok(out)
+    }
+
+    /// The scale at which a constant or plaintext factor of a product with `ct` is encoded: the one that
+    /// makes the rescaled product land exactly on the default scale of the next level,
+    /// `Delta_{l-1} q_{l-1} / scale(ct)` (about `2^log_scale` for a ciphertext at its level's default scale).
+    /// Results of chains of products then stay on the default scales, and later additions need no
+    /// alignment (which would cost a level). Falls back to `q_{l-1}` when `ct` is far from its level's
+    /// default scale (a product not rescaled yet), and to `2^log_scale` at level 1 (nothing to rescale).
+    ///
+    /// Errors: [`CkksError::ContextMismatch`].
+    pub fn factor_scale(&self, ct: &Ciphertext) -> CkksResult<f64> {
+        self.check_ct(ct)?;
+        let nominal = (self.ctx.params().log_scale as f64).exp2();
+        let level = ct.level();
+        if level < 2 {
+            return Ok(nominal);
+        }
+        let q = self.ctx.q_moduli()[level - 1] as f64;
+        let landing = self.ctx.level_scale(level - 1)? * q / ct.scale();
+        // Within a factor 256 of the nominal scale the landing scale is safe to encode at; beyond, the
+        // ciphertext is off its default scale (not rescaled yet) and `q_{l-1}` keeps the scale unchanged.
+        let ratio = landing / nominal;
+        Ok(if (1.0 / 256.0..=256.0).contains(&ratio) {
+            landing
+        } else {
+            q
+        })
+    }
+
+    /// `ct * values` slot-wise, the values encoded at [`Evaluator::factor_scale`] (not rescaled).
+    ///
+    /// Errors: as [`Evaluator::multiply_plain`]; encoding errors (too many values, non-finite values).
+    pub fn multiply_values(&self, ct: &Ciphertext, values: &[Complex64]) -> CkksResult<Ciphertext> {
+        let scale = self.factor_scale(ct)?;
+        let pt = self
+            .ctx
+            .encode_at_scale(values, ct.slots(), ct.level(), scale)?;
+        self.multiply_plain(ct, &pt)
     }
 
     /// `ct * c` for a real constant. Errors as [`Evaluator::multiply_const`].

@@ -417,3 +417,39 @@ fn sparse_slots_roundtrip() {
     let expect: Vec<_> = (0..8).map(|j| a[(j + 1) % 8]).collect();
     assert!(bits(&expect, &got) >= FRESH_BITS);
 }
+
+#[test]
+fn constant_and_vector_products_land_on_the_default_scales() {
+    for policy in [
+        RescalingPolicy::FixedNominalScale,
+        RescalingPolicy::ExactScale,
+    ] {
+        let s = setup(policy, ConversionMode::Fast, 41);
+        let slots = s.ctx.max_slots();
+        let x = values(slots, 41);
+        let w = values(slots, 42);
+        let ct = s.enc.encrypt(&x[..], &mut rng(43)).unwrap();
+        let by_const = s
+            .eval
+            .rescale(&s.eval.multiply_real(&ct, 0.75).unwrap())
+            .unwrap();
+        let by_vector = s
+            .eval
+            .rescale(&s.eval.multiply_values(&ct, &c(&w)).unwrap())
+            .unwrap();
+        for r in [&by_const, &by_vector] {
+            let default = s.ctx.level_scale(r.level()).unwrap();
+            assert!(
+                (r.scale() / default - 1.0).abs() < 1e-9,
+                "{policy:?}: scale 2^{} is off the level's default 2^{}",
+                r.log2_scale(),
+                default.log2()
+            );
+        }
+        // Both now add in the strict evaluator, which refuses any scale or level correction.
+        let strict = Evaluator::strict(&s.ctx);
+        let sum = strict.add(&by_const, &by_vector).unwrap();
+        let expected: Vec<f64> = x.iter().zip(&w).map(|(a, b)| 0.75 * a + a * b).collect();
+        assert!(bits(&c(&expected), &s.dec.decrypt(&sum).unwrap()) >= FRESH_BITS - 2.0);
+    }
+}
