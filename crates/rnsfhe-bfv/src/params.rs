@@ -43,31 +43,10 @@ pub const HPS_SIGMA: f64 = 3.191_538_243_211_461;
 /// Largest supported plaintext modulus: `2^60`, the limit of the ring layer's HPS scalers.
 pub const MAX_PLAINTEXT_MODULUS: u64 = rnsfhe_ring::scaling::MAX_PLAINTEXT_MODULUS;
 
-/// `(log2 N, max log2 Q)` of the Homomorphic Encryption Standard for 128-bit classical security, uniform
-/// ternary secret, `sigma = 3.2` (Albrecht et al. 2018, Table 1; `N = 2^16, 2^17` from OpenFHE's
-/// `stdlatticeparms.cpp`). The same table as `rnsfhe-ckks::security`, which this crate may not depend on.
-const HE_STANDARD_128: [(u32, u32); 8] = [
-    (10, 27),
-    (11, 54),
-    (12, 109),
-    (13, 218),
-    (14, 438),
-    (15, 881),
-    (16, 1747),
-    (17, 3523),
-];
-
 /// The largest `log2(Q)` the HE Standard table allows at 128-bit security for ring degree `n` (uniform
-/// ternary secret); `None` when `n` is not a power of two in `[2^10, 2^17]`.
+/// ternary secret; the shared table of [`rnsfhe_core::security`]); `None` outside `N = 2^10 .. 2^17`.
 pub fn max_log_q_128(n: usize) -> Option<u32> {
-    if !n.is_power_of_two() {
-        return None;
-    }
-    let log_n = n.trailing_zeros();
-    HE_STANDARD_128
-        .iter()
-        .find(|(l, _)| *l == log_n)
-        .map(|&(_, b)| b)
+    rnsfhe_core::security::max_log_qp(n, rnsfhe_core::SecurityLevel::Bits128)
 }
 
 /// BFV parameters in the HPS form, declared as a plain literal struct and checked by [`BfvContext::new`].

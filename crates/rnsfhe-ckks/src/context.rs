@@ -38,8 +38,8 @@ use crate::ckks_error::{CkksError, CkksResult};
 use crate::encoder::Encoder;
 use crate::params::{CkksParams, RescalingPolicy};
 use crate::plaintext::Plaintext;
-use crate::security::{estimate, SecurityEstimate};
 use crate::Complex64;
+use rnsfhe_core::security::{estimate, SecurityEstimate};
 
 /// Relative scale difference below which two scales count as equal under
 /// [`RescalingPolicy::ExactScale`] (floating-point rounding of the scale bookkeeping only).
@@ -327,7 +327,7 @@ impl CkksContext {
         if !self.is_insecure() {
             return None;
         }
-        let bound = crate::security::max_log_qp(self.n(), crate::SecurityLevel::Bits128);
+        let bound = rnsfhe_core::security::max_log_qp(self.n(), crate::SecurityLevel::Bits128);
         Some(format!(
             "WARNING: these CKKS parameters are not established as 128-bit secure: N = {}, log2(QP) = {:.1} \
              (HE Standard 128-bit bound for a uniform ternary secret: {}), secret {:?}; security: {}. Use \
@@ -503,7 +503,7 @@ mod tests {
         for preset in Preset::ALL {
             let p = preset.params();
             if let Some(level) = preset.claimed_security() {
-                let max = crate::security::max_log_qp(p.n(), level).unwrap();
+                let max = rnsfhe_core::security::max_log_qp(p.n(), level).unwrap();
                 assert!(p.nominal_log_qp() <= max as u64, "{preset:?}");
             }
             if let Some(log_q) = preset.paper_log_q() {

@@ -23,7 +23,6 @@ pub mod evaluator;
 pub mod keys;
 pub mod params;
 pub mod plaintext;
-pub mod security;
 
 pub use ckks_error::{CkksError, CkksResult};
 pub use context::{CkksContext, EXACT_SCALE_TOLERANCE};
@@ -32,9 +31,9 @@ pub use evaluator::Evaluator;
 pub use keys::{GaloisKeys, KeyGenerator, KeySet, PublicKey, RelinKey, SecretKey};
 pub use params::{CkksParams, Preset, RescalingPolicy};
 pub use plaintext::{Ciphertext, Plaintext};
+pub use rnsfhe_core::security::{self, max_log_qp, SecurityEstimate, SecurityLevel};
 pub use rnsfhe_core::{ConversionMode, SecretDistribution};
 pub use rnsfhe_math::sampling::Csprng;
-pub use security::{max_log_qp, SecurityEstimate, SecurityLevel};
 
 pub use encoder::Encoder;
 pub use error::{Error, Result};

@@ -16,7 +16,7 @@
 use rnsfhe_core::{ConversionMode, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
 
 use crate::ckks_error::{CkksError, CkksResult};
-use crate::security::{max_log_qp, SecurityLevel};
+use rnsfhe_core::security::{max_log_qp, SecurityLevel};
 
 /// How scales evolve under rescaling (DESIGN "Core types": the two policies of the papers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

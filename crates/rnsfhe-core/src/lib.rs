@@ -24,6 +24,7 @@ pub mod error;
 pub mod keys;
 pub mod keyswitch;
 pub mod noise;
+pub mod security;
 
 pub use context::{RlweContext, RlweParams, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
 pub use encryption::{Decryptor, Encryptor, RlweCiphertext};
@@ -35,3 +36,4 @@ pub use keys::{
 pub use keyswitch::HoistedDecomposition;
 pub use noise::{NoiseEstimate, HIGH_PROBABILITY_SIGMAS};
 pub use rnsfhe_ring::ConversionMode;
+pub use security::{max_log_qp, SecurityEstimate, SecurityLevel};

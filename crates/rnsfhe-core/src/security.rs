@@ -13,7 +13,7 @@
 //! RNS-CKKS paper's `h = 64`) the table does not apply and no level is claimed
 //! ([`estimate`] returns [`SecurityEstimate::Unknown`]).
 
-use rnsfhe_core::SecretDistribution;
+use crate::context::SecretDistribution;
 
 /// A classical security level of the Homomorphic Encryption Standard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
