@@ -13,7 +13,9 @@ use zeroize::Zeroize;
 
 use crate::encoder::Plaintext;
 use crate::error::{BfvError, BfvResult};
-use crate::keys::{sample_error, sample_uniform_ntt, secret_ntt, PublicKey, SecretKey, SecretPoly};
+use rnsfhe_core::samplers::sample_uniform;
+
+use crate::keys::{sample_error, secret_ntt, PublicKey, SecretKey, SecretPoly};
 use crate::params::BfvContext;
 
 /// A BFV ciphertext: polynomials `(c_0, c_1[, c_2])` over `Q` in coefficient form with
@@ -131,7 +133,7 @@ impl Encryptor {
             }
             EncryptionKey::Secret(sk) => {
                 let s = secret_ntt(ctx, sk)?;
-                let a = sample_uniform_ntt(q, rng)?;
+                let a = sample_uniform(q, rng)?;
                 let a_s = SecretPoly::new(a.mul(s.get())?);
                 let mut c0 = sample_error(ctx, rng)?;
                 let a_s = a_s.get().clone().into_coeff();

@@ -15,34 +15,14 @@
 
 use std::sync::Arc;
 
+pub(crate) use rnsfhe_core::keys::SecretPoly;
+use rnsfhe_core::samplers::sample_uniform;
 pub use rnsfhe_core::{PublicKey, SecretKey};
-use rnsfhe_math::sampling::{fill_uniform_mod, Csprng};
-use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
-use zeroize::Zeroize;
+use rnsfhe_math::sampling::Csprng;
+use rnsfhe_ring::{Coeff, Ntt, Poly};
 
 use crate::error::BfvResult;
 use crate::params::BfvContext;
-
-/// A polynomial holding secret material: its buffer is overwritten with zeros when dropped.
-pub(crate) struct SecretPoly(Poly<Ntt>);
-
-impl SecretPoly {
-    pub(crate) fn new(p: Poly<Ntt>) -> Self {
-        Self(p)
-    }
-
-    pub(crate) fn get(&self) -> &Poly<Ntt> {
-        &self.0
-    }
-}
-
-impl Drop for SecretPoly {
-    fn drop(&mut self) {
-        let basis = Arc::clone(self.0.basis());
-        let p = std::mem::replace(&mut self.0, Poly::zero(&basis));
-        p.into_data().zeroize();
-    }
-}
 
 /// `s` in NTT form over `Q`, from the key's signed coefficients (zeroized on drop).
 pub(crate) fn secret_ntt(ctx: &BfvContext, sk: &SecretKey) -> BfvResult<SecretPoly> {
@@ -52,22 +32,13 @@ pub(crate) fn secret_ntt(ctx: &BfvContext, sk: &SecretKey) -> BfvResult<SecretPo
     ))
 }
 
-/// A uniform polynomial over `basis`, sampled in NTT form (the NTT is a bijection).
-pub(crate) fn sample_uniform_ntt(basis: &Arc<RnsBasis>, rng: &mut Csprng) -> BfvResult<Poly<Ntt>> {
-    let n = basis.degree();
-    let mut data = vec![0u64; basis.len() * n];
-    for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
-        fill_uniform_mod(rng, m, limb);
-    }
-    Ok(Poly::from_data(basis, data)?)
-}
-
 /// A discrete Gaussian error polynomial `e <- chi_e` over `Q` in coefficient form.
 pub(crate) fn sample_error(ctx: &BfvContext, rng: &mut Csprng) -> BfvResult<Poly<Coeff>> {
-    let mut e = ctx.rlwe().gaussian().sample_vec(rng, ctx.n());
-    let p = Poly::from_i64(ctx.q_basis(), &e);
-    e.zeroize();
-    Ok(p?)
+    Ok(rnsfhe_core::samplers::sample_error_coeff(
+        ctx.rlwe(),
+        ctx.q_basis(),
+        rng,
+    )?)
 }
 
 /// The HPS relinearization key (Sections 3.3 and 4.1): one pair `W_{i,j} = (beta_{i,j}, alpha_{i,j})` in
@@ -150,7 +121,7 @@ impl KeyGenerator {
         for i in 0..k {
             for j in 0..digits.count() {
                 let g = digits.gadget_residues(i, j, k)?;
-                let alpha = sample_uniform_ntt(q, rng)?;
+                let alpha = sample_uniform(q, rng)?;
                 let e = SecretPoly::new(sample_error(ctx, rng)?.into_ntt());
                 let mut beta = e.get().clone();
                 let a_s = SecretPoly::new(alpha.mul(s.get())?);

@@ -11,7 +11,8 @@ use rnsfhe_ring::{Coeff, Ntt, Poly};
 
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
-use crate::keys::{sample_error, sample_ternary_poly, sample_uniform, PublicKey, SecretKey};
+use crate::keys::{PublicKey, SecretKey};
+use crate::samplers::{sample_error, sample_ternary_poly, sample_uniform};
 
 /// An RLWE ciphertext: `parts` in NTT form over the same level `Q_l` (2 parts normally, 3 after a tensor
 /// product), decrypting to `sum_i parts[i] s^i`.

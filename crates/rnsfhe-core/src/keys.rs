@@ -14,22 +14,26 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rnsfhe_math::sampling::{fill_ternary, fill_ternary_hamming, fill_uniform_mod, Csprng};
-use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
+use rnsfhe_math::sampling::{fill_ternary, fill_ternary_hamming, Csprng};
+use rnsfhe_ring::{Coeff, Ntt, Poly};
 use zeroize::Zeroize;
 
 use crate::context::{RlweContext, SecretDistribution};
 use crate::error::{Error, Result};
+use crate::samplers::{sample_error, sample_uniform};
 
-/// A polynomial holding secret material: its buffer is overwritten with zeros when dropped.
-pub(crate) struct SecretPoly(Poly<Ntt>);
+/// A polynomial holding secret material (a secret key in NTT form, a product with it, encryption
+/// randomness): its residues are overwritten with zeros when it is dropped.
+pub struct SecretPoly(Poly<Ntt>);
 
 impl SecretPoly {
-    pub(crate) fn new(p: Poly<Ntt>) -> Self {
+    /// Takes ownership of secret material.
+    pub fn new(p: Poly<Ntt>) -> Self {
         Self(p)
     }
 
-    pub(crate) fn get(&self) -> &Poly<Ntt> {
+    /// The polynomial.
+    pub fn get(&self) -> &Poly<Ntt> {
         &self.0
     }
 }
@@ -40,44 +44,16 @@ impl Clone for SecretPoly {
     }
 }
 
+impl std::fmt::Debug for SecretPoly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretPoly(<redacted>)")
+    }
+}
+
 impl Drop for SecretPoly {
     fn drop(&mut self) {
-        let basis = Arc::clone(self.0.basis());
-        let p = std::mem::replace(&mut self.0, Poly::zero(&basis));
-        p.into_data().zeroize();
+        self.0.zeroize();
     }
-}
-
-/// A uniform polynomial over `basis`, sampled directly in NTT form (the NTT is a bijection, so a uniform
-/// vector of evaluations is a uniform polynomial).
-pub(crate) fn sample_uniform(basis: &Arc<RnsBasis>, rng: &mut Csprng) -> Result<Poly<Ntt>> {
-    let n = basis.degree();
-    let mut data = vec![0u64; basis.len() * n];
-    for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
-        fill_uniform_mod(rng, m, limb);
-    }
-    Ok(Poly::from_data(basis, data)?)
-}
-
-/// A discrete Gaussian error polynomial over `basis`, in NTT form (RNS-CKKS `chi_err`).
-pub(crate) fn sample_error(
-    ctx: &RlweContext,
-    basis: &Arc<RnsBasis>,
-    rng: &mut Csprng,
-) -> Result<Poly<Ntt>> {
-    let mut e = ctx.gaussian().sample_vec(rng, basis.degree());
-    let p = Poly::from_i64(basis, &e);
-    e.zeroize();
-    Ok(p?.into_ntt())
-}
-
-/// A uniform ternary polynomial over `basis` in NTT form (the encryption randomness `v`).
-pub(crate) fn sample_ternary_poly(basis: &Arc<RnsBasis>, rng: &mut Csprng) -> Result<Poly<Ntt>> {
-    let mut v = vec![0i64; basis.degree()];
-    fill_ternary(rng, &mut v);
-    let p = Poly::from_i64(basis, &v);
-    v.zeroize();
-    Ok(p?.into_ntt())
 }
 
 /// The secret key `s`: small signed coefficients (ternary) and their NTT form over the extended basis

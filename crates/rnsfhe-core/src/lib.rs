@@ -24,6 +24,7 @@ pub mod error;
 pub mod keys;
 pub mod keyswitch;
 pub mod noise;
+pub mod samplers;
 pub mod security;
 
 pub use context::{RlweContext, RlweParams, SecretDistribution, DEFAULT_HAMMING_WEIGHT};

@@ -149,6 +149,12 @@ impl<F: Form> Poly<F> {
         &self.data
     }
 
+    /// Overwrites every residue with zero in a way the compiler cannot elide (for secret material: secret
+    /// keys, their products, encryption randomness). The polynomial stays valid (the zero polynomial).
+    pub fn zeroize(&mut self) {
+        zeroize::Zeroize::zeroize(self.data.as_mut_slice());
+    }
+
     /// Consumes the polynomial, returning its buffer.
     pub fn into_data(self) -> Vec<u64> {
         self.data
