@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::Modulus;
+use rnsfhe_math::{Modulus, NttPlan};
 
 use crate::basis::RnsBasis;
 use crate::error::{Error, Result};
@@ -147,6 +147,27 @@ impl<F: Form> Poly<F> {
     #[inline]
     pub fn data(&self) -> &[u64] {
         &self.data
+    }
+
+    /// Applies `transform` (an NTT direction) to every limb in parallel, changing the form to `G`. Lengths
+    /// match the plans by construction, so the transform cannot fail.
+    fn transform<G: Form>(
+        mut self,
+        transform: fn(&NttPlan, &mut [u64]) -> rnsfhe_math::Result<()>,
+    ) -> Poly<G> {
+        let n = self.degree();
+        let plans = self.basis.plans();
+        self.data
+            .par_chunks_mut(n)
+            .zip(plans.par_iter())
+            .for_each(|(a, plan)| {
+                let _ = transform(plan, a);
+            });
+        Poly {
+            basis: self.basis,
+            data: self.data,
+            _form: PhantomData,
+        }
     }
 
     /// Overwrites every residue with zero in a way the compiler cannot elide (for secret material: secret
@@ -375,21 +396,8 @@ impl Poly<Coeff> {
     }
 
     /// Forward NTT of every limb (in parallel over limbs).
-    pub fn into_ntt(mut self) -> Poly<Ntt> {
-        let n = self.degree();
-        let plans = self.basis.plans();
-        self.data
-            .par_chunks_mut(n)
-            .zip(plans.par_iter())
-            .for_each(|(a, plan)| {
-                // Lengths match by construction, so the transform cannot fail.
-                let _ = plan.forward(a);
-            });
-        Poly {
-            basis: self.basis,
-            data: self.data,
-            _form: PhantomData,
-        }
+    pub fn into_ntt(self) -> Poly<Ntt> {
+        self.transform(NttPlan::forward)
     }
 
     /// The automorphism `a(X) -> a(X^k)` for odd `k < 2N`, in coefficient form: coefficient `i` moves to
@@ -419,20 +427,8 @@ impl Poly<Coeff> {
 
 impl Poly<Ntt> {
     /// Inverse NTT of every limb (in parallel over limbs).
-    pub fn into_coeff(mut self) -> Poly<Coeff> {
-        let n = self.degree();
-        let plans = self.basis.plans();
-        self.data
-            .par_chunks_mut(n)
-            .zip(plans.par_iter())
-            .for_each(|(a, plan)| {
-                let _ = plan.inverse(a);
-            });
-        Poly {
-            basis: self.basis,
-            data: self.data,
-            _form: PhantomData,
-        }
+    pub fn into_coeff(self) -> Poly<Coeff> {
+        self.transform(NttPlan::inverse)
     }
 
     /// `self *= other` (pointwise in NTT form).
