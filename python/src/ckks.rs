@@ -14,10 +14,9 @@ use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError, PyZeroDivisionE
 use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyDict, PyFloat, PyInt, PyType};
 use rnsfhe::ckks::{
-    Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksError, CkksParams, CkksResult,
-    Complex64, ConversionMode, Csprng, Evaluator, GaloisKeys, KeyGenerator, PartStats,
-    PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey,
-    SecurityLevel,
+    self, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, Complex64,
+    ConversionMode, Csprng, Evaluator, GaloisKeys, KeyGenerator, PartStats, PrecisionStats, Preset,
+    PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey, SecurityLevel,
 };
 
 use crate::parse_mode;
@@ -31,16 +30,16 @@ fn not_picklable(what: &str) -> PyErr {
 }
 
 /// A CKKS error as a Python `ValueError` with the Rust message, plus a Python hint for missing keys.
-fn ckks_error(err: CkksError) -> PyErr {
+fn ckks_error(err: ckks::Error) -> PyErr {
     let hint = match &err {
-        CkksError::MissingKey { .. } => {
+        ckks::Error::MissingKey { .. } => {
             " (Python: build the evaluator from a KeySet, ctx.evaluator(keys), or use a ckks.Session)"
                 .to_string()
         }
-        CkksError::Core(rnsfhe::core::Error::MissingGaloisKey { step: Some(s), .. }) => format!(
+        ckks::Error::Core(rnsfhe::core::Error::MissingGaloisKey { step: Some(s), .. }) => format!(
             " (Python: include {s} in keygen(rotations=[...]); keygen(sum_slots=True) covers sum())"
         ),
-        CkksError::Core(rnsfhe::core::Error::MissingGaloisKey { step: None, .. }) => {
+        ckks::Error::Core(rnsfhe::core::Error::MissingGaloisKey { step: None, .. }) => {
             " (Python: conjugation needs keygen(conjugate=True))".to_string()
         }
         _ => String::new(),
@@ -259,7 +258,7 @@ impl Eval {
     }
 
     /// Rescales a product when auto-rescaling is on and a level is left.
-    fn finish_product(&self, r: Ciphertext) -> CkksResult<Ciphertext> {
+    fn finish_product(&self, r: Ciphertext) -> ckks::Result<Ciphertext> {
         if self.auto_rescale && r.level() >= 2 {
             self.ev.rescale(&r)
         } else {
@@ -269,23 +268,23 @@ impl Eval {
 
     /// `ct * values` slot-wise (the evaluator picks the scale so that the rescaled product lands on the
     /// next level's default scale: `Evaluator::factor_scale`); not rescaled.
-    fn multiply_values(&self, ct: &Ciphertext, values: &[Complex64]) -> CkksResult<Ciphertext> {
+    fn multiply_values(&self, ct: &Ciphertext, values: &[Complex64]) -> ckks::Result<Ciphertext> {
         self.ev.multiply_values(ct, values)
     }
 
     /// `ct * c` in every slot; not rescaled.
-    fn multiply_scalar(&self, ct: &Ciphertext, c: Complex64) -> CkksResult<Ciphertext> {
+    fn multiply_scalar(&self, ct: &Ciphertext, c: Complex64) -> ckks::Result<Ciphertext> {
         self.ev.multiply_const(ct, c)
     }
 
     /// The mean of all slots in every slot (RNS-CKKS Section 5.2).
-    fn mean(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+    fn mean(&self, ct: &Ciphertext) -> ckks::Result<Ciphertext> {
         self.ev.mean(ct)
     }
 
-    fn apply(&self, a: &Ciphertext, op: BinOp, b: &Operand<'_>) -> CkksResult<Ciphertext> {
+    fn apply(&self, a: &Ciphertext, op: BinOp, b: &Operand<'_>) -> ckks::Result<Ciphertext> {
         let ev = &self.ev;
-        let scalar = |z: Complex64| -> CkksResult<Ciphertext> {
+        let scalar = |z: Complex64| -> ckks::Result<Ciphertext> {
             match op {
                 BinOp::Add => ev.add_const(a, z),
                 BinOp::Sub => ev.add_const(a, -z),
@@ -317,7 +316,7 @@ impl Eval {
 
     /// Rotation by `step`; a step without a key is replaced by an equivalent one (modulo the slot count)
     /// that has a key, so that sparse ciphertexts reuse the keys of the full slot count.
-    fn rotate(&self, ct: &Ciphertext, step: i64) -> CkksResult<Ciphertext> {
+    fn rotate(&self, ct: &Ciphertext, step: i64) -> ckks::Result<Ciphertext> {
         let slots = ct.slots() as i64;
         if step.rem_euclid(slots) == 0 {
             return Ok(ct.clone());
@@ -377,7 +376,7 @@ fn unary(
     py: Python<'_>,
     eval: &Arc<Eval>,
     a: &Ciphertext,
-    f: impl FnOnce(&Eval, &Ciphertext) -> CkksResult<Ciphertext> + Send,
+    f: impl FnOnce(&Eval, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
     let ct = py.allow_threads(|| f(eval, a)).map_err(ckks_error)?;
     Ok(PyCiphertext::new(ct, eval))
@@ -578,7 +577,7 @@ impl PyContext {
         }
         let ctx = &self.ctx;
         let keys = py
-            .allow_threads(|| -> CkksResult<_> {
+            .allow_threads(|| -> ckks::Result<_> {
                 let mut rng = Csprng::from_os()?;
                 let kg = KeyGenerator::new(ctx, &mut rng)?;
                 kg.generate_all(&steps, conjugate, &mut rng)
@@ -1043,7 +1042,7 @@ impl PyEncryptor {
         let values = read_values(values, "encrypt")?.into_complex();
         let slots = slots.unwrap_or(self.ctx.max_slots());
         let ct = py
-            .allow_threads(|| -> CkksResult<Ciphertext> {
+            .allow_threads(|| -> ckks::Result<Ciphertext> {
                 let pt = self.ctx.encode(&values, slots, self.ctx.max_level())?;
                 let mut rng = Csprng::from_os()?;
                 self.enc.encrypt_plaintext(&pt, &mut rng)

@@ -34,8 +34,8 @@ use rnsfhe_math::primes::{
 };
 use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
 
-use crate::ckks_error::{CkksError, CkksResult};
 use crate::encoder::Encoder;
+use crate::error::{Error, Result};
 use crate::params::{CkksParams, RescalingPolicy};
 use crate::plaintext::Plaintext;
 use crate::Complex64;
@@ -84,8 +84,8 @@ fn take_nearest(pool: &mut Vec<u64>, target: f64) -> Option<u64> {
     Some(pool.swap_remove(idx))
 }
 
-fn invalid(what: &'static str, reason: String) -> CkksError {
-    CkksError::InvalidParams { what, reason }
+fn invalid(what: &'static str, reason: String) -> Error {
+    Error::InvalidParams { what, reason }
 }
 
 impl CkksContext {
@@ -95,11 +95,11 @@ impl CkksContext {
     /// parameters are accepted (the paper's presets target 80 bits) but flagged:
     /// [`CkksContext::is_insecure`], [`CkksContext::security_warning`].
     ///
-    /// Errors: [`CkksError::InvalidParams`] for bit sizes out of range (`log_scale` in `[10, 60]`,
+    /// Errors: [`Error::InvalidParams`] for bit sizes out of range (`log_scale` in `[10, 60]`,
     /// `q0_bits` in `[log_scale, 61]`, `special_bits` in `[10, 61]`), no special prime, a `q_0` that
     /// `ExactInteger` cannot convert; prime search and RLWE context errors otherwise (too few primes,
     /// `dnum` out of range, a conversion mode the moduli do not support).
-    pub fn new(params: CkksParams) -> CkksResult<Arc<Self>> {
+    pub fn new(params: CkksParams) -> Result<Arc<Self>> {
         let p = &params;
         if !(10..=17).contains(&p.log_n) {
             return Err(invalid(
@@ -356,8 +356,8 @@ impl CkksContext {
     /// The default scale of a plaintext encoded at `level` (limb count); see the
     /// [module documentation](self).
     ///
-    /// Errors: [`CkksError::InvalidArgument`] unless `1 <= level <= max_level`.
-    pub fn level_scale(&self, level: usize) -> CkksResult<f64> {
+    /// Errors: [`Error::InvalidArgument`] unless `1 <= level <= max_level`.
+    pub fn level_scale(&self, level: usize) -> Result<f64> {
         self.check_level(level, "level scale")?;
         Ok(self.level_scales[level - 1])
     }
@@ -368,20 +368,20 @@ impl CkksContext {
     }
 
     /// The basis `Q_l` of a level.
-    pub(crate) fn basis(&self, level: usize) -> CkksResult<&Arc<RnsBasis>> {
+    pub(crate) fn basis(&self, level: usize) -> Result<&Arc<RnsBasis>> {
         Ok(self.rlwe.basis_at(level)?)
     }
 
     /// `X^(N/2)` (NTT form) at a level.
-    pub(crate) fn x_half_at(&self, level: usize) -> CkksResult<Poly<Ntt>> {
+    pub(crate) fn x_half_at(&self, level: usize) -> Result<Poly<Ntt>> {
         let mut x = self.x_half.drop_to(level)?;
         x.rebase(self.basis(level)?)?;
         Ok(x)
     }
 
-    pub(crate) fn check_level(&self, level: usize, operation: &'static str) -> CkksResult<()> {
+    pub(crate) fn check_level(&self, level: usize, operation: &'static str) -> Result<()> {
         if level == 0 || level > self.max_level() {
-            return Err(CkksError::InvalidArgument {
+            return Err(Error::InvalidArgument {
                 operation,
                 reason: format!(
                     "level {level} is outside [1, {}] (levels count limbs)",
@@ -395,20 +395,17 @@ impl CkksContext {
     /// Encodes `values` into `slots` slots at `level` with the level's default scale
     /// ([`CkksContext::level_scale`]).
     ///
-    /// Errors: invalid slot count or level, more values than slots, non-finite values, scale too large for
-    /// the modulus (all from the encoder, [`crate::Error`]).
-    pub fn encode(
-        &self,
-        values: &[Complex64],
-        slots: usize,
-        level: usize,
-    ) -> CkksResult<Plaintext> {
+    /// Errors: invalid level ([`crate::Error::InvalidArgument`]); from the encoder, invalid slot count
+    /// ([`crate::Error::InvalidSlots`]), more values than slots ([`crate::Error::TooManyValues`]),
+    /// non-finite values ([`crate::Error::NonFinite`]), scale too large for the modulus
+    /// ([`crate::Error::EncodingScaleTooLarge`]).
+    pub fn encode(&self, values: &[Complex64], slots: usize, level: usize) -> Result<Plaintext> {
         let scale = self.level_scale(level)?;
         self.encode_at_scale(values, slots, level, scale)
     }
 
     /// Real values, see [`CkksContext::encode`].
-    pub fn encode_real(&self, values: &[f64], slots: usize, level: usize) -> CkksResult<Plaintext> {
+    pub fn encode_real(&self, values: &[f64], slots: usize, level: usize) -> Result<Plaintext> {
         let z: Vec<Complex64> = values.iter().map(|&x| Complex64::new(x, 0.0)).collect();
         self.encode(&z, slots, level)
     }
@@ -422,7 +419,7 @@ impl CkksContext {
         slots: usize,
         level: usize,
         scale: f64,
-    ) -> CkksResult<Plaintext> {
+    ) -> Result<Plaintext> {
         let basis = self.basis(level)?;
         let poly = self.encoder.encode(values, slots, scale, basis)?;
         Ok(Plaintext::from_parts(
@@ -435,19 +432,18 @@ impl CkksContext {
 
     /// Decodes a plaintext (at its own scale and slot count).
     ///
-    /// Errors: [`CkksError::ContextMismatch`] for a plaintext of another context; decoder errors.
-    pub fn decode(&self, pt: &Plaintext) -> CkksResult<Vec<Complex64>> {
+    /// Errors: [`Error::ContextMismatch`] for a plaintext of another context; decoder errors.
+    pub fn decode(&self, pt: &Plaintext) -> Result<Vec<Complex64>> {
         self.check_fingerprint(pt.fingerprint(), "plaintext")?;
-        Ok(self
-            .encoder
-            .decode(&pt.poly().clone().into_coeff(), pt.slots(), pt.scale())?)
+        self.encoder
+            .decode(&pt.poly().clone().into_coeff(), pt.slots(), pt.scale())
     }
 
-    pub(crate) fn check_fingerprint(&self, got: u64, object: &'static str) -> CkksResult<()> {
+    pub(crate) fn check_fingerprint(&self, got: u64, object: &'static str) -> Result<()> {
         if got == self.fingerprint() {
             Ok(())
         } else {
-            Err(CkksError::ContextMismatch {
+            Err(Error::ContextMismatch {
                 object,
                 expected: self.fingerprint(),
                 got,

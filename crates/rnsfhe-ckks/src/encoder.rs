@@ -344,7 +344,7 @@ impl Encoder {
     /// Errors: `slots` not a power of two in `[1, N/2]` ([`Error::InvalidSlots`]); more values than slots
     /// ([`Error::TooManyValues`]); a NaN or infinite value ([`Error::NonFinite`]); a scale that is not
     /// positive and finite ([`Error::InvalidScale`]); scaled coefficients that are not finite or not below
-    /// `Q/2` of the basis ([`Error::ScaleTooLarge`], with both log2 values); a basis of another degree.
+    /// `Q/2` of the basis ([`Error::EncodingScaleTooLarge`], with both log2 values); a basis of another degree.
     pub fn encode_coeff(
         &self,
         values: &[Complex64],
@@ -368,7 +368,7 @@ impl Encoder {
         let log2_half_q = basis.log2_product() - 1.0;
         let half_q = basis.values().iter().fold(0.5f64, |acc, &q| acc * q as f64);
         if !(max_abs.is_finite() && max_abs < half_q * HALF_Q_MARGIN) {
-            return Err(Error::ScaleTooLarge {
+            return Err(Error::EncodingScaleTooLarge {
                 log2_scale: scale.log2(),
                 log2_max_coeff: max_abs.log2(),
                 log2_half_q,
@@ -721,7 +721,7 @@ mod tests {
         // Q / 2 is about 2^119; values of magnitude about 1 at scale 2^125 do not fit.
         let e = enc.encode(&v[..512], 512, 2f64.powi(125), &b).unwrap_err();
         match &e {
-            Error::ScaleTooLarge {
+            Error::EncodingScaleTooLarge {
                 log2_scale,
                 log2_max_coeff,
                 log2_half_q,
@@ -736,7 +736,7 @@ mod tests {
         let big = vec![Complex64::new(4.0, 4.0); 4];
         assert!(matches!(
             enc.encode(&big, 4, 1e308, &b),
-            Err(Error::ScaleTooLarge { log2_max_coeff, .. }) if log2_max_coeff.is_infinite()
+            Err(Error::EncodingScaleTooLarge { log2_max_coeff, .. }) if log2_max_coeff.is_infinite()
         ));
         let mut bad = v[..4].to_vec();
         bad[2].im = f64::NAN;

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use rnsfhe_core::{Decryptor, Encryptor, PublicKey, SecretKey};
 use rnsfhe_math::sampling::Csprng;
 
-use crate::ckks_error::CkksResult;
 use crate::context::CkksContext;
+use crate::error::Result;
 use crate::plaintext::{Ciphertext, Plaintext};
 use crate::Complex64;
 
@@ -57,8 +57,8 @@ pub struct CkksEncryptor {
 impl CkksEncryptor {
     /// Public-key encryption (`ct = v pk + (m + e_0, e_1)`).
     ///
-    /// Errors: [`crate::CkksError::Core`] (context mismatch) for a key of other parameters.
-    pub fn with_public_key(ctx: &Arc<CkksContext>, pk: &PublicKey) -> CkksResult<Self> {
+    /// Errors: [`crate::Error::Core`] (context mismatch) for a key of other parameters.
+    pub fn with_public_key(ctx: &Arc<CkksContext>, pk: &PublicKey) -> Result<Self> {
         Ok(Self {
             ctx: Arc::clone(ctx),
             inner: Encryptor::with_public_key(ctx.rlwe(), pk)?,
@@ -69,7 +69,7 @@ impl CkksEncryptor {
     /// about `sigma sqrt(2N/3)`.
     ///
     /// Errors: as [`CkksEncryptor::with_public_key`].
-    pub fn with_secret_key(ctx: &Arc<CkksContext>, sk: &SecretKey) -> CkksResult<Self> {
+    pub fn with_secret_key(ctx: &Arc<CkksContext>, sk: &SecretKey) -> Result<Self> {
         Ok(Self {
             ctx: Arc::clone(ctx),
             inner: Encryptor::with_secret_key(ctx.rlwe(), sk)?,
@@ -79,12 +79,13 @@ impl CkksEncryptor {
     /// Encrypts `values` in all `N/2` slots (missing values are zero) at the top level and its default
     /// scale ([`CkksContext::level_scale`]).
     ///
-    /// Errors: more than `N/2` values, non-finite values, scale too large ([`crate::CkksError::Encoding`]).
+    /// Errors: more than `N/2` values, non-finite values, scale too large
+    /// ([`crate::Error::EncodingScaleTooLarge`]).
     pub fn encrypt<V: SlotValues + ?Sized>(
         &self,
         values: &V,
         rng: &mut Csprng,
-    ) -> CkksResult<Ciphertext> {
+    ) -> Result<Ciphertext> {
         let pt = self.ctx.encode(
             &values.to_complex(),
             self.ctx.max_slots(),
@@ -95,8 +96,8 @@ impl CkksEncryptor {
 
     /// Encrypts an encoded plaintext at its level, scale and slot count.
     ///
-    /// Errors: [`crate::CkksError::ContextMismatch`] for a plaintext of another context.
-    pub fn encrypt_plaintext(&self, pt: &Plaintext, rng: &mut Csprng) -> CkksResult<Ciphertext> {
+    /// Errors: [`crate::Error::ContextMismatch`] for a plaintext of another context.
+    pub fn encrypt_plaintext(&self, pt: &Plaintext, rng: &mut Csprng) -> Result<Ciphertext> {
         self.ctx.check_fingerprint(pt.fingerprint(), "plaintext")?;
         let inner = self.inner.encrypt(pt.poly(), rng)?;
         Ok(Ciphertext::from_parts(
@@ -118,8 +119,8 @@ pub struct CkksDecryptor {
 impl CkksDecryptor {
     /// A decryptor for `sk`.
     ///
-    /// Errors: [`crate::CkksError::Core`] (context mismatch) for a key of other parameters.
-    pub fn new(ctx: &Arc<CkksContext>, sk: &SecretKey) -> CkksResult<Self> {
+    /// Errors: [`crate::Error::Core`] (context mismatch) for a key of other parameters.
+    pub fn new(ctx: &Arc<CkksContext>, sk: &SecretKey) -> Result<Self> {
         Ok(Self {
             ctx: Arc::clone(ctx),
             inner: Decryptor::new(ctx.rlwe(), sk)?,
@@ -128,8 +129,8 @@ impl CkksDecryptor {
 
     /// The plaintext `<ct, (1, s, s^2)>` with the ciphertext's scale and slot count.
     ///
-    /// Errors: [`crate::CkksError::ContextMismatch`]; malformed ciphertexts ([`crate::CkksError::Core`]).
-    pub fn decrypt_plaintext(&self, ct: &Ciphertext) -> CkksResult<Plaintext> {
+    /// Errors: [`crate::Error::ContextMismatch`]; malformed ciphertexts ([`crate::Error::Core`]).
+    pub fn decrypt_plaintext(&self, ct: &Ciphertext) -> Result<Plaintext> {
         self.ctx.check_fingerprint(ct.fingerprint(), "ciphertext")?;
         let poly = self.inner.decrypt(&ct.inner)?;
         Ok(Plaintext::from_parts(
@@ -143,7 +144,7 @@ impl CkksDecryptor {
     /// The decrypted slots (`ct.slots()` of them).
     ///
     /// Errors: as [`CkksDecryptor::decrypt_plaintext`], decoding errors.
-    pub fn decrypt(&self, ct: &Ciphertext) -> CkksResult<Vec<Complex64>> {
+    pub fn decrypt(&self, ct: &Ciphertext) -> Result<Vec<Complex64>> {
         let pt = self.decrypt_plaintext(ct)?;
         self.ctx.decode(&pt)
     }
@@ -151,7 +152,7 @@ impl CkksDecryptor {
     /// The real parts of [`CkksDecryptor::decrypt`].
     ///
     /// Errors: as [`CkksDecryptor::decrypt`].
-    pub fn decrypt_real(&self, ct: &Ciphertext) -> CkksResult<Vec<f64>> {
+    pub fn decrypt_real(&self, ct: &Ciphertext) -> Result<Vec<f64>> {
         Ok(self.decrypt(ct)?.into_iter().map(|z| z.re).collect())
     }
 }

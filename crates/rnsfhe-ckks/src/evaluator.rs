@@ -18,15 +18,15 @@
 //!      integer `round(r q)`, `r` the ratio of the scales and `q` the prime its next rescaling drops, and
 //!      rescaled: its scale becomes the other's up to a relative `2^-log2(q)`, at the cost of one of its
 //!      levels (often free, since the lower operand would have forced a drop anyway);
-//!    * when neither is possible (both at level 1), [`CkksError::ScaleMismatch`] is returned;
+//!    * when neither is possible (both at level 1), [`Error::ScaleMismatch`] is returned;
 //! 2. **levels**: the operand with the higher level is dropped to the other's level (limbs removed,
 //!    scale unchanged);
 //! 3. additions and subtractions return the left operand's scale (the right one differs from it by at most
 //!    the tolerance, a relative error of the same size on the right operand's slots).
 //!
 //! A **strict** evaluator ([`Evaluator::strict`]) does neither: operands at different levels, or with
-//! scales differing by more than the tolerance, give [`CkksError::LevelMismatch`] /
-//! [`CkksError::ScaleMismatch`], naming the operation and both operands' level and `log2` scale.
+//! scales differing by more than the tolerance, give [`Error::LevelMismatch`] /
+//! [`Error::ScaleMismatch`], naming the operation and both operands' level and `log2` scale.
 //!
 //! Plaintext operands are dropped to the ciphertext's level freely (dropping limbs of an encoding is
 //! exact); a plaintext at a lower level than the ciphertext drops the ciphertext (default) or is an error
@@ -44,8 +44,8 @@ use rnsfhe_core::{GaloisKeys, RelinKey, RlweCiphertext};
 use rnsfhe_math::Modulus;
 use rnsfhe_ring::{Ntt, Poly};
 
-use crate::ckks_error::{CkksError, CkksResult};
 use crate::context::CkksContext;
+use crate::error::{Error, Result};
 use crate::plaintext::{Ciphertext, Plaintext};
 use crate::Complex64;
 
@@ -106,8 +106,8 @@ impl Evaluator {
     /// Adds the relinearization key (needed by [`Evaluator::multiply`], [`Evaluator::square`],
     /// [`Evaluator::relinearize`]).
     ///
-    /// Errors: [`CkksError::ContextMismatch`] for a key of other parameters.
-    pub fn with_relin_key(mut self, rk: RelinKey) -> CkksResult<Self> {
+    /// Errors: [`Error::ContextMismatch`] for a key of other parameters.
+    pub fn with_relin_key(mut self, rk: RelinKey) -> Result<Self> {
         self.ctx
             .check_fingerprint(rk.key().fingerprint(), "relinearization key")?;
         self.relin = Some(rk);
@@ -116,8 +116,8 @@ impl Evaluator {
 
     /// Adds Galois keys (needed by rotations, conjugation and sums of slots).
     ///
-    /// Errors: [`CkksError::ContextMismatch`] for keys of other parameters.
-    pub fn with_galois_keys(mut self, gk: GaloisKeys) -> CkksResult<Self> {
+    /// Errors: [`Error::ContextMismatch`] for keys of other parameters.
+    pub fn with_galois_keys(mut self, gk: GaloisKeys) -> Result<Self> {
         self.ctx
             .check_fingerprint(gk.fingerprint(), "Galois keys")?;
         self.galois = Some(gk);
@@ -138,13 +138,13 @@ impl Evaluator {
     // Checks and alignment
     // ----------------------------------------------------------------------------------------------
 
-    fn check_ct(&self, ct: &Ciphertext) -> CkksResult<()> {
+    fn check_ct(&self, ct: &Ciphertext) -> Result<()> {
         self.ctx.check_fingerprint(ct.fingerprint(), "ciphertext")
     }
 
-    fn check_slots(&self, a: usize, b: usize, operation: &'static str) -> CkksResult<()> {
+    fn check_slots(&self, a: usize, b: usize, operation: &'static str) -> Result<()> {
         if a != b {
-            return Err(CkksError::SlotsMismatch {
+            return Err(Error::SlotsMismatch {
                 operation,
                 left: a,
                 right: b,
@@ -157,8 +157,8 @@ impl Evaluator {
         operation: &'static str,
         (l1, s1): (usize, f64),
         (l2, s2): (usize, f64),
-    ) -> CkksError {
-        CkksError::LevelMismatch {
+    ) -> Error {
+        Error::LevelMismatch {
             operation,
             left_level: l1,
             left_log_scale: s1.log2(),
@@ -173,8 +173,8 @@ impl Evaluator {
         (l1, s1): (usize, f64),
         (l2, s2): (usize, f64),
         hint: &'static str,
-    ) -> CkksError {
-        CkksError::ScaleMismatch {
+    ) -> Error {
+        Error::ScaleMismatch {
             operation,
             left_level: l1,
             left_log_scale: s1.log2(),
@@ -197,10 +197,10 @@ impl Evaluator {
         ct: &Ciphertext,
         target: f64,
         operation: &'static str,
-    ) -> CkksResult<Ciphertext> {
+    ) -> Result<Ciphertext> {
         let level = ct.level();
         if level < 2 {
-            return Err(CkksError::NotEnoughLevels {
+            return Err(Error::NotEnoughLevels {
                 operation,
                 level,
                 log_scale: ct.log2_scale(),
@@ -211,7 +211,7 @@ impl Evaluator {
         let q = self.ctx.q_moduli()[level - 1] as f64;
         let c = (target / ct.scale() * q).round();
         if !(c.is_finite() && c >= 1.0) {
-            return Err(CkksError::InvalidArgument {
+            return Err(Error::InvalidArgument {
                 operation,
                 reason: format!(
                     "cannot bring log2 scale {:.3} to {:.3}",
@@ -244,7 +244,7 @@ impl Evaluator {
         b: &'a Ciphertext,
         operation: &'static str,
         match_scales: bool,
-    ) -> CkksResult<(Cow<'a, Ciphertext>, Cow<'a, Ciphertext>)> {
+    ) -> Result<(Cow<'a, Ciphertext>, Cow<'a, Ciphertext>)> {
         self.check_ct(a)?;
         self.check_ct(b)?;
         self.check_slots(a.slots(), b.slots(), operation)?;
@@ -315,7 +315,7 @@ impl Evaluator {
         pt: &'a Plaintext,
         operation: &'static str,
         match_scales: bool,
-    ) -> CkksResult<(Cow<'a, Ciphertext>, Cow<'a, Poly<Ntt>>)> {
+    ) -> Result<(Cow<'a, Ciphertext>, Cow<'a, Poly<Ntt>>)> {
         self.check_ct(ct)?;
         self.ctx.check_fingerprint(pt.fingerprint(), "plaintext")?;
         self.check_slots(ct.slots(), pt.slots(), operation)?;
@@ -348,15 +348,10 @@ impl Evaluator {
         Ok((ct, Cow::Owned(poly)))
     }
 
-    fn check_product_scale(
-        &self,
-        level: usize,
-        scale: f64,
-        operation: &'static str,
-    ) -> CkksResult<()> {
+    fn check_product_scale(&self, level: usize, scale: f64, operation: &'static str) -> Result<()> {
         let log_half_q = self.ctx.basis(level)?.log2_product() - 1.0;
         if !(scale.is_finite() && scale.log2() < log_half_q) {
-            return Err(CkksError::ScaleTooLarge {
+            return Err(Error::ScaleTooLarge {
                 operation,
                 log_scale: scale.log2(),
                 level,
@@ -378,10 +373,10 @@ impl Evaluator {
         scale: f64,
         level: usize,
         operation: &'static str,
-    ) -> CkksResult<Poly<Ntt>> {
+    ) -> Result<Poly<Ntt>> {
         for part in [c.re, c.im] {
             if !part.is_finite() {
-                return Err(CkksError::InvalidArgument {
+                return Err(Error::InvalidArgument {
                     operation,
                     reason: format!("the constant {c} is not finite"),
                 });
@@ -392,7 +387,7 @@ impl Evaluator {
         let log_half_q = basis.log2_product() - 1.0;
         let max = re.abs().max(im.abs());
         if max > 0.0 && max.log2() >= log_half_q - 1e-9 {
-            return Err(CkksError::ScaleTooLarge {
+            return Err(Error::ScaleTooLarge {
                 operation,
                 log_scale: scale.log2(),
                 level,
@@ -429,7 +424,7 @@ impl Evaluator {
         b: &Ciphertext,
         negate: bool,
         operation: &'static str,
-    ) -> CkksResult<Ciphertext> {
+    ) -> Result<Ciphertext> {
         let (a, b) = self.align(a, b, operation, true)?;
         let inner = if negate {
             let (pa, pb) = (&a.inner.parts, &b.inner.parts);
@@ -455,20 +450,20 @@ impl Evaluator {
 
     /// `a + b` (RNS-CKKS `Add`), after aligning levels and scales.
     ///
-    /// Errors: [`CkksError::ContextMismatch`], [`CkksError::SlotsMismatch`]; in strict mode
-    /// [`CkksError::LevelMismatch`] / [`CkksError::ScaleMismatch`]; [`CkksError::ScaleMismatch`] when scales
+    /// Errors: [`Error::ContextMismatch`], [`Error::SlotsMismatch`]; in strict mode
+    /// [`Error::LevelMismatch`] / [`Error::ScaleMismatch`]; [`Error::ScaleMismatch`] when scales
     /// cannot be aligned.
-    pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+    pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.add_sub(a, b, false, "ciphertext addition")
     }
 
     /// `a - b`. Errors as [`Evaluator::add`].
-    pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+    pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.add_sub(a, b, true, "ciphertext subtraction")
     }
 
-    /// `-a`. Errors: [`CkksError::ContextMismatch`].
-    pub fn negate(&self, a: &Ciphertext) -> CkksResult<Ciphertext> {
+    /// `-a`. Errors: [`Error::ContextMismatch`].
+    pub fn negate(&self, a: &Ciphertext) -> Result<Ciphertext> {
         self.check_ct(a)?;
         let mut out = a.clone();
         for p in out.inner.parts.iter_mut() {
@@ -483,7 +478,7 @@ impl Evaluator {
         pt: &Plaintext,
         negate: bool,
         operation: &'static str,
-    ) -> CkksResult<Ciphertext> {
+    ) -> Result<Ciphertext> {
         let (ct, poly) = self.align_plain(ct, pt, operation, true)?;
         let mut parts = ct.inner.parts.clone();
         parts[0] = if negate {
@@ -497,20 +492,20 @@ impl Evaluator {
     /// `ct + pt` (the plaintext at the ciphertext's scale; see the module documentation).
     ///
     /// Errors: as [`Evaluator::add`], with the plaintext as right operand.
-    pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> CkksResult<Ciphertext> {
+    pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         self.add_sub_plain(ct, pt, false, "ciphertext-plaintext addition")
     }
 
     /// `ct - pt`. Errors as [`Evaluator::add_plain`].
-    pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> CkksResult<Ciphertext> {
+    pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         self.add_sub_plain(ct, pt, true, "ciphertext-plaintext subtraction")
     }
 
     /// `ct + c` in every slot, `c` encoded at the ciphertext's scale (no level used).
     ///
-    /// Errors: [`CkksError::ContextMismatch`]; [`CkksError::InvalidArgument`] for a non-finite constant;
-    /// [`CkksError::ScaleTooLarge`] if `c * scale` does not fit the modulus.
-    pub fn add_const(&self, ct: &Ciphertext, c: Complex64) -> CkksResult<Ciphertext> {
+    /// Errors: [`Error::ContextMismatch`]; [`Error::InvalidArgument`] for a non-finite constant;
+    /// [`Error::ScaleTooLarge`] if `c * scale` does not fit the modulus.
+    pub fn add_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let k = self.constant_poly(c, ct.scale(), ct.level(), "constant addition")?;
         let mut out = ct.clone();
@@ -519,12 +514,12 @@ impl Evaluator {
     }
 
     /// `ct + c` for a real constant. Errors as [`Evaluator::add_const`].
-    pub fn add_real(&self, ct: &Ciphertext, c: f64) -> CkksResult<Ciphertext> {
+    pub fn add_real(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
         self.add_const(ct, Complex64::new(c, 0.0))
     }
 
     /// `ct - c` in every slot. Errors as [`Evaluator::add_const`].
-    pub fn sub_const(&self, ct: &Ciphertext, c: Complex64) -> CkksResult<Ciphertext> {
+    pub fn sub_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
         self.add_const(ct, -c)
     }
 
@@ -532,8 +527,8 @@ impl Evaluator {
     // Multiplicative operations
     // ----------------------------------------------------------------------------------------------
 
-    fn relin_key(&self, operation: &'static str) -> CkksResult<&RelinKey> {
-        self.relin.as_ref().ok_or(CkksError::MissingKey {
+    fn relin_key(&self, operation: &'static str) -> Result<&RelinKey> {
+        self.relin.as_ref().ok_or(Error::MissingKey {
             operation,
             key: "relinearization key",
         })
@@ -542,9 +537,9 @@ impl Evaluator {
     /// The tensor product `(d_0, d_1, d_2)` of two ciphertexts (RNS-CKKS `Mult`, step 1), without
     /// relinearization; scale `s_a s_b`. Levels are aligned (scales need not agree).
     ///
-    /// Errors: [`CkksError::ScaleTooLarge`] when `s_a s_b >= Q_l / 2`; level mismatch in strict mode;
-    /// [`CkksError::Core`] unless both have 2 parts.
-    pub fn multiply_without_relin(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+    /// Errors: [`Error::ScaleTooLarge`] when `s_a s_b >= Q_l / 2`; level mismatch in strict mode;
+    /// [`Error::Core`] unless both have 2 parts.
+    pub fn multiply_without_relin(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         const OP: &str = "ciphertext multiplication";
         let (a, b) = self.align(a, b, OP, false)?;
         let scale = a.scale() * b.scale();
@@ -556,9 +551,9 @@ impl Evaluator {
     /// `a * b` with relinearization (RNS-CKKS `Mult`: tensor, ModUp, key-switching inner product,
     /// ModDown); scale `s_a s_b`, not rescaled.
     ///
-    /// Errors: [`CkksError::MissingKey`] without a relinearization key; as
+    /// Errors: [`Error::MissingKey`] without a relinearization key; as
     /// [`Evaluator::multiply_without_relin`].
-    pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+    pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         let rk = self.relin_key("ciphertext multiplication")?;
         let t = self.multiply_without_relin(a, b)?;
         let inner = self.ctx.rlwe().relinearize(&t.inner, rk)?;
@@ -568,19 +563,19 @@ impl Evaluator {
     /// [`Evaluator::multiply`] followed by [`Evaluator::rescale`] ("Mult&RS" of RNS-CKKS Table 1).
     ///
     /// Errors: as both.
-    pub fn multiply_rescale(&self, a: &Ciphertext, b: &Ciphertext) -> CkksResult<Ciphertext> {
+    pub fn multiply_rescale(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.rescale(&self.multiply(a, b)?)
     }
 
     /// `a^2` with relinearization. Errors as [`Evaluator::multiply`].
-    pub fn square(&self, a: &Ciphertext) -> CkksResult<Ciphertext> {
+    pub fn square(&self, a: &Ciphertext) -> Result<Ciphertext> {
         self.multiply(a, a)
     }
 
     /// Relinearizes a 3-part ciphertext (RNS-CKKS `Mult`, steps 2-5); a 2-part one is returned unchanged.
     ///
-    /// Errors: [`CkksError::MissingKey`]; [`CkksError::Core`] for malformed ciphertexts.
-    pub fn relinearize(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+    /// Errors: [`Error::MissingKey`]; [`Error::Core`] for malformed ciphertexts.
+    pub fn relinearize(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         if ct.part_count() == 2 {
             return Ok(ct.clone());
@@ -593,7 +588,7 @@ impl Evaluator {
     /// `ct * pt` (slot-wise); scale `s_ct s_pt`, not rescaled.
     ///
     /// Errors: as [`Evaluator::multiply_without_relin`], with the plaintext as right operand.
-    pub fn multiply_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> CkksResult<Ciphertext> {
+    pub fn multiply_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         const OP: &str = "ciphertext-plaintext multiplication";
         let (ct, poly) = self.align_plain(ct, pt, OP, false)?;
         let scale = ct.scale() * pt.scale();
@@ -610,9 +605,9 @@ impl Evaluator {
     /// `ct * c` in every slot, `c` encoded at [`Evaluator::factor_scale`], so that a following
     /// [`Evaluator::rescale`] lands on the next level's default scale. Uses a level once rescaled.
     ///
-    /// Errors: [`CkksError::InvalidArgument`] for a non-finite constant; [`CkksError::ScaleTooLarge`] if
+    /// Errors: [`Error::InvalidArgument`] for a non-finite constant; [`Error::ScaleTooLarge`] if
     /// the product scale does not fit the modulus.
-    pub fn multiply_const(&self, ct: &Ciphertext, c: Complex64) -> CkksResult<Ciphertext> {
+    pub fn multiply_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
         const OP: &str = "constant multiplication";
         self.check_ct(ct)?;
         let level = ct.level();
@@ -635,8 +630,8 @@ impl Evaluator {
     /// alignment (which would cost a level). Falls back to `q_{l-1}` when `ct` is far from its level's
     /// default scale (a product not rescaled yet), and to `2^log_scale` at level 1 (nothing to rescale).
     ///
-    /// Errors: [`CkksError::ContextMismatch`].
-    pub fn factor_scale(&self, ct: &Ciphertext) -> CkksResult<f64> {
+    /// Errors: [`Error::ContextMismatch`].
+    pub fn factor_scale(&self, ct: &Ciphertext) -> Result<f64> {
         self.check_ct(ct)?;
         let nominal = (self.ctx.params().log_scale as f64).exp2();
         let level = ct.level();
@@ -658,7 +653,7 @@ impl Evaluator {
     /// `ct * values` slot-wise, the values encoded at [`Evaluator::factor_scale`] (not rescaled).
     ///
     /// Errors: as [`Evaluator::multiply_plain`]; encoding errors (too many values, non-finite values).
-    pub fn multiply_values(&self, ct: &Ciphertext, values: &[Complex64]) -> CkksResult<Ciphertext> {
+    pub fn multiply_values(&self, ct: &Ciphertext, values: &[Complex64]) -> Result<Ciphertext> {
         let scale = self.factor_scale(ct)?;
         let pt = self
             .ctx
@@ -667,14 +662,14 @@ impl Evaluator {
     }
 
     /// `ct * c` for a real constant. Errors as [`Evaluator::multiply_const`].
-    pub fn multiply_real(&self, ct: &Ciphertext, c: f64) -> CkksResult<Ciphertext> {
+    pub fn multiply_real(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
         self.multiply_const(ct, Complex64::new(c, 0.0))
     }
 
     /// `ct * k` for an integer `k`: exact, no level used, scale unchanged.
     ///
-    /// Errors: [`CkksError::ContextMismatch`].
-    pub fn multiply_int(&self, ct: &Ciphertext, k: i64) -> CkksResult<Ciphertext> {
+    /// Errors: [`Error::ContextMismatch`].
+    pub fn multiply_int(&self, ct: &Ciphertext, k: i64) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let mut out = ct.clone();
         for p in out.inner.parts.iter_mut() {
@@ -690,12 +685,12 @@ impl Evaluator {
     /// Rescaling `RS` (RNS-CKKS Section 4): `round(ct / q_{l-1})` at level `l - 1`; the scale is divided by
     /// `q_{l-1}` exactly.
     ///
-    /// Errors: [`CkksError::NotEnoughLevels`] at level 1.
-    pub fn rescale(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+    /// Errors: [`Error::NotEnoughLevels`] at level 1.
+    pub fn rescale(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let level = ct.level();
         if level < 2 {
-            return Err(CkksError::NotEnoughLevels {
+            return Err(Error::NotEnoughLevels {
                 operation: "rescale",
                 level,
                 log_scale: ct.log2_scale(),
@@ -714,18 +709,18 @@ impl Evaluator {
                 r.rebase(basis)?;
                 Ok(r)
             })
-            .collect::<CkksResult<Vec<_>>>()?;
+            .collect::<Result<Vec<_>>>()?;
         let q = self.ctx.q_moduli()[level - 1] as f64;
         Ok(self.wrap(RlweCiphertext { parts }, ct.scale() / q, ct.slots()))
     }
 
     /// The same ciphertext at the lower `level` (limbs dropped; scale and message unchanged).
     ///
-    /// Errors: [`CkksError::InvalidArgument`] unless `1 <= level <= ct.level()`.
-    pub fn drop_to_level(&self, ct: &Ciphertext, level: usize) -> CkksResult<Ciphertext> {
+    /// Errors: [`Error::InvalidArgument`] unless `1 <= level <= ct.level()`.
+    pub fn drop_to_level(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         if level == 0 || level > ct.level() {
-            return Err(CkksError::InvalidArgument {
+            return Err(Error::InvalidArgument {
                 operation: "drop to level",
                 reason: format!(
                     "level {level} is not in [1, {}] (the ciphertext's level, in limbs)",
@@ -748,7 +743,7 @@ impl Evaluator {
     /// any correction).
     ///
     /// Errors: encoder errors (too many values, non-finite values, scale too large).
-    pub fn encode_like(&self, values: &[Complex64], ct: &Ciphertext) -> CkksResult<Plaintext> {
+    pub fn encode_like(&self, values: &[Complex64], ct: &Ciphertext) -> Result<Plaintext> {
         self.check_ct(ct)?;
         self.ctx
             .encode_at_scale(values, ct.slots(), ct.level(), ct.scale())
@@ -758,8 +753,8 @@ impl Evaluator {
     // Rotations
     // ----------------------------------------------------------------------------------------------
 
-    fn galois_keys(&self, operation: &'static str) -> CkksResult<&GaloisKeys> {
-        self.galois.as_ref().ok_or(CkksError::MissingKey {
+    fn galois_keys(&self, operation: &'static str) -> Result<&GaloisKeys> {
+        self.galois.as_ref().ok_or(Error::MissingKey {
             operation,
             key: "Galois key set",
         })
@@ -768,9 +763,9 @@ impl Evaluator {
     /// Rotates the slots left by `step` (right for negative `step`): slot `j` of the result is slot
     /// `j + step mod slots` of the input (automorphism `X -> X^(5^step)` and key switching).
     ///
-    /// Errors: [`CkksError::MissingKey`] without Galois keys; [`CkksError::Core`] with
+    /// Errors: [`Error::MissingKey`] without Galois keys; [`Error::Core`] with
     /// `MissingGaloisKey` naming the step and its Galois element when its key was not generated.
-    pub fn rotate(&self, ct: &Ciphertext, step: i64) -> CkksResult<Ciphertext> {
+    pub fn rotate(&self, ct: &Ciphertext, step: i64) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let gk = self.galois_keys("rotation")?;
         let inner = self.ctx.rlwe().rotate(&ct.inner, step, gk)?;
@@ -779,8 +774,8 @@ impl Evaluator {
 
     /// Conjugates every slot (automorphism `X -> X^(2N-1)`).
     ///
-    /// Errors: [`CkksError::MissingKey`]; [`CkksError::Core`] if the conjugation key is missing.
-    pub fn conjugate(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+    /// Errors: [`Error::MissingKey`]; [`Error::Core`] if the conjugation key is missing.
+    pub fn conjugate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let gk = self.galois_keys("conjugation")?;
         let inner = self.ctx.rlwe().conjugate(&ct.inner, gk)?;
@@ -791,7 +786,7 @@ impl Evaluator {
     /// (Halevi-Shoup hoisting).
     ///
     /// Errors: as [`Evaluator::rotate`].
-    pub fn rotate_hoisted(&self, ct: &Ciphertext, steps: &[i64]) -> CkksResult<Vec<Ciphertext>> {
+    pub fn rotate_hoisted(&self, ct: &Ciphertext, steps: &[i64]) -> Result<Vec<Ciphertext>> {
         self.check_ct(ct)?;
         let gk = self.galois_keys("hoisted rotation")?;
         let rlwe = self.ctx.rlwe();
@@ -810,12 +805,12 @@ impl Evaluator {
     /// `sum_{i < n} slot_{j + i mod slots}`. Needs the Galois keys of those steps
     /// ([`crate::KeyGenerator::power_of_two_steps`]). No level used.
     ///
-    /// Errors: [`CkksError::InvalidArgument`] unless `n` is a power of two in `[1, slots]`; as
+    /// Errors: [`Error::InvalidArgument`] unless `n` is a power of two in `[1, slots]`; as
     /// [`Evaluator::rotate`].
-    pub fn partial_sums(&self, ct: &Ciphertext, n: usize) -> CkksResult<Ciphertext> {
+    pub fn partial_sums(&self, ct: &Ciphertext, n: usize) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         if !n.is_power_of_two() || n > ct.slots() {
-            return Err(CkksError::InvalidArgument {
+            return Err(Error::InvalidArgument {
                 operation: "partial sums",
                 reason: format!(
                     "n = {n} must be a power of two in [1, slots = {}]",
@@ -836,7 +831,7 @@ impl Evaluator {
     /// The sum of all slots, in every slot ([`Evaluator::partial_sums`] with `n = slots`).
     ///
     /// Errors: as [`Evaluator::partial_sums`].
-    pub fn sum_slots(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+    pub fn sum_slots(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.partial_sums(ct, ct.slots())
     }
 
@@ -844,7 +839,7 @@ impl Evaluator {
     /// multiplication by `1 / slots` and a rescaling (one level).
     ///
     /// Errors: as [`Evaluator::sum_slots`] and [`Evaluator::rescale`].
-    pub fn mean(&self, ct: &Ciphertext) -> CkksResult<Ciphertext> {
+    pub fn mean(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         let s = self.sum_slots(ct)?;
         let m = self.multiply_real(&s, 1.0 / ct.slots() as f64)?;
         self.rescale(&m)

@@ -7,8 +7,8 @@ use std::sync::Arc;
 pub use rnsfhe_core::{GaloisKeys, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 use rnsfhe_math::sampling::Csprng;
 
-use crate::ckks_error::CkksResult;
 use crate::context::CkksContext;
+use crate::error::Result;
 
 /// All keys of one secret: what a client generates and what it hands to a server (everything but the
 /// secret key).
@@ -34,8 +34,8 @@ pub struct KeyGenerator {
 impl KeyGenerator {
     /// Samples a fresh secret key from the context's secret distribution.
     ///
-    /// Errors: sampler errors ([`crate::CkksError::Core`]).
-    pub fn new(ctx: &Arc<CkksContext>, rng: &mut Csprng) -> CkksResult<Self> {
+    /// Errors: sampler errors ([`crate::Error::Core`]).
+    pub fn new(ctx: &Arc<CkksContext>, rng: &mut Csprng) -> Result<Self> {
         Ok(Self {
             ctx: Arc::clone(ctx),
             inner: rnsfhe_core::KeyGenerator::new(ctx.rlwe(), rng)?,
@@ -44,8 +44,8 @@ impl KeyGenerator {
 
     /// A generator for an existing secret key.
     ///
-    /// Errors: [`crate::CkksError::Core`] (context mismatch) if the key belongs to other parameters.
-    pub fn from_secret_key(ctx: &Arc<CkksContext>, sk: SecretKey) -> CkksResult<Self> {
+    /// Errors: [`crate::Error::Core`] (context mismatch) if the key belongs to other parameters.
+    pub fn from_secret_key(ctx: &Arc<CkksContext>, sk: SecretKey) -> Result<Self> {
         Ok(Self {
             ctx: Arc::clone(ctx),
             inner: rnsfhe_core::KeyGenerator::from_secret_key(ctx.rlwe(), sk)?,
@@ -65,14 +65,14 @@ impl KeyGenerator {
     /// A public key (RNS-CKKS `KeyGen`).
     ///
     /// Errors: sampler errors.
-    pub fn public_key(&self, rng: &mut Csprng) -> CkksResult<PublicKey> {
+    pub fn public_key(&self, rng: &mut Csprng) -> Result<PublicKey> {
         Ok(self.inner.public_key(rng)?)
     }
 
     /// The relinearization key (`evk = KSGen(s^2, s)`).
     ///
     /// Errors: sampler errors.
-    pub fn relin_key(&self, rng: &mut Csprng) -> CkksResult<RelinKey> {
+    pub fn relin_key(&self, rng: &mut Csprng) -> Result<RelinKey> {
         Ok(self.inner.relin_key(rng)?)
     }
 
@@ -85,7 +85,7 @@ impl KeyGenerator {
         steps: &[i64],
         conjugate: bool,
         rng: &mut Csprng,
-    ) -> CkksResult<GaloisKeys> {
+    ) -> Result<GaloisKeys> {
         Ok(self.inner.galois_keys_for_steps(steps, conjugate, rng)?)
     }
 
@@ -104,12 +104,7 @@ impl KeyGenerator {
     /// The secret key, a public key, the relinearization key and Galois keys for `steps` (+ conjugation).
     ///
     /// Errors: sampler errors.
-    pub fn generate_all(
-        &self,
-        steps: &[i64],
-        conjugate: bool,
-        rng: &mut Csprng,
-    ) -> CkksResult<KeySet> {
+    pub fn generate_all(&self, steps: &[i64], conjugate: bool, rng: &mut Csprng) -> Result<KeySet> {
         Ok(KeySet {
             secret: self.secret_key().clone(),
             public: self.public_key(rng)?,

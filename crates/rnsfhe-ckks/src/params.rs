@@ -15,7 +15,7 @@
 
 use rnsfhe_core::{ConversionMode, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
 
-use crate::ckks_error::{CkksError, CkksResult};
+use crate::error::{Error, Result};
 use rnsfhe_core::security::{max_log_qp, SecurityLevel};
 
 /// How scales evolve under rescaling (DESIGN "Core types": the two policies of the papers).
@@ -86,11 +86,11 @@ impl CkksParams {
     /// `log2(QP)` under the HE Standard bound ([`max_log_qp`]). Uniform ternary secret, `sigma = 3.2`,
     /// fast conversion, exact-scale rescaling.
     ///
-    /// Errors: [`CkksError::InvalidParams`] for `log_scale` outside `[20, 60]` or when no `N <= 2^17`
+    /// Errors: [`Error::InvalidParams`] for `log_scale` outside `[20, 60]` or when no `N <= 2^17`
     /// fits.
-    pub fn generate(depth: usize, log_scale: u32, level: SecurityLevel) -> CkksResult<Self> {
+    pub fn generate(depth: usize, log_scale: u32, level: SecurityLevel) -> Result<Self> {
         if !(20..=60).contains(&log_scale) {
-            return Err(CkksError::InvalidParams {
+            return Err(Error::InvalidParams {
                 what: "log_scale",
                 reason: format!("log_scale = {log_scale} must be in [20, 60]"),
             });
@@ -130,7 +130,7 @@ impl CkksParams {
                 }
             }
         }
-        Err(CkksError::InvalidParams {
+        Err(Error::InvalidParams {
             what: "depth",
             reason: format!(
                 "depth {depth} at log_scale {log_scale} needs log2(QP) ≈ {need}, beyond the {level} bound of \

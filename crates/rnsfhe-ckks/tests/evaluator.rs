@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use common::{bits, c, complex_values, rng, small, values};
 use rnsfhe_ckks::{
-    CkksContext, CkksDecryptor, CkksEncryptor, CkksError, Complex64, ConversionMode, Evaluator,
+    CkksContext, CkksDecryptor, CkksEncryptor, Complex64, ConversionMode, Error, Evaluator,
     KeyGenerator, KeySet, RescalingPolicy,
 };
 
@@ -152,7 +152,7 @@ fn arithmetic_levels_and_scales() {
         assert!(bits(&c(&expect), &got) >= FRESH_BITS - 4.0);
         assert!(matches!(
             s.eval.rescale(&cur),
-            Err(CkksError::NotEnoughLevels {
+            Err(Error::NotEnoughLevels {
                 level: 1,
                 needed: 2,
                 more: 1,
@@ -161,7 +161,7 @@ fn arithmetic_levels_and_scales() {
         ));
         assert!(matches!(
             s.eval.multiply(&cur, &cur),
-            Err(CkksError::ScaleTooLarge { level: 1, .. })
+            Err(Error::ScaleTooLarge { level: 1, .. })
         ));
     }
 }
@@ -202,7 +202,7 @@ fn scale_alignment_default_and_strict() {
     assert!(
         matches!(
             err,
-            CkksError::ScaleMismatch {
+            Error::ScaleMismatch {
                 left_level: 4,
                 right_level: 4,
                 ..
@@ -215,7 +215,7 @@ fn scale_alignment_default_and_strict() {
     let err = strict.add(&ca, &low).unwrap_err();
     assert!(matches!(
         err,
-        CkksError::LevelMismatch {
+        Error::LevelMismatch {
             left_level: 4,
             right_level: 2,
             ..
@@ -316,39 +316,24 @@ fn bad_inputs_are_errors() {
     // Vector longer than the slot count.
     let long = values(slots + 1, 2);
     let err = s.enc.encrypt(long.as_slice(), &mut r).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            CkksError::Encoding(rnsfhe_ckks::Error::TooManyValues { .. })
-        ),
-        "{err}"
-    );
+    assert!(matches!(err, Error::TooManyValues { .. }), "{err}");
 
     // Scale too large for the modulus.
     let err = s
         .ctx
         .encode_at_scale(&c(&[1.0]), slots, 1, 2f64.powi(60))
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            CkksError::Encoding(rnsfhe_ckks::Error::ScaleTooLarge { .. })
-        ),
-        "{err}"
-    );
+    assert!(matches!(err, Error::EncodingScaleTooLarge { .. }), "{err}");
 
     // Missing Galois key: the error names the step.
     let err = s.eval.rotate(&ca, 5).unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("rotation step 5"), "{msg}");
     let bare = Evaluator::new(&s.ctx);
-    assert!(matches!(
-        bare.rotate(&ca, 1),
-        Err(CkksError::MissingKey { .. })
-    ));
+    assert!(matches!(bare.rotate(&ca, 1), Err(Error::MissingKey { .. })));
     assert!(matches!(
         bare.multiply(&ca, &ca),
-        Err(CkksError::MissingKey { .. })
+        Err(Error::MissingKey { .. })
     ));
 
     // No level left.
@@ -364,7 +349,7 @@ fn bad_inputs_are_errors() {
     let eval2 = Evaluator::new(&ctx2);
     assert!(matches!(
         eval2.add(&ca, &ca),
-        Err(CkksError::ContextMismatch { .. })
+        Err(Error::ContextMismatch { .. })
     ));
     assert!(eval2.with_relin_key(s.keys.relin.clone()).is_err());
     assert!(CkksDecryptor::new(&ctx2, &s.keys.secret).is_err());
@@ -374,7 +359,7 @@ fn bad_inputs_are_errors() {
     let cs = s.enc.encrypt_plaintext(&sparse, &mut r).unwrap();
     assert!(matches!(
         s.eval.add(&ca, &cs),
-        Err(CkksError::SlotsMismatch { .. })
+        Err(Error::SlotsMismatch { .. })
     ));
     assert!(s.eval.drop_to_level(&ca, 0).is_err());
     assert!(s.eval.drop_to_level(&ca, 5).is_err());
@@ -389,7 +374,7 @@ fn bad_inputs_are_errors() {
     bad.q0_bits = 30;
     assert!(matches!(
         CkksContext::new(bad),
-        Err(CkksError::InvalidParams {
+        Err(Error::InvalidParams {
             what: "q0_bits",
             ..
         })
@@ -398,7 +383,7 @@ fn bad_inputs_are_errors() {
     bad.dnum = 2;
     assert!(matches!(
         CkksContext::new(bad),
-        Err(CkksError::InvalidParams {
+        Err(Error::InvalidParams {
             what: "q0_bits",
             ..
         })

@@ -1,0 +1,199 @@
+//! Errors of `rnsfhe-ckks`: the encoder, the precision statistics and the scheme layer (parameters,
+//! context, keys, encryption, evaluator) all report [`Error`](enum@Error).
+//!
+//! [`Error`](enum@Error) wraps the core's, the ring's and the math layer's errors and adds the encoder's and the
+//! scheme-level ones. Every variant carries the numbers at fault (levels are limb counts, as in
+//! `rnsfhe-core`; scales are given as `log2`) and says what to do.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in `rnsfhe-ckks`; variants carry the values at fault.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum Error {
+    /// An error of the RLWE layer (keys, key switching, missing Galois key naming the step, ...).
+    #[error(transparent)]
+    Core(#[from] rnsfhe_core::Error),
+    /// An error of the ring layer (basis mismatch, malformed polynomial, ...).
+    #[error(transparent)]
+    Ring(#[from] rnsfhe_ring::Error),
+    /// An error of the math layer (degree, modulus, prime search, samplers).
+    #[error(transparent)]
+    Math(#[from] rnsfhe_math::Error),
+    /// A slot count that is not a power of two in `[1, N/2]`.
+    #[error("invalid slot count {slots} for N = {n}: it must be a power of two between 1 and N/2 = {max}")]
+    InvalidSlots {
+        /// The requested slot count.
+        slots: usize,
+        /// Ring degree.
+        n: usize,
+        /// Largest slot count, `N/2`.
+        max: usize,
+    },
+    /// More values than slots.
+    #[error("{values} values do not fit in {slots} slots: encode at most {slots} values, or use more slots (up to N/2 = {max})")]
+    TooManyValues {
+        /// Number of values given.
+        values: usize,
+        /// Slot count requested.
+        slots: usize,
+        /// Largest slot count, `N/2`.
+        max: usize,
+    },
+    /// A polynomial whose ring degree differs from the encoder's.
+    #[error("ring degree mismatch: the encoder is for N = {encoder}, the polynomial or basis has N = {other}")]
+    DegreeMismatch {
+        /// The encoder's degree.
+        encoder: usize,
+        /// The operand's degree.
+        other: usize,
+    },
+    /// A scale that is not a positive finite number.
+    #[error("scale {scale} is invalid: it must be a finite number > 0 (typically 2^40 to 2^60)")]
+    InvalidScale {
+        /// The scale given.
+        scale: f64,
+    },
+    /// A NaN or infinite value among the inputs.
+    #[error("{what} at index {index} is not finite ({value}): only finite numbers can be encoded")]
+    NonFinite {
+        /// Which input.
+        what: &'static str,
+        /// Position in the input.
+        index: usize,
+        /// The offending value (real or imaginary part).
+        value: f64,
+    },
+    /// Scaled coefficients that do not fit the centered range of the modulus (encoder).
+    #[error("scale too large for the modulus: log2(scale) = {log2_scale:.2} gives coefficients up to 2^{log2_max_coeff:.2}, but the modulus only holds |c| < Q/2 = 2^{log2_half_q:.2}; lower the scale, shrink the values, or encode at a higher level")]
+    EncodingScaleTooLarge {
+        /// `log2` of the scale.
+        log2_scale: f64,
+        /// `log2` of the largest scaled coefficient (`inf` when not finite).
+        log2_max_coeff: f64,
+        /// `log2(Q / 2)` of the basis.
+        log2_half_q: f64,
+    },
+    /// Two inputs whose lengths must agree.
+    #[error("length mismatch in {what}: expected {expected}, got {got}")]
+    LengthMismatch {
+        /// Which inputs.
+        what: &'static str,
+        /// Expected length.
+        expected: usize,
+        /// Actual length.
+        got: usize,
+    },
+    /// An input that must not be empty.
+    #[error("{what} must not be empty")]
+    Empty {
+        /// Which input.
+        what: &'static str,
+    },
+    /// Parameters rejected by [`crate::CkksContext::new`] or by the parameter generator.
+    #[error("invalid CKKS parameter {what}: {reason}")]
+    InvalidParams {
+        /// The parameter at fault.
+        what: &'static str,
+        /// Why, with the numbers, and what to do.
+        reason: String,
+    },
+    /// Two operands at different levels, in strict mode (the default evaluator drops the higher one).
+    #[error("level mismatch in {operation}: left operand has level {left_level} (limbs) and log2 scale {left_log_scale:.3}, right operand has level {right_level} and log2 scale {right_log_scale:.3}; drop the higher one with Evaluator::drop_to_level, or use a non-strict evaluator")]
+    LevelMismatch {
+        /// The operation attempted.
+        operation: &'static str,
+        /// Level (limb count) of the left operand.
+        left_level: usize,
+        /// `log2` of the left operand's scale.
+        left_log_scale: f64,
+        /// Level (limb count) of the right operand.
+        right_level: usize,
+        /// `log2` of the right operand's scale.
+        right_log_scale: f64,
+    },
+    /// Two operands whose scales differ by more than the tolerance and could not be aligned.
+    #[error("scale mismatch in {operation}: left operand has level {left_level} (limbs) and log2 scale {left_log_scale:.6}, right operand has level {right_level} and log2 scale {right_log_scale:.6} (relative difference {relative:.3e} > tolerance {tolerance:.3e}); {hint}")]
+    ScaleMismatch {
+        /// The operation attempted.
+        operation: &'static str,
+        /// Level (limb count) of the left operand.
+        left_level: usize,
+        /// `log2` of the left operand's scale.
+        left_log_scale: f64,
+        /// Level (limb count) of the right operand.
+        right_level: usize,
+        /// `log2` of the right operand's scale.
+        right_log_scale: f64,
+        /// `|s_left / s_right - 1|`.
+        relative: f64,
+        /// The tolerance of the context's rescaling policy.
+        tolerance: f64,
+        /// What to do.
+        hint: &'static str,
+    },
+    /// An operation needs more levels than the operand has left.
+    #[error("not enough levels for {operation}: the operand is at level {level} (limbs) with log2 scale {log_scale:.3}, the operation needs at least level {needed} ({more} more); use parameters with more levels (CkksParams::levels) or rescale less often")]
+    NotEnoughLevels {
+        /// The operation attempted.
+        operation: &'static str,
+        /// Level (limb count) of the operand.
+        level: usize,
+        /// `log2` of its scale.
+        log_scale: f64,
+        /// The smallest level the operation accepts.
+        needed: usize,
+        /// How many levels are missing.
+        more: usize,
+    },
+    /// A result scale that leaves no room for the message in the modulus (evaluator).
+    #[error("scale too large for the modulus in {operation}: the result would have log2 scale {log_scale:.3} at level {level} (limbs), whose modulus only has log2 Q / 2 = {log_half_q:.3}; rescale the operands first")]
+    ScaleTooLarge {
+        /// The operation attempted.
+        operation: &'static str,
+        /// `log2` of the resulting scale.
+        log_scale: f64,
+        /// The level (limb count).
+        level: usize,
+        /// `log2(Q_l / 2)`.
+        log_half_q: f64,
+    },
+    /// Operands encoding different numbers of slots.
+    #[error("slot count mismatch in {operation}: left operand has {left} slots, right has {right}; encode both with the same slot count")]
+    SlotsMismatch {
+        /// The operation attempted.
+        operation: &'static str,
+        /// Slots of the left operand.
+        left: usize,
+        /// Slots of the right operand.
+        right: usize,
+    },
+    /// A ciphertext, plaintext or key made with other parameters.
+    #[error("{object} belongs to another CKKS context: its parameter fingerprint is {got:#018x}, this context's is {expected:#018x}; use objects made with the same parameters")]
+    ContextMismatch {
+        /// What was passed.
+        object: &'static str,
+        /// This context's fingerprint.
+        expected: u64,
+        /// The object's fingerprint.
+        got: u64,
+    },
+    /// An evaluator without the key an operation needs.
+    #[error("{operation} needs a {key}, but the evaluator has none; build it with Evaluator::new(ctx).with_relin_key(..) / .with_galois_keys(..) (keys from ckks::KeyGenerator)")]
+    MissingKey {
+        /// The operation attempted.
+        operation: &'static str,
+        /// Which key.
+        key: &'static str,
+    },
+    /// An invalid argument (a step count, a level, a non-finite constant, ...).
+    #[error("invalid argument to {operation}: {reason}")]
+    InvalidArgument {
+        /// The operation attempted.
+        operation: &'static str,
+        /// Why, with the numbers.
+        reason: String,
+    },
+}
+
+/// Result alias of this crate.
+pub type Result<T> = std::result::Result<T, Error>;
