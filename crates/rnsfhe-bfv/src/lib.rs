@@ -16,6 +16,8 @@
 //! * [`Evaluator`]: addition, subtraction, negation, plaintext and scalar operations, and multiplication
 //!   per HPS Section 4.5 (basis extension `Q -> P`, tensor product in `R_QP`, complex scaling, extension
 //!   back to `Q`, CRT relinearization) ([`evaluator`]).
+//! * [`BfvParams::generate`] and [`BfvPreset`]: the parameter selection of HPS Section 6.1 and the rows
+//!   of HPS Table 3 ([`generator`]).
 //!
 //! ```
 //! use rnsfhe_bfv::{BatchEncoder, BfvContext, BfvParams, Decryptor, Encryptor, Evaluator, KeyGenerator};
@@ -45,6 +47,7 @@ pub mod encoder;
 pub mod encryption;
 pub mod error;
 pub mod evaluator;
+pub mod generator;
 pub mod keys;
 pub mod params;
 
@@ -52,5 +55,6 @@ pub use encoder::{BatchEncoder, CoeffEncoder, Plaintext};
 pub use encryption::{Ciphertext, Decryptor, Encryptor, MAX_BUDGET_LOG_Q};
 pub use error::{BfvError, BfvResult};
 pub use evaluator::Evaluator;
+pub use generator::BfvPreset;
 pub use keys::{KeyGenerator, PublicKey, RelinKey, SecretKey};
 pub use params::{max_log_q_128, BfvContext, BfvParams, HPS_SIGMA, MAX_PLAINTEXT_MODULUS};

@@ -1,0 +1,312 @@
+//! The parameter generator of HPS Section 6.1 ([`BfvParams::generate`]) and the presets of HPS Table 3
+//! ([`BfvPreset`]).
+//!
+//! # Procedure (HPS Sections 5.1 and 6.1)
+//!
+//! For a plaintext modulus `t` and a multiplicative depth `L`, the generator walks the ring degrees
+//! `N = 2^10, ..., 2^17` upwards and returns the first one for which a ciphertext modulus `Q` of `k`
+//! primes of about [`PRIME_BITS`] = 55 bits both
+//!
+//! * satisfies the depth-`L` correctness condition of the HPS RNS variant, Eqs. (10)-(13):
+//!   `C'_1^L V + L C'_1^(L-1) C'_2 < (Delta - r_t(Q)) / 4`, and
+//! * stays within the 128-bit Homomorphic Encryption Standard bound on `log2(Q)` for a uniform ternary
+//!   secret ([`rnsfhe_core::security::max_log_qp`]).
+//!
+//! `k` is the fewest primes whose nominal bit sizes cover the correctness bound ("the minimum ciphertext
+//! modulus bitwidth that satisfied the correctness constraint for the lowest ring dimension", Section
+//! 6.1). The `k` primes are 55-bit NTT primes, except that when `55 k` exceeds the HE Standard bound
+//! their total bit size is capped at that bound and spread evenly (some primes of 54 bits).
+//!
+//! # Constants (HPS Section 6.1)
+//!
+//! * `delta = 2 sqrt(N)`: the heuristic expansion factor (`C = 2` in `delta = C sqrt(N)`).
+//! * `sigma = 8 / sqrt(2 pi)` ([`crate::HPS_SIGMA`]), `B_e = 6 sigma`.
+//! * Uniform ternary secret: `||s||_inf = 1`.
+//! * `||epsilon_s||_inf < 1/4` (Section 5.1), so the factor `1 + 2 ||epsilon_s||` of Eq. (13) is `3/2`.
+//! * Relinearization: base `w = 2^30` digits of each residue for depths up to 10, plain CRT decomposition
+//!   (`w = 2^nu`, one digit per residue) beyond.
+//! * Auxiliary basis: `P >= 2 t N Q`, primes of 56 bits.
+//!
+//! # Differences from HPS Table 3
+//!
+//! HPS chose `N` with their own run of the LWE estimator (Section 6.1, "Security"), not the HE Standard
+//! table, and Table 3 reports `log2 q` as the nominal `55 k`. Where `55 k` exceeds the HE Standard bound
+//! (`L = 1, 5, 10, 20`: 55 > 54, 110 > 109, 220 > 218, 440 > 438) the generator keeps the same `N` and
+//! `k` but caps `log2 Q` at the bound, i.e. 1 or 2 bits below the table.
+
+use crate::error::{BfvError, BfvResult};
+use crate::params::{BfvParams, HPS_SIGMA, MAX_PLAINTEXT_MODULUS};
+use rnsfhe_core::security::max_log_qp;
+use rnsfhe_core::SecurityLevel;
+use rnsfhe_math::primes::ntt_primes_of_bits;
+
+/// Nominal bit size `nu` of the ciphertext primes (HPS Table 3: `log2 q_i ~ 55`).
+pub const PRIME_BITS: u32 = 55;
+
+/// Bit size of the auxiliary primes `p_j` (one more than [`PRIME_BITS`], so they differ from every `q_i`).
+const AUX_PRIME_BITS: u32 = PRIME_BITS + 1;
+
+/// Relinearization digit size `log2 w` for depths up to [`RELIN_DIGIT_MAX_DEPTH`] (HPS Section 6.1).
+pub const RELIN_DIGIT_BITS: u32 = 30;
+
+/// Largest depth relinearized with base-`2^30` digits; deeper circuits use the CRT decomposition alone
+/// (HPS Section 6.1).
+pub const RELIN_DIGIT_MAX_DEPTH: usize = 10;
+
+/// Smallest and largest `log2(N)` of the search (the span of the HE Standard table).
+const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 10..=17;
+
+/// `log2` of the right-hand side `4 (C'_1^L V + L C'_1^(L-1) C'_2) + ...` of the HPS correctness condition:
+/// the smallest `log2(Q)` for which Eq. (10) holds after a depth-`depth` binary tree of multiplications
+/// (Eq. (11)), for ring degree `2^log_n`, plaintext modulus `t` and `k` ciphertext primes of `nu` bits.
+///
+/// * Fresh noise (Section 5.1): `V = B_e (1 + 2 delta ||s||)`.
+/// * Eq. (12): `C'_1 = (1 + epsilon'_2) delta^2 t ||s||`, `epsilon'_2 = 5 / (delta ||s||)`.
+/// * Eq. (13): `C'_2 = delta^2 ||s|| ((1 + 2 ||epsilon_s||) ||s|| + t^2) + delta l_{w,2^nu} w k B_e`.
+/// * Eq. (10): `||v'|| < (Delta - r_t(Q)) / 4` with `Delta = floor(Q/t)` and `0 <= r_t(Q) < t`, which holds
+///   when `Q >= t (4 B + t + 1)`, `B` the bound of Eq. (11).
+///
+/// Computed in the log domain (`C'_1^L` overflows `f64` for large depths).
+pub fn required_log_q(log_n: u32, t: u64, depth: usize, k: usize, nu: u32) -> f64 {
+    let n = (1u64 << log_n) as f64;
+    let t = t as f64;
+    let s = 1.0; // ||s||_inf of a uniform ternary secret
+    let delta = 2.0 * n.sqrt(); // Section 6.1: delta = 2 sqrt(n)
+    let b_e = 6.0 * HPS_SIGMA; // Section 6.1: B_e = 6 sigma
+    let eps_s = 0.25; // Section 5.1: ||epsilon_s|| < 1/4
+    let (log_w, digits) = relin_decomposition(depth, nu);
+    let v = b_e * (1.0 + 2.0 * delta * s);
+    let c1 = (1.0 + 5.0 / (delta * s)) * delta * delta * t * s;
+    let c2 = delta * delta * s * ((1.0 + 2.0 * eps_s) * s + t * t)
+        + delta * digits as f64 * (log_w as f64).exp2() * k as f64 * b_e;
+    let l = depth as f64;
+    // log2(C1^L V + L C1^(L-1) C2) = (L - 1) log2 C1 + log2(C1 V + L C2).
+    let log_b = (l - 1.0) * c1.log2() + (c1 * v + l * c2).log2();
+    // log2(t (4 B + t + 1)) = log2 t + log2(4 B (1 + (t + 1) / 4B)).
+    let log_4b = log_b + 2.0;
+    t.log2() + log_4b + ((t + 1.0) / log_4b.exp2()).ln_1p() / std::f64::consts::LN_2
+}
+
+/// `(log2 w, l_{w,2^nu})` of the relinearization of HPS Section 6.1: base-`2^30` digits up to depth 10
+/// (`ceil(nu / 30)` digits per residue), the plain CRT decomposition (`w = 2^nu`, one digit) beyond.
+fn relin_decomposition(depth: usize, nu: u32) -> (u32, u32) {
+    if depth <= RELIN_DIGIT_MAX_DEPTH && nu > RELIN_DIGIT_BITS {
+        (RELIN_DIGIT_BITS, nu.div_ceil(RELIN_DIGIT_BITS))
+    } else {
+        (nu, 1)
+    }
+}
+
+/// Bit sizes of `k` primes with total `total` bits spread evenly (larger ones last).
+fn spread_bits(total: u32, k: usize) -> Vec<u32> {
+    let k32 = k as u32;
+    let base = total / k32;
+    let extra = total % k32;
+    (0..k32)
+        .map(|i| if i >= k32 - extra { base + 1 } else { base })
+        .collect()
+}
+
+impl BfvParams {
+    /// Parameters for plaintext modulus `t` and multiplicative depth `depth` by the procedure of HPS
+    /// Section 6.1 (see [`crate::generator`]): the smallest ring degree `N` in `2^10 .. 2^17` for which
+    /// `k` primes of about 55 bits satisfy the depth-`L` correctness condition of HPS Eqs. (10)-(13)
+    /// ([`required_log_q`]) within the 128-bit HE Standard bound on `log2(Q)`; auxiliary primes with
+    /// `P >= 2 t N Q`; base-`2^30` relinearization digits up to depth 10, CRT decomposition beyond.
+    ///
+    /// Errors: [`BfvError::InvalidParams`] for `depth = 0` or when no `N <= 2^17` fits;
+    /// [`BfvError::InvalidPlaintextModulus`] for `t` outside `[2, 2^60]` or not below every chosen prime;
+    /// prime search errors.
+    pub fn generate(t: u64, depth: usize) -> BfvResult<Self> {
+        if depth == 0 {
+            return Err(BfvError::InvalidParams {
+                what: "depth",
+                reason: "the multiplicative depth must be at least 1".into(),
+            });
+        }
+        if !(2..=MAX_PLAINTEXT_MODULUS).contains(&t) {
+            return Err(BfvError::InvalidPlaintextModulus {
+                t,
+                reason: format!("it must satisfy 2 <= t <= 2^60 = {MAX_PLAINTEXT_MODULUS}"),
+            });
+        }
+        for log_n in LOG_N_RANGE {
+            let Some(bound) = max_log_qp(1usize << log_n, SecurityLevel::Bits128) else {
+                continue;
+            };
+            // The fewest primes covering the bound; the relinearization term grows with k (Eq. (13)),
+            // so iterate to a fixed point (k only increases).
+            let mut k = 1usize;
+            let needed = loop {
+                let needed = required_log_q(log_n, t, depth, k, PRIME_BITS);
+                let k_needed = (needed / PRIME_BITS as f64).ceil().max(1.0) as usize;
+                if k_needed <= k {
+                    break needed;
+                }
+                k = k_needed;
+            };
+            if needed > bound as f64 {
+                continue;
+            }
+            let total = (PRIME_BITS as usize * k).min(bound as usize) as u32;
+            let bits = spread_bits(total, k);
+            let two_n = 2u64 << log_n;
+            let mut q_moduli: Vec<u64> = Vec::with_capacity(k);
+            for b in [PRIME_BITS, PRIME_BITS - 1]
+                .into_iter()
+                .chain((20..PRIME_BITS - 1).rev())
+            {
+                let count = bits.iter().filter(|&&x| x == b).count();
+                if count > 0 {
+                    let found = ntt_primes_of_bits(b, two_n, count, &q_moduli)?;
+                    q_moduli.extend(found);
+                }
+            }
+            if q_moduli.len() != k {
+                return Err(BfvError::InvalidParams {
+                    what: "q primes",
+                    reason: format!(
+                        "could not split {total} bits into {k} primes of 20 to {PRIME_BITS} bits"
+                    ),
+                });
+            }
+            let log_q: f64 = q_moduli.iter().map(|&q| (q as f64).log2()).sum();
+            if log_q < needed || log_q > bound as f64 {
+                continue;
+            }
+            if let Some(&q) = q_moduli.iter().find(|&&q| q <= t) {
+                return Err(BfvError::InvalidPlaintextModulus {
+                    t,
+                    reason: format!(
+                        "the generated ciphertext prime q = {q} is not above t; use a smaller t"
+                    ),
+                });
+            }
+            // P >= 2 t N Q (Section 6.1); each p_j >= 2^(AUX_PRIME_BITS - 1).
+            let needed_p = 1.0 + (t as f64).log2() + log_n as f64 + log_q;
+            let k_p = (needed_p / (AUX_PRIME_BITS - 1) as f64).floor() as usize + 1;
+            let p_moduli = ntt_primes_of_bits(AUX_PRIME_BITS, two_n, k_p, &q_moduli)?;
+            let relin_base_log = (depth <= RELIN_DIGIT_MAX_DEPTH).then_some(RELIN_DIGIT_BITS);
+            return Ok(Self {
+                log_n,
+                plaintext_modulus: t,
+                q_moduli,
+                p_moduli,
+                relin_base_log,
+                sigma: HPS_SIGMA,
+                allow_insecure: false,
+            });
+        }
+        Err(BfvError::InvalidParams {
+            what: "depth",
+            reason: format!(
+                "no ring degree up to 2^17 supports depth {depth} with t = {t} within the 128-bit HE \
+                 Standard bound on log2(Q) (HPS Sections 5.1 and 6.1); lower the depth or t"
+            ),
+        })
+    }
+}
+
+/// The parameter sets of HPS Table 3 (`t = 2`, `log2 q_i ~ 55`, `lambda >= 128`), generated by
+/// [`BfvParams::generate`].
+///
+/// | preset | `L` | `N` | HPS `log2 q` | `k` |
+/// |---|---|---|---|---|
+/// | [`BfvPreset::T2Depth1`] | 1 | `2^11` | 55 | 1 |
+/// | [`BfvPreset::T2Depth5`] | 5 | `2^12` | 110 | 2 |
+/// | [`BfvPreset::T2Depth10`] | 10 | `2^13` | 220 | 4 |
+/// | [`BfvPreset::T2Depth20`] | 20 | `2^14` | 440 | 8 |
+/// | [`BfvPreset::T2Depth30`] | 30 | `2^15` | 605 | 11 |
+/// | [`BfvPreset::T2Depth50`] | 50 | `2^16` | 1045 | 19 |
+/// | [`BfvPreset::T2Depth100`] | 100 | `2^17` | 2090 | 38 |
+///
+/// The generated `log2 Q` is 1-2 bits below the table for `L <= 20`, capped by the HE Standard bound
+/// (see [`crate::generator`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BfvPreset {
+    /// `t = 2`, depth 1 (HPS Table 3, first row).
+    T2Depth1,
+    /// `t = 2`, depth 5.
+    T2Depth5,
+    /// `t = 2`, depth 10.
+    T2Depth10,
+    /// `t = 2`, depth 20.
+    T2Depth20,
+    /// `t = 2`, depth 30.
+    T2Depth30,
+    /// `t = 2`, depth 50.
+    T2Depth50,
+    /// `t = 2`, depth 100 (HPS Table 3, last row).
+    T2Depth100,
+}
+
+impl BfvPreset {
+    /// Every preset, in the row order of HPS Table 3.
+    pub const ALL: [BfvPreset; 7] = [
+        BfvPreset::T2Depth1,
+        BfvPreset::T2Depth5,
+        BfvPreset::T2Depth10,
+        BfvPreset::T2Depth20,
+        BfvPreset::T2Depth30,
+        BfvPreset::T2Depth50,
+        BfvPreset::T2Depth100,
+    ];
+
+    /// The plaintext modulus `t` (2 for every row of HPS Table 3).
+    pub fn plaintext_modulus(self) -> u64 {
+        2
+    }
+
+    /// The multiplicative depth `L`.
+    pub fn depth(self) -> usize {
+        match self {
+            BfvPreset::T2Depth1 => 1,
+            BfvPreset::T2Depth5 => 5,
+            BfvPreset::T2Depth10 => 10,
+            BfvPreset::T2Depth20 => 20,
+            BfvPreset::T2Depth30 => 30,
+            BfvPreset::T2Depth50 => 50,
+            BfvPreset::T2Depth100 => 100,
+        }
+    }
+
+    /// `(log2 N, log2 q, k)` as printed in HPS Table 3 (`log2 q` is the nominal `55 k`).
+    pub fn paper_row(self) -> (u32, u32, usize) {
+        match self {
+            BfvPreset::T2Depth1 => (11, 55, 1),
+            BfvPreset::T2Depth5 => (12, 110, 2),
+            BfvPreset::T2Depth10 => (13, 220, 4),
+            BfvPreset::T2Depth20 => (14, 440, 8),
+            BfvPreset::T2Depth30 => (15, 605, 11),
+            BfvPreset::T2Depth50 => (16, 1045, 19),
+            BfvPreset::T2Depth100 => (17, 2090, 38),
+        }
+    }
+
+    /// The generated parameters: [`BfvParams::generate`]`(2, L)`.
+    ///
+    /// Errors: those of [`BfvParams::generate`] (prime search only, for these rows).
+    pub fn params(self) -> BfvResult<BfvParams> {
+        BfvParams::generate(self.plaintext_modulus(), self.depth())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_bits_is_even() {
+        assert_eq!(spread_bits(109, 2), vec![54, 55]);
+        assert_eq!(spread_bits(438, 8), vec![54, 54, 55, 55, 55, 55, 55, 55]);
+        assert_eq!(spread_bits(55, 1), vec![55]);
+    }
+
+    #[test]
+    fn rejects_bad_inputs() {
+        assert!(BfvParams::generate(2, 0).is_err());
+        assert!(BfvParams::generate(1, 1).is_err());
+        assert!(BfvParams::generate(2, 10_000).is_err());
+    }
+}
