@@ -335,6 +335,24 @@ struct PyBasisConverter {
     converter: BasisConverter,
 }
 
+impl PyBasisConverter {
+    /// Reads `x` (shape (source limbs, n)) and applies a per-coefficient function of the converter with the
+    /// GIL released.
+    fn per_coefficient<'py>(
+        &self,
+        x: &Bound<'py, PyAny>,
+        f: fn(&BasisConverter, &[u64]) -> rnsfhe::ring::Result<Vec<u64>>,
+    ) -> PyResult<Bound<'py, PyArray1<u64>>> {
+        let py = x.py();
+        let from = self.converter.from();
+        let input = read_limbs(x, from.len(), from.degree())?;
+        let v = py
+            .allow_threads(|| f(&self.converter, &input))
+            .map_err(value_error)?;
+        Ok(PyArray1::from_vec(py, v))
+    }
+}
+
 #[pymethods]
 impl PyBasisConverter {
     #[new]
@@ -380,16 +398,7 @@ impl PyBasisConverter {
     /// error_terms(x) -> numpy.ndarray[uint64] of shape (n,): the multiple v of Q the mode subtracts for each
     /// coefficient (0 for "fast"; round(sum_i y_i / q_i) for the exact modes).
     fn error_terms<'py>(&self, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let py = x.py();
-        let input = read_limbs(
-            x,
-            self.converter.from().len(),
-            self.converter.from().degree(),
-        )?;
-        let v = py
-            .allow_threads(|| self.converter.error_terms(&input))
-            .map_err(value_error)?;
-        Ok(PyArray1::from_vec(py, v))
+        self.per_coefficient(x, BasisConverter::error_terms)
     }
 
     /// unguarded_error_terms(x) -> numpy.ndarray[uint64] of shape (n,): the raw Qu-Xu Algorithm 4 term
@@ -399,16 +408,7 @@ impl PyBasisConverter {
         &self,
         x: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let py = x.py();
-        let input = read_limbs(
-            x,
-            self.converter.from().len(),
-            self.converter.from().degree(),
-        )?;
-        let v = py
-            .allow_threads(|| self.converter.qu_xu_error_terms_unguarded(&input))
-            .map_err(value_error)?;
-        Ok(PyArray1::from_vec(py, v))
+        self.per_coefficient(x, BasisConverter::qu_xu_error_terms_unguarded)
     }
 
     /// The conversion mode: "fast", "exact_float" or "exact_integer".
