@@ -22,6 +22,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rnsfhe_math::simd::{map_in_place, sum_of_products, SubMulShoup, SubMulShoupAdd, Weights};
 use rnsfhe_math::NttPlan;
 use rnsfhe_ring::{Ntt, Poly};
 
@@ -52,13 +53,18 @@ mod scratch {
         static POOL: RefCell<Vec<Vec<u64>>> = const { RefCell::new(Vec::new()) };
     }
 
-    /// A zeroed buffer of `len` words, reusing a pooled allocation when one is large enough.
-    pub(super) fn take(len: usize) -> Vec<u64> {
-        let reused = POOL.with(|p| {
+    /// A pooled buffer of capacity at least `len`, if this thread has one.
+    fn pop(len: usize) -> Option<Vec<u64>> {
+        POOL.with(|p| {
             let mut p = p.borrow_mut();
             let i = p.iter().position(|b| b.capacity() >= len)?;
             Some(p.swap_remove(i))
-        });
+        })
+    }
+
+    /// A zeroed buffer of `len` words, reusing a pooled allocation when one is large enough.
+    pub(super) fn take(len: usize) -> Vec<u64> {
+        let reused = pop(len);
         match reused {
             Some(mut b) => {
                 b.clear();
@@ -69,13 +75,23 @@ mod scratch {
         }
     }
 
+    /// A buffer of `len` words with unspecified (earlier ciphertext) contents, for outputs that are
+    /// overwritten entirely: skips the zeroing of [`take`].
+    pub(super) fn take_dirty(len: usize) -> Vec<u64> {
+        let reused = pop(len);
+        match reused {
+            Some(mut b) => {
+                b.truncate(len);
+                b.resize(len, 0);
+                b
+            }
+            None => vec![0u64; len],
+        }
+    }
+
     /// A copy of `src` in a pooled buffer.
     pub(super) fn take_copy(src: &[u64]) -> Vec<u64> {
-        let reused = POOL.with(|p| {
-            let mut p = p.borrow_mut();
-            let i = p.iter().position(|b| b.capacity() >= src.len())?;
-            Some(p.swap_remove(i))
-        });
+        let reused = pop(src.len());
         match reused {
             Some(mut b) => {
                 b.clear();
@@ -226,27 +242,38 @@ impl RlweContext {
             }
         }
         let ext_len = tables.ext.len();
-        let plans = tables.ext.plans();
-        let mut out0 = scratch::take(ext_len * n);
-        let mut out1 = scratch::take(ext_len * n);
-        // Limb by limb (the two accumulators stay in cache while every digit is added), with the NTT
-        // engine's vectorized multiply-accumulate.
+        let moduli = tables.ext.moduli();
+        // Both outputs are overwritten entirely: no zeroing.
+        let mut out0 = scratch::take_dirty(ext_len * n);
+        let mut out1 = scratch::take_dirty(ext_len * n);
+        // Limb by limb: each output limb is a sum of `digits x key limb` products, accumulated lazily
+        // and reduced once ([`rnsfhe_math::simd::sum_of_products`]). Digits read through `perm` are
+        // gathered into a per-thread copy first.
         let limb = |t: usize, o0: &mut [u64], o1: &mut [u64], tmp: &mut Vec<u64>| {
             let kt = if t < l { t } else { big_l + t - l };
-            let engine = plans[t].engine();
-            for (dig, (b, a)) in digits.iter().zip(comps) {
-                let dl = &dig[t * n..(t + 1) * n];
-                let src: &[u64] = match perm {
-                    None => dl,
-                    Some(perm) => {
-                        tmp.clear();
+            let key_rows = |i: usize| -> Vec<&[u64]> {
+                comps[..digits.len()]
+                    .iter()
+                    .map(|pair| {
+                        let p = if i == 0 { &pair.0 } else { &pair.1 };
+                        &p.data()[kt * n..(kt + 1) * n]
+                    })
+                    .collect()
+            };
+            let rows: Vec<&[u64]> = match perm {
+                None => digits.iter().map(|d| &d[t * n..(t + 1) * n]).collect(),
+                Some(perm) => {
+                    tmp.clear();
+                    for d in digits {
+                        let dl = &d[t * n..(t + 1) * n];
                         tmp.extend(perm.iter().map(|&s| dl[s]));
-                        tmp
                     }
-                };
-                engine.mul_accumulate(o0, src, &b.data()[kt * n..(kt + 1) * n]);
-                engine.mul_accumulate(o1, src, &a.data()[kt * n..(kt + 1) * n]);
-            }
+                    tmp.chunks_exact(n).collect()
+                }
+            };
+            let m = &moduli[t];
+            sum_of_products(m, &rows, Weights::PerElement(&key_rows(0)), o0);
+            sum_of_products(m, &rows, Weights::PerElement(&key_rows(1)), o1);
         };
         if rayon::current_num_threads() > 1 {
             out0.par_chunks_mut(n)
@@ -286,27 +313,20 @@ impl RlweContext {
         let y_q = &*y_q;
         let plans = &q_l.plans()[..l];
         let moduli = q_l.moduli();
-        let limb = |j: usize, c: &mut [u64]| -> Result<()> {
+        let limb = |j: usize, c: &mut [u64], tmp: &mut Vec<u64>| -> Result<()> {
             plans[j].forward(c)?;
             let (m, w) = (&moduli[j], tables.p_inv[j]);
             let a = &y_q[j * n..(j + 1) * n];
             match addend {
-                Addend::None => {
-                    for (ci, &ai) in c.iter_mut().zip(a) {
-                        *ci = m.mul_shoup(m.sub(ai, *ci), w);
-                    }
-                }
+                Addend::None => map_in_place(m, c, [a], &SubMulShoup(w)),
                 Addend::Plain(x) => {
-                    let x = &x[j * n..(j + 1) * n];
-                    for ((ci, &ai), &xi) in c.iter_mut().zip(a).zip(x) {
-                        *ci = m.add(m.mul_shoup(m.sub(ai, *ci), w), xi);
-                    }
+                    map_in_place(m, c, [a, &x[j * n..(j + 1) * n]], &SubMulShoupAdd(w))
                 }
                 Addend::Permuted(x, perm) => {
                     let x = &x[j * n..(j + 1) * n];
-                    for ((ci, &ai), &s) in c.iter_mut().zip(a).zip(perm) {
-                        *ci = m.add(m.mul_shoup(m.sub(ai, *ci), w), x[s]);
-                    }
+                    tmp.clear();
+                    tmp.extend(perm.iter().map(|&s| x[s]));
+                    map_in_place(m, c, [a, &tmp[..]], &SubMulShoupAdd(w))
                 }
             }
             Ok(())
@@ -314,10 +334,11 @@ impl RlweContext {
         if rayon::current_num_threads() > 1 {
             corr.par_chunks_mut(n)
                 .enumerate()
-                .try_for_each(|(j, c)| limb(j, c))?;
+                .try_for_each_init(Vec::new, |tmp, (j, c)| limb(j, c, tmp))?;
         } else {
+            let mut tmp = Vec::new();
             for (j, c) in corr.chunks_exact_mut(n).enumerate() {
-                limb(j, c)?;
+                limb(j, c, &mut tmp)?;
             }
         }
         scratch::give(y);

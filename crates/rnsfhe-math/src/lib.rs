@@ -13,6 +13,7 @@ pub mod modulus;
 pub mod ntt;
 pub mod primes;
 pub mod sampling;
+pub mod simd;
 
 pub use error::{Error, Result};
 pub use modulus::{Modulus, ShoupConstant, MAX_MODULUS_BITS};

@@ -123,6 +123,12 @@ impl Modulus {
         self.reduce_once(self.reduce_4p_to_2p(r))
     }
 
+    /// The Barrett constant `floor(2^128 / p)` of [`Modulus::reduce_wide`] as (high word, low word), for
+    /// vectorized copies of that reduction.
+    pub fn wide_mu(&self) -> (u64, u64) {
+        (self.wide_mu_hi, self.wide_mu_lo)
+    }
+
     /// How many products of two residues (each below `(p - 1)^2`) can be added to a value below `p` in a
     /// `u128` accumulator before [`Modulus::reduce_wide`] must run (capped at `2^20`).
     pub fn wide_accumulation_capacity(&self) -> usize {

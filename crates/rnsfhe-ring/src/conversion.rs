@@ -42,6 +42,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::primes::closeness_eta;
+use rnsfhe_math::simd::{sum_of_products, Weights};
 use rnsfhe_math::ShoupConstant;
 
 use crate::basis::RnsBasis;
@@ -60,10 +61,6 @@ pub const BLOCK: usize = 256;
 /// Because of the exact guard this does not affect correctness, only speed: the probability that a
 /// coefficient needs the multi-word fallback is at most about `2 l 2^-eta / (1 - 2^-eta) < 2 r`.
 pub const DEFAULT_QU_XU_FAILURE_TARGET: f64 = 1.0 / 1024.0;
-
-/// Lazy-reduction period of the `u128` accumulators: 15 products below `2^124` plus one carried value below
-/// `2^124` stay below `2^128`.
-const LAZY_TERMS: usize = 15;
 
 /// Work (coefficients times limbs) below which a conversion runs on the calling thread only.
 const PARALLEL_THRESHOLD: usize = 1 << 15;
@@ -150,11 +147,10 @@ pub struct BasisConverter {
     mode: ConversionMode,
     /// `[qhat_i^-1]_{q_i}` with Shoup companions (copied from the source basis for locality).
     qhat_inv: Vec<ShoupConstant>,
-    /// `[qhat_i]_{p_j}`, target-major: entry `j * l + i`.
-    qhat_mod_p: Vec<u64>,
-    /// `[-Q]_{p_j}`: the rounding term `v` enters the accumulator as `v * [-Q]_{p_j}`, so no table of
-    /// multiples `alpha Q mod p_j` and no gather are needed.
-    neg_q_mod_p: Vec<u64>,
+    /// Per target `p_j`, the `l + 1` weights of its sum with Shoup companions: `[qhat_i]_{p_j}` for
+    /// `i < l`, then `[-Q]_{p_j}` (the rounding term `v` enters as `v * [-Q]_{p_j}`, so no table of
+    /// multiples `alpha Q mod p_j` and no gather are needed). Entry `j * (l + 1) + i`.
+    weights: Vec<ShoupConstant>,
     /// `1 / q_i` in double precision (ExactFloat).
     inv_q: Vec<f64>,
     /// Qu-Xu tables (ExactInteger).
@@ -178,7 +174,6 @@ struct Scratch {
     v: Vec<u64>,
     rem: Vec<u64>,
     fl: Vec<f64>,
-    acc: Vec<u128>,
     mw: Vec<u64>,
 }
 
@@ -189,7 +184,6 @@ impl Scratch {
             v: vec![0; block],
             rem: vec![0; block],
             fl: vec![0.0; block],
-            acc: vec![0; block],
             mw: vec![0; 3 * words],
         }
     }
@@ -237,15 +231,15 @@ impl BasisConverter {
             });
         }
         let l = from.len();
-        let qhat_mod_p = to
+        let weights = to
             .moduli()
             .iter()
-            .flat_map(|p| (0..l).map(move |i| from.qhat_mod(i, p)))
-            .collect();
-        let neg_q_mod_p = to
-            .moduli()
-            .iter()
-            .map(|p| p.neg(from.product_mod(p)))
+            .flat_map(|p| {
+                (0..l)
+                    .map(move |i| from.qhat_mod(i, p))
+                    .chain([p.neg(from.product_mod(p))])
+                    .map(move |w| p.shoup(w))
+            })
             .collect();
         let inv_q = from
             .moduli()
@@ -261,8 +255,7 @@ impl BasisConverter {
             to: Arc::clone(to),
             mode,
             qhat_inv: from.qhat_inv().to_vec(),
-            qhat_mod_p,
-            neg_q_mod_p,
+            weights,
             inv_q,
             qu_xu,
         })
@@ -649,84 +642,16 @@ impl BasisConverter {
         let l = self.from.len();
         self.compute_y(input, n, start, len, s);
         self.compute_v(len, s);
+        // Each target residue is sum_i y_i [Q/q_i]_{p_j} (- v [Q]_{p_j} in the exact modes), one
+        // vectorized multiply-accumulate over the block's rows.
+        let mut rows: Vec<&[u64]> = s.y.chunks_exact(block).map(|r| &r[..len]).collect();
         let with_v = self.mode != ConversionMode::Fast;
-        if l <= LAZY_TERMS {
-            // Few source limbs (the usual case: a digit group or the special primes): one `u128`
-            // accumulator per coefficient, kept in registers, and a single wide reduction.
-            let y = &s.y;
-            let v = &s.v[..len];
-            for (j, out) in outs.iter_mut().enumerate() {
-                let reducer = &self.to.moduli()[j];
-                let qhat_row = &self.qhat_mod_p[j * l..(j + 1) * l];
-                let neg_q = if with_v { self.neg_q_mod_p[j] } else { 0 };
-                match l {
-                    1 => {
-                        let w0 = qhat_row[0] as u128;
-                        for ((o, &y0), &vc) in out.iter_mut().zip(&y[..len]).zip(v) {
-                            *o = reducer.reduce_wide(y0 as u128 * w0 + vc as u128 * neg_q as u128);
-                        }
-                    }
-                    2 if !with_v => {
-                        let (w0, w1) = (qhat_row[0] as u128, qhat_row[1] as u128);
-                        let (y0, y1) = (&y[..len], &y[block..block + len]);
-                        for ((o, &a), &b) in out.iter_mut().zip(y0).zip(y1) {
-                            *o = reducer.reduce_wide(a as u128 * w0 + b as u128 * w1);
-                        }
-                    }
-                    2 => {
-                        let (w0, w1) = (qhat_row[0] as u128, qhat_row[1] as u128);
-                        let (y0, y1) = (&y[..len], &y[block..block + len]);
-                        for (((o, &a), &b), &vc) in out.iter_mut().zip(y0).zip(y1).zip(v) {
-                            *o = reducer.reduce_wide(
-                                a as u128 * w0 + b as u128 * w1 + vc as u128 * neg_q as u128,
-                            );
-                        }
-                    }
-                    _ => {
-                        for (c, (o, &vc)) in out.iter_mut().zip(v).enumerate() {
-                            let mut acc = vc as u128 * neg_q as u128;
-                            for (i, &w) in qhat_row.iter().enumerate() {
-                                acc += y[i * block + c] as u128 * w as u128;
-                            }
-                            *o = reducer.reduce_wide(acc);
-                        }
-                    }
-                }
-            }
-            return;
+        if with_v {
+            rows.push(&s.v[..len]);
         }
         for (j, out) in outs.iter_mut().enumerate() {
-            let reducer = &self.to.moduli()[j];
-            let qhat_row = &self.qhat_mod_p[j * l..(j + 1) * l];
-            let acc = &mut s.acc[..len];
-            if with_v {
-                // v <= l + 1 and [-Q]_{p_j} < 2^62: one more product-sized term (below 2^124).
-                let neg_q = self.neg_q_mod_p[j] as u128;
-                for (a, &v) in acc.iter_mut().zip(&s.v[..len]) {
-                    *a = v as u128 * neg_q;
-                }
-            } else {
-                acc.fill(0);
-            }
-            let groups = l.div_ceil(LAZY_TERMS);
-            for g in 0..groups {
-                let rows = g * LAZY_TERMS..((g + 1) * LAZY_TERMS).min(l);
-                for i in rows {
-                    let w = qhat_row[i] as u128;
-                    let row = &s.y[i * block..i * block + len];
-                    for (a, &y) in acc.iter_mut().zip(row) {
-                        *a += y as u128 * w;
-                    }
-                }
-                if g + 1 < groups {
-                    for a in acc.iter_mut() {
-                        *a = reducer.reduce_wide(*a) as u128;
-                    }
-                }
-            }
-            for (o, &a) in out.iter_mut().zip(acc.iter()) {
-                *o = reducer.reduce_wide(a);
-            }
+            let w = &self.weights[j * (l + 1)..j * (l + 1) + rows.len()];
+            sum_of_products(&self.to.moduli()[j], &rows, Weights::PerRow(w), out);
         }
     }
 }

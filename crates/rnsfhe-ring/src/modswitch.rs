@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rnsfhe_math::simd::{map_in_place, LaneArith, LaneMap, SubMulShoup};
 use rnsfhe_math::ShoupConstant;
 
 use crate::basis::RnsBasis;
@@ -212,11 +213,22 @@ impl ModSwitcher {
             .zip(y_q.par_chunks(n))
             .zip(self.q.moduli().par_iter())
             .zip(self.p_inv_mod_q.par_iter())
-            .for_each(|(((c, a), m), &w)| {
-                for (ci, &ai) in c.iter_mut().zip(a) {
-                    *ci = m.mul_shoup(m.sub(ai, *ci), w);
-                }
-            });
+            .for_each(|(((c, a), m), &w)| map_in_place(m, c, [a], &SubMulShoup(w)));
+    }
+}
+
+/// Rescaling's first pass: `r + floor(q_l / 2)` (a residue modulo `q_l`) reduced modulo `q_j` (Shoup
+/// multiplication by 1 reduces any word) minus `floor(q_l / 2) mod q_j`: the centered last residue
+/// modulo `q_j`.
+struct CenterLast {
+    one: ShoupConstant,
+    half: u64,
+}
+
+impl LaneMap<1> for CenterLast {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, _old: A::V, [r]: [A::V; 1]) -> A::V {
+        ar.sub(ar.mul_shoup(r, self.one), ar.splat(self.half))
     }
 }
 
@@ -330,10 +342,8 @@ impl Rescaler {
             .for_each(|(j, (o, h))| {
                 let m = &self.chain.moduli()[j];
                 let (one, half, inv) = (self.one[j], level.half_mod[j], level.inv_last[j]);
-                for ((oc, &hc), &rc) in o.iter_mut().zip(h).zip(&r) {
-                    let centered = m.sub(m.mul_shoup(rc, one), half);
-                    *oc = m.mul_shoup(m.sub(hc, centered), inv);
-                }
+                map_in_place(m, o, [&r], &CenterLast { one, half });
+                map_in_place(m, o, [h], &SubMulShoup(inv));
             });
         Ok(Poly::from_data_unchecked(&out_basis, out))
     }
@@ -361,13 +371,9 @@ impl Rescaler {
             .try_for_each(|(j, (o, h))| -> Result<()> {
                 let m = &self.chain.moduli()[j];
                 let (one, half, inv) = (self.one[j], level.half_mod[j], level.inv_last[j]);
-                for (oc, &rc) in o.iter_mut().zip(&r) {
-                    *oc = m.sub(m.mul_shoup(rc, one), half);
-                }
+                map_in_place(m, o, [&r], &CenterLast { one, half });
                 self.chain.plans()[j].forward(o)?;
-                for (oc, &hc) in o.iter_mut().zip(h) {
-                    *oc = m.mul_shoup(m.sub(hc, *oc), inv);
-                }
+                map_in_place(m, o, [h], &SubMulShoup(inv));
                 Ok(())
             })?;
         Ok(Poly::from_data_unchecked(&out_basis, out))

@@ -9,6 +9,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rnsfhe_math::simd::{map_in_place, sum_of_products, LaneMap, ModAdd, ModMul, ModSub, Weights};
 use rnsfhe_math::{Modulus, NttPlan};
 
 use crate::basis::RnsBasis;
@@ -209,83 +210,57 @@ impl<F: Form> Poly<F> {
         self.basis.check_same(&other.basis, operation)
     }
 
+    /// `self_c <- op(self_c, other_c)` in every limb (vectorized, in parallel over limbs).
     fn zip_apply(
         &mut self,
         other: &Self,
         operation: &'static str,
-        f: impl Fn(&Modulus, u64, u64) -> u64 + Sync,
+        op: &impl LaneMap<1>,
     ) -> Result<()> {
         self.check_same(other, operation)?;
         let n = self.degree();
-        self.data
-            .par_chunks_mut(n)
-            .zip(other.data.par_chunks(n))
-            .zip(self.basis.moduli().par_iter())
-            .for_each(|((a, b), m)| a.iter_mut().zip(b).for_each(|(x, &y)| *x = f(m, *x, y)));
+        let apply = |((a, b), m): ((&mut [u64], &[u64]), &Modulus)| map_in_place(m, a, [b], op);
+        if self.limb_count() > 1 && rayon::current_num_threads() > 1 {
+            self.data
+                .par_chunks_mut(n)
+                .zip(other.data.par_chunks(n))
+                .zip(self.basis.moduli().par_iter())
+                .for_each(apply);
+        } else {
+            self.data
+                .chunks_exact_mut(n)
+                .zip(other.data.chunks_exact(n))
+                .zip(self.basis.moduli())
+                .for_each(apply);
+        }
         Ok(())
     }
 
-    /// A new polynomial over `self`'s basis with coefficient `c` of limb `i` equal to
-    /// `f(q_i, self_c, other_c)`. Written once (no zero-fill) when running on one thread; in parallel over
-    /// limbs otherwise. `f` must return residues below its modulus.
-    fn zip_map(
-        &self,
-        other: &Self,
-        operation: &'static str,
-        f: impl Fn(&Modulus, u64, u64) -> u64 + Sync,
-    ) -> Result<Self> {
-        self.check_same(other, operation)?;
-        let n = self.degree();
-        let limbs = self.limb_count();
-        let data = if limbs > 1 && rayon::current_num_threads() > 1 {
-            let mut out = vec![0u64; self.data.len()];
-            out.par_chunks_mut(n)
-                .zip(self.data.par_chunks(n))
-                .zip(other.data.par_chunks(n))
-                .zip(self.basis.moduli().par_iter())
-                .for_each(|(((o, a), b), m)| {
-                    for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
-                        *o = f(m, x, y);
-                    }
-                });
-            out
-        } else {
-            let mut out = Vec::with_capacity(self.data.len());
-            for ((a, b), m) in self
-                .data
-                .chunks_exact(n)
-                .zip(other.data.chunks_exact(n))
-                .zip(self.basis.moduli())
-            {
-                out.extend(a.iter().zip(b).map(|(&x, &y)| f(m, x, y)));
-            }
-            out
-        };
-        Ok(Self {
-            basis: Arc::clone(&self.basis),
-            data,
-            _form: PhantomData,
-        })
+    /// A new polynomial with coefficient `op(self_c, other_c)`: [`Poly::zip_apply`] on a copy.
+    fn zip_map(&self, other: &Self, operation: &'static str, op: &impl LaneMap<1>) -> Result<Self> {
+        let mut out = self.clone();
+        out.zip_apply(other, operation, op)?;
+        Ok(out)
     }
 
     /// `self += other`.
     pub fn add_assign(&mut self, other: &Self) -> Result<()> {
-        self.zip_apply(other, "polynomial addition", |m, a, b| m.add(a, b))
+        self.zip_apply(other, "polynomial addition", &ModAdd)
     }
 
     /// `self -= other`.
     pub fn sub_assign(&mut self, other: &Self) -> Result<()> {
-        self.zip_apply(other, "polynomial subtraction", |m, a, b| m.sub(a, b))
+        self.zip_apply(other, "polynomial subtraction", &ModSub)
     }
 
     /// `self + other`.
     pub fn add(&self, other: &Self) -> Result<Self> {
-        self.zip_map(other, "polynomial addition", |m, a, b| m.add(a, b))
+        self.zip_map(other, "polynomial addition", &ModAdd)
     }
 
     /// `self - other`.
     pub fn sub(&self, other: &Self) -> Result<Self> {
-        self.zip_map(other, "polynomial subtraction", |m, a, b| m.sub(a, b))
+        self.zip_map(other, "polynomial subtraction", &ModSub)
     }
 
     /// `self = -self`.
@@ -433,7 +408,7 @@ impl Poly<Ntt> {
 
     /// `self *= other` (pointwise in NTT form).
     pub fn mul_assign(&mut self, other: &Self) -> Result<()> {
-        self.zip_apply(other, "polynomial multiplication", |m, a, b| m.mul(a, b))
+        self.zip_apply(other, "polynomial multiplication", &ModMul)
     }
 
     /// `self * other`.
@@ -442,18 +417,17 @@ impl Poly<Ntt> {
         Ok(self.mul_accumulated(&[(&self.data, &other.data)]))
     }
 
-    /// `sum_t x_t * y_t` (pointwise) over this polynomial's basis, with the NTT engine's vectorized
-    /// multiply-accumulate (exact: every step is reduced below the modulus). Operands are checked by the
-    /// callers to be over this basis.
+    /// `sum_t x_t * y_t` (pointwise) over this polynomial's basis, accumulated lazily and reduced once
+    /// per coefficient ([`rnsfhe_math::simd::sum_of_products`]). Operands are checked by the callers to
+    /// be over this basis.
     fn mul_accumulated(&self, terms: &[(&[u64], &[u64])]) -> Self {
         let n = self.degree();
-        let plans = self.basis.plans();
+        let moduli = self.basis.moduli();
         let mut out = vec![0u64; self.data.len()];
         let limb = |i: usize, o: &mut [u64]| {
-            let engine = plans[i].engine();
-            for (x, y) in terms {
-                engine.mul_accumulate(o, &x[i * n..(i + 1) * n], &y[i * n..(i + 1) * n]);
-            }
+            let xs: Vec<&[u64]> = terms.iter().map(|(x, _)| &x[i * n..(i + 1) * n]).collect();
+            let ys: Vec<&[u64]> = terms.iter().map(|(_, y)| &y[i * n..(i + 1) * n]).collect();
+            sum_of_products(&moduli[i], &xs, Weights::PerElement(&ys), o);
         };
         if rayon::current_num_threads() > 1 {
             out.par_chunks_mut(n)

@@ -1,0 +1,586 @@
+//! Vectorized residue kernels: the multiply-accumulate loops of basis conversion (RNS-CKKS Algorithm 1,
+//! HPS Section 2.2) and of the key-switching inner product, on 8 lanes of AVX-512 when the processor has
+//! it (checked at run time) and in scalar `u128` arithmetic otherwise. Both paths compute the same
+//! residues; tests compare them.
+//!
+//! The AVX-512 code goes through `pulp`'s safe wrappers of the intrinsics (the target features are
+//! proved present by a `pulp::x86::V4` token), so this crate stays free of `unsafe`. AVX-512 has no
+//! 64 x 64 -> 128-bit multiplication: it is assembled from four 32 x 32 -> 64-bit products
+//! (`vpmuludq`), which is still several times faster than the scalar loop here.
+
+use crate::modulus::{Modulus, ShoupConstant};
+
+/// The multiplier of each source row in [`sum_of_products`].
+#[derive(Clone, Copy, Debug)]
+pub enum Weights<'a> {
+    /// One constant per row (basis conversion: `[Q/q_i]_{p_j}`), with its Shoup quotient: each product
+    /// is then a Shoup multiplication (no 128-bit reduction), summed in `[0, 2p)`.
+    PerRow(&'a [ShoupConstant]),
+    /// One slice per row, multiplied element by element (key switching: a key component's limb).
+    PerElement(&'a [&'a [u64]]),
+}
+
+impl Weights<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Weights::PerRow(w) => w.len(),
+            Weights::PerElement(w) => w.len(),
+        }
+    }
+}
+
+/// Largest row value [`sum_of_products`] accepts (exclusive): every residue of a modulus of at most
+/// [`crate::MAX_MODULUS_BITS`] bits.
+pub const MAX_ROW_VALUE: u64 = 1 << 62;
+
+/// How many products `row * weight` (`row < 2^62`, `weight < p`) fit in a `u128` accumulator that also
+/// holds one already reduced value below `p`.
+fn accumulation_capacity(m: &Modulus) -> usize {
+    let p = m.value() as u128;
+    (((u128::MAX - p) / ((MAX_ROW_VALUE as u128) * p)) as usize).max(1)
+}
+
+/// `out[c] = (sum_i rows[i][c] * w_i(c)) mod p` for every `c < out.len()`, with `w_i(c)` the row's constant
+/// or its `c`-th element. Per-element products are summed lazily in 128 bits and reduced by the 128-bit
+/// Barrett reduction of [`Modulus::reduce_wide`] (once per output unless there are more rows than a `u128`
+/// can hold, then once per such group); constant weights use Shoup multiplication instead.
+///
+/// Requirements (checked, panicking on violation, since callers control them by construction): as many
+/// weights as rows; every row and per-element weight at least `out.len()` long; row values below
+/// [`MAX_ROW_VALUE`] and weights below `p` (checked in debug builds only: a larger value gives a wrong
+/// residue, never undefined behaviour).
+pub fn sum_of_products(m: &Modulus, rows: &[&[u64]], weights: Weights<'_>, out: &mut [u64]) {
+    assert_eq!(rows.len(), weights.len(), "one weight per row");
+    let n = out.len();
+    assert!(rows.iter().all(|r| r.len() >= n), "row shorter than output");
+    if let Weights::PerElement(w) = weights {
+        assert!(
+            w.iter().all(|r| r.len() >= n),
+            "weight row shorter than output"
+        );
+    }
+    if rows.is_empty() {
+        out.fill(0);
+        return;
+    }
+    let cap = accumulation_capacity(m);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V4::try_new() {
+        let vec_len = n - n % 8;
+        avx512::sum_of_products(simd, m, rows, weights, cap, &mut out[..vec_len]);
+        scalar_sum_of_products(m, rows, weights, cap, vec_len, &mut out[vec_len..]);
+        return;
+    }
+    scalar_sum_of_products(m, rows, weights, cap, 0, out);
+}
+
+/// [`sum_of_products`] without the vector path, for `out` covering coefficients `start..start + len`
+/// of the rows. Public for tests and benchmarks that compare the two paths.
+pub fn sum_of_products_scalar(m: &Modulus, rows: &[&[u64]], weights: Weights<'_>, out: &mut [u64]) {
+    assert_eq!(rows.len(), weights.len(), "one weight per row");
+    if rows.is_empty() {
+        out.fill(0);
+        return;
+    }
+    scalar_sum_of_products(m, rows, weights, accumulation_capacity(m), 0, out);
+}
+
+fn scalar_sum_of_products(
+    m: &Modulus,
+    rows: &[&[u64]],
+    weights: Weights<'_>,
+    cap: usize,
+    start: usize,
+    out: &mut [u64],
+) {
+    if let Weights::PerRow(w) = weights {
+        for (k, o) in out.iter_mut().enumerate() {
+            let c = start + k;
+            let mut acc = 0u64;
+            for (row, &wi) in rows.iter().zip(w) {
+                // Both terms below 2p < 2^63: the sum fits a word; bring it back below 2p.
+                let t = acc + m.mul_shoup_lazy(row[c], wi);
+                acc = t.min(t.wrapping_sub(2 * m.value()));
+            }
+            *o = m.reduce_once(acc);
+        }
+        return;
+    }
+    for (k, o) in out.iter_mut().enumerate() {
+        let c = start + k;
+        let mut acc = 0u128;
+        for (i, row) in rows.iter().enumerate() {
+            if i > 0 && i % cap == 0 {
+                acc = m.reduce_wide(acc) as u128;
+            }
+            let w = match weights {
+                Weights::PerRow(w) => w[i].value,
+                Weights::PerElement(w) => w[i][c],
+            };
+            debug_assert!(row[c] < MAX_ROW_VALUE && w < m.value());
+            acc += row[c] as u128 * w as u128;
+        }
+        *o = m.reduce_wide(acc);
+    }
+}
+
+/// Modular arithmetic on one "lane value": a single residue ([`Modulus`] itself) or 8 residues of an
+/// AVX-512 register. Pointwise kernels are written once against this trait ([`LaneMap`]) and run on
+/// either. All operands are residues below `p` unless stated.
+pub trait LaneArith: Copy {
+    /// One residue or a vector of residues.
+    type V: Copy;
+    /// `x` in every lane.
+    fn splat(self, x: u64) -> Self::V;
+    /// `a + b mod p`.
+    fn add(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a - b mod p`.
+    fn sub(self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a * w mod p` for any word `a` and a Shoup constant `w` (Shoup multiplication).
+    fn mul_shoup(self, a: Self::V, w: ShoupConstant) -> Self::V;
+    /// `a * b mod p` (Barrett).
+    fn mul(self, a: Self::V, b: Self::V) -> Self::V;
+}
+
+impl LaneArith for &Modulus {
+    type V = u64;
+    #[inline(always)]
+    fn splat(self, x: u64) -> u64 {
+        x
+    }
+    #[inline(always)]
+    fn add(self, a: u64, b: u64) -> u64 {
+        Modulus::add(self, a, b)
+    }
+    #[inline(always)]
+    fn sub(self, a: u64, b: u64) -> u64 {
+        Modulus::sub(self, a, b)
+    }
+    #[inline(always)]
+    fn mul_shoup(self, a: u64, w: ShoupConstant) -> u64 {
+        Modulus::mul_shoup(self, a, w)
+    }
+    #[inline(always)]
+    fn mul(self, a: u64, b: u64) -> u64 {
+        Modulus::mul(self, a, b)
+    }
+}
+
+/// A pointwise operation on `K` input slices and the output's previous value, written once for scalar
+/// and vector lanes: `out[c] = apply(out[c], [x_0[c], ..., x_{K-1}[c]])`.
+pub trait LaneMap<const K: usize>: Sync {
+    /// The new output value from the old one and the inputs.
+    fn apply<A: LaneArith>(&self, arith: A, old: A::V, inputs: [A::V; K]) -> A::V;
+}
+
+/// `old <- old + x mod p`.
+#[derive(Clone, Copy, Debug)]
+pub struct ModAdd;
+
+impl LaneMap<1> for ModAdd {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, old: A::V, [x]: [A::V; 1]) -> A::V {
+        ar.add(old, x)
+    }
+}
+
+/// `old <- old - x mod p`.
+#[derive(Clone, Copy, Debug)]
+pub struct ModSub;
+
+impl LaneMap<1> for ModSub {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, old: A::V, [x]: [A::V; 1]) -> A::V {
+        ar.sub(old, x)
+    }
+}
+
+/// `old <- old * x mod p` (pointwise product in NTT form).
+#[derive(Clone, Copy, Debug)]
+pub struct ModMul;
+
+impl LaneMap<1> for ModMul {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, old: A::V, [x]: [A::V; 1]) -> A::V {
+        ar.mul(old, x)
+    }
+}
+
+/// `old <- (y - old) w`: the last pass of ModDown (`w = P^-1`) and of rescaling (`w = q_l^-1`), where
+/// `old` holds the converted (rounded) part and `y` the residues being divided.
+#[derive(Clone, Copy, Debug)]
+pub struct SubMulShoup(pub ShoupConstant);
+
+impl LaneMap<1> for SubMulShoup {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, old: A::V, [y]: [A::V; 1]) -> A::V {
+        ar.mul_shoup(ar.sub(y, old), self.0)
+    }
+}
+
+/// `old <- (y - old) w + x`: [`SubMulShoup`] fused with the addition of `x` (relinearization and
+/// automorphisms add the key-switched part to a ciphertext part in the same pass).
+#[derive(Clone, Copy, Debug)]
+pub struct SubMulShoupAdd(pub ShoupConstant);
+
+impl LaneMap<2> for SubMulShoupAdd {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, old: A::V, [y, x]: [A::V; 2]) -> A::V {
+        ar.add(ar.mul_shoup(ar.sub(y, old), self.0), x)
+    }
+}
+
+/// Runs `op` over every coefficient: `out[c] = op(out[c], inputs[..][c])` modulo `m`, on 8 AVX-512 lanes
+/// where available. Panics if an input is shorter than `out`.
+pub fn map_in_place<const K: usize, F: LaneMap<K>>(
+    m: &Modulus,
+    out: &mut [u64],
+    inputs: [&[u64]; K],
+    op: &F,
+) {
+    let n = out.len();
+    assert!(
+        inputs.iter().all(|x| x.len() >= n),
+        "input shorter than output"
+    );
+    let mut start = 0;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V4::try_new() {
+        start = n - n % 8;
+        avx512::map_in_place(simd, m, &mut out[..start], inputs, op);
+    }
+    for c in start..n {
+        out[c] = op.apply(m, out[c], inputs.map(|x| x[c]));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use core::arch::x86_64::__m512i;
+
+    use pulp::x86::V4;
+
+    use super::Weights;
+    use crate::modulus::{Modulus, ShoupConstant};
+
+    #[inline(always)]
+    fn load(s: &[u64], c: usize) -> __m512i {
+        let mut a = [0u64; 8];
+        a.copy_from_slice(&s[c..c + 8]);
+        pulp::cast(a)
+    }
+
+    #[inline(always)]
+    fn store(out: &mut [u64], c: usize, v: __m512i) {
+        let a: [u64; 8] = pulp::cast(v);
+        out[c..c + 8].copy_from_slice(&a);
+    }
+
+    #[inline(always)]
+    fn splat(simd: V4, x: u64) -> __m512i {
+        simd.avx512f._mm512_set1_epi64(x as i64)
+    }
+
+    /// Full products `a * b` of the 8 lanes as (low words, high words), from the four 32 x 32-bit
+    /// partial products `a_i b_j 2^(32 (i + j))`.
+    #[inline(always)]
+    fn widening_mul(simd: V4, a: __m512i, b: __m512i) -> (__m512i, __m512i) {
+        let f = simd.avx512f;
+        let low32 = splat(simd, 0xffff_ffff);
+        let a_hi = f._mm512_srli_epi64::<32>(a);
+        let b_hi = f._mm512_srli_epi64::<32>(b);
+        let ll = f._mm512_mul_epu32(a, b);
+        let lh = f._mm512_mul_epu32(a, b_hi);
+        let hl = f._mm512_mul_epu32(a_hi, b);
+        let hh = f._mm512_mul_epu32(a_hi, b_hi);
+        // The middle column: carry-in from ll plus the low halves of the cross products (< 3 * 2^32).
+        let mid = f._mm512_add_epi64(
+            f._mm512_add_epi64(f._mm512_srli_epi64::<32>(ll), f._mm512_and_si512(lh, low32)),
+            f._mm512_and_si512(hl, low32),
+        );
+        let lo = f._mm512_or_si512(
+            f._mm512_slli_epi64::<32>(mid),
+            f._mm512_and_si512(ll, low32),
+        );
+        let hi = f._mm512_add_epi64(
+            f._mm512_add_epi64(hh, f._mm512_srli_epi64::<32>(mid)),
+            f._mm512_add_epi64(f._mm512_srli_epi64::<32>(lh), f._mm512_srli_epi64::<32>(hl)),
+        );
+        (lo, hi)
+    }
+
+    /// The high words of `a * b`.
+    #[inline(always)]
+    fn mul_hi(simd: V4, a: __m512i, b: __m512i) -> __m512i {
+        widening_mul(simd, a, b).1
+    }
+
+    /// `x mod p` for `x = hi 2^64 + lo` (any 128-bit value): [`Modulus::reduce_wide`] on 8 lanes.
+    #[inline(always)]
+    fn reduce_wide(simd: V4, k: &Constants, lo: __m512i, hi: __m512i) -> __m512i {
+        let f = simd.avx512f;
+        let dq = simd.avx512dq;
+        let q = f._mm512_add_epi64(
+            f._mm512_add_epi64(
+                dq._mm512_mullo_epi64(hi, k.mu_hi),
+                mul_hi(simd, hi, k.mu_lo),
+            ),
+            mul_hi(simd, lo, k.mu_hi),
+        );
+        let r = f._mm512_sub_epi64(lo, dq._mm512_mullo_epi64(q, k.p));
+        // r < 4p < 2^64: two conditional subtractions, each as min(r, r - c) (r - c wraps when r < c).
+        let r = f._mm512_min_epu64(r, f._mm512_sub_epi64(r, k.two_p));
+        f._mm512_min_epu64(r, f._mm512_sub_epi64(r, k.p))
+    }
+
+    /// A modulus broadcast to 8 lanes.
+    pub(super) struct Constants {
+        p: __m512i,
+        two_p: __m512i,
+        mu_hi: __m512i,
+        mu_lo: __m512i,
+    }
+
+    impl Constants {
+        #[inline(always)]
+        fn new(simd: V4, m: &Modulus) -> Self {
+            let (mu_hi, mu_lo) = m.wide_mu();
+            Self {
+                p: splat(simd, m.value()),
+                two_p: splat(simd, 2 * m.value()),
+                mu_hi: splat(simd, mu_hi),
+                mu_lo: splat(simd, mu_lo),
+            }
+        }
+    }
+
+    /// The 8-lane [`super::LaneArith`]: a `V4` token and the broadcast modulus constants.
+    #[derive(Clone, Copy)]
+    pub(super) struct Lanes<'a> {
+        simd: V4,
+        k: &'a Constants,
+    }
+
+    impl Lanes<'_> {
+        /// Shoup multiplication without the final correction: `a * w mod p` in `[0, 2p)`.
+        #[inline(always)]
+        fn mul_shoup_lazy(self, a: __m512i, w: ShoupConstant) -> __m512i {
+            let f = self.simd.avx512f;
+            let dq = self.simd.avx512dq;
+            let q = mul_hi(self.simd, a, splat(self.simd, w.quotient));
+            f._mm512_sub_epi64(
+                dq._mm512_mullo_epi64(a, splat(self.simd, w.value)),
+                dq._mm512_mullo_epi64(q, self.k.p),
+            )
+        }
+    }
+
+    impl super::LaneArith for Lanes<'_> {
+        type V = __m512i;
+        #[inline(always)]
+        fn splat(self, x: u64) -> __m512i {
+            splat(self.simd, x)
+        }
+        #[inline(always)]
+        fn add(self, a: __m512i, b: __m512i) -> __m512i {
+            let f = self.simd.avx512f;
+            let s = f._mm512_add_epi64(a, b);
+            f._mm512_min_epu64(s, f._mm512_sub_epi64(s, self.k.p))
+        }
+        #[inline(always)]
+        fn sub(self, a: __m512i, b: __m512i) -> __m512i {
+            // a - b, or a - b + p where it wrapped (then a - b >= 2^64 - p > a - b + p).
+            let f = self.simd.avx512f;
+            let d = f._mm512_sub_epi64(a, b);
+            f._mm512_min_epu64(d, f._mm512_add_epi64(d, self.k.p))
+        }
+        #[inline(always)]
+        fn mul_shoup(self, a: __m512i, w: ShoupConstant) -> __m512i {
+            let f = self.simd.avx512f;
+            let r = self.mul_shoup_lazy(a, w);
+            f._mm512_min_epu64(r, f._mm512_sub_epi64(r, self.k.p))
+        }
+        #[inline(always)]
+        fn mul(self, a: __m512i, b: __m512i) -> __m512i {
+            let (lo, hi) = widening_mul(self.simd, a, b);
+            reduce_wide(self.simd, self.k, lo, hi)
+        }
+    }
+
+    pub(super) fn map_in_place<const K: usize, F: super::LaneMap<K>>(
+        simd: V4,
+        m: &Modulus,
+        out: &mut [u64],
+        inputs: [&[u64]; K],
+        op: &F,
+    ) {
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let k = Constants::new(simd, m);
+                let lanes = Lanes { simd, k: &k };
+                for c in (0..out.len()).step_by(8) {
+                    let old = load(out, c);
+                    let new = op.apply(lanes, old, inputs.map(|x| load(x, c)));
+                    store(out, c, new);
+                }
+            },
+        )
+    }
+
+    pub(super) fn sum_of_products(
+        simd: V4,
+        m: &Modulus,
+        rows: &[&[u64]],
+        weights: Weights<'_>,
+        cap: usize,
+        out: &mut [u64],
+    ) {
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let f = simd.avx512f;
+                let k = Constants::new(simd, m);
+                let zero = splat(simd, 0);
+                let one = splat(simd, 1);
+                let lanes = Lanes { simd, k: &k };
+                let weights = match weights {
+                    Weights::PerElement(w) => w,
+                    Weights::PerRow(w) => {
+                        // Shoup products in [0, 2p), the running sum kept below 2p.
+                        for c in (0..out.len()).step_by(8) {
+                            let mut acc = zero;
+                            for (row, &wi) in rows.iter().zip(w) {
+                                let t =
+                                    f._mm512_add_epi64(acc, lanes.mul_shoup_lazy(load(row, c), wi));
+                                acc = f._mm512_min_epu64(t, f._mm512_sub_epi64(t, k.two_p));
+                            }
+                            let r = f._mm512_min_epu64(acc, f._mm512_sub_epi64(acc, k.p));
+                            store(out, c, r);
+                        }
+                        return;
+                    }
+                };
+                for c in (0..out.len()).step_by(8) {
+                    let (mut lo, mut hi) = (zero, zero);
+                    for (i, row) in rows.iter().enumerate() {
+                        if i > 0 && i % cap == 0 {
+                            lo = reduce_wide(simd, &k, lo, hi);
+                            hi = zero;
+                        }
+                        let (plo, phi) = widening_mul(simd, load(row, c), load(weights[i], c));
+                        let sum = f._mm512_add_epi64(lo, plo);
+                        let carry = f._mm512_cmplt_epu64_mask(sum, plo);
+                        // hi += phi, plus 1 in the lanes where the low words wrapped.
+                        let h = f._mm512_add_epi64(hi, phi);
+                        hi = f._mm512_mask_add_epi64(h, carry, h, one);
+                        lo = sum;
+                    }
+                    store(out, c, reduce_wide(simd, &k, lo, hi));
+                }
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::primes;
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+
+    fn check(bits: u32, rows: usize, n: usize, per_element: bool) {
+        let mut rng = StdRng::seed_from_u64(bits as u64 * 1000 + rows as u64);
+        let p = primes::ntt_primes_near_power_of_two(bits, 1 << 4, 1).unwrap()[0];
+        let m = Modulus::new(p).unwrap();
+        let data: Vec<Vec<u64>> = (0..rows)
+            .map(|_| (0..n).map(|_| rng.gen_range(0..MAX_ROW_VALUE)).collect())
+            .collect();
+        let w: Vec<Vec<u64>> = (0..rows)
+            .map(|_| (0..n).map(|_| rng.gen_range(0..p)).collect())
+            .collect();
+        let row_refs: Vec<&[u64]> = data.iter().map(|r| &r[..]).collect();
+        let w_refs: Vec<&[u64]> = w.iter().map(|r| &r[..]).collect();
+        let consts: Vec<u64> = w.iter().map(|r| r[0]).collect();
+        let shoup: Vec<ShoupConstant> = consts.iter().map(|&x| m.shoup(x)).collect();
+        let weights = if per_element {
+            Weights::PerElement(&w_refs)
+        } else {
+            Weights::PerRow(&shoup)
+        };
+        let mut fast = vec![0u64; n];
+        let mut slow = vec![0u64; n];
+        sum_of_products(&m, &row_refs, weights, &mut fast);
+        sum_of_products_scalar(&m, &row_refs, weights, &mut slow);
+        // Independent reference: reduce every product separately.
+        for c in 0..n {
+            let mut r = 0u128;
+            for i in 0..rows {
+                let wi = if per_element { w[i][c] } else { consts[i] };
+                r = (r + (data[i][c] as u128 % p as u128) * wi as u128) % p as u128;
+            }
+            assert_eq!(
+                slow[c] as u128, r,
+                "scalar, bits {bits}, rows {rows}, c {c}"
+            );
+        }
+        assert_eq!(
+            fast, slow,
+            "bits {bits}, rows {rows}, n {n}, per_element {per_element}"
+        );
+    }
+
+    #[test]
+    fn vector_and_scalar_paths_agree_with_the_reference() {
+        for bits in [30, 50, 55, 60, 61, 62] {
+            for rows in [1, 2, 3, 5, 17, 40] {
+                for n in [8, 64, 67] {
+                    check(bits, rows, n, true);
+                    check(bits, rows, n, false);
+                }
+            }
+        }
+    }
+
+    /// `(a - old) * w + b`: every lane operation in one map.
+    struct Mixed(ShoupConstant);
+    impl LaneMap<2> for Mixed {
+        fn apply<A: LaneArith>(&self, ar: A, old: A::V, [a, b]: [A::V; 2]) -> A::V {
+            let t = ar.mul_shoup(ar.sub(a, old), self.0);
+            ar.add(ar.mul(t, b), ar.splat(3))
+        }
+    }
+
+    #[test]
+    fn lane_map_matches_scalar_modulus_operations() {
+        let mut rng = StdRng::seed_from_u64(9);
+        for bits in [30, 50, 55, 60, 61, 62] {
+            let p = primes::ntt_primes_near_power_of_two(bits, 16, 1).unwrap()[0];
+            let m = Modulus::new(p).unwrap();
+            let w = m.shoup(rng.gen_range(0..p));
+            for n in [8, 40, 43] {
+                let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..p)).collect();
+                let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..p)).collect();
+                let old: Vec<u64> = (0..n).map(|_| rng.gen_range(0..p)).collect();
+                let mut out = old.clone();
+                map_in_place(&m, &mut out, [&a, &b], &Mixed(w));
+                for c in 0..n {
+                    let t = m.mul_shoup(m.sub(a[c], old[c]), w);
+                    assert_eq!(
+                        out[c],
+                        m.add(m.mul(t, b[c]), 3 % p),
+                        "bits {bits} n {n} c {c}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_rows_gives_zero() {
+        let m = Modulus::new(primes::ntt_primes_near_power_of_two(50, 16, 1).unwrap()[0]).unwrap();
+        let mut out = vec![7u64; 16];
+        sum_of_products(&m, &[], Weights::PerRow(&[]), &mut out);
+        assert!(out.iter().all(|&x| x == 0));
+    }
+}
