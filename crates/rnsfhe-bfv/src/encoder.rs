@@ -4,9 +4,10 @@
 //!   including `t = 2`). Homomorphic multiplication multiplies the polynomials (negacyclic convolution).
 //! * [`BatchEncoder`]: `N` SIMD slots of `Z_t` (for a prime `t = 1 mod 2N`): the plaintext polynomial is
 //!   the inverse negacyclic NTT mod `t` of the slot values, so ring operations act slot-wise (the CRT
-//!   `R_t = Z_t^N`). Slots form a `2 x N/2` matrix (row 0: slots `0..N/2`, row 1: slots `N/2..N`); the
-//!   Galois element `5^r mod 2N` rotates both rows left by `r` and `2N - 1` swaps the rows (see
-//!   [`BfvContext`]'s batching tables).
+//!   `R_t = Z_t^N`). Slots form a `2 x N/2` matrix (row 0: slots `0..N/2`, row 1: slots `N/2..N`; slot
+//!   `j` of row 0 is the evaluation at `psi^(3^j)`, slot `j` of row 1 at `psi^(-3^j)`, SEAL's layout): the
+//!   Galois element `3^r mod 2N` rotates both rows cyclically left by `r` and `2N - 1` swaps the rows
+//!   (see [`crate::galois`], [`crate::Evaluator::rotate_rows`], [`crate::Evaluator::rotate_columns`]).
 //!
 //! Values are given as `u64` (reduced modulo `t`) or `i64` (taken modulo `t`); signed decoding returns
 //! the centered representatives in `(-t/2, t/2]`.
@@ -256,7 +257,8 @@ mod tests {
         };
         let expect: Vec<u64> = x.iter().zip(&y).map(|(a, b)| a * b % t).collect();
         assert_eq!(enc.decode_u64(&pp).unwrap(), expect);
-        // X -> X^5 rotates each row left by one; X -> X^(2N-1) swaps the rows.
+        // X -> X^3 rotates each row left by one, X -> X^(3^-1) right by one; X -> X^(2N-1) swaps the
+        // rows.
         let auto = |k: usize| {
             let mut out = vec![0u64; n];
             for (i, &cf) in px.coeffs.iter().enumerate() {
@@ -272,11 +274,18 @@ mod tests {
                 coeffs: out,
             }
         };
-        let rot = enc.decode_u64(&auto(5)).unwrap();
+        let rot = enc.decode_u64(&auto(3)).unwrap();
         let h = n / 2;
         for j in 0..h {
             assert_eq!(rot[j], x[(j + 1) % h]);
             assert_eq!(rot[h + j], x[h + (j + 1) % h]);
+        }
+        let right = crate::galois::galois_element_for_row_step(-1, n);
+        assert_eq!(right * 3 % (2 * n), 1);
+        let rot = enc.decode_u64(&auto(right)).unwrap();
+        for j in 0..h {
+            assert_eq!(rot[(j + 1) % h], x[j]);
+            assert_eq!(rot[h + (j + 1) % h], x[h + j]);
         }
         let swapped = enc.decode_u64(&auto(2 * n - 1)).unwrap();
         assert_eq!(&swapped[..h], &x[h..]);

@@ -28,6 +28,30 @@ pub struct Ciphertext {
 }
 
 impl Ciphertext {
+    /// A ciphertext of `ctx` from its parts `(c_0, c_1[, c_2])` in coefficient form over `Q` (for
+    /// deserialization and for tests that build ciphertexts with chosen noise; the inverse of
+    /// [`Ciphertext::parts`]). Nothing about the decryption invariant is checked.
+    ///
+    /// Errors: [`BfvError::WrongPartCount`] unless there are 2 or 3 parts; [`BfvError::Ring`] (basis
+    /// mismatch) if a part is not over the context's `Q`.
+    pub fn from_parts(ctx: &BfvContext, parts: Vec<Poly<Coeff>>) -> BfvResult<Self> {
+        if !(2..=3).contains(&parts.len()) {
+            return Err(BfvError::WrongPartCount {
+                operation: "ciphertext construction",
+                expected: if parts.len() < 2 { 2 } else { 3 },
+                got: parts.len(),
+            });
+        }
+        let mut parts = parts;
+        for p in &mut parts {
+            p.rebase(ctx.q_basis())?;
+        }
+        Ok(Self {
+            fingerprint: ctx.fingerprint(),
+            parts,
+        })
+    }
+
     /// The polynomials `c_0, c_1, ...` (coefficient form over `Q`).
     pub fn parts(&self) -> &[Poly<Coeff>] {
         &self.parts

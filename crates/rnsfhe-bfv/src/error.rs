@@ -96,6 +96,30 @@ pub enum BfvError {
         /// Actual number of parts.
         got: usize,
     },
+    /// No Galois key for the automorphism a rotation or [`crate::Evaluator::apply_galois`] needs.
+    #[error("no Galois key for the {operation}{}: Galois element {element} is not among the generated elements {available:?}; generate it with KeyGenerator::galois_keys (row rotation by r uses 3^r mod 2N, the column swap 2N - 1) and pass those keys", match .step { Some(s) => format!(" by step {s}"), None => String::new() })]
+    MissingGaloisKey {
+        /// The operation attempted: "row rotation", "column swap" or "Galois automorphism".
+        operation: &'static str,
+        /// The Galois element `g` of `X -> X^g`.
+        element: usize,
+        /// The row-rotation step, when the caller asked for a rotation.
+        step: Option<i64>,
+        /// The Galois elements that do have keys.
+        available: Vec<usize>,
+    },
+    /// A Galois element that is not an odd residue below `2N`.
+    #[error(
+        "Galois element {element} is invalid for N = {n}: it must be odd and below 2N = {two_n}"
+    )]
+    InvalidGaloisElement {
+        /// The element given.
+        element: usize,
+        /// Ring degree.
+        n: usize,
+        /// `2N`.
+        two_n: usize,
+    },
     /// The noise budget is computed through `f64` and is not available for a very large `Q`.
     #[error("the noise budget is unavailable for log2(Q) = {log_q:.0} > {max:.0}; decrypt to check correctness instead")]
     NoiseBudgetUnavailable {

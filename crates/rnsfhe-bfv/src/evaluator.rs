@@ -1,6 +1,6 @@
 //! Homomorphic operations on BFV ciphertexts: addition, subtraction, negation, plaintext and scalar
-//! operations, and multiplication in the HPS form (Section 4.5) with CRT relinearization (Sections 3.3
-//! and 4.5).
+//! operations, multiplication in the HPS form (Section 4.5) with CRT relinearization (Sections 3.3
+//! and 4.5), and Galois automorphisms (row rotations, the column swap) with the same CRT key switching.
 //!
 //! # Multiplication (HPS Section 4.5)
 //!
@@ -19,6 +19,13 @@
 //!
 //! Steps 1-3 are [`Evaluator::multiply_no_relin`], step 4 is [`Evaluator::relinearize`], both are
 //! [`Evaluator::multiply`].
+//!
+//! # Galois automorphisms
+//!
+//! [`Evaluator::apply_galois`] maps `(c_0, c_1)` to `(c_0(X^g), c_1(X^g))`, which decrypts under
+//! `s(X^g)`, and switches the key back to `s` with the routine of step 4 applied to `c_1(X^g)` and the
+//! [`GaloisKeys`] entry of `g` (a [`KeySwitchKey`] from `s(X^g)` to `s`). [`Evaluator::rotate_rows`] and
+//! [`Evaluator::rotate_columns`] pick `g` for the batching matrix ([`crate::galois`]).
 
 use std::sync::Arc;
 
@@ -28,7 +35,8 @@ use rnsfhe_ring::{Coeff, Ntt, Poly};
 use crate::encoder::Plaintext;
 use crate::encryption::{scaled_message, Ciphertext};
 use crate::error::{BfvError, BfvResult};
-use crate::keys::RelinKey;
+use crate::galois::{galois_element_for_column_swap, galois_element_for_row_step};
+use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
 use crate::params::BfvContext;
 
 /// Evaluates homomorphic operations. Holds no mutable state: `Send + Sync`, shareable by threads.
@@ -251,6 +259,34 @@ impl Evaluator {
         Ok(self.wrap(parts))
     }
 
+    /// HPS CRT key switching (Sections 3.3 and 4.5), the one routine behind relinearization and Galois
+    /// automorphisms: with the residues of `c` (or their signed base-`w` digits) `d_{i,j}` lifted to `Q`,
+    /// returns `(sum d_{i,j} beta_{i,j}, sum d_{i,j} alpha_{i,j})` in coefficient form, which decrypts
+    /// under `s` to `c s' + sum d_{i,j} e_{i,j}` for a key from `s'` to `s`.
+    fn key_switch(
+        &self,
+        c: &Poly<Coeff>,
+        key: &KeySwitchKey,
+        what: &'static str,
+    ) -> BfvResult<(Poly<Coeff>, Poly<Coeff>)> {
+        let digits = self.ctx.relin_digits().decompose(c)?;
+        if digits.len() != key.components.len() {
+            return Err(BfvError::WrongPartCount {
+                operation: what,
+                expected: digits.len(),
+                got: key.components.len(),
+            });
+        }
+        let digits: Vec<Poly<Ntt>> = digits.into_par_iter().map(Poly::into_ntt).collect();
+        let q = self.ctx.q_basis();
+        let (mut acc0, mut acc1) = (Poly::<Ntt>::zero(q), Poly::<Ntt>::zero(q));
+        for (d, (beta, alpha)) in digits.iter().zip(&key.components) {
+            acc0.mul_add_assign(d, beta)?;
+            acc1.mul_add_assign(d, alpha)?;
+        }
+        Ok(rayon::join(|| acc0.into_coeff(), || acc1.into_coeff()))
+    }
+
     /// CRT relinearization (HPS Sections 3.3 and 4.5) of a 3-part ciphertext: with the residues of `c_2`
     /// (or their signed base-`w` digits) `d_{i,j}` lifted to `Q`, returns
     /// `(c_0 + sum d_{i,j} beta_{i,j}, c_1 + sum d_{i,j} alpha_{i,j})`. Noise grows by
@@ -261,25 +297,88 @@ impl Evaluator {
         self.check_parts(ct, 3, "relinearization")?;
         self.ctx
             .check_fingerprint(rk.fingerprint, "relinearization key")?;
-        let digits = self.ctx.relin_digits().decompose(&ct.parts[2])?;
-        if digits.len() != rk.components.len() {
-            return Err(BfvError::WrongPartCount {
-                operation: "relinearization key components",
-                expected: digits.len(),
-                got: rk.components.len(),
-            });
-        }
-        let digits: Vec<Poly<Ntt>> = digits.into_par_iter().map(Poly::into_ntt).collect();
-        let q = self.ctx.q_basis();
-        let (mut acc0, mut acc1) = (Poly::<Ntt>::zero(q), Poly::<Ntt>::zero(q));
-        for (d, (beta, alpha)) in digits.iter().zip(&rk.components) {
-            acc0.mul_add_assign(d, beta)?;
-            acc1.mul_add_assign(d, alpha)?;
-        }
-        let (mut c0, mut c1) = rayon::join(|| acc0.into_coeff(), || acc1.into_coeff());
+        let (mut c0, mut c1) =
+            self.key_switch(&ct.parts[2], &rk.key, "relinearization key components")?;
         c0.add_assign(&ct.parts[0])?;
         c1.add_assign(&ct.parts[1])?;
         Ok(self.wrap(vec![c0, c1]))
+    }
+
+    /// The automorphism `X -> X^g` of the encrypted plaintext for any odd `g < 2N`: applies it to both
+    /// parts (which then decrypt under `s(X^g)`) and key-switches `c_1(X^g)` back to `s` with the Galois
+    /// key of `g` (HPS CRT key switching, Sections 3.3 and 4.5, as in [`Evaluator::relinearize`]):
+    /// `(c_0(X^g) + sum d_{i,j} beta_{i,j}, sum d_{i,j} alpha_{i,j})` with `d_{i,j}` the residues/digits of
+    /// `c_1(X^g)`. A coefficient-encoded plaintext `m(X)` becomes `m(X^g)`; in batch encoding `g = 3^r`
+    /// rotates the rows and `2N - 1` swaps them ([`crate::galois`]). The noise `v(X^g)` keeps its norm and
+    /// gains the key-switching term `sum d_{i,j} e_{i,j}` (the relinearization term of HPS Eq. (13)).
+    /// `g = 1` returns a copy.
+    ///
+    /// Errors: [`BfvError::InvalidGaloisElement`] for an even `g` or `g >= 2N`;
+    /// [`BfvError::MissingGaloisKey`] if `keys` has no key for `g`; [`BfvError::WrongPartCount`] unless
+    /// `ct` has 2 parts; context mismatches.
+    pub fn apply_galois(
+        &self,
+        ct: &Ciphertext,
+        element: usize,
+        keys: &GaloisKeys,
+    ) -> BfvResult<Ciphertext> {
+        self.galois("Galois automorphism", ct, element, None, keys)
+    }
+
+    /// Rotates both rows of the `2 x N/2` batching matrix cyclically **left** by `step` (right for a
+    /// negative `step`; `step` is taken modulo `N/2`): [`Evaluator::apply_galois`] with the element
+    /// `3^step mod 2N` (SEAL's convention, [`crate::galois::galois_element_for_row_step`]). A multiple of
+    /// `N/2` returns a copy without needing a key. Without batching (`t` not a prime `= 1 mod 2N`) this is
+    /// still the automorphism `X -> X^(3^step)` of the plaintext polynomial.
+    ///
+    /// Errors: [`BfvError::MissingGaloisKey`] naming `step` if `keys` lacks its element (generate it with
+    /// [`crate::KeyGenerator::galois_keys`]); as [`Evaluator::apply_galois`] otherwise.
+    pub fn rotate_rows(
+        &self,
+        ct: &Ciphertext,
+        step: i64,
+        keys: &GaloisKeys,
+    ) -> BfvResult<Ciphertext> {
+        let element = galois_element_for_row_step(step, self.ctx.n());
+        self.galois("row rotation", ct, element, Some(step), keys)
+    }
+
+    /// Swaps the two rows of the batching matrix: [`Evaluator::apply_galois`] with the element `2N - 1`
+    /// (`X -> X^-1`).
+    ///
+    /// Errors: [`BfvError::MissingGaloisKey`] if `keys` was generated without the column swap; as
+    /// [`Evaluator::apply_galois`] otherwise.
+    pub fn rotate_columns(&self, ct: &Ciphertext, keys: &GaloisKeys) -> BfvResult<Ciphertext> {
+        let element = galois_element_for_column_swap(self.ctx.n());
+        self.galois("column swap", ct, element, None, keys)
+    }
+
+    fn galois(
+        &self,
+        operation: &'static str,
+        ct: &Ciphertext,
+        element: usize,
+        step: Option<i64>,
+        keys: &GaloisKeys,
+    ) -> BfvResult<Ciphertext> {
+        self.check_parts(ct, 2, operation)?;
+        self.ctx
+            .check_fingerprint(keys.fingerprint, "Galois keys")?;
+        self.ctx.check_galois_element(element)?;
+        if element == 1 {
+            return Ok(ct.clone());
+        }
+        let key = keys.require(operation, element, step)?;
+        let (c0, switched) = rayon::join(
+            || ct.parts[0].automorphism(element),
+            || {
+                let c1 = ct.parts[1].automorphism(element)?;
+                self.key_switch(&c1, key, "Galois key components")
+            },
+        );
+        let (mut k0, k1) = switched?;
+        k0.add_assign(&c0?)?;
+        Ok(self.wrap(vec![k0, k1]))
     }
 
     /// Homomorphic multiplication (HPS Section 4.5): [`Evaluator::multiply_no_relin`] followed by

@@ -12,7 +12,13 @@
 //! ```
 //!
 //! HPS Section 4.1 writes `beta_i = [qtilde_i q_i^* s^2 - alpha_i s + e_i]_q`: the `j = 0` case.
+//!
+//! * Galois keys ([`GaloisKeys`]) use the same construction with `s(X^g)` in place of `s^2`: the general
+//!   [`KeySwitchKey`] from a secret `s'` to `s` has `beta_{i,j} = [g_{i,j} s' - alpha_{i,j} s + e_{i,j}]_Q`.
+//!   One generation routine and one key-switching routine ([`crate::Evaluator::relinearize`],
+//!   [`crate::Evaluator::apply_galois`]) serve both.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub(crate) use rnsfhe_core::keys::SecretPoly;
@@ -21,7 +27,8 @@ pub use rnsfhe_core::{PublicKey, SecretKey};
 use rnsfhe_math::sampling::Csprng;
 use rnsfhe_ring::{Coeff, Ntt, Poly};
 
-use crate::error::BfvResult;
+use crate::error::{BfvError, BfvResult};
+use crate::galois::{galois_element_for_column_swap, galois_element_for_row_step, galois_elements};
 use crate::params::BfvContext;
 
 /// `s` in NTT form over `Q`, from the key's signed coefficients (zeroized on drop).
@@ -41,24 +48,156 @@ pub(crate) fn sample_error(ctx: &BfvContext, rng: &mut Csprng) -> BfvResult<Poly
     )?)
 }
 
-/// The HPS relinearization key (Sections 3.3 and 4.1): one pair `W_{i,j} = (beta_{i,j}, alpha_{i,j})` in
-/// NTT form over `Q` per residue `i` and digit `j`, ordered `i * digits + j`.
+/// An HPS key-switching key from a secret `s'` to `s` (Sections 3.3 and 4.1, generalized from `s' = s^2`):
+/// one pair `W_{i,j} = (beta_{i,j}, alpha_{i,j})` in NTT form over `Q` per residue `i` and digit `j`,
+/// ordered `i * digits + j`, with `beta_{i,j} = [g_{i,j} s' - alpha_{i,j} s + e_{i,j}]_Q`.
+///
+/// Key switching of a polynomial `c` (decrypting under `s'` as `c s'`) decomposes `c` into the residues
+/// `[c]_{q_i}` (optionally their signed base-`w` digits) `d_{i,j}` and returns
+/// `(sum d_{i,j} beta_{i,j}, sum d_{i,j} alpha_{i,j})`, which decrypts under `s` to
+/// `c s' + sum d_{i,j} e_{i,j}`. Relinearization (`s' = s^2`, [`RelinKey`]) and Galois automorphisms
+/// (`s' = s(X^g)`, [`GaloisKeys`]) share this key type and one key-switching routine in the evaluator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeySwitchKey {
+    pub(crate) components: Vec<(Poly<Ntt>, Poly<Ntt>)>,
+}
+
+impl KeySwitchKey {
+    /// The pairs `(beta_{i,j}, alpha_{i,j})`, ordered `i * digits + j`.
+    pub fn components(&self) -> &[(Poly<Ntt>, Poly<Ntt>)] {
+        &self.components
+    }
+}
+
+/// The HPS relinearization key (Sections 3.3 and 4.1): the [`KeySwitchKey`] from `s^2` to `s`, one pair
+/// `W_{i,j} = (beta_{i,j}, alpha_{i,j})` in NTT form over `Q` per residue `i` and digit `j`, ordered
+/// `i * digits + j`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RelinKey {
     pub(crate) fingerprint: u64,
-    pub(crate) components: Vec<(Poly<Ntt>, Poly<Ntt>)>,
+    pub(crate) key: KeySwitchKey,
 }
 
 impl RelinKey {
     /// The pairs `(beta_{i,j}, alpha_{i,j})`.
     pub fn components(&self) -> &[(Poly<Ntt>, Poly<Ntt>)] {
-        &self.components
+        self.key.components()
+    }
+
+    /// The underlying key-switching key from `s^2` to `s`.
+    pub fn key(&self) -> &KeySwitchKey {
+        &self.key
     }
 
     /// Fingerprint of the BFV context the key belongs to.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
+}
+
+/// Galois keys: for each Galois element `g` generated, the [`KeySwitchKey`] from `s(X^g)` to `s` (HPS CRT
+/// key switching, Sections 3.3 and 4.1, applied to `s(X^g)` instead of `s^2`). Row rotation by `r` needs
+/// the element `3^r mod 2N`, the column swap `2N - 1` (see [`crate::galois`]). Made by
+/// [`KeyGenerator::galois_keys`] or [`KeyGenerator::galois_keys_for_elements`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaloisKeys {
+    pub(crate) fingerprint: u64,
+    /// Ring degree `N` (to map rotation steps to elements).
+    pub(crate) n: usize,
+    pub(crate) keys: BTreeMap<usize, KeySwitchKey>,
+}
+
+impl GaloisKeys {
+    /// The key of Galois element `element`, if generated.
+    pub fn get(&self, element: usize) -> Option<&KeySwitchKey> {
+        self.keys.get(&element)
+    }
+
+    /// Whether a key for Galois element `element` was generated.
+    pub fn contains(&self, element: usize) -> bool {
+        self.keys.contains_key(&element)
+    }
+
+    /// Whether the row rotation by `step` is available: its element has a key, or it is the identity
+    /// (`step` a multiple of `N/2`), which needs none.
+    pub fn has_row_step(&self, step: i64) -> bool {
+        let g = galois_element_for_row_step(step, self.n);
+        g == 1 || self.contains(g)
+    }
+
+    /// The Galois elements that have keys, in increasing order.
+    pub fn elements(&self) -> Vec<usize> {
+        self.keys.keys().copied().collect()
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether no key was generated.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Whether the column swap (element `2N - 1`) is available.
+    pub fn has_column_swap(&self) -> bool {
+        self.contains(galois_element_for_column_swap(self.n))
+    }
+
+    /// Fingerprint of the BFV context the keys belong to.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The key of `element`, or [`BfvError::MissingGaloisKey`] naming the operation, the element and the
+    /// rotation `step` (if the caller asked for a rotation).
+    pub(crate) fn require(
+        &self,
+        operation: &'static str,
+        element: usize,
+        step: Option<i64>,
+    ) -> BfvResult<&KeySwitchKey> {
+        self.keys
+            .get(&element)
+            .ok_or_else(|| BfvError::MissingGaloisKey {
+                operation,
+                element,
+                step,
+                available: self.elements(),
+            })
+    }
+}
+
+/// The HPS key-switching key from `target = s'` (NTT form over `Q`) to `s` (Sections 3.3 and 4.1): for
+/// every residue `i` and digit `j`, `beta_{i,j} = [g_{i,j} s' - alpha_{i,j} s + e_{i,j}]_Q` with
+/// `alpha_{i,j} <- U(R_Q)`, `e_{i,j} <- chi_e` and `g_{i,j}` the CRT/digit gadget of the context.
+fn switching_key(
+    ctx: &BfvContext,
+    target: &SecretPoly,
+    s: &SecretPoly,
+    rng: &mut Csprng,
+) -> BfvResult<KeySwitchKey> {
+    let q = ctx.q_basis();
+    let digits = ctx.relin_digits();
+    let k = q.len();
+    let mut components = Vec::with_capacity(ctx.relin_components());
+    for i in 0..k {
+        for j in 0..digits.count() {
+            let g = digits.gadget_residues(i, j, k)?;
+            let alpha = sample_uniform(q, rng)?;
+            let e = SecretPoly::new(sample_error(ctx, rng)?.into_ntt());
+            let mut beta = e.get().clone();
+            let a_s = SecretPoly::new(alpha.mul(s.get())?);
+            beta.sub_assign(a_s.get())?;
+            let mut g_t = target.get().clone();
+            g_t.mul_scalars_assign(&g)?;
+            let g_t = SecretPoly::new(g_t);
+            beta.add_assign(g_t.get())?;
+            components.push((beta, alpha));
+        }
+    }
+    Ok(KeySwitchKey { components })
 }
 
 /// Samples the keys of a [`BfvContext`] from one secret key (HPS Section 4.1 "Key generation").
@@ -112,30 +251,58 @@ impl KeyGenerator {
     /// Errors: sampler errors.
     pub fn relin_key(&self, rng: &mut Csprng) -> BfvResult<RelinKey> {
         let ctx = &self.ctx;
-        let q = ctx.q_basis();
         let s = secret_ntt(ctx, self.secret_key())?;
         let s2 = SecretPoly::new(s.get().mul(s.get())?);
-        let digits = ctx.relin_digits();
-        let k = q.len();
-        let mut components = Vec::with_capacity(ctx.relin_components());
-        for i in 0..k {
-            for j in 0..digits.count() {
-                let g = digits.gadget_residues(i, j, k)?;
-                let alpha = sample_uniform(q, rng)?;
-                let e = SecretPoly::new(sample_error(ctx, rng)?.into_ntt());
-                let mut beta = e.get().clone();
-                let a_s = SecretPoly::new(alpha.mul(s.get())?);
-                beta.sub_assign(a_s.get())?;
-                let mut g_s2 = s2.get().clone();
-                g_s2.mul_scalars_assign(&g)?;
-                let g_s2 = SecretPoly::new(g_s2);
-                beta.add_assign(g_s2.get())?;
-                components.push((beta, alpha));
-            }
-        }
         Ok(RelinKey {
             fingerprint: ctx.fingerprint(),
-            components,
+            key: switching_key(ctx, &s2, &s, rng)?,
+        })
+    }
+
+    /// Galois keys for row rotations by each of `steps` (Galois elements `3^step mod 2N`, negative steps
+    /// allowed, see [`crate::galois`]) and, if `include_column_swap`, for the column swap (`2N - 1`):
+    /// for each distinct element `g` other than the identity, the key-switching key
+    /// `beta_{i,j} = [g_{i,j} s(X^g) - alpha_{i,j} s + e_{i,j}]_Q` (the HPS relinearization key of
+    /// Sections 3.3 and 4.1 with `s(X^g)` in place of `s^2`).
+    ///
+    /// Errors: sampler errors.
+    pub fn galois_keys(
+        &self,
+        steps: &[i64],
+        include_column_swap: bool,
+        rng: &mut Csprng,
+    ) -> BfvResult<GaloisKeys> {
+        let elements = galois_elements(steps, include_column_swap, self.ctx.n());
+        self.galois_keys_for_elements(&elements, rng)
+    }
+
+    /// Galois keys for arbitrary Galois elements (odd `g < 2N`; automorphisms `X -> X^g`); duplicates are
+    /// generated once, the identity `1` is skipped (it needs no key). See [`KeyGenerator::galois_keys`].
+    ///
+    /// Errors: [`BfvError::InvalidGaloisElement`] for an even element or one not below `2N`; sampler
+    /// errors.
+    pub fn galois_keys_for_elements(
+        &self,
+        elements: &[usize],
+        rng: &mut Csprng,
+    ) -> BfvResult<GaloisKeys> {
+        let ctx = &self.ctx;
+        for &g in elements {
+            ctx.check_galois_element(g)?;
+        }
+        let s = secret_ntt(ctx, self.secret_key())?;
+        let mut keys = BTreeMap::new();
+        for &g in elements {
+            if g == 1 || keys.contains_key(&g) {
+                continue;
+            }
+            let s_g = SecretPoly::new(s.get().automorphism(g)?);
+            keys.insert(g, switching_key(ctx, &s_g, &s, rng)?);
+        }
+        Ok(GaloisKeys {
+            fingerprint: ctx.fingerprint(),
+            n: ctx.n(),
+            keys,
         })
     }
 }

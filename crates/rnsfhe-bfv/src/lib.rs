@@ -10,12 +10,18 @@
 //! * [`CoeffEncoder`] (any `t >= 2`) and [`BatchEncoder`] (`N` SIMD slots for a prime `t = 1 mod 2N`)
 //!   ([`encoder`]).
 //! * Keys ([`keys`]): secret and public keys of `rnsfhe-core`; the HPS [`RelinKey`] (CRT decomposition
-//!   without special primes, optional base-`w` digits, Sections 3.3 and 4.1).
+//!   without special primes, optional base-`w` digits, Sections 3.3 and 4.1) and [`GaloisKeys`] (the same
+//!   [`KeySwitchKey`] construction from `s(X^g)` instead of `s^2`), made by
+//!   [`KeyGenerator::relin_key`] and [`KeyGenerator::galois_keys`].
 //! * [`Encryptor`] (public or secret key, `Delta = floor(Q/t)`), [`Decryptor`] (HPS simple scaling,
 //!   Sections 2.3 and 4.4) with the diagnostic [`Decryptor::noise_budget`] ([`encryption`]).
 //! * [`Evaluator`]: addition, subtraction, negation, plaintext and scalar operations, and multiplication
 //!   per HPS Section 4.5 (basis extension `Q -> P`, tensor product in `R_QP`, complex scaling, extension
-//!   back to `Q`, CRT relinearization) ([`evaluator`]).
+//!   back to `Q`, CRT relinearization), and Galois automorphisms with the same CRT key switching:
+//!   [`Evaluator::rotate_rows`] (both rows of the `2 x N/2` batching matrix, left by `step`, Galois
+//!   element `3^step mod 2N` as in SEAL), [`Evaluator::rotate_columns`] (row swap, `2N - 1`) and
+//!   [`Evaluator::apply_galois`] (any `X -> X^g`, also on coefficient-encoded plaintexts)
+//!   ([`evaluator`], [`galois`]).
 //! * [`BfvParams::generate`] and [`BfvPreset`]: the parameter selection of HPS Section 6.1 and the rows
 //!   of HPS Table 3 ([`generator`]).
 //!
@@ -35,10 +41,17 @@
 //! let enc = Encryptor::with_public_key(&ctx, &pk)?;
 //! let x = enc.encrypt(&encoder.encode_u64(&[1, 2, 3])?, &mut rng)?;
 //! let y = enc.encrypt(&encoder.encode_u64(&[4, 5, 6])?, &mut rng)?;
-//! let z = Evaluator::new(&ctx).multiply(&x, &y, &rk)?;
+//! let ev = Evaluator::new(&ctx);
+//! let z = ev.multiply(&x, &y, &rk)?;
 //! let dec = Decryptor::new(&ctx, keygen.secret_key())?;
 //! assert_eq!(&encoder.decode_u64(&dec.decrypt(&z)?)?[..3], &[4, 10, 18]);
 //! assert!(dec.noise_budget(&z)? > 0.0);
+//! // Rotate both rows of the 2 x N/2 slot matrix left by one, then swap the rows.
+//! let gk = keygen.galois_keys(&[1], true, &mut rng)?;
+//! let rotated = ev.rotate_rows(&z, 1, &gk)?;
+//! assert_eq!(&encoder.decode_u64(&dec.decrypt(&rotated)?)?[..2], &[10, 18]);
+//! let swapped = ev.rotate_columns(&z, &gk)?;
+//! assert_eq!(&encoder.decode_u64(&dec.decrypt(&swapped)?)?[ctx.n() / 2..][..3], &[4, 10, 18]);
 //! # Ok(())
 //! # }
 //! ```
@@ -47,6 +60,7 @@ pub mod encoder;
 pub mod encryption;
 pub mod error;
 pub mod evaluator;
+pub mod galois;
 pub mod generator;
 pub mod keys;
 pub mod params;
@@ -55,6 +69,10 @@ pub use encoder::{BatchEncoder, CoeffEncoder, Plaintext};
 pub use encryption::{Ciphertext, Decryptor, Encryptor, MAX_BUDGET_LOG_Q};
 pub use error::{BfvError, BfvResult};
 pub use evaluator::Evaluator;
+pub use galois::{
+    galois_element_for_column_swap, galois_element_for_row_step, galois_elements,
+    ROW_ROTATION_GENERATOR,
+};
 pub use generator::BfvPreset;
-pub use keys::{KeyGenerator, PublicKey, RelinKey, SecretKey};
+pub use keys::{GaloisKeys, KeyGenerator, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 pub use params::{max_log_q_128, BfvContext, BfvParams, HPS_SIGMA, MAX_PLAINTEXT_MODULUS};

@@ -445,6 +445,18 @@ impl BfvContext {
         self.batch.as_ref()
     }
 
+    /// Checks that `element` is a Galois element: odd and below `2N`.
+    pub(crate) fn check_galois_element(&self, element: usize) -> BfvResult<()> {
+        if element.is_multiple_of(2) || element >= 2 * self.n {
+            return Err(BfvError::InvalidGaloisElement {
+                element,
+                n: self.n,
+                two_n: 2 * self.n,
+            });
+        }
+        Ok(())
+    }
+
     /// Checks that a key of `rnsfhe-core` (secret or public) belongs to [`BfvContext::rlwe`].
     pub(crate) fn check_rlwe_fingerprint(&self, got: u64, object: &'static str) -> BfvResult<()> {
         let expected = self.rlwe.fingerprint();
@@ -475,11 +487,10 @@ impl BfvContext {
 
 /// The batching tables when `t` is a prime `= 1 mod 2N`, else `None`.
 ///
-/// Slot order (the layout of SEAL and OpenFHE, with generator 5 as `rnsfhe-core`'s
-/// `galois_element_for_step`): slots form a `2 x N/2` matrix; slot `j < N/2` of row 0 is the evaluation
-/// at `psi^(5^j)`, slot `N/2 + j` of row 1 the evaluation at `psi^(-5^j)`, `psi` a primitive `2N`-th root
-/// of unity mod `t`. The automorphism `X -> X^(5^r)` then rotates both rows left by `r`, and `X -> X^(2N-1)`
-/// swaps the rows.
+/// Slot order (SEAL's batching layout, generator [`crate::galois::ROW_ROTATION_GENERATOR`] = 3): slots form
+/// a `2 x N/2` matrix; slot `j < N/2` of row 0 is the evaluation at `psi^(3^j)`, slot `N/2 + j` of row 1
+/// the evaluation at `psi^(-3^j)`, `psi` a primitive `2N`-th root of unity mod `t`. The automorphism
+/// `X -> X^(3^r)` then rotates both rows left by `r`, and `X -> X^(2N-1)` swaps the rows.
 fn batch_tables(n: usize, t: u64) -> Option<BatchTables> {
     if t % (2 * n as u64) != 1 || !is_prime(t) {
         return None;
@@ -495,7 +506,7 @@ fn batch_tables(n: usize, t: u64) -> Option<BatchTables> {
         index[j] = rnsfhe_math::ntt::bit_reverse((g - 1) / 2, log_n);
         let conj = two_n - g;
         index[half + j] = rnsfhe_math::ntt::bit_reverse((conj - 1) / 2, log_n);
-        g = g * 5 % two_n;
+        g = g * crate::galois::ROW_ROTATION_GENERATOR as usize % two_n;
     }
     Some(BatchTables { plan, index })
 }
