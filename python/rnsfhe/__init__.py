@@ -1,14 +1,16 @@
 """rnsfhe: homomorphic encryption in RNS form, a Rust library with this Python front end.
 
 The library will implement RNS-CKKS, RNS-BFV (Halevi-Polyakov-Shoup), exact RNS basis conversion and
-PEGASUS scheme switching. Today the math layer and CKKS are available:
+PEGASUS scheme switching. Today the math layer, CKKS and BFV are available:
 
 * prime search: :func:`is_prime`, :func:`ntt_primes_near_power_of_two`, :func:`ntt_primes_of_bits`,
   :func:`qu_xu_max_eta`, :func:`qu_xu_primes`;
 * the negacyclic NTT: :class:`NttPlan` (numpy ``uint64`` arrays in and out, the GIL released while it runs);
 * RNS basis conversion in three modes: :class:`BasisConverter` ("fast", "exact_float", "exact_integer");
 * CKKS, encrypted arithmetic on real and complex vectors: the submodule :mod:`rnsfhe.ckks` (start with
-  ``rnsfhe.ckks.Session``).
+  ``rnsfhe.ckks.Session``);
+* BFV, exact arithmetic modulo t on encrypted integer vectors: the submodule :mod:`rnsfhe.bfv` (start with
+  ``rnsfhe.bfv.Session``).
 
 Errors raised by the Rust code surface as :class:`ValueError` with the Rust message.
 
@@ -32,7 +34,7 @@ from ._rnsfhe import (
     qu_xu_max_eta,
     qu_xu_primes,
 )
-from . import ckks
+from . import bfv, ckks
 
 __all__ = [
     "__version__",
@@ -48,4 +50,6 @@ __all__ = [
     "BasisConverter",
     # CKKS
     "ckks",
+    # BFV
+    "bfv",
 ]

@@ -7,7 +7,8 @@
 //!
 //! Sections below, one per Rust layer: primes (rnsfhe-math), NTT (rnsfhe-math), basis conversion
 //! (rnsfhe-ring). Each function is registered in [`_rnsfhe`] at the bottom. The CKKS scheme lives in
-//! [`ckks`], registered as the submodule `_rnsfhe.ckks` (the Python module `rnsfhe.ckks` re-exports it).
+//! [`ckks`], registered as the submodule `_rnsfhe.ckks` (the Python module `rnsfhe.ckks` re-exports it);
+//! BFV likewise in [`bfv`] (`_rnsfhe.bfv`, re-exported by `rnsfhe.bfv`).
 
 use numpy::{
     dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
@@ -19,6 +20,7 @@ use rnsfhe::math::{primes, NttPlan};
 use rnsfhe::ring::conversion::{BasisConverter, ConversionMode};
 use rnsfhe::ring::{Coeff, Poly, RnsBasis};
 
+mod bfv;
 mod ckks;
 
 /// Converts an error of the Rust layers into a Python `ValueError` with the same message.
@@ -461,5 +463,7 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBasisConverter>()?;
     // CKKS (submodule `ckks`).
     ckks::register(m)?;
+    // BFV (submodule `bfv`).
+    bfv::register(m)?;
     Ok(())
 }

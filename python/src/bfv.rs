@@ -1,0 +1,1647 @@
+//! `rnsfhe._rnsfhe.bfv`: Python bindings of the BFV scheme (`rnsfhe-bfv`, HPS form), re-exported by the
+//! pure-Python module `rnsfhe.bfv` (which adds the `Session` convenience class and `reduce`).
+//!
+//! Objects: `Context` (checked parameters), `KeySet` and its keys, `Encryptor`, `Decryptor` (with the
+//! diagnostic noise budget), `Evaluator` and `Ciphertext` (with Python operators and row / column
+//! rotations). As in `rnsfhe.ckks`, every `Ciphertext` holds a shared reference to the evaluator that made
+//! it (`Arc<Eval>`, which owns the relinearization and Galois keys), so `a * b` needs no key argument; it also remembers its encoding ("batch" or
+//! "coeff") so that `ct + array` encodes the array the same way and decryption decodes it. Values are
+//! numpy `int64` in and out. Errors of the Rust layers become `ValueError` with the Rust message; key
+//! generation, encryption, decryption and every homomorphic operation run with the GIL released.
+
+use std::sync::Arc;
+
+use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUserWarning, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyFloat, PyInt};
+use rnsfhe::math::sampling::Csprng;
+use rnsfhe_bfv::{
+    BatchEncoder, BfvContext, BfvError, BfvParams, BfvPreset, Ciphertext, CoeffEncoder, Decryptor,
+    Encryptor, Evaluator, GaloisKeys, KeyGenerator, Plaintext, PublicKey, RelinKey, SecretKey,
+    HPS_SIGMA,
+};
+
+/// Message of every `TypeError` raised when pickling objects that cannot be serialized yet.
+fn not_picklable(what: &str) -> PyErr {
+    PyTypeError::new_err(format!(
+        "rnsfhe.bfv.{what} cannot be pickled yet: serialization of BFV keys and ciphertexts comes with \
+         the serialization issue (a Context can be pickled; it is rebuilt from its parameters)"
+    ))
+}
+
+/// A BFV error as a Python `ValueError` with the Rust message, plus a Python hint where one helps.
+fn bfv_error(err: BfvError) -> PyErr {
+    let hint = match &err {
+        BfvError::Insecure { .. } => " (Python: pass allow_insecure=True)".to_string(),
+        BfvError::BatchingUnavailable { .. } => {
+            " (Python: encrypt(values, encoding=\"coeff\"))".to_string()
+        }
+        BfvError::MissingGaloisKey { step: Some(s), .. } => {
+            format!(" (Python: include {s} in ctx.keygen(rotations=[...]))")
+        }
+        BfvError::MissingGaloisKey { step: None, .. } => {
+            " (Python: ctx.keygen(column_swap=True))".to_string()
+        }
+        _ => String::new(),
+    };
+    PyValueError::new_err(format!("{err}{hint}"))
+}
+
+/// Error of a rotation by an evaluator without Galois keys.
+fn missing_galois_keys(operation: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "{operation} needs Galois keys: generate them with ctx.keygen(rotations=[...], column_swap=True) \
+         and build the evaluator from that KeySet, ctx.evaluator(keys) (or galois_keys=...), or use \
+         bfv.Session(ctx, rotations=[...], column_swap=True)"
+    ))
+}
+
+/// Error of a rotation of a coefficient-encoded ciphertext.
+fn rotation_needs_batch(operation: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "{operation} acts on the slots of a batch-encoded ciphertext; this one is coefficient-encoded \
+         (its automorphism X -> X^g would not rotate the values)"
+    ))
+}
+
+/// Error of a ciphertext multiplication by an evaluator without a relinearization key.
+fn missing_relin_key() -> PyErr {
+    PyValueError::new_err(
+        "ciphertext multiplication needs a relinearization key: build the evaluator from a KeySet, \
+         ctx.evaluator(keys), or give it relin_key=..., or use a bfv.Session",
+    )
+}
+
+fn preset_name(p: BfvPreset) -> String {
+    format!("{p:?}")
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Encodings
+// ------------------------------------------------------------------------------------------------------
+
+/// How the values of a ciphertext are laid out in its plaintext polynomial.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Encoding {
+    /// `N` SIMD slots of `Z_t` (prime `t = 1 mod 2N`): operations act slot-wise.
+    Batch,
+    /// Values are the coefficients of the plaintext polynomial (any `t`): products are negacyclic
+    /// convolutions.
+    Coeff,
+}
+
+impl Encoding {
+    fn name(self) -> &'static str {
+        match self {
+            Encoding::Batch => "batch",
+            Encoding::Coeff => "coeff",
+        }
+    }
+
+    /// `None` (the context's default), "batch" or "coeff".
+    fn parse(s: Option<&str>, ctx: &BfvContext) -> PyResult<Self> {
+        match s {
+            None => Ok(default_encoding(ctx)),
+            Some("batch") => Ok(Encoding::Batch),
+            Some("coeff") => Ok(Encoding::Coeff),
+            Some(other) => Err(PyValueError::new_err(format!(
+                "unknown encoding {other:?}: expected 'batch' (SIMD slots, needs a prime t = 1 mod 2N) \
+                 or 'coeff' (the values are the coefficients of the plaintext polynomial)"
+            ))),
+        }
+    }
+}
+
+/// "batch" when `t` allows batching, else "coeff".
+fn default_encoding(ctx: &BfvContext) -> Encoding {
+    if ctx.supports_batching() {
+        Encoding::Batch
+    } else {
+        Encoding::Coeff
+    }
+}
+
+/// The encoders of a context (batching only when `t` allows it).
+struct Encoders {
+    ctx: Arc<BfvContext>,
+    batch: Option<BatchEncoder>,
+    coeff: CoeffEncoder,
+}
+
+impl Encoders {
+    fn new(ctx: &Arc<BfvContext>) -> Self {
+        Self {
+            ctx: Arc::clone(ctx),
+            batch: BatchEncoder::new(ctx).ok(),
+            coeff: CoeffEncoder::new(ctx),
+        }
+    }
+
+    fn batch(&self) -> Result<&BatchEncoder, BfvError> {
+        self.batch.as_ref().ok_or(BfvError::BatchingUnavailable {
+            t: self.ctx.plaintext_modulus(),
+            n: self.ctx.n(),
+            two_n: 2 * self.ctx.n(),
+        })
+    }
+
+    fn encode(&self, values: &[i64], encoding: Encoding) -> Result<Plaintext, BfvError> {
+        match encoding {
+            Encoding::Batch => self.batch()?.encode_i64(values),
+            Encoding::Coeff => self.coeff.encode_i64(values),
+        }
+    }
+
+    /// The constant polynomial `c`: `c` in every slot (batch), or `c` as coefficient 0 (coeff).
+    fn constant(&self, c: i64) -> Result<Plaintext, BfvError> {
+        self.coeff.encode_i64(&[c])
+    }
+
+    /// The `N` values of `pt`: centered in `(-t/2, t/2]` if `signed`, else in `[0, t)`.
+    fn decode(
+        &self,
+        pt: &Plaintext,
+        encoding: Encoding,
+        signed: bool,
+    ) -> Result<Vec<i64>, BfvError> {
+        match (encoding, signed) {
+            (Encoding::Batch, true) => self.batch()?.decode_i64(pt),
+            (Encoding::Coeff, true) => self.coeff.decode_i64(pt),
+            (Encoding::Batch, false) => Ok(to_i64(self.batch()?.decode_u64(pt)?)),
+            (Encoding::Coeff, false) => Ok(to_i64(self.coeff.decode_u64(pt)?)),
+        }
+    }
+}
+
+/// Values in `[0, t)` with `t <= 2^60` as `i64` (lossless).
+fn to_i64(v: Vec<u64>) -> Vec<i64> {
+    v.into_iter().map(|x| x as i64).collect()
+}
+
+// ------------------------------------------------------------------------------------------------------
+// numpy and Python values
+// ------------------------------------------------------------------------------------------------------
+
+/// `numpy.asarray(obj)`.
+fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
+    let np = obj.py().import("numpy")?;
+    Ok(np
+        .call_method1("asarray", (obj,))?
+        .downcast_into::<PyUntypedArray>()?)
+}
+
+/// The error of a non-integer operand or input.
+fn not_integers(what: &str, dtype: impl std::fmt::Display) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{what}: expected integers (an int64 array or Python ints), got dtype {dtype}; BFV computes \
+         exactly modulo t, so convert deliberately (e.g. numpy.rint(x).astype(numpy.int64))"
+    ))
+}
+
+/// Checks `-t < v < t` for every value.
+fn check_range(values: &[i64], t: u64, what: &str) -> PyResult<()> {
+    let t = t as i64; // t <= 2^60
+    if let Some((i, &v)) = values.iter().enumerate().find(|(_, &v)| v <= -t || v >= t) {
+        return Err(PyValueError::new_err(format!(
+            "{what}: value {v} at index {i} is out of range for the plaintext modulus t = {t}: values \
+             must satisfy -t < v < t (reduce them first, e.g. numpy.mod(x, t))"
+        )));
+    }
+    Ok(())
+}
+
+/// The integers of an array of any shape, flattened, or `None` for a non-integer dtype. Integers that do
+/// not fit in int64 raise ValueError.
+fn integer_values(arr: &Bound<'_, PyUntypedArray>, what: &str) -> PyResult<Option<Vec<i64>>> {
+    let py = arr.py();
+    if arr.len() == 0 {
+        return Ok(Some(Vec::new()));
+    }
+    let flat = arr.call_method0("ravel")?;
+    let overflow = |i: usize, v: &dyn std::fmt::Display| {
+        PyValueError::new_err(format!(
+            "{what}: value {v} at index {i} does not fit in int64"
+        ))
+    };
+    Ok(match arr.dtype().kind() {
+        b'i' | b'b' => {
+            let a = flat.call_method1("astype", (numpy::dtype::<i64>(py),))?;
+            let a = a.downcast::<PyArray1<i64>>()?.readonly();
+            Some(a.as_array().iter().copied().collect())
+        }
+        b'u' => {
+            let a = flat.call_method1("astype", (numpy::dtype::<u64>(py),))?;
+            let a = a.downcast::<PyArray1<u64>>()?.readonly();
+            let v = a.as_array();
+            Some(
+                v.iter()
+                    .enumerate()
+                    .map(|(i, &x)| i64::try_from(x).map_err(|_| overflow(i, &x)))
+                    .collect::<PyResult<Vec<i64>>>()?,
+            )
+        }
+        // Python ints too large for a numpy integer dtype land in an object array.
+        b'O' => {
+            let items: Vec<Bound<'_, PyAny>> = flat.call_method0("tolist")?.extract()?;
+            if !items.iter().all(|x| x.is_instance_of::<PyInt>()) {
+                return Ok(None);
+            }
+            Some(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        x.extract::<i64>().map_err(|err| {
+                            if err.is_instance_of::<PyOverflowError>(py) {
+                                overflow(i, x)
+                            } else {
+                                err
+                            }
+                        })
+                    })
+                    .collect::<PyResult<Vec<i64>>>()?,
+            )
+        }
+        _ => None,
+    })
+}
+
+/// Reads a 1-D sequence of integers (numpy array, list, tuple) with `-t < v < t` and at most `n` values.
+fn read_values(obj: &Bound<'_, PyAny>, ctx: &BfvContext, what: &str) -> PyResult<Vec<i64>> {
+    let arr = as_array(obj)?;
+    if arr.ndim() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{what}: expected a 1-D array of integers, got {} dimensions",
+            arr.ndim()
+        )));
+    }
+    let values = integer_values(&arr, what)?.ok_or_else(|| not_integers(what, arr.dtype()))?;
+    check_length(values.len(), ctx, what)?;
+    check_range(&values, ctx.plaintext_modulus(), what)?;
+    Ok(values)
+}
+
+fn check_length(len: usize, ctx: &BfvContext, what: &str) -> PyResult<()> {
+    if len > ctx.n() {
+        return Err(PyValueError::new_err(format!(
+            "{what}: {len} values do not fit in a plaintext of N = {} slots or coefficients",
+            ctx.n()
+        )));
+    }
+    Ok(())
+}
+
+/// The right operand of an arithmetic operation with a ciphertext.
+enum Operand<'a> {
+    Ct(&'a PyCiphertext),
+    Int(i64),
+    Vector(Vec<i64>),
+}
+
+/// Classifies a Python operand: a Ciphertext, an integer (Python or numpy), or a 1-D array-like of
+/// integers. Floats and float arrays raise TypeError (BFV is exact); anything else gives `None` (the
+/// operators then return `NotImplemented`). Values out of range raise ValueError.
+fn classify<'a>(other: &'a Bound<'_, PyAny>, ctx: &BfvContext) -> PyResult<Option<Operand<'a>>> {
+    let what = "operand";
+    if let Ok(ct) = other.downcast::<PyCiphertext>() {
+        return Ok(Some(Operand::Ct(ct.get())));
+    }
+    let t = ctx.plaintext_modulus();
+    if other.is_instance_of::<PyInt>() {
+        let k = other.extract::<i64>().map_err(|_| {
+            PyValueError::new_err(format!("{what}: the integer {other} does not fit in int64"))
+        })?;
+        check_range(&[k], t, what)?;
+        return Ok(Some(Operand::Int(k)));
+    }
+    if other.is_instance_of::<PyFloat>() {
+        return Err(not_integers(what, "float"));
+    }
+    let Ok(arr) = as_array(other) else {
+        return Ok(None);
+    };
+    let kind = arr.dtype().kind();
+    if !matches!(kind, b'i' | b'u' | b'b' | b'O') && arr.len() > 0 {
+        return if matches!(kind, b'f' | b'c') {
+            Err(not_integers(what, arr.dtype()))
+        } else {
+            Ok(None)
+        };
+    }
+    let Some(values) = integer_values(&arr, what)? else {
+        return Ok(None);
+    };
+    match arr.ndim() {
+        0 => {
+            check_range(&values, t, what)?;
+            Ok(Some(Operand::Int(values[0])))
+        }
+        1 => {
+            check_length(values.len(), ctx, what)?;
+            check_range(&values, t, what)?;
+            Ok(Some(Operand::Vector(values)))
+        }
+        d => Err(PyValueError::new_err(format!(
+            "{what}: expected a 1-D array of integers, got {d} dimensions"
+        ))),
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// The evaluator shared by ciphertexts
+// ------------------------------------------------------------------------------------------------------
+
+/// A Rust evaluator with its keys and the encoders; shared by `Arc` between an `Evaluator` and the
+/// ciphertexts it produced.
+struct Eval {
+    ev: Evaluator,
+    enc: Encoders,
+    relin: Option<Arc<RelinKey>>,
+    galois: Option<Galois>,
+}
+
+/// Galois keys with the rotation steps and column swap they were generated for.
+#[derive(Clone)]
+struct Galois {
+    keys: Arc<GaloisKeys>,
+    rotations: Vec<i64>,
+    column_swap: bool,
+}
+
+#[derive(Clone, Copy)]
+enum BinOp {
+    Add,
+    Sub,
+    /// `other - ct`.
+    RSub,
+    Mul,
+}
+
+impl Eval {
+    fn new(ctx: &Arc<BfvContext>, relin: Option<Arc<RelinKey>>, galois: Option<Galois>) -> Self {
+        Self {
+            ev: Evaluator::new(ctx),
+            enc: Encoders::new(ctx),
+            relin,
+            galois,
+        }
+    }
+
+    fn galois_keys(&self, operation: &str) -> PyResult<&GaloisKeys> {
+        self.galois
+            .as_ref()
+            .map(|g| g.keys.as_ref())
+            .ok_or_else(|| missing_galois_keys(operation))
+    }
+
+    /// Both rows of the `2 x N/2` slot matrix rotated left by `step`.
+    fn rotate_rows(&self, a: &Ciphertext, step: i64) -> PyResult<Ciphertext> {
+        let gk = self.galois_keys("row rotation")?;
+        self.ev.rotate_rows(a, step, gk).map_err(bfv_error)
+    }
+
+    /// The two rows of the slot matrix swapped.
+    fn rotate_columns(&self, a: &Ciphertext) -> PyResult<Ciphertext> {
+        let gk = self.galois_keys("column swap")?;
+        self.ev.rotate_columns(a, gk).map_err(bfv_error)
+    }
+
+    fn ctx(&self) -> &Arc<BfvContext> {
+        self.ev.context()
+    }
+
+    /// `a * b` relinearized (`relinearize`) or with three parts.
+    fn multiply(&self, a: &Ciphertext, b: &Ciphertext, relinearize: bool) -> PyResult<Ciphertext> {
+        if !relinearize {
+            return self.ev.multiply_no_relin(a, b).map_err(bfv_error);
+        }
+        let rk = self.relin.as_deref().ok_or_else(missing_relin_key)?;
+        self.ev.multiply(a, b, rk).map_err(bfv_error)
+    }
+
+    fn relinearize(&self, a: &Ciphertext) -> PyResult<Ciphertext> {
+        let rk = self.relin.as_deref().ok_or_else(missing_relin_key)?;
+        self.ev.relinearize(a, rk).map_err(bfv_error)
+    }
+
+    fn apply(
+        &self,
+        a: &Ciphertext,
+        encoding: Encoding,
+        op: BinOp,
+        b: &Operand<'_>,
+    ) -> PyResult<Ciphertext> {
+        let ev = &self.ev;
+        let plain = |pt: &Plaintext| -> Result<Ciphertext, BfvError> {
+            match op {
+                BinOp::Add => ev.add_plain(a, pt),
+                BinOp::Sub => ev.sub_plain(a, pt),
+                BinOp::RSub => ev.add_plain(&ev.negate(a)?, pt),
+                BinOp::Mul => ev.multiply_plain(a, pt),
+            }
+        };
+        match b {
+            Operand::Ct(b) => match op {
+                BinOp::Add => ev.add(a, &b.ct).map_err(bfv_error),
+                BinOp::Sub => ev.sub(a, &b.ct).map_err(bfv_error),
+                BinOp::RSub => ev.sub(&b.ct, a).map_err(bfv_error),
+                BinOp::Mul => self.multiply(a, &b.ct, true),
+            },
+            Operand::Int(k) => match op {
+                BinOp::Mul => ev.multiply_scalar(a, *k).map_err(bfv_error),
+                _ => self
+                    .enc
+                    .constant(*k)
+                    .and_then(|pt| plain(&pt))
+                    .map_err(bfv_error),
+            },
+            Operand::Vector(v) => self
+                .enc
+                .encode(v, encoding)
+                .and_then(|pt| plain(&pt))
+                .map_err(bfv_error),
+        }
+    }
+}
+
+/// Checks that two ciphertext operands use the same encoding.
+fn check_encodings(a: Encoding, b: &Operand<'_>) -> PyResult<()> {
+    if let Operand::Ct(b) = b {
+        if b.encoding != a {
+            return Err(PyValueError::new_err(format!(
+                "cannot combine a {:?}-encoded ciphertext with a {:?}-encoded one: their values are laid \
+                 out differently in the plaintext polynomial; encrypt both with the same encoding",
+                a.name(),
+                b.encoding.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `op` on `a` and `other` with the GIL released. `NotImplemented` for an unsupported operand if
+/// `strict` is false, TypeError if true (evaluator methods).
+fn binary(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &PyCiphertext,
+    other: &Bound<'_, PyAny>,
+    op: BinOp,
+    strict: bool,
+) -> PyResult<Option<PyCiphertext>> {
+    let Some(b) = classify(other, eval.ctx())? else {
+        if strict {
+            return Err(PyTypeError::new_err(format!(
+                "expected a Ciphertext, a 1-D array of integers or an integer, got {}",
+                other.get_type().name()?
+            )));
+        }
+        return Ok(None);
+    };
+    check_encodings(a.encoding, &b)?;
+    let ct = py.allow_threads(|| eval.apply(&a.ct, a.encoding, op, &b))?;
+    Ok(Some(PyCiphertext::new(ct, eval, a.encoding)))
+}
+
+/// The Python result of an operator: the new ciphertext or `NotImplemented`.
+fn operator(
+    py: Python<'_>,
+    a: &PyCiphertext,
+    other: &Bound<'_, PyAny>,
+    op: BinOp,
+) -> PyResult<PyObject> {
+    match binary(py, &a.eval, a, other, op, false)? {
+        Some(ct) => Ok(Py::new(py, ct)?.into_any()),
+        None => Ok(py.NotImplemented()),
+    }
+}
+
+/// Like [`binary`] with a TypeError for an unsupported operand, run by evaluator `eval`.
+fn binary_strict(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &PyCiphertext,
+    other: &Bound<'_, PyAny>,
+    op: BinOp,
+) -> PyResult<PyCiphertext> {
+    binary(py, eval, a, other, op, true)?.ok_or_else(|| PyTypeError::new_err("unsupported operand"))
+}
+
+/// Runs a unary operation with the GIL released; the result keeps `a`'s encoding.
+fn unary(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &PyCiphertext,
+    f: impl FnOnce(&Eval, &Ciphertext) -> PyResult<Ciphertext> + Send,
+) -> PyResult<PyCiphertext> {
+    let ct = py.allow_threads(|| f(eval, &a.ct))?;
+    Ok(PyCiphertext::new(ct, eval, a.encoding))
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Context
+// ------------------------------------------------------------------------------------------------------
+
+/// The checked, immutable parameters of BFV in the Halevi-Polyakov-Shoup form: ring degree N, plaintext
+/// modulus t, ciphertext primes Q, auxiliary primes P of multiplication, relinearization decomposition.
+///
+/// Context(log_n, t, q_bits=55, q_count=2, *, relin_base_log=None, sigma=8/sqrt(2 pi),
+/// allow_insecure=False)
+///
+/// * ``log_n``: N = 2^log_n is the ring degree (4 to 17); a plaintext holds N values.
+/// * ``t``: the plaintext modulus, 2 <= t <= 2^60; arithmetic is exact modulo t. Batching (N SIMD
+///   slots, slot-wise products) needs a prime t = 1 mod 2N, e.g. 65537 for N <= 2^15; any t works with
+///   the coefficient encoding.
+/// * ``q_bits``, ``q_count``: Q is ``q_count`` NTT primes of ``q_bits`` bits (20 to 61). Each
+///   multiplication costs about log2(t) + log2(N) + a few bits of noise budget (``Decryptor.noise_budget``).
+/// * ``relin_base_log``: base-2^w digits of each residue in relinearization (HPS Section 3.3; less noise,
+///   larger keys); None for the plain CRT decomposition.
+/// * ``sigma``: standard deviation of the error (HPS: 8 / sqrt(2 pi)).
+///
+/// The auxiliary basis P >= 2 t N Q is chosen automatically. Parameters not established as 128-bit secure
+/// by the HE Standard (log2 Q above its bound for N) raise ValueError unless ``allow_insecure=True`` (then
+/// a UserWarning is issued). ``Context.from_preset(name)`` builds the rows of HPS Table 3
+/// (``rnsfhe.bfv.presets()``), ``Context.generate(t, depth)`` chooses N and Q for a depth, and
+/// ``Context.from_moduli`` takes explicit primes.
+#[pyclass(name = "Context", module = "rnsfhe.bfv", frozen)]
+struct PyContext {
+    ctx: Arc<BfvContext>,
+    preset: Option<BfvPreset>,
+    depth: Option<usize>,
+    /// Keyless evaluator attached to ciphertexts encrypted without an explicit evaluator.
+    plain: Arc<Eval>,
+}
+
+impl PyContext {
+    fn build(
+        py: Python<'_>,
+        mut params: BfvParams,
+        preset: Option<BfvPreset>,
+        depth: Option<usize>,
+        allow_insecure: bool,
+    ) -> PyResult<Self> {
+        params.allow_insecure = allow_insecure;
+        let ctx = py
+            .allow_threads(|| BfvContext::new(params))
+            .map_err(bfv_error)?;
+        if let Some(warning) = ctx.security_warning() {
+            let msg = std::ffi::CString::new(warning).unwrap_or_default();
+            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)?;
+        }
+        let plain = Arc::new(Eval::new(&ctx, None, None));
+        Ok(Self {
+            ctx,
+            preset,
+            depth,
+            plain,
+        })
+    }
+}
+
+#[pymethods]
+impl PyContext {
+    #[new]
+    #[pyo3(signature = (log_n, t, q_bits = 55, q_count = 2, *, relin_base_log = None,
+                        sigma = HPS_SIGMA, allow_insecure = false))]
+    #[pyo3(
+        text_signature = "(log_n, t, q_bits=55, q_count=2, *, relin_base_log=None, \
+                             sigma=3.1915382432114616, allow_insecure=False)"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        log_n: u32,
+        t: u64,
+        q_bits: u32,
+        q_count: usize,
+        relin_base_log: Option<u32>,
+        sigma: f64,
+        allow_insecure: bool,
+    ) -> PyResult<Self> {
+        if q_count > 256 {
+            return Err(PyValueError::new_err(format!(
+                "q_count = {q_count} is out of range: at most 256 ciphertext primes"
+            )));
+        }
+        let mut params = py
+            .allow_threads(|| BfvParams::with_bit_sizes(log_n, t, q_bits, q_count))
+            .map_err(bfv_error)?;
+        params.relin_base_log = relin_base_log;
+        params.sigma = sigma;
+        Self::build(py, params, None, None, allow_insecure)
+    }
+
+    /// Context.from_moduli(log_n, t, q_moduli, p_moduli, relin_base_log=None, sigma=8/sqrt(2 pi),
+    /// allow_insecure=False) -> Context
+    ///
+    /// A context with explicit primes: ``q_moduli`` (the ciphertext modulus Q) and ``p_moduli`` (the
+    /// auxiliary basis of multiplication, P >= 2 t N Q), all distinct NTT primes p = 1 mod 2N below 2^62.
+    /// The keyword arguments are those of ``Context.params``, so ``Context.from_moduli(**ctx.params)``
+    /// rebuilds ``ctx``. Raises ValueError for invalid parameters.
+    #[staticmethod]
+    #[pyo3(signature = (log_n, t, q_moduli, p_moduli, relin_base_log = None, sigma = HPS_SIGMA,
+                        allow_insecure = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_moduli(
+        py: Python<'_>,
+        log_n: u32,
+        t: u64,
+        q_moduli: Vec<u64>,
+        p_moduli: Vec<u64>,
+        relin_base_log: Option<u32>,
+        sigma: f64,
+        allow_insecure: bool,
+    ) -> PyResult<Self> {
+        let params = BfvParams {
+            log_n,
+            plaintext_modulus: t,
+            q_moduli,
+            p_moduli,
+            relin_base_log,
+            sigma,
+            allow_insecure,
+        };
+        Self::build(py, params, None, None, allow_insecure)
+    }
+
+    /// Context.from_preset(name) -> Context
+    ///
+    /// The context of a row of HPS Table 3 (``rnsfhe.bfv.presets()``; case-insensitive): "T2Depth1"
+    /// (N = 2^11), "T2Depth5" (2^12), "T2Depth10" (2^13), "T2Depth20" (2^14), "T2Depth30" (2^15),
+    /// "T2Depth50" (2^16), "T2Depth100" (2^17), all with t = 2 (coefficient encoding) and 128-bit security.
+    /// Raises ValueError for an unknown name.
+    #[staticmethod]
+    fn from_preset(py: Python<'_>, name: &str) -> PyResult<Self> {
+        let preset = BfvPreset::ALL
+            .into_iter()
+            .find(|p| preset_name(*p).eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "unknown BFV preset {name:?}: expected one of {:?}",
+                    BfvPreset::ALL.map(preset_name)
+                ))
+            })?;
+        let params = py.allow_threads(|| preset.params()).map_err(bfv_error)?;
+        Self::build(py, params, Some(preset), Some(preset.depth()), false)
+    }
+
+    /// Context.generate(t, depth) -> Context
+    ///
+    /// Parameters for plaintext modulus ``t`` and multiplicative ``depth`` by the procedure of HPS
+    /// Section 6.1: the smallest N (2^10 to 2^17) whose ciphertext modulus of 55-bit primes satisfies the
+    /// noise bound of a depth-``depth`` circuit within the 128-bit HE Standard bound. Raises ValueError
+    /// for depth 0, an unsupported t, or when no N up to 2^17 fits.
+    #[staticmethod]
+    fn generate(py: Python<'_>, t: u64, depth: usize) -> PyResult<Self> {
+        let params = py
+            .allow_threads(|| BfvParams::generate(t, depth))
+            .map_err(bfv_error)?;
+        Self::build(py, params, None, Some(depth), false)
+    }
+
+    /// keygen(rotations=(), column_swap=False) -> KeySet
+    ///
+    /// Samples a secret key (uniform ternary) and the public, relinearization and Galois keys: a row
+    /// rotation key for each step in ``rotations`` (left by k for k > 0, right for k < 0; steps are taken
+    /// modulo N/2, and multiples of N/2 need no key) and, if ``column_swap``, the key that swaps the two
+    /// rows. Each Galois key is as large as the relinearization key. Randomness comes from the operating
+    /// system (ChaCha20). The GIL is released.
+    #[pyo3(signature = (rotations = Vec::new(), column_swap = false))]
+    fn keygen(&self, py: Python<'_>, rotations: Vec<i64>, column_swap: bool) -> PyResult<PyKeySet> {
+        let ctx = &self.ctx;
+        let mut steps: Vec<i64> = Vec::new();
+        for s in rotations {
+            if !steps.contains(&s) {
+                steps.push(s);
+            }
+        }
+        let (secret, public, relin, galois) = py
+            .allow_threads(|| -> Result<_, BfvError> {
+                let mut rng = Csprng::from_os()?;
+                let kg = KeyGenerator::new(ctx, &mut rng)?;
+                let public = kg.public_key(&mut rng)?;
+                let relin = kg.relin_key(&mut rng)?;
+                let galois = kg.galois_keys(&steps, column_swap, &mut rng)?;
+                Ok((kg.secret_key().clone(), public, relin, galois))
+            })
+            .map_err(bfv_error)?;
+        Ok(PyKeySet {
+            ctx: Arc::clone(ctx),
+            secret: Arc::new(secret),
+            public: Arc::new(public),
+            relin: Arc::new(relin),
+            galois: Galois {
+                keys: Arc::new(galois),
+                rotations: steps,
+                column_swap,
+            },
+        })
+    }
+
+    /// encryptor(key, evaluator=None) -> Encryptor
+    ///
+    /// An encryptor with a PublicKey, a KeySet (its public key) or a SecretKey (secret-key encryption,
+    /// less noise). Its ciphertexts are attached to ``evaluator`` (default: a keyless evaluator of this
+    /// context, enough for additions and plaintext / integer products, not for ciphertext products).
+    #[pyo3(signature = (key, evaluator = None))]
+    fn encryptor(
+        &self,
+        key: &Bound<'_, PyAny>,
+        evaluator: Option<&PyEvaluator>,
+    ) -> PyResult<PyEncryptor> {
+        let ctx = &self.ctx;
+        let (enc, with_secret) = if let Ok(ks) = key.downcast::<PyKeySet>() {
+            (Encryptor::with_public_key(ctx, &ks.get().public), false)
+        } else if let Ok(pk) = key.downcast::<PyPublicKey>() {
+            (Encryptor::with_public_key(ctx, &pk.get().key), false)
+        } else if let Ok(sk) = key.downcast::<PySecretKey>() {
+            (Encryptor::with_secret_key(ctx, &sk.get().key), true)
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "encryptor needs a bfv KeySet, PublicKey or SecretKey, got {}",
+                key.get_type().name()?
+            )));
+        };
+        let eval = match evaluator {
+            Some(e) => {
+                check_same_context(ctx, e.eval.ctx(), "the evaluator")?;
+                Arc::clone(&e.eval)
+            }
+            None => Arc::clone(&self.plain),
+        };
+        Ok(PyEncryptor {
+            enc: enc.map_err(bfv_error)?,
+            eval,
+            with_secret,
+        })
+    }
+
+    /// decryptor(key) -> Decryptor
+    ///
+    /// A decryptor with a SecretKey or a KeySet (its secret key).
+    fn decryptor(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<PyDecryptor> {
+        let sk = if let Ok(ks) = key.downcast::<PyKeySet>() {
+            Arc::clone(&ks.get().secret)
+        } else if let Ok(sk) = key.downcast::<PySecretKey>() {
+            Arc::clone(&sk.get().key)
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "decryptor needs a bfv KeySet or SecretKey, got {}",
+                key.get_type().name()?
+            )));
+        };
+        let ctx = &self.ctx;
+        let dec = py
+            .allow_threads(|| Decryptor::new(ctx, &sk))
+            .map_err(bfv_error)?;
+        Ok(PyDecryptor {
+            dec,
+            enc: Encoders::new(ctx),
+        })
+    }
+
+    /// evaluator(keys=None, *, relin_key=None, galois_keys=None) -> Evaluator
+    ///
+    /// An evaluator with the relinearization and Galois keys of ``keys`` (a KeySet), or with the keys
+    /// given separately (a server never sees the secret key). Without a relinearization key, ciphertext
+    /// products raise ValueError; without Galois keys, rotations do; everything else works.
+    #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None))]
+    fn evaluator(
+        &self,
+        keys: Option<&PyKeySet>,
+        relin_key: Option<&PyRelinKey>,
+        galois_keys: Option<&PyGaloisKeys>,
+    ) -> PyResult<PyEvaluator> {
+        let relin = relin_key
+            .map(|k| Arc::clone(&k.key))
+            .or(keys.map(|k| Arc::clone(&k.relin)));
+        let galois = galois_keys
+            .map(|g| g.galois.clone())
+            .or(keys.map(|k| k.galois.clone()));
+        let fingerprints = relin
+            .iter()
+            .map(|k| ("relinearization key", k.fingerprint()))
+            .chain(
+                galois
+                    .iter()
+                    .map(|g| ("Galois key set", g.keys.fingerprint())),
+            );
+        for (object, got) in fingerprints {
+            if got != self.ctx.fingerprint() {
+                return Err(bfv_error(BfvError::ContextMismatch {
+                    object,
+                    expected: self.ctx.fingerprint(),
+                    got,
+                }));
+            }
+        }
+        Ok(PyEvaluator {
+            eval: Arc::new(Eval::new(&self.ctx, relin, galois)),
+        })
+    }
+
+    /// Ring degree N (the number of slots or coefficients of a plaintext).
+    #[getter]
+    fn n(&self) -> usize {
+        self.ctx.n()
+    }
+
+    /// The plaintext modulus t.
+    #[getter]
+    fn t(&self) -> u64 {
+        self.ctx.plaintext_modulus()
+    }
+
+    /// Whether batching (N SIMD slots) is available: t is a prime = 1 mod 2N.
+    #[getter]
+    fn supports_batching(&self) -> bool {
+        self.ctx.supports_batching()
+    }
+
+    /// The default encoding of ``encrypt``: "batch" if t allows batching, else "coeff".
+    #[getter]
+    fn encoding(&self) -> &'static str {
+        default_encoding(&self.ctx).name()
+    }
+
+    /// The multiplicative depth the parameters were generated for (presets and ``generate``), else None.
+    #[getter]
+    fn depth(&self) -> Option<usize> {
+        self.depth
+    }
+
+    /// log2(Q) of the ciphertext modulus.
+    #[getter]
+    fn log_q(&self) -> f64 {
+        self.ctx.log_q()
+    }
+
+    /// log2(P) of the auxiliary basis of multiplication.
+    #[getter]
+    fn log_p(&self) -> f64 {
+        self.ctx.log_p()
+    }
+
+    /// The ciphertext primes q_1 ... q_k.
+    #[getter]
+    fn q_moduli(&self) -> Vec<u64> {
+        self.ctx.params().q_moduli.clone()
+    }
+
+    /// The auxiliary primes p_1 ... p_k' of multiplication.
+    #[getter]
+    fn p_moduli(&self) -> Vec<u64> {
+        self.ctx.params().p_moduli.clone()
+    }
+
+    /// log2 of the relinearization digit base w, or None for the plain CRT decomposition.
+    #[getter]
+    fn relin_base_log(&self) -> Option<u32> {
+        self.ctx.params().relin_base_log
+    }
+
+    /// True unless 128-bit security is established by the HE Standard table.
+    #[getter]
+    fn is_insecure(&self) -> bool {
+        !self.ctx.is_secure()
+    }
+
+    /// The warning text for insecure parameters, or None.
+    #[getter]
+    fn security_warning(&self) -> Option<String> {
+        self.ctx.security_warning()
+    }
+
+    /// The preset name, or None.
+    #[getter]
+    fn preset(&self) -> Option<String> {
+        self.preset.map(preset_name)
+    }
+
+    /// Fingerprint of the parameters (equal contexts have equal fingerprints).
+    #[getter]
+    fn fingerprint(&self) -> u64 {
+        self.ctx.fingerprint()
+    }
+
+    /// The parameters as a dict of ``Context.from_moduli``'s keyword arguments.
+    #[getter]
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let p = self.ctx.params();
+        let d = PyDict::new(py);
+        d.set_item("log_n", p.log_n)?;
+        d.set_item("t", p.plaintext_modulus)?;
+        d.set_item("q_moduli", p.q_moduli.clone())?;
+        d.set_item("p_moduli", p.p_moduli.clone())?;
+        d.set_item("relin_base_log", p.relin_base_log)?;
+        d.set_item("sigma", p.sigma)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        let p = self.ctx.params();
+        let name = self
+            .preset
+            .map(|x| format!("{:?}, ", preset_name(x)))
+            .unwrap_or_default();
+        format!(
+            "Context({name}N=2^{}, t={}, log_q={:.1}, k={}, encoding={:?}{})",
+            p.log_n,
+            p.plaintext_modulus,
+            self.ctx.log_q(),
+            p.q_moduli.len(),
+            self.encoding(),
+            if self.ctx.is_secure() {
+                ""
+            } else {
+                ", INSECURE"
+            }
+        )
+    }
+
+    /// Pickling rebuilds the context from its primes (same fingerprint).
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
+        let this = slf.get();
+        let p = this.ctx.params();
+        let py = slf.py();
+        let ctor = slf.get_type().getattr("from_moduli")?.unbind();
+        let args = (
+            p.log_n,
+            p.plaintext_modulus,
+            p.q_moduli.clone(),
+            p.p_moduli.clone(),
+            p.relin_base_log,
+            p.sigma,
+            !this.ctx.is_secure(),
+        )
+            .into_pyobject(py)?
+            .into_any()
+            .unbind();
+        Ok((ctor, args))
+    }
+}
+
+/// ValueError unless `other` has the fingerprint of `ctx`.
+fn check_same_context(ctx: &BfvContext, other: &BfvContext, object: &'static str) -> PyResult<()> {
+    if ctx.fingerprint() != other.fingerprint() {
+        return Err(bfv_error(BfvError::ContextMismatch {
+            object,
+            expected: ctx.fingerprint(),
+            got: other.fingerprint(),
+        }));
+    }
+    Ok(())
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Keys
+// ------------------------------------------------------------------------------------------------------
+
+/// All keys of one secret: ``secret`` (SecretKey), ``public`` (PublicKey), ``relin`` (RelinKey) and
+/// ``galois`` (GaloisKeys, possibly empty). Made by ``Context.keygen``; give ``keys`` to
+/// ``Context.evaluator``, ``Context.encryptor`` and ``Context.decryptor``. Hand a server only ``relin``
+/// and ``galois``. Not picklable yet.
+#[pyclass(name = "KeySet", module = "rnsfhe.bfv", frozen)]
+struct PyKeySet {
+    ctx: Arc<BfvContext>,
+    secret: Arc<SecretKey>,
+    public: Arc<PublicKey>,
+    relin: Arc<RelinKey>,
+    galois: Galois,
+}
+
+#[pymethods]
+impl PyKeySet {
+    /// The secret key (never printed).
+    #[getter]
+    fn secret(&self) -> PySecretKey {
+        PySecretKey {
+            key: Arc::clone(&self.secret),
+        }
+    }
+
+    /// The public encryption key.
+    #[getter]
+    fn public(&self) -> PyPublicKey {
+        PyPublicKey {
+            key: Arc::clone(&self.public),
+        }
+    }
+
+    /// The relinearization key (needed by ciphertext multiplication).
+    #[getter]
+    fn relin(&self) -> PyRelinKey {
+        PyRelinKey {
+            key: Arc::clone(&self.relin),
+        }
+    }
+
+    /// The Galois keys (row rotations and the column swap).
+    #[getter]
+    fn galois(&self) -> PyGaloisKeys {
+        PyGaloisKeys {
+            galois: self.galois.clone(),
+        }
+    }
+
+    /// The row rotation steps that have keys.
+    #[getter]
+    fn rotations(&self) -> Vec<i64> {
+        self.galois.rotations.clone()
+    }
+
+    /// Whether the column swap key was generated.
+    #[getter]
+    fn column_swap(&self) -> bool {
+        self.galois.column_swap
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "KeySet(N={}, t={}, relin_components={}, rotations={:?}, column_swap={})",
+            self.ctx.n(),
+            self.ctx.plaintext_modulus(),
+            self.relin.components().len(),
+            self.galois.rotations,
+            py_bool(self.galois.column_swap)
+        )
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("KeySet"))
+    }
+}
+
+/// The secret key (zeroized when freed, never printed). Not picklable yet.
+#[pyclass(name = "SecretKey", module = "rnsfhe.bfv", frozen)]
+struct PySecretKey {
+    key: Arc<SecretKey>,
+}
+
+#[pymethods]
+impl PySecretKey {
+    fn __repr__(&self) -> &'static str {
+        "SecretKey(<hidden>)"
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("SecretKey"))
+    }
+}
+
+/// The public encryption key. Not picklable yet.
+#[pyclass(name = "PublicKey", module = "rnsfhe.bfv", frozen)]
+struct PyPublicKey {
+    key: Arc<PublicKey>,
+}
+
+#[pymethods]
+impl PyPublicKey {
+    fn __repr__(&self) -> String {
+        format!("PublicKey(fingerprint={:#018x})", self.key.fingerprint())
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("PublicKey"))
+    }
+}
+
+/// The HPS relinearization key (CRT decomposition, optional base-w digits). Not picklable yet.
+#[pyclass(name = "RelinKey", module = "rnsfhe.bfv", frozen)]
+struct PyRelinKey {
+    key: Arc<RelinKey>,
+}
+
+#[pymethods]
+impl PyRelinKey {
+    /// Number of key components (residues times digits).
+    #[getter]
+    fn components(&self) -> usize {
+        self.key.components().len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "RelinKey(components={}, fingerprint={:#018x})",
+            self.key.components().len(),
+            self.key.fingerprint()
+        )
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("RelinKey"))
+    }
+}
+
+/// Galois keys for row rotations of the batching matrix and the column swap. Not picklable yet.
+#[pyclass(name = "GaloisKeys", module = "rnsfhe.bfv", frozen)]
+struct PyGaloisKeys {
+    galois: Galois,
+}
+
+#[pymethods]
+impl PyGaloisKeys {
+    /// The row rotation steps that have keys (as given to keygen).
+    #[getter]
+    fn rotations(&self) -> Vec<i64> {
+        self.galois.rotations.clone()
+    }
+
+    /// Whether the column swap key is present.
+    #[getter]
+    fn column_swap(&self) -> bool {
+        self.galois.column_swap
+    }
+
+    /// The Galois elements that have keys (3^k mod 2N for a row rotation by k, 2N - 1 for the column swap).
+    #[getter]
+    fn elements(&self) -> Vec<usize> {
+        self.galois.keys.elements()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "GaloisKeys(rotations={:?}, column_swap={})",
+            self.galois.rotations,
+            py_bool(self.galois.column_swap)
+        )
+    }
+
+    /// Raises TypeError: keys cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("GaloisKeys"))
+    }
+}
+
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Encryption and decryption
+// ------------------------------------------------------------------------------------------------------
+
+/// Encrypts integer vectors. Made by ``Context.encryptor(key, evaluator=None)``.
+#[pyclass(name = "Encryptor", module = "rnsfhe.bfv", frozen)]
+struct PyEncryptor {
+    enc: Encryptor,
+    eval: Arc<Eval>,
+    with_secret: bool,
+}
+
+#[pymethods]
+impl PyEncryptor {
+    /// encrypt(values, encoding=None) -> Ciphertext
+    ///
+    /// Encrypts a 1-D array of at most N integers (int64, or anything numpy converts to integers) with
+    /// -t < v < t (negative values are taken modulo t); missing values are zero. ``encoding``: "batch"
+    /// (N slots, operations act slot-wise; needs a prime t = 1 mod 2N), "coeff" (the values are the
+    /// coefficients of the plaintext polynomial, so products are negacyclic convolutions; any t) or None
+    /// (``Context.encoding``: batch when t allows it). Raises ValueError for too many values or values out
+    /// of range, TypeError for non-integers. The GIL is released.
+    #[pyo3(signature = (values, encoding = None))]
+    fn encrypt(
+        &self,
+        py: Python<'_>,
+        values: &Bound<'_, PyAny>,
+        encoding: Option<&str>,
+    ) -> PyResult<PyCiphertext> {
+        let ctx = self.eval.ctx();
+        let encoding = Encoding::parse(encoding, ctx)?;
+        let values = read_values(values, ctx, "encrypt")?;
+        let ct = py
+            .allow_threads(|| -> Result<Ciphertext, BfvError> {
+                let pt = self.eval.enc.encode(&values, encoding)?;
+                let mut rng = Csprng::from_os()?;
+                self.enc.encrypt(&pt, &mut rng)
+            })
+            .map_err(bfv_error)?;
+        Ok(PyCiphertext::new(ct, &self.eval, encoding))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Encryptor(N={}, t={}, key={})",
+            self.eval.ctx().n(),
+            self.eval.ctx().plaintext_modulus(),
+            if self.with_secret { "secret" } else { "public" }
+        )
+    }
+
+    /// Raises TypeError: holds a key, which cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("Encryptor"))
+    }
+}
+
+/// Decrypts ciphertexts to numpy int64 arrays, and measures their noise budget. Made by
+/// ``Context.decryptor(key)``.
+#[pyclass(name = "Decryptor", module = "rnsfhe.bfv", frozen)]
+struct PyDecryptor {
+    dec: Decryptor,
+    enc: Encoders,
+}
+
+#[pymethods]
+impl PyDecryptor {
+    /// decrypt(ct, signed=True, encoding=None) -> numpy.ndarray[int64]
+    ///
+    /// The N decrypted values (slots or coefficients, by ``ct.encoding`` unless ``encoding`` overrides
+    /// it), exact modulo t: the centered representatives in (-t/2, t/2] if ``signed`` (so small negative
+    /// results come out negative; for t = 2 the values are 0 and 1), else the representatives in [0, t).
+    /// ``rnsfhe.bfv.reduce(x, t, signed)`` maps numpy results to the same form. Correct while the noise
+    /// budget is positive. Raises ValueError for a ciphertext of another context. The GIL is released.
+    #[pyo3(signature = (ct, signed = true, encoding = None))]
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        ct: &PyCiphertext,
+        signed: bool,
+        encoding: Option<&str>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let encoding = match encoding {
+            None => ct.encoding,
+            Some(e) => Encoding::parse(Some(e), self.enc.ctx.as_ref())?,
+        };
+        let values = py
+            .allow_threads(|| {
+                let pt = self.dec.decrypt(&ct.ct)?;
+                self.enc.decode(&pt, encoding, signed)
+            })
+            .map_err(bfv_error)?;
+        Ok(PyArray1::from_vec(py, values))
+    }
+
+    /// noise_budget(ct) -> float
+    ///
+    /// The invariant noise budget of ``ct`` in bits: how much noise it can still absorb before decryption
+    /// fails. Below 1 bit the result may be wrong: once the noise has filled the modulus the measurement
+    /// saturates near 0 (a fraction of a bit) and says nothing more. Each ciphertext product uses about
+    /// log2(t) + log2(N) bits and more. A **diagnostic** for the data owner: it needs the secret key, and
+    /// neither the budget nor the decryption of an exhausted ciphertext should be revealed to an untrusted
+    /// party. The GIL is released.
+    fn noise_budget(&self, py: Python<'_>, ct: &PyCiphertext) -> PyResult<f64> {
+        py.allow_threads(|| self.dec.noise_budget(&ct.ct))
+            .map_err(bfv_error)
+    }
+
+    fn __repr__(&self) -> &'static str {
+        "Decryptor(<secret key>)"
+    }
+
+    /// Raises TypeError: holds the secret key, which cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("Decryptor"))
+    }
+}
+
+/// A row rotation by `step` (`Some`) or the column swap (`None`) with the GIL released.
+fn rotate(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &PyCiphertext,
+    step: Option<i64>,
+) -> PyResult<PyCiphertext> {
+    let operation = if step.is_some() {
+        "row rotation"
+    } else {
+        "column swap"
+    };
+    if a.encoding != Encoding::Batch {
+        return Err(rotation_needs_batch(operation));
+    }
+    unary(py, eval, a, |e, c| match step {
+        Some(k) => e.rotate_rows(c, k),
+        None => e.rotate_columns(c),
+    })
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Evaluator
+// ------------------------------------------------------------------------------------------------------
+
+/// Homomorphic operations. Made by ``Context.evaluator(keys)`` (or ``relin_key=...``).
+///
+/// Every method returns a new Ciphertext attached to this evaluator, so that its Python operators
+/// (``+ - *``, unary ``-``) use this evaluator's keys. Right operands may be Ciphertexts (of the same
+/// context and encoding), 1-D integer arrays (encoded like the ciphertext; shorter arrays are padded with
+/// zeros) or integers (the constant polynomial: the integer in every slot with batch encoding, the
+/// constant coefficient with coefficient encoding). Every value must satisfy -t < v < t. Products of
+/// ciphertexts are relinearized. Batch-encoded slots form a 2 x N/2 matrix: ``rotate_rows`` rotates both
+/// rows, ``rotate_columns`` swaps them (Galois keys from ``keygen(rotations=[...], column_swap=True)``).
+/// The GIL is released during every operation; evaluators can be shared by threads.
+#[pyclass(name = "Evaluator", module = "rnsfhe.bfv", frozen)]
+struct PyEvaluator {
+    eval: Arc<Eval>,
+}
+
+impl PyEvaluator {
+    fn check(&self, a: &PyCiphertext) -> PyResult<()> {
+        check_same_context(self.eval.ctx(), a.eval.ctx(), "ciphertext")
+    }
+}
+
+#[pymethods]
+impl PyEvaluator {
+    /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
+    /// this evaluator's keys).
+    fn attach(&self, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
+        self.check(ct)?;
+        Ok(PyCiphertext::new(ct.ct.clone(), &self.eval, ct.encoding))
+    }
+
+    /// add(a, b) -> Ciphertext: a + b (b a Ciphertext, an integer array or an integer).
+    fn add(
+        &self,
+        py: Python<'_>,
+        a: &PyCiphertext,
+        b: &Bound<'_, PyAny>,
+    ) -> PyResult<PyCiphertext> {
+        binary_strict(py, &self.eval, a, b, BinOp::Add)
+    }
+
+    /// sub(a, b) -> Ciphertext: a - b (b a Ciphertext, an integer array or an integer).
+    fn sub(
+        &self,
+        py: Python<'_>,
+        a: &PyCiphertext,
+        b: &Bound<'_, PyAny>,
+    ) -> PyResult<PyCiphertext> {
+        binary_strict(py, &self.eval, a, b, BinOp::Sub)
+    }
+
+    /// multiply(a, b, relinearize=True) -> Ciphertext: a * b (b a Ciphertext, an integer array or an
+    /// integer). A product of two ciphertexts (HPS Section 4.5) is relinearized unless ``relinearize`` is
+    /// False; it then has three parts (``relinearize(ct)`` finishes it; decryption accepts it).
+    #[pyo3(signature = (a, b, relinearize = true))]
+    fn multiply(
+        &self,
+        py: Python<'_>,
+        a: &PyCiphertext,
+        b: &Bound<'_, PyAny>,
+        relinearize: bool,
+    ) -> PyResult<PyCiphertext> {
+        if !relinearize {
+            if let Ok(b) = b.downcast::<PyCiphertext>() {
+                let b = b.get();
+                check_encodings(a.encoding, &Operand::Ct(b))?;
+                return unary(py, &self.eval, a, |e, c| e.multiply(c, &b.ct, false));
+            }
+        }
+        binary_strict(py, &self.eval, a, b, BinOp::Mul)
+    }
+
+    /// square(a) -> Ciphertext: a * a, relinearized.
+    fn square(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, a, |e, c| e.multiply(c, c, true))
+    }
+
+    /// negate(a) -> Ciphertext: -a.
+    fn negate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, a, |e, c| e.ev.negate(c).map_err(bfv_error))
+    }
+
+    /// relinearize(a) -> Ciphertext: the 2-part form of a 3-part product (CRT relinearization, HPS
+    /// Sections 3.3 and 4.5). Raises ValueError for a 2-part ciphertext.
+    fn relinearize(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, a, |e, c| e.relinearize(c))
+    }
+
+    /// rotate_rows(a, step) -> Ciphertext: both rows of the 2 x N/2 slot matrix rotated left by
+    /// ``step`` (right for step < 0), like ``numpy.roll(x.reshape(2, -1), -step, axis=1).ravel()``. Needs
+    /// a batch-encoded ciphertext and the key of ``step`` (ValueError naming the step otherwise).
+    fn rotate_rows(&self, py: Python<'_>, a: &PyCiphertext, step: i64) -> PyResult<PyCiphertext> {
+        rotate(py, &self.eval, a, Some(step))
+    }
+
+    /// rotate_columns(a) -> Ciphertext: the two rows of the slot matrix swapped, like
+    /// ``x.reshape(2, -1)[::-1].ravel()``. Needs a batch-encoded ciphertext and
+    /// ``keygen(column_swap=True)``.
+    fn rotate_columns(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+        rotate(py, &self.eval, a, None)
+    }
+
+    /// Whether the evaluator has a relinearization key (needed by ciphertext products).
+    #[getter]
+    fn has_relin_key(&self) -> bool {
+        self.eval.relin.is_some()
+    }
+
+    /// The row rotation steps with keys ([] without Galois keys).
+    #[getter]
+    fn rotations(&self) -> Vec<i64> {
+        self.eval
+            .galois
+            .as_ref()
+            .map(|g| g.rotations.clone())
+            .unwrap_or_default()
+    }
+
+    /// Whether the evaluator can swap the rows (``rotate_columns``).
+    #[getter]
+    fn column_swap(&self) -> bool {
+        self.eval.galois.as_ref().is_some_and(|g| g.column_swap)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Evaluator(N={}, t={}, relin_key={}, rotations={:?}, column_swap={})",
+            self.eval.ctx().n(),
+            self.eval.ctx().plaintext_modulus(),
+            py_bool(self.has_relin_key()),
+            self.rotations(),
+            py_bool(self.column_swap())
+        )
+    }
+
+    /// Raises TypeError: holds keys, which cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("Evaluator"))
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------
+// Ciphertext
+// ------------------------------------------------------------------------------------------------------
+
+/// An encrypted vector of N integers modulo t: N slots (``encoding == "batch"``) or the N coefficients
+/// of a polynomial (``encoding == "coeff"``).
+///
+/// Immutable; operations return new ciphertexts. Operators ``+ - *`` take Ciphertexts, 1-D integer
+/// arrays and integers on either side, and unary ``-``; all results are exact modulo t while the noise
+/// budget lasts (``Decryptor.noise_budget``). An integer k is the constant polynomial k: k in every slot
+/// (batch) or added to coefficient 0 only (coeff); ``ct * k`` multiplies every value by k in both
+/// encodings. Batch slots form a 2 x N/2 matrix (slots 0 .. N/2-1 and N/2 .. N-1): ``rotate_rows(k)``
+/// rotates both rows left by k, ``rotate_columns()`` swaps them. Operators and methods use the evaluator
+/// the ciphertext is attached to (``ct.evaluator``: the one that made it, or the one given to the
+/// encryptor). Errors raise ValueError with the Rust message; floats
+/// raise TypeError. Not picklable yet.
+#[pyclass(name = "Ciphertext", module = "rnsfhe.bfv", frozen)]
+struct PyCiphertext {
+    ct: Ciphertext,
+    eval: Arc<Eval>,
+    encoding: Encoding,
+}
+
+impl PyCiphertext {
+    fn new(ct: Ciphertext, eval: &Arc<Eval>, encoding: Encoding) -> Self {
+        Self {
+            ct,
+            eval: Arc::clone(eval),
+            encoding,
+        }
+    }
+}
+
+#[pymethods]
+impl PyCiphertext {
+    /// numpy defers to the Ciphertext operators (``array + ct`` is a Ciphertext, not an object array).
+    #[classattr]
+    fn __array_ufunc__(py: Python<'_>) -> PyObject {
+        py.None()
+    }
+
+    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        operator(py, self, other, BinOp::Add)
+    }
+
+    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        operator(py, self, other, BinOp::Add)
+    }
+
+    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        operator(py, self, other, BinOp::Sub)
+    }
+
+    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        operator(py, self, other, BinOp::RSub)
+    }
+
+    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        operator(py, self, other, BinOp::Mul)
+    }
+
+    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        operator(py, self, other, BinOp::Mul)
+    }
+
+    fn __neg__(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, self, |e, c| {
+            e.ev.negate(c).map_err(bfv_error)
+        })
+    }
+
+    /// square() -> Ciphertext: self * self, relinearized.
+    fn square(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+        unary(py, &self.eval, self, |e, c| e.multiply(c, c, true))
+    }
+
+    /// rotate_rows(step) -> Ciphertext: both rows of the 2 x N/2 slot matrix rotated left by ``step``
+    /// (right for step < 0), like ``numpy.roll(x.reshape(2, -1), -step, axis=1).ravel()``. Needs batch
+    /// encoding and the key of ``step`` (``keygen(rotations=[...])``; ValueError naming the step
+    /// otherwise).
+    fn rotate_rows(&self, py: Python<'_>, step: i64) -> PyResult<PyCiphertext> {
+        rotate(py, &self.eval, self, Some(step))
+    }
+
+    /// rotate_columns() -> Ciphertext: the two rows of the slot matrix swapped, like
+    /// ``x.reshape(2, -1)[::-1].ravel()``. Needs batch encoding and ``keygen(column_swap=True)``.
+    fn rotate_columns(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+        rotate(py, &self.eval, self, None)
+    }
+
+    /// "batch" (N slots) or "coeff" (N polynomial coefficients).
+    #[getter]
+    fn encoding(&self) -> &'static str {
+        self.encoding.name()
+    }
+
+    /// Number of polynomials: 2, or 3 for a product that was not relinearized.
+    #[getter]
+    fn parts(&self) -> usize {
+        self.ct.part_count()
+    }
+
+    /// Number of values (slots or coefficients), N.
+    #[getter]
+    fn n(&self) -> usize {
+        self.eval.ctx().n()
+    }
+
+    /// The plaintext modulus t.
+    #[getter]
+    fn t(&self) -> u64 {
+        self.eval.ctx().plaintext_modulus()
+    }
+
+    /// The evaluator this ciphertext's operators use.
+    #[getter]
+    fn evaluator(&self) -> PyEvaluator {
+        PyEvaluator {
+            eval: Arc::clone(&self.eval),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Ciphertext(N={}, t={}, encoding={:?}, parts={})",
+            self.n(),
+            self.t(),
+            self.encoding.name(),
+            self.ct.part_count()
+        )
+    }
+
+    /// Ciphertexts are immutable: a copy is the same object.
+    fn __copy__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    /// Ciphertexts are immutable: a deep copy is the same object.
+    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
+    /// Raises TypeError: ciphertexts cannot be pickled until serialization exists.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(not_picklable("Ciphertext"))
+    }
+}
+
+/// presets() -> list[str]: the names accepted by ``Context.from_preset`` (the rows of HPS Table 3).
+#[pyfunction]
+fn presets() -> Vec<String> {
+    BfvPreset::ALL.into_iter().map(preset_name).collect()
+}
+
+/// Builds the submodule `bfv` of `_rnsfhe`.
+pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
+    let m = PyModule::new(parent.py(), "bfv")?;
+    m.add(
+        "__doc__",
+        "BFV bindings (import rnsfhe.bfv, which re-exports them and adds Session).",
+    )?;
+    m.add_class::<PyContext>()?;
+    m.add_class::<PyKeySet>()?;
+    m.add_class::<PySecretKey>()?;
+    m.add_class::<PyPublicKey>()?;
+    m.add_class::<PyRelinKey>()?;
+    m.add_class::<PyGaloisKeys>()?;
+    m.add_class::<PyEncryptor>()?;
+    m.add_class::<PyDecryptor>()?;
+    m.add_class::<PyEvaluator>()?;
+    m.add_class::<PyCiphertext>()?;
+    m.add_function(wrap_pyfunction!(presets, &m)?)?;
+    m.add("HPS_SIGMA", HPS_SIGMA)?;
+    parent.add_submodule(&m)?;
+    Ok(())
+}
