@@ -560,11 +560,27 @@ impl Evaluator {
         Ok(self.wrap(inner, t.scale(), t.slots()))
     }
 
-    /// [`Evaluator::multiply`] followed by [`Evaluator::rescale`] ("Mult&RS" of RNS-CKKS Table 1).
+    /// [`Evaluator::multiply`] followed by [`Evaluator::rescale`] ("Mult&RS" of RNS-CKKS Table 1), with the
+    /// relinearization's ModDown and the rescaling merged into one division by `P q_{l-1}`
+    /// ([`rnsfhe_core::RlweContext::relinearize_rescale`]): same scale and level, one rounding fewer.
     ///
     /// Errors: as both.
     pub fn multiply_rescale(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        self.rescale(&self.multiply(a, b)?)
+        let rk = self.relin_key("ciphertext multiplication")?;
+        let t = self.multiply_without_relin(a, b)?;
+        let level = t.level();
+        if level < 2 {
+            // No level to rescale to: the rescaling's own error.
+            return self.rescale(&t);
+        }
+        // Relinearization's ModDown and the rescaling merged (one division by P q_{l-1}).
+        let mut inner = self.ctx.rlwe().relinearize_rescale(&t.inner, rk)?;
+        let basis = self.ctx.basis(level - 1)?;
+        for p in inner.parts.iter_mut() {
+            p.rebase(basis)?;
+        }
+        let q = self.ctx.q_moduli()[level - 1] as f64;
+        Ok(self.wrap(inner, t.scale() / q, t.slots()))
     }
 
     /// `a^2` with relinearization. Errors as [`Evaluator::multiply`].

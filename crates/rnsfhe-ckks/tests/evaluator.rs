@@ -306,6 +306,51 @@ fn conversion_modes_agree_within_noise() {
     }
 }
 
+/// `multiply_rescale` merges ModDown and rescaling (one division by `P q_{l-1}`, or the separate steps when
+/// the conversion mode cannot be built on `{q_{l-1}} ∪ P`): same level and scale as `rescale(multiply)`,
+/// same values up to noise, at every level down to 2 and for every mode and policy.
+#[test]
+fn merged_relinearize_rescale_matches_separate_steps() {
+    let slots = 1 << 11;
+    let a = values(slots, 21);
+    let b = values(slots, 22);
+    for policy in [
+        RescalingPolicy::FixedNominalScale,
+        RescalingPolicy::ExactScale,
+    ] {
+        for mode in [
+            ConversionMode::Fast,
+            ConversionMode::ExactFloat,
+            ConversionMode::ExactInteger,
+        ] {
+            let s = setup(policy, mode, 9);
+            let mut r = rng(10);
+            let mut x = s.enc.encrypt(a.as_slice(), &mut r).unwrap();
+            let cb = s.enc.encrypt(b.as_slice(), &mut r).unwrap();
+            let mut expect = a.clone();
+            while x.level() >= 2 {
+                let y = s.eval.drop_to_level(&cb, x.level()).unwrap();
+                let merged = s.eval.multiply_rescale(&x, &y).unwrap();
+                let separate = s.eval.rescale(&s.eval.multiply(&x, &y).unwrap()).unwrap();
+                assert_eq!(merged.level(), separate.level());
+                assert_eq!(merged.scale(), separate.scale());
+                expect = expect.iter().zip(&b).map(|(u, v)| u * v).collect();
+                let got_m = s.dec.decrypt(&merged).unwrap();
+                let got_s = s.dec.decrypt(&separate).unwrap();
+                let (pm, ps) = (bits(&c(&expect), &got_m), bits(&c(&expect), &got_s));
+                assert!(
+                    pm >= ps - 1.0 && pm >= FRESH_BITS - 4.0,
+                    "{policy:?} {mode:?} level {}: merged {pm:.1} bits, separate {ps:.1}",
+                    merged.level()
+                );
+                x = merged;
+            }
+            // At level 1 there is nothing to divide by: the rescaling's error.
+            assert!(s.eval.multiply_rescale(&x, &x).is_err());
+        }
+    }
+}
+
 #[test]
 fn bad_inputs_are_errors() {
     let s = setup(RescalingPolicy::FixedNominalScale, ConversionMode::Fast, 9);

@@ -94,6 +94,28 @@ pub(crate) struct LevelTables {
     pub(crate) down: BasisConverter,
     /// `[P^-1]_{q_i}` for `i < l`.
     pub(crate) p_inv: Vec<ShoupConstant>,
+    /// ModDown merged with rescaling (division by `P q_{l-1}` at once); `None` at level 1 or when the
+    /// conversion mode cannot be built on `{q_{l-1}} ∪ P` (`ExactInteger` needs moduli near one power of
+    /// two), in which case ModDown and rescaling run one after the other.
+    pub(crate) down_rescale: Option<DownRescaleTables>,
+}
+
+/// Tables of ModDown merged with rescaling at level `l`: the key-switched `x` over `Q_l ∪ P` (plus `P` times
+/// the ciphertext part it is added to) is divided by `P q_{l-1}` in one basis conversion, from
+/// `S = {q_{l-1}} ∪ P` to `Q_{l-1}`: `(x - Conv_S(x_S)) (P q_{l-1})^-1`. This saves the separate
+/// rescaling's inverse NTT and its `l - 1` forward NTTs per part. The conversion is exact (rounded) in every
+/// mode, as the rescaling it replaces is.
+#[derive(Debug)]
+pub(crate) struct DownRescaleTables {
+    /// `Conv_{{q_{l-1}} ∪ P -> Q_{l-1}}`.
+    pub(crate) conv: BasisConverter,
+    /// `[P]_{q_{l-1}}`: the part added to the key-switched value is multiplied by `P` in the limb that is
+    /// converted.
+    pub(crate) p_mod_last: ShoupConstant,
+    /// `[(P q_{l-1})^-1]_{q_j}` for `j < l - 1`.
+    pub(crate) inv_p_last: Vec<ShoupConstant>,
+    /// `[q_{l-1}^-1]_{q_j}` for `j < l - 1` (the added part's factor `P / (P q_{l-1})`).
+    pub(crate) inv_last: Vec<ShoupConstant>,
 }
 
 /// The checked, immutable context of an RLWE parameter set: bases, gadget, rescaler, samplers and cached
@@ -365,13 +387,57 @@ impl RlweContext {
             .iter()
             .map(|qi| Ok(qi.shoup(qi.inv(self.p.product_mod(qi))?)))
             .collect::<Result<Vec<_>>>()?;
+        let down_rescale = if level >= 2 {
+            self.build_down_rescale(level, &ext, mode)?
+        } else {
+            None
+        };
         Ok(LevelTables {
             limbs: level,
             ext,
             digits,
             down,
             p_inv,
+            down_rescale,
         })
+    }
+
+    fn build_down_rescale(
+        &self,
+        level: usize,
+        ext: &Arc<RnsBasis>,
+        mode: ConversionMode,
+    ) -> Result<Option<DownRescaleTables>> {
+        let plans = ext.plans();
+        let src = RnsBasis::from_plans(self.n, plans[level - 1..].to_vec())?;
+        let q_lower = &self.q_levels[level - 2];
+        // The division replaces an exactly rounded rescaling as well as ModDown: in the fast mode its
+        // conversion is exact too (HPS floating-point rounding; a fast conversion would add up to k + 1
+        // whole multiples of the secret and cost about 2 bits, measured).
+        let mode = match mode {
+            ConversionMode::Fast => ConversionMode::ExactFloat,
+            exact => exact,
+        };
+        let conv = match BasisConverter::new(&src, q_lower, mode) {
+            Ok(c) => c,
+            // Only ExactInteger can refuse a basis (its moduli must be near one power of two).
+            Err(_) if mode == ConversionMode::ExactInteger => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let last = &ext.moduli()[level - 1];
+        let mut inv_p_last = Vec::with_capacity(level - 1);
+        let mut inv_last = Vec::with_capacity(level - 1);
+        for qj in q_lower.moduli() {
+            let ql = qj.reduce(last.value());
+            inv_p_last.push(qj.shoup(qj.inv(qj.mul(self.p.product_mod(qj), ql))?));
+            inv_last.push(qj.shoup(qj.inv(ql)?));
+        }
+        Ok(Some(DownRescaleTables {
+            conv,
+            p_mod_last: last.shoup(self.p.product_mod(last)),
+            inv_p_last,
+            inv_last,
+        }))
     }
 
     /// The NTT slot permutation of `X -> X^k` (`out[j] = in[perm[j]]`), computed once per Galois element and

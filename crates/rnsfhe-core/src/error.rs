@@ -42,6 +42,14 @@ pub enum Error {
         /// The top level `L` of the context.
         max: usize,
     },
+    /// Rescaling asked of a ciphertext at level 1 (no limb left to divide by).
+    #[error("{operation} divides by the last prime and needs level >= 2, got level {level}")]
+    NoLevelToRescale {
+        /// The operation.
+        operation: &'static str,
+        /// The ciphertext's level (limb count).
+        level: usize,
+    },
     /// An object (key, ciphertext, polynomial) that does not belong to this context.
     #[error("{object} belongs to another context: its parameter fingerprint is {got:#018x}, this context's is {expected:#018x} (ring degree, moduli and dnum must agree); use objects made with the same parameters")]
     ContextMismatch {

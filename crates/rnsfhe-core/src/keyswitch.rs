@@ -22,11 +22,14 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::simd::{map_in_place, sum_of_products, SubMulShoup, SubMulShoupAdd, Weights};
+use rnsfhe_math::simd::{
+    map_in_place, sum_of_products, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd, Weights,
+};
 use rnsfhe_math::NttPlan;
+use rnsfhe_math::ShoupConstant;
 use rnsfhe_ring::{Ntt, Poly};
 
-use crate::context::{LevelTables, RlweContext};
+use crate::context::{DownRescaleTables, LevelTables, RlweContext};
 use crate::encryption::RlweCiphertext;
 use crate::error::{Error, Result};
 use crate::keys::{galois_conjugate, galois_element_for_step, GaloisKeys, KeySwitchKey, RelinKey};
@@ -62,21 +65,8 @@ mod scratch {
         })
     }
 
-    /// A zeroed buffer of `len` words, reusing a pooled allocation when one is large enough.
-    pub(super) fn take(len: usize) -> Vec<u64> {
-        let reused = pop(len);
-        match reused {
-            Some(mut b) => {
-                b.clear();
-                b.resize(len, 0);
-                b
-            }
-            None => vec![0u64; len],
-        }
-    }
-
     /// A buffer of `len` words with unspecified (earlier ciphertext) contents, for outputs that are
-    /// overwritten entirely: skips the zeroing of [`take`].
+    /// overwritten entirely (no zeroing).
     pub(super) fn take_dirty(len: usize) -> Vec<u64> {
         let reused = pop(len);
         match reused {
@@ -124,6 +114,34 @@ enum Addend<'a> {
     None,
     Plain(&'a [u64]),
     Permuted(&'a [u64], &'a [usize]),
+}
+
+/// `old <- old + x w`: the converted limb `q_{l-1}` of ModDown merged with rescaling gets `P` times the
+/// ciphertext part added before the conversion.
+struct AddMulShoup(ShoupConstant);
+
+impl LaneMap<1> for AddMulShoup {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, old: A::V, [x]: [A::V; 1]) -> A::V {
+        ar.add(old, ar.mul_shoup(x, self.0))
+    }
+}
+
+/// The last pass of ModDown merged with rescaling: `corr <- (y - corr) (P q_{l-1})^-1 + d q_{l-1}^-1`,
+/// i.e. `(y + P d - corr) / (P q_{l-1})` for the key-switched `y` and the ciphertext part `d`.
+struct DivideByPLast {
+    inv_p_last: ShoupConstant,
+    inv_last: ShoupConstant,
+}
+
+impl LaneMap<2> for DivideByPLast {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, corr: A::V, [y, d]: [A::V; 2]) -> A::V {
+        ar.add(
+            ar.mul_shoup(ar.sub(y, corr), self.inv_p_last),
+            ar.mul_shoup(d, self.inv_last),
+        )
+    }
 }
 
 /// A cheap digest of a polynomial's residues, to tie a [`HoistedDecomposition`] to its ciphertext.
@@ -179,7 +197,8 @@ impl RlweContext {
         let one_digit = |dt: &crate::context::DigitTables| -> Result<Vec<u64>> {
             let coeff = coeff_ref;
             let r = dt.range.clone();
-            let mut out = scratch::take(ext_len * n);
+            // Every limb is overwritten below (own limbs copied, the others converted).
+            let mut out = scratch::take_dirty(ext_len * n);
             let (head, rest) = out.split_at_mut(r.start * n);
             let (own, tail) = rest.split_at_mut(r.len() * n);
             own.copy_from_slice(&data[r.start * n..r.end * n]);
@@ -345,6 +364,56 @@ impl RlweContext {
         Ok(Poly::from_data(q_l, corr)?)
     }
 
+    /// Step 4 merged with rescaling (see [`DownRescaleTables`]): `y` over `Q_l ∪ P` and the ciphertext part
+    /// `d` over `Q_l` (both NTT form) to `round((y + P d) / (P q_{l-1}))` over `Q_{l-1}` (up to the
+    /// conversion mode's rounding, as in ModDown). `k + 1` inverse and `l - 1` forward NTTs.
+    fn mod_down_rescale(
+        &self,
+        tables: &LevelTables,
+        dr: &DownRescaleTables,
+        mut y: Vec<u64>,
+        d: &[u64],
+    ) -> Result<Poly<Ntt>> {
+        let n = self.n();
+        let l = tables.limbs;
+        let q_lower = self.basis_at(l - 1)?;
+        let (y_q, y_s) = y.split_at_mut((l - 1) * n);
+        // The converted limbs S = {q_{l-1}} ∪ P: y + P d in the q_{l-1} limb (P d vanishes modulo P).
+        map_in_place(
+            &tables.ext.moduli()[l - 1],
+            &mut y_s[..n],
+            [&d[(l - 1) * n..l * n]],
+            &AddMulShoup(dr.p_mod_last),
+        );
+        inverse_all(&tables.ext.plans()[l - 1..], y_s, n)?;
+        let mut corr = vec![0u64; (l - 1) * n];
+        dr.conv.convert_into(y_s, &mut corr)?;
+        let y_q = &*y_q;
+        let plans = &q_lower.plans()[..l - 1];
+        let moduli = q_lower.moduli();
+        let limb = |j: usize, c: &mut [u64]| -> Result<()> {
+            plans[j].forward(c)?;
+            let op = DivideByPLast {
+                inv_p_last: dr.inv_p_last[j],
+                inv_last: dr.inv_last[j],
+            };
+            let range = j * n..(j + 1) * n;
+            map_in_place(&moduli[j], c, [&y_q[range.clone()], &d[range]], &op);
+            Ok(())
+        };
+        if rayon::current_num_threads() > 1 {
+            corr.par_chunks_mut(n)
+                .enumerate()
+                .try_for_each(|(j, c)| limb(j, c))?;
+        } else {
+            for (j, c) in corr.chunks_exact_mut(n).enumerate() {
+                limb(j, c)?;
+            }
+        }
+        scratch::give(y);
+        Ok(Poly::from_data(q_lower, corr)?)
+    }
+
     /// Steps 3-4 for precomputed extended digits; `addend0` is added to the first output.
     fn finish_key_switch(
         &self,
@@ -413,6 +482,58 @@ impl RlweContext {
         )?;
         Ok(RlweCiphertext {
             parts: vec![c0, c1],
+        })
+    }
+
+    /// Relinearization followed by rescaling by the last prime `q_{l-1}` (RNS-CKKS `Mult` then `RS`), with
+    /// ModDown and the rescaling merged into one division by `P q_{l-1}` where the level tables allow it
+    /// (see [`DownRescaleTables`]): a 3-part ciphertext at level `l >= 2` to a 2-part one at level `l - 1`
+    /// encrypting `round(m / q_{l-1})`. Same result as [`RlweContext::relinearize`] and rescaling up to
+    /// rounding (one rounding instead of two).
+    ///
+    /// Errors: [`Error::WrongPartCount`] unless `ct` has 3 parts; [`Error::NoLevelToRescale`] at level 1;
+    /// as [`RlweContext::relinearize`] otherwise.
+    pub fn relinearize_rescale(
+        &self,
+        ct: &RlweCiphertext,
+        rk: &RelinKey,
+    ) -> Result<RlweCiphertext> {
+        let level = ct.check(self, Some(3), "relinearization with rescaling")?;
+        if level < 2 {
+            return Err(Error::NoLevelToRescale {
+                operation: "relinearization with rescaling",
+                level,
+            });
+        }
+        let tables = self.level_tables(level)?;
+        let Some(dr) = tables.down_rescale.as_ref() else {
+            let relin = self.relinearize(ct, rk)?;
+            let parts = relin
+                .parts
+                .iter()
+                .map(|p| Ok(self.rescaler().rescale_ntt(p)?))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(RlweCiphertext { parts });
+        };
+        self.check_fingerprint(rk.key().fingerprint(), "key-switching key")?;
+        let digits = self.mod_up_digits(&tables, &ct.parts[2])?;
+        let products = self.inner_product(&tables, &digits, rk.key(), None);
+        digits.into_iter().for_each(scratch::give);
+        let (y0, y1) = products?;
+        let (d0, d1) = (ct.parts[0].data(), ct.parts[1].data());
+        let (u0, u1) = if rayon::current_num_threads() > 1 {
+            rayon::join(
+                || self.mod_down_rescale(&tables, dr, y0, d0),
+                || self.mod_down_rescale(&tables, dr, y1, d1),
+            )
+        } else {
+            (
+                self.mod_down_rescale(&tables, dr, y0, d0),
+                self.mod_down_rescale(&tables, dr, y1, d1),
+            )
+        };
+        Ok(RlweCiphertext {
+            parts: vec![u0?, u1?],
         })
     }
 

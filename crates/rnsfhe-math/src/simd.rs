@@ -173,6 +173,18 @@ pub trait LaneMap<const K: usize>: Sync {
     fn apply<A: LaneArith>(&self, arith: A, old: A::V, inputs: [A::V; K]) -> A::V;
 }
 
+/// A one-input operation applied to two inputs into a fresh output: `out <- op(a, [b])`, ignoring the
+/// output's previous contents (so `a` need not be copied into the output first).
+#[derive(Clone, Copy, Debug)]
+pub struct Fresh<'a, F>(pub &'a F);
+
+impl<F: LaneMap<1>> LaneMap<2> for Fresh<'_, F> {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, _old: A::V, [a, b]: [A::V; 2]) -> A::V {
+        self.0.apply(ar, a, [b])
+    }
+}
+
 /// `old <- old + x mod p`.
 #[derive(Clone, Copy, Debug)]
 pub struct ModAdd;

@@ -9,7 +9,9 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::simd::{map_in_place, sum_of_products, LaneMap, ModAdd, ModMul, ModSub, Weights};
+use rnsfhe_math::simd::{
+    map_in_place, sum_of_products, Fresh, LaneMap, ModAdd, ModMul, ModSub, Weights,
+};
 use rnsfhe_math::{Modulus, NttPlan};
 
 use crate::basis::RnsBasis;
@@ -236,11 +238,34 @@ impl<F: Form> Poly<F> {
         Ok(())
     }
 
-    /// A new polynomial with coefficient `op(self_c, other_c)`: [`Poly::zip_apply`] on a copy.
+    /// A new polynomial with coefficient `op(self_c, other_c)`, written in one pass over a fresh buffer
+    /// (reads both operands once; no copy of `self` first).
     fn zip_map(&self, other: &Self, operation: &'static str, op: &impl LaneMap<1>) -> Result<Self> {
-        let mut out = self.clone();
-        out.zip_apply(other, operation, op)?;
-        Ok(out)
+        self.check_same(other, operation)?;
+        let n = self.degree();
+        let mut data = vec![0u64; self.data.len()];
+        let fresh = Fresh(op);
+        let apply = |o: &mut [u64], a: &[u64], b: &[u64], m: &Modulus| {
+            map_in_place(m, o, [a, b], &fresh)
+        };
+        if self.limb_count() > 1 && rayon::current_num_threads() > 1 {
+            data.par_chunks_mut(n)
+                .zip(self.data.par_chunks(n))
+                .zip(other.data.par_chunks(n))
+                .zip(self.basis.moduli().par_iter())
+                .for_each(|(((o, a), b), m)| apply(o, a, b, m));
+        } else {
+            data.chunks_exact_mut(n)
+                .zip(self.data.chunks_exact(n))
+                .zip(other.data.chunks_exact(n))
+                .zip(self.basis.moduli())
+                .for_each(|(((o, a), b), m)| apply(o, a, b, m));
+        }
+        Ok(Self {
+            basis: Arc::clone(&self.basis),
+            data,
+            _form: PhantomData,
+        })
     }
 
     /// `self += other`.
