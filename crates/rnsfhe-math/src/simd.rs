@@ -173,6 +173,43 @@ pub trait LaneMap<const K: usize>: Sync {
     fn apply<A: LaneArith>(&self, arith: A, old: A::V, inputs: [A::V; K]) -> A::V;
 }
 
+/// Appends `n` words to `out`, produced block by block by `fill(range, block)` (`block` is the output for
+/// coefficients `range`) through a small stack buffer and `extend_from_slice`: a new buffer without the
+/// zero-fill that `vec![0; n]` would cost (about a third of a memory-bound operation such as an addition).
+pub fn append_in_blocks(
+    out: &mut Vec<u64>,
+    n: usize,
+    mut fill: impl FnMut(std::ops::Range<usize>, &mut [u64]),
+) {
+    const BLOCK: usize = 1024;
+    out.reserve(n);
+    let mut buf = [0u64; BLOCK];
+    for start in (0..n).step_by(BLOCK) {
+        let len = BLOCK.min(n - start);
+        let block = &mut buf[..len];
+        fill(start..start + len, block);
+        out.extend_from_slice(block);
+    }
+}
+
+/// Appends `op(0, inputs[..][c])` for every `c` to `out` ([`map_in_place`] through
+/// [`append_in_blocks`]). Panics unless all inputs have the same length.
+pub fn map_append<const K: usize, F: LaneMap<K>>(
+    m: &Modulus,
+    out: &mut Vec<u64>,
+    inputs: [&[u64]; K],
+    op: &F,
+) {
+    let n = inputs.first().map_or(0, |x| x.len());
+    assert!(
+        inputs.iter().all(|x| x.len() == n),
+        "inputs of different lengths"
+    );
+    append_in_blocks(out, n, |r, block| {
+        map_in_place(m, block, inputs.map(|x| &x[r.clone()]), op)
+    });
+}
+
 /// A one-input operation applied to two inputs into a fresh output: `out <- op(a, [b])`, ignoring the
 /// output's previous contents (so `a` need not be copied into the output first).
 #[derive(Clone, Copy, Debug)]
@@ -215,6 +252,17 @@ impl LaneMap<1> for ModMul {
     #[inline(always)]
     fn apply<A: LaneArith>(&self, ar: A, old: A::V, [x]: [A::V; 1]) -> A::V {
         ar.mul(old, x)
+    }
+}
+
+/// `old <- old + a * b mod p` (multiply-accumulate in NTT form).
+#[derive(Clone, Copy, Debug)]
+pub struct ModMulAdd;
+
+impl LaneMap<2> for ModMulAdd {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, old: A::V, [a, b]: [A::V; 2]) -> A::V {
+        ar.add(old, ar.mul(a, b))
     }
 }
 

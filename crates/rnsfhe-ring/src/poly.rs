@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::simd::{
-    map_in_place, sum_of_products, Fresh, LaneMap, ModAdd, ModMul, ModSub, Weights,
+    append_in_blocks, map_append, map_in_place, sum_of_products, Fresh, LaneMap, ModAdd, ModMul,
+    ModMulAdd, ModSub, Weights,
 };
 use rnsfhe_math::{Modulus, NttPlan};
 
@@ -239,28 +240,31 @@ impl<F: Form> Poly<F> {
     }
 
     /// A new polynomial with coefficient `op(self_c, other_c)`, written in one pass over a fresh buffer
-    /// (reads both operands once; no copy of `self` first).
+    /// (reads both operands once; no copy of `self` first, and on one thread no zero-fill either).
     fn zip_map(&self, other: &Self, operation: &'static str, op: &impl LaneMap<1>) -> Result<Self> {
         self.check_same(other, operation)?;
         let n = self.degree();
-        let mut data = vec![0u64; self.data.len()];
         let fresh = Fresh(op);
-        let apply = |o: &mut [u64], a: &[u64], b: &[u64], m: &Modulus| {
-            map_in_place(m, o, [a, b], &fresh)
-        };
-        if self.limb_count() > 1 && rayon::current_num_threads() > 1 {
+        let data = if self.limb_count() > 1 && rayon::current_num_threads() > 1 {
+            let mut data = vec![0u64; self.data.len()];
             data.par_chunks_mut(n)
                 .zip(self.data.par_chunks(n))
                 .zip(other.data.par_chunks(n))
                 .zip(self.basis.moduli().par_iter())
-                .for_each(|(((o, a), b), m)| apply(o, a, b, m));
+                .for_each(|(((o, a), b), m)| map_in_place(m, o, [a, b], &fresh));
+            data
         } else {
-            data.chunks_exact_mut(n)
-                .zip(self.data.chunks_exact(n))
+            let mut data = Vec::with_capacity(self.data.len());
+            for ((a, b), m) in self
+                .data
+                .chunks_exact(n)
                 .zip(other.data.chunks_exact(n))
                 .zip(self.basis.moduli())
-                .for_each(|(((o, a), b), m)| apply(o, a, b, m));
-        }
+            {
+                map_append(m, &mut data, [a, b], &fresh);
+            }
+            data
+        };
         Ok(Self {
             basis: Arc::clone(&self.basis),
             data,
@@ -448,24 +452,33 @@ impl Poly<Ntt> {
     fn mul_accumulated(&self, terms: &[(&[u64], &[u64])]) -> Self {
         let n = self.degree();
         let moduli = self.basis.moduli();
-        let mut out = vec![0u64; self.data.len()];
-        let limb = |i: usize, o: &mut [u64]| {
-            let xs: Vec<&[u64]> = terms.iter().map(|(x, _)| &x[i * n..(i + 1) * n]).collect();
-            let ys: Vec<&[u64]> = terms.iter().map(|(_, y)| &y[i * n..(i + 1) * n]).collect();
-            sum_of_products(&moduli[i], &xs, Weights::PerElement(&ys), o);
+        let rows = |i: usize, r: std::ops::Range<usize>| -> (Vec<&[u64]>, Vec<&[u64]>) {
+            let (lo, hi) = (i * n + r.start, i * n + r.end);
+            (
+                terms.iter().map(|&(x, _)| &x[lo..hi]).collect(),
+                terms.iter().map(|&(_, y)| &y[lo..hi]).collect(),
+            )
         };
-        if rayon::current_num_threads() > 1 {
-            out.par_chunks_mut(n)
-                .enumerate()
-                .for_each(|(i, o)| limb(i, o));
+        let data = if rayon::current_num_threads() > 1 {
+            let mut out = vec![0u64; self.data.len()];
+            out.par_chunks_mut(n).enumerate().for_each(|(i, o)| {
+                let (xs, ys) = rows(i, 0..n);
+                sum_of_products(&moduli[i], &xs, Weights::PerElement(&ys), o);
+            });
+            out
         } else {
-            for (i, o) in out.chunks_exact_mut(n).enumerate() {
-                limb(i, o);
+            let mut out = Vec::with_capacity(self.data.len());
+            for (i, m) in moduli.iter().enumerate() {
+                append_in_blocks(&mut out, n, |r, block| {
+                    let (xs, ys) = rows(i, r);
+                    sum_of_products(m, &xs, Weights::PerElement(&ys), block);
+                });
             }
-        }
+            out
+        };
         Self {
             basis: Arc::clone(&self.basis),
-            data: out,
+            data,
             _form: PhantomData,
         }
     }
@@ -488,11 +501,7 @@ impl Poly<Ntt> {
             .zip(a.data.par_chunks(n))
             .zip(b.data.par_chunks(n))
             .zip(self.basis.moduli().par_iter())
-            .for_each(|(((acc, x), y), m)| {
-                for ((c, &u), &v) in acc.iter_mut().zip(x).zip(y) {
-                    *c = m.mul_add(u, v, *c);
-                }
-            });
+            .for_each(|(((acc, x), y), m)| map_in_place(m, acc, [x, y], &ModMulAdd));
         Ok(())
     }
 
