@@ -430,6 +430,22 @@ impl CkksContext {
         ))
     }
 
+    /// The coefficient form of [`CkksContext::encode`] at the level's default scale, before the NTT
+    /// (for encryption, which adds it to its error term first): the polynomial and its scale.
+    pub(crate) fn encode_coeff(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        level: usize,
+    ) -> Result<(Poly<Coeff>, f64)> {
+        let scale = self.level_scale(level)?;
+        let basis = self.basis(level)?;
+        Ok((
+            self.encoder.encode_coeff(values, slots, scale, basis)?,
+            scale,
+        ))
+    }
+
     /// Decodes a plaintext (at its own scale and slot count).
     ///
     /// Errors: [`Error::ContextMismatch`] for a plaintext of another context; decoder errors.

@@ -86,12 +86,17 @@ impl CkksEncryptor {
         values: &V,
         rng: &mut Csprng,
     ) -> Result<Ciphertext> {
-        let pt = self.ctx.encode(
-            &values.to_complex(),
-            self.ctx.max_slots(),
-            self.ctx.max_level(),
-        )?;
-        self.encrypt_plaintext(&pt, rng)
+        let slots = self.ctx.max_slots();
+        let (m, scale) =
+            self.ctx
+                .encode_coeff(&values.to_complex(), slots, self.ctx.max_level())?;
+        let inner = self.inner.encrypt_coeff(&m, rng)?;
+        Ok(Ciphertext::from_parts(
+            inner,
+            scale,
+            slots,
+            self.ctx.fingerprint(),
+        ))
     }
 
     /// Encrypts an encoded plaintext at its level, scale and slot count.

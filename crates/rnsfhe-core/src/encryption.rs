@@ -12,7 +12,7 @@ use rnsfhe_ring::{Coeff, Ntt, Poly};
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
 use crate::keys::{PublicKey, SecretKey};
-use crate::samplers::{sample_error, sample_ternary_poly, sample_uniform};
+use crate::samplers::{sample_error, sample_error_coeff, sample_ternary_poly, sample_uniform};
 
 /// An RLWE ciphertext: `parts` in NTT form over the same level `Q_l` (2 parts normally, 3 after a tensor
 /// product), decrypting to `sum_i parts[i] s^i`.
@@ -216,10 +216,42 @@ impl Encryptor {
         Ok(ct)
     }
 
+    /// [`Encryptor::encrypt`] of a plaintext in coefficient form: `m` is added to the error `e_0` before
+    /// its NTT, which saves the `l` NTTs of transforming `m` separately.
+    ///
+    /// Errors: [`Error::NotOnChain`] if `m` is not over a prefix of the chain.
+    pub fn encrypt_coeff(&self, m: &Poly<Coeff>, rng: &mut Csprng) -> Result<RlweCiphertext> {
+        let level = self.ctx.level_of(m, "plaintext")?;
+        self.encrypt_with(level, Some(m), rng)
+    }
+
     /// An encryption of zero at level `l`.
     ///
     /// Errors: [`Error::LevelOutOfRange`] unless `1 <= l <= L`.
     pub fn encrypt_zero(&self, level: usize, rng: &mut Csprng) -> Result<RlweCiphertext> {
+        self.encrypt_with(level, None, rng)
+    }
+
+    /// `c_0`'s error term plus the message `m` (coefficient form), transformed to NTT form.
+    fn error_plus(
+        &self,
+        basis: &Arc<rnsfhe_ring::RnsBasis>,
+        m: Option<&Poly<Coeff>>,
+        rng: &mut Csprng,
+    ) -> Result<Poly<Ntt>> {
+        let mut e = sample_error_coeff(&self.ctx, basis, rng)?;
+        if let Some(m) = m {
+            e.add_assign(m)?;
+        }
+        Ok(e.into_ntt())
+    }
+
+    fn encrypt_with(
+        &self,
+        level: usize,
+        m: Option<&Poly<Coeff>>,
+        rng: &mut Csprng,
+    ) -> Result<RlweCiphertext> {
         let basis = self.ctx.basis_at(level)?;
         match &self.key {
             EncryptionKey::Public(pk) => {
@@ -228,7 +260,7 @@ impl Encryptor {
                 b.rebase(basis)?;
                 let mut a = pk.a().drop_to(level)?;
                 a.rebase(basis)?;
-                let mut c0 = sample_error(&self.ctx, basis, rng)?;
+                let mut c0 = self.error_plus(basis, m, rng)?;
                 c0.mul_add_assign(&v, &b)?;
                 let mut c1 = sample_error(&self.ctx, basis, rng)?;
                 c1.mul_add_assign(&v, &a)?;
@@ -240,7 +272,7 @@ impl Encryptor {
             EncryptionKey::Secret(sk) => {
                 let s = sk.ntt_at(&self.ctx, level)?;
                 let a = sample_uniform(basis, rng)?;
-                let mut c0 = sample_error(&self.ctx, basis, rng)?;
+                let mut c0 = self.error_plus(basis, m, rng)?;
                 let a_s = crate::keys::SecretPoly::new(a.mul(s.get())?);
                 c0.sub_assign(a_s.get())?;
                 Ok(RlweCiphertext { parts: vec![c0, a] })
