@@ -244,6 +244,18 @@ impl LaneMap<1> for ModSub {
     }
 }
 
+/// `out <- x * w mod p` for a constant `w` (Shoup multiplication; `x` may be any word, the output's old
+/// value is ignored).
+#[derive(Clone, Copy, Debug)]
+pub struct MulShoup(pub ShoupConstant);
+
+impl LaneMap<1> for MulShoup {
+    #[inline(always)]
+    fn apply<A: LaneArith>(&self, ar: A, _old: A::V, [x]: [A::V; 1]) -> A::V {
+        ar.mul_shoup(x, self.0)
+    }
+}
+
 /// `old <- old * x mod p` (pointwise product in NTT form).
 #[derive(Clone, Copy, Debug)]
 pub struct ModMul;

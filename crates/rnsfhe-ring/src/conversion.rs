@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::primes::closeness_eta;
-use rnsfhe_math::simd::{sum_of_products, Weights};
+use rnsfhe_math::simd::{map_in_place, sum_of_products, MulShoup, Weights};
 use rnsfhe_math::ShoupConstant;
 
 use crate::basis::RnsBasis;
@@ -547,9 +547,7 @@ impl BasisConverter {
         for (i, (qi, &w)) in self.from.moduli().iter().zip(&self.qhat_inv).enumerate() {
             let src = &input[i * n + start..i * n + start + len];
             let dst = &mut s.y[i * block..i * block + len];
-            for (d, &x) in dst.iter_mut().zip(src) {
-                *d = qi.mul_shoup(x, w);
-            }
+            map_in_place(qi, dst, [src], &MulShoup(w));
         }
     }
 
