@@ -40,6 +40,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use rnsfhe_core::{GaloisKeys, RelinKey, RlweCiphertext};
 use rnsfhe_math::Modulus;
 use rnsfhe_ring::{Ntt, Poly};
@@ -716,10 +718,12 @@ impl Evaluator {
         }
         let rescaler = self.ctx.rlwe().rescaler();
         let basis = self.ctx.basis(level - 1)?;
+        // The parts in parallel too: each one's serial step (the inverse NTT of its last limb) then
+        // overlaps with the other's.
         let parts = ct
             .inner
             .parts
-            .iter()
+            .par_iter()
             .map(|p| {
                 let mut r = rescaler.rescale_ntt(p)?;
                 r.rebase(basis)?;
