@@ -34,6 +34,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rnsfhe_math::simd::{sum_of_products, Weights};
 use rnsfhe_math::{Modulus, ShoupConstant};
 
 use crate::basis::RnsBasis;
@@ -401,10 +402,10 @@ pub struct ComplexScaler {
     t: u64,
     path: FractionPath,
     fractions: Fractions,
-    /// `omega'_{i,j}` laid out `[j][i]` (`k' x k`), with Shoup companions modulo `p_j`.
-    omega: Vec<ShoupConstant>,
-    /// `lambda_j = [t Q^-1]_{p_j}`.
-    lambda: Vec<ShoupConstant>,
+    /// Per `p_j`, the `k + 3` weights of its output sum with Shoup companions modulo `p_j`:
+    /// `lambda_j = [t Q^-1]_{p_j}` (of `x'_j`), `omega'_{i,j}` (of `x_i`, `i < k`), then `1` and
+    /// `[2^62]_{p_j}` (of the low and high parts of the rounded fraction sum `v`). Entry `j (k + 3) + i`.
+    weights: Vec<ShoupConstant>,
 }
 
 impl ComplexScaler {
@@ -442,15 +443,16 @@ impl ComplexScaler {
         for (qi, qtilde) in q.moduli().iter().zip(q.qhat_inv()) {
             rhos.push(qi.mul(qi.reduce(t), qtilde.value));
         }
-        let mut omega = Vec::with_capacity(k * p.len());
-        let mut lambda = Vec::with_capacity(p.len());
+        let mut weights = Vec::with_capacity((k + 3) * p.len());
         for pj in p.moduli() {
+            let q_inv = pj.inv(q.product_mod(pj))?;
+            weights.push(pj.shoup(pj.mul(pj.reduce(t), q_inv)));
             for (qi, &rho) in q.moduli().iter().zip(&rhos) {
                 let qi_inv = pj.inv(pj.reduce(qi.value()))?;
-                omega.push(pj.shoup(pj.neg(pj.mul(pj.reduce(rho), qi_inv))));
+                weights.push(pj.shoup(pj.neg(pj.mul(pj.reduce(rho), qi_inv))));
             }
-            let q_inv = pj.inv(q.product_mod(pj))?;
-            lambda.push(pj.shoup(pj.mul(pj.reduce(t), q_inv)));
+            weights.push(pj.shoup(1 % pj.value()));
+            weights.push(pj.shoup(pj.reduce(1 << 62)));
         }
         Ok(Self {
             q: Arc::clone(q),
@@ -459,8 +461,7 @@ impl ComplexScaler {
             t,
             path,
             fractions: Fractions::new(&rhos, q.moduli(), path),
-            omega,
-            lambda,
+            weights,
         })
     }
 
@@ -513,44 +514,30 @@ impl ComplexScaler {
     }
 
     fn scale_slices(&self, xq: &[u64], xp: &[u64], n: usize) -> Result<Poly<Coeff>> {
-        // Pass 1: v = round(sum_i x_i theta'_i) per coefficient, shared by every p_j.
+        // Pass 1: v = round(sum_i x_i theta'_i) per coefficient, shared by every p_j, split into 62-bit
+        // halves (v < k 2^62, so both fit a word) for the vectorized sum of pass 2.
         let mut v = vec![0u128; n];
         v.par_chunks_mut(BLOCK).enumerate().for_each(|(b, chunk)| {
             self.fractions.round_sums(xq, n, b * BLOCK, chunk);
         });
-        // Pass 2: y'_j = [v + lambda_j x'_j + sum_i omega'_{i,j} x_i]_{p_j}, parallel over limbs and blocks.
+        const LOW62: u128 = (1 << 62) - 1;
+        let v_lo: Vec<u64> = v.iter().map(|&x| (x & LOW62) as u64).collect();
+        let v_hi: Vec<u64> = v.iter().map(|&x| (x >> 62) as u64).collect();
+        drop(v);
+        // Pass 2: y'_j = [lambda_j x'_j + sum_i omega'_{i,j} x_i + v]_{p_j}, parallel over limbs.
         let k = self.q.len();
         let mut out = vec![0u64; self.p.len() * n];
         out.par_chunks_mut(n)
             .zip(self.p.moduli().par_iter())
             .enumerate()
             .for_each(|(j, (limb, pj))| {
-                let omega_j = &self.omega[j * k..(j + 1) * k];
-                let lambda = self.lambda[j];
-                let xpj = &xp[j * n..(j + 1) * n];
-                limb.par_chunks_mut(BLOCK)
-                    .enumerate()
-                    .for_each(|(b, chunk)| {
-                        let start = b * BLOCK;
-                        let len = chunk.len();
-                        // Lazy accumulation in 128 bits as in the simple scaler, one reduction at the end.
-                        let mut acc = [0u128; BLOCK];
-                        let acc = &mut acc[..len];
-                        let vs = &v[start..start + len];
-                        let xs = &xpj[start..start + len];
-                        for ((a, &vc), &x) in acc.iter_mut().zip(vs).zip(xs) {
-                            *a = vc + pj.mul_shoup_lazy(x, lambda) as u128;
-                        }
-                        for (i, &w) in omega_j.iter().enumerate() {
-                            let xs = &xq[i * n + start..i * n + start + len];
-                            for (a, &x) in acc.iter_mut().zip(xs) {
-                                *a += pj.mul_shoup_lazy(x, w) as u128;
-                            }
-                        }
-                        for (o, &a) in chunk.iter_mut().zip(acc.iter()) {
-                            *o = pj.reduce_wide(a);
-                        }
-                    });
+                let mut rows: Vec<&[u64]> = Vec::with_capacity(k + 3);
+                rows.push(&xp[j * n..(j + 1) * n]);
+                rows.extend(xq.chunks_exact(n));
+                rows.push(&v_lo);
+                rows.push(&v_hi);
+                let w = &self.weights[j * (k + 3)..(j + 1) * (k + 3)];
+                sum_of_products(pj, &rows, Weights::PerRow(w), limb);
             });
         Ok(Poly::from_data_unchecked(&self.p, out))
     }
