@@ -278,12 +278,20 @@ impl Evaluator {
             });
         }
         let digits: Vec<Poly<Ntt>> = digits.into_par_iter().map(Poly::into_ntt).collect();
-        let q = self.ctx.q_basis();
-        let (mut acc0, mut acc1) = (Poly::<Ntt>::zero(q), Poly::<Ntt>::zero(q));
-        for (d, (beta, alpha)) in digits.iter().zip(&key.components) {
-            acc0.mul_add_assign(d, beta)?;
-            acc1.mul_add_assign(d, alpha)?;
-        }
+        // Both sums accumulated lazily (one reduction per coefficient, not one per digit).
+        let betas: Vec<_> = digits
+            .iter()
+            .zip(key.components.iter().map(|c| &c.0))
+            .collect();
+        let alphas: Vec<_> = digits
+            .iter()
+            .zip(key.components.iter().map(|c| &c.1))
+            .collect();
+        let (acc0, acc1) = rayon::join(
+            || Poly::sum_of_products(&betas),
+            || Poly::sum_of_products(&alphas),
+        );
+        let (acc0, acc1) = (acc0?, acc1?);
         Ok(rayon::join(|| acc0.into_coeff(), || acc1.into_coeff()))
     }
 

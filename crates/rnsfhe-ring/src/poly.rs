@@ -483,6 +483,30 @@ impl Poly<Ntt> {
         }
     }
 
+    /// `sum_t x_t * y_t` (pointwise in NTT form) over `x_0`'s basis, accumulated lazily and reduced once
+    /// per coefficient: the inner product of a decomposition with a key-switching key.
+    ///
+    /// Errors: [`Error::LengthMismatch`] for no terms; [`Error::BasisMismatch`] if an operand is over
+    /// another basis.
+    pub fn sum_of_products(terms: &[(&Self, &Self)]) -> Result<Self> {
+        let Some(&(first, _)) = terms.first() else {
+            return Err(Error::LengthMismatch {
+                what: "sum of products (number of terms)",
+                expected: 1,
+                got: 0,
+            });
+        };
+        for (x, y) in terms {
+            first.check_same(x, "sum of products")?;
+            first.check_same(y, "sum of products")?;
+        }
+        let raw: Vec<(&[u64], &[u64])> = terms
+            .iter()
+            .map(|(x, y)| (&x.data[..], &y.data[..]))
+            .collect();
+        Ok(first.mul_accumulated(&raw))
+    }
+
     /// `self * b + c * d` (pointwise in NTT form), in one pass: the middle term of a tensor product.
     pub fn mul_pair_sum(&self, b: &Self, c: &Self, d: &Self) -> Result<Self> {
         for x in [b, c, d] {
