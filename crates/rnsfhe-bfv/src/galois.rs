@@ -27,19 +27,7 @@ pub const ROW_ROTATION_GENERATOR: u64 = 3;
 /// `3^step mod 2N`. Negative steps rotate right; `step` is taken modulo `N/2` (the order of 3 modulo
 /// `2N`), so a multiple of `N/2` gives the identity element 1.
 pub fn galois_element_for_row_step(step: i64, n: usize) -> usize {
-    let two_n = 2 * n as u64;
-    let order = (n / 2).max(1) as i64;
-    let mut e = step.rem_euclid(order) as u64;
-    let mut acc = 1 % two_n;
-    let mut base = ROW_ROTATION_GENERATOR % two_n;
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = acc * base % two_n;
-        }
-        base = base * base % two_n;
-        e >>= 1;
-    }
-    acc as usize
+    rnsfhe_core::keys::galois_power(ROW_ROTATION_GENERATOR, step, n)
 }
 
 /// The Galois element `2N - 1` (`X -> X^-1`) that swaps the two rows of the batching matrix (the same

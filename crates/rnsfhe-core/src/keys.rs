@@ -247,18 +247,23 @@ impl GaloisKeys {
 /// The Galois element of a slot rotation by `step` (CKKS convention): `5^step mod 2N`, negative steps
 /// allowed (`5` has order `N/2` modulo `2N`, so `step` is taken modulo `N/2`).
 pub fn galois_element_for_step(step: i64, n: usize) -> usize {
+    galois_power(5, step, n)
+}
+
+/// `g^step mod 2N` for a generator `g` of order `N/2` modulo `2N` (5 for CKKS slots, 3 for the BFV batching
+/// rows), with `step` taken modulo `N/2` (negative steps allowed).
+pub fn galois_power(g: u64, step: i64, n: usize) -> usize {
     let two_n = 2 * n as u64;
     let order = (n / 2).max(1) as i64;
-    let e = step.rem_euclid(order) as u64;
-    let mut acc = 1u64;
-    let mut base = 5 % two_n;
-    let mut k = e;
-    while k > 0 {
-        if k & 1 == 1 {
+    let mut e = step.rem_euclid(order) as u64;
+    let mut acc = 1 % two_n;
+    let mut base = g % two_n;
+    while e > 0 {
+        if e & 1 == 1 {
             acc = acc * base % two_n;
         }
         base = base * base % two_n;
-        k >>= 1;
+        e >>= 1;
     }
     acc as usize
 }
