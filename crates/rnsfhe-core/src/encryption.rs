@@ -4,10 +4,11 @@
 //! NTT form, decrypting to `c_0 + c_1 s (+ c_2 s^2) mod Q_l` (RNS-CKKS Section 4, `Enc`/`Dec`; the
 //! plaintext encoding, scale and slots belong to the scheme crates).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rnsfhe_math::sampling::Csprng;
-use rnsfhe_ring::{Coeff, Ntt, Poly};
+use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
 
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
@@ -235,7 +236,7 @@ impl Encryptor {
     /// `c_0`'s error term plus the message `m` (coefficient form), transformed to NTT form.
     fn error_plus(
         &self,
-        basis: &Arc<rnsfhe_ring::RnsBasis>,
+        basis: &Arc<RnsBasis>,
         m: Option<&Poly<Coeff>>,
         rng: &mut Csprng,
     ) -> Result<Poly<Ntt>> {
@@ -256,14 +257,10 @@ impl Encryptor {
         match &self.key {
             EncryptionKey::Public(pk) => {
                 let v = sample_ternary_poly(basis, rng)?;
-                let mut b = pk.b().drop_to(level)?;
-                b.rebase(basis)?;
-                let mut a = pk.a().drop_to(level)?;
-                a.rebase(basis)?;
                 let mut c0 = self.error_plus(basis, m, rng)?;
-                c0.mul_add_assign(&v, &b)?;
+                c0.mul_add_assign(&v, &*key_at_level(pk.b(), basis)?)?;
                 let mut c1 = sample_error(&self.ctx, basis, rng)?;
-                c1.mul_add_assign(&v, &a)?;
+                c1.mul_add_assign(&v, &*key_at_level(pk.a(), basis)?)?;
                 drop(crate::keys::SecretPoly::new(v));
                 Ok(RlweCiphertext {
                     parts: vec![c0, c1],
@@ -279,6 +276,17 @@ impl Encryptor {
             }
         }
     }
+}
+
+/// A public-key polynomial at the level of `basis` (a prefix of the chain): the key itself at the top
+/// level (no copy), else a copy of its first limbs.
+fn key_at_level<'a>(k: &'a Poly<Ntt>, basis: &Arc<RnsBasis>) -> Result<Cow<'a, Poly<Ntt>>> {
+    if k.limb_count() == basis.len() {
+        return Ok(Cow::Borrowed(k));
+    }
+    let mut low = k.drop_to(basis.len())?;
+    low.rebase(basis)?;
+    Ok(Cow::Owned(low))
 }
 
 /// Decrypts ciphertexts with the secret key (RNS-CKKS `Dec`): `sum_i c_i s^i mod Q_l`.
