@@ -96,3 +96,16 @@ bench-peers: check-tools
 	bash bench/peers/setup.sh
 	$(CARGO) build --release -p rnsfhe
 	$(PYTHON) bench/peers/compare_table1.py --rounds $(ROUNDS) $(foreach p,$(PRESET),--preset $(p)) $(PEERS_ARGS)
+
+# ---- peers: our BFV against OpenFHE BFVRNS (bench/peers/README.md, "BFV") ---------------------------------
+
+# make bench-peers-bfv                               t = 65537, depths 1, 5, 10, 20, 15 interleaved rounds each
+# make bench-peers-bfv BFV_PRESET=BfvT65537L10      one preset (or several); ROUNDS=5 for fewer rounds;
+#                                                    PEERS_ARGS="--native --depth30" for OpenFHE's own parameters and depth 30
+BFV_PRESET ?=
+
+.PHONY: bench-peers-bfv
+bench-peers-bfv: check-tools
+	bash bench/peers/setup.sh
+	$(CARGO) build --release -p rnsfhe
+	$(PYTHON) bench/peers/compare_bfv.py --rounds $(ROUNDS) $(foreach p,$(BFV_PRESET),--preset $(p)) $(PEERS_ARGS)

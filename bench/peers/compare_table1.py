@@ -143,6 +143,20 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
+def start_processes(cmds, env, args):
+    """Starts one Peer per {name: argv} and waits for its ready line. Returns ({name: Peer}, {name: what the
+    process said on stderr}) for the processes that started and those that did not."""
+    peers, failed = {}, {}
+    for name, argv in cmds.items():
+        p = Peer(name, argv, env, args.cpu)
+        if p.wait_ready(args.setup_timeout):
+            peers[name] = p
+        else:
+            p.close()
+            failed[name] = " | ".join(l for l in p.stderr_tail[-6:] if l.strip()) or "no output"
+    return peers, failed
+
+
 def start_peers(args, preset, params):
     """Starts the processes; returns ({name: Peer}, {name: reason it is not running})."""
     env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
@@ -171,19 +185,13 @@ def start_peers(args, preset, params):
             continue
         cmds[name] = [py, os.path.join(HERE, script), "--preset", preset, "--params", pjson]
 
-    peers = {}
-    for name, argv in cmds.items():
-        p = Peer(name, argv, env, args.cpu)
-        if p.wait_ready(args.setup_timeout):
-            peers[name] = p
+    peers, failed = start_processes(cmds, env, args)
+    for name, why in failed.items():
+        if name == "ours":
+            skipped[name] = (f"`{' '.join(cmds[name][1:])}` did not start the protocol (the subcommand may not "
+                             f"exist yet): {why}")
         else:
-            p.close()
-            why = " | ".join(l for l in p.stderr_tail[-6:] if l.strip()) or "no output"
-            if name == "ours":
-                skipped[name] = (f"`{' '.join(argv[1:])}` did not start the protocol (the subcommand may not "
-                                 f"exist yet): {why}")
-            else:
-                skipped[name] = f"failed to start: {why}"
+            skipped[name] = f"failed to start: {why}"
     return peers, skipped
 
 
@@ -204,16 +212,12 @@ def params_warnings(preset_params, peers):
     return out
 
 
-def run_preset(args, preset, params):
-    print(f"== {preset}: starting processes ...", file=sys.stderr)
-    t_start = time.time()
-    peers, skipped = start_peers(args, preset, params)
-    for name, why in skipped.items():
-        print(f"   {LABEL[name]}: NOT RUN: {why}", file=sys.stderr)
-    if not peers:
-        raise SystemExit("nothing to run")
-    order = [n for n in IMPLS if n in peers]
-    ops = [o for o in TABLE_OPS + EXTRA_OPS if not args.ops or o[0] in args.ops]
+def interleave(peers, order, ops, rounds, label):
+    """Times every (op, label, reps) of `ops` on the processes `peers`, in the order `order`: one discarded warm-up
+    call each, then `rounds` rounds that ask every process in turn (the order rotating from round to round) for
+    `reps` calls. Closes the processes. Returns (samples, raw, errors, infos): samples[op][name] the median of
+    each round's calls, raw[op][name] each round's calls (seconds), errors[op][name] why a process did not run
+    op, infos[name] its ready line. `label` names a process in the progress lines."""
     samples = {op: {n: [] for n in order} for op, _, _ in ops}   # per round: median of that round's calls
     raw = {op: {n: [] for n in order} for op, _, _ in ops}       # every call
     errors = {}
@@ -229,9 +233,9 @@ def run_preset(args, preset, params):
                 if "error" in msg:
                     errors.setdefault(op, {})[n] = msg["error"]
                     avail.remove(n)
-            print(f"   {op}: {args.rounds} rounds x {reps} calls, {', '.join(LABEL[n] for n in avail)}",
+            print(f"   {op}: {rounds} rounds x {reps} calls, {', '.join(label[n] for n in avail)}",
                   file=sys.stderr)
-            for r in range(args.rounds):
+            for r in range(rounds):
                 k = r % len(avail) if avail else 0
                 for n in avail[k:] + avail[:k]:
                     msg = peers[n].ask(op, reps)
@@ -244,6 +248,43 @@ def run_preset(args, preset, params):
         infos = {n: p.ready for n, p in peers.items()}
         for p in peers.values():
             p.close()
+    return samples, raw, errors, infos
+
+
+def times_ms(samples, raw):
+    """The JSON of one implementation's times for one op: median over rounds, fastest call, round medians."""
+    return {"median_ms": statistics.median(samples) * 1e3 if samples else None,
+            "min_ms": min(min(c) for c in raw) * 1e3 if samples else None,
+            "round_medians_ms": [x * 1e3 for x in samples]}
+
+
+def run_header(args, t_start, infos):
+    """The first fields of a preset's result: date, machine, threads, rounds, time taken, what each process
+    reported in its ready line."""
+    return {
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": cpu_model(),
+        "logical_cpus": os.cpu_count(),
+        "threads": 1,
+        "pinned_cpu": args.cpu,
+        "rounds": args.rounds,
+        "wall_seconds": round(time.time() - t_start, 1),
+        "implementations": {n: {"version": i.get("version"), "params": i.get("params"), "check": i.get("check")}
+                            for n, i in infos.items()},
+    }
+
+
+def run_preset(args, preset, params):
+    print(f"== {preset}: starting processes ...", file=sys.stderr)
+    t_start = time.time()
+    peers, skipped = start_peers(args, preset, params)
+    for name, why in skipped.items():
+        print(f"   {LABEL[name]}: NOT RUN: {why}", file=sys.stderr)
+    if not peers:
+        raise SystemExit("nothing to run")
+    order = [n for n in IMPLS if n in peers]
+    ops = [o for o in TABLE_OPS + EXTRA_OPS if not args.ops or o[0] in args.ops]
+    samples, raw, errors, infos = interleave(peers, order, ops, args.rounds, LABEL)
 
     def ratio(op, a, b):
         sa, sb = samples[op].get(a), samples[op].get(b)
@@ -255,10 +296,7 @@ def run_preset(args, preset, params):
     for op, label, reps in ops:
         row = {"op": op, "label": label, "reps_per_round": reps, "rounds": args.rounds}
         for n in IMPLS:
-            s = samples[op].get(n) or []
-            row[n] = {"median_ms": statistics.median(s) * 1e3 if s else None,
-                      "min_ms": min(min(c) for c in raw[op][n]) * 1e3 if s else None,
-                      "round_medians_ms": [x * 1e3 for x in s]}
+            row[n] = times_ms(samples[op].get(n) or [], raw[op].get(n) or [])
         row["ratio_ours_openfhe"] = ratio(op, "ours", "openfhe")
         row["ratio_ours_seal"] = ratio(op, "ours", "seal")
         row["ratio_seal_openfhe"] = ratio(op, "seal", "openfhe")
@@ -268,15 +306,7 @@ def run_preset(args, preset, params):
     result = {
         "preset": preset,
         "params_requested": params,
-        "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "cpu": cpu_model(),
-        "logical_cpus": os.cpu_count(),
-        "threads": 1,
-        "pinned_cpu": args.cpu,
-        "rounds": args.rounds,
-        "wall_seconds": round(time.time() - t_start, 1),
-        "implementations": {n: {"version": i.get("version"), "params": i.get("params"), "check": i.get("check")}
-                            for n, i in infos.items()},
+        **run_header(args, t_start, infos),
         "not_run": skipped,
         "warnings": params_warnings(params, peers),
         "rows": rows,
@@ -294,16 +324,27 @@ def fmt_ratio(x):
     return "n/a" if x is None else f"{x:.2f}"
 
 
+def machine_lines(res):
+    """The markdown lines on when, where and with how many threads a result was measured."""
+    return [f"- date: {res['date_utc']}",
+            f"- CPU: {res['cpu']} ({res['logical_cpus']} logical CPUs)"
+            + (f", all processes pinned to CPU {res['pinned_cpu']}" if res["pinned_cpu"] is not None else ""),
+            "- threads: 1 in every implementation (OMP_NUM_THREADS=1, RAYON_NUM_THREADS=1)"]
+
+
+def error_lines(res, label):
+    """The markdown lines listing the errors of a result's rows (none if there were none)."""
+    errs = [(row["label"], n, e) for row in res["rows"] for n, e in row["errors"].items()]
+    return [""] + [f"- {lab}: {label[n]}: {e}" for lab, n, e in errs] if errs else []
+
+
 def markdown(res):
     p = res["params_requested"]
     lines = [f"### {res['preset']}: N = 2^{p['log_n']}, L = {len(p['q_bits']) - 1}, "
              f"log Q = {sum(p['q_bits'])} ({len(p['q_bits'])} primes: {p['q_bits'][0]} + {len(p['q_bits']) - 1} x "
              f"{p['q_bits'][1] if len(p['q_bits']) > 1 else '-'} bits), special primes {p['p_bits']}, "
              f"dnum = {p['dnum']}, scale 2^{p['scale_bits']}", ""]
-    lines.append(f"- date: {res['date_utc']}")
-    lines.append(f"- CPU: {res['cpu']} ({res['logical_cpus']} logical CPUs)"
-                 + (f", all processes pinned to CPU {res['pinned_cpu']}" if res["pinned_cpu"] is not None else ""))
-    lines.append("- threads: 1 in every implementation (OMP_NUM_THREADS=1, RAYON_NUM_THREADS=1)")
+    lines += machine_lines(res)
     for n in IMPLS:
         info = res["implementations"].get(n)
         if info:
@@ -328,36 +369,40 @@ def markdown(res):
         lines.append(f"| {row['label']} | {fmt_ms(row['ours']['median_ms'])} | {fmt_ms(row['openfhe']['median_ms'])} "
                      f"| {fmt_ms(row['seal']['median_ms'])} | {fmt_ratio(row['ratio_ours_openfhe'])} "
                      f"| {fmt_ratio(row['ratio_ours_seal'])} | {fmt_ratio(row['ratio_seal_openfhe'])} |")
-    errs = [(row["label"], n, e) for row in res["rows"] for n, e in row["errors"].items()]
-    if errs:
-        lines.append("")
-        for label, n, e in errs:
-            lines.append(f"- {label}: {LABEL[n]}: {e}")
+    lines += error_lines(res, LABEL)
     return "\n".join(lines)
 
 
-def main():
-    presets = load_presets()
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--preset", action="append", help=f"one of {', '.join(presets)} (repeatable; default: all)")
+def add_run_args(ap, quick_preset, ops_help, no_ours_help, ours_cmd, setup_timeout):
+    """Adds the options every driver has: --rounds, --quick (5 rounds, `quick_preset`), --ops, --no-ours,
+    --ours-cmd (instead of target/release/rnsfhe `ours_cmd`), --cpu, --setup-timeout, --out-dir."""
     ap.add_argument("--rounds", type=int, default=15, help="interleaved rounds per operation (default 15)")
-    ap.add_argument("--quick", action="store_true", help="5 rounds, PaperTable1L5 only")
-    ap.add_argument("--ops", help="comma-separated subset of operations (default: all)")
-    ap.add_argument("--no-ours", action="store_true", help="run the peers only")
-    ap.add_argument("--skip", default="", help="comma-separated peers not to run (openfhe, seal)")
-    ap.add_argument("--ours-cmd", help="command for our side instead of target/release/rnsfhe bench ckks-op "
-                                       "(--preset NAME is appended)")
+    ap.add_argument("--quick", action="store_true", help=f"5 rounds, {quick_preset} only")
+    ap.add_argument("--ops", help=ops_help)
+    ap.add_argument("--no-ours", action="store_true", help=no_ours_help)
+    ap.add_argument("--ours-cmd", help=f"command for our side instead of target/release/rnsfhe {ours_cmd}")
     ap.add_argument("--cpu", type=int, help="pin every benchmark process to this CPU (default: no pinning)")
-    ap.add_argument("--setup-timeout", type=float, default=600, help="seconds a process may take to get ready")
+    ap.add_argument("--setup-timeout", type=float, default=setup_timeout,
+                    help="seconds a process may take to get ready")
     ap.add_argument("--out-dir", default=os.path.join(ROOT, "bench-results"))
+
+
+def parse_run_args(ap, default_names, quick_preset):
+    """Parses the command line (with the options of add_run_args); returns (args, the preset names to run):
+    --preset's, else `default_names`, or with --quick `quick_preset` and 5 rounds unless given."""
     args = ap.parse_args()
-    args.skip = [s.strip() for s in args.skip.split(",") if s.strip()]
     args.ops = [s.strip() for s in args.ops.split(",")] if args.ops else None
-    names = args.preset or list(presets)
+    names = args.preset or list(default_names)
     if args.quick:
-        names = args.preset or ["PaperTable1L5"]
+        names = args.preset or [quick_preset]
         if "--rounds" not in sys.argv:
             args.rounds = 5
+    return args, names
+
+
+def run_presets(ap, args, names, presets, run_preset, markdown, prefix):
+    """Runs `run_preset(args, name, params)` for each preset name, prints `markdown(result)` and writes the result
+    (with that markdown) to <out-dir>/<prefix><name>.json. Unknown names are an error before anything runs."""
     for name in names:
         if name not in presets:
             ap.error(f"unknown preset {name!r}; known: {', '.join(presets)}")
@@ -368,11 +413,23 @@ def main():
         print(md)
         print()
         res["markdown"] = md
-        out = os.path.join(args.out_dir, f"peers-{name}.json")
+        out = os.path.join(args.out_dir, f"{prefix}{name}.json")
         with open(out, "w") as f:
             json.dump(res, f, indent=1)
         print(f"(written {os.path.relpath(out, os.getcwd())})", file=sys.stderr)
         sys.stdout.flush()
+
+
+def main():
+    presets = load_presets()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", action="append", help=f"one of {', '.join(presets)} (repeatable; default: all)")
+    ap.add_argument("--skip", default="", help="comma-separated peers not to run (openfhe, seal)")
+    add_run_args(ap, "PaperTable1L5", "comma-separated subset of operations (default: all)", "run the peers only",
+                 "bench ckks-op (--preset NAME is appended)", 600)
+    args, names = parse_run_args(ap, presets, "PaperTable1L5")
+    args.skip = [s.strip() for s in args.skip.split(",") if s.strip()]
+    run_presets(ap, args, names, presets, run_preset, markdown, "peers-")
 
 
 if __name__ == "__main__":

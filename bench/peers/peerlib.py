@@ -24,9 +24,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OPS = ("keygen", "encode_encrypt", "decrypt_decode", "add", "cmult", "mult_rs", "rotate", "encrypt", "decrypt_decode_l0")
 
 
-def load_presets():
-    with open(os.path.join(HERE, "presets.json")) as f:
+def load_presets(filename="presets.json"):
+    with open(os.path.join(HERE, filename)) as f:
         return {k: v for k, v in json.load(f).items() if not k.startswith("_")}
+
+
+def preset_params(ap, args, filename="presets.json"):
+    """The parameters of --preset (a name in `filename`), updated by the JSON object of --params."""
+    params = {}
+    if args.preset:
+        presets = load_presets(filename)
+        if args.preset not in presets:
+            ap.error(f"unknown preset {args.preset!r}; known: {', '.join(presets)}")
+        params.update(presets[args.preset])
+    if args.params:
+        params.update(json.loads(args.params))
+    return params
 
 
 def parse_args(description):
@@ -40,14 +53,7 @@ def parse_args(description):
     ap.add_argument("--scale-bits", type=int)
     ap.add_argument("--dnum", type=int)
     args = ap.parse_args()
-    params = {}
-    if args.preset:
-        presets = load_presets()
-        if args.preset not in presets:
-            ap.error(f"unknown preset {args.preset!r}; known: {', '.join(presets)}")
-        params.update(presets[args.preset])
-    if args.params:
-        params.update(json.loads(args.params))
+    params = preset_params(ap, args)
     for key, val in (("log_n", args.log_n), ("scale_bits", args.scale_bits), ("dnum", args.dnum)):
         if val is not None:
             params[key] = val

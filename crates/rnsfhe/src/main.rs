@@ -74,6 +74,25 @@ enum BenchTable {
         #[arg(long)]
         preset: String,
     },
+    /// HPS Table 3 (BFV): Dec, Mul, Relin and the split of Mul between CRT extension, scaling and NTT,
+    /// single-threaded, for the t = 2 presets and t = 65537 at depths 1..30, with the paper's numbers beside.
+    BfvTable3,
+    /// HPS Table 4 (BFV): thread scaling of Dec, Mul, Relin at L = 20 (1, 2, 4, ... threads up to the
+    /// logical CPUs), with the paper's numbers beside.
+    BfvTable4,
+    /// Serve BFV operations over the line protocol of `bench/peers/compare_bfv.py` (JSON commands on
+    /// stdin, timings on stdout), so the peer driver can interleave us with OpenFHE BFV.
+    BfvOp {
+        /// A BFV preset (T2Depth1 ... T2Depth100); or give --depth.
+        #[arg(long, conflicts_with = "depth")]
+        preset: Option<String>,
+        /// Multiplicative depth L: parameters from BfvParams::generate(t, L).
+        #[arg(long)]
+        depth: Option<usize>,
+        /// Plaintext modulus t (with --depth).
+        #[arg(long, default_value_t = 65537)]
+        t: u64,
+    },
 }
 
 mod demo;
@@ -142,6 +161,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 BenchTable::CkksTable1 => bench::ckks::run_table1(&options),
                 BenchTable::CkksPrecision => bench::ckks_precision::run(&options),
                 BenchTable::CkksOp { preset } => bench::ckks::serve(&preset),
+                BenchTable::BfvTable3 => bench::bfv::run_table3(&options),
+                BenchTable::BfvTable4 => bench::bfv::run_table4(&options),
+                BenchTable::BfvOp { preset, depth, t } => {
+                    bench::bfv::serve(preset.as_deref(), depth, t)
+                }
             }
         }
         Command::Params => params::run(),
@@ -194,5 +218,23 @@ mod tests {
             other => panic!("parsed as {other:?}"),
         }
         assert!(Cli::try_parse_from(["rnsfhe", "bench", "nope"]).is_err());
+    }
+
+    #[test]
+    fn bfv_op_takes_a_depth_or_a_preset() {
+        let cli = Cli::try_parse_from(["rnsfhe", "bench", "bfv-op", "--depth", "5"]).unwrap();
+        match cli.command {
+            Command::Bench(args) => match args.table {
+                BenchTable::BfvOp { preset, depth, t } => {
+                    assert_eq!((preset, depth, t), (None, Some(5), 65537));
+                }
+                other => panic!("parsed as {other:?}"),
+            },
+            other => panic!("parsed as {other:?}"),
+        }
+        let both = [
+            "rnsfhe", "bench", "bfv-op", "--preset", "T2Depth5", "--depth", "5",
+        ];
+        assert!(Cli::try_parse_from(both).is_err());
     }
 }

@@ -8,20 +8,20 @@
 //! plaintext vector, then rescale), `mult_rs` (multiply, relinearize, rescale), `rotate` (by one slot),
 //! `keygen` (secret, public, relinearization and one rotation key).
 
-use std::io::{BufRead, Write};
 use std::sync::Arc;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use rand::{Rng, SeedableRng};
 use rnsfhe_ckks::{
     Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, Complex64, Csprng, Evaluator,
     KeyGenerator, Plaintext, PrecisionStats, Preset,
 };
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{
-    markdown_table, measure_interleaved, write_json, BenchOptions, Machine, Timing, TimingConfig,
+    markdown_table, measure_interleaved, parse_named, serve_line_protocol, write_json,
+    BenchOptions, Machine, Timing, TimingConfig,
 };
 
 /// The operations of the table, in order: name, label, and the paper column it matches (if any).
@@ -57,16 +57,7 @@ fn paper_ms(preset: Preset, op: &str) -> Option<f64> {
 
 /// Parses a preset name as printed by `rnsfhe params` (`PaperTable1L5`, ...).
 pub fn parse_preset(name: &str) -> anyhow::Result<Preset> {
-    Preset::ALL
-        .into_iter()
-        .find(|p| format!("{p:?}").eq_ignore_ascii_case(name))
-        .with_context(|| {
-            let names: Vec<String> = Preset::ALL.iter().map(|p| format!("{p:?}")).collect();
-            format!(
-                "unknown preset {name:?}: expected one of {}",
-                names.join(", ")
-            )
-        })
+    parse_named("preset", &Preset::ALL, name)
 }
 
 /// Keys, inputs and evaluator of one preset, set up once; each operation runs on the same inputs.
@@ -431,51 +422,5 @@ pub fn serve(preset_name: &str) -> anyhow::Result<()> {
         },
         "check": check,
     });
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    writeln!(out, "{ready}")?;
-    out.flush()?;
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let answer = match serde_json::from_str::<Value>(&line) {
-            Err(e) => json!({"error": format!("malformed command: {e}")}),
-            Ok(cmd) => {
-                let op = cmd
-                    .get("op")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                if op == "quit" {
-                    writeln!(out, "{}", json!({"op": "quit", "ok": true}))?;
-                    out.flush()?;
-                    return Ok(());
-                }
-                let reps = cmd
-                    .get("reps")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(1)
-                    .clamp(1, 10_000);
-                let mut seconds = Vec::with_capacity(reps as usize);
-                let mut error = None;
-                for _ in 0..reps {
-                    let start = std::time::Instant::now();
-                    if let Err(e) = bench.run(&op) {
-                        error = Some(format!("{e:#}"));
-                        break;
-                    }
-                    seconds.push(start.elapsed().as_secs_f64());
-                }
-                match error {
-                    Some(e) => json!({"op": op, "error": e}),
-                    None => json!({"op": op, "seconds": seconds}),
-                }
-            }
-        };
-        writeln!(out, "{answer}")?;
-        out.flush()?;
-    }
-    Ok(())
+    serve_line_protocol(&ready, |op| bench.run(op))
 }

@@ -2,11 +2,13 @@
 //! (`<out>/<table>.json`).
 //!
 //! This module holds what the tables share: the options, the timing helper ([`measure_interleaved`]), the
-//! description of the machine ([`Machine`]: date, CPU, thread count) and the output helpers.
+//! description of the machine ([`Machine`]: date, CPU, thread count), the output helpers, and the line
+//! protocol of the peer comparisons ([`serve_line_protocol`]).
 //!
 //! To add a table: a module `bench/<table>.rs` with a `run(&BenchOptions) -> anyhow::Result<()>`, a variant
 //! of `BenchTable` in `main.rs`, and a line in the dispatch there.
 
+pub mod bfv;
 pub mod ckks;
 pub mod ckks_precision;
 pub mod conversion;
@@ -14,11 +16,13 @@ pub mod ntt;
 
 use std::fs;
 use std::hint::black_box;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use serde::Serialize;
+use serde_json::{json, Value};
 
 /// Options common to every table.
 #[derive(Debug, Clone)]
@@ -76,6 +80,25 @@ pub struct Timing {
     pub samples: usize,
     /// Calls per sample.
     pub batch: u64,
+}
+
+/// The element of `all` whose `Debug` name is `name`, ignoring case (a preset, `PaperTable1L5` or
+/// `T2Depth20`); the error says `unknown {what} "name"` and lists the names.
+pub fn parse_named<T: Clone + std::fmt::Debug>(
+    what: &str,
+    all: &[T],
+    name: &str,
+) -> anyhow::Result<T> {
+    all.iter()
+        .find(|p| format!("{p:?}").eq_ignore_ascii_case(name))
+        .cloned()
+        .with_context(|| {
+            let names: Vec<String> = all.iter().map(|p| format!("{p:?}")).collect();
+            format!(
+                "unknown {what} {name:?}: expected one of {}",
+                names.join(", ")
+            )
+        })
 }
 
 /// Median of a non-empty slice (mean of the two middle values for even lengths); `NaN` if empty.
@@ -332,9 +355,110 @@ pub fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> anyhow::Res
     Ok(path)
 }
 
+/// Serves the line protocol of `bench/peers/README.md` ("Protocol") on stdin / stdout, for `ckks-op` and
+/// `bfv-op`: prints `ready` as one line, then answers `{"op": NAME, "reps": R}` (R clamped to 1..=10000) with
+/// `{"op": NAME, "seconds": [...]}`, the wall-clock time of each of R calls of `run(NAME)`, or with
+/// `{"op": NAME, "error": ...}` when a call fails, until `{"op": "quit"}` (answered `{"op": "quit", "ok":
+/// true}`) or the end of input. A line that is not JSON is answered with `{"error": ...}`.
+pub fn serve_line_protocol(
+    ready: &Value,
+    run: impl FnMut(&str) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    serve_lines(
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+        ready,
+        run,
+    )
+}
+
+/// [`serve_line_protocol`] on any input and output.
+fn serve_lines(
+    input: impl BufRead,
+    mut out: impl Write,
+    ready: &Value,
+    mut run: impl FnMut(&str) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    writeln!(out, "{ready}")?;
+    out.flush()?;
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match serde_json::from_str::<Value>(&line) {
+            Err(e) => json!({"error": format!("malformed command: {e}")}),
+            Ok(cmd) => {
+                let op = cmd.get("op").and_then(Value::as_str).unwrap_or("");
+                if op == "quit" {
+                    writeln!(out, "{}", json!({"op": "quit", "ok": true}))?;
+                    out.flush()?;
+                    return Ok(());
+                }
+                let reps = cmd
+                    .get("reps")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+                    .clamp(1, 10_000);
+                let mut seconds = Vec::with_capacity(reps as usize);
+                let mut error = None;
+                for _ in 0..reps {
+                    let start = Instant::now();
+                    if let Err(e) = run(op) {
+                        error = Some(format!("{e:#}"));
+                        break;
+                    }
+                    seconds.push(start.elapsed().as_secs_f64());
+                }
+                match error {
+                    Some(e) => json!({"op": op, "error": e}),
+                    None => json!({"op": op, "seconds": seconds}),
+                }
+            }
+        };
+        writeln!(out, "{answer}")?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_protocol_answers_until_quit() {
+        let input = "{\"op\": \"a\", \"reps\": 3}\n\nnot json\n{\"op\": \"b\"}\n{\"op\": \"quit\"}\n{\"op\": \"a\"}\n";
+        let mut out = Vec::new();
+        let mut calls = Vec::new();
+        let run = |op: &str| {
+            calls.push(op.to_string());
+            match op {
+                "a" => Ok(()),
+                _ => anyhow::bail!("unknown operation {op:?}"),
+            }
+        };
+        serve_lines(input.as_bytes(), &mut out, &json!({"ready": true}), run).unwrap();
+        assert_eq!(calls, ["a", "a", "a", "b"]);
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 5);
+        assert_eq!(lines[0], json!({"ready": true}));
+        assert_eq!(lines[1]["op"], "a");
+        assert_eq!(lines[1]["seconds"].as_array().unwrap().len(), 3);
+        assert!(lines[2]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("malformed command"));
+        assert_eq!(
+            lines[3],
+            json!({"op": "b", "error": "unknown operation \"b\""})
+        );
+        assert_eq!(lines[4], json!({"op": "quit", "ok": true}));
+    }
 
     #[test]
     fn median_of_odd_and_even_lengths() {
