@@ -4,101 +4,36 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
+mod common;
 
-use num_bigint::BigInt;
-use num_traits::{One, Signed, ToPrimitive, Zero};
 use rand::{Rng, SeedableRng};
 use rnsfhe_bfv::{
     BatchEncoder, BfvContext, BfvError, BfvParams, Ciphertext, CoeffEncoder, Decryptor, Encryptor,
-    Evaluator, KeyGenerator, Plaintext, PublicKey, RelinKey, SecretKey,
+    Evaluator, Plaintext, RelinKey,
 };
-use rnsfhe_math::sampling::Csprng;
 
-fn rng(seed: u8) -> Csprng {
-    Csprng::insecure_from_seed_for_tests([seed; 32])
-}
-
-fn context(
-    log_n: u32,
-    t: u64,
-    q_bits: u32,
-    k: usize,
-    relin_base_log: Option<u32>,
-) -> Arc<BfvContext> {
-    let mut p = BfvParams::with_bit_sizes(log_n, t, q_bits, k).unwrap();
-    p.relin_base_log = relin_base_log;
-    p.allow_insecure = true;
-    BfvContext::new(p).unwrap()
-}
-
-struct Keys {
-    sk: SecretKey,
-    pk: PublicKey,
-    rk: RelinKey,
-}
-
-fn keys(ctx: &Arc<BfvContext>, rng: &mut Csprng) -> Keys {
-    let kg = KeyGenerator::new(ctx, rng).unwrap();
-    Keys {
-        sk: kg.secret_key().clone(),
-        pk: kg.public_key(rng).unwrap(),
-        rk: kg.relin_key(rng).unwrap(),
-    }
-}
-
-/// Negacyclic product of two coefficient vectors modulo t (schoolbook).
-fn negacyclic_mod(a: &[u64], b: &[u64], t: u64) -> Vec<u64> {
-    let n = a.len();
-    let t = t as u128;
-    let mut out = vec![0u128; n];
-    for (i, &x) in a.iter().enumerate() {
-        if x == 0 {
-            continue;
-        }
-        for (j, &y) in b.iter().enumerate() {
-            let p = x as u128 * y as u128 % t;
-            let k = i + j;
-            if k < n {
-                out[k] += p;
-            } else {
-                out[k - n] += t - p;
-            }
-        }
-        if i % 64 == 63 {
-            out.iter_mut().for_each(|v| *v %= t);
-        }
-    }
-    out.into_iter().map(|v| (v % t) as u64).collect()
-}
-
-fn random_values(rng: &mut impl Rng, n: usize, t: u64) -> Vec<u64> {
-    (0..n).map(|_| rng.gen_range(0..t)).collect()
-}
+use common::{
+    context, keys, negacyclic_mod, parts_of, random_values, residues, rng, textbook_tensor, Crt,
+    Setup,
+};
 
 #[test]
 fn batch_encrypt_add_plain_ops_and_depth3_multiplication_t65537() {
     let t = 65537u64;
-    let ctx = context(12, t, 55, 4, None);
-    let n = ctx.n();
-    let mut r = rng(1);
-    let k = keys(&ctx, &mut r);
-    let enc = BatchEncoder::new(&ctx).unwrap();
-    let pk_enc = Encryptor::with_public_key(&ctx, &k.pk).unwrap();
-    let sk_enc = Encryptor::with_secret_key(&ctx, &k.sk).unwrap();
-    let dec = Decryptor::new(&ctx, &k.sk).unwrap();
-    let ev = Evaluator::new(&ctx);
+    let mut setup = Setup::new(context(12, t, 55, 4, None), 1);
+    let (ev, dec, rk) = (&setup.ev, &setup.dec, &setup.keys.rk);
+    let enc = BatchEncoder::new(&setup.ctx).unwrap();
     let mut vr = rand::rngs::StdRng::seed_from_u64(11);
-    let xs: Vec<Vec<u64>> = (0..4).map(|_| random_values(&mut vr, n, t)).collect();
+    let xs: Vec<Vec<u64>> = (0..4).map(|_| random_values(&mut vr, setup.n, t)).collect();
     let pts: Vec<Plaintext> = xs.iter().map(|x| enc.encode_u64(x).unwrap()).collect();
     let cts: Vec<Ciphertext> = pts
         .iter()
         .enumerate()
         .map(|(i, p)| {
             if i % 2 == 0 {
-                pk_enc.encrypt(p, &mut r).unwrap()
+                setup.pk_enc.encrypt(p, &mut setup.r).unwrap()
             } else {
-                sk_enc.encrypt(p, &mut r).unwrap()
+                setup.sk_enc.encrypt(p, &mut setup.r).unwrap()
             }
         })
         .collect();
@@ -140,18 +75,18 @@ fn batch_encrypt_add_plain_ops_and_depth3_multiplication_t65537() {
     );
     // Depth 3 binary-tree and chain: ((x0 x1)(x2 x3))^2, noise budget decreasing and positive.
     let mut budgets = vec![dec.noise_budget(&cts[0]).unwrap()];
-    let m01 = ev.multiply(&cts[0], &cts[1], &k.rk).unwrap();
-    let m23 = ev.multiply(&cts[2], &cts[3], &k.rk).unwrap();
+    let m01 = ev.multiply(&cts[0], &cts[1], rk).unwrap();
+    let m23 = ev.multiply(&cts[2], &cts[3], rk).unwrap();
     budgets.push(dec.noise_budget(&m01).unwrap());
     let e01 = zip(&xs[0], &xs[1], &|a, b| a * b % t);
     let e23 = zip(&xs[2], &xs[3], &|a, b| a * b % t);
     assert_eq!(d(&m01), e01);
     assert_eq!(d(&m23), e23);
-    let m = ev.multiply(&m01, &m23, &k.rk).unwrap();
+    let m = ev.multiply(&m01, &m23, rk).unwrap();
     budgets.push(dec.noise_budget(&m).unwrap());
     let e = zip(&e01, &e23, &|a, b| a * b % t);
     assert_eq!(d(&m), e);
-    let sq = ev.multiply(&m, &m, &k.rk).unwrap();
+    let sq = ev.multiply(&m, &m, rk).unwrap();
     budgets.push(dec.noise_budget(&sq).unwrap());
     assert_eq!(d(&sq), zip(&e, &e, &|a, b| a * b % t));
     for w in budgets.windows(2) {
@@ -159,43 +94,43 @@ fn batch_encrypt_add_plain_ops_and_depth3_multiplication_t65537() {
     }
     assert!(*budgets.last().unwrap() > 0.0, "{budgets:?}");
     // Fresh budget: log2(Q) - log2(2 t ||v||) with ||v|| of order sqrt(N) sigma: at least log2(Q) - 40.
-    assert!(budgets[0] > ctx.log_q() - 45.0, "{budgets:?}");
+    assert!(budgets[0] > setup.ctx.log_q() - 45.0, "{budgets:?}");
     // Unrelinearized product decrypts too (under (1, s, s^2)) and relinearizes to the same value.
     let three = ev.multiply_no_relin(&cts[0], &cts[1]).unwrap();
     assert_eq!(three.part_count(), 3);
     assert_eq!(d(&three), e01);
-    assert_eq!(d(&ev.relinearize(&three, &k.rk).unwrap()), e01);
+    assert_eq!(d(&ev.relinearize(&three, rk).unwrap()), e01);
 }
 
 #[test]
 fn coefficient_encoding_t2_depth3_and_digit_relinearization() {
     for relin in [None, Some(30)] {
         let t = 2u64;
-        let ctx = context(12, t, 50, 3, relin);
-        let n = ctx.n();
-        let mut r = rng(2);
-        let k = keys(&ctx, &mut r);
-        let enc = CoeffEncoder::new(&ctx);
-        let pk_enc = Encryptor::with_public_key(&ctx, &k.pk).unwrap();
-        let dec = Decryptor::new(&ctx, &k.sk).unwrap();
-        let ev = Evaluator::new(&ctx);
+        let mut setup = Setup::new(context(12, t, 50, 3, relin), 2);
+        let (ev, dec, rk) = (&setup.ev, &setup.dec, &setup.keys.rk);
+        let enc = CoeffEncoder::new(&setup.ctx);
         let mut vr = rand::rngs::StdRng::seed_from_u64(22);
-        let xs: Vec<Vec<u64>> = (0..4).map(|_| random_values(&mut vr, n, t)).collect();
+        let xs: Vec<Vec<u64>> = (0..4).map(|_| random_values(&mut vr, setup.n, t)).collect();
         let cts: Vec<Ciphertext> = xs
             .iter()
-            .map(|x| pk_enc.encrypt(&enc.encode_u64(x).unwrap(), &mut r).unwrap())
+            .map(|x| {
+                setup
+                    .pk_enc
+                    .encrypt(&enc.encode_u64(x).unwrap(), &mut setup.r)
+                    .unwrap()
+            })
             .collect();
         let d = |c: &Ciphertext| enc.decode_u64(&dec.decrypt(c).unwrap()).unwrap();
         assert_eq!(d(&cts[0]), xs[0]);
         let sum: Vec<u64> = xs[0].iter().zip(&xs[1]).map(|(a, b)| (a + b) % t).collect();
         assert_eq!(d(&ev.add(&cts[0], &cts[1]).unwrap()), sum);
-        let m01 = ev.multiply(&cts[0], &cts[1], &k.rk).unwrap();
+        let m01 = ev.multiply(&cts[0], &cts[1], rk).unwrap();
         let e01 = negacyclic_mod(&xs[0], &xs[1], t);
         assert_eq!(d(&m01), e01, "relin {relin:?}");
-        let m012 = ev.multiply(&m01, &cts[2], &k.rk).unwrap();
+        let m012 = ev.multiply(&m01, &cts[2], rk).unwrap();
         let e012 = negacyclic_mod(&e01, &xs[2], t);
         assert_eq!(d(&m012), e012);
-        let m0123 = ev.multiply(&m012, &cts[3], &k.rk).unwrap();
+        let m0123 = ev.multiply(&m012, &cts[3], rk).unwrap();
         assert_eq!(d(&m0123), negacyclic_mod(&e012, &xs[3], t));
         let b = [
             dec.noise_budget(&cts[0]).unwrap(),
@@ -204,75 +139,44 @@ fn coefficient_encoding_t2_depth3_and_digit_relinearization() {
             dec.noise_budget(&m0123).unwrap(),
         ];
         assert!(b.windows(2).all(|w| w[1] < w[0]) && b[3] > 0.0, "{b:?}");
-        assert_eq!(ctx.relin_components(), if relin.is_some() { 6 } else { 3 });
+        assert_eq!(
+            setup.ctx.relin_components(),
+            if relin.is_some() { 6 } else { 3 }
+        );
     }
 }
 
 #[test]
 fn coefficient_encoding_t65537_signed_and_plain_multiplication() {
     let t = 65537u64;
-    let ctx = context(12, t, 60, 3, None);
-    let n = ctx.n();
-    let mut r = rng(3);
-    let k = keys(&ctx, &mut r);
-    let enc = CoeffEncoder::new(&ctx);
-    let sk_enc = Encryptor::with_secret_key(&ctx, &k.sk).unwrap();
-    let dec = Decryptor::new(&ctx, &k.sk).unwrap();
-    let ev = Evaluator::new(&ctx);
+    let mut setup = Setup::new(context(12, t, 60, 3, None), 3);
+    let (ev, dec, rk) = (&setup.ev, &setup.dec, &setup.keys.rk);
+    let enc = CoeffEncoder::new(&setup.ctx);
+    let d = |c: &Ciphertext| enc.decode_u64(&dec.decrypt(c).unwrap()).unwrap();
     let mut vr = rand::rngs::StdRng::seed_from_u64(33);
-    let signed: Vec<i64> = (0..n).map(|_| vr.gen_range(-100..=100)).collect();
-    let ct = sk_enc
-        .encrypt(&enc.encode_i64(&signed).unwrap(), &mut r)
+    let signed: Vec<i64> = (0..setup.n).map(|_| vr.gen_range(-100..=100)).collect();
+    let ct = setup
+        .sk_enc
+        .encrypt(&enc.encode_i64(&signed).unwrap(), &mut setup.r)
         .unwrap();
     assert_eq!(enc.decode_i64(&dec.decrypt(&ct).unwrap()).unwrap(), signed);
     let x: Vec<u64> = signed
         .iter()
         .map(|&v| v.rem_euclid(t as i64) as u64)
         .collect();
-    let y = random_values(&mut vr, n, t);
+    let y = random_values(&mut vr, setup.n, t);
     let py = enc.encode_u64(&y).unwrap();
     assert_eq!(
-        enc.decode_u64(&dec.decrypt(&ev.multiply_plain(&ct, &py).unwrap()).unwrap())
-            .unwrap(),
+        d(&ev.multiply_plain(&ct, &py).unwrap()),
         negacyclic_mod(&x, &y, t)
     );
-    let ct_y = sk_enc.encrypt(&py, &mut r).unwrap();
-    let xy = ev.multiply(&ct, &ct_y, &k.rk).unwrap();
+    let ct_y = setup.sk_enc.encrypt(&py, &mut setup.r).unwrap();
+    let xy = ev.multiply(&ct, &ct_y, rk).unwrap();
     let exy = negacyclic_mod(&x, &y, t);
-    assert_eq!(enc.decode_u64(&dec.decrypt(&xy).unwrap()).unwrap(), exy);
-    let xyy = ev.multiply(&xy, &ct_y, &k.rk).unwrap();
-    assert_eq!(
-        enc.decode_u64(&dec.decrypt(&xyy).unwrap()).unwrap(),
-        negacyclic_mod(&exy, &y, t)
-    );
+    assert_eq!(d(&xy), exy);
+    let xyy = ev.multiply(&xy, &ct_y, rk).unwrap();
+    assert_eq!(d(&xyy), negacyclic_mod(&exy, &y, t));
     assert!(dec.noise_budget(&xyy).unwrap() > 0.0);
-}
-
-/// Centered big integers of the coefficients of an RNS polynomial (CRT by the explicit formula).
-fn compose(ctx: &BfvContext, limbs: &[Vec<u64>]) -> Vec<BigInt> {
-    let qs: Vec<u64> = ctx.params().q_moduli.clone();
-    let q: BigInt = qs.iter().map(|&x| BigInt::from(x)).product();
-    let n = limbs[0].len();
-    (0..n)
-        .map(|c| {
-            let mut acc = BigInt::zero();
-            for (i, &qi) in qs.iter().enumerate() {
-                let qi_b = BigInt::from(qi);
-                let qstar = &q / &qi_b;
-                let inv = qstar.modpow(&(&qi_b - 2u32), &qi_b);
-                acc += BigInt::from(limbs[i][c]) * inv * qstar;
-            }
-            let mut x = acc % &q;
-            if &x * 2 > q {
-                x -= &q;
-            }
-            x
-        })
-        .collect()
-}
-
-fn limbs_of(ct: &Ciphertext, part: usize) -> Vec<Vec<u64>> {
-    ct.parts()[part].limbs().map(|l| l.to_vec()).collect()
 }
 
 #[test]
@@ -280,72 +184,22 @@ fn hps_tensor_and_scaling_match_big_integer_reference() {
     // Small N so the exact reference (Section 4.1: c*_l = [round(t/Q c'_l)]_Q with c'_l the integer
     // tensor product) is cheap.
     for (t, q_bits) in [(65537u64, 55u32), (2, 60), (1 << 20, 45)] {
-        let ctx = context(5, t, q_bits, 3, None);
-        let n = ctx.n();
-        let mut r = rng(4);
-        let k = keys(&ctx, &mut r);
-        let enc = Encryptor::with_public_key(&ctx, &k.pk).unwrap();
-        let ce = CoeffEncoder::new(&ctx);
+        let mut setup = Setup::new(context(5, t, q_bits, 3, None), 4);
+        let ce = CoeffEncoder::new(&setup.ctx);
         let mut vr = rand::rngs::StdRng::seed_from_u64(44);
-        let a = enc
-            .encrypt(
-                &ce.encode_u64(&random_values(&mut vr, n, t)).unwrap(),
-                &mut r,
-            )
-            .unwrap();
-        let b = enc
-            .encrypt(
-                &ce.encode_u64(&random_values(&mut vr, n, t)).unwrap(),
-                &mut r,
-            )
-            .unwrap();
-        let prod = Evaluator::new(&ctx).multiply_no_relin(&a, &b).unwrap();
-        let qs = ctx.params().q_moduli.clone();
-        let q: BigInt = qs.iter().map(|&x| BigInt::from(x)).product();
-        let (a0, a1) = (
-            compose(&ctx, &limbs_of(&a, 0)),
-            compose(&ctx, &limbs_of(&a, 1)),
-        );
-        let (b0, b1) = (
-            compose(&ctx, &limbs_of(&b, 0)),
-            compose(&ctx, &limbs_of(&b, 1)),
-        );
-        let conv = |x: &[BigInt], y: &[BigInt]| -> Vec<BigInt> {
-            let mut out = vec![BigInt::zero(); n];
-            for i in 0..n {
-                for j in 0..n {
-                    let p = &x[i] * &y[j];
-                    if i + j < n {
-                        out[i + j] += p;
-                    } else {
-                        out[i + j - n] -= p;
-                    }
-                }
-            }
-            out
+        let mut fresh = || {
+            let m = ce.encode_u64(&random_values(&mut vr, setup.n, t)).unwrap();
+            setup.pk_enc.encrypt(&m, &mut setup.r).unwrap()
         };
-        let c0 = conv(&a0, &b0);
-        let mut c1 = conv(&a0, &b1);
-        for (u, v) in c1.iter_mut().zip(conv(&a1, &b0)) {
-            *u += v;
-        }
-        let c2 = conv(&a1, &b1);
-        let two_q = &q * 2;
-        for (l, c) in [c0, c1, c2].iter().enumerate() {
-            let got = limbs_of(&prod, l);
-            for (idx, x) in c.iter().enumerate() {
-                // round(t x / Q) = floor((2 t x + Q) / 2Q), floor division for negatives.
-                let num = x * (2 * t) + &q;
-                let mut y = &num / &two_q;
-                if num.is_negative() && &y * &two_q != num {
-                    y -= BigInt::one();
-                }
-                for (i, &qi) in qs.iter().enumerate() {
-                    let qi_b = BigInt::from(qi);
-                    let expect: BigInt = ((&y % &qi_b) + &qi_b) % &qi_b;
+        let (a, b) = (fresh(), fresh());
+        let prod = parts_of(&setup.ev.multiply_no_relin(&a, &b).unwrap());
+        let crt = Crt::new(&setup.ctx);
+        let reference = textbook_tensor(&crt, t, &parts_of(&a), &parts_of(&b));
+        for (l, c) in reference.iter().enumerate() {
+            for (idx, y) in c.iter().enumerate() {
+                for (i, expect) in residues(y, &crt.qs).into_iter().enumerate() {
                     assert_eq!(
-                        got[i][idx],
-                        expect.to_u64().unwrap(),
+                        prod[l][i][idx], expect,
                         "t = {t}, part {l}, coefficient {idx}, limb {i}"
                     );
                 }
@@ -429,7 +283,7 @@ fn errors_for_bad_inputs() {
     let k = keys(&c, &mut r);
     let k2 = keys(&c2, &mut r);
     assert!(Encryptor::with_public_key(&c2, &k.pk).is_err());
-    assert!(Decryptor::new(&c2, &k.sk).is_err());
+    assert!(Decryptor::new(&c2, k.sk()).is_err());
     let enc = Encryptor::with_public_key(&c, &k.pk).unwrap();
     let enc2 = Encryptor::with_public_key(&c2, &k2.pk).unwrap();
     let pt2 = CoeffEncoder::new(&c2).encode_u64(&[1]).unwrap();
@@ -451,7 +305,7 @@ fn errors_for_bad_inputs() {
         Err(BfvError::ContextMismatch { .. })
     ));
     assert!(matches!(
-        Decryptor::new(&c, &k.sk).unwrap().decrypt(&ct2),
+        Decryptor::new(&c, k.sk()).unwrap().decrypt(&ct2),
         Err(BfvError::ContextMismatch { .. })
     ));
     // Same N and t but a different relinearization decomposition: another context.

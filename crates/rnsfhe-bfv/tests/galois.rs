@@ -5,32 +5,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
+mod common;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rnsfhe_bfv::{
     galois_element_for_column_swap, galois_element_for_row_step, galois_elements, BatchEncoder,
-    BfvContext, BfvError, BfvParams, Ciphertext, CoeffEncoder, Decryptor, Encryptor, Evaluator,
-    KeyGenerator,
+    BfvError, Ciphertext, CoeffEncoder, Decryptor, Encryptor, Evaluator, KeyGenerator,
 };
-use rnsfhe_math::sampling::Csprng;
 
-fn rng(seed: u8) -> Csprng {
-    Csprng::insecure_from_seed_for_tests([seed; 32])
-}
-
-fn context(
-    log_n: u32,
-    t: u64,
-    q_bits: u32,
-    k: usize,
-    relin_base_log: Option<u32>,
-) -> Arc<BfvContext> {
-    let mut p = BfvParams::with_bit_sizes(log_n, t, q_bits, k).unwrap();
-    p.relin_base_log = relin_base_log;
-    p.allow_insecure = true;
-    BfvContext::new(p).unwrap()
-}
+use common::{automorphism_plain, context, random_values, rng, Setup};
 
 /// Both rows of the `2 x N/2` slot matrix rotated cyclically left by `step` (right when negative).
 fn rotate_rows_plain(x: &[u64], step: i64) -> Vec<u64> {
@@ -44,34 +27,19 @@ fn rotate_rows_plain(x: &[u64], step: i64) -> Vec<u64> {
     out
 }
 
-/// `m(X^g)` in `Z_t[X]/(X^N + 1)`: coefficient `i` moves to `i g mod 2N`, negated past `N`.
-fn automorphism_plain(m: &[u64], g: usize, t: u64) -> Vec<u64> {
-    let n = m.len();
-    let mut out = vec![0u64; n];
-    for (i, &c) in m.iter().enumerate() {
-        let e = i * g % (2 * n);
-        if e < n {
-            out[e] = c;
-        } else {
-            out[e - n] = (t - c) % t;
-        }
-    }
-    out
-}
-
 #[test]
 fn row_rotations_and_column_swap_batch_t65537() {
     let t = 65537u64;
     for (relin, seed) in [(None, 1u8), (Some(30), 2)] {
-        let ctx = context(12, t, 55, 3, relin);
-        let n = ctx.n();
+        let mut setup = Setup::new(context(12, t, 55, 3, relin), seed);
+        let (ctx, n, ev, dec, rk) = (&setup.ctx, setup.n, &setup.ev, &setup.dec, &setup.keys.rk);
         let h = (n / 2) as i64;
-        let mut r = rng(seed);
-        let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
-        let pk = kg.public_key(&mut r).unwrap();
-        let rk = kg.relin_key(&mut r).unwrap();
         let steps = [1i64, -1, 2, 7, -100, h - 1, h + 3];
-        let gk = kg.galois_keys(&steps, true, &mut r).unwrap();
+        let gk = setup
+            .keys
+            .kg
+            .galois_keys(&steps, true, &mut setup.r)
+            .unwrap();
         // h + 3 and 3 share an element; the identity never gets a key.
         assert_eq!(gk.elements(), galois_elements(&steps, true, n));
         assert_eq!(gk.len(), steps.len());
@@ -79,16 +47,17 @@ fn row_rotations_and_column_swap_batch_t65537() {
         assert!(gk.has_row_step(-100) && gk.has_row_step(-100 + h));
         assert!(gk.contains(galois_element_for_column_swap(n)) && gk.has_column_swap());
         assert_eq!(gk.fingerprint(), ctx.fingerprint());
-        let encoder = BatchEncoder::new(&ctx).unwrap();
-        let enc = Encryptor::with_public_key(&ctx, &pk).unwrap();
-        let dec = Decryptor::new(&ctx, kg.secret_key()).unwrap();
-        let ev = Evaluator::new(&ctx);
+        let encoder = BatchEncoder::new(ctx).unwrap();
         let mut vr = rand::rngs::StdRng::seed_from_u64(seed as u64 + 10);
-        let x: Vec<u64> = (0..n).map(|_| vr.gen_range(0..t)).collect();
-        let y: Vec<u64> = (0..n).map(|_| vr.gen_range(0..t)).collect();
-        let ct = enc
-            .encrypt(&encoder.encode_u64(&x).unwrap(), &mut r)
-            .unwrap();
+        let x = random_values(&mut vr, n, t);
+        let y = random_values(&mut vr, n, t);
+        let mut encrypt = |v: &[u64]| {
+            setup
+                .pk_enc
+                .encrypt(&encoder.encode_u64(v).unwrap(), &mut setup.r)
+                .unwrap()
+        };
+        let ct = encrypt(&x);
         let d = |c: &Ciphertext| encoder.decode_u64(&dec.decrypt(c).unwrap()).unwrap();
         for &s in &steps {
             let rot = ev.rotate_rows(&ct, s, &gk).unwrap();
@@ -126,10 +95,8 @@ fn row_rotations_and_column_swap_batch_t65537() {
             rotate_rows_plain(&x, 7)
         );
         // Rotations commute with slot-wise multiplication: rot(x y) = rot(x) rot(y), after relinearization.
-        let cy = enc
-            .encrypt(&encoder.encode_u64(&y).unwrap(), &mut r)
-            .unwrap();
-        let xy = ev.multiply(&ct, &cy, &rk).unwrap();
+        let cy = encrypt(&y);
+        let xy = ev.multiply(&ct, &cy, rk).unwrap();
         let rot_xy = ev.rotate_rows(&xy, -100, &gk).unwrap();
         let xy_plain: Vec<u64> = x.iter().zip(&y).map(|(a, b)| a * b % t).collect();
         assert_eq!(d(&rot_xy), rotate_rows_plain(&xy_plain, -100));
@@ -137,7 +104,7 @@ fn row_rotations_and_column_swap_batch_t65537() {
             .multiply(
                 &ev.rotate_rows(&ct, -100, &gk).unwrap(),
                 &ev.rotate_rows(&cy, -100, &gk).unwrap(),
-                &rk,
+                rk,
             )
             .unwrap();
         assert_eq!(d(&prod_rot), d(&rot_xy));
@@ -182,7 +149,7 @@ fn apply_galois_on_coefficient_encoding() {
         let dec = Decryptor::new(&ctx, kg.secret_key()).unwrap();
         let ev = Evaluator::new(&ctx);
         let mut vr = rand::rngs::StdRng::seed_from_u64(seed as u64);
-        let m: Vec<u64> = (0..n).map(|_| vr.gen_range(0..t)).collect();
+        let m = random_values(&mut vr, n, t);
         let ct = enc
             .encrypt(&encoder.encode_u64(&m).unwrap(), &mut r)
             .unwrap();

@@ -3,13 +3,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use rand::{Rng, SeedableRng};
-use rnsfhe_bfv::{
-    BfvContext, BfvParams, BfvPreset, CoeffEncoder, Decryptor, Encryptor, Evaluator, KeyGenerator,
-};
+use rnsfhe_bfv::{BfvContext, BfvParams, BfvPreset, CoeffEncoder};
 use rnsfhe_core::security::max_log_qp;
 use rnsfhe_core::SecurityLevel;
-use rnsfhe_math::sampling::Csprng;
+
+use common::{negacyclic_mod, Setup};
 
 /// HPS Table 3 ("t = 2, log2 q_i ~ 55, lambda >= 128"), exactly as printed:
 ///
@@ -77,18 +78,6 @@ fn generator_reproduces_table_3() {
     }
 }
 
-/// Product of polynomials in Z_2[X]/(X^N + 1) (sign irrelevant mod 2), via the support of `a`.
-fn negacyclic_mod2(a: &[u64], b: &[u64]) -> Vec<u64> {
-    let n = a.len();
-    let mut out = vec![0u64; n];
-    for (i, _) in a.iter().enumerate().filter(|(_, &x)| x & 1 == 1) {
-        for (j, &y) in b.iter().enumerate() {
-            out[(i + j) % n] ^= y & 1;
-        }
-    }
-    out
-}
-
 /// Binary-tree product of `2^L` fresh encryptions of random binary polynomials (the circuit of HPS
 /// Eq. (11)), on generated parameters, decrypted and compared with the plaintext product.
 fn depth_chain(depth: usize, seed: u8) {
@@ -97,15 +86,10 @@ fn depth_chain(depth: usize, seed: u8) {
     assert!(ctx.is_secure());
     assert!(ctx.security_warning().is_none());
     let n = ctx.n();
-    let mut rng = Csprng::insecure_from_seed_for_tests([seed; 32]);
-    let mut vals = rand::rngs::StdRng::seed_from_u64(seed as u64);
-    let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
-    let pk = kg.public_key(&mut rng).unwrap();
-    let rk = kg.relin_key(&mut rng).unwrap();
-    let enc = Encryptor::with_public_key(&ctx, &pk).unwrap();
-    let dec = Decryptor::new(&ctx, kg.secret_key()).unwrap();
     let encoder = CoeffEncoder::new(&ctx);
-    let eval = Evaluator::new(&ctx);
+    let mut setup = Setup::new(ctx, seed);
+    let mut vals = rand::rngs::StdRng::seed_from_u64(seed as u64);
+    let (dec, eval, rk) = (&setup.dec, &setup.ev, &setup.keys.rk);
     let mut level: Vec<(Vec<u64>, _)> = (0..1usize << depth)
         .map(|_| {
             // Sparse random binary polynomials keep the plaintext products cheap to compute.
@@ -113,8 +97,9 @@ fn depth_chain(depth: usize, seed: u8) {
             for _ in 0..8 {
                 m[vals.gen_range(0..n)] = 1;
             }
-            let ct = enc
-                .encrypt(&encoder.encode_u64(&m).unwrap(), &mut rng)
+            let ct = setup
+                .pk_enc
+                .encrypt(&encoder.encode_u64(&m).unwrap(), &mut setup.r)
                 .unwrap();
             (m, ct)
         })
@@ -123,8 +108,8 @@ fn depth_chain(depth: usize, seed: u8) {
         level = level
             .chunks(2)
             .map(|pair| {
-                let m = negacyclic_mod2(&pair[0].0, &pair[1].0);
-                let ct = eval.multiply(&pair[0].1, &pair[1].1, &rk).unwrap();
+                let m = negacyclic_mod(&pair[0].0, &pair[1].0, 2);
+                let ct = eval.multiply(&pair[0].1, &pair[1].1, rk).unwrap();
                 (m, ct)
             })
             .collect();

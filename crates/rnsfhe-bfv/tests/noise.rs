@@ -14,50 +14,30 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::sync::Arc;
 
 use num_bigint::{BigInt, RandBigInt};
 use num_traits::{One, Signed, ToPrimitive, Zero};
-use rand::{Rng, RngCore, SeedableRng};
+use rand::rngs::StdRng;
+use rand::{RngCore, SeedableRng};
 use rayon::prelude::*;
-use rnsfhe_bfv::{
-    BfvContext, BfvParams, Ciphertext, CoeffEncoder, Decryptor, Encryptor, Evaluator, KeyGenerator,
-    HPS_SIGMA,
-};
+use rnsfhe_bfv::{BfvContext, Ciphertext, CoeffEncoder, Decryptor, KeyGenerator, HPS_SIGMA};
 use rnsfhe_math::sampling::{fill_uniform_mod, Csprng, DiscreteGaussian};
 use rnsfhe_ring::scaling::FractionPath;
 use rnsfhe_ring::{Coeff, Poly};
 
-/// Residues of a polynomial: `limbs x N`.
-type Limbs = Vec<Vec<u64>>;
-/// Parts of a ciphertext, each as [`Limbs`].
-type Parts = Vec<Limbs>;
-
-fn rng(seed: u8) -> Csprng {
-    Csprng::insecure_from_seed_for_tests([seed; 32])
-}
-
-fn context(
-    log_n: u32,
-    t: u64,
-    q_bits: u32,
-    k: usize,
-    relin_base_log: Option<u32>,
-) -> Arc<BfvContext> {
-    let mut p = BfvParams::with_bit_sizes(log_n, t, q_bits, k).unwrap();
-    p.relin_base_log = relin_base_log;
-    p.allow_insecure = true;
-    BfvContext::new(p).unwrap()
-}
+use common::{
+    automorphism_plain, context, log2, negacyclic_mod, parts_of, random_values, reduce_signed,
+    residues, rng, textbook_tensor, Crt, Limbs, Parts, Setup,
+};
 
 /// An independent big-integer view of a context and a secret key: the moduli, `Q`, `Delta` and `s`.
 struct Reference {
     n: usize,
     t: u64,
-    qs: Vec<u64>,
-    q: BigInt,
-    /// `(Q/q_i) [(Q/q_i)^-1]_{q_i}`: the CRT reconstruction coefficients.
-    crt: Vec<BigInt>,
+    crt: Crt,
     /// `[floor(Q/t)]_{q_i}`.
     delta: Vec<u64>,
     /// The secret key's coefficients in `{-1, 0, 1}`.
@@ -66,56 +46,26 @@ struct Reference {
 
 impl Reference {
     fn new(ctx: &BfvContext, s: &[i64]) -> Self {
-        let qs = ctx.params().q_moduli.clone();
-        let q: BigInt = qs.iter().map(|&x| BigInt::from(x)).product();
-        let crt = qs
-            .iter()
-            .map(|&qi| {
-                let qi_b = BigInt::from(qi);
-                let qstar = &q / &qi_b;
-                let inv = qstar.modpow(&(&qi_b - 2u32), &qi_b);
-                qstar * inv
-            })
-            .collect();
+        let crt = Crt::new(ctx);
         let t = ctx.plaintext_modulus();
-        let delta_b = &q / t;
-        let delta = residues(&delta_b, &qs);
+        let delta_b = &crt.q / t;
+        let delta = residues(&delta_b, &crt.qs);
         assert!(s.iter().all(|&c| (-1..=1).contains(&c)), "ternary secret");
         Self {
             n: ctx.n(),
             t,
-            qs,
-            q,
             crt,
             delta,
             s: s.to_vec(),
         }
     }
 
-    /// Centered representatives in `[-Q/2, Q/2)` of the coefficients given by their residues.
-    fn compose(&self, limbs: &Limbs) -> Vec<BigInt> {
-        (0..self.n)
-            .into_par_iter()
-            .map(|c| {
-                let mut acc = BigInt::zero();
-                for (limb, f) in limbs.iter().zip(&self.crt) {
-                    acc += f * limb[c];
-                }
-                let mut x = acc % &self.q;
-                if &x * 2 >= self.q {
-                    x -= &self.q;
-                }
-                x
-            })
-            .collect()
-    }
-
     /// `[c_0 + c_1 s + c_2 s^2 + ...]_{q_i}` per limb (Horner, schoolbook products with the ternary `s`).
     fn phase(&self, parts: &Parts) -> Limbs {
-        (0..self.qs.len())
+        (0..self.crt.qs.len())
             .into_par_iter()
             .map(|i| {
-                let q = self.qs[i];
+                let q = self.crt.qs[i];
                 let mut acc = parts.last().unwrap()[i].clone();
                 for p in parts[..parts.len() - 1].iter().rev() {
                     acc = mul_ternary(&acc, &self.s, q);
@@ -131,34 +81,24 @@ impl Reference {
     /// `||[c_0 + c_1 s (+ c_2 s^2) - Delta m]_Q||_inf` for a plaintext `m` with coefficients in `[0, t)`.
     fn noise(&self, parts: &Parts, m: &[u64]) -> BigInt {
         let mut x = self.phase(parts);
-        for ((limb, &q), &d) in x.iter_mut().zip(&self.qs).zip(&self.delta) {
+        for ((limb, &q), &d) in x.iter_mut().zip(&self.crt.qs).zip(&self.delta) {
             for (a, &mc) in limb.iter_mut().zip(m) {
                 let dm = (d as u128 * mc as u128 % q as u128) as u64;
                 *a = ((*a as u128 + (q - dm) as u128) % q as u128) as u64;
             }
         }
-        self.compose(&x).into_iter().map(|v| v.abs()).max().unwrap()
+        self.crt
+            .compose(&x)
+            .into_iter()
+            .map(|v| v.abs())
+            .max()
+            .unwrap()
     }
-}
 
-fn residues(x: &BigInt, qs: &[u64]) -> Vec<u64> {
-    qs.iter()
-        .map(|&q| {
-            let q_b = BigInt::from(q);
-            (((x % &q_b) + &q_b) % &q_b).to_u64().unwrap()
-        })
-        .collect()
-}
-
-fn parts_of(ct: &Ciphertext) -> Parts {
-    ct.parts()
-        .iter()
-        .map(|p| p.limbs().map(|l| l.to_vec()).collect())
-        .collect()
-}
-
-fn log2(x: &BigInt) -> f64 {
-    x.to_f64().unwrap().log2()
+    /// `log2` of [`Reference::noise`] of a ciphertext.
+    fn log_noise(&self, ct: &Ciphertext, m: &[u64]) -> f64 {
+        log2(&self.noise(&parts_of(ct), m))
+    }
 }
 
 /// `c s mod q` in `Z_q[X]/(X^N + 1)` for a ternary `s` (schoolbook; sums stay below 2^128).
@@ -182,57 +122,43 @@ fn mul_ternary(c: &[u64], s: &[i64], q: u64) -> Vec<u64> {
             }
         }
     }
-    let q = q as u128;
-    pos.iter()
-        .zip(&neg)
-        .map(|(&p, &m)| ((p % q + q - m % q) % q) as u64)
-        .collect()
+    reduce_signed(&pos, &neg, q)
 }
 
-/// `a b mod q` in `Z_q[X]/(X^N + 1)` for `a, b < 2^56` and `N <= 2^12` (sums of products stay below
-/// 2^124, reduced once).
-fn mul_mod(a: &[u64], b: &[u64], q: u64) -> Vec<u64> {
-    let n = a.len();
-    let (mut pos, mut neg) = (vec![0u128; n], vec![0u128; n]);
-    for (i, &x) in a.iter().enumerate() {
-        if x == 0 {
-            continue;
-        }
-        for (j, &y) in b.iter().enumerate() {
-            let p = x as u128 * y as u128;
-            if i + j < n {
-                pos[i + j] += p;
-            } else {
-                neg[i + j - n] += p;
-            }
-        }
-    }
-    let q = q as u128;
-    pos.iter()
-        .zip(&neg)
-        .map(|(&p, &m)| ((p % q + q - m % q) % q) as u64)
-        .collect()
+/// The tools of the noise measurements: a [`Setup`] (keys from `rng(seed)`), the big-integer
+/// [`Reference`] of its secret key, a coefficient encoder and a generator of messages (seeded by `seed`).
+struct Measured {
+    setup: Setup,
+    refc: Reference,
+    encoder: CoeffEncoder,
+    vr: StdRng,
 }
 
-/// Negacyclic product of two coefficient vectors modulo `t` (schoolbook).
-fn negacyclic_mod(a: &[u64], b: &[u64], t: u64) -> Vec<u64> {
-    let n = a.len();
-    let t = t as u128;
-    let (mut pos, mut neg) = (vec![0u128; n], vec![0u128; n]);
-    for (i, &x) in a.iter().enumerate() {
-        for (j, &y) in b.iter().enumerate() {
-            let p = x as u128 * y as u128;
-            if i + j < n {
-                pos[i + j] += p;
-            } else {
-                neg[i + j - n] += p;
-            }
+impl Measured {
+    fn new(ctx: Arc<BfvContext>, seed: u8) -> Self {
+        let setup = Setup::new(ctx, seed);
+        let refc = Reference::new(&setup.ctx, setup.keys.sk().coefficients());
+        Self {
+            encoder: CoeffEncoder::new(&setup.ctx),
+            vr: StdRng::seed_from_u64(seed as u64),
+            setup,
+            refc,
         }
     }
-    pos.iter()
-        .zip(&neg)
-        .map(|(&p, &m)| ((p % t + t - m % t) % t) as u64)
-        .collect()
+
+    /// A uniform message in `[0, t)^N` and its public-key encryption.
+    fn fresh(&mut self) -> (Vec<u64>, Ciphertext) {
+        let m = random_values(&mut self.vr, self.setup.n, self.setup.t);
+        let pt = self.encoder.encode_u64(&m).unwrap();
+        let ct = self.setup.pk_enc.encrypt(&pt, &mut self.setup.r).unwrap();
+        (m, ct)
+    }
+
+    /// The decrypted coefficients.
+    fn decrypt(&self, ct: &Ciphertext) -> Vec<u64> {
+        let pt = self.setup.dec.decrypt(ct).unwrap();
+        self.encoder.decode_u64(&pt).unwrap()
+    }
 }
 
 /// The constants of HPS Eqs. (11)-(13) for a context, with the heuristic expansion factor
@@ -298,27 +224,13 @@ fn multiplication_noise_growth_within_hps_eq_11_to_13() {
         (65537, 55, Some(30), 2),
         (2, 55, Some(30), 3),
     ] {
-        let ctx = context(11, t, q_bits, 3, relin);
-        let n = ctx.n();
-        let mut r = rng(seed);
-        let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
-        let pk = kg.public_key(&mut r).unwrap();
-        let rk = kg.relin_key(&mut r).unwrap();
-        let refc = Reference::new(&ctx, kg.secret_key().coefficients());
-        let bound = HpsBound::new(&ctx);
-        let enc = Encryptor::with_public_key(&ctx, &pk).unwrap();
-        let dec = Decryptor::new(&ctx, kg.secret_key()).unwrap();
-        let encoder = CoeffEncoder::new(&ctx);
-        let ev = Evaluator::new(&ctx);
-        let mut vr = rand::rngs::StdRng::seed_from_u64(seed as u64);
+        let mut fx = Measured::new(context(11, t, q_bits, 3, relin), seed);
+        let bound = HpsBound::new(&fx.setup.ctx);
         // (message, ciphertext, measured log2 noise)
         let mut level: Vec<(Vec<u64>, Ciphertext, f64)> = (0..8)
             .map(|_| {
-                let m: Vec<u64> = (0..n).map(|_| vr.gen_range(0..t)).collect();
-                let ct = enc
-                    .encrypt(&encoder.encode_u64(&m).unwrap(), &mut r)
-                    .unwrap();
-                let v = log2(&refc.noise(&parts_of(&ct), &m));
+                let (m, ct) = fx.fresh();
+                let v = fx.refc.log_noise(&ct, &m);
                 (m, ct, v)
             })
             .collect();
@@ -341,12 +253,9 @@ fn multiplication_noise_growth_within_hps_eq_11_to_13() {
                     let (m1, c1, v1) = &pair[0];
                     let (m2, c2, v2) = &pair[1];
                     let m = negacyclic_mod(m1, m2, t);
-                    let ct = ev.multiply(c1, c2, &rk).unwrap();
-                    assert_eq!(
-                        encoder.decode_u64(&dec.decrypt(&ct).unwrap()).unwrap(),
-                        m
-                    );
-                    let v = log2(&refc.noise(&parts_of(&ct), &m));
+                    let ct = fx.setup.ev.multiply(c1, c2, &fx.setup.keys.rk).unwrap();
+                    assert_eq!(fx.decrypt(&ct), m);
+                    let v = fx.refc.log_noise(&ct, &m);
                     let v_in = v1.max(*v2);
                     // Eq. (11) with L = 1: C'_1 V + C'_2, V the larger operand noise.
                     let step_bound = (bound.c1 * v_in.exp2() + bound.c2).log2();
@@ -384,7 +293,7 @@ struct TextbookRelinKey {
 impl TextbookRelinKey {
     fn new(refc: &Reference, log_w: u32, rng: &mut Csprng) -> Self {
         let n = refc.n;
-        let digits = (refc.q.bits() as u32).div_ceil(log_w);
+        let digits = (refc.crt.q.bits() as u32).div_ceil(log_w);
         // s^2 over the integers (|coefficients| <= N).
         let mut s2 = vec![0i64; n];
         for (i, &a) in refc.s.iter().enumerate() {
@@ -403,7 +312,7 @@ impl TextbookRelinKey {
                 let w_d = BigInt::one() << (log_w * d) as usize;
                 let mut beta = Vec::new();
                 let mut alpha = Vec::new();
-                for &q in &refc.qs {
+                for &q in &refc.crt.qs {
                     let m = rnsfhe_math::Modulus::new(q).unwrap();
                     let mut a = vec![0u64; n];
                     fill_uniform_mod(rng, &m, &mut a);
@@ -427,69 +336,10 @@ impl TextbookRelinKey {
     }
 }
 
-/// `x y` in `Z[X]/(X^N + 1)` over the integers (schoolbook, no modular reduction).
-fn conv_z(x: &[BigInt], y: &[BigInt]) -> Vec<BigInt> {
-    let n = x.len();
-    (0..n)
-        .into_par_iter()
-        .map(|k| {
-            let mut acc = BigInt::zero();
-            for i in 0..n {
-                if i <= k {
-                    acc += &x[i] * &y[k - i];
-                } else {
-                    acc -= &x[i] * &y[k + n - i];
-                }
-            }
-            acc
-        })
-        .collect()
-}
-
-/// `round(t c / Q) mod Q` in `[0, Q)`, exactly: `floor((2 t c + Q) / 2Q)`.
-fn scale_round(c: &BigInt, t: u64, q: &BigInt) -> BigInt {
-    let num = c * (2 * t) + q;
-    let two_q = q * 2;
-    let mut y = &num / &two_q;
-    if num.is_negative() && &y * &two_q != num {
-        y -= BigInt::one();
-    }
-    ((y % q) + q) % q
-}
-
-/// The tensor-and-scale step of textbook BFV (HPS Sections 3.1-3.2): `c*_l = [round(t/Q c'_l)]_Q` with
-/// `c'_0 = a_0 b_0`, `c'_1 = a_0 b_1 + a_1 b_0`, `c'_2 = a_1 b_1` over the integers; as values in `[0, Q)`.
-fn textbook_tensor(refc: &Reference, a: &Parts, b: &Parts) -> Vec<Vec<BigInt>> {
-    let (a0, a1) = (refc.compose(&a[0]), refc.compose(&a[1]));
-    let (b0, b1) = (refc.compose(&b[0]), refc.compose(&b[1]));
-    let c0 = conv_z(&a0, &b0);
-    let c1: Vec<BigInt> = conv_z(&a0, &b1)
-        .into_iter()
-        .zip(conv_z(&a1, &b0))
-        .map(|(x, y)| x + y)
-        .collect();
-    let c2 = conv_z(&a1, &b1);
-    [c0, c1, c2]
-        .iter()
-        .map(|c| {
-            c.par_iter()
-                .map(|x| scale_round(x, refc.t, &refc.q))
-                .collect()
-        })
-        .collect()
-}
-
-fn to_limbs(refc: &Reference, values: &[BigInt]) -> Limbs {
-    let per_coeff: Vec<Vec<u64>> = values.iter().map(|x| residues(x, &refc.qs)).collect();
-    (0..refc.qs.len())
-        .map(|i| per_coeff.iter().map(|r| r[i]).collect())
-        .collect()
-}
-
 /// Textbook BFV multiplication (HPS Sections 3.1-3.2): [`textbook_tensor`], then relinearization with
 /// the base-`w` digits `d_i` of `c*_2 in [0, Q)`: `(c*_0 + sum d_i beta_i, c*_1 + sum d_i alpha_i)`.
 fn textbook_multiply(refc: &Reference, a: &Parts, b: &Parts, rk: &TextbookRelinKey) -> Parts {
-    let c = textbook_tensor(refc, a, b);
+    let c = textbook_tensor(&refc.crt, refc.t, a, b);
     let mask = (BigInt::one() << rk.log_w as usize) - 1;
     let digits: Vec<Vec<u64>> = (0..rk.pairs.len())
         .map(|d| {
@@ -498,8 +348,8 @@ fn textbook_multiply(refc: &Reference, a: &Parts, b: &Parts, rk: &TextbookRelinK
                 .collect()
         })
         .collect();
-    let c0 = to_limbs(refc, &c[0]);
-    let c1 = to_limbs(refc, &c[1]);
+    let c0 = refc.crt.to_limbs(&c[0]);
+    let c1 = refc.crt.to_limbs(&c[1]);
     // `use_alpha`: accumulate into c*_1 with the alpha_i, else into c*_0 with the beta_i.
     let relin = |base: Limbs, use_alpha: bool| -> Limbs {
         base.into_iter()
@@ -507,10 +357,10 @@ fn textbook_multiply(refc: &Reference, a: &Parts, b: &Parts, rk: &TextbookRelinK
             .collect::<Vec<_>>()
             .into_par_iter()
             .map(|(i, mut limb)| {
-                let q = refc.qs[i];
+                let q = refc.crt.qs[i];
                 for (d, pair) in digits.iter().zip(&rk.pairs) {
                     let key = if use_alpha { &pair.1 } else { &pair.0 };
-                    let prod = mul_mod(d, &key[i], q);
+                    let prod = negacyclic_mod(d, &key[i], q);
                     for (x, p) in limb.iter_mut().zip(prod) {
                         *x = ((*x as u128 + p as u128) % q as u128) as u64;
                     }
@@ -531,65 +381,38 @@ fn textbook_multiply(refc: &Reference, a: &Parts, b: &Parts, rk: &TextbookRelinK
 fn hps_multiplication_within_2_bits_of_textbook_bigint() {
     for (relin, log_w, seed) in [(None, 55u32, 11u8), (Some(30), 30, 12)] {
         let t = 65537u64;
-        let ctx = context(10, t, 55, 3, relin);
-        let n = ctx.n();
-        let mut r = rng(seed);
-        let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
-        let pk = kg.public_key(&mut r).unwrap();
-        let rk = kg.relin_key(&mut r).unwrap();
-        let refc = Reference::new(&ctx, kg.secret_key().coefficients());
-        assert!(ctx
+        let mut fx = Measured::new(context(10, t, 55, 3, relin), seed);
+        assert!(fx
+            .setup
+            .ctx
             .params()
             .q_moduli
             .iter()
             .all(|&q| 64 - q.leading_zeros() == 55));
-        let tb_rk = TextbookRelinKey::new(&refc, log_w, &mut r);
-        let enc = Encryptor::with_public_key(&ctx, &pk).unwrap();
-        let encoder = CoeffEncoder::new(&ctx);
-        let dec = Decryptor::new(&ctx, kg.secret_key()).unwrap();
-        let ev = Evaluator::new(&ctx);
-        let mut vr = rand::rngs::StdRng::seed_from_u64(seed as u64);
-        let ms: Vec<Vec<u64>> = (0..3)
-            .map(|_| (0..n).map(|_| vr.gen_range(0..t)).collect())
-            .collect();
-        let cts: Vec<Ciphertext> = ms
-            .iter()
-            .map(|m| {
-                enc.encrypt(&encoder.encode_u64(m).unwrap(), &mut r)
-                    .unwrap()
-            })
-            .collect();
+        let tb_rk = TextbookRelinKey::new(&fx.refc, log_w, &mut fx.setup.r);
+        let (ms, cts): (Vec<_>, Vec<_>) = (0..3).map(|_| fx.fresh()).unzip();
+        let parts: Vec<Parts> = cts.iter().map(parts_of).collect();
+        let (refc, ev, rk) = (&fx.refc, &fx.setup.ev, &fx.setup.keys.rk);
+        let noise = |p: &Parts, m: &[u64]| log2(&refc.noise(p, m));
         let m01 = negacyclic_mod(&ms[0], &ms[1], t);
         let m012 = negacyclic_mod(&m01, &ms[2], t);
         // Tensor and scale alone (3 parts, under (1, s, s^2)).
         let hps3 = parts_of(&ev.multiply_no_relin(&cts[0], &cts[1]).unwrap());
-        let tb3: Parts = textbook_tensor(&refc, &parts_of(&cts[0]), &parts_of(&cts[1]))
+        let tb3: Parts = textbook_tensor(&refc.crt, t, &parts[0], &parts[1])
             .iter()
-            .map(|c| to_limbs(&refc, c))
+            .map(|c| refc.crt.to_limbs(c))
             .collect();
-        let (v_hps3, v_tb3) = (
-            log2(&refc.noise(&hps3, &m01)),
-            log2(&refc.noise(&tb3, &m01)),
-        );
+        let (v_hps3, v_tb3) = (noise(&hps3, &m01), noise(&tb3, &m01));
         // One multiplication with relinearization.
-        let hps1 = ev.multiply(&cts[0], &cts[1], &rk).unwrap();
-        let tb1 = textbook_multiply(&refc, &parts_of(&cts[0]), &parts_of(&cts[1]), &tb_rk);
-        let (v_hps1, v_tb1) = (
-            log2(&refc.noise(&parts_of(&hps1), &m01)),
-            log2(&refc.noise(&tb1, &m01)),
-        );
+        let hps1 = ev.multiply(&cts[0], &cts[1], rk).unwrap();
+        let tb1 = textbook_multiply(refc, &parts[0], &parts[1], &tb_rk);
+        let (v_hps1, v_tb1) = (refc.log_noise(&hps1, &m01), noise(&tb1, &m01));
         // Two multiplications, each scheme on its own output.
-        let hps2 = ev.multiply(&hps1, &cts[2], &rk).unwrap();
-        let tb2 = textbook_multiply(&refc, &tb1, &parts_of(&cts[2]), &tb_rk);
-        let (v_hps2, v_tb2) = (
-            log2(&refc.noise(&parts_of(&hps2), &m012)),
-            log2(&refc.noise(&tb2, &m012)),
-        );
-        assert_eq!(
-            encoder.decode_u64(&dec.decrypt(&hps2).unwrap()).unwrap(),
-            m012
-        );
-        let limit = log2(&eq10_limit(&refc.q, t));
+        let hps2 = ev.multiply(&hps1, &cts[2], rk).unwrap();
+        let tb2 = textbook_multiply(refc, &tb1, &parts[2], &tb_rk);
+        let (v_hps2, v_tb2) = (refc.log_noise(&hps2, &m012), noise(&tb2, &m012));
+        assert_eq!(fx.decrypt(&hps2), m012);
+        let limit = log2(&eq10_limit(&refc.crt.q, t));
         eprintln!(
             "relin {relin:?} (textbook w = 2^{log_w}): tensor+scale HPS 2^{v_hps3:.2} vs textbook 2^{v_tb3:.2}; \
              1 mult HPS 2^{v_hps1:.2} vs textbook 2^{v_tb1:.2}; 2 mults HPS 2^{v_hps2:.2} vs textbook 2^{v_tb2:.2}; \
@@ -639,14 +462,14 @@ fn decrypt_at_limit(ctx: &Arc<BfvContext>, count: usize, seed: u8) -> usize {
     let s_ntt = Poly::<Coeff>::from_i64(basis, kg.secret_key().coefficients())
         .unwrap()
         .into_ntt();
-    let e_max = eq10_limit(&refc.q, t);
-    let e_max_res = residues(&e_max, &refc.qs);
+    let e_max = eq10_limit(&refc.crt.q, t);
+    let e_max_res = residues(&e_max, &refc.crt.qs);
     let mut br = rand::rngs::StdRng::seed_from_u64(seed as u64);
     let table: Vec<Vec<u64>> = (0..4096)
         .map(|_| {
             residues(
                 &br.gen_bigint_range(&BigInt::zero(), &(&e_max + 1u32)),
-                &refc.qs,
+                &refc.crt.qs,
             )
         })
         .collect();
@@ -703,12 +526,13 @@ fn decrypt_at_limit(ctx: &Arc<BfvContext>, count: usize, seed: u8) -> usize {
     // Control: noise 3 Delta / 4, beyond the textbook bound (Delta - r_t) / 2 of Eq. (6), decrypts to
     // m + 1 in every coefficient, so noise of this size does reach the rounding.
     {
-        let delta_b = &refc.q / t;
+        let delta_b = &refc.crt.q / t;
         let e3: BigInt = &delta_b * 3u32 / 4u32;
-        let e3_res = residues(&e3, &refc.qs);
+        let e3_res = residues(&e3, &refc.crt.qs);
         let c1 = ct0.parts()[1].clone();
         let mut c0 = ct0.parts()[0].clone().into_data();
         let m_res: Vec<Vec<u64>> = refc
+            .crt
             .qs
             .iter()
             .map(|&q| m0.iter().map(|&v| v % q).collect())
@@ -781,28 +605,17 @@ fn float_scaling_never_fails_at_eq_10_noise_limit() {
 fn galois_noise_within_key_switching_term() {
     for (relin, seed) in [(None, 31u8), (Some(30), 32)] {
         let t = 65537u64;
-        let ctx = context(11, t, 55, 3, relin);
-        let n = ctx.n();
-        let mut r = rng(seed);
-        let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
-        let pk = kg.public_key(&mut r).unwrap();
-        let rk = kg.relin_key(&mut r).unwrap();
-        let gk = kg.galois_keys(&[1, -5], true, &mut r).unwrap();
-        let refc = Reference::new(&ctx, kg.secret_key().coefficients());
-        let bound = HpsBound::new(&ctx);
-        let enc = Encryptor::with_public_key(&ctx, &pk).unwrap();
-        let encoder = CoeffEncoder::new(&ctx);
-        let ev = Evaluator::new(&ctx);
-        let mut vr = rand::rngs::StdRng::seed_from_u64(seed as u64);
-        let m1: Vec<u64> = (0..n).map(|_| vr.gen_range(0..t)).collect();
-        let m2: Vec<u64> = (0..n).map(|_| vr.gen_range(0..t)).collect();
-        let c1 = enc
-            .encrypt(&encoder.encode_u64(&m1).unwrap(), &mut r)
+        let mut fx = Measured::new(context(11, t, 55, 3, relin), seed);
+        let gk = fx
+            .setup
+            .keys
+            .kg
+            .galois_keys(&[1, -5], true, &mut fx.setup.r)
             .unwrap();
-        let c2 = enc
-            .encrypt(&encoder.encode_u64(&m2).unwrap(), &mut r)
-            .unwrap();
-        let prod = ev.multiply(&c1, &c2, &rk).unwrap();
+        let bound = HpsBound::new(&fx.setup.ctx);
+        let ((m1, c1), (m2, c2)) = (fx.fresh(), fx.fresh());
+        let (refc, ev, n) = (&fx.refc, &fx.setup.ev, fx.setup.n);
+        let prod = ev.multiply(&c1, &c2, &fx.setup.keys.rk).unwrap();
         let m12 = negacyclic_mod(&m1, &m2, t);
         for (what, ct, m) in [("fresh", &c1, &m1), ("product", &prod, &m12)] {
             let v_in = refc.noise(&parts_of(ct), m).to_f64().unwrap();
@@ -816,16 +629,7 @@ fn galois_noise_within_key_switching_term() {
                 (2 * n - 1, ev.rotate_columns(ct, &gk).unwrap()),
             ] {
                 // The plaintext becomes m(X^g).
-                let mut mg = vec![0u64; n];
-                for (i, &c) in m.iter().enumerate() {
-                    let e = i * g % (2 * n);
-                    if e < n {
-                        mg[e] = c;
-                    } else {
-                        mg[e - n] = (t - c) % t;
-                    }
-                }
-                let v = log2(&refc.noise(&parts_of(&out), &mg));
+                let v = refc.log_noise(&out, &automorphism_plain(m, g, t));
                 eprintln!(
                     "relin {relin:?}, {what}, g = {g}: noise 2^{:.2} -> 2^{v:.2} (bound 2^{b:.2})",
                     v_in.log2()
