@@ -65,20 +65,9 @@ from typing import Iterable, Optional, Union
 
 import numpy as np
 
-from ._rnsfhe import bfv as _ext
-
-Context = _ext.Context
-KeySet = _ext.KeySet
-SecretKey = _ext.SecretKey
-PublicKey = _ext.PublicKey
-RelinKey = _ext.RelinKey
-GaloisKeys = _ext.GaloisKeys
-Encryptor = _ext.Encryptor
-Decryptor = _ext.Decryptor
-Evaluator = _ext.Evaluator
-Ciphertext = _ext.Ciphertext
-presets = _ext.presets
-HPS_SIGMA = _ext.HPS_SIGMA
+from . import _common
+from ._rnsfhe.bfv import HPS_SIGMA, Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys
+from ._rnsfhe.bfv import KeySet, PublicKey, RelinKey, SecretKey, presets
 
 
 def reduce(values, t: int, signed: bool = True) -> np.ndarray:
@@ -102,7 +91,7 @@ def reduce(values, t: int, signed: bool = True) -> np.ndarray:
     return v.astype(np.int64, copy=False)
 
 
-class Session:
+class Session(_common.SessionBase):
     """Everything one data owner needs: a context, its keys, an encryptor, a decryptor and an evaluator.
 
     ``Session(context, *, rotations=(), column_swap=False)``: ``context`` is a :class:`Context` or a
@@ -114,6 +103,8 @@ class Session:
     Not picklable (it holds the secret key).
     """
 
+    _scheme = "bfv"
+
     def __init__(
         self,
         context: Union[Context, str],
@@ -121,11 +112,11 @@ class Session:
         rotations: Iterable[int] = (),
         column_swap: bool = False,
     ) -> None:
-        self.context = context if isinstance(context, Context) else Context.from_preset(context)
-        self.keys = self.context.keygen(rotations=list(rotations), column_swap=column_swap)
-        self.evaluator = self.context.evaluator(self.keys)
-        self.encryptor = self.context.encryptor(self.keys.public, evaluator=self.evaluator)
-        self.decryptor = self.context.decryptor(self.keys.secret)
+        super().__init__(
+            context if isinstance(context, Context) else Context.from_preset(context),
+            keygen={"rotations": list(rotations), "column_swap": column_swap},
+            evaluator={},
+        )
 
     @property
     def t(self) -> int:
@@ -153,28 +144,5 @@ class Session:
         untrusted party."""
         return self.decryptor.noise_budget(ct)
 
-    def __repr__(self) -> str:
-        return f"Session({self.context!r}, {self.evaluator!r})"
 
-    def __reduce__(self):
-        raise TypeError(
-            "rnsfhe.bfv.Session cannot be pickled yet: serialization of BFV keys and ciphertexts comes with "
-            "the serialization issue (a Context can be pickled; it is rebuilt from its parameters)"
-        )
-
-
-__all__ = [
-    "Session",
-    "Context",
-    "KeySet",
-    "SecretKey",
-    "PublicKey",
-    "RelinKey",
-    "GaloisKeys",
-    "Encryptor",
-    "Decryptor",
-    "Evaluator",
-    "Ciphertext",
-    "presets",
-    "reduce",
-]
+__all__ = ["Session", *_common.SCHEME_CLASSES, "presets", "reduce"]

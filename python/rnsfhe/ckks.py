@@ -34,25 +34,12 @@ from __future__ import annotations
 
 from typing import Iterable, Optional, Union
 
-from ._rnsfhe import ckks as _ext
-
-Context = _ext.Context
-KeySet = _ext.KeySet
-SecretKey = _ext.SecretKey
-PublicKey = _ext.PublicKey
-RelinKey = _ext.RelinKey
-GaloisKeys = _ext.GaloisKeys
-Encryptor = _ext.Encryptor
-Decryptor = _ext.Decryptor
-Evaluator = _ext.Evaluator
-Ciphertext = _ext.Ciphertext
-PartStats = _ext.PartStats
-PrecisionStats = _ext.PrecisionStats
-precision = _ext.precision
-presets = _ext.presets
+from . import _common
+from ._rnsfhe.ckks import Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys, KeySet
+from ._rnsfhe.ckks import PartStats, PrecisionStats, PublicKey, RelinKey, SecretKey, precision, presets
 
 
-class Session:
+class Session(_common.SessionBase):
     """Everything one data owner needs: a context, its keys, an encryptor, a decryptor and an evaluator.
 
     ``Session(context="Rec128N13", *, rotations=(), conjugate=False, sum_slots=True, auto_rescale=True)``
@@ -66,6 +53,8 @@ class Session:
     Not picklable (it holds the secret key).
     """
 
+    _scheme = "ckks"
+
     def __init__(
         self,
         context: Union[Context, str] = "Rec128N13",
@@ -75,11 +64,11 @@ class Session:
         sum_slots: bool = True,
         auto_rescale: bool = True,
     ) -> None:
-        self.context = context if isinstance(context, Context) else Context.from_preset(context)
-        self.keys = self.context.keygen(rotations=list(rotations), conjugate=conjugate, sum_slots=sum_slots)
-        self.evaluator = self.context.evaluator(self.keys, auto_rescale=auto_rescale)
-        self.encryptor = self.context.encryptor(self.keys.public, evaluator=self.evaluator)
-        self.decryptor = self.context.decryptor(self.keys.secret)
+        super().__init__(
+            context if isinstance(context, Context) else Context.from_preset(context),
+            keygen={"rotations": list(rotations), "conjugate": conjugate, "sum_slots": sum_slots},
+            evaluator={"auto_rescale": auto_rescale},
+        )
 
     @property
     def slots(self) -> int:
@@ -94,30 +83,5 @@ class Session:
         """The ``ct.slots`` decrypted values: numpy complex128, or float64 (real parts) if ``real``."""
         return self.decryptor.decrypt(ct, real)
 
-    def __repr__(self) -> str:
-        return f"Session({self.context!r}, {self.evaluator!r})"
 
-    def __reduce__(self):
-        raise TypeError(
-            "rnsfhe.ckks.Session cannot be pickled yet: serialization of CKKS keys and ciphertexts comes with "
-            "the serialization issue (a Context can be pickled; it is rebuilt from its parameters)"
-        )
-
-
-__all__ = [
-    "Session",
-    "Context",
-    "KeySet",
-    "SecretKey",
-    "PublicKey",
-    "RelinKey",
-    "GaloisKeys",
-    "Encryptor",
-    "Decryptor",
-    "Evaluator",
-    "Ciphertext",
-    "PartStats",
-    "PrecisionStats",
-    "precision",
-    "presets",
-]
+__all__ = ["Session", *_common.SCHEME_CLASSES, "PartStats", "PrecisionStats", "precision", "presets"]

@@ -7,12 +7,14 @@
 //! it (`Arc<Eval>`, which owns the relinearization and Galois keys), so `a * b` needs no key argument; it also remembers its encoding ("batch" or
 //! "coeff") so that `ct + array` encodes the array the same way and decryption decodes it. Values are
 //! numpy `int64` in and out. Errors of the Rust layers become `ValueError` with the Rust message; key
-//! generation, encryption, decryption and every homomorphic operation run with the GIL released.
+//! generation, encryption, decryption and every homomorphic operation run with the GIL released. What
+//! this module shares with `ckks` (the key classes, and the members every `Context`, `KeySet`,
+//! `Evaluator` and `Ciphertext` has) is written by the macros of [`crate::common`].
 
 use std::sync::Arc;
 
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUserWarning, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt};
 use rnsfhe::math::sampling::Csprng;
@@ -22,13 +24,16 @@ use rnsfhe_bfv::{
     HPS_SIGMA,
 };
 
-/// Message of every `TypeError` raised when pickling objects that cannot be serialized yet.
-fn not_picklable(what: &str) -> PyErr {
-    PyTypeError::new_err(format!(
-        "rnsfhe.bfv.{what} cannot be pickled yet: serialization of BFV keys and ciphertexts comes with \
-         the serialization issue (a Context can be pickled; it is rebuilt from its parameters)"
-    ))
-}
+use crate::common::{
+    add_scheme_classes, as_array, ciphertext_methods, context_methods, evaluator_methods,
+    key_classes, keyset_methods, preset_name, preset_names, preset_prefix, py_bool,
+    value_error_with_hint, warn_user, wrong_dimensions, BinOp, Scheme,
+};
+
+const SCHEME: Scheme = Scheme {
+    module: "bfv",
+    name: "BFV",
+};
 
 /// A BFV error as a Python `ValueError` with the Rust message, plus a Python hint where one helps.
 fn bfv_error(err: BfvError) -> PyErr {
@@ -45,7 +50,7 @@ fn bfv_error(err: BfvError) -> PyErr {
         }
         _ => String::new(),
     };
-    PyValueError::new_err(format!("{err}{hint}"))
+    value_error_with_hint(err, &hint)
 }
 
 /// Error of a rotation by an evaluator without Galois keys.
@@ -71,10 +76,6 @@ fn missing_relin_key() -> PyErr {
         "ciphertext multiplication needs a relinearization key: build the evaluator from a KeySet, \
          ctx.evaluator(keys), or give it relin_key=..., or use a bfv.Session",
     )
-}
-
-fn preset_name(p: BfvPreset) -> String {
-    format!("{p:?}")
 }
 
 // ------------------------------------------------------------------------------------------------------
@@ -183,14 +184,6 @@ fn to_i64(v: Vec<u64>) -> Vec<i64> {
 // numpy and Python values
 // ------------------------------------------------------------------------------------------------------
 
-/// `numpy.asarray(obj)`.
-fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
-    let np = obj.py().import("numpy")?;
-    Ok(np
-        .call_method1("asarray", (obj,))?
-        .downcast_into::<PyUntypedArray>()?)
-}
-
 /// The error of a non-integer operand or input.
 fn not_integers(what: &str, dtype: impl std::fmt::Display) -> PyErr {
     PyTypeError::new_err(format!(
@@ -271,10 +264,10 @@ fn integer_values(arr: &Bound<'_, PyUntypedArray>, what: &str) -> PyResult<Optio
 fn read_values(obj: &Bound<'_, PyAny>, ctx: &BfvContext, what: &str) -> PyResult<Vec<i64>> {
     let arr = as_array(obj)?;
     if arr.ndim() != 1 {
-        return Err(PyValueError::new_err(format!(
-            "{what}: expected a 1-D array of integers, got {} dimensions",
-            arr.ndim()
-        )));
+        return Err(wrong_dimensions(
+            format_args!("{what}: expected a 1-D array of integers"),
+            arr.ndim(),
+        ));
     }
     let values = integer_values(&arr, what)?.ok_or_else(|| not_integers(what, arr.dtype()))?;
     check_length(values.len(), ctx, what)?;
@@ -342,9 +335,10 @@ fn classify<'a>(other: &'a Bound<'_, PyAny>, ctx: &BfvContext) -> PyResult<Optio
             check_range(&values, t, what)?;
             Ok(Some(Operand::Vector(values)))
         }
-        d => Err(PyValueError::new_err(format!(
-            "{what}: expected a 1-D array of integers, got {d} dimensions"
-        ))),
+        d => Err(wrong_dimensions(
+            format_args!("{what}: expected a 1-D array of integers"),
+            d,
+        )),
     }
 }
 
@@ -367,15 +361,6 @@ struct Galois {
     keys: Arc<GaloisKeys>,
     rotations: Vec<i64>,
     column_swap: bool,
-}
-
-#[derive(Clone, Copy)]
-enum BinOp {
-    Add,
-    Sub,
-    /// `other - ct`.
-    RSub,
-    Mul,
 }
 
 impl Eval {
@@ -480,52 +465,20 @@ fn check_encodings(a: Encoding, b: &Operand<'_>) -> PyResult<()> {
     Ok(())
 }
 
-/// Runs `op` on `a` and `other` with the GIL released. `NotImplemented` for an unsupported operand if
-/// `strict` is false, TypeError if true (evaluator methods).
+/// Runs `op` on `a` and `other` with the GIL released; `None` for an unsupported operand.
 fn binary(
     py: Python<'_>,
     eval: &Arc<Eval>,
     a: &PyCiphertext,
     other: &Bound<'_, PyAny>,
     op: BinOp,
-    strict: bool,
 ) -> PyResult<Option<PyCiphertext>> {
     let Some(b) = classify(other, eval.ctx())? else {
-        if strict {
-            return Err(PyTypeError::new_err(format!(
-                "expected a Ciphertext, a 1-D array of integers or an integer, got {}",
-                other.get_type().name()?
-            )));
-        }
         return Ok(None);
     };
     check_encodings(a.encoding, &b)?;
     let ct = py.allow_threads(|| eval.apply(&a.ct, a.encoding, op, &b))?;
     Ok(Some(PyCiphertext::new(ct, eval, a.encoding)))
-}
-
-/// The Python result of an operator: the new ciphertext or `NotImplemented`.
-fn operator(
-    py: Python<'_>,
-    a: &PyCiphertext,
-    other: &Bound<'_, PyAny>,
-    op: BinOp,
-) -> PyResult<PyObject> {
-    match binary(py, &a.eval, a, other, op, false)? {
-        Some(ct) => Ok(Py::new(py, ct)?.into_any()),
-        None => Ok(py.NotImplemented()),
-    }
-}
-
-/// Like [`binary`] with a TypeError for an unsupported operand, run by evaluator `eval`.
-fn binary_strict(
-    py: Python<'_>,
-    eval: &Arc<Eval>,
-    a: &PyCiphertext,
-    other: &Bound<'_, PyAny>,
-    op: BinOp,
-) -> PyResult<PyCiphertext> {
-    binary(py, eval, a, other, op, true)?.ok_or_else(|| PyTypeError::new_err("unsupported operand"))
 }
 
 /// Runs a unary operation with the GIL released; the result keeps `a`'s encoding.
@@ -586,8 +539,7 @@ impl PyContext {
             .allow_threads(|| BfvContext::new(params))
             .map_err(bfv_error)?;
         if let Some(warning) = ctx.security_warning() {
-            let msg = std::ffi::CString::new(warning).unwrap_or_default();
-            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)?;
+            warn_user(py, &warning)?;
         }
         let plain = Arc::new(Eval::new(&ctx, None, None));
         Ok(Self {
@@ -599,399 +551,316 @@ impl PyContext {
     }
 }
 
-#[pymethods]
-impl PyContext {
-    #[new]
-    #[pyo3(signature = (log_n, t, q_bits = 55, q_count = 2, *, relin_base_log = None,
-                        sigma = HPS_SIGMA, allow_insecure = false))]
-    #[pyo3(
-        text_signature = "(log_n, t, q_bits=55, q_count=2, *, relin_base_log=None, \
-                             sigma=3.1915382432114616, allow_insecure=False)"
-    )]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        log_n: u32,
-        t: u64,
-        q_bits: u32,
-        q_count: usize,
-        relin_base_log: Option<u32>,
-        sigma: f64,
-        allow_insecure: bool,
-    ) -> PyResult<Self> {
-        if q_count > 256 {
-            return Err(PyValueError::new_err(format!(
-                "q_count = {q_count} is out of range: at most 256 ciphertext primes"
-            )));
-        }
-        let mut params = py
-            .allow_threads(|| BfvParams::with_bit_sizes(log_n, t, q_bits, q_count))
-            .map_err(bfv_error)?;
-        params.relin_base_log = relin_base_log;
-        params.sigma = sigma;
-        Self::build(py, params, None, None, allow_insecure)
-    }
-
-    /// Context.from_moduli(log_n, t, q_moduli, p_moduli, relin_base_log=None, sigma=8/sqrt(2 pi),
-    /// allow_insecure=False) -> Context
-    ///
-    /// A context with explicit primes: ``q_moduli`` (the ciphertext modulus Q) and ``p_moduli`` (the
-    /// auxiliary basis of multiplication, P >= 2 t N Q), all distinct NTT primes p = 1 mod 2N below 2^62.
-    /// The keyword arguments are those of ``Context.params``, so ``Context.from_moduli(**ctx.params)``
-    /// rebuilds ``ctx``. Raises ValueError for invalid parameters.
-    #[staticmethod]
-    #[pyo3(signature = (log_n, t, q_moduli, p_moduli, relin_base_log = None, sigma = HPS_SIGMA,
-                        allow_insecure = false))]
-    #[allow(clippy::too_many_arguments)]
-    fn from_moduli(
-        py: Python<'_>,
-        log_n: u32,
-        t: u64,
-        q_moduli: Vec<u64>,
-        p_moduli: Vec<u64>,
-        relin_base_log: Option<u32>,
-        sigma: f64,
-        allow_insecure: bool,
-    ) -> PyResult<Self> {
-        let params = BfvParams {
-            log_n,
-            plaintext_modulus: t,
-            q_moduli,
-            p_moduli,
-            relin_base_log,
-            sigma,
-            allow_insecure,
-        };
-        Self::build(py, params, None, None, allow_insecure)
-    }
-
-    /// Context.from_preset(name) -> Context
-    ///
-    /// The context of a row of HPS Table 3 (``rnsfhe.bfv.presets()``; case-insensitive): "T2Depth1"
-    /// (N = 2^11), "T2Depth5" (2^12), "T2Depth10" (2^13), "T2Depth20" (2^14), "T2Depth30" (2^15),
-    /// "T2Depth50" (2^16), "T2Depth100" (2^17), all with t = 2 (coefficient encoding) and 128-bit security.
-    /// Raises ValueError for an unknown name.
-    #[staticmethod]
-    fn from_preset(py: Python<'_>, name: &str) -> PyResult<Self> {
-        let preset = BfvPreset::ALL
-            .into_iter()
-            .find(|p| preset_name(*p).eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "unknown BFV preset {name:?}: expected one of {:?}",
-                    BfvPreset::ALL.map(preset_name)
-                ))
-            })?;
-        let params = py.allow_threads(|| preset.params()).map_err(bfv_error)?;
-        Self::build(py, params, Some(preset), Some(preset.depth()), false)
-    }
-
-    /// Context.generate(t, depth) -> Context
-    ///
-    /// Parameters for plaintext modulus ``t`` and multiplicative ``depth`` by the procedure of HPS
-    /// Section 6.1: the smallest N (2^10 to 2^17) whose ciphertext modulus of 55-bit primes satisfies the
-    /// noise bound of a depth-``depth`` circuit within the 128-bit HE Standard bound. Raises ValueError
-    /// for depth 0, an unsupported t, or when no N up to 2^17 fits.
-    #[staticmethod]
-    fn generate(py: Python<'_>, t: u64, depth: usize) -> PyResult<Self> {
-        let params = py
-            .allow_threads(|| BfvParams::generate(t, depth))
-            .map_err(bfv_error)?;
-        Self::build(py, params, None, Some(depth), false)
-    }
-
-    /// keygen(rotations=(), column_swap=False) -> KeySet
-    ///
-    /// Samples a secret key (uniform ternary) and the public, relinearization and Galois keys: a row
-    /// rotation key for each step in ``rotations`` (left by k for k > 0, right for k < 0; steps are taken
-    /// modulo N/2, and multiples of N/2 need no key) and, if ``column_swap``, the key that swaps the two
-    /// rows. Each Galois key is as large as the relinearization key. Randomness comes from the operating
-    /// system (ChaCha20). The GIL is released.
-    #[pyo3(signature = (rotations = Vec::new(), column_swap = false))]
-    fn keygen(&self, py: Python<'_>, rotations: Vec<i64>, column_swap: bool) -> PyResult<PyKeySet> {
-        let ctx = &self.ctx;
-        let mut steps: Vec<i64> = Vec::new();
-        for s in rotations {
-            if !steps.contains(&s) {
-                steps.push(s);
-            }
-        }
-        let (secret, public, relin, galois) = py
-            .allow_threads(|| -> Result<_, BfvError> {
-                let mut rng = Csprng::from_os()?;
-                let kg = KeyGenerator::new(ctx, &mut rng)?;
-                let public = kg.public_key(&mut rng)?;
-                let relin = kg.relin_key(&mut rng)?;
-                let galois = kg.galois_keys(&steps, column_swap, &mut rng)?;
-                Ok((kg.secret_key().clone(), public, relin, galois))
-            })
-            .map_err(bfv_error)?;
-        Ok(PyKeySet {
-            ctx: Arc::clone(ctx),
-            secret: Arc::new(secret),
-            public: Arc::new(public),
-            relin: Arc::new(relin),
-            galois: Galois {
-                keys: Arc::new(galois),
-                rotations: steps,
-                column_swap,
-            },
-        })
-    }
-
+context_methods! {
     /// encryptor(key, evaluator=None) -> Encryptor
     ///
     /// An encryptor with a PublicKey, a KeySet (its public key) or a SecretKey (secret-key encryption,
     /// less noise). Its ciphertexts are attached to ``evaluator`` (default: a keyless evaluator of this
     /// context, enough for additions and plaintext / integer products, not for ciphertext products).
-    #[pyo3(signature = (key, evaluator = None))]
-    fn encryptor(
-        &self,
-        key: &Bound<'_, PyAny>,
-        evaluator: Option<&PyEvaluator>,
-    ) -> PyResult<PyEncryptor> {
-        let ctx = &self.ctx;
-        let (enc, with_secret) = if let Ok(ks) = key.downcast::<PyKeySet>() {
-            (Encryptor::with_public_key(ctx, &ks.get().public), false)
-        } else if let Ok(pk) = key.downcast::<PyPublicKey>() {
-            (Encryptor::with_public_key(ctx, &pk.get().key), false)
-        } else if let Ok(sk) = key.downcast::<PySecretKey>() {
-            (Encryptor::with_secret_key(ctx, &sk.get().key), true)
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "encryptor needs a bfv KeySet, PublicKey or SecretKey, got {}",
-                key.get_type().name()?
-            )));
-        };
-        let eval = match evaluator {
-            Some(e) => {
-                check_same_context(ctx, e.eval.ctx(), "the evaluator")?;
-                Arc::clone(&e.eval)
-            }
-            None => Arc::clone(&self.plain),
-        };
-        Ok(PyEncryptor {
-            enc: enc.map_err(bfv_error)?,
-            eval,
-            with_secret,
-        })
-    }
+    fn encryptor;
 
-    /// decryptor(key) -> Decryptor
-    ///
-    /// A decryptor with a SecretKey or a KeySet (its secret key).
-    fn decryptor(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<PyDecryptor> {
-        let sk = if let Ok(ks) = key.downcast::<PyKeySet>() {
-            Arc::clone(&ks.get().secret)
-        } else if let Ok(sk) = key.downcast::<PySecretKey>() {
-            Arc::clone(&sk.get().key)
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "decryptor needs a bfv KeySet or SecretKey, got {}",
-                key.get_type().name()?
-            )));
-        };
-        let ctx = &self.ctx;
-        let dec = py
-            .allow_threads(|| Decryptor::new(ctx, &sk))
-            .map_err(bfv_error)?;
-        Ok(PyDecryptor {
-            dec,
-            enc: Encoders::new(ctx),
-        })
-    }
-
-    /// evaluator(keys=None, *, relin_key=None, galois_keys=None) -> Evaluator
-    ///
-    /// An evaluator with the relinearization and Galois keys of ``keys`` (a KeySet), or with the keys
-    /// given separately (a server never sees the secret key). Without a relinearization key, ciphertext
-    /// products raise ValueError; without Galois keys, rotations do; everything else works.
-    #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None))]
-    fn evaluator(
-        &self,
-        keys: Option<&PyKeySet>,
-        relin_key: Option<&PyRelinKey>,
-        galois_keys: Option<&PyGaloisKeys>,
-    ) -> PyResult<PyEvaluator> {
-        let relin = relin_key
-            .map(|k| Arc::clone(&k.key))
-            .or(keys.map(|k| Arc::clone(&k.relin)));
-        let galois = galois_keys
-            .map(|g| g.galois.clone())
-            .or(keys.map(|k| k.galois.clone()));
-        let fingerprints = relin
-            .iter()
-            .map(|k| ("relinearization key", k.fingerprint()))
-            .chain(
-                galois
-                    .iter()
-                    .map(|g| ("Galois key set", g.keys.fingerprint())),
-            );
-        for (object, got) in fingerprints {
-            if got != self.ctx.fingerprint() {
-                return Err(bfv_error(BfvError::ContextMismatch {
-                    object,
-                    expected: self.ctx.fingerprint(),
-                    got,
-                }));
+    impl PyContext {
+        #[new]
+        #[pyo3(signature = (log_n, t, q_bits = 55, q_count = 2, *, relin_base_log = None,
+                            sigma = HPS_SIGMA, allow_insecure = false))]
+        #[pyo3(
+            text_signature = "(log_n, t, q_bits=55, q_count=2, *, relin_base_log=None, \
+                                 sigma=3.1915382432114616, allow_insecure=False)"
+        )]
+        #[allow(clippy::too_many_arguments)]
+        fn new(
+            py: Python<'_>,
+            log_n: u32,
+            t: u64,
+            q_bits: u32,
+            q_count: usize,
+            relin_base_log: Option<u32>,
+            sigma: f64,
+            allow_insecure: bool,
+        ) -> PyResult<Self> {
+            if q_count > 256 {
+                return Err(PyValueError::new_err(format!(
+                    "q_count = {q_count} is out of range: at most 256 ciphertext primes"
+                )));
             }
+            let mut params = py
+                .allow_threads(|| BfvParams::with_bit_sizes(log_n, t, q_bits, q_count))
+                .map_err(bfv_error)?;
+            params.relin_base_log = relin_base_log;
+            params.sigma = sigma;
+            Self::build(py, params, None, None, allow_insecure)
         }
-        Ok(PyEvaluator {
-            eval: Arc::new(Eval::new(&self.ctx, relin, galois)),
-        })
-    }
 
-    /// Ring degree N (the number of slots or coefficients of a plaintext).
-    #[getter]
-    fn n(&self) -> usize {
-        self.ctx.n()
-    }
+        /// Context.from_moduli(log_n, t, q_moduli, p_moduli, relin_base_log=None, sigma=8/sqrt(2 pi),
+        /// allow_insecure=False) -> Context
+        ///
+        /// A context with explicit primes: ``q_moduli`` (the ciphertext modulus Q) and ``p_moduli`` (the
+        /// auxiliary basis of multiplication, P >= 2 t N Q), all distinct NTT primes p = 1 mod 2N below 2^62.
+        /// The keyword arguments are those of ``Context.params``, so ``Context.from_moduli(**ctx.params)``
+        /// rebuilds ``ctx``. Raises ValueError for invalid parameters.
+        #[staticmethod]
+        #[pyo3(signature = (log_n, t, q_moduli, p_moduli, relin_base_log = None, sigma = HPS_SIGMA,
+                            allow_insecure = false))]
+        #[allow(clippy::too_many_arguments)]
+        fn from_moduli(
+            py: Python<'_>,
+            log_n: u32,
+            t: u64,
+            q_moduli: Vec<u64>,
+            p_moduli: Vec<u64>,
+            relin_base_log: Option<u32>,
+            sigma: f64,
+            allow_insecure: bool,
+        ) -> PyResult<Self> {
+            let params = BfvParams {
+                log_n,
+                plaintext_modulus: t,
+                q_moduli,
+                p_moduli,
+                relin_base_log,
+                sigma,
+                allow_insecure,
+            };
+            Self::build(py, params, None, None, allow_insecure)
+        }
 
-    /// The plaintext modulus t.
-    #[getter]
-    fn t(&self) -> u64 {
-        self.ctx.plaintext_modulus()
-    }
+        /// Context.from_preset(name) -> Context
+        ///
+        /// The context of a row of HPS Table 3 (``rnsfhe.bfv.presets()``; case-insensitive): "T2Depth1"
+        /// (N = 2^11), "T2Depth5" (2^12), "T2Depth10" (2^13), "T2Depth20" (2^14), "T2Depth30" (2^15),
+        /// "T2Depth50" (2^16), "T2Depth100" (2^17), all with t = 2 (coefficient encoding) and 128-bit security.
+        /// Raises ValueError for an unknown name.
+        #[staticmethod]
+        fn from_preset(py: Python<'_>, name: &str) -> PyResult<Self> {
+            let preset = SCHEME.find_preset(&BfvPreset::ALL, name)?;
+            let params = py.allow_threads(|| preset.params()).map_err(bfv_error)?;
+            Self::build(py, params, Some(preset), Some(preset.depth()), false)
+        }
 
-    /// Whether batching (N SIMD slots) is available: t is a prime = 1 mod 2N.
-    #[getter]
-    fn supports_batching(&self) -> bool {
-        self.ctx.supports_batching()
-    }
+        /// Context.generate(t, depth) -> Context
+        ///
+        /// Parameters for plaintext modulus ``t`` and multiplicative ``depth`` by the procedure of HPS
+        /// Section 6.1: the smallest N (2^10 to 2^17) whose ciphertext modulus of 55-bit primes satisfies the
+        /// noise bound of a depth-``depth`` circuit within the 128-bit HE Standard bound. Raises ValueError
+        /// for depth 0, an unsupported t, or when no N up to 2^17 fits.
+        #[staticmethod]
+        fn generate(py: Python<'_>, t: u64, depth: usize) -> PyResult<Self> {
+            let params = py
+                .allow_threads(|| BfvParams::generate(t, depth))
+                .map_err(bfv_error)?;
+            Self::build(py, params, None, Some(depth), false)
+        }
 
-    /// The default encoding of ``encrypt``: "batch" if t allows batching, else "coeff".
-    #[getter]
-    fn encoding(&self) -> &'static str {
-        default_encoding(&self.ctx).name()
-    }
-
-    /// The multiplicative depth the parameters were generated for (presets and ``generate``), else None.
-    #[getter]
-    fn depth(&self) -> Option<usize> {
-        self.depth
-    }
-
-    /// log2(Q) of the ciphertext modulus.
-    #[getter]
-    fn log_q(&self) -> f64 {
-        self.ctx.log_q()
-    }
-
-    /// log2(P) of the auxiliary basis of multiplication.
-    #[getter]
-    fn log_p(&self) -> f64 {
-        self.ctx.log_p()
-    }
-
-    /// The ciphertext primes q_1 ... q_k.
-    #[getter]
-    fn q_moduli(&self) -> Vec<u64> {
-        self.ctx.params().q_moduli.clone()
-    }
-
-    /// The auxiliary primes p_1 ... p_k' of multiplication.
-    #[getter]
-    fn p_moduli(&self) -> Vec<u64> {
-        self.ctx.params().p_moduli.clone()
-    }
-
-    /// log2 of the relinearization digit base w, or None for the plain CRT decomposition.
-    #[getter]
-    fn relin_base_log(&self) -> Option<u32> {
-        self.ctx.params().relin_base_log
-    }
-
-    /// True unless 128-bit security is established by the HE Standard table.
-    #[getter]
-    fn is_insecure(&self) -> bool {
-        !self.ctx.is_secure()
-    }
-
-    /// The warning text for insecure parameters, or None.
-    #[getter]
-    fn security_warning(&self) -> Option<String> {
-        self.ctx.security_warning()
-    }
-
-    /// The preset name, or None.
-    #[getter]
-    fn preset(&self) -> Option<String> {
-        self.preset.map(preset_name)
-    }
-
-    /// Fingerprint of the parameters (equal contexts have equal fingerprints).
-    #[getter]
-    fn fingerprint(&self) -> u64 {
-        self.ctx.fingerprint()
-    }
-
-    /// The parameters as a dict of ``Context.from_moduli``'s keyword arguments.
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let p = self.ctx.params();
-        let d = PyDict::new(py);
-        d.set_item("log_n", p.log_n)?;
-        d.set_item("t", p.plaintext_modulus)?;
-        d.set_item("q_moduli", p.q_moduli.clone())?;
-        d.set_item("p_moduli", p.p_moduli.clone())?;
-        d.set_item("relin_base_log", p.relin_base_log)?;
-        d.set_item("sigma", p.sigma)?;
-        Ok(d)
-    }
-
-    fn __repr__(&self) -> String {
-        let p = self.ctx.params();
-        let name = self
-            .preset
-            .map(|x| format!("{:?}, ", preset_name(x)))
-            .unwrap_or_default();
-        format!(
-            "Context({name}N=2^{}, t={}, log_q={:.1}, k={}, encoding={:?}{})",
-            p.log_n,
-            p.plaintext_modulus,
-            self.ctx.log_q(),
-            p.q_moduli.len(),
-            self.encoding(),
-            if self.ctx.is_secure() {
-                ""
-            } else {
-                ", INSECURE"
+        /// keygen(rotations=(), column_swap=False) -> KeySet
+        ///
+        /// Samples a secret key (uniform ternary) and the public, relinearization and Galois keys: a row
+        /// rotation key for each step in ``rotations`` (left by k for k > 0, right for k < 0; steps are taken
+        /// modulo N/2, and multiples of N/2 need no key) and, if ``column_swap``, the key that swaps the two
+        /// rows. Each Galois key is as large as the relinearization key. Randomness comes from the operating
+        /// system (ChaCha20). The GIL is released.
+        #[pyo3(signature = (rotations = Vec::new(), column_swap = false))]
+        fn keygen(&self, py: Python<'_>, rotations: Vec<i64>, column_swap: bool) -> PyResult<PyKeySet> {
+            let ctx = &self.ctx;
+            let mut steps: Vec<i64> = Vec::new();
+            for s in rotations {
+                if !steps.contains(&s) {
+                    steps.push(s);
+                }
             }
-        )
-    }
+            let (secret, public, relin, galois) = py
+                .allow_threads(|| -> Result<_, BfvError> {
+                    let mut rng = Csprng::from_os()?;
+                    let kg = KeyGenerator::new(ctx, &mut rng)?;
+                    let public = kg.public_key(&mut rng)?;
+                    let relin = kg.relin_key(&mut rng)?;
+                    let galois = kg.galois_keys(&steps, column_swap, &mut rng)?;
+                    Ok((kg.secret_key().clone(), public, relin, galois))
+                })
+                .map_err(bfv_error)?;
+            Ok(PyKeySet {
+                ctx: Arc::clone(ctx),
+                secret: Arc::new(secret),
+                public: Arc::new(public),
+                relin: Arc::new(relin),
+                galois: Galois {
+                    keys: Arc::new(galois),
+                    rotations: steps,
+                    column_swap,
+                },
+            })
+        }
 
-    /// Pickling rebuilds the context from its primes (same fingerprint).
-    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
-        let this = slf.get();
-        let p = this.ctx.params();
-        let py = slf.py();
-        let ctor = slf.get_type().getattr("from_moduli")?.unbind();
-        let args = (
-            p.log_n,
-            p.plaintext_modulus,
-            p.q_moduli.clone(),
-            p.p_moduli.clone(),
-            p.relin_base_log,
-            p.sigma,
-            !this.ctx.is_secure(),
-        )
-            .into_pyobject(py)?
-            .into_any()
-            .unbind();
-        Ok((ctor, args))
+        /// evaluator(keys=None, *, relin_key=None, galois_keys=None) -> Evaluator
+        ///
+        /// An evaluator with the relinearization and Galois keys of ``keys`` (a KeySet), or with the keys
+        /// given separately (a server never sees the secret key). Without a relinearization key, ciphertext
+        /// products raise ValueError; without Galois keys, rotations do; everything else works.
+        #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None))]
+        fn evaluator(
+            &self,
+            keys: Option<&PyKeySet>,
+            relin_key: Option<&PyRelinKey>,
+            galois_keys: Option<&PyGaloisKeys>,
+        ) -> PyResult<PyEvaluator> {
+            let relin = relin_key
+                .map(|k| Arc::clone(&k.key))
+                .or(keys.map(|k| Arc::clone(&k.relin)));
+            let galois = galois_keys
+                .map(|g| g.galois.clone())
+                .or(keys.map(|k| k.galois.clone()));
+            if let Some(k) = &relin {
+                check_fingerprint(&self.ctx, k.fingerprint(), "relinearization key")?;
+            }
+            if let Some(g) = &galois {
+                check_fingerprint(&self.ctx, g.keys.fingerprint(), "Galois key set")?;
+            }
+            Ok(PyEvaluator {
+                eval: Arc::new(Eval::new(&self.ctx, relin, galois)),
+            })
+        }
+
+        /// Ring degree N (the number of slots or coefficients of a plaintext).
+        #[getter]
+        fn n(&self) -> usize {
+            self.ctx.n()
+        }
+
+        /// The plaintext modulus t.
+        #[getter]
+        fn t(&self) -> u64 {
+            self.ctx.plaintext_modulus()
+        }
+
+        /// Whether batching (N SIMD slots) is available: t is a prime = 1 mod 2N.
+        #[getter]
+        fn supports_batching(&self) -> bool {
+            self.ctx.supports_batching()
+        }
+
+        /// The default encoding of ``encrypt``: "batch" if t allows batching, else "coeff".
+        #[getter]
+        fn encoding(&self) -> &'static str {
+            default_encoding(&self.ctx).name()
+        }
+
+        /// The multiplicative depth the parameters were generated for (presets and ``generate``), else None.
+        #[getter]
+        fn depth(&self) -> Option<usize> {
+            self.depth
+        }
+
+        /// log2(Q) of the ciphertext modulus.
+        #[getter]
+        fn log_q(&self) -> f64 {
+            self.ctx.log_q()
+        }
+
+        /// log2(P) of the auxiliary basis of multiplication.
+        #[getter]
+        fn log_p(&self) -> f64 {
+            self.ctx.log_p()
+        }
+
+        /// The ciphertext primes q_1 ... q_k.
+        #[getter]
+        fn q_moduli(&self) -> Vec<u64> {
+            self.ctx.params().q_moduli.clone()
+        }
+
+        /// The auxiliary primes p_1 ... p_k' of multiplication.
+        #[getter]
+        fn p_moduli(&self) -> Vec<u64> {
+            self.ctx.params().p_moduli.clone()
+        }
+
+        /// log2 of the relinearization digit base w, or None for the plain CRT decomposition.
+        #[getter]
+        fn relin_base_log(&self) -> Option<u32> {
+            self.ctx.params().relin_base_log
+        }
+
+        /// True unless 128-bit security is established by the HE Standard table.
+        #[getter]
+        fn is_insecure(&self) -> bool {
+            !self.ctx.is_secure()
+        }
+
+        /// The preset name, or None.
+        #[getter]
+        fn preset(&self) -> Option<String> {
+            self.preset.map(preset_name)
+        }
+
+        /// The parameters as a dict of ``Context.from_moduli``'s keyword arguments.
+        #[getter]
+        fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+            let p = self.ctx.params();
+            let d = PyDict::new(py);
+            d.set_item("log_n", p.log_n)?;
+            d.set_item("t", p.plaintext_modulus)?;
+            d.set_item("q_moduli", p.q_moduli.clone())?;
+            d.set_item("p_moduli", p.p_moduli.clone())?;
+            d.set_item("relin_base_log", p.relin_base_log)?;
+            d.set_item("sigma", p.sigma)?;
+            Ok(d)
+        }
+
+        fn __repr__(&self) -> String {
+            let p = self.ctx.params();
+            let name = preset_prefix(self.preset);
+            format!(
+                "Context({name}N=2^{}, t={}, log_q={:.1}, k={}, encoding={:?}{})",
+                p.log_n,
+                p.plaintext_modulus,
+                self.ctx.log_q(),
+                p.q_moduli.len(),
+                self.encoding(),
+                if self.ctx.is_secure() {
+                    ""
+                } else {
+                    ", INSECURE"
+                }
+            )
+        }
+
+        /// Pickling rebuilds the context from its primes (same fingerprint).
+        fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
+            let this = slf.get();
+            let p = this.ctx.params();
+            let py = slf.py();
+            let ctor = slf.get_type().getattr("from_moduli")?.unbind();
+            let args = (
+                p.log_n,
+                p.plaintext_modulus,
+                p.q_moduli.clone(),
+                p.p_moduli.clone(),
+                p.relin_base_log,
+                p.sigma,
+                !this.ctx.is_secure(),
+            )
+                .into_pyobject(py)?
+                .into_any()
+                .unbind();
+            Ok((ctor, args))
+        }
     }
+}
+
+/// ValueError unless `object` (of the fingerprint `got`) belongs to the context `ctx`.
+fn check_fingerprint(ctx: &BfvContext, got: u64, object: &'static str) -> PyResult<()> {
+    if got != ctx.fingerprint() {
+        return Err(bfv_error(BfvError::ContextMismatch {
+            object,
+            expected: ctx.fingerprint(),
+            got,
+        }));
+    }
+    Ok(())
 }
 
 /// ValueError unless `other` has the fingerprint of `ctx`.
 fn check_same_context(ctx: &BfvContext, other: &BfvContext, object: &'static str) -> PyResult<()> {
-    if ctx.fingerprint() != other.fingerprint() {
-        return Err(bfv_error(BfvError::ContextMismatch {
-            object,
-            expected: ctx.fingerprint(),
-            got: other.fingerprint(),
-        }));
-    }
-    Ok(())
+    check_fingerprint(ctx, other.fingerprint(), object)
 }
 
 // ------------------------------------------------------------------------------------------------------
@@ -1011,104 +880,46 @@ struct PyKeySet {
     galois: Galois,
 }
 
-#[pymethods]
-impl PyKeySet {
-    /// The secret key (never printed).
-    #[getter]
-    fn secret(&self) -> PySecretKey {
-        PySecretKey {
-            key: Arc::clone(&self.secret),
+keyset_methods! {
+    impl PyKeySet {
+        /// The Galois keys (row rotations and the column swap).
+        #[getter]
+        fn galois(&self) -> PyGaloisKeys {
+            PyGaloisKeys {
+                galois: self.galois.clone(),
+            }
+        }
+
+        /// The row rotation steps that have keys.
+        #[getter]
+        fn rotations(&self) -> Vec<i64> {
+            self.galois.rotations.clone()
+        }
+
+        /// Whether the column swap key was generated.
+        #[getter]
+        fn column_swap(&self) -> bool {
+            self.galois.column_swap
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "KeySet(N={}, t={}, relin_components={}, rotations={:?}, column_swap={})",
+                self.ctx.n(),
+                self.ctx.plaintext_modulus(),
+                self.relin.components().len(),
+                self.galois.rotations,
+                py_bool(self.galois.column_swap)
+            )
         }
     }
-
-    /// The public encryption key.
-    #[getter]
-    fn public(&self) -> PyPublicKey {
-        PyPublicKey {
-            key: Arc::clone(&self.public),
-        }
-    }
-
-    /// The relinearization key (needed by ciphertext multiplication).
-    #[getter]
-    fn relin(&self) -> PyRelinKey {
-        PyRelinKey {
-            key: Arc::clone(&self.relin),
-        }
-    }
-
-    /// The Galois keys (row rotations and the column swap).
-    #[getter]
-    fn galois(&self) -> PyGaloisKeys {
-        PyGaloisKeys {
-            galois: self.galois.clone(),
-        }
-    }
-
-    /// The row rotation steps that have keys.
-    #[getter]
-    fn rotations(&self) -> Vec<i64> {
-        self.galois.rotations.clone()
-    }
-
-    /// Whether the column swap key was generated.
-    #[getter]
-    fn column_swap(&self) -> bool {
-        self.galois.column_swap
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "KeySet(N={}, t={}, relin_components={}, rotations={:?}, column_swap={})",
-            self.ctx.n(),
-            self.ctx.plaintext_modulus(),
-            self.relin.components().len(),
-            self.galois.rotations,
-            py_bool(self.galois.column_swap)
-        )
-    }
-
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("KeySet"))
-    }
 }
 
-/// The secret key (zeroized when freed, never printed). Not picklable yet.
-#[pyclass(name = "SecretKey", module = "rnsfhe.bfv", frozen)]
-struct PySecretKey {
-    key: Arc<SecretKey>,
-}
-
-#[pymethods]
-impl PySecretKey {
-    fn __repr__(&self) -> &'static str {
-        "SecretKey(<hidden>)"
-    }
-
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("SecretKey"))
-    }
-}
-
-/// The public encryption key. Not picklable yet.
-#[pyclass(name = "PublicKey", module = "rnsfhe.bfv", frozen)]
-struct PyPublicKey {
-    key: Arc<PublicKey>,
-}
-
-#[pymethods]
-impl PyPublicKey {
-    fn __repr__(&self) -> String {
-        format!("PublicKey(fingerprint={:#018x})", self.key.fingerprint())
-    }
-
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("PublicKey"))
-    }
-}
+key_classes!(
+    module = "rnsfhe.bfv",
+    encryptor_keys = "a bfv KeySet, PublicKey or SecretKey",
+    decryptor_keys = "a bfv KeySet or SecretKey"
+);
 
 /// The HPS relinearization key (CRT decomposition, optional base-w digits). Not picklable yet.
 #[pyclass(name = "RelinKey", module = "rnsfhe.bfv", frozen)]
@@ -1134,7 +945,7 @@ impl PyRelinKey {
 
     /// Raises TypeError: keys cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("RelinKey"))
+        Err(SCHEME.not_picklable("RelinKey"))
     }
 }
 
@@ -1174,15 +985,7 @@ impl PyGaloisKeys {
 
     /// Raises TypeError: keys cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("GaloisKeys"))
-    }
-}
-
-fn py_bool(b: bool) -> &'static str {
-    if b {
-        "True"
-    } else {
-        "False"
+        Err(SCHEME.not_picklable("GaloisKeys"))
     }
 }
 
@@ -1196,6 +999,23 @@ struct PyEncryptor {
     enc: Encryptor,
     eval: Arc<Eval>,
     with_secret: bool,
+}
+
+impl PyEncryptor {
+    /// An encryptor of `ctx` with `key`; its ciphertexts are attached to `eval`, which must be of `ctx`.
+    fn new(ctx: &Arc<BfvContext>, key: EncryptionKey, eval: Arc<Eval>) -> PyResult<Self> {
+        let (enc, with_secret) = match key {
+            EncryptionKey::Public(pk) => (Encryptor::with_public_key(ctx, &pk), false),
+            EncryptionKey::Secret(sk) => (Encryptor::with_secret_key(ctx, &sk), true),
+        };
+        check_same_context(ctx, eval.ctx(), "the evaluator")?;
+        let enc = enc.map_err(bfv_error)?;
+        Ok(Self {
+            enc,
+            eval,
+            with_secret,
+        })
+    }
 }
 
 #[pymethods]
@@ -1239,7 +1059,7 @@ impl PyEncryptor {
 
     /// Raises TypeError: holds a key, which cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("Encryptor"))
+        Err(SCHEME.not_picklable("Encryptor"))
     }
 }
 
@@ -1249,6 +1069,16 @@ impl PyEncryptor {
 struct PyDecryptor {
     dec: Decryptor,
     enc: Encoders,
+}
+
+impl PyDecryptor {
+    fn new(ctx: &Arc<BfvContext>, sk: &SecretKey) -> PyResult<Self> {
+        let dec = Decryptor::new(ctx, sk).map_err(bfv_error)?;
+        Ok(Self {
+            dec,
+            enc: Encoders::new(ctx),
+        })
+    }
 }
 
 #[pymethods]
@@ -1300,7 +1130,7 @@ impl PyDecryptor {
 
     /// Raises TypeError: holds the secret key, which cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("Decryptor"))
+        Err(SCHEME.not_picklable("Decryptor"))
     }
 }
 
@@ -1350,122 +1180,100 @@ impl PyEvaluator {
     }
 }
 
-#[pymethods]
-impl PyEvaluator {
-    /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
-    /// this evaluator's keys).
-    fn attach(&self, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
-        self.check(ct)?;
-        Ok(PyCiphertext::new(ct.ct.clone(), &self.eval, ct.encoding))
-    }
-
-    /// add(a, b) -> Ciphertext: a + b (b a Ciphertext, an integer array or an integer).
-    fn add(
-        &self,
-        py: Python<'_>,
-        a: &PyCiphertext,
-        b: &Bound<'_, PyAny>,
-    ) -> PyResult<PyCiphertext> {
-        binary_strict(py, &self.eval, a, b, BinOp::Add)
-    }
-
-    /// sub(a, b) -> Ciphertext: a - b (b a Ciphertext, an integer array or an integer).
-    fn sub(
-        &self,
-        py: Python<'_>,
-        a: &PyCiphertext,
-        b: &Bound<'_, PyAny>,
-    ) -> PyResult<PyCiphertext> {
-        binary_strict(py, &self.eval, a, b, BinOp::Sub)
-    }
-
-    /// multiply(a, b, relinearize=True) -> Ciphertext: a * b (b a Ciphertext, an integer array or an
-    /// integer). A product of two ciphertexts (HPS Section 4.5) is relinearized unless ``relinearize`` is
-    /// False; it then has three parts (``relinearize(ct)`` finishes it; decryption accepts it).
-    #[pyo3(signature = (a, b, relinearize = true))]
-    fn multiply(
-        &self,
-        py: Python<'_>,
-        a: &PyCiphertext,
-        b: &Bound<'_, PyAny>,
-        relinearize: bool,
-    ) -> PyResult<PyCiphertext> {
-        if !relinearize {
-            if let Ok(b) = b.downcast::<PyCiphertext>() {
-                let b = b.get();
-                check_encodings(a.encoding, &Operand::Ct(b))?;
-                return unary(py, &self.eval, a, |e, c| e.multiply(c, &b.ct, false));
-            }
+evaluator_methods! {
+    operands = "a Ciphertext, an integer array or an integer";
+    expected = "a Ciphertext, a 1-D array of integers or an integer";
+    impl PyEvaluator {
+        /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
+        /// this evaluator's keys).
+        fn attach(&self, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
+            self.check(ct)?;
+            Ok(PyCiphertext::new(ct.ct.clone(), &self.eval, ct.encoding))
         }
-        binary_strict(py, &self.eval, a, b, BinOp::Mul)
-    }
 
-    /// square(a) -> Ciphertext: a * a, relinearized.
-    fn square(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, a, |e, c| e.multiply(c, c, true))
-    }
+        /// multiply(a, b, relinearize=True) -> Ciphertext: a * b (b a Ciphertext, an integer array or an
+        /// integer). A product of two ciphertexts (HPS Section 4.5) is relinearized unless ``relinearize`` is
+        /// False; it then has three parts (``relinearize(ct)`` finishes it; decryption accepts it).
+        #[pyo3(signature = (a, b, relinearize = true))]
+        fn multiply(
+            &self,
+            py: Python<'_>,
+            a: &PyCiphertext,
+            b: &Bound<'_, PyAny>,
+            relinearize: bool,
+        ) -> PyResult<PyCiphertext> {
+            if !relinearize {
+                if let Ok(b) = b.downcast::<PyCiphertext>() {
+                    let b = b.get();
+                    check_encodings(a.encoding, &Operand::Ct(b))?;
+                    return unary(py, &self.eval, a, |e, c| e.multiply(c, &b.ct, false));
+                }
+            }
+            self.binary_strict(py, a, b, BinOp::Mul)
+        }
 
-    /// negate(a) -> Ciphertext: -a.
-    fn negate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, a, |e, c| e.ev.negate(c).map_err(bfv_error))
-    }
+        /// square(a) -> Ciphertext: a * a, relinearized.
+        fn square(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, a, |e, c| e.multiply(c, c, true))
+        }
 
-    /// relinearize(a) -> Ciphertext: the 2-part form of a 3-part product (CRT relinearization, HPS
-    /// Sections 3.3 and 4.5). Raises ValueError for a 2-part ciphertext.
-    fn relinearize(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, a, |e, c| e.relinearize(c))
-    }
+        /// negate(a) -> Ciphertext: -a.
+        fn negate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, a, |e, c| e.ev.negate(c).map_err(bfv_error))
+        }
 
-    /// rotate_rows(a, step) -> Ciphertext: both rows of the 2 x N/2 slot matrix rotated left by
-    /// ``step`` (right for step < 0), like ``numpy.roll(x.reshape(2, -1), -step, axis=1).ravel()``. Needs
-    /// a batch-encoded ciphertext and the key of ``step`` (ValueError naming the step otherwise).
-    fn rotate_rows(&self, py: Python<'_>, a: &PyCiphertext, step: i64) -> PyResult<PyCiphertext> {
-        rotate(py, &self.eval, a, Some(step))
-    }
+        /// relinearize(a) -> Ciphertext: the 2-part form of a 3-part product (CRT relinearization, HPS
+        /// Sections 3.3 and 4.5). Raises ValueError for a 2-part ciphertext.
+        fn relinearize(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, a, |e, c| e.relinearize(c))
+        }
 
-    /// rotate_columns(a) -> Ciphertext: the two rows of the slot matrix swapped, like
-    /// ``x.reshape(2, -1)[::-1].ravel()``. Needs a batch-encoded ciphertext and
-    /// ``keygen(column_swap=True)``.
-    fn rotate_columns(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        rotate(py, &self.eval, a, None)
-    }
+        /// rotate_rows(a, step) -> Ciphertext: both rows of the 2 x N/2 slot matrix rotated left by
+        /// ``step`` (right for step < 0), like ``numpy.roll(x.reshape(2, -1), -step, axis=1).ravel()``. Needs
+        /// a batch-encoded ciphertext and the key of ``step`` (ValueError naming the step otherwise).
+        fn rotate_rows(&self, py: Python<'_>, a: &PyCiphertext, step: i64) -> PyResult<PyCiphertext> {
+            rotate(py, &self.eval, a, Some(step))
+        }
 
-    /// Whether the evaluator has a relinearization key (needed by ciphertext products).
-    #[getter]
-    fn has_relin_key(&self) -> bool {
-        self.eval.relin.is_some()
-    }
+        /// rotate_columns(a) -> Ciphertext: the two rows of the slot matrix swapped, like
+        /// ``x.reshape(2, -1)[::-1].ravel()``. Needs a batch-encoded ciphertext and
+        /// ``keygen(column_swap=True)``.
+        fn rotate_columns(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            rotate(py, &self.eval, a, None)
+        }
 
-    /// The row rotation steps with keys ([] without Galois keys).
-    #[getter]
-    fn rotations(&self) -> Vec<i64> {
-        self.eval
-            .galois
-            .as_ref()
-            .map(|g| g.rotations.clone())
-            .unwrap_or_default()
-    }
+        /// Whether the evaluator has a relinearization key (needed by ciphertext products).
+        #[getter]
+        fn has_relin_key(&self) -> bool {
+            self.eval.relin.is_some()
+        }
 
-    /// Whether the evaluator can swap the rows (``rotate_columns``).
-    #[getter]
-    fn column_swap(&self) -> bool {
-        self.eval.galois.as_ref().is_some_and(|g| g.column_swap)
-    }
+        /// The row rotation steps with keys ([] without Galois keys).
+        #[getter]
+        fn rotations(&self) -> Vec<i64> {
+            self.eval
+                .galois
+                .as_ref()
+                .map(|g| g.rotations.clone())
+                .unwrap_or_default()
+        }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "Evaluator(N={}, t={}, relin_key={}, rotations={:?}, column_swap={})",
-            self.eval.ctx().n(),
-            self.eval.ctx().plaintext_modulus(),
-            py_bool(self.has_relin_key()),
-            self.rotations(),
-            py_bool(self.column_swap())
-        )
-    }
+        /// Whether the evaluator can swap the rows (``rotate_columns``).
+        #[getter]
+        fn column_swap(&self) -> bool {
+            self.eval.galois.as_ref().is_some_and(|g| g.column_swap)
+        }
 
-    /// Raises TypeError: holds keys, which cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("Evaluator"))
+        fn __repr__(&self) -> String {
+            format!(
+                "Evaluator(N={}, t={}, relin_key={}, rotations={:?}, column_swap={})",
+                self.eval.ctx().n(),
+                self.eval.ctx().plaintext_modulus(),
+                py_bool(self.has_relin_key()),
+                self.rotations(),
+                py_bool(self.column_swap())
+            )
+        }
     }
 }
 
@@ -1502,146 +1310,81 @@ impl PyCiphertext {
     }
 }
 
-#[pymethods]
-impl PyCiphertext {
-    /// numpy defers to the Ciphertext operators (``array + ct`` is a Ciphertext, not an object array).
-    #[classattr]
-    fn __array_ufunc__(py: Python<'_>) -> PyObject {
-        py.None()
-    }
-
-    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        operator(py, self, other, BinOp::Add)
-    }
-
-    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        operator(py, self, other, BinOp::Add)
-    }
-
-    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        operator(py, self, other, BinOp::Sub)
-    }
-
-    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        operator(py, self, other, BinOp::RSub)
-    }
-
-    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        operator(py, self, other, BinOp::Mul)
-    }
-
-    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        operator(py, self, other, BinOp::Mul)
-    }
-
-    fn __neg__(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, self, |e, c| {
-            e.ev.negate(c).map_err(bfv_error)
-        })
-    }
-
-    /// square() -> Ciphertext: self * self, relinearized.
-    fn square(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, self, |e, c| e.multiply(c, c, true))
-    }
-
-    /// rotate_rows(step) -> Ciphertext: both rows of the 2 x N/2 slot matrix rotated left by ``step``
-    /// (right for step < 0), like ``numpy.roll(x.reshape(2, -1), -step, axis=1).ravel()``. Needs batch
-    /// encoding and the key of ``step`` (``keygen(rotations=[...])``; ValueError naming the step
-    /// otherwise).
-    fn rotate_rows(&self, py: Python<'_>, step: i64) -> PyResult<PyCiphertext> {
-        rotate(py, &self.eval, self, Some(step))
-    }
-
-    /// rotate_columns() -> Ciphertext: the two rows of the slot matrix swapped, like
-    /// ``x.reshape(2, -1)[::-1].ravel()``. Needs batch encoding and ``keygen(column_swap=True)``.
-    fn rotate_columns(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-        rotate(py, &self.eval, self, None)
-    }
-
-    /// "batch" (N slots) or "coeff" (N polynomial coefficients).
-    #[getter]
-    fn encoding(&self) -> &'static str {
-        self.encoding.name()
-    }
-
-    /// Number of polynomials: 2, or 3 for a product that was not relinearized.
-    #[getter]
-    fn parts(&self) -> usize {
-        self.ct.part_count()
-    }
-
-    /// Number of values (slots or coefficients), N.
-    #[getter]
-    fn n(&self) -> usize {
-        self.eval.ctx().n()
-    }
-
-    /// The plaintext modulus t.
-    #[getter]
-    fn t(&self) -> u64 {
-        self.eval.ctx().plaintext_modulus()
-    }
-
-    /// The evaluator this ciphertext's operators use.
-    #[getter]
-    fn evaluator(&self) -> PyEvaluator {
-        PyEvaluator {
-            eval: Arc::clone(&self.eval),
+ciphertext_methods! {
+    impl PyCiphertext {
+        fn __neg__(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, self, |e, c| {
+                e.ev.negate(c).map_err(bfv_error)
+            })
         }
-    }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "Ciphertext(N={}, t={}, encoding={:?}, parts={})",
-            self.n(),
-            self.t(),
-            self.encoding.name(),
+        /// square() -> Ciphertext: self * self, relinearized.
+        fn square(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, self, |e, c| e.multiply(c, c, true))
+        }
+
+        /// rotate_rows(step) -> Ciphertext: both rows of the 2 x N/2 slot matrix rotated left by ``step``
+        /// (right for step < 0), like ``numpy.roll(x.reshape(2, -1), -step, axis=1).ravel()``. Needs batch
+        /// encoding and the key of ``step`` (``keygen(rotations=[...])``; ValueError naming the step
+        /// otherwise).
+        fn rotate_rows(&self, py: Python<'_>, step: i64) -> PyResult<PyCiphertext> {
+            rotate(py, &self.eval, self, Some(step))
+        }
+
+        /// rotate_columns() -> Ciphertext: the two rows of the slot matrix swapped, like
+        /// ``x.reshape(2, -1)[::-1].ravel()``. Needs batch encoding and ``keygen(column_swap=True)``.
+        fn rotate_columns(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            rotate(py, &self.eval, self, None)
+        }
+
+        /// "batch" (N slots) or "coeff" (N polynomial coefficients).
+        #[getter]
+        fn encoding(&self) -> &'static str {
+            self.encoding.name()
+        }
+
+        /// Number of polynomials: 2, or 3 for a product that was not relinearized.
+        #[getter]
+        fn parts(&self) -> usize {
             self.ct.part_count()
-        )
-    }
+        }
 
-    /// Ciphertexts are immutable: a copy is the same object.
-    fn __copy__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
+        /// Number of values (slots or coefficients), N.
+        #[getter]
+        fn n(&self) -> usize {
+            self.eval.ctx().n()
+        }
 
-    /// Ciphertexts are immutable: a deep copy is the same object.
-    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
-        slf
-    }
+        /// The plaintext modulus t.
+        #[getter]
+        fn t(&self) -> u64 {
+            self.eval.ctx().plaintext_modulus()
+        }
 
-    /// Raises TypeError: ciphertexts cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("Ciphertext"))
+        fn __repr__(&self) -> String {
+            format!(
+                "Ciphertext(N={}, t={}, encoding={:?}, parts={})",
+                self.n(),
+                self.t(),
+                self.encoding.name(),
+                self.ct.part_count()
+            )
+        }
     }
 }
 
 /// presets() -> list[str]: the names accepted by ``Context.from_preset`` (the rows of HPS Table 3).
 #[pyfunction]
 fn presets() -> Vec<String> {
-    BfvPreset::ALL.into_iter().map(preset_name).collect()
+    preset_names(&BfvPreset::ALL)
 }
 
 /// Builds the submodule `bfv` of `_rnsfhe`.
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
-    let m = PyModule::new(parent.py(), "bfv")?;
-    m.add(
-        "__doc__",
-        "BFV bindings (import rnsfhe.bfv, which re-exports them and adds Session).",
-    )?;
-    m.add_class::<PyContext>()?;
-    m.add_class::<PyKeySet>()?;
-    m.add_class::<PySecretKey>()?;
-    m.add_class::<PyPublicKey>()?;
-    m.add_class::<PyRelinKey>()?;
-    m.add_class::<PyGaloisKeys>()?;
-    m.add_class::<PyEncryptor>()?;
-    m.add_class::<PyDecryptor>()?;
-    m.add_class::<PyEvaluator>()?;
-    m.add_class::<PyCiphertext>()?;
-    m.add_function(wrap_pyfunction!(presets, &m)?)?;
-    m.add("HPS_SIGMA", HPS_SIGMA)?;
-    parent.add_submodule(&m)?;
-    Ok(())
+    SCHEME.register(parent, |m| {
+        add_scheme_classes!(m);
+        m.add_function(wrap_pyfunction!(presets, m)?)?;
+        m.add("HPS_SIGMA", HPS_SIGMA)?;
+        Ok(())
+    })
 }

@@ -5,29 +5,32 @@
 //! `Ciphertext` (with Python operators) and `PrecisionStats`. Every `Ciphertext` holds a shared reference
 //! to the evaluator that made it (`Arc<Eval>`), so `a * b` needs no evaluator argument. Errors of the Rust
 //! layers become `ValueError` with the Rust message; keygen, encryption, decryption and every homomorphic
-//! operation run with the GIL released.
+//! operation run with the GIL released. What this module shares with `bfv` (the key classes, and the
+//! members every `Context`, `KeySet`, `Evaluator` and `Ciphertext` has) is written by the macros of
+//! [`crate::common`].
 
 use std::sync::Arc;
 
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError, PyZeroDivisionError};
+use pyo3::exceptions::{PyTypeError, PyValueError, PyZeroDivisionError};
 use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyDict, PyFloat, PyInt, PyType};
 use rnsfhe::ckks::{
-    self, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, Complex64,
-    ConversionMode, Csprng, Evaluator, GaloisKeys, KeyGenerator, PartStats, PrecisionStats, Preset,
-    PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey, SecurityLevel,
+    self, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, Complex64, Csprng,
+    Evaluator, GaloisKeys, KeyGenerator, PartStats, PrecisionStats, Preset, PublicKey, RelinKey,
+    RescalingPolicy, SecretDistribution, SecretKey, SecurityLevel,
 };
 
-use crate::parse_mode;
+use crate::common::{
+    add_scheme_classes, as_array, ciphertext_methods, context_methods, evaluator_methods,
+    key_classes, keyset_methods, mode_name, operator_result, parse_mode, preset_name, preset_names,
+    preset_prefix, py_bool, value_error_with_hint, warn_user, wrong_dimensions, BinOp, Scheme,
+};
 
-/// Message of every `TypeError` raised when pickling objects that cannot be serialized yet.
-fn not_picklable(what: &str) -> PyErr {
-    PyTypeError::new_err(format!(
-        "rnsfhe.ckks.{what} cannot be pickled yet: serialization of CKKS keys and ciphertexts comes with \
-         the serialization issue (a Context can be pickled; it is rebuilt from its parameters)"
-    ))
-}
+const SCHEME: Scheme = Scheme {
+    module: "ckks",
+    name: "CKKS",
+};
 
 /// A CKKS error as a Python `ValueError` with the Rust message, plus a Python hint for missing keys.
 fn ckks_error(err: ckks::Error) -> PyErr {
@@ -44,7 +47,7 @@ fn ckks_error(err: ckks::Error) -> PyErr {
         }
         _ => String::new(),
     };
-    PyValueError::new_err(format!("{err}{hint}"))
+    value_error_with_hint(err, &hint)
 }
 
 fn secret_name(s: SecretDistribution) -> String {
@@ -92,18 +95,6 @@ fn parse_rescaling(s: &str) -> PyResult<RescalingPolicy> {
     }
 }
 
-fn conversion_name(c: ConversionMode) -> &'static str {
-    match c {
-        ConversionMode::Fast => "fast",
-        ConversionMode::ExactFloat => "exact_float",
-        ConversionMode::ExactInteger => "exact_integer",
-    }
-}
-
-fn preset_name(p: Preset) -> String {
-    format!("{p:?}")
-}
-
 // ------------------------------------------------------------------------------------------------------
 // numpy and Python values
 // ------------------------------------------------------------------------------------------------------
@@ -121,14 +112,6 @@ impl Values {
             Values::Complex(v) => v,
         }
     }
-}
-
-/// `numpy.asarray(obj)`.
-fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUntypedArray>> {
-    let np = obj.py().import("numpy")?;
-    Ok(np
-        .call_method1("asarray", (obj,))?
-        .downcast_into::<PyUntypedArray>()?)
 }
 
 /// The values of a numeric numpy array (any shape, flattened), or `None` for a non-numeric dtype.
@@ -155,10 +138,10 @@ fn numeric_values(arr: &Bound<'_, PyUntypedArray>) -> PyResult<Option<Values>> {
 fn read_values(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Values> {
     let arr = as_array(obj)?;
     if arr.ndim() != 1 {
-        return Err(PyValueError::new_err(format!(
-            "{what}: expected a 1-D array of real or complex numbers, got {} dimensions",
-            arr.ndim()
-        )));
+        return Err(wrong_dimensions(
+            format_args!("{what}: expected a 1-D array of real or complex numbers"),
+            arr.ndim(),
+        ));
     }
     numeric_values(&arr)?.ok_or_else(|| {
         PyTypeError::new_err(format!(
@@ -211,9 +194,7 @@ fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Operand<'a>>> {
             (_, Values::Complex(v)) => Operand::Complex(v[0]),
         })),
         1 => Ok(Some(Operand::Vector(values.into_complex()))),
-        d => Err(PyValueError::new_err(format!(
-            "expected a 1-D array of slot values, got {d} dimensions"
-        ))),
+        d => Err(wrong_dimensions("expected a 1-D array of slot values", d)),
     }
 }
 
@@ -230,15 +211,6 @@ struct Eval {
     has_galois: bool,
     rotations: Vec<i64>,
     conjugate: bool,
-}
-
-#[derive(Clone, Copy)]
-enum BinOp {
-    Add,
-    Sub,
-    /// `other - ct`.
-    RSub,
-    Mul,
 }
 
 impl Eval {
@@ -334,41 +306,21 @@ impl Eval {
     }
 }
 
-/// Runs `op` on `a` and `other` with the GIL released; `NotImplemented` for an unsupported operand.
+/// Runs `op` on `a` and `other` with the GIL released; `None` for an unsupported operand.
 fn binary(
     py: Python<'_>,
     eval: &Arc<Eval>,
-    a: &Ciphertext,
+    a: &PyCiphertext,
     other: &Bound<'_, PyAny>,
     op: BinOp,
-) -> PyResult<PyObject> {
+) -> PyResult<Option<PyCiphertext>> {
     let Some(b) = classify(other)? else {
-        return Ok(py.NotImplemented());
+        return Ok(None);
     };
     let ct = py
-        .allow_threads(|| eval.apply(a, op, &b))
+        .allow_threads(|| eval.apply(&a.ct, op, &b))
         .map_err(ckks_error)?;
-    Ok(Py::new(py, PyCiphertext::new(ct, eval))?.into_any())
-}
-
-/// Like [`binary`] but raises TypeError for an unsupported operand (evaluator methods).
-fn binary_strict(
-    py: Python<'_>,
-    eval: &Arc<Eval>,
-    a: &Ciphertext,
-    other: &Bound<'_, PyAny>,
-    op: BinOp,
-) -> PyResult<PyCiphertext> {
-    let Some(b) = classify(other)? else {
-        return Err(PyTypeError::new_err(format!(
-            "expected a Ciphertext, a 1-D array of numbers or a number, got {}",
-            other.get_type().name()?
-        )));
-    };
-    let ct = py
-        .allow_threads(|| eval.apply(a, op, &b))
-        .map_err(ckks_error)?;
-    Ok(PyCiphertext::new(ct, eval))
+    Ok(Some(PyCiphertext::new(ct, eval)))
 }
 
 /// Runs a unary operation with the GIL released.
@@ -429,8 +381,7 @@ impl PyContext {
                     "{warning} Pass allow_insecure=True to use them anyway."
                 )));
             }
-            let msg = std::ffi::CString::new(warning).unwrap_or_default();
-            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)?;
+            warn_user(py, &warning)?;
         }
         let plain = Arc::new(Eval::keyless(&ctx, true));
         Ok(Self { ctx, preset, plain })
@@ -468,365 +419,295 @@ impl PyContext {
     }
 }
 
-#[pymethods]
-impl PyContext {
-    #[new]
-    #[pyo3(signature = (log_n = 13, log_scale = 40, q0_bits = 45, levels = 3, special_primes = 1,
-                        special_bits = 50, dnum = None, secret = "ternary", sigma = 3.2,
-                        conversion = "fast", rescaling = "exact", allow_insecure = false))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        log_n: u32,
-        log_scale: u32,
-        q0_bits: u32,
-        levels: usize,
-        special_primes: usize,
-        special_bits: u32,
-        dnum: Option<usize>,
-        secret: &str,
-        sigma: f64,
-        conversion: &str,
-        rescaling: &str,
-        allow_insecure: bool,
-    ) -> PyResult<Self> {
-        let params = CkksParams {
-            log_n,
-            log_scale,
-            q0_bits,
-            levels,
-            special_primes,
-            special_bits,
-            dnum: dnum.unwrap_or(levels + 1),
-            secret: parse_secret(secret)?,
-            sigma,
-            conversion: parse_mode(conversion)?,
-            rescaling: parse_rescaling(rescaling)?,
-        };
-        Self::build(py, params, None, allow_insecure)
-    }
-
-    /// Context.from_preset(name, allow_insecure=False) -> Context
-    ///
-    /// The context of a named preset (``rnsfhe.ckks.presets()``; case-insensitive): "Rec128N13" to
-    /// "Rec128N16" (128-bit, scale 2^40, depth 3 / 6 / 15 / 32) or the RNS-CKKS paper's Table 1 settings
-    /// "PaperTable1L5", "PaperTable1L10", "PaperTable1L15" (sparse secret, 80-bit target: they need
-    /// ``allow_insecure=True``). Raises ValueError for an unknown name.
-    #[staticmethod]
-    #[pyo3(signature = (name, allow_insecure = false))]
-    fn from_preset(py: Python<'_>, name: &str, allow_insecure: bool) -> PyResult<Self> {
-        let preset = Preset::ALL
-            .into_iter()
-            .find(|p| preset_name(*p).eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "unknown CKKS preset {name:?}: expected one of {:?}",
-                    Preset::ALL.map(preset_name)
-                ))
-            })?;
-        Self::build(py, preset.params(), Some(preset), allow_insecure)
-    }
-
-    /// Context.generate(depth, log_scale=40, security=128) -> Context
-    ///
-    /// Chooses parameters for a multiplicative ``depth`` at scale 2^log_scale and a security level (128,
-    /// 192 or 256 bits; HE Standard, uniform ternary secret), with the smallest N that fits, in the manner
-    /// of OpenFHE's CCParams. Raises ValueError when no N up to 2^17 fits.
-    #[staticmethod]
-    #[pyo3(signature = (depth, log_scale = 40, security = 128))]
-    fn generate(py: Python<'_>, depth: usize, log_scale: u32, security: u32) -> PyResult<Self> {
-        let level = match security {
-            128 => SecurityLevel::Bits128,
-            192 => SecurityLevel::Bits192,
-            256 => SecurityLevel::Bits256,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "security = {other} is not supported: expected 128, 192 or 256 (bits)"
-                )))
-            }
-        };
-        let params = CkksParams::generate(depth, log_scale, level).map_err(ckks_error)?;
-        Self::build(py, params, None, false)
-    }
-
-    /// keygen(rotations=(), conjugate=False, sum_slots=False) -> KeySet
-    ///
-    /// Samples a secret key and the public, relinearization and Galois keys: rotation keys for each step
-    /// in ``rotations`` (left by k for k > 0, right for k < 0), the conjugation key if ``conjugate``, and,
-    /// if ``sum_slots``, the rotations by 1, 2, 4, ..., slots/2 that ``Ciphertext.sum()`` and ``mean()``
-    /// need. Randomness comes from the operating system (ChaCha20). The GIL is released.
-    #[pyo3(signature = (rotations = Vec::new(), conjugate = false, sum_slots = false))]
-    fn keygen(
-        &self,
-        py: Python<'_>,
-        rotations: Vec<i64>,
-        conjugate: bool,
-        sum_slots: bool,
-    ) -> PyResult<PyKeySet> {
-        let slots = self.ctx.max_slots() as i64;
-        let mut steps: Vec<i64> = Vec::new();
-        let extra = if sum_slots {
-            KeyGenerator::power_of_two_steps(self.ctx.max_slots())
-        } else {
-            Vec::new()
-        };
-        for s in rotations.into_iter().chain(extra) {
-            if s.rem_euclid(slots) != 0 && !steps.contains(&s) {
-                steps.push(s);
-            }
-        }
-        let ctx = &self.ctx;
-        let keys = py
-            .allow_threads(|| -> ckks::Result<_> {
-                let mut rng = Csprng::from_os()?;
-                let kg = KeyGenerator::new(ctx, &mut rng)?;
-                kg.generate_all(&steps, conjugate, &mut rng)
-            })
-            .map_err(ckks_error)?;
-        Ok(PyKeySet {
-            ctx: Arc::clone(ctx),
-            secret: Arc::new(keys.secret),
-            public: Arc::new(keys.public),
-            relin: Arc::new(keys.relin),
-            galois: Arc::new(keys.galois),
-            rotations: steps,
-            conjugate,
-        })
-    }
-
+context_methods! {
     /// encryptor(key, evaluator=None) -> Encryptor
     ///
     /// An encryptor with a PublicKey, a KeySet (its public key) or a SecretKey (secret-key encryption, less
     /// noise). Its ciphertexts are attached to ``evaluator`` (default: a keyless evaluator of this context
     /// with auto-rescaling, enough for additions and plaintext/scalar products).
-    #[pyo3(signature = (key, evaluator = None))]
-    fn encryptor(
-        &self,
-        key: &Bound<'_, PyAny>,
-        evaluator: Option<&PyEvaluator>,
-    ) -> PyResult<PyEncryptor> {
-        let ctx = &self.ctx;
-        let (enc, with_secret) = if let Ok(ks) = key.downcast::<PyKeySet>() {
-            (CkksEncryptor::with_public_key(ctx, &ks.get().public), false)
-        } else if let Ok(pk) = key.downcast::<PyPublicKey>() {
-            (CkksEncryptor::with_public_key(ctx, &pk.get().key), false)
-        } else if let Ok(sk) = key.downcast::<PySecretKey>() {
-            (CkksEncryptor::with_secret_key(ctx, &sk.get().key), true)
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "encryptor needs a KeySet, a PublicKey or a SecretKey, got {}",
-                key.get_type().name()?
-            )));
-        };
-        let eval = match evaluator {
-            Some(e) => Arc::clone(&e.eval),
-            None => Arc::clone(&self.plain),
-        };
-        Ok(PyEncryptor {
-            enc: enc.map_err(ckks_error)?,
-            ctx: Arc::clone(ctx),
-            eval,
-            with_secret,
-        })
-    }
+    fn encryptor;
 
-    /// decryptor(key) -> Decryptor
-    ///
-    /// A decryptor with a SecretKey or a KeySet (its secret key).
-    fn decryptor(&self, key: &Bound<'_, PyAny>) -> PyResult<PyDecryptor> {
-        let dec = if let Ok(ks) = key.downcast::<PyKeySet>() {
-            CkksDecryptor::new(&self.ctx, &ks.get().secret)
-        } else if let Ok(sk) = key.downcast::<PySecretKey>() {
-            CkksDecryptor::new(&self.ctx, &sk.get().key)
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "decryptor needs a KeySet or a SecretKey, got {}",
-                key.get_type().name()?
-            )));
-        };
-        Ok(PyDecryptor {
-            dec: dec.map_err(ckks_error)?,
-        })
-    }
+    impl PyContext {
+        #[new]
+        #[pyo3(signature = (log_n = 13, log_scale = 40, q0_bits = 45, levels = 3, special_primes = 1,
+                            special_bits = 50, dnum = None, secret = "ternary", sigma = 3.2,
+                            conversion = "fast", rescaling = "exact", allow_insecure = false))]
+        #[allow(clippy::too_many_arguments)]
+        fn new(
+            py: Python<'_>,
+            log_n: u32,
+            log_scale: u32,
+            q0_bits: u32,
+            levels: usize,
+            special_primes: usize,
+            special_bits: u32,
+            dnum: Option<usize>,
+            secret: &str,
+            sigma: f64,
+            conversion: &str,
+            rescaling: &str,
+            allow_insecure: bool,
+        ) -> PyResult<Self> {
+            let params = CkksParams {
+                log_n,
+                log_scale,
+                q0_bits,
+                levels,
+                special_primes,
+                special_bits,
+                dnum: dnum.unwrap_or(levels + 1),
+                secret: parse_secret(secret)?,
+                sigma,
+                conversion: parse_mode(conversion)?,
+                rescaling: parse_rescaling(rescaling)?,
+            };
+            Self::build(py, params, None, allow_insecure)
+        }
 
-    /// evaluator(keys=None, *, relin_key=None, galois_keys=None, auto_rescale=True, strict=False) -> Evaluator
-    ///
-    /// An evaluator with the relinearization and Galois keys of ``keys`` (a KeySet), or with the keys given
-    /// separately (a server never sees the secret key). ``auto_rescale``: every multiplication by a
-    /// ciphertext, an array or a float rescales its result (one level). ``strict``: operands at different
-    /// levels or scales are errors instead of being aligned.
-    #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None, auto_rescale = true,
-                        strict = false))]
-    fn evaluator(
-        &self,
-        py: Python<'_>,
-        keys: Option<&PyKeySet>,
-        relin_key: Option<&PyRelinKey>,
-        galois_keys: Option<&PyGaloisKeys>,
-        auto_rescale: bool,
-        strict: bool,
-    ) -> PyResult<PyEvaluator> {
-        let relin = relin_key.map(|k| &*k.key).or(keys.map(|k| &*k.relin));
-        let galois = match (galois_keys, keys) {
-            (Some(g), _) => Some((&*g.key, &g.rotations[..], g.conjugate)),
-            (None, Some(k)) => Some((&*k.galois, &k.rotations[..], k.conjugate)),
-            (None, None) => None,
-        };
-        // Cloning the keys into the evaluator copies megabytes: without the GIL.
-        let eval = py.allow_threads(|| self.make_eval(relin, galois, auto_rescale, strict))?;
-        Ok(PyEvaluator {
-            eval: Arc::new(eval),
-        })
-    }
+        /// Context.from_preset(name, allow_insecure=False) -> Context
+        ///
+        /// The context of a named preset (``rnsfhe.ckks.presets()``; case-insensitive): "Rec128N13" to
+        /// "Rec128N16" (128-bit, scale 2^40, depth 3 / 6 / 15 / 32) or the RNS-CKKS paper's Table 1 settings
+        /// "PaperTable1L5", "PaperTable1L10", "PaperTable1L15" (sparse secret, 80-bit target: they need
+        /// ``allow_insecure=True``). Raises ValueError for an unknown name.
+        #[staticmethod]
+        #[pyo3(signature = (name, allow_insecure = false))]
+        fn from_preset(py: Python<'_>, name: &str, allow_insecure: bool) -> PyResult<Self> {
+            let preset = SCHEME.find_preset(&Preset::ALL, name)?;
+            Self::build(py, preset.params(), Some(preset), allow_insecure)
+        }
 
-    /// level_scale(level) -> float: the default scale of a plaintext encoded at ``level`` (limbs, 1 to
-    /// max_level).
-    fn level_scale(&self, level: usize) -> PyResult<f64> {
-        self.ctx.level_scale(level).map_err(ckks_error)
-    }
+        /// Context.generate(depth, log_scale=40, security=128) -> Context
+        ///
+        /// Chooses parameters for a multiplicative ``depth`` at scale 2^log_scale and a security level (128,
+        /// 192 or 256 bits; HE Standard, uniform ternary secret), with the smallest N that fits, in the manner
+        /// of OpenFHE's CCParams. Raises ValueError when no N up to 2^17 fits.
+        #[staticmethod]
+        #[pyo3(signature = (depth, log_scale = 40, security = 128))]
+        fn generate(py: Python<'_>, depth: usize, log_scale: u32, security: u32) -> PyResult<Self> {
+            let level = match security {
+                128 => SecurityLevel::Bits128,
+                192 => SecurityLevel::Bits192,
+                256 => SecurityLevel::Bits256,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "security = {other} is not supported: expected 128, 192 or 256 (bits)"
+                    )))
+                }
+            };
+            let params = CkksParams::generate(depth, log_scale, level).map_err(ckks_error)?;
+            Self::build(py, params, None, false)
+        }
 
-    /// Ring degree N.
-    #[getter]
-    fn n(&self) -> usize {
-        self.ctx.n()
-    }
+        /// keygen(rotations=(), conjugate=False, sum_slots=False) -> KeySet
+        ///
+        /// Samples a secret key and the public, relinearization and Galois keys: rotation keys for each step
+        /// in ``rotations`` (left by k for k > 0, right for k < 0), the conjugation key if ``conjugate``, and,
+        /// if ``sum_slots``, the rotations by 1, 2, 4, ..., slots/2 that ``Ciphertext.sum()`` and ``mean()``
+        /// need. Randomness comes from the operating system (ChaCha20). The GIL is released.
+        #[pyo3(signature = (rotations = Vec::new(), conjugate = false, sum_slots = false))]
+        fn keygen(
+            &self,
+            py: Python<'_>,
+            rotations: Vec<i64>,
+            conjugate: bool,
+            sum_slots: bool,
+        ) -> PyResult<PyKeySet> {
+            let slots = self.ctx.max_slots() as i64;
+            let mut steps: Vec<i64> = Vec::new();
+            let extra = if sum_slots {
+                KeyGenerator::power_of_two_steps(self.ctx.max_slots())
+            } else {
+                Vec::new()
+            };
+            for s in rotations.into_iter().chain(extra) {
+                if s.rem_euclid(slots) != 0 && !steps.contains(&s) {
+                    steps.push(s);
+                }
+            }
+            let ctx = &self.ctx;
+            let keys = py
+                .allow_threads(|| -> ckks::Result<_> {
+                    let mut rng = Csprng::from_os()?;
+                    let kg = KeyGenerator::new(ctx, &mut rng)?;
+                    kg.generate_all(&steps, conjugate, &mut rng)
+                })
+                .map_err(ckks_error)?;
+            Ok(PyKeySet {
+                ctx: Arc::clone(ctx),
+                secret: Arc::new(keys.secret),
+                public: Arc::new(keys.public),
+                relin: Arc::new(keys.relin),
+                galois: Arc::new(keys.galois),
+                rotations: steps,
+                conjugate,
+            })
+        }
 
-    /// Number of complex slots of a ciphertext, N/2.
-    #[getter]
-    fn slots(&self) -> usize {
-        self.ctx.max_slots()
-    }
+        /// evaluator(keys=None, *, relin_key=None, galois_keys=None, auto_rescale=True, strict=False) -> Evaluator
+        ///
+        /// An evaluator with the relinearization and Galois keys of ``keys`` (a KeySet), or with the keys given
+        /// separately (a server never sees the secret key). ``auto_rescale``: every multiplication by a
+        /// ciphertext, an array or a float rescales its result (one level). ``strict``: operands at different
+        /// levels or scales are errors instead of being aligned.
+        #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None, auto_rescale = true,
+                            strict = false))]
+        fn evaluator(
+            &self,
+            py: Python<'_>,
+            keys: Option<&PyKeySet>,
+            relin_key: Option<&PyRelinKey>,
+            galois_keys: Option<&PyGaloisKeys>,
+            auto_rescale: bool,
+            strict: bool,
+        ) -> PyResult<PyEvaluator> {
+            let relin = relin_key.map(|k| &*k.key).or(keys.map(|k| &*k.relin));
+            let galois = match (galois_keys, keys) {
+                (Some(g), _) => Some((&*g.key, &g.rotations[..], g.conjugate)),
+                (None, Some(k)) => Some((&*k.galois, &k.rotations[..], k.conjugate)),
+                (None, None) => None,
+            };
+            // Cloning the keys into the evaluator copies megabytes: without the GIL.
+            let eval = py.allow_threads(|| self.make_eval(relin, galois, auto_rescale, strict))?;
+            Ok(PyEvaluator {
+                eval: Arc::new(eval),
+            })
+        }
 
-    /// Multiplicative depth: how many rescalings a fresh ciphertext allows.
-    #[getter]
-    fn levels(&self) -> usize {
-        self.ctx.params().levels
-    }
+        /// level_scale(level) -> float: the default scale of a plaintext encoded at ``level`` (limbs, 1 to
+        /// max_level).
+        fn level_scale(&self, level: usize) -> PyResult<f64> {
+            self.ctx.level_scale(level).map_err(ckks_error)
+        }
 
-    /// Level of a fresh ciphertext in limbs (levels + 1); Ciphertext.level counts limbs too.
-    #[getter]
-    fn max_level(&self) -> usize {
-        self.ctx.max_level()
-    }
+        /// Ring degree N.
+        #[getter]
+        fn n(&self) -> usize {
+            self.ctx.n()
+        }
 
-    /// log2 of the scale parameter (the scaling primes are close to 2^log_scale).
-    #[getter]
-    fn log_scale(&self) -> u32 {
-        self.ctx.params().log_scale
-    }
+        /// Number of complex slots of a ciphertext, N/2.
+        #[getter]
+        fn slots(&self) -> usize {
+            self.ctx.max_slots()
+        }
 
-    /// log2(Q) of the full chain q_0 ... q_L.
-    #[getter]
-    fn log_q(&self) -> f64 {
-        self.ctx.log_q()
-    }
+        /// Multiplicative depth: how many rescalings a fresh ciphertext allows.
+        #[getter]
+        fn levels(&self) -> usize {
+            self.ctx.params().levels
+        }
 
-    /// log2(QP) including the special primes (what the security table bounds).
-    #[getter]
-    fn log_qp(&self) -> f64 {
-        self.ctx.log_qp()
-    }
+        /// Level of a fresh ciphertext in limbs (levels + 1); Ciphertext.level counts limbs too.
+        #[getter]
+        fn max_level(&self) -> usize {
+            self.ctx.max_level()
+        }
 
-    /// The security estimate against the HE Standard table, as text.
-    #[getter]
-    fn security(&self) -> String {
-        self.ctx.security().to_string()
-    }
+        /// log2 of the scale parameter (the scaling primes are close to 2^log_scale).
+        #[getter]
+        fn log_scale(&self) -> u32 {
+            self.ctx.params().log_scale
+        }
 
-    /// True unless 128-bit security is established by the HE Standard table.
-    #[getter]
-    fn is_insecure(&self) -> bool {
-        self.ctx.is_insecure()
-    }
+        /// log2(Q) of the full chain q_0 ... q_L.
+        #[getter]
+        fn log_q(&self) -> f64 {
+            self.ctx.log_q()
+        }
 
-    /// The warning text for insecure parameters, or None.
-    #[getter]
-    fn security_warning(&self) -> Option<String> {
-        self.ctx.security_warning()
-    }
+        /// log2(QP) including the special primes (what the security table bounds).
+        #[getter]
+        fn log_qp(&self) -> f64 {
+            self.ctx.log_qp()
+        }
 
-    /// The ciphertext chain q_0 ... q_L.
-    #[getter]
-    fn q_moduli(&self) -> Vec<u64> {
-        self.ctx.q_moduli().to_vec()
-    }
+        /// The security estimate against the HE Standard table, as text.
+        #[getter]
+        fn security(&self) -> String {
+            self.ctx.security().to_string()
+        }
 
-    /// The special (key-switching) primes.
-    #[getter]
-    fn p_moduli(&self) -> Vec<u64> {
-        self.ctx.p_moduli().to_vec()
-    }
+        /// True unless 128-bit security is established by the HE Standard table.
+        #[getter]
+        fn is_insecure(&self) -> bool {
+            self.ctx.is_insecure()
+        }
 
-    /// The preset name, or None for literal parameters.
-    #[getter]
-    fn preset(&self) -> Option<String> {
-        self.preset.map(preset_name)
-    }
+        /// The ciphertext chain q_0 ... q_L.
+        #[getter]
+        fn q_moduli(&self) -> Vec<u64> {
+            self.ctx.q_moduli().to_vec()
+        }
 
-    /// Fingerprint of the parameters (equal contexts have equal fingerprints).
-    #[getter]
-    fn fingerprint(&self) -> u64 {
-        self.ctx.fingerprint()
-    }
+        /// The special (key-switching) primes.
+        #[getter]
+        fn p_moduli(&self) -> Vec<u64> {
+            self.ctx.p_moduli().to_vec()
+        }
 
-    /// The parameters as a dict of the constructor's keyword arguments.
-    #[getter]
-    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let p = self.ctx.params();
-        let d = PyDict::new(py);
-        d.set_item("log_n", p.log_n)?;
-        d.set_item("log_scale", p.log_scale)?;
-        d.set_item("q0_bits", p.q0_bits)?;
-        d.set_item("levels", p.levels)?;
-        d.set_item("special_primes", p.special_primes)?;
-        d.set_item("special_bits", p.special_bits)?;
-        d.set_item("dnum", p.dnum)?;
-        d.set_item("secret", secret_name(p.secret))?;
-        d.set_item("sigma", p.sigma)?;
-        d.set_item("conversion", conversion_name(p.conversion))?;
-        d.set_item("rescaling", rescaling_name(p.rescaling))?;
-        Ok(d)
-    }
+        /// The preset name, or None for literal parameters.
+        #[getter]
+        fn preset(&self) -> Option<String> {
+            self.preset.map(preset_name)
+        }
 
-    fn __repr__(&self) -> String {
-        let p = self.ctx.params();
-        let name = self
-            .preset
-            .map(|x| format!("{:?}, ", preset_name(x)))
-            .unwrap_or_default();
-        format!(
-            "Context({name}N=2^{}, log_scale={}, levels={}, log_qp={:.1}, security={:?})",
-            p.log_n,
-            p.log_scale,
-            p.levels,
-            self.ctx.log_qp(),
-            self.security()
-        )
-    }
+        /// The parameters as a dict of the constructor's keyword arguments.
+        #[getter]
+        fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+            let p = self.ctx.params();
+            let d = PyDict::new(py);
+            d.set_item("log_n", p.log_n)?;
+            d.set_item("log_scale", p.log_scale)?;
+            d.set_item("q0_bits", p.q0_bits)?;
+            d.set_item("levels", p.levels)?;
+            d.set_item("special_primes", p.special_primes)?;
+            d.set_item("special_bits", p.special_bits)?;
+            d.set_item("dnum", p.dnum)?;
+            d.set_item("secret", secret_name(p.secret))?;
+            d.set_item("sigma", p.sigma)?;
+            d.set_item("conversion", mode_name(p.conversion))?;
+            d.set_item("rescaling", rescaling_name(p.rescaling))?;
+            Ok(d)
+        }
 
-    /// Pickling rebuilds the context from its parameters (same primes, same fingerprint).
-    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyType>, PyObject)> {
-        let this = slf.get();
-        let p = this.ctx.params();
-        let py = slf.py();
-        let args = (
-            p.log_n,
-            p.log_scale,
-            p.q0_bits,
-            p.levels,
-            p.special_primes,
-            p.special_bits,
-            p.dnum,
-            secret_name(p.secret),
-            p.sigma,
-            conversion_name(p.conversion),
-            rescaling_name(p.rescaling),
-            this.ctx.is_insecure(),
-        )
-            .into_pyobject(py)?
-            .into_any()
-            .unbind();
-        Ok((slf.get_type().unbind(), args))
+        fn __repr__(&self) -> String {
+            let p = self.ctx.params();
+            let name = preset_prefix(self.preset);
+            format!(
+                "Context({name}N=2^{}, log_scale={}, levels={}, log_qp={:.1}, security={:?})",
+                p.log_n,
+                p.log_scale,
+                p.levels,
+                self.ctx.log_qp(),
+                self.security()
+            )
+        }
+
+        /// Pickling rebuilds the context from its parameters (same primes, same fingerprint).
+        fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyType>, PyObject)> {
+            let this = slf.get();
+            let p = this.ctx.params();
+            let py = slf.py();
+            let args = (
+                p.log_n,
+                p.log_scale,
+                p.q0_bits,
+                p.levels,
+                p.special_primes,
+                p.special_bits,
+                p.dnum,
+                secret_name(p.secret),
+                p.sigma,
+                mode_name(p.conversion),
+                rescaling_name(p.rescaling),
+                this.ctx.is_insecure(),
+            )
+                .into_pyobject(py)?
+                .into_any()
+                .unbind();
+            Ok((slf.get_type().unbind(), args))
+        }
     }
 }
 
@@ -849,104 +730,46 @@ struct PyKeySet {
     conjugate: bool,
 }
 
-#[pymethods]
-impl PyKeySet {
-    /// The secret key (never printed).
-    #[getter]
-    fn secret(&self) -> PySecretKey {
-        PySecretKey {
-            key: Arc::clone(&self.secret),
+keyset_methods! {
+    impl PyKeySet {
+        /// The Galois keys (rotations and conjugation).
+        #[getter]
+        fn galois(&self) -> PyGaloisKeys {
+            PyGaloisKeys {
+                key: Arc::clone(&self.galois),
+                rotations: self.rotations.clone(),
+                conjugate: self.conjugate,
+            }
+        }
+
+        /// The rotation steps that have keys.
+        #[getter]
+        fn rotations(&self) -> Vec<i64> {
+            self.rotations.clone()
+        }
+
+        /// Whether the conjugation key was generated.
+        #[getter]
+        fn conjugate(&self) -> bool {
+            self.conjugate
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "KeySet(N={}, rotations={:?}, conjugate={})",
+                self.ctx.n(),
+                self.rotations,
+                py_bool(self.conjugate)
+            )
         }
     }
-
-    /// The public encryption key.
-    #[getter]
-    fn public(&self) -> PyPublicKey {
-        PyPublicKey {
-            key: Arc::clone(&self.public),
-        }
-    }
-
-    /// The relinearization key (needed by ciphertext multiplication).
-    #[getter]
-    fn relin(&self) -> PyRelinKey {
-        PyRelinKey {
-            key: Arc::clone(&self.relin),
-        }
-    }
-
-    /// The Galois keys (rotations and conjugation).
-    #[getter]
-    fn galois(&self) -> PyGaloisKeys {
-        PyGaloisKeys {
-            key: Arc::clone(&self.galois),
-            rotations: self.rotations.clone(),
-            conjugate: self.conjugate,
-        }
-    }
-
-    /// The rotation steps that have keys.
-    #[getter]
-    fn rotations(&self) -> Vec<i64> {
-        self.rotations.clone()
-    }
-
-    /// Whether the conjugation key was generated.
-    #[getter]
-    fn conjugate(&self) -> bool {
-        self.conjugate
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "KeySet(N={}, rotations={:?}, conjugate={})",
-            self.ctx.n(),
-            self.rotations,
-            if self.conjugate { "True" } else { "False" }
-        )
-    }
-
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("KeySet"))
-    }
 }
 
-/// The secret key (zeroized when freed, never printed). Not picklable yet.
-#[pyclass(name = "SecretKey", module = "rnsfhe.ckks", frozen)]
-struct PySecretKey {
-    key: Arc<SecretKey>,
-}
-
-#[pymethods]
-impl PySecretKey {
-    fn __repr__(&self) -> &'static str {
-        "SecretKey(<hidden>)"
-    }
-
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("SecretKey"))
-    }
-}
-
-/// The public encryption key. Not picklable yet.
-#[pyclass(name = "PublicKey", module = "rnsfhe.ckks", frozen)]
-struct PyPublicKey {
-    key: Arc<PublicKey>,
-}
-
-#[pymethods]
-impl PyPublicKey {
-    fn __repr__(&self) -> String {
-        format!("PublicKey(fingerprint={:#018x})", self.key.fingerprint())
-    }
-
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("PublicKey"))
-    }
-}
+key_classes!(
+    module = "rnsfhe.ckks",
+    encryptor_keys = "a KeySet, a PublicKey or a SecretKey",
+    decryptor_keys = "a KeySet or a SecretKey"
+);
 
 /// The relinearization key. Not picklable yet.
 #[pyclass(name = "RelinKey", module = "rnsfhe.ckks", frozen)]
@@ -965,7 +788,7 @@ impl PyRelinKey {
 
     /// Raises TypeError: keys cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("RelinKey"))
+        Err(SCHEME.not_picklable("RelinKey"))
     }
 }
 
@@ -1001,13 +824,13 @@ impl PyGaloisKeys {
         format!(
             "GaloisKeys(rotations={:?}, conjugate={})",
             self.rotations,
-            if self.conjugate { "True" } else { "False" }
+            py_bool(self.conjugate)
         )
     }
 
     /// Raises TypeError: keys cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("GaloisKeys"))
+        Err(SCHEME.not_picklable("GaloisKeys"))
     }
 }
 
@@ -1022,6 +845,22 @@ struct PyEncryptor {
     ctx: Arc<CkksContext>,
     eval: Arc<Eval>,
     with_secret: bool,
+}
+
+impl PyEncryptor {
+    /// An encryptor of `ctx` with `key`; its ciphertexts are attached to `eval`.
+    fn new(ctx: &Arc<CkksContext>, key: EncryptionKey, eval: Arc<Eval>) -> PyResult<Self> {
+        let (enc, with_secret) = match key {
+            EncryptionKey::Public(pk) => (CkksEncryptor::with_public_key(ctx, &pk), false),
+            EncryptionKey::Secret(sk) => (CkksEncryptor::with_secret_key(ctx, &sk), true),
+        };
+        Ok(Self {
+            enc: enc.map_err(ckks_error)?,
+            ctx: Arc::clone(ctx),
+            eval,
+            with_secret,
+        })
+    }
 }
 
 #[pymethods]
@@ -1061,7 +900,7 @@ impl PyEncryptor {
 
     /// Raises TypeError: holds a key, which cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("Encryptor"))
+        Err(SCHEME.not_picklable("Encryptor"))
     }
 }
 
@@ -1069,6 +908,13 @@ impl PyEncryptor {
 #[pyclass(name = "Decryptor", module = "rnsfhe.ckks", frozen)]
 struct PyDecryptor {
     dec: CkksDecryptor,
+}
+
+impl PyDecryptor {
+    fn new(ctx: &Arc<CkksContext>, sk: &SecretKey) -> PyResult<Self> {
+        let dec = CkksDecryptor::new(ctx, sk).map_err(ckks_error)?;
+        Ok(Self { dec })
+    }
 }
 
 #[pymethods]
@@ -1101,7 +947,7 @@ impl PyDecryptor {
 
     /// Raises TypeError: holds the secret key, which cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("Decryptor"))
+        Err(SCHEME.not_picklable("Decryptor"))
     }
 }
 
@@ -1123,158 +969,135 @@ struct PyEvaluator {
     eval: Arc<Eval>,
 }
 
-#[pymethods]
-impl PyEvaluator {
-    /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
-    /// this evaluator's keys and options).
-    fn attach(&self, ct: &PyCiphertext) -> PyCiphertext {
-        PyCiphertext::new(ct.ct.clone(), &self.eval)
-    }
+evaluator_methods! {
+    operands = "a Ciphertext, an array or a number";
+    expected = "a Ciphertext, a 1-D array of numbers or a number";
+    impl PyEvaluator {
+        /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
+        /// this evaluator's keys and options).
+        fn attach(&self, ct: &PyCiphertext) -> PyCiphertext {
+            PyCiphertext::new(ct.ct.clone(), &self.eval)
+        }
 
-    /// add(a, b) -> Ciphertext: a + b (b a Ciphertext, an array or a number).
-    fn add(
-        &self,
-        py: Python<'_>,
-        a: &PyCiphertext,
-        b: &Bound<'_, PyAny>,
-    ) -> PyResult<PyCiphertext> {
-        binary_strict(py, &self.eval, &a.ct, b, BinOp::Add)
-    }
+        /// multiply(a, b) -> Ciphertext: a * b (b a Ciphertext, an array or a number), relinearized, and
+        /// rescaled if auto_rescale (except for int factors, which are exact).
+        fn multiply(
+            &self,
+            py: Python<'_>,
+            a: &PyCiphertext,
+            b: &Bound<'_, PyAny>,
+        ) -> PyResult<PyCiphertext> {
+            self.binary_strict(py, a, b, BinOp::Mul)
+        }
 
-    /// sub(a, b) -> Ciphertext: a - b (b a Ciphertext, an array or a number).
-    fn sub(
-        &self,
-        py: Python<'_>,
-        a: &PyCiphertext,
-        b: &Bound<'_, PyAny>,
-    ) -> PyResult<PyCiphertext> {
-        binary_strict(py, &self.eval, &a.ct, b, BinOp::Sub)
-    }
+        /// square(a) -> Ciphertext: a * a (rescaled if auto_rescale).
+        fn square(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| {
+                e.finish_product(e.ev.square(c)?)
+            })
+        }
 
-    /// multiply(a, b) -> Ciphertext: a * b (b a Ciphertext, an array or a number), relinearized, and
-    /// rescaled if auto_rescale (except for int factors, which are exact).
-    fn multiply(
-        &self,
-        py: Python<'_>,
-        a: &PyCiphertext,
-        b: &Bound<'_, PyAny>,
-    ) -> PyResult<PyCiphertext> {
-        binary_strict(py, &self.eval, &a.ct, b, BinOp::Mul)
-    }
+        /// negate(a) -> Ciphertext: -a.
+        fn negate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.ev.negate(c))
+        }
 
-    /// square(a) -> Ciphertext: a * a (rescaled if auto_rescale).
-    fn square(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &a.ct, |e, c| {
-            e.finish_product(e.ev.square(c)?)
-        })
-    }
+        /// rescale(a) -> Ciphertext: divides by the last prime of the level (one level less, scale divided by
+        /// that prime). Raises ValueError at level 1.
+        fn rescale(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.ev.rescale(c))
+        }
 
-    /// negate(a) -> Ciphertext: -a.
-    fn negate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &a.ct, |e, c| e.ev.negate(c))
-    }
+        /// drop_to_level(a, level) -> Ciphertext: the same message at a lower level (limbs removed).
+        fn drop_to_level(
+            &self,
+            py: Python<'_>,
+            a: &PyCiphertext,
+            level: usize,
+        ) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.ev.drop_to_level(c, level))
+        }
 
-    /// rescale(a) -> Ciphertext: divides by the last prime of the level (one level less, scale divided by
-    /// that prime). Raises ValueError at level 1.
-    fn rescale(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &a.ct, |e, c| e.ev.rescale(c))
-    }
+        /// rotate(a, k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
+        /// Raises ValueError naming the step if its key was not generated.
+        fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: i64) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.rotate(c, k))
+        }
 
-    /// drop_to_level(a, level) -> Ciphertext: the same message at a lower level (limbs removed).
-    fn drop_to_level(
-        &self,
-        py: Python<'_>,
-        a: &PyCiphertext,
-        level: usize,
-    ) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &a.ct, |e, c| e.ev.drop_to_level(c, level))
-    }
+        /// rotate_many(a, steps) -> list[Ciphertext]: rotations by each step, sharing one decomposition
+        /// (hoisted rotations; faster than separate rotate calls).
+        fn rotate_many(
+            &self,
+            py: Python<'_>,
+            a: &PyCiphertext,
+            steps: Vec<i64>,
+        ) -> PyResult<Vec<PyCiphertext>> {
+            let cts = py
+                .allow_threads(|| self.eval.ev.rotate_hoisted(&a.ct, &steps))
+                .map_err(ckks_error)?;
+            Ok(cts
+                .into_iter()
+                .map(|c| PyCiphertext::new(c, &self.eval))
+                .collect())
+        }
 
-    /// rotate(a, k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
-    /// Raises ValueError naming the step if its key was not generated.
-    fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: i64) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &a.ct, |e, c| e.rotate(c, k))
-    }
+        /// conjugate(a) -> Ciphertext: complex conjugate of every slot (needs keygen(conjugate=True)).
+        fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.ev.conjugate(c))
+        }
 
-    /// rotate_many(a, steps) -> list[Ciphertext]: rotations by each step, sharing one decomposition
-    /// (hoisted rotations; faster than separate rotate calls).
-    fn rotate_many(
-        &self,
-        py: Python<'_>,
-        a: &PyCiphertext,
-        steps: Vec<i64>,
-    ) -> PyResult<Vec<PyCiphertext>> {
-        let cts = py
-            .allow_threads(|| self.eval.ev.rotate_hoisted(&a.ct, &steps))
-            .map_err(ckks_error)?;
-        Ok(cts
-            .into_iter()
-            .map(|c| PyCiphertext::new(c, &self.eval))
-            .collect())
-    }
+        /// sum(a) -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)).
+        fn sum(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.ev.sum_slots(c))
+        }
 
-    /// conjugate(a) -> Ciphertext: complex conjugate of every slot (needs keygen(conjugate=True)).
-    fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &a.ct, |e, c| e.ev.conjugate(c))
-    }
+        /// mean(a) -> Ciphertext: the mean of all ``a.slots`` slots (zero padding included), in every slot;
+        /// uses one level (needs keygen(sum_slots=True)).
+        fn mean(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.mean(c))
+        }
 
-    /// sum(a) -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)).
-    fn sum(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &a.ct, |e, c| e.ev.sum_slots(c))
-    }
+        /// Whether products are rescaled automatically.
+        #[getter]
+        fn auto_rescale(&self) -> bool {
+            self.eval.auto_rescale
+        }
 
-    /// mean(a) -> Ciphertext: the mean of all ``a.slots`` slots (zero padding included), in every slot;
-    /// uses one level (needs keygen(sum_slots=True)).
-    fn mean(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &a.ct, |e, c| e.mean(c))
-    }
+        /// Whether level or scale mismatches are errors (instead of being aligned).
+        #[getter]
+        fn strict(&self) -> bool {
+            self.eval.ev.is_strict()
+        }
 
-    /// Whether products are rescaled automatically.
-    #[getter]
-    fn auto_rescale(&self) -> bool {
-        self.eval.auto_rescale
-    }
+        /// Whether the evaluator has a relinearization key (needed by ciphertext products).
+        #[getter]
+        fn has_relin_key(&self) -> bool {
+            self.eval.has_relin
+        }
 
-    /// Whether level or scale mismatches are errors (instead of being aligned).
-    #[getter]
-    fn strict(&self) -> bool {
-        self.eval.ev.is_strict()
-    }
+        /// The rotation steps with keys ([] without Galois keys).
+        #[getter]
+        fn rotations(&self) -> Vec<i64> {
+            self.eval.rotations.clone()
+        }
 
-    /// Whether the evaluator has a relinearization key (needed by ciphertext products).
-    #[getter]
-    fn has_relin_key(&self) -> bool {
-        self.eval.has_relin
-    }
+        /// Whether the evaluator can conjugate.
+        #[getter]
+        fn conjugate_key(&self) -> bool {
+            self.eval.has_galois && self.eval.conjugate
+        }
 
-    /// The rotation steps with keys ([] without Galois keys).
-    #[getter]
-    fn rotations(&self) -> Vec<i64> {
-        self.eval.rotations.clone()
-    }
-
-    /// Whether the evaluator can conjugate.
-    #[getter]
-    fn conjugate_key(&self) -> bool {
-        self.eval.has_galois && self.eval.conjugate
-    }
-
-    fn __repr__(&self) -> String {
-        let b = |x: bool| if x { "True" } else { "False" };
-        format!(
-            "Evaluator(N={}, relin_key={}, rotations={:?}, conjugate={}, auto_rescale={}, strict={})",
-            self.eval.ctx().n(),
-            b(self.eval.has_relin),
-            self.eval.rotations,
-            b(self.conjugate_key()),
-            b(self.eval.auto_rescale),
-            b(self.strict())
-        )
-    }
-
-    /// Raises TypeError: holds keys, which cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("Evaluator"))
+        fn __repr__(&self) -> String {
+            format!(
+                "Evaluator(N={}, relin_key={}, rotations={:?}, conjugate={}, auto_rescale={}, strict={})",
+                self.eval.ctx().n(),
+                py_bool(self.eval.has_relin),
+                self.eval.rotations,
+                py_bool(self.conjugate_key()),
+                py_bool(self.eval.auto_rescale),
+                py_bool(self.strict())
+            )
+        }
     }
 }
 
@@ -1304,163 +1127,111 @@ impl PyCiphertext {
     }
 }
 
-#[pymethods]
-impl PyCiphertext {
-    /// numpy defers to the Ciphertext operators (``array + ct`` is a Ciphertext, not an object array).
-    #[classattr]
-    fn __array_ufunc__(py: Python<'_>) -> PyObject {
-        py.None()
-    }
-
-    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        binary(py, &self.eval, &self.ct, other, BinOp::Add)
-    }
-
-    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        binary(py, &self.eval, &self.ct, other, BinOp::Add)
-    }
-
-    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        binary(py, &self.eval, &self.ct, other, BinOp::Sub)
-    }
-
-    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        binary(py, &self.eval, &self.ct, other, BinOp::RSub)
-    }
-
-    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        binary(py, &self.eval, &self.ct, other, BinOp::Mul)
-    }
-
-    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        binary(py, &self.eval, &self.ct, other, BinOp::Mul)
-    }
-
-    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        let inverse = match classify(other)? {
-            Some(Operand::Int(k)) => Complex64::new(k as f64, 0.0),
-            Some(Operand::Real(x)) => Complex64::new(x, 0.0),
-            Some(Operand::Complex(z)) => z,
-            _ => return Ok(py.NotImplemented()),
-        };
-        if inverse.norm_sqr() == 0.0 {
-            return Err(PyZeroDivisionError::new_err(
-                "division of a ciphertext by zero",
-            ));
+ciphertext_methods! {
+    impl PyCiphertext {
+        fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+            let inverse = match classify(other)? {
+                Some(Operand::Int(k)) => Complex64::new(k as f64, 0.0),
+                Some(Operand::Real(x)) => Complex64::new(x, 0.0),
+                Some(Operand::Complex(z)) => z,
+                _ => return Ok(py.NotImplemented()),
+            };
+            if inverse.norm_sqr() == 0.0 {
+                return Err(PyZeroDivisionError::new_err(
+                    "division of a ciphertext by zero",
+                ));
+            }
+            let factor = if inverse.im == 0.0 {
+                Operand::Real(1.0 / inverse.re)
+            } else {
+                Operand::Complex(inverse.inv())
+            };
+            let eval = &self.eval;
+            let ct = py
+                .allow_threads(|| eval.apply(&self.ct, BinOp::Mul, &factor))
+                .map_err(ckks_error)?;
+            operator_result(py, Some(PyCiphertext::new(ct, eval)))
         }
-        let factor = if inverse.im == 0.0 {
-            Operand::Real(1.0 / inverse.re)
-        } else {
-            Operand::Complex(inverse.inv())
-        };
-        let eval = &self.eval;
-        let ct = py
-            .allow_threads(|| eval.apply(&self.ct, BinOp::Mul, &factor))
-            .map_err(ckks_error)?;
-        Ok(Py::new(py, PyCiphertext::new(ct, eval))?.into_any())
-    }
 
-    fn __neg__(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &self.ct, |e, c| e.ev.negate(c))
-    }
-
-    /// rescale() -> Ciphertext: divides by the last prime (one level less); ValueError at level 1.
-    fn rescale(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &self.ct, |e, c| e.ev.rescale(c))
-    }
-
-    /// square() -> Ciphertext: self * self (rescaled if the evaluator auto-rescales).
-    fn square(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &self.ct, |e, c| {
-            e.finish_product(e.ev.square(c)?)
-        })
-    }
-
-    /// drop_to_level(level) -> Ciphertext: the same message at a lower level (limbs removed).
-    fn drop_to_level(&self, py: Python<'_>, level: usize) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &self.ct, |e, c| {
-            e.ev.drop_to_level(c, level)
-        })
-    }
-
-    /// rotate(k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
-    /// Raises ValueError naming the step if its rotation key was not generated.
-    fn rotate(&self, py: Python<'_>, k: i64) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &self.ct, |e, c| e.rotate(c, k))
-    }
-
-    /// conjugate() -> Ciphertext: the complex conjugate of every slot (needs keygen(conjugate=True)).
-    fn conjugate(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &self.ct, |e, c| e.ev.conjugate(c))
-    }
-
-    /// sum() -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)); no level
-    /// used.
-    fn sum(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &self.ct, |e, c| e.ev.sum_slots(c))
-    }
-
-    /// mean() -> Ciphertext: the mean of all ``slots`` slots (zero padding included), in every slot;
-    /// uses one level (needs keygen(sum_slots=True)). For the mean of n < slots values use
-    /// ``ct.sum() * (1 / n)``.
-    fn mean(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-        unary(py, &self.eval, &self.ct, |e, c| e.mean(c))
-    }
-
-    /// Level in limbs: the ciphertext lives modulo q_0 ... q_{level-1}; level - 1 more rescalings remain.
-    #[getter]
-    fn level(&self) -> usize {
-        self.ct.level()
-    }
-
-    /// The exact scale (a float, about 2^log_scale after each rescaling).
-    #[getter]
-    fn scale(&self) -> f64 {
-        self.ct.scale()
-    }
-
-    /// log2 of the scale.
-    #[getter]
-    fn log2_scale(&self) -> f64 {
-        self.ct.log2_scale()
-    }
-
-    /// Number of slots (a power of two up to N/2).
-    #[getter]
-    fn slots(&self) -> usize {
-        self.ct.slots()
-    }
-
-    /// The evaluator this ciphertext's operators use.
-    #[getter]
-    fn evaluator(&self) -> PyEvaluator {
-        PyEvaluator {
-            eval: Arc::clone(&self.eval),
+        fn __neg__(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &self.ct, |e, c| e.ev.negate(c))
         }
-    }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "Ciphertext(level={}, log2_scale={:.3}, slots={})",
-            self.ct.level(),
-            self.ct.log2_scale(),
+        /// rescale() -> Ciphertext: divides by the last prime (one level less); ValueError at level 1.
+        fn rescale(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &self.ct, |e, c| e.ev.rescale(c))
+        }
+
+        /// square() -> Ciphertext: self * self (rescaled if the evaluator auto-rescales).
+        fn square(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &self.ct, |e, c| {
+                e.finish_product(e.ev.square(c)?)
+            })
+        }
+
+        /// drop_to_level(level) -> Ciphertext: the same message at a lower level (limbs removed).
+        fn drop_to_level(&self, py: Python<'_>, level: usize) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &self.ct, |e, c| {
+                e.ev.drop_to_level(c, level)
+            })
+        }
+
+        /// rotate(k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
+        /// Raises ValueError naming the step if its rotation key was not generated.
+        fn rotate(&self, py: Python<'_>, k: i64) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &self.ct, |e, c| e.rotate(c, k))
+        }
+
+        /// conjugate() -> Ciphertext: the complex conjugate of every slot (needs keygen(conjugate=True)).
+        fn conjugate(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &self.ct, |e, c| e.ev.conjugate(c))
+        }
+
+        /// sum() -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)); no level
+        /// used.
+        fn sum(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &self.ct, |e, c| e.ev.sum_slots(c))
+        }
+
+        /// mean() -> Ciphertext: the mean of all ``slots`` slots (zero padding included), in every slot;
+        /// uses one level (needs keygen(sum_slots=True)). For the mean of n < slots values use
+        /// ``ct.sum() * (1 / n)``.
+        fn mean(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &self.ct, |e, c| e.mean(c))
+        }
+
+        /// Level in limbs: the ciphertext lives modulo q_0 ... q_{level-1}; level - 1 more rescalings remain.
+        #[getter]
+        fn level(&self) -> usize {
+            self.ct.level()
+        }
+
+        /// The exact scale (a float, about 2^log_scale after each rescaling).
+        #[getter]
+        fn scale(&self) -> f64 {
+            self.ct.scale()
+        }
+
+        /// log2 of the scale.
+        #[getter]
+        fn log2_scale(&self) -> f64 {
+            self.ct.log2_scale()
+        }
+
+        /// Number of slots (a power of two up to N/2).
+        #[getter]
+        fn slots(&self) -> usize {
             self.ct.slots()
-        )
-    }
+        }
 
-    /// Ciphertexts are immutable: a copy is the same object.
-    fn __copy__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-
-    /// Ciphertexts are immutable: a deep copy is the same object.
-    fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
-        slf
-    }
-
-    /// Raises TypeError: ciphertexts cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(not_picklable("Ciphertext"))
+        fn __repr__(&self) -> String {
+            format!(
+                "Ciphertext(level={}, log2_scale={:.3}, slots={})",
+                self.ct.level(),
+                self.ct.log2_scale(),
+                self.ct.slots()
+            )
+        }
     }
 }
 
@@ -1586,30 +1357,17 @@ fn precision(expected: &Bound<'_, PyAny>, got: &Bound<'_, PyAny>) -> PyResult<Py
 /// presets() -> list[str]: the names accepted by ``Context.from_preset``.
 #[pyfunction]
 fn presets() -> Vec<String> {
-    Preset::ALL.into_iter().map(preset_name).collect()
+    preset_names(&Preset::ALL)
 }
 
 /// Builds the submodule `ckks` of `_rnsfhe`.
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
-    let m = PyModule::new(parent.py(), "ckks")?;
-    m.add(
-        "__doc__",
-        "CKKS bindings (import rnsfhe.ckks, which re-exports them and adds Session).",
-    )?;
-    m.add_class::<PyContext>()?;
-    m.add_class::<PyKeySet>()?;
-    m.add_class::<PySecretKey>()?;
-    m.add_class::<PyPublicKey>()?;
-    m.add_class::<PyRelinKey>()?;
-    m.add_class::<PyGaloisKeys>()?;
-    m.add_class::<PyEncryptor>()?;
-    m.add_class::<PyDecryptor>()?;
-    m.add_class::<PyEvaluator>()?;
-    m.add_class::<PyCiphertext>()?;
-    m.add_class::<PyPartStats>()?;
-    m.add_class::<PyPrecisionStats>()?;
-    m.add_function(wrap_pyfunction!(precision, &m)?)?;
-    m.add_function(wrap_pyfunction!(presets, &m)?)?;
-    parent.add_submodule(&m)?;
-    Ok(())
+    SCHEME.register(parent, |m| {
+        add_scheme_classes!(m);
+        m.add_class::<PyPartStats>()?;
+        m.add_class::<PyPrecisionStats>()?;
+        m.add_function(wrap_pyfunction!(precision, m)?)?;
+        m.add_function(wrap_pyfunction!(presets, m)?)?;
+        Ok(())
+    })
 }

@@ -8,7 +8,8 @@
 //! Sections below, one per Rust layer: primes (rnsfhe-math), NTT (rnsfhe-math), basis conversion
 //! (rnsfhe-ring). Each function is registered in [`_rnsfhe`] at the bottom. The CKKS scheme lives in
 //! [`ckks`], registered as the submodule `_rnsfhe.ckks` (the Python module `rnsfhe.ckks` re-exports it);
-//! BFV likewise in [`bfv`] (`_rnsfhe.bfv`, re-exported by `rnsfhe.bfv`).
+//! BFV likewise in [`bfv`] (`_rnsfhe.bfv`, re-exported by `rnsfhe.bfv`). What the bindings share (error
+//! conversion, numpy input, and the classes and methods both schemes have) is in [`common`].
 
 use numpy::{
     dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
@@ -17,16 +18,14 @@ use numpy::{
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rnsfhe::math::{primes, NttPlan};
-use rnsfhe::ring::conversion::{BasisConverter, ConversionMode};
+use rnsfhe::ring::conversion::BasisConverter;
 use rnsfhe::ring::{Coeff, Poly, RnsBasis};
+
+use crate::common::{mode_name, parse_mode, value_error};
 
 mod bfv;
 mod ckks;
-
-/// Converts an error of the Rust layers into a Python `ValueError` with the same message.
-fn value_error(err: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(err.to_string())
-}
+mod common;
 
 /// Largest number of primes one search may return (bounds the memory a call can ask for).
 const MAX_PRIME_COUNT: usize = 1 << 16;
@@ -291,17 +290,6 @@ impl PyNttPlan {
 // Basis conversion (rnsfhe_ring::conversion)
 // ------------------------------------------------------------------------------------------------------
 
-fn parse_mode(mode: &str) -> PyResult<ConversionMode> {
-    match mode {
-        "fast" => Ok(ConversionMode::Fast),
-        "exact_float" => Ok(ConversionMode::ExactFloat),
-        "exact_integer" => Ok(ConversionMode::ExactInteger),
-        other => Err(PyValueError::new_err(format!(
-            "unknown conversion mode {other:?}: expected 'fast', 'exact_float' or 'exact_integer'"
-        ))),
-    }
-}
-
 /// Reads a 2-D uint64 array of shape (limbs, n) into a limb-major buffer.
 fn read_limbs(a: &Bound<'_, PyAny>, limbs: usize, n: usize) -> PyResult<Vec<u64>> {
     let array = a.downcast::<PyArray2<u64>>().map_err(|_| {
@@ -416,11 +404,7 @@ impl PyBasisConverter {
     /// The conversion mode: "fast", "exact_float" or "exact_integer".
     #[getter]
     fn mode(&self) -> &'static str {
-        match self.converter.mode() {
-            ConversionMode::Fast => "fast",
-            ConversionMode::ExactFloat => "exact_float",
-            ConversionMode::ExactInteger => "exact_integer",
-        }
+        mode_name(self.converter.mode())
     }
 
     /// Qu-Xu eta of the source primes (None unless the mode is "exact_integer").

@@ -1,6 +1,14 @@
-"""Shared pure-Python references for the tests: they use only Python integers, never the extension."""
+"""What the tests share: pure-Python references (Python integers only, never the extension), and the checks
+and fixtures every scheme module (rnsfhe.ckks, rnsfhe.bfv) and the examples go through."""
+
+import copy
+import doctest
+import pathlib
+import pickle
 
 import pytest
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 
 
 def _small_primes(limit: int) -> list:
@@ -68,3 +76,57 @@ def rng():
     import random
 
     return random.Random(20240601)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Checks of the scheme modules and the examples
+# ------------------------------------------------------------------------------------------------------
+
+
+def assert_doctests_pass(module):
+    """The examples of the docstrings of `module` exist and pass."""
+    result = doctest.testmod(module, verbose=False)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def assert_public_names_documented(module):
+    """Every name of `module.__all__` has a docstring, and so has every public method or property of its
+    classes."""
+    for name in module.__all__:
+        obj = getattr(module, name)
+        assert obj.__doc__, name
+        if isinstance(obj, type):
+            for member, value in vars(obj).items():
+                if not member.startswith("_") and callable(getattr(value, "__get__", None)):
+                    assert getattr(obj, member).__doc__, f"{name}.{member}"
+
+
+def assert_keys_and_ciphertexts_not_picklable(session, ct):
+    """Pickling a session, its keys, encryptor, decryptor, evaluator or the ciphertext `ct` raises TypeError
+    (serialization does not exist yet); copies of the immutable `ct` are `ct` itself."""
+    keys = session.keys
+    for obj in [ct, keys, keys.secret, keys.public, keys.relin, keys.galois, session.evaluator,
+                session.encryptor, session.decryptor, session]:
+        with pytest.raises(TypeError, match="serialization issue"):
+            pickle.dumps(obj)
+    assert copy.copy(ct) is ct and copy.deepcopy(ct) is ct
+
+
+def sums_and_differences(a, b, x, y):
+    """(result, expected) pairs: the sums and differences of the ciphertexts `a` and `b` (of the arrays `x`
+    and `y`) with each other and with `y`, the array on either side."""
+    return [(a + b, x + y), (a - b, x - y), (a + y, x + y), (y + a, x + y), (a - y, x - y), (y - a, y - x)]
+
+
+@pytest.fixture
+def run_example(capsys):
+    """run_example(name) runs main() of python/examples/<name>.py and returns what it printed."""
+
+    def run(name):
+        path = EXAMPLES / f"{name}.py"
+        namespace = {"__name__": "example"}
+        exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+        namespace["main"]()
+        return capsys.readouterr().out
+
+    return run

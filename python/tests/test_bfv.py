@@ -6,8 +6,6 @@ also run on generated 128-bit parameters (t = 65537) and on the HPS Table 3 pres
 coefficient encoding, N = 2^12).
 """
 
-import copy
-import pathlib
 import pickle
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -15,6 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from conftest import (
+    assert_doctests_pass,
+    assert_keys_and_ciphertexts_not_picklable,
+    assert_public_names_documented,
+    sums_and_differences,
+)
 from rnsfhe import bfv, ckks
 
 T = 65537
@@ -250,13 +254,7 @@ def test_batching_unavailable_needs_coefficient_encoding():
 
 def test_add_sub_negate_ciphertexts_arrays_integers(session, x, y, z):
     a, b = session.encrypt(x), session.encrypt(y)
-    cases = [
-        (a + b, x + y),
-        (a - b, x - y),
-        (a + y, x + y),
-        (y + a, x + y),
-        (a - y, x - y),
-        (y - a, y - x),
+    cases = sums_and_differences(a, b, x, y) + [
         (a + z, x + z),
         (a + 3, x + 3),
         (3 - a, 3 - x),
@@ -548,13 +546,7 @@ def test_input_errors(session, x):
 
 
 def test_pickling_keys_and_ciphertexts_raises_type_error(session, x):
-    ct = session.encrypt(x)
-    keys = session.keys
-    for obj in [ct, keys, keys.secret, keys.public, keys.relin, keys.galois, session.evaluator,
-                session.encryptor, session.decryptor, session]:
-        with pytest.raises(TypeError, match="serialization issue"):
-            pickle.dumps(obj)
-    assert copy.copy(ct) is ct and copy.deepcopy(ct) is ct
+    assert_keys_and_ciphertexts_not_picklable(session, session.encrypt(x))
 
 
 def test_numpy_arrays_on_the_left_give_ciphertexts(session, x, y):
@@ -594,26 +586,13 @@ def test_reprs_and_docstrings(session, x):
     )
     assert "relin_key=True, rotations=[1, -1, 3, -5], column_swap=True" in repr(session.evaluator)
     assert repr(session).startswith("Session(Context(N=2^10, t=65537")
-    for name in bfv.__all__:
-        obj = getattr(bfv, name)
-        assert obj.__doc__, name
-        if isinstance(obj, type):
-            for member, value in vars(obj).items():
-                if not member.startswith("_") and callable(getattr(value, "__get__", None)):
-                    assert getattr(obj, member).__doc__, f"{name}.{member}"
+    assert_public_names_documented(bfv)
 
 
 def test_module_docstring_examples():
-    import doctest
-
-    result = doctest.testmod(bfv, verbose=False)
-    assert result.attempted > 0 and result.failed == 0
+    assert_doctests_pass(bfv)
 
 
-def test_example_bfv_dot_product_runs(capsys):
-    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "bfv_dot_product.py"
-    namespace = {"__name__": "example"}
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    namespace["main"]()
-    out = capsys.readouterr().out
+def test_example_bfv_dot_product_runs(run_example):
+    out = run_example("bfv_dot_product")
     assert "encrypted total" in out and "exact: True" in out

@@ -8,13 +8,18 @@ Section 5.1). The worst of 4096 slots lies about 2 bits below: FRESH = 20 bits l
 keeps the same bound. A sum of all slots adds 4096 independent errors (sqrt growth: 6 bits): SUM = 16.
 """
 
-import copy
 import pickle
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
+from conftest import (
+    assert_doctests_pass,
+    assert_keys_and_ciphertexts_not_picklable,
+    assert_public_names_documented,
+    sums_and_differences,
+)
 from rnsfhe import ckks
 
 FRESH = 20.0
@@ -194,13 +199,7 @@ def test_secret_key_encryptor_and_separate_objects(ctx, session, x):
 
 def test_add_sub_ciphertexts_arrays_scalars(session, x, y, z):
     a, b = session.encrypt(x), session.encrypt(y)
-    cases = [
-        (a + b, x + y),
-        (a - b, x - y),
-        (a + y, x + y),
-        (y + a, x + y),
-        (a - y, x - y),
-        (y - a, y - x),
+    cases = sums_and_differences(a, b, x, y) + [
         (a + 3, x + 3),
         (3 - a, 3 - x),
         (a - 0.25, x - 0.25),
@@ -395,13 +394,7 @@ def test_input_errors(session, x):
 
 
 def test_pickling_keys_and_ciphertexts_raises_type_error(session, x):
-    ct = session.encrypt(x)
-    keys = session.keys
-    for obj in [ct, keys, keys.secret, keys.public, keys.relin, keys.galois, session.evaluator,
-                session.encryptor, session.decryptor, session]:
-        with pytest.raises(TypeError, match="serialization issue"):
-            pickle.dumps(obj)
-    assert copy.copy(ct) is ct and copy.deepcopy(ct) is ct
+    assert_keys_and_ciphertexts_not_picklable(session, session.encrypt(x))
 
 
 def test_numpy_arrays_on_the_left_give_ciphertexts(session, x, y):
@@ -428,17 +421,8 @@ def test_reprs_and_docstrings(session, x):
     assert repr(ct) == "Ciphertext(level=4, log2_scale=40.000, slots=4096)"
     assert "rotations=[1, -1, 3, -5, 2, 4" in repr(session.keys)
     assert "auto_rescale=True" in repr(session.evaluator)
-    for name in ckks.__all__:
-        obj = getattr(ckks, name)
-        assert obj.__doc__, name
-        if isinstance(obj, type):
-            for member, value in vars(obj).items():
-                if not member.startswith("_") and callable(getattr(value, "__get__", None)):
-                    assert getattr(obj, member).__doc__, f"{name}.{member}"
+    assert_public_names_documented(ckks)
 
 
 def test_module_docstring_examples():
-    import doctest
-
-    result = doctest.testmod(ckks, verbose=False)
-    assert result.attempted > 0 and result.failed == 0
+    assert_doctests_pass(ckks)

@@ -1,6 +1,5 @@
 """Documentation that runs: the package docstring's examples, the README's Python blocks, docstrings."""
 
-import doctest
 import inspect
 import pathlib
 import re
@@ -8,14 +7,13 @@ import re
 import pytest
 
 import rnsfhe
+from conftest import assert_doctests_pass
 
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_package_docstring_examples():
-    result = doctest.testmod(rnsfhe, verbose=False)
-    assert result.attempted > 0
-    assert result.failed == 0
+    assert_doctests_pass(rnsfhe)
 
 
 def readme_python_blocks():
@@ -47,18 +45,10 @@ def test_ntt_plan_methods_have_docstrings():
         assert inspect.getdoc(getattr(rnsfhe.NttPlan, member)), member
 
 
-def test_example_demo_runs(capsys):
-    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "demo.py"
-    namespace = {"__name__": "example"}
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    namespace["main"]()
-    assert "negacyclic shift of a: True" in capsys.readouterr().out
+def test_example_demo_runs(run_example):
+    assert "negacyclic shift of a: True" in run_example("demo")
 
 
-def test_example_ckks_quickstart_runs(capsys):
-    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "ckks_quickstart.py"
-    namespace = {"__name__": "example"}
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    namespace["main"]()
-    out = capsys.readouterr().out
+def test_example_ckks_quickstart_runs(run_example):
+    out = run_example("ckks_quickstart")
     assert "variance: encrypted" in out and "precision:" in out

@@ -1,0 +1,53 @@
+"""What the scheme modules :mod:`rnsfhe.ckks` and :mod:`rnsfhe.bfv` share (private: use the scheme modules).
+
+Both re-export the same object model from their extension submodule (``rnsfhe._rnsfhe.ckks``,
+``rnsfhe._rnsfhe.bfv``) and add a ``Session`` built on :class:`SessionBase`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+#: The classes every scheme module re-exports, in the order of its ``__all__``.
+SCHEME_CLASSES = (
+    "Context",
+    "KeySet",
+    "SecretKey",
+    "PublicKey",
+    "RelinKey",
+    "GaloisKeys",
+    "Encryptor",
+    "Decryptor",
+    "Evaluator",
+    "Ciphertext",
+)
+
+
+class SessionBase:
+    """The part of a scheme's ``Session`` that does not depend on the scheme: from a context, the keys, an
+    evaluator with them, an encryptor whose ciphertexts are attached to that evaluator, and a decryptor.
+
+    A subclass sets ``_scheme`` (the scheme module: "ckks", "bfv") and passes the keyword arguments of
+    ``Context.keygen`` and ``Context.evaluator`` to ``__init__``.
+    """
+
+    _scheme = ""
+
+    def __init__(self, context, *, keygen: Mapping[str, Any], evaluator: Mapping[str, Any]) -> None:
+        self.context = context
+        self.keys = context.keygen(**keygen)
+        self.evaluator = context.evaluator(self.keys, **evaluator)
+        self.encryptor = context.encryptor(self.keys.public, evaluator=self.evaluator)
+        self.decryptor = context.decryptor(self.keys.secret)
+
+    def __repr__(self) -> str:
+        return f"Session({self.context!r}, {self.evaluator!r})"
+
+    def __reduce__(self):
+        """Raises TypeError: a session holds the secret key, which cannot be pickled until serialization
+        exists."""
+        raise TypeError(
+            f"rnsfhe.{self._scheme}.Session cannot be pickled yet: serialization of {self._scheme.upper()} "
+            "keys and ciphertexts comes with the serialization issue (a Context can be pickled; it is "
+            "rebuilt from its parameters)"
+        )
