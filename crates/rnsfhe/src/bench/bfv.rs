@@ -4,7 +4,11 @@
 //!   relinearization, and the split of the multiplication time between CRT basis extension, complex
 //!   scaling and NTT, single-threaded, for the `t = 2` presets of the table ([`BfvPreset`]) and for
 //!   `t = 65537` at the depths of the OpenFHE comparison ([`BfvParams::generate`]`(65537, L)`; there are no
-//!   `t = 65537` presets), with the paper's numbers beside ours.
+//!   `t = 65537` presets), with the paper's numbers beside ours. Every row with `L <= 30` also evaluates,
+//!   once and after its timed rounds, a random circuit of multiplicative depth exactly `L` and checks its
+//!   decryption exactly against a plaintext reference ([`BfvBench::circuit`]): in batch encoding where
+//!   `t = 1 mod 2N` (the `t = 65537` rows up to `N = 2^15`), in coefficient encoding otherwise (the `t = 2`
+//!   rows, and `t = 65537` at `L = 30`, whose `N = 2^16` has `2N = 2^17` not dividing `65536`).
 //! * `rnsfhe bench bfv-table4` regenerates Table 4: thread scaling of Dec, Mul, Relin and Mul + Relin at
 //!   `L = 20` (`N = 2^14`, `k = 8`), with 1, 2, 4, ... threads up to the logical CPUs of the machine.
 //! * `rnsfhe bench bfv-op` serves the BFV operations over the line protocol of `bench/peers/README.md`, so
@@ -363,6 +367,141 @@ impl BfvBench {
     }
 }
 
+impl BfvBench {
+    /// Evaluates once a random circuit of multiplicative depth exactly `depth` and checks its decryption
+    /// exactly (every slot or coefficient, mod `t`) against the same circuit computed on the plaintexts:
+    ///
+    /// `acc = Enc(m_0)`; for `i` in `1..=depth`: `acc = relin(acc * Enc(a_i)) + Enc(r_i)`
+    /// ([`Evaluator::multiply`], then [`Evaluator::add`]), so that every step consumes one multiplicative
+    /// level. `m_0` and the `r_i` are uniformly random plaintexts (dense: `N` random values mod `t`). The
+    /// multiplicands `a_i` are uniformly random slot vectors in batch encoding (slot-wise reference, `O(N)`
+    /// per step); in coefficient encoding they are random signed monomials `a_i = +-X^{k_i}`, so that the
+    /// negacyclic reference product is a signed rotation of the coefficients, `O(N)` per step: **the
+    /// multiplicand is a monomial to keep the reference linear-time** (a dense `a_i` would need an
+    /// `O(N^2)` reference product, hours at `N = 2^15`); the accumulator and the added `r_i` stay dense.
+    ///
+    /// All inputs are encrypted with the public key, each just before its step; only the `depth`
+    /// multiplications (with relinearization) and additions are timed (one run, not a median), the
+    /// encryptions apart. `seed` fixes the plaintext values (the encryption randomness is fresh).
+    pub fn circuit(&mut self, depth: usize, seed: u64) -> anyhow::Result<CircuitCheck> {
+        let t = self.ctx.plaintext_modulus();
+        let n = self.ctx.n();
+        let mut data = rand::rngs::StdRng::seed_from_u64(seed);
+        let random = |data: &mut rand::rngs::StdRng| -> Vec<u64> {
+            (0..n).map(|_| data.gen_range(0..t)).collect()
+        };
+        let (mut eval, mut encrypt) = (Duration::ZERO, Duration::ZERO);
+        let mut expected = random(&mut data);
+        let start = Instant::now();
+        let mut acc = self
+            .encryptor
+            .encrypt(&self.encoding.encode(&expected)?, &mut self.rng)?;
+        encrypt += start.elapsed();
+        for _ in 0..depth {
+            let (a_values, product) = match self.encoding {
+                Encoding::Batch(_) => {
+                    let a = random(&mut data);
+                    let product = slotwise_product(&expected, &a, t);
+                    (a, product)
+                }
+                Encoding::Coeff(_) => {
+                    let k = data.gen_range(0..n);
+                    let negative = data.gen_bool(0.5);
+                    let mut a = vec![0u64; n];
+                    a[k] = if negative { t - 1 } else { 1 };
+                    (a, monomial_product(&expected, k, negative, t))
+                }
+            };
+            let r_values = random(&mut data);
+            let t0 = Instant::now();
+            let a = self
+                .encryptor
+                .encrypt(&self.encoding.encode(&a_values)?, &mut self.rng)?;
+            let r = self
+                .encryptor
+                .encrypt(&self.encoding.encode(&r_values)?, &mut self.rng)?;
+            let t1 = Instant::now();
+            acc = self.evaluator.multiply(&acc, &a, &self.rk)?;
+            acc = self.evaluator.add(&acc, &r)?;
+            let t2 = Instant::now();
+            encrypt += t1 - t0;
+            eval += t2 - t1;
+            expected = product
+                .iter()
+                .zip(&r_values)
+                .map(|(&p, &r)| ((u128::from(p) + u128::from(r)) % u128::from(t)) as u64)
+                .collect();
+        }
+        // A diagnostic only (unavailable for very large Q; never for L <= 30): the comparison is the check.
+        let noise_budget_bits = self.decryptor.noise_budget(&acc).ok();
+        let got = self.encoding.decode(&self.decryptor.decrypt(&acc)?)?;
+        let mismatches = got.iter().zip(&expected).filter(|(g, e)| g != e).count()
+            + got.len().abs_diff(expected.len());
+        Ok(CircuitCheck {
+            depth,
+            encoding: self.encoding.name(),
+            multiplicands: match self.encoding {
+                Encoding::Batch(_) => "dense random slot vectors",
+                Encoding::Coeff(_) => "random signed monomials +-X^k (linear-time reference)",
+            },
+            exact: mismatches == 0,
+            checked_values: expected.len(),
+            mismatches,
+            noise_budget_bits,
+            eval_seconds: eval.as_secs_f64(),
+            encrypt_seconds: encrypt.as_secs_f64(),
+        })
+    }
+}
+
+/// Slot-wise product `x y mod t`.
+fn slotwise_product(x: &[u64], y: &[u64], t: u64) -> Vec<u64> {
+    x.iter()
+        .zip(y)
+        .map(|(&a, &b)| (u128::from(a) * u128::from(b) % u128::from(t)) as u64)
+        .collect()
+}
+
+/// `x * (+-X^k) mod (X^N + 1, t)`: the coefficients rotated up by `k`, those that wrap around negated, all
+/// negated once more for `-X^k`.
+fn monomial_product(x: &[u64], k: usize, negative: bool, t: u64) -> Vec<u64> {
+    let n = x.len();
+    let neg = |v: u64| if v == 0 { 0 } else { t - v };
+    let mut out = vec![0u64; n];
+    for (i, &v) in x.iter().enumerate() {
+        let (j, wraps) = if i + k < n {
+            (i + k, false)
+        } else {
+            (i + k - n, true)
+        };
+        out[j] = if wraps != negative { neg(v) } else { v };
+    }
+    out
+}
+
+/// The outcome of [`BfvBench::circuit`]: a random circuit of multiplicative depth `depth`, evaluated once.
+#[derive(Debug, Clone, Serialize)]
+pub struct CircuitCheck {
+    /// Multiplicative depth of the circuit (the parameters' `L`): `depth` multiplications in sequence.
+    pub depth: usize,
+    /// `batch` or `coefficient`.
+    pub encoding: &'static str,
+    /// What the multiplicands `a_i` are (`m_0` and the added `r_i` are dense random plaintexts).
+    pub multiplicands: &'static str,
+    /// The decryption equals the plaintext reference on every slot or coefficient.
+    pub exact: bool,
+    /// Slots or coefficients compared (all `N`).
+    pub checked_values: usize,
+    /// Slots or coefficients that differ from the reference.
+    pub mismatches: usize,
+    /// Noise budget left in the circuit's result (bits; diagnostic, [`Decryptor::noise_budget`]).
+    pub noise_budget_bits: Option<f64>,
+    /// The `depth` Mul + Relin + Add of the circuit, seconds (one run).
+    pub eval_seconds: f64,
+    /// Encrypting the `2 depth + 1` inputs, seconds (not part of `eval_seconds`).
+    pub encrypt_seconds: f64,
+}
+
 /// Coefficient `j` of the negacyclic product `x y mod (X^N + 1, t)`.
 fn negacyclic_coefficient(x: &[u64], y: &[u64], j: usize, t: u64) -> u64 {
     let n = x.len();
@@ -623,8 +762,20 @@ pub struct Table3Row {
     pub phases_pct: PhaseTimes,
     /// Correctness of the timed operations.
     pub check: Check,
+    /// The full-depth random circuit ([`BfvBench::circuit`]), run once after the timed rounds; `None` for
+    /// `L > 30` ([`CIRCUIT_MAX_DEPTH`]) or when it stopped with an error (`circuit_error`).
+    pub circuit: Option<CircuitCheck>,
+    /// The error that stopped the circuit, if any (the row then counts as failed).
+    pub circuit_error: Option<String>,
     /// The paper's row (`t = 2` only).
     pub paper: Option<PaperTable3Row>,
+}
+
+impl Table3Row {
+    /// The circuit was due (`L <= 30`) and did not decrypt exactly, or stopped with an error.
+    fn circuit_failed(&self) -> bool {
+        self.circuit_error.is_some() || self.circuit.as_ref().is_some_and(|c| !c.exact)
+    }
 }
 
 /// A row not measured, and why.
@@ -708,6 +859,9 @@ fn load_average() -> Option<String> {
 const MAX_KEY_BYTES: f64 = 8.0 * 1024.0 * 1024.0 * 1024.0;
 /// Rows whose first multiplication takes longer than this are skipped.
 const MAX_MUL_SECONDS: f64 = 30.0;
+/// Rows up to this depth also run the full-depth random circuit (the issue's exactness criterion covers the
+/// presets up to `L = 30`).
+pub const CIRCUIT_MAX_DEPTH: usize = 30;
 /// Target time of the measured rounds of one row in a full run.
 const ROW_BUDGET_SECONDS: f64 = 40.0;
 /// The same for `--quick`.
@@ -781,7 +935,7 @@ fn measure_row(spec: &RowSpec, quick: bool) -> anyhow::Result<Result<Table3Row, 
         params.log_n,
         params.q_moduli.len()
     );
-    let bench = BfvBench::new(params)?;
+    let mut bench = BfvBench::new(params)?;
     let summary = summarize(name.clone(), spec.depth, bench.context());
     // One probe multiplication decides whether the row fits and how many rounds it gets.
     let probe = Instant::now();
@@ -861,6 +1015,33 @@ fn measure_row(spec: &RowSpec, quick: bool) -> anyhow::Result<Result<Table3Row, 
         other: share(phases_median_us.other),
         total: 100.0,
     };
+    // The circuit runs once, after (and apart from) the timed rounds.
+    let (circuit, circuit_error) = if spec.depth <= CIRCUIT_MAX_DEPTH {
+        eprintln!(
+            "bfv-table3: {name}: random circuit of depth {} ...",
+            spec.depth
+        );
+        let seed = 0xC1C0_0000 ^ (spec.t << 8) ^ spec.depth as u64;
+        match bench.circuit(spec.depth, seed) {
+            Ok(c) => {
+                eprintln!(
+                    "bfv-table3: {name}: circuit {} ({} / {} values differ), {:.1} bits left, {:.3} s",
+                    if c.exact { "exact" } else { "WRONG" },
+                    c.mismatches,
+                    c.checked_values,
+                    c.noise_budget_bits.unwrap_or(f64::NAN),
+                    c.eval_seconds
+                );
+                (Some(c), None)
+            }
+            Err(e) => {
+                eprintln!("bfv-table3: {name}: circuit FAILED: {e:#}");
+                (None, Some(format!("{e:#}")))
+            }
+        }
+    } else {
+        (None, None)
+    };
     Ok(Ok(Table3Row {
         params: summary,
         dec: t[0],
@@ -870,6 +1051,8 @@ fn measure_row(spec: &RowSpec, quick: bool) -> anyhow::Result<Result<Table3Row, 
         phases_median_us,
         phases_pct,
         check,
+        circuit,
+        circuit_error,
         paper: spec.paper(),
     }))
 }
@@ -1025,6 +1208,79 @@ fn table3(options: &BenchOptions) -> anyhow::Result<()> {
         })
         .collect();
     print!("{}", markdown_table(&header, &table));
+    println!(
+        "\n### Full-depth random circuits (L <= {CIRCUIT_MAX_DEPTH})\n\n\
+         acc = Enc(m_0); for i in 1..=L: acc = relin(acc * Enc(a_i)) + Enc(r_i): depth exactly L, run once \
+         after the timed rounds; m_0 and r_i dense random plaintexts; a_i random slot vectors in batch \
+         encoding (t = 1 mod 2N) or random signed monomials +-X^k in coefficient encoding (t = 2, and t = \
+         65537 at N = 2^16; a monomial keeps the reference linear-time). Exact = the decryption equals the plaintext reference mod t on all N values; time = \
+         the L Mul + Relin + Add (one run, encryptions apart).\n"
+    );
+    let header = [
+        "L",
+        "t",
+        "N",
+        "encoding",
+        "circuit depth",
+        "exact",
+        "noise budget left",
+        "circuit time (ms)",
+        "per level (ms)",
+    ];
+    let table: Vec<Vec<String>> = rows
+        .iter()
+        .filter(|r| r.circuit.is_some() || r.circuit_error.is_some())
+        .map(|r| {
+            let p = &r.params;
+            let mut cells = vec![
+                p.depth.to_string(),
+                p.t.to_string(),
+                format!("2^{}", p.log_n),
+            ];
+            match (&r.circuit, &r.circuit_error) {
+                (Some(c), _) => cells.extend([
+                    c.encoding.to_string(),
+                    c.depth.to_string(),
+                    if c.exact {
+                        format!("yes ({} values)", c.checked_values)
+                    } else {
+                        format!(
+                            "NO ({} of {} values differ)",
+                            c.mismatches, c.checked_values
+                        )
+                    },
+                    c.noise_budget_bits
+                        .map_or("n/a".to_string(), |b| format!("{b:.0} bits")),
+                    ms(c.eval_seconds * 1e6),
+                    ms(c.eval_seconds * 1e6 / c.depth.max(1) as f64),
+                ]),
+                (None, e) => cells.extend([
+                    "-".to_string(),
+                    p.depth.to_string(),
+                    format!(
+                        "FAILED: {}",
+                        e.as_deref().unwrap_or("no result").replace('|', "/")
+                    ),
+                    "-".to_string(),
+                    "-".to_string(),
+                    "-".to_string(),
+                ]),
+            }
+            cells
+        })
+        .collect();
+    print!("{}", markdown_table(&header, &table));
+    let circuit_failures: Vec<String> = rows
+        .iter()
+        .filter(|r| r.circuit_failed())
+        .map(|r| r.params.name.clone())
+        .collect();
+    if !circuit_failures.is_empty() {
+        println!("\nCircuit check FAILED:\n");
+        for name in &circuit_failures {
+            println!("- {name}");
+        }
+    }
     if !skipped.is_empty() {
         println!("\nNot measured:\n");
         for s in &skipped {
@@ -1040,8 +1296,17 @@ fn table3(options: &BenchOptions) -> anyhow::Result<()> {
         skipped,
     };
     report.run.write(options, &report)?;
-    if failures > 0 {
-        bail!("{failures} row(s) of bfv-table3 failed (see \"Not measured\")");
+    if failures > 0 || !circuit_failures.is_empty() {
+        bail!(
+            "bfv-table3 failed: {failures} row(s) not measured (see \"Not measured\"), {} full-depth \
+             circuit(s) wrong or stopped{}",
+            circuit_failures.len(),
+            if circuit_failures.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", circuit_failures.join(", "))
+            }
+        );
     }
     Ok(())
 }
@@ -1277,6 +1542,36 @@ mod tests {
         assert_eq!(negacyclic_coefficient(&x, &y, 0, 11), 1);
         assert_eq!(negacyclic_coefficient(&x, &y, 1, 11), 7);
         assert_eq!(negacyclic_coefficient(&[0, 1], &[0, 1], 0, 5), 4);
+    }
+
+    #[test]
+    fn monomial_products_are_negacyclic() {
+        let t = 7;
+        let x = [1, 2, 3, 4, 5];
+        for k in 0..x.len() {
+            for negative in [false, true] {
+                let mut a = vec![0u64; x.len()];
+                a[k] = if negative { t - 1 } else { 1 };
+                let want: Vec<u64> = (0..x.len())
+                    .map(|j| negacyclic_coefficient(&x, &a, j, t))
+                    .collect();
+                assert_eq!(monomial_product(&x, k, negative, t), want, "k = {k}");
+            }
+        }
+        assert_eq!(slotwise_product(&[3, 4], &[5, 6], 7), [1, 3]);
+    }
+
+    #[test]
+    fn full_depth_circuits_decrypt_exactly() {
+        for (t, depth) in [(2, 3), (65537, 2)] {
+            let mut bench = BfvBench::new(BfvParams::generate(t, depth).unwrap()).unwrap();
+            let c = bench.circuit(depth, 7).unwrap();
+            let encoding = if t == 2 { "coefficient" } else { "batch" };
+            assert_eq!(c.encoding, encoding);
+            assert!(c.exact && c.mismatches == 0, "{c:?}");
+            assert_eq!((c.depth, c.checked_values), (depth, bench.context().n()));
+            assert!(c.noise_budget_bits.unwrap() > 0.0, "{c:?}");
+        }
     }
 
     #[test]
