@@ -864,6 +864,30 @@ impl Evaluator {
         let m = self.multiply_real(&s, 1.0 / ct.slots() as f64)?;
         self.rescale(&m)
     }
+
+    /// The variance of the slots in every slot (RNS-CKKS Section 5.2, Table 3): the mean of the squares
+    /// minus the square of the mean, `E[x^2] - E[x]^2` (two levels: a squaring and a mean on each side).
+    /// Real slot values are assumed (for complex slots this is `E[x^2] - E[x]^2` without conjugation).
+    ///
+    /// Errors: [`Error::NotEnoughLevels`] below level 3; as [`Evaluator::mean`] and
+    /// [`Evaluator::multiply_rescale`].
+    pub fn variance(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.check_ct(ct)?;
+        let level = ct.level();
+        if level < 3 {
+            return Err(Error::NotEnoughLevels {
+                operation: "variance",
+                level,
+                log_scale: ct.log2_scale(),
+                needed: 3,
+                more: 3 - level,
+            });
+        }
+        let mean_square = self.mean(&self.multiply_rescale(ct, ct)?)?;
+        let mean = self.mean(ct)?;
+        let square_mean = self.multiply_rescale(&mean, &mean)?;
+        self.sub(&mean_square, &square_mean)
+    }
 }
 
 #[cfg(test)]

@@ -264,6 +264,17 @@ fn rotations_conjugation_and_sums() {
     let got = s.dec.decrypt(&mean).unwrap();
     let m = total / slots as f64;
     assert!(bits(&c(&vec![m; slots]), &got) >= FRESH_BITS - 2.0);
+    // Variance: E[x^2] - E[x]^2, two levels.
+    let var = s.eval.variance(&cx).unwrap();
+    assert_eq!(var.level(), cx.level() - 2);
+    let v = x.iter().map(|xi| xi * xi).sum::<f64>() / slots as f64 - m * m;
+    let got = s.dec.decrypt(&var).unwrap();
+    assert!(bits(&c(&vec![v; slots]), &got) >= FRESH_BITS - 2.0);
+    let low = s.eval.drop_to_level(&cx, 2).unwrap();
+    assert!(matches!(
+        s.eval.variance(&low),
+        Err(Error::NotEnoughLevels { needed: 3, .. })
+    ));
     // Partial sums of 4.
     let p = s.eval.partial_sums(&cx, 4).unwrap();
     let got = s.dec.decrypt(&p).unwrap();
