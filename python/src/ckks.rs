@@ -254,6 +254,11 @@ impl Eval {
         self.ev.mean(ct)
     }
 
+    /// The variance of all slots in every slot (RNS-CKKS Section 5.2: `E[x^2] - E[x]^2`).
+    fn variance(&self, ct: &Ciphertext) -> ckks::Result<Ciphertext> {
+        self.ev.variance(ct)
+    }
+
     fn apply(&self, a: &Ciphertext, op: BinOp, b: &Operand<'_>) -> ckks::Result<Ciphertext> {
         let ev = &self.ev;
         let scalar = |z: Complex64| -> ckks::Result<Ciphertext> {
@@ -1057,6 +1062,12 @@ evaluator_methods! {
             unary(py, &self.eval, &a.ct, |e, c| e.mean(c))
         }
 
+        /// var(a) -> Ciphertext: the variance of all ``a.slots`` slots (zero padding included), in every
+        /// slot, as ``E[x^2] - E[x]^2`` of real values; uses two levels (needs keygen(sum_slots=True)).
+        fn var(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.variance(c))
+        }
+
         /// Whether products are rescaled automatically.
         #[getter]
         fn auto_rescale(&self) -> bool {
@@ -1198,6 +1209,12 @@ ciphertext_methods! {
         /// ``ct.sum() * (1 / n)``.
         fn mean(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
             unary(py, &self.eval, &self.ct, |e, c| e.mean(c))
+        }
+
+        /// var() -> Ciphertext: the variance of all ``slots`` slots (zero padding included), in every slot,
+        /// as ``E[x^2] - E[x]^2`` of real values; uses two levels (needs keygen(sum_slots=True)).
+        fn var(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &self.ct, |e, c| e.variance(c))
         }
 
         /// Level in limbs: the ciphertext lives modulo q_0 ... q_{level-1}; level - 1 more rescalings remain.

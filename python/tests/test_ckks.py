@@ -329,6 +329,12 @@ def test_sum_and_mean(session, x, z):
     v = np.arange(1.0, 11.0)
     got = session.decrypt(session.encrypt(v).sum() / len(v), real=True)
     assert abs(got[0] - 5.5) < 2.0**-SUM
+    ct = session.encrypt(x).var()
+    assert ct.level == 2
+    assert bits(np.full(4096, np.var(x)), session.decrypt(ct, real=True)) >= FRESH
+    low = session.encrypt(x).mean().mean()
+    with pytest.raises(ValueError, match="variance"):
+        low.var()
 
 
 def test_missing_keys_raise_value_error_naming_the_step(ctx, session, x):
