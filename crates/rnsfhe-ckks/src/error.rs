@@ -193,6 +193,31 @@ pub enum Error {
         /// Why, with the numbers.
         reason: String,
     },
+    /// An interval `[a, b]` for Chebyshev interpolation ([`crate::chebyshev`]) that is empty, reversed or not
+    /// finite.
+    #[error("invalid interval [{a}, {b}]: both ends must be finite numbers with a < b (left end a = {a}, right end b = {b})")]
+    InvalidInterval {
+        /// Left end given.
+        a: f64,
+        /// Right end given.
+        b: f64,
+    },
+    /// A polynomial degree out of range (Chebyshev interpolation, [`crate::chebyshev`]).
+    #[error("invalid polynomial degree {degree}: it must be between 1 and {max}")]
+    InvalidDegree {
+        /// The degree requested (for a coefficient list, its length minus one).
+        degree: usize,
+        /// The largest degree accepted.
+        max: usize,
+    },
+    /// A function to interpolate that returned NaN or an infinity at a sample point ([`crate::chebyshev`]).
+    #[error("the function to interpolate is not finite at x = {x} (it returned {value}); choose an interval on which it is finite, e.g. one that excludes its poles")]
+    NonFiniteFunctionValue {
+        /// The sample point.
+        x: f64,
+        /// The value returned there.
+        value: f64,
+    },
 }
 
 /// Result alias of this crate.

@@ -10,9 +10,12 @@
 //!   `5^r mod 2N` rotates the slots left by `r`, and `2N - 1` conjugates them.
 //! * [`precision`]: [`PrecisionStats`], the min / mean / median / max of the bits of precision over all
 //!   slots, the source of every CKKS test threshold.
+//! * [`chebyshev`]: [`ChebyshevSeries`], Chebyshev interpolation of any function on an interval with its
+//!   approximation error (plaintext; the basis of the sigmoid, exp and 1/x approximations of Section 5.2).
 //!
 //! Errors of this crate are [`Error`] (module [`error`]).
 
+pub mod chebyshev;
 pub mod encoder;
 pub mod error;
 pub mod precision;
@@ -34,6 +37,7 @@ pub use rnsfhe_core::security::{self, max_log_qp, SecurityEstimate, SecurityLeve
 pub use rnsfhe_core::{ConversionMode, SecretDistribution};
 pub use rnsfhe_math::sampling::Csprng;
 
+pub use chebyshev::ChebyshevSeries;
 pub use encoder::Encoder;
 pub use error::{Error, Result};
 pub use num_complex::Complex64;
