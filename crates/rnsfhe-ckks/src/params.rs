@@ -168,6 +168,21 @@ pub enum Preset {
     /// 336 bits), `P` = 6 primes of 60 bits; `log2(QP) ≈ 1246`. Security: the paper's 80-bit target; not
     /// established by the HE Standard table (sparse secret).
     PaperTable1L15,
+    /// RNS-CKKS Table 2 (x^-1, exp, sigmoid on `2^13` slots): `N = 2^14`, `log q = 55`, `log Q_L = 281`
+    /// (`q_0` of 61 bits and four 55-bit primes: depth 4, enough for the degree-15 inverse), `h = 64`.
+    /// Key switching: `dnum = 3` (digits of 2 primes), `P` = 2 primes of 60 bits; `log2(QP) ≈ 401`.
+    /// Security: the paper's 80-bit target (sparse secret).
+    PaperTable2,
+    /// RNS-CKKS Table 3 (mean and variance of `2^13` numbers): `N = 2^14`, `log q = 55`, `log Q_L = 171`
+    /// (`q_0` of 61 bits and two 55-bit primes: the two levels of the variance), `h = 64`. Key
+    /// switching: `dnum = 3` (one prime per digit), `P` = 2 primes of 60 bits; `log2(QP) ≈ 291`.
+    /// Security: the paper's 80-bit target (sparse secret).
+    PaperTable3,
+    /// RNS-CKKS Table 4 (logistic regression on lbw and uis): `N = 2^16`, `log q = 40`, `log Q_L = 1061`
+    /// (`q_0` of 61 bits and twenty-five 40-bit primes), `h = 64`. Key switching: `dnum = 3` (digits of
+    /// 9 primes, at most 381 bits), `P` = 7 primes of 60 bits; `log2(QP) ≈ 1481`. Security: the paper's
+    /// 80-bit target (sparse secret).
+    PaperTable4,
     /// Recommended, 128-bit (HE Standard, uniform ternary): `N = 2^13`, scale `2^40`, `q_0` of 45 bits,
     /// depth 3, `dnum = 4` (one prime per digit), `P` = one 50-bit prime; `log2(QP) ≈ 215 <= 218`.
     /// All primes at most 50 bits (IFMA NTT).
@@ -188,10 +203,13 @@ pub enum Preset {
 
 impl Preset {
     /// All presets.
-    pub const ALL: [Preset; 7] = [
+    pub const ALL: [Preset; 10] = [
         Preset::PaperTable1L5,
         Preset::PaperTable1L10,
         Preset::PaperTable1L15,
+        Preset::PaperTable2,
+        Preset::PaperTable3,
+        Preset::PaperTable4,
         Preset::Rec128N13,
         Preset::Rec128N14,
         Preset::Rec128N15,
@@ -200,14 +218,14 @@ impl Preset {
 
     /// The parameter literal of the preset (see each variant for the numbers).
     pub fn params(self) -> CkksParams {
-        let paper = |log_n: u32, levels: usize, dnum: usize, special: usize| CkksParams {
+        let paper = |log_n: u32, log_scale: u32, levels: usize, special: usize| CkksParams {
             log_n,
-            log_scale: 55,
+            log_scale,
             q0_bits: 61,
             levels,
             special_primes: special,
             special_bits: 60,
-            dnum,
+            dnum: 3,
             secret: SecretDistribution::HammingWeight(DEFAULT_HAMMING_WEIGHT),
             sigma: 3.2,
             conversion: ConversionMode::Fast,
@@ -229,9 +247,12 @@ impl Preset {
             }
         };
         match self {
-            Preset::PaperTable1L5 => paper(15, 5, 3, 2),
-            Preset::PaperTable1L10 => paper(15, 10, 3, 4),
-            Preset::PaperTable1L15 => paper(16, 15, 3, 6),
+            Preset::PaperTable1L5 => paper(15, 55, 5, 2),
+            Preset::PaperTable1L10 => paper(15, 55, 10, 4),
+            Preset::PaperTable1L15 => paper(16, 55, 15, 6),
+            Preset::PaperTable2 => paper(14, 55, 4, 2),
+            Preset::PaperTable3 => paper(14, 55, 2, 2),
+            Preset::PaperTable4 => paper(16, 40, 25, 7),
             Preset::Rec128N13 => rec(13, 45, 3, 4, 1, 50),
             Preset::Rec128N14 => rec(14, 50, 6, 3, 3, 44),
             Preset::Rec128N15 => rec(15, 50, 15, 4, 4, 43),
@@ -243,17 +264,26 @@ impl Preset {
     /// sparse secret outside the HE Standard table).
     pub fn claimed_security(self) -> Option<SecurityLevel> {
         match self {
-            Preset::PaperTable1L5 | Preset::PaperTable1L10 | Preset::PaperTable1L15 => None,
+            Preset::PaperTable1L5
+            | Preset::PaperTable1L10
+            | Preset::PaperTable1L15
+            | Preset::PaperTable2
+            | Preset::PaperTable3
+            | Preset::PaperTable4 => None,
             _ => Some(SecurityLevel::Bits128),
         }
     }
 
-    /// `ceil(log2 Q_L)` of the paper's Table 1 for the paper presets (336, 611, 886), `None` otherwise.
+    /// `ceil(log2 Q_L)` of the paper's tables for the paper presets (Table 1: 336, 611, 886; Table 2: 281;
+    /// Table 3: 171; Table 4: 1061), `None` otherwise.
     pub fn paper_log_q(self) -> Option<u32> {
         match self {
             Preset::PaperTable1L5 => Some(336),
             Preset::PaperTable1L10 => Some(611),
             Preset::PaperTable1L15 => Some(886),
+            Preset::PaperTable2 => Some(281),
+            Preset::PaperTable3 => Some(171),
+            Preset::PaperTable4 => Some(1061),
             _ => None,
         }
     }
