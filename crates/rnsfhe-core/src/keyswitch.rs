@@ -42,6 +42,34 @@ fn inverse_all(plans: &[Arc<NttPlan>], data: &mut [u64], n: usize) -> Result<()>
     Ok(())
 }
 
+/// `(a(), b())`, the two in parallel when the pool has more than one thread.
+fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    if rayon::current_num_threads() > 1 {
+        rayon::join(a, b)
+    } else {
+        (a(), b())
+    }
+}
+
+/// Runs `f(j, limb_j, tmp)` on every limb of a limb-major buffer (`n` words per limb), in parallel over
+/// limbs when the pool has more than one thread; `tmp` is a scratch vector per thread.
+fn for_each_limb(
+    data: &mut [u64],
+    n: usize,
+    f: impl Fn(usize, &mut [u64], &mut Vec<u64>) -> Result<()> + Sync,
+) -> Result<()> {
+    if rayon::current_num_threads() > 1 {
+        data.par_chunks_mut(n)
+            .enumerate()
+            .try_for_each_init(Vec::new, |tmp, (j, c)| f(j, c, tmp))
+    } else {
+        let mut tmp = Vec::new();
+        data.chunks_exact_mut(n)
+            .enumerate()
+            .try_for_each(|(j, c)| f(j, c, &mut tmp))
+    }
+}
+
 /// Scratch buffers of key switching (extended digits, accumulators, coefficient copies), kept per thread
 /// between calls: allocating them afresh costs a page fault per 4 KiB each time the allocator has returned
 /// the memory to the system, more than the arithmetic on them. At most [`POOL_BUFFERS`] buffers are kept
@@ -350,16 +378,7 @@ impl RlweContext {
             }
             Ok(())
         };
-        if rayon::current_num_threads() > 1 {
-            corr.par_chunks_mut(n)
-                .enumerate()
-                .try_for_each_init(Vec::new, |tmp, (j, c)| limb(j, c, tmp))?;
-        } else {
-            let mut tmp = Vec::new();
-            for (j, c) in corr.chunks_exact_mut(n).enumerate() {
-                limb(j, c, &mut tmp)?;
-            }
-        }
+        for_each_limb(&mut corr, n, limb)?;
         scratch::give(y);
         Ok(Poly::from_data(q_l, corr)?)
     }
@@ -391,7 +410,7 @@ impl RlweContext {
         let y_q = &*y_q;
         let plans = &q_lower.plans()[..l - 1];
         let moduli = q_lower.moduli();
-        let limb = |j: usize, c: &mut [u64]| -> Result<()> {
+        for_each_limb(&mut corr, n, |j, c, _| {
             plans[j].forward(c)?;
             let op = DivideByPLast {
                 inv_p_last: dr.inv_p_last[j],
@@ -400,42 +419,41 @@ impl RlweContext {
             let range = j * n..(j + 1) * n;
             map_in_place(&moduli[j], c, [&y_q[range.clone()], &d[range]], &op);
             Ok(())
-        };
-        if rayon::current_num_threads() > 1 {
-            corr.par_chunks_mut(n)
-                .enumerate()
-                .try_for_each(|(j, c)| limb(j, c))?;
-        } else {
-            for (j, c) in corr.chunks_exact_mut(n).enumerate() {
-                limb(j, c)?;
-            }
-        }
+        })?;
         scratch::give(y);
         Ok(Poly::from_data(q_lower, corr)?)
     }
 
-    /// Steps 3-4 for precomputed extended digits; `addend0` is added to the first output.
+    /// Steps 3-4 for precomputed extended digits: the inner product, then `down(tables, i, y_i)` on each
+    /// of its two outputs (ModDown with an addend, or ModDown merged with rescaling).
     fn finish_key_switch(
         &self,
         tables: &LevelTables,
         digits: &[Vec<u64>],
         key: &KeySwitchKey,
         perm: Option<&[usize]>,
-        (addend0, addend1): (Addend<'_>, Addend<'_>),
+        down: &(impl Fn(&LevelTables, usize, Vec<u64>) -> Result<Poly<Ntt>> + Sync),
     ) -> Result<(Poly<Ntt>, Poly<Ntt>)> {
         let (c0, c1) = self.inner_product(tables, digits, key, perm)?;
-        let (u0, u1) = if rayon::current_num_threads() > 1 {
-            rayon::join(
-                || self.mod_down(tables, c0, addend0),
-                || self.mod_down(tables, c1, addend1),
-            )
-        } else {
-            (
-                self.mod_down(tables, c0, addend0),
-                self.mod_down(tables, c1, addend1),
-            )
-        };
+        let (u0, u1) = join(|| down(tables, 0, c0), || down(tables, 1, c1));
         Ok((u0?, u1?))
+    }
+
+    /// Steps 1-4 of key switching `d` with `key`, each output finished by `down` (see
+    /// [`RlweContext::finish_key_switch`]).
+    fn key_switch_with(
+        &self,
+        d: &Poly<Ntt>,
+        key: &KeySwitchKey,
+        down: &(impl Fn(&LevelTables, usize, Vec<u64>) -> Result<Poly<Ntt>> + Sync),
+    ) -> Result<(Poly<Ntt>, Poly<Ntt>)> {
+        self.check_fingerprint(key.fingerprint(), "key-switching key")?;
+        let level = self.level_of(d, "key-switched polynomial")?;
+        let tables = self.level_tables(level)?;
+        let digits = self.mod_up_digits(&tables, d)?;
+        let out = self.finish_key_switch(&tables, &digits, key, None, down);
+        digits.into_iter().for_each(scratch::give);
+        out
     }
 
     /// Key switching of `d` (over `Q_l`, NTT form) with a key from `s'` to `s` (RNS-CKKS `KS`, hybrid
@@ -454,15 +472,12 @@ impl RlweContext {
         &self,
         d: &Poly<Ntt>,
         key: &KeySwitchKey,
-        addends: (Addend<'_>, Addend<'_>),
+        (a0, a1): (Addend<'_>, Addend<'_>),
     ) -> Result<(Poly<Ntt>, Poly<Ntt>)> {
-        self.check_fingerprint(key.fingerprint(), "key-switching key")?;
-        let level = self.level_of(d, "key-switched polynomial")?;
-        let tables = self.level_tables(level)?;
-        let digits = self.mod_up_digits(&tables, d)?;
-        let out = self.finish_key_switch(&tables, &digits, key, None, addends);
-        digits.into_iter().for_each(scratch::give);
-        out
+        let addends = [a0, a1];
+        self.key_switch_with(d, key, &|t: &LevelTables, i, y| {
+            self.mod_down(t, y, addends[i])
+        })
     }
 
     /// Relinearization (RNS-CKKS `Mult`, steps 2-4): a 3-part ciphertext `(d_0, d_1, d_2)` to
@@ -515,25 +530,11 @@ impl RlweContext {
                 .collect::<Result<Vec<_>>>()?;
             return Ok(RlweCiphertext { parts });
         };
-        self.check_fingerprint(rk.key().fingerprint(), "key-switching key")?;
-        let digits = self.mod_up_digits(&tables, &ct.parts[2])?;
-        let products = self.inner_product(&tables, &digits, rk.key(), None);
-        digits.into_iter().for_each(scratch::give);
-        let (y0, y1) = products?;
-        let (d0, d1) = (ct.parts[0].data(), ct.parts[1].data());
-        let (u0, u1) = if rayon::current_num_threads() > 1 {
-            rayon::join(
-                || self.mod_down_rescale(&tables, dr, y0, d0),
-                || self.mod_down_rescale(&tables, dr, y1, d1),
-            )
-        } else {
-            (
-                self.mod_down_rescale(&tables, dr, y0, d0),
-                self.mod_down_rescale(&tables, dr, y1, d1),
-            )
-        };
+        let (u0, u1) = self.key_switch_with(&ct.parts[2], rk.key(), &|t: &LevelTables, i, y| {
+            self.mod_down_rescale(t, dr, y, ct.parts[i].data())
+        })?;
         Ok(RlweCiphertext {
-            parts: vec![u0?, u1?],
+            parts: vec![u0, u1],
         })
     }
 
@@ -647,12 +648,13 @@ impl RlweContext {
         }
         let tables = self.level_tables(level)?;
         let perm = self.galois_permutation(element)?;
+        let addends = [Addend::Permuted(ct.parts[0].data(), &perm), Addend::None];
         let (c0, u1) = self.finish_key_switch(
             &tables,
             &hoisted.digits,
             key,
             Some(&perm),
-            (Addend::Permuted(ct.parts[0].data(), &perm), Addend::None),
+            &|t: &LevelTables, i, y| self.mod_down(t, y, addends[i]),
         )?;
         Ok(RlweCiphertext {
             parts: vec![c0, u1],
