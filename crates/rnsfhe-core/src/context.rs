@@ -100,7 +100,7 @@ pub(crate) struct LevelTables {
     pub(crate) down_rescale: Option<DownRescaleTables>,
 }
 
-/// Tables of ModDown merged with rescaling at level `l`: the key-switched `x` over `Q_l ∪ P` (plus `P` times
+/// Tables of ModDown (RNS-CKKS Algorithm 2) merged with rescaling (`RS`, Section 4) at level `l`: the key-switched `x` over `Q_l ∪ P` (plus `P` times
 /// the ciphertext part it is added to) is divided by `P q_{l-1}` in one basis conversion, from
 /// `S = {q_{l-1}} ∪ P` to `Q_{l-1}`: `(x - Conv_S(x_S)) (P q_{l-1})^-1`. This saves the separate
 /// rescaling's inverse NTT and its `l - 1` forward NTTs per part. The conversion is exact (rounded) in every
