@@ -227,7 +227,7 @@ impl ChebyshevSeries {
 }
 
 /// Rejects non-finite ends and empty or reversed intervals.
-fn check_interval(a: f64, b: f64) -> Result<()> {
+pub(crate) fn check_interval(a: f64, b: f64) -> Result<()> {
     if a.is_finite() && b.is_finite() && a < b {
         Ok(())
     } else {
@@ -236,7 +236,7 @@ fn check_interval(a: f64, b: f64) -> Result<()> {
 }
 
 /// Rejects degree 0 and degrees above [`MAX_DEGREE`].
-fn check_degree(degree: usize) -> Result<()> {
+pub(crate) fn check_degree(degree: usize) -> Result<()> {
     if (1..=MAX_DEGREE).contains(&degree) {
         Ok(())
     } else {

@@ -69,7 +69,7 @@ fn relative_difference(a: f64, b: f64) -> f64 {
 }
 
 /// The residue modulo `m` of an integer-valued finite `f64` (any magnitude).
-fn f64_residue(v: f64, m: &Modulus) -> u64 {
+pub(crate) fn f64_residue(v: f64, m: &Modulus) -> u64 {
     if v.abs() < 9.0e18 {
         return m.reduce_i64(v as i64);
     }
@@ -140,7 +140,7 @@ impl Evaluator {
     // Checks and alignment
     // ----------------------------------------------------------------------------------------------
 
-    fn check_ct(&self, ct: &Ciphertext) -> Result<()> {
+    pub(crate) fn check_ct(&self, ct: &Ciphertext) -> Result<()> {
         self.ctx.check_fingerprint(ct.fingerprint(), "ciphertext")
     }
 
@@ -350,7 +350,12 @@ impl Evaluator {
         Ok((ct, Cow::Owned(poly)))
     }
 
-    fn check_product_scale(&self, level: usize, scale: f64, operation: &'static str) -> Result<()> {
+    pub(crate) fn check_product_scale(
+        &self,
+        level: usize,
+        scale: f64,
+        operation: &'static str,
+    ) -> Result<()> {
         let log_half_q = self.ctx.basis(level)?.log2_product() - 1.0;
         if !(scale.is_finite() && scale.log2() < log_half_q) {
             return Err(Error::ScaleTooLarge {
@@ -363,13 +368,13 @@ impl Evaluator {
         Ok(())
     }
 
-    fn wrap(&self, inner: RlweCiphertext, scale: f64, slots: usize) -> Ciphertext {
+    pub(crate) fn wrap(&self, inner: RlweCiphertext, scale: f64, slots: usize) -> Ciphertext {
         Ciphertext::from_parts(inner, scale, slots, self.ctx.fingerprint())
     }
 
     /// The NTT form of `round(c.re * scale) + round(c.im * scale) X^(N/2)` at `level` (the constant `c` in
     /// every slot).
-    fn constant_poly(
+    pub(crate) fn constant_poly(
         &self,
         c: Complex64,
         scale: f64,
@@ -529,7 +534,7 @@ impl Evaluator {
     // Multiplicative operations
     // ----------------------------------------------------------------------------------------------
 
-    fn relin_key(&self, operation: &'static str) -> Result<&RelinKey> {
+    pub(crate) fn relin_key(&self, operation: &'static str) -> Result<&RelinKey> {
         self.relin.as_ref().ok_or(Error::MissingKey {
             operation,
             key: "relinearization key",

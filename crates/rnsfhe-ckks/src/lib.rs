@@ -13,6 +13,9 @@
 //! * [`chebyshev`]: [`ChebyshevSeries`], Chebyshev interpolation of any function on an interval with its
 //!   approximation error (plaintext; the basis of the sigmoid, exp and 1/x approximations of Section 5.2).
 //!
+//! * [`polynomial`]: [`Polynomial`] in the power or Chebyshev basis and its homomorphic evaluation
+//!   ([`Evaluator::evaluate_polynomial`]) at the minimal depth with exact scales.
+//!
 //! Errors of this crate are [`Error`] (module [`error`]).
 
 pub mod chebyshev;
@@ -26,6 +29,7 @@ pub mod evaluator;
 pub mod keys;
 pub mod params;
 pub mod plaintext;
+pub mod polynomial;
 
 pub use context::{CkksContext, EXACT_SCALE_TOLERANCE};
 pub use encryption::{CkksDecryptor, CkksEncryptor, SlotValues};
@@ -33,6 +37,7 @@ pub use evaluator::Evaluator;
 pub use keys::{GaloisKeys, KeyGenerator, KeySet, PublicKey, RelinKey, SecretKey};
 pub use params::{CkksParams, Preset, RescalingPolicy};
 pub use plaintext::{Ciphertext, Plaintext};
+pub use polynomial::{Polynomial, PolynomialBasis};
 pub use rnsfhe_core::security::{self, max_log_qp, SecurityEstimate, SecurityLevel};
 pub use rnsfhe_core::{ConversionMode, SecretDistribution};
 pub use rnsfhe_math::sampling::Csprng;
