@@ -200,16 +200,8 @@ impl Evaluator {
         target: f64,
         operation: &'static str,
     ) -> Result<Ciphertext> {
+        self.check_levels(ct, 1, operation)?;
         let level = ct.level();
-        if level < 2 {
-            return Err(Error::NotEnoughLevels {
-                operation,
-                level,
-                log_scale: ct.log2_scale(),
-                needed: 2,
-                more: 2 - level,
-            });
-        }
         let q = self.ctx.q_moduli()[level - 1] as f64;
         let c = (target / ct.scale() * q).round();
         if !(c.is_finite() && c >= 1.0) {
@@ -348,6 +340,25 @@ impl Evaluator {
         let mut poly = pt.poly().drop_to(ct.level())?;
         poly.rebase(basis)?;
         Ok((ct, Cow::Owned(poly)))
+    }
+
+    /// Errors with the levels needed and available unless `ct` can lose `depth` levels.
+    pub(crate) fn check_levels(
+        &self,
+        ct: &Ciphertext,
+        depth: usize,
+        operation: &'static str,
+    ) -> Result<()> {
+        if ct.level() < depth + 1 {
+            return Err(Error::NotEnoughLevels {
+                operation,
+                level: ct.level(),
+                log_scale: ct.log2_scale(),
+                needed: depth + 1,
+                more: depth + 1 - ct.level(),
+            });
+        }
+        Ok(())
     }
 
     pub(crate) fn check_product_scale(
@@ -711,16 +722,8 @@ impl Evaluator {
     /// Errors: [`Error::NotEnoughLevels`] at level 1.
     pub fn rescale(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.check_ct(ct)?;
+        self.check_levels(ct, 1, "rescale")?;
         let level = ct.level();
-        if level < 2 {
-            return Err(Error::NotEnoughLevels {
-                operation: "rescale",
-                level,
-                log_scale: ct.log2_scale(),
-                needed: 2,
-                more: 2 - level,
-            });
-        }
         let rescaler = self.ctx.rlwe().rescaler();
         let basis = self.ctx.basis(level - 1)?;
         // The parts in parallel too: each one's serial step (the inverse NTT of its last limb) then
@@ -823,75 +826,6 @@ impl Evaluator {
                 Ok(self.wrap(inner, ct.scale(), ct.slots()))
             })
             .collect()
-    }
-
-    /// Partial sums (RNS-CKKS Section 5.2, after [9, Algorithm 2]): `log2(n)` rotations by
-    /// `1, 2, ..., n/2` and additions, so that slot `j` of the result holds
-    /// `sum_{i < n} slot_{j + i mod slots}`. Needs the Galois keys of those steps
-    /// ([`crate::KeyGenerator::power_of_two_steps`]). No level used.
-    ///
-    /// Errors: [`Error::InvalidArgument`] unless `n` is a power of two in `[1, slots]`; as
-    /// [`Evaluator::rotate`].
-    pub fn partial_sums(&self, ct: &Ciphertext, n: usize) -> Result<Ciphertext> {
-        self.check_ct(ct)?;
-        if !n.is_power_of_two() || n > ct.slots() {
-            return Err(Error::InvalidArgument {
-                operation: "partial sums",
-                reason: format!(
-                    "n = {n} must be a power of two in [1, slots = {}]",
-                    ct.slots()
-                ),
-            });
-        }
-        let mut acc = ct.clone();
-        let mut step = 1usize;
-        while step < n {
-            let r = self.rotate(&acc, step as i64)?;
-            acc = self.add(&acc, &r)?;
-            step *= 2;
-        }
-        Ok(acc)
-    }
-
-    /// The sum of all slots, in every slot ([`Evaluator::partial_sums`] with `n = slots`).
-    ///
-    /// Errors: as [`Evaluator::partial_sums`].
-    pub fn sum_slots(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        self.partial_sums(ct, ct.slots())
-    }
-
-    /// The mean of the slots in every slot (RNS-CKKS Section 5.2): [`Evaluator::sum_slots`], then a
-    /// multiplication by `1 / slots` and a rescaling (one level).
-    ///
-    /// Errors: as [`Evaluator::sum_slots`] and [`Evaluator::rescale`].
-    pub fn mean(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let s = self.sum_slots(ct)?;
-        let m = self.multiply_real(&s, 1.0 / ct.slots() as f64)?;
-        self.rescale(&m)
-    }
-
-    /// The variance of the slots in every slot (RNS-CKKS Section 5.2, Table 3): the mean of the squares
-    /// minus the square of the mean, `E[x^2] - E[x]^2` (two levels: a squaring and a mean on each side).
-    /// Real slot values are assumed (for complex slots this is `E[x^2] - E[x]^2` without conjugation).
-    ///
-    /// Errors: [`Error::NotEnoughLevels`] below level 3; as [`Evaluator::mean`] and
-    /// [`Evaluator::multiply_rescale`].
-    pub fn variance(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        self.check_ct(ct)?;
-        let level = ct.level();
-        if level < 3 {
-            return Err(Error::NotEnoughLevels {
-                operation: "variance",
-                level,
-                log_scale: ct.log2_scale(),
-                needed: 3,
-                more: 3 - level,
-            });
-        }
-        let mean_square = self.mean(&self.multiply_rescale(ct, ct)?)?;
-        let mean = self.mean(ct)?;
-        let square_mean = self.multiply_rescale(&mean, &mean)?;
-        self.sub(&mean_square, &square_mean)
     }
 }
 

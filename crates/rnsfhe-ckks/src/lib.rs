@@ -15,6 +15,9 @@
 //!
 //! * [`polynomial`]: [`Polynomial`] in the power or Chebyshev basis and its homomorphic evaluation
 //!   ([`Evaluator::evaluate_polynomial`]) at the minimal depth with exact scales.
+//! * [`statistics`]: sums, mean and variance of the slots, inner products, weighted sums (Table 3).
+//! * [`functions`]: sigmoid, `exp`, `1/x` (Taylor, CKKS Algorithm 2, Chebyshev), least-squares sigmoids,
+//!   square roots by Newton's method (RNS-CKKS Table 2).
 //!
 //! Errors of this crate are [`Error`] (module [`error`]).
 
@@ -26,10 +29,12 @@ pub mod precision;
 pub mod context;
 pub mod encryption;
 pub mod evaluator;
+pub mod functions;
 pub mod keys;
 pub mod params;
 pub mod plaintext;
 pub mod polynomial;
+pub mod statistics;
 
 pub use context::{CkksContext, EXACT_SCALE_TOLERANCE};
 pub use encryption::{CkksDecryptor, CkksEncryptor, SlotValues};

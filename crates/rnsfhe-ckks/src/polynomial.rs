@@ -519,16 +519,7 @@ impl Evaluator {
                 max: MAX_DEGREE,
             });
         }
-        let depth = p.depth();
-        if ct.level() < depth + 1 {
-            return Err(Error::NotEnoughLevels {
-                operation: OP,
-                level: ct.level(),
-                log_scale: ct.log2_scale(),
-                needed: depth + 1,
-                more: depth + 1 - ct.level(),
-            });
-        }
+        self.check_levels(ct, p.depth(), OP)?;
         let target_scale = ct.scale();
         let x = self.relinearize(ct)?;
         let y = match p.change_of_variable() {
