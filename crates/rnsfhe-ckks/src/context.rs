@@ -26,6 +26,7 @@
 //! `Delta_{l-1} = Delta_l^2 / q_{l-1}` (Kim-Papadimitriou-Polyakov), so that a product of two operands at
 //! the default scale of level `l`, rescaled once, has exactly the default scale of level `l - 1`.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use rnsfhe_core::{ConversionMode, RlweContext, RlweParams};
@@ -96,7 +97,8 @@ impl CkksContext {
     /// [`CkksContext::is_insecure`], [`CkksContext::security_warning`].
     ///
     /// Errors: [`Error::InvalidParams`] for bit sizes out of range (`log_scale` in `[10, 60]`,
-    /// `q0_bits` in `[log_scale, 61]`, `special_bits` in `[10, 61]`), no special prime, a `q_0` that
+    /// `q0_bits` in `[log_scale, 61]`, `special_bits` in `[10, 61]`), no special prime, a special modulus
+    /// `P` more than [`MAX_DIGIT_EXCESS_BITS`] bits smaller than a digit group, a `q_0` that
     /// `ExactInteger` cannot convert; prime search and RLWE context errors otherwise (too few primes,
     /// `dnum` out of range, a conversion mode the moduli do not support).
     pub fn new(params: CkksParams) -> Result<Arc<Self>> {
@@ -218,6 +220,7 @@ impl CkksContext {
             secret: p.secret,
             sigma: p.sigma,
         })?;
+        check_special_modulus(&q_moduli, &p_moduli, rlwe.gadget().groups())?;
         let encoder = Encoder::new(n)?;
 
         // Default scales per level (index l - 1 for l limbs).
@@ -468,6 +471,42 @@ impl CkksContext {
     }
 }
 
+/// Rejects a special modulus `P` smaller than the largest digit group `Q_j` of hybrid key switching: the
+/// key-switching noise grows like `Q_j / P` (RNS-CKKS Section 3.3; Han-Ki Section 2.4). A relinearization
+/// adds it at the product's scale `Delta^2` and tolerates a `P` somewhat short of the digit, but a rotation
+/// adds it at `Delta`: with `P` more than [`MAX_DIGIT_EXCESS_BITS`] bits short, rotations lose that many
+/// bits and products soon follow, silently; such parameters are refused.
+/// How many bits a digit group may exceed the special modulus `P` ([`CkksContext::new`] refuses more).
+pub const MAX_DIGIT_EXCESS_BITS: f64 = 10.0;
+
+fn check_special_modulus(
+    q_moduli: &[u64],
+    p_moduli: &[u64],
+    groups: &[Range<usize>],
+) -> Result<()> {
+    let log2 = |m: &[u64]| m.iter().map(|&q| (q as f64).log2()).sum::<f64>();
+    let log_p = log2(p_moduli);
+    for (j, g) in groups.iter().enumerate() {
+        let log_digit = log2(&q_moduli[g.clone()]);
+        if log_digit > log_p + MAX_DIGIT_EXCESS_BITS {
+            return Err(Error::InvalidParams {
+                what: "special primes",
+                reason: format!(
+                    "P = {} special prime(s) has {log_p:.1} bits, but digit group {j} (primes {}..{}) has \
+                     {log_digit:.1}: key switching would add noise of about 2^{:.0} times its usual size (at most 2^10 is \
+                     accepted); use more special primes (at least {:.0} bits in total) or a larger dnum (smaller digits)",
+                    p_moduli.len(),
+                    g.start,
+                    g.end,
+                    log_digit - log_p,
+                    log_digit.ceil()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -507,6 +546,25 @@ mod tests {
                 assert!((s.log2() - 40.0).abs() < 1e-3, "level {l}: {}", s.log2());
             }
             assert!(ctx.is_insecure() || ctx.log_qp() <= 109.0);
+        }
+    }
+
+    #[test]
+    fn special_modulus_too_small_for_a_digit_is_refused() {
+        // dnum 1: one digit of 5 primes (210 bits) against P of 55 bits.
+        let mut p = small(RescalingPolicy::ExactScale, ConversionMode::Fast);
+        p.dnum = 1;
+        match CkksContext::new(p) {
+            Err(Error::InvalidParams { what, reason }) => {
+                assert_eq!(what, "special primes");
+                assert!(reason.contains("digit group 0"), "{reason}");
+            }
+            other => panic!("expected InvalidParams, got {other:?}"),
+        }
+        // Within the slack: accepted (dnum 5, one prime per digit, P of 55 bits).
+        assert!(CkksContext::new(small(RescalingPolicy::ExactScale, ConversionMode::Fast)).is_ok());
+        for preset in Preset::ALL {
+            assert!(CkksContext::new(preset.params()).is_ok(), "{preset:?}");
         }
     }
 

@@ -36,7 +36,7 @@ pub mod plaintext;
 pub mod polynomial;
 pub mod statistics;
 
-pub use context::{CkksContext, EXACT_SCALE_TOLERANCE};
+pub use context::{CkksContext, EXACT_SCALE_TOLERANCE, MAX_DIGIT_EXCESS_BITS};
 pub use encryption::{CkksDecryptor, CkksEncryptor, SlotValues};
 pub use evaluator::Evaluator;
 pub use keys::{GaloisKeys, KeyGenerator, KeySet, PublicKey, RelinKey, SecretKey};

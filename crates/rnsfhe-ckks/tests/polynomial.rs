@@ -42,7 +42,7 @@ fn medium(levels: usize, policy: RescalingPolicy) -> CkksParams {
         log_scale: 50,
         q0_bits: 60,
         levels,
-        special_primes: 2,
+        special_primes: 3,
         special_bits: 60,
         dnum: 3,
         secret: SecretDistribution::Ternary,
@@ -222,7 +222,7 @@ fn degree_255_chebyshev_at_least_20_bits() {
     params.log_n = 14;
     params.log_scale = 50;
     params.q0_bits = 60;
-    // Digits of 4 primes (210 bits) need P of more than 210 bits.
+    // Digits of 4 primes (210 bits) need P of about as many bits.
     params.special_primes = 4;
     let s = setup(params, 6);
     let x = values(s.ctx.max_slots(), 12);
