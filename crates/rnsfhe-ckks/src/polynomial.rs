@@ -629,7 +629,12 @@ impl Evaluator {
         if !chebyshev {
             return Ok(product);
         }
-        let doubled = self.multiply_int(&product, 2)?;
+        let mut doubled = product;
+        doubled
+            .inner
+            .parts
+            .iter_mut()
+            .for_each(|p| p.mul_i64_assign(2));
         if hi == lo {
             return self.add_real(&doubled, -1.0);
         }
@@ -736,40 +741,40 @@ impl Evaluator {
         let x = powers[1]
             .as_ref()
             .ok_or_else(|| internal("the input is missing".into()))?;
-        let mut acc: Option<Vec<Poly<Ntt>>> = None;
+        let mut scaled: Vec<(&Ciphertext, Vec<u64>)> = Vec::with_capacity(terms.len());
         for &(i, c) in terms {
             let p = powers[i]
                 .as_ref()
                 .ok_or_else(|| internal(format!("power {i} missing")))?;
-            if p.level() < top {
+            if p.level() < top || p.part_count() != 2 {
                 return Err(internal(format!(
-                    "power {i} at level {} is below {top}",
-                    p.level()
+                    "power {i} at level {} with {} parts cannot serve a leaf at level {top}",
+                    p.level(),
+                    p.part_count()
                 )));
             }
             let k = (c * sum_scale / p.scale()).round();
-            if k == 0.0 {
-                continue;
-            }
-            let residues: Vec<u64> = basis.moduli().iter().map(|m| f64_residue(k, m)).collect();
-            let mut parts = Vec::with_capacity(p.inner.parts.len());
-            for part in &p.inner.parts {
-                let mut t = part.drop_to(top)?;
-                t.rebase(basis)?;
-                t.mul_scalars_assign(&residues)?;
-                parts.push(t);
-            }
-            match acc.as_mut() {
-                None => acc = Some(parts),
-                Some(acc) => {
-                    for (a, t) in acc.iter_mut().zip(&parts) {
-                        a.add_assign(t)?;
-                    }
-                }
+            if k != 0.0 {
+                scaled.push((
+                    p,
+                    basis.moduli().iter().map(|m| f64_residue(k, m)).collect(),
+                ));
             }
         }
         // Every coefficient rounded to zero at this scale: the leaf is the constant alone.
-        let mut parts = acc.unwrap_or_else(|| vec![Poly::zero(basis), Poly::zero(basis)]);
+        let mut parts = if scaled.is_empty() {
+            vec![Poly::zero(basis), Poly::zero(basis)]
+        } else {
+            (0..2)
+                .map(|part| {
+                    let terms: Vec<(&Poly<Ntt>, &[u64])> = scaled
+                        .iter()
+                        .map(|(p, r)| (&p.inner.parts[part], &r[..]))
+                        .collect();
+                    Poly::linear_combination(basis, &terms)
+                })
+                .collect::<rnsfhe_ring::Result<Vec<_>>>()?
+        };
         if c0 != 0.0 {
             let k = self.constant_poly(c0.into(), sum_scale, top, OP)?;
             parts[0].add_assign(&k)?;

@@ -507,6 +507,50 @@ impl Poly<Ntt> {
         Ok(first.mul_accumulated(&raw))
     }
 
+    /// `sum_t c_t x_t` over `basis`, a prefix of every `x_t`'s basis (the limbs beyond it are ignored), for
+    /// integer constants `c_t` given by their residues modulo the primes of `basis`: one pass per limb,
+    /// Shoup products accumulated lazily and reduced once per coefficient. This is the scalar part of a
+    /// polynomial evaluation (a leaf `sum_i c_i x^i`), without dropping the operands first.
+    ///
+    /// Errors: [`Error::LengthMismatch`] for no terms or a residue list not of `basis`'s length;
+    /// [`Error::BasisMismatch`] unless `basis` is a prefix of each operand's basis.
+    pub fn linear_combination(basis: &Arc<RnsBasis>, terms: &[(&Self, &[u64])]) -> Result<Self> {
+        if terms.is_empty() {
+            return Err(Error::LengthMismatch {
+                what: "linear combination (number of terms)",
+                expected: 1,
+                got: 0,
+            });
+        }
+        let limbs = basis.len();
+        for (x, c) in terms {
+            x.basis
+                .prefix(limbs.min(x.limb_count()))?
+                .check_same(basis, "linear combination")?;
+            if c.len() != limbs {
+                return Err(Error::LengthMismatch {
+                    what: "linear combination constants (one residue per limb)",
+                    expected: limbs,
+                    got: c.len(),
+                });
+            }
+        }
+        let n = basis.degree();
+        let mut data = vec![0u64; limbs * n];
+        data.par_chunks_mut(n)
+            .zip(basis.moduli().par_iter())
+            .enumerate()
+            .for_each(|(i, (out, m))| {
+                let rows: Vec<&[u64]> = terms
+                    .iter()
+                    .map(|(x, _)| &x.data[i * n..(i + 1) * n])
+                    .collect();
+                let weights: Vec<_> = terms.iter().map(|(_, c)| m.shoup(m.reduce(c[i]))).collect();
+                sum_of_products(m, &rows, Weights::PerRow(&weights), out);
+            });
+        Ok(Self::from_data_unchecked(basis, data))
+    }
+
     /// `self * b + c * d` (pointwise in NTT form), in one pass: the middle term of a tensor product.
     pub fn mul_pair_sum(&self, b: &Self, c: &Self, d: &Self) -> Result<Self> {
         for x in [b, c, d] {
@@ -583,6 +627,30 @@ mod tests {
             .map(|_| rng.gen_range(-1000..1000))
             .collect();
         Poly::from_i64(b, &coeffs).unwrap()
+    }
+
+    #[test]
+    fn linear_combination_over_a_prefix() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(8);
+        let b = basis(64, 4);
+        let low = b.prefix(2).unwrap();
+        let x = random(&b, &mut rng).into_ntt();
+        let y = random(&b, &mut rng).into_ntt();
+        let z = random(&low, &mut rng).into_ntt();
+        let (cx, cy, cz) = ([3u64, 5], [u64::MAX / 3, 7], [1u64, 1 << 40]);
+        let got =
+            Poly::linear_combination(&low, &[(&x, &cx[..]), (&y, &cy[..]), (&z, &cz[..])]).unwrap();
+        let mut want = Poly::zero(&low);
+        for (p, c) in [(&x, &cx), (&y, &cy), (&z, &cz)] {
+            let mut t = p.drop_to(2).unwrap();
+            t.rebase(&low).unwrap();
+            t.mul_scalars_assign(&c[..]).unwrap();
+            want.add_assign(&t).unwrap();
+        }
+        assert_eq!(got, want);
+        assert!(Poly::linear_combination(&b, &[(&z, &cz[..])]).is_err());
+        assert!(Poly::linear_combination(&low, &[(&x, &[1u64][..])]).is_err());
+        assert!(Poly::<Ntt>::linear_combination(&low, &[]).is_err());
     }
 
     #[test]
