@@ -8,7 +8,9 @@ PEGASUS scheme switching. Today the math layer, CKKS and BFV are available:
 * the negacyclic NTT: :class:`NttPlan` (numpy ``uint64`` arrays in and out, the GIL released while it runs);
 * RNS basis conversion in three modes: :class:`BasisConverter` ("fast", "exact_float", "exact_integer");
 * CKKS, encrypted arithmetic on real and complex vectors: the submodule :mod:`rnsfhe.ckks` (start with
-  ``rnsfhe.ckks.Session``);
+  ``rnsfhe.ckks.Session``), with polynomials and functions of the slots (``ct.polyval``, ``ct.chebyshev(f,
+  ...)`` for any Python function, ``ct.sigmoid()``, ``ct.exp()``, ``ct.inverse()``, ``ct.sqrt(...)``) and
+  statistics (``ct.sum()``, ``ct.mean()``, ``ct.var()``, ``ct.dot(...)``);
 * BFV, exact arithmetic modulo t on encrypted integer vectors: the submodule :mod:`rnsfhe.bfv` (start with
   ``rnsfhe.bfv.Session``).
 

@@ -21,8 +21,30 @@ The pieces, for finer control (a server holds only the evaluation keys):
 * ``ctx.encryptor(keys.public)`` / ``ctx.decryptor(keys.secret)`` -- :class:`Encryptor`, :class:`Decryptor`;
 * ``ctx.evaluator(keys, auto_rescale=True)`` -- :class:`Evaluator` (relinearization and Galois keys);
 * :class:`Ciphertext` -- operators, ``rescale()``, ``rotate(k)``, ``conjugate()``, ``sum()``, ``mean()``,
-  ``level``, ``scale``, ``log2_scale``, ``slots``;
+  ``var()``, ``dot(other)``, ``level``, ``scale``, ``log2_scale``, ``slots``;
+* functions of the slots, by polynomials at the minimal depth: ``ct.polyval(coeffs, basis=...)``,
+  ``ct.chebyshev(f, interval, degree)`` for any Python function, ``ct.sigmoid()``, ``ct.exp()``,
+  ``ct.inverse()``, ``ct.sqrt(interval)``, ``ct.inv_sqrt(interval)`` (also as methods of
+  :class:`Evaluator`, :class:`Session`, and ``Context.polyval`` / ``Context.chebyshev``);
+* :class:`Polynomial` and :func:`chebyshev_approx` -- the plaintext polynomials, their depth and their
+  approximation error; :func:`weighted_sum` across ciphertexts;
 * :func:`precision` -- bits of precision of a result (:class:`PrecisionStats`).
+
+A polynomial of degree d uses ceil(log2(d + 1)) levels, and one more for a Chebyshev interval whose width
+is not 2; too few levels raise :class:`NotEnoughLevelsError` (a ValueError) naming both counts:
+
+>>> x = np.linspace(-1, 1, 8)
+>>> p, err = chebyshev_approx(np.tanh, (-1, 1), 7)  # interpolated in Rust, with its error
+>>> p.depth, err < 1e-3
+(3, True)
+>>> y = s.decrypt(s.encrypt(x).polyval(p), real=True)[:8]
+>>> bool(np.max(np.abs(y - np.tanh(x))) < 1e-3)
+True
+>>> try:
+...     s.encrypt(x).sigmoid()  # degree 31 on [-8, 8]: 6 levels; "Rec128N13" has 3
+... except NotEnoughLevelsError as e:
+...     print(e.levels_needed, e.levels_available)
+6 3
 
 Levels count limbs, as in the Rust library: a fresh ciphertext has level ``ctx.levels + 1`` and each
 rescaling removes one. Errors of the Rust code raise :class:`ValueError` with its message (a missing
@@ -32,11 +54,12 @@ can. Heavy calls release the GIL, so threads run them in parallel.
 
 from __future__ import annotations
 
-from typing import Iterable, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
 
 from . import _common
 from ._rnsfhe.ckks import Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys, KeySet
-from ._rnsfhe.ckks import PartStats, PrecisionStats, PublicKey, RelinKey, SecretKey, precision, presets
+from ._rnsfhe.ckks import NotEnoughLevelsError, PartStats, Polynomial, PrecisionStats, PublicKey, RelinKey
+from ._rnsfhe.ckks import SecretKey, precision, presets
 
 
 class Session(_common.SessionBase):
@@ -83,5 +106,60 @@ class Session(_common.SessionBase):
         """The ``ct.slots`` decrypted values: numpy complex128, or float64 (real parts) if ``real``."""
         return self.decryptor.decrypt(ct, real)
 
+    def polyval(self, ct: Ciphertext, coeffs: Any, basis: str = "power",
+                interval: Optional[Tuple[float, float]] = None) -> Ciphertext:
+        """The polynomial of ``coeffs`` (increasing order; or a :class:`Polynomial` or a ``numpy.polynomial``
+        series) in ``basis`` "power" or "chebyshev" (on ``interval``, default (-1, 1)) applied to every slot
+        of ``ct`` by this session's evaluator; see :meth:`Ciphertext.polyval`."""
+        return self.evaluator.polyval(ct, coeffs, basis, interval)
 
-__all__ = ["Session", *_common.SCHEME_CLASSES, "PartStats", "PrecisionStats", "precision", "presets"]
+    def chebyshev(self, ct: Ciphertext, f: Callable[[float], float], interval: Tuple[float, float],
+                  degree: int) -> Ciphertext:
+        """``f`` (any Python callable float -> float) applied to every slot of ``ct`` through its Chebyshev
+        interpolant of ``degree`` on ``interval``, by this session's evaluator; see
+        :meth:`Ciphertext.chebyshev`."""
+        return self.evaluator.chebyshev(ct, f, interval, degree)
+
+
+def chebyshev_approx(f: Callable[[float], float], interval: Tuple[float, float], degree: int, *,
+                     samples: int = 10_001) -> Tuple[Polynomial, float]:
+    """Chebyshev interpolation of ``f`` on ``interval = (a, b)`` and its approximation error, in plaintext.
+
+    ``f`` is any Python callable float -> float, called at the ``degree + 1`` Chebyshev nodes (the
+    interpolation runs in Rust; exceptions raised by ``f`` propagate). Returns ``(p, error)``: the
+    :class:`Polynomial` (Chebyshev basis on the interval; ``p.coeffs``, ``p.depth``, ``p(x)``) and
+    ``max |f(x) - p(x)|`` over ``samples`` evenly spaced points of the interval. Evaluate ``p`` on a
+    ciphertext with ``ct.polyval(p)``: it uses ``p.depth`` levels. Raises ValueError for a >= b, a degree
+    of 0 or above 4095, or a non-finite value of ``f``.
+
+    >>> p, err = chebyshev_approx(lambda x: 1 / (1 + x * x), (-1, 1), 31)
+    >>> p.degree, p.depth, err < 1e-10
+    (30, 5, True)
+    """
+    p = Polynomial.interpolate(f, interval, degree)
+    return p, p.max_error(f, samples)
+
+
+def weighted_sum(cts: Sequence[Ciphertext], weights: Sequence[float]) -> Ciphertext:
+    """``sum_i weights[i] * cts[i]``, slot-wise, with one rescaling (one level), by the evaluator of
+    ``cts[0]``; see :meth:`Evaluator.weighted_sum`. For an unweighted sum, ``sum(cts)`` uses no level.
+
+    Raises ValueError for no ciphertexts, a different number of weights, or non-finite weights.
+    """
+    if len(cts) == 0:
+        raise ValueError("weighted_sum needs at least one ciphertext")
+    return cts[0].evaluator.weighted_sum(list(cts), list(weights))
+
+
+__all__ = [
+    "Session",
+    *_common.SCHEME_CLASSES,
+    "PartStats",
+    "PrecisionStats",
+    "precision",
+    "presets",
+    "Polynomial",
+    "NotEnoughLevelsError",
+    "chebyshev_approx",
+    "weighted_sum",
+]

@@ -52,3 +52,8 @@ def test_example_demo_runs(run_example):
 def test_example_ckks_quickstart_runs(run_example):
     out = run_example("ckks_quickstart")
     assert "variance: encrypted" in out and "precision:" in out
+
+
+def test_example_ckks_functions_runs(run_example):
+    out = run_example("ckks_functions")
+    assert "max |decrypted - tanh(x)|" in out and "encrypted" in out

@@ -132,6 +132,19 @@ pub fn inverse_polynomial(iterations: usize) -> Result<Polynomial> {
     Polynomial::power(coeffs)
 }
 
+/// Degree of the Chebyshev start of [`Evaluator::inverse_sqrt`] (evaluated in the power basis: 2 levels).
+const NEWTON_START_DEGREE: usize = 3;
+
+/// The levels [`Evaluator::inverse_sqrt`] (`inverse = true`) or [`Evaluator::sqrt`] uses with `iterations`
+/// Newton steps: 2 for the degree-3 start, 2 per step, and 1 for the final product `x * x^(-1/2)` of
+/// `sqrt`.
+pub fn newton_sqrt_depth(iterations: usize, inverse: bool) -> usize {
+    let start = (NEWTON_START_DEGREE + 1)
+        .next_power_of_two()
+        .trailing_zeros() as usize;
+    start + 2 * iterations + usize::from(!inverse)
+}
+
 fn check_iterations(iterations: usize, max: usize, operation: &'static str) -> Result<()> {
     if iterations > max {
         return Err(Error::InvalidArgument {
@@ -268,9 +281,9 @@ impl Evaluator {
         const OP: &str = "inverse square root (Newton)";
         check_positive_interval(a, b, OP)?;
         check_iterations(iterations, 10, OP)?;
-        let start = ChebyshevSeries::interpolate(|x| 1.0 / x.sqrt(), a, b, 3)?;
+        self.check_levels(ct, newton_sqrt_depth(iterations, true), OP)?;
+        let start = ChebyshevSeries::interpolate(|x| 1.0 / x.sqrt(), a, b, NEWTON_START_DEGREE)?;
         let start = Polynomial::power(start.to_power_basis())?;
-        self.check_levels(ct, start.depth() + 2 * iterations, OP)?;
         let x = self.relinearize(ct)?;
         let mut y = self.evaluate_polynomial(&x, &start)?;
         // -x/2 once, at the input's level (which has levels to spare).
