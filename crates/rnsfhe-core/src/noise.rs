@@ -66,17 +66,13 @@ impl RlweContext {
     ///
     /// * exact modes: `d~_j` uniform in `(-Q_j/2, Q_j/2)`, `E[d~_j^2] = Q_j^2 / 12`; `r` uniform in
     ///   `(-1/2, 1/2)`, `E[r^2] = 1/12`;
-    /// * fast mode (Appendix A.1): `d~_j = Q_j sum_i U_i` with `alpha_j` uniform `U_i` in `[0, 1)`,
-    ///   `E[d~_j^2] = Q_j^2 (alpha_j / 12 + alpha_j^2 / 4)`; likewise `r` is minus a sum of `k` uniforms,
-    ///   `E[r^2] = k / 12 + k^2 / 4`.
+    /// * fast mode (Appendix A.1, centered conversion): `d~_j = Q_j sum_i U_i` with `alpha_j` uniform `U_i`
+    ///   in `(-1/2, 1/2)`, `E[d~_j^2] = Q_j^2 alpha_j / 12`; likewise `r` is a centered sum of `k` uniforms
+    ///   and one rounding, `E[r^2] = (k + 1) / 12`.
     ///
-    /// In the fast mode the lifts are not centered: `d~_j` has mean `alpha_j Q_j / 2` and `r` mean `-k/2`,
-    /// so `e_ks` contains `(alpha_j Q_j / 2P) E_j(c)` with `E_j(c) = sum_{i <= c} e_{j,i} - sum_{i > c} e_{j,i}`
-    /// (and the same with `s` for `r_1`), a random bridge in the coefficient index `c` for a fixed key. Its
-    /// ensemble second moment is the one above, but the empirical rms over the coefficients of one key
-    /// fluctuates by tens of percent from key to key. The bound still holds for the maximum over all
-    /// coefficients: the supremum of a Brownian bridge exceeds 6 of its mid-point standard deviations with
-    /// probability about `2 exp(-18)` (Kolmogorov distribution).
+    /// (The textbook fast conversion, with `U_i` in `[0, 1)`, has lifts of mean `alpha_j Q_j / 2`; the
+    /// offset adds a random bridge in the coefficient index to `e_ks` that the canonical embedding
+    /// concentrates in the slots near the root 1. Centering removes it.)
     ///
     /// The dominant term is about `sqrt(dnum N / 12) sigma Q_j / P`: `P` should be at least the largest
     /// digit `Q_j`.
@@ -94,19 +90,11 @@ impl RlweContext {
             let alpha = r.len() as f64;
             let log_qj: f64 = q[r].iter().map(|m| (m.value() as f64).log2()).sum();
             let ratio2 = 2f64.powf(2.0 * (log_qj - log_p));
-            let moment = if fast {
-                alpha / 12.0 + alpha * alpha / 4.0
-            } else {
-                1.0 / 12.0
-            };
+            let moment = if fast { alpha / 12.0 } else { 1.0 / 12.0 };
             v += n * s2 * moment * ratio2;
         }
         let k = self.special_basis().len() as f64;
-        let r2 = if fast {
-            k / 12.0 + k * k / 4.0
-        } else {
-            1.0 / 12.0
-        };
+        let r2 = if fast { (k + 1.0) / 12.0 } else { 1.0 / 12.0 };
         v += (1.0 + hamming_weight as f64) * r2;
         Ok(NoiseEstimate::from_variance(v))
     }

@@ -50,9 +50,9 @@ fn inverse_all(basis: &RnsBasis, data: &mut [u64]) -> Result<()> {
 /// Holds `Q`, `P`, their concatenation `QP` (its own [`RnsBasis`], limbs of `Q` first), the converters
 /// `Q -> P` and `P -> Q` and `[P^-1]_{q_j}`. The conversion mode sets the error of ModDown:
 ///
-/// * `Fast` (RNS-CKKS Algorithm 2 as published): `mod_down(y) = floor(Y / P) - alpha` with `0 <= alpha < k`
-///   for the integer `Y` represented by `y`, so `Y / P - k < result <= Y / P` (the paper's Appendix A.1
-///   states `|result - Y / P| <= k / 2` for its centered presentation of the same fast conversion);
+/// * `Fast` (RNS-CKKS Algorithm 2 with the centered fast conversion of its Appendix A.1):
+///   `mod_down(y) = floor(Y / P) - alpha` with `-ceil(k/2) <= alpha < ceil(k/2)` for the integer `Y`
+///   represented by `y`, so `|result - Y / P| <= ceil(k/2)`, with mean error about 0;
 /// * `ExactInteger`: `mod_down(y) = round(Y / P)` exactly (`|result - Y / P| < 1/2`; no ties, `P` is odd);
 /// * `ExactFloat`: `round(Y / P)` unless `[Y]_P` lies within `(k + 2)^2 2^-53 P` of `P / 2`, where the
 ///   result may be the other neighbour of `Y / P` (still `|result - Y / P| < 1`).
@@ -149,7 +149,7 @@ impl ModSwitcher {
 
     /// RNS-CKKS Algorithm 1 (ModUp): `x` over `Q` to `QP`, as `x`'s limbs followed by `Conv_{Q -> P}(x)`.
     ///
-    /// The result represents `x + alpha Q` (`0 <= alpha < l`) in `Fast` mode and the centered
+    /// The result represents `x + alpha Q` (`-ceil(l/2) <= alpha < ceil(l/2)`) in `Fast` mode and the centered
     /// representative of `x` in the exact modes (see [`BasisConverter::exactness`]).
     /// Errors: [`Error::BasisMismatch`] if `x` is not over `Q`.
     pub fn mod_up(&self, x: &Poly<Coeff>) -> Result<Poly<Coeff>> {

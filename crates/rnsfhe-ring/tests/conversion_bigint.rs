@@ -118,10 +118,12 @@ fn coefficient(p: &Poly<Coeff>, c: usize) -> Vec<u64> {
     p.limbs().map(|limb| limb[c]).collect()
 }
 
-/// Per coefficient: `X mod p_j` for every target, `Q mod p_j`, `alpha` and whether `X > Q/2`.
+/// Per coefficient: `X mod p_j` for every target, `Q mod p_j`, `alpha`, whether `X > Q/2`, and the number
+/// `upper_y` of `y_i > q_i / 2` (the fast conversion subtracts `upper_y Q`).
 struct Expected {
     x_mod_p: Vec<Vec<u64>>, // [coefficient][target]
     alpha: Vec<u64>,
+    upper_y: Vec<u64>,
     upper: Vec<bool>,
     q_mod_p: Vec<u64>,
 }
@@ -130,6 +132,7 @@ fn expected_for(crt: &Crt, inputs: &[Poly<Coeff>], targets: &[u64]) -> Expected 
     let mut e = Expected {
         x_mod_p: Vec::new(),
         alpha: Vec::new(),
+        upper_y: Vec::new(),
         upper: Vec::new(),
         q_mod_p: targets.iter().map(|&p| modp(&crt.q, p)).collect(),
     };
@@ -144,6 +147,13 @@ fn expected_for(crt: &Crt, inputs: &[Poly<Coeff>], targets: &[u64]) -> Expected 
             e.x_mod_p
                 .push(targets.iter().map(|&p| modp(&x, p)).collect());
             e.alpha.push(alpha);
+            let upper_y = crt
+                .y(&res)
+                .iter()
+                .zip(&crt.moduli)
+                .filter(|(&y, &m)| y > m / 2)
+                .count() as u64;
+            e.upper_y.push(upper_y);
             e.upper.push(&x * 2u32 > crt.q);
         }
     }
@@ -163,7 +173,16 @@ fn check_conversion(name: &str, src: &[u64], dst: &[u64], modes: &[ConversionMod
     let exp = expected_for(&crt, &inputs, dst);
     assert!(
         exp.alpha.iter().all(|&a| a < l),
-        "{name}: fast-conversion alpha out of [0, l)"
+        "{name}: uncentered alpha out of [0, l)"
+    );
+    // The centered fast conversion's alpha - upper_y lies in [-ceil(l/2), ceil(l/2)).
+    let half = l.div_ceil(2) as i64;
+    assert!(
+        exp.alpha
+            .iter()
+            .zip(&exp.upper_y)
+            .all(|(&a, &u)| (-half..half).contains(&(a as i64 - u as i64))),
+        "{name}: fast-conversion alpha out of [-ceil(l/2), ceil(l/2))"
     );
     for k in [1usize, 2, 4] {
         let to = to_full.prefix(k).unwrap();
@@ -178,7 +197,7 @@ fn check_conversion(name: &str, src: &[u64], dst: &[u64], modes: &[ConversionMod
                 for (c, &vc) in v.iter().enumerate() {
                     let idx = pi * N + c;
                     let expected_v = match mode {
-                        ConversionMode::Fast => 0,
+                        ConversionMode::Fast => exp.upper_y[idx],
                         _ => exp.alpha[idx] + exp.upper[idx] as u64,
                     };
                     v_mismatches += (vc != expected_v) as usize;
@@ -187,8 +206,12 @@ fn check_conversion(name: &str, src: &[u64], dst: &[u64], modes: &[ConversionMod
                         let qm = exp.q_mod_p[j] as u128;
                         let p128 = p as u128;
                         let want = match mode {
-                            // out = X + alpha Q, 0 <= alpha < l.
-                            ConversionMode::Fast => (x + exp.alpha[idx] as u128 * qm) % p128,
+                            // out = X + (alpha - upper_y) Q.
+                            ConversionMode::Fast => {
+                                let a = exp.alpha[idx] as u128 % p128;
+                                let u = exp.upper_y[idx] as u128 % p128;
+                                (x + (a + p128 - u) % p128 * qm) % p128
+                            }
                             // centered representative: X - Q when X > Q/2.
                             _ if exp.upper[idx] => (x + p128 - qm) % p128,
                             _ => x,
@@ -496,7 +519,9 @@ fn check_mod_switch(
     for &mode in modes {
         let ms = ModSwitcher::new(&q, &p, mode).unwrap();
         assert_eq!(ms.qp().values(), qp_primes);
-        let mut alpha_hist = vec![0usize; k];
+        // Fast: alpha in [-ceil(k/2), ceil(k/2)), histogram index alpha + ceil(k/2).
+        let half = k.div_ceil(2) as i64;
+        let mut alpha_hist = vec![0usize; 2 * half as usize];
         let mut mismatches = 0usize;
         for (pi, y) in ys.iter().enumerate() {
             let y = Poly::from_data(ms.qp(), y.data().to_vec()).unwrap();
@@ -508,15 +533,17 @@ fn check_mod_switch(
                 let got = coefficient(&down, c);
                 match mode {
                     ConversionMode::Fast => {
-                        // floor(Y/P) - alpha with 0 <= alpha < k, the same alpha in every limb.
-                        let alpha = (0..k as u64).find(|&a| {
+                        // floor(Y/P) - alpha, the same alpha in every limb.
+                        let alpha = (-half..half).find(|&a| {
                             got.iter()
                                 .zip(&floors[idx])
                                 .zip(q_primes)
-                                .all(|((&g, &f), &m)| g == (f + m - a % m) % m)
+                                .all(|((&g, &f), &m)| {
+                                    g == ((f as i128 - a as i128).rem_euclid(m as i128)) as u64
+                                })
                         });
                         match alpha {
-                            Some(a) => alpha_hist[a as usize] += 1,
+                            Some(a) => alpha_hist[(a + half) as usize] += 1,
                             None => mismatches += 1,
                         }
                     }
@@ -710,7 +737,7 @@ fn error_cases() {
     ));
     assert_eq!(
         conv.exactness(),
-        Exactness::UpToMultipleOfQ { alpha_bound: 3 }
+        Exactness::UpToMultipleOfQ { alpha_bound: 2 }
     );
     assert_eq!(conv.eta(), None);
     match BasisConverter::new(&q, &p, ConversionMode::ExactFloat)
