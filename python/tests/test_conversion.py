@@ -50,10 +50,13 @@ def test_modes_match_crt_reference(l, k):
             centered = v - q if v > q // 2 else v
             for j, p in enumerate(target):
                 assert int(out[j, c]) == centered % p, (mode, c, j)
-    # Fast: x + alpha Q with 0 <= alpha < l.
+    # Fast (centered y_i): x + alpha Q with -ceil(l/2) <= alpha < ceil(l/2).
+    half = (l + 1) // 2
     for c, (v, _) in enumerate(values):
-        alphas = {a for a in range(l) if all(int(fast[j, c]) == (v + a * q) % p for j, p in enumerate(target))}
-        assert alphas, f"coefficient {c}: fast output is not x + alpha Q for any 0 <= alpha < {l}"
+        alphas = {
+            a for a in range(-half, half) if all(int(fast[j, c]) == (v + a * q) % p for j, p in enumerate(target))
+        }
+        assert alphas, f"coefficient {c}: fast output is not x + alpha Q for any -{half} <= alpha < {half}"
 
 
 def test_unguarded_qu_xu_term_respects_theorem_1():
