@@ -12,7 +12,9 @@ PEGASUS scheme switching. Today the math layer, CKKS and BFV are available:
   ...)`` for any Python function, ``ct.sigmoid()``, ``ct.exp()``, ``ct.inverse()``, ``ct.sqrt(...)``) and
   statistics (``ct.sum()``, ``ct.mean()``, ``ct.var()``, ``ct.dot(...)``);
 * BFV, exact arithmetic modulo t on encrypted integer vectors: the submodule :mod:`rnsfhe.bfv` (start with
-  ``rnsfhe.bfv.Session``).
+  ``rnsfhe.bfv.Session``);
+* applications: logistic-regression training on encrypted data (RNS-CKKS Table 4) with a scikit-learn-like
+  ``rnsfhe.apps.LogisticRegression``, the lbw and uis datasets and a numpy reference, in :mod:`rnsfhe.apps`.
 
 Errors raised by the Rust code surface as :class:`ValueError` with the Rust message.
 
@@ -36,7 +38,7 @@ from ._rnsfhe import (
     qu_xu_max_eta,
     qu_xu_primes,
 )
-from . import bfv, ckks
+from . import apps, bfv, ckks
 
 __all__ = [
     "__version__",
@@ -54,4 +56,6 @@ __all__ = [
     "ckks",
     # BFV
     "bfv",
+    # applications
+    "apps",
 ]

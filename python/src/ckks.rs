@@ -38,7 +38,7 @@ const SCHEME: Scheme = Scheme {
 
 /// A CKKS error as a Python `ValueError` with the Rust message, plus a Python hint for missing keys; a
 /// lack of levels is a [`NotEnoughLevelsError`] (a `ValueError`) naming the levels needed and available.
-fn ckks_error(err: ckks::Error) -> PyErr {
+pub(crate) fn ckks_error(err: ckks::Error) -> PyErr {
     let hint = match &err {
         ckks::Error::MissingKey { .. } => {
             " (Python: build the evaluator from a KeySet, ctx.evaluator(keys), or use a ckks.Session)"
@@ -371,7 +371,7 @@ pyo3::create_exception!(
 );
 
 /// A [`NotEnoughLevelsError`] with `message` and the attributes `levels_needed` and `levels_available`.
-fn not_enough_levels(message: String, needed: usize, available: usize) -> PyErr {
+pub(crate) fn not_enough_levels(message: String, needed: usize, available: usize) -> PyErr {
     Python::with_gil(|py| {
         let err = NotEnoughLevelsError::new_err(message);
         let value = err.value(py);
@@ -2147,7 +2147,7 @@ evaluator_methods! {
 /// ciphertext is attached to (``ct.evaluator``: the one that made it, or the one given to the encryptor).
 /// Errors raise ValueError with the Rust message. Not picklable yet.
 #[pyclass(name = "Ciphertext", module = "rnsfhe.ckks", frozen)]
-struct PyCiphertext {
+pub(crate) struct PyCiphertext {
     ct: Ciphertext,
     eval: Arc<Eval>,
 }
@@ -2158,6 +2158,21 @@ impl PyCiphertext {
             ct,
             eval: Arc::clone(eval),
         }
+    }
+
+    /// The Rust ciphertext (for the bindings of the applications, [`crate::apps`]).
+    pub(crate) fn ciphertext(&self) -> &Ciphertext {
+        &self.ct
+    }
+
+    /// The Rust evaluator this ciphertext is attached to (its keys run the applications' computations).
+    pub(crate) fn rust_evaluator(&self) -> &Evaluator {
+        &self.eval.ev
+    }
+
+    /// `ct` as a Python ciphertext attached to the same evaluator as `self`.
+    pub(crate) fn sibling(&self, ct: Ciphertext) -> Self {
+        Self::new(ct, &self.eval)
     }
 }
 

@@ -8,8 +8,10 @@
 //! Sections below, one per Rust layer: primes (rnsfhe-math), NTT (rnsfhe-math), basis conversion
 //! (rnsfhe-ring). Each function is registered in [`_rnsfhe`] at the bottom. The CKKS scheme lives in
 //! [`ckks`], registered as the submodule `_rnsfhe.ckks` (the Python module `rnsfhe.ckks` re-exports it);
-//! BFV likewise in [`bfv`] (`_rnsfhe.bfv`, re-exported by `rnsfhe.bfv`). What the bindings share (error
-//! conversion, numpy input, and the classes and methods both schemes have) is in [`common`].
+//! BFV likewise in [`bfv`] (`_rnsfhe.bfv`, re-exported by `rnsfhe.bfv`), and the applications of
+//! `rnsfhe-apps` in [`apps`] (`_rnsfhe.apps`, completed by the Python module `rnsfhe.apps`). What the
+//! bindings share (error conversion, numpy input, and the classes and methods both schemes have) is in
+//! [`common`].
 
 use numpy::{
     dtype, PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray,
@@ -23,6 +25,7 @@ use rnsfhe::ring::{Coeff, Poly, RnsBasis};
 
 use crate::common::{mode_name, parse_mode, value_error};
 
+mod apps;
 mod bfv;
 mod ckks;
 mod common;
@@ -313,7 +316,8 @@ fn read_limbs(a: &Bound<'_, PyAny>, limbs: usize, n: usize) -> PyResult<Vec<u64>
 ///
 /// BasisConverter(n, source, target, mode="fast"): mode is
 ///
-/// * "fast" (Bajard; RNS-CKKS Section 2.2): the output is x + alpha Q with 0 <= alpha < len(source);
+/// * "fast" (Bajard, with centered y_i; RNS-CKKS Section 2.2): the output is x + alpha Q with
+///   -ceil(l/2) <= alpha < ceil(l/2), l = len(source);
 /// * "exact_float" (HPS Section 2.2): the centered representative of x, via a floating-point rounding term;
 /// * "exact_integer" (Qu-Xu Algorithms 1 and 4): the centered representative with integer operations only;
 ///   the source primes must lie within 2^-eta of a power of two (see qu_xu_primes) or ValueError is raised.
@@ -386,7 +390,7 @@ impl PyBasisConverter {
     }
 
     /// error_terms(x) -> numpy.ndarray[uint64] of shape (n,): the multiple v of Q the mode subtracts for each
-    /// coefficient (0 for "fast"; round(sum_i y_i / q_i) for the exact modes).
+    /// coefficient (for "fast" the number of y_i above q_i / 2; round(sum_i y_i / q_i) for the exact modes).
     fn error_terms<'py>(&self, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<u64>>> {
         self.per_coefficient(x, BasisConverter::error_terms)
     }
@@ -449,5 +453,7 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ckks::register(m)?;
     // BFV (submodule `bfv`).
     bfv::register(m)?;
+    // Applications: encrypted logistic regression (submodule `apps`).
+    apps::register(m)?;
     Ok(())
 }

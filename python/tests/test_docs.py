@@ -57,3 +57,18 @@ def test_example_ckks_quickstart_runs(run_example):
 def test_example_ckks_functions_runs(run_example):
     out = run_example("ckks_functions")
     assert "max |decrypted - tanh(x)|" in out and "encrypted" in out
+
+
+def test_example_logistic_regression_runs(capsys):
+    # --short: the "PaperTable4" chain at N = 2^13 (insecure, about 3 s); the default runs the preset itself.
+    from conftest import EXAMPLES
+
+    path = EXAMPLES / "logistic_regression.py"
+    namespace = {"__name__": "example"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    namespace["main"](["--short"])
+    out = capsys.readouterr().out
+    assert "INSECURE" in out and "RNS-CKKS Table 4 (the paper)            69.73%   0.620" in out
+    encrypted = [line for line in out.splitlines() if line.startswith("trained encrypted (rnsfhe)")]
+    plain = [line for line in out.splitlines() if line.startswith("same procedure in plaintext (numpy)")]
+    assert len(encrypted) == len(plain) == 1 and encrypted[0].split()[-2:] == plain[0].split()[-2:]
