@@ -33,7 +33,10 @@ use rnsfhe_core::{ConversionMode, RlweContext, RlweParams};
 use rnsfhe_math::primes::{
     closeness_eta, ntt_primes_near_power_of_two, ntt_primes_of_bits, qu_xu_max_eta, qu_xu_primes,
 };
-use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
+use rnsfhe_ring::conversion::{
+    theorem1_eta_lower_bound, QuXuCloseness, DEFAULT_QU_XU_FAILURE_TARGET,
+};
+use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis, RnsGadget};
 
 use crate::encoder::Encoder;
 use crate::error::{Error, Result};
@@ -57,6 +60,8 @@ pub struct CkksContext {
     log_qp: f64,
     security: SecurityEstimate,
     eta: u32,
+    /// Qu-Xu Theorem 1 figures per level: entry `l - 1` for level (limb count) `l`.
+    qu_xu_levels: Vec<QuXuLevel>,
     tolerance: f64,
     /// `X^(N/2)` in NTT form over the full chain (multiplication by `i` in every slot).
     x_half: Poly<Ntt>,
@@ -181,14 +186,27 @@ impl CkksContext {
             } else {
                 let alpha = (p.levels + 1).div_ceil(p.dnum.max(1));
                 if alpha > 1 && p.levels > 0 {
+                    // The group the RLWE context would refuse: q_0 and the next alpha - 1 scaling primes.
+                    let q0 = ntt_primes_of_bits(p.q0_bits, two_n, 1, &scaling)?[0];
+                    let group: Vec<u64> = std::iter::once(q0)
+                        .chain(scaling.iter().take(alpha - 1).copied())
+                        .collect();
+                    let c = QuXuCloseness::of(&group);
+                    let r = DEFAULT_QU_XU_FAILURE_TARGET;
                     return Err(invalid(
                         "q0_bits",
                         format!(
-                            "ExactInteger conversion (Qu-Xu) needs every digit group of the chain close to \
-                             one power of two, but q_0 ({} bits) shares its group of {alpha} primes with \
-                             scaling primes near 2^{}: set q0_bits = log_scale, or dnum = levels + 1 = {}",
+                            "ExactInteger conversion (Qu-Xu Theorem 1) needs every digit group within a \
+                             factor 1 ± 2^-eta of one power of two with eta > log2((r + l) / r) = {:.3} \
+                             (l = {alpha} primes per group, r = 2^{:.0}), but q_0 ({} bits) shares digit \
+                             group 0 with scaling primes near 2^{}, which gives only eta = {} (power 2^{}): \
+                             set q0_bits = log_scale, or dnum = levels + 1 = {}",
+                            theorem1_eta_lower_bound(alpha, r),
+                            r.log2(),
                             p.q0_bits,
                             p.log_scale,
+                            c.eta,
+                            c.power,
                             p.levels + 1
                         ),
                     ));
@@ -221,6 +239,7 @@ impl CkksContext {
             sigma: p.sigma,
         })?;
         check_special_modulus(&q_moduli, &p_moduli, rlwe.gadget().groups())?;
+        let qu_xu_levels = qu_xu_levels(&q_moduli, &p_moduli, rlwe.gadget())?;
         let encoder = Encoder::new(n)?;
 
         // Default scales per level (index l - 1 for l limbs).
@@ -259,6 +278,7 @@ impl CkksContext {
             log_qp,
             security,
             eta,
+            qu_xu_levels,
             tolerance,
             x_half,
         }))
@@ -347,6 +367,51 @@ impl CkksContext {
     /// RNS-CKKS Section 3.1 and Appendix B).
     pub fn eta(&self) -> u32 {
         self.eta
+    }
+
+    /// Qu-Xu Theorem 1 figures of every level, entry `l - 1` for level (limb count) `l`: see
+    /// [`QuXuLevel`] and the [module documentation](self#qu-xu-theorem-1-figures). Meaningful for
+    /// [`ConversionMode::ExactInteger`]; in the other modes a description of the moduli only.
+    pub fn qu_xu_levels(&self) -> &[QuXuLevel] {
+        &self.qu_xu_levels
+    }
+
+    /// The Qu-Xu Theorem 1 figures of one level (limb count), see [`CkksContext::qu_xu_levels`].
+    ///
+    /// Errors: [`Error::InvalidArgument`] unless `1 <= level <= max_level`.
+    pub fn qu_xu_level(&self, level: usize) -> Result<&QuXuLevel> {
+        self.check_level(level, "Qu-Xu level figures")?;
+        Ok(&self.qu_xu_levels[level - 1])
+    }
+
+    /// A one-line summary of [`CkksContext::qu_xu_levels`] for printing (`rnsfhe params`): the range of the
+    /// per-level `eta` and the largest failure bound `r`, e.g. `eta 17..19, r <= 3.1e-5 (ExactInteger)`;
+    /// for the other modes `(unused by Fast)` or `(unused by ExactFloat)` follows, and `not admitted`
+    /// when `ExactInteger` would refuse some conversion of these primes.
+    pub fn qu_xu_summary(&self) -> String {
+        let etas = self.qu_xu_levels.iter().map(QuXuLevel::eta);
+        let (lo, hi) = etas.fold((u32::MAX, 0), |(lo, hi), e| (lo.min(e), hi.max(e)));
+        let r = self
+            .qu_xu_levels
+            .iter()
+            .map(QuXuLevel::failure_bound)
+            .fold(0.0, f64::max);
+        let admitted = self
+            .qu_xu_levels
+            .iter()
+            .all(|l| l.admitted(DEFAULT_QU_XU_FAILURE_TARGET));
+        let mode = self.params.conversion;
+        let note = match (mode, admitted) {
+            (ConversionMode::ExactInteger, _) => "(ExactInteger)".to_string(),
+            (_, true) => format!("(unused by {mode})"),
+            (_, false) => format!("(unused by {mode}; not admitted by ExactInteger)"),
+        };
+        let etas = if lo == hi {
+            format!("eta {lo}")
+        } else {
+            format!("eta {lo}..{hi}")
+        };
+        format!("{etas}, r <= {r:.2e} {note}")
     }
 
     /// The relative scale difference that binary operations accept without correction: `2^-40` for
@@ -471,6 +536,83 @@ impl CkksContext {
     }
 }
 
+/// Qu-Xu Theorem 1 figures of the basis conversions key switching runs at one level (see the
+/// [module documentation](self#qu-xu-theorem-1-figures)): for each source basis, the number of moduli `l`,
+/// the power `2^m` they are closest to, the closeness `eta` and the failure bound
+/// `r = l 2^-eta / (1 - 2^-eta)` ([`QuXuCloseness::failure_bound`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuXuLevel {
+    /// The level (limb count `l` of `Q_l`).
+    pub level: usize,
+    /// ModUp: one entry per digit group touched at this level (its primes among `q_0 .. q_{l-1}`; with
+    /// GHS, `dnum = 1`, the single group is all of `Q_l`).
+    pub mod_up: Vec<QuXuCloseness>,
+    /// ModDown: the special primes `P` (the same at every level).
+    pub mod_down: QuXuCloseness,
+    /// ModDown merged with rescaling (source `{q_{l-1}} ∪ P`), present when `ExactInteger` admits that
+    /// basis (with the default failure target), i.e. when relinearization followed by rescaling runs it
+    /// in `ExactInteger` mode; otherwise that mode runs ModDown and rescaling separately. `None` at level 1.
+    pub mod_down_rescale: Option<QuXuCloseness>,
+}
+
+impl QuXuLevel {
+    /// All conversions of the level: ModUp per digit, ModDown, and the merged ModDown-rescale if present.
+    pub fn conversions(&self) -> impl Iterator<Item = &QuXuCloseness> + '_ {
+        self.mod_up
+            .iter()
+            .chain(std::iter::once(&self.mod_down))
+            .chain(self.mod_down_rescale.iter())
+    }
+
+    /// The level's `eta`: the smallest over its conversions.
+    pub fn eta(&self) -> u32 {
+        self.conversions().map(|c| c.eta).min().unwrap_or(0)
+    }
+
+    /// The level's failure bound `r` of Theorem 1: the largest over its conversions (each conversion's
+    /// unguarded error term is off with probability below its own bound).
+    pub fn failure_bound(&self) -> f64 {
+        self.conversions()
+            .map(QuXuCloseness::failure_bound)
+            .fold(0.0, f64::max)
+    }
+
+    /// Whether `ExactInteger` with failure target `r` accepts the source bases of ModUp and ModDown (the
+    /// merged ModDown-rescale is optional: without it the mode runs the two steps separately).
+    pub fn admitted(&self, r: f64) -> bool {
+        self.mod_up.iter().all(|c| c.admits(r)) && self.mod_down.admits(r)
+    }
+}
+
+/// The [`QuXuLevel`] of every level `1..=L+1` of a chain, as the RLWE context builds its key-switching
+/// converters (digit groups of the gadget at each level, `P`, and `{q_{l-1}} ∪ P` when admitted).
+fn qu_xu_levels(q_moduli: &[u64], p_moduli: &[u64], gadget: &RnsGadget) -> Result<Vec<QuXuLevel>> {
+    let mod_down = QuXuCloseness::of(p_moduli);
+    (1..=q_moduli.len())
+        .map(|level| {
+            let mod_up = gadget
+                .groups_at(level)?
+                .into_iter()
+                .map(|g| QuXuCloseness::of(&q_moduli[g]))
+                .collect();
+            let mod_down_rescale = (level >= 2)
+                .then(|| {
+                    let src: Vec<u64> = std::iter::once(q_moduli[level - 1])
+                        .chain(p_moduli.iter().copied())
+                        .collect();
+                    QuXuCloseness::of(&src)
+                })
+                .filter(|c| c.admits(DEFAULT_QU_XU_FAILURE_TARGET));
+            Ok(QuXuLevel {
+                level,
+                mod_up,
+                mod_down,
+                mod_down_rescale,
+            })
+        })
+        .collect()
+}
+
 /// Rejects a special modulus `P` smaller than the largest digit group `Q_j` of hybrid key switching: the
 /// key-switching noise grows like `Q_j / P` (RNS-CKKS Section 3.3; Han-Ki Section 2.4). A relinearization
 /// adds it at the product's scale `Delta^2` and tolerates a `P` somewhat short of the digit, but a rotation
@@ -565,6 +707,124 @@ mod tests {
         assert!(CkksContext::new(small(RescalingPolicy::ExactScale, ConversionMode::Fast)).is_ok());
         for preset in Preset::ALL {
             assert!(CkksContext::new(preset.params()).is_ok(), "{preset:?}");
+        }
+    }
+
+    #[test]
+    fn qu_xu_figures_per_level() {
+        use rnsfhe_ring::BasisConverter;
+        let r = DEFAULT_QU_XU_FAILURE_TARGET;
+        // GHS (dnum = 1, all primes near 2^40, P of 3 x 55 bits) and hybrid (dnum = 2, P of 2 x 55 bits)
+        // in ExactInteger mode; and the special primes near 2^40 too, which admits ModDown merged with
+        // rescaling.
+        for (dnum, special_primes, special_bits) in [(1, 3, 55), (2, 2, 55), (2, 2, 40)] {
+            let mut p = small(RescalingPolicy::ExactScale, ConversionMode::ExactInteger);
+            p.q0_bits = 40;
+            p.levels = 3;
+            p.dnum = dnum;
+            p.special_primes = special_primes;
+            p.special_bits = special_bits;
+            let ctx = CkksContext::new(p).unwrap();
+            let gadget = ctx.rlwe().gadget();
+            let special = ctx.rlwe().special_basis();
+            assert_eq!(ctx.qu_xu_levels().len(), ctx.max_level());
+            for level in 1..=ctx.max_level() {
+                let rec = ctx.qu_xu_level(level).unwrap();
+                assert_eq!(rec.level, level);
+                let groups = gadget.groups_at(level).unwrap();
+                assert_eq!(rec.mod_up.len(), groups.len());
+                if dnum == 1 {
+                    assert_eq!(rec.mod_up[0].moduli, level, "GHS: ModUp from all of Q_l");
+                }
+                // The figures are those of the converters key switching builds on the same bases.
+                for (j, (c, g)) in rec.mod_up.iter().zip(&groups).enumerate() {
+                    assert_eq!(c.moduli, g.len());
+                    let src = gadget.group_basis_at(j, level).unwrap();
+                    let conv =
+                        BasisConverter::new(&src, special, ConversionMode::ExactInteger).unwrap();
+                    assert_eq!(conv.eta(), Some(c.eta));
+                    assert_eq!(conv.theorem1_bound(), Some(c.failure_bound()));
+                    assert!(c.eta as f64 > theorem1_eta_lower_bound(c.moduli, r));
+                }
+                let down = BasisConverter::new(
+                    special,
+                    ctx.rlwe().basis_at(level).unwrap(),
+                    ConversionMode::ExactInteger,
+                )
+                .unwrap();
+                assert_eq!(down.eta(), Some(rec.mod_down.eta));
+                assert_eq!(rec.mod_down.moduli, special_primes);
+                assert_eq!(
+                    rec.mod_down_rescale.is_some(),
+                    level >= 2 && special_bits == 40,
+                    "level {level}, special primes of {special_bits} bits"
+                );
+                // Level summary: worst conversion, and r = l 2^-eta / (1 - 2^-eta) below the target.
+                let worst = rec.conversions().map(|c| c.eta).min().unwrap();
+                assert_eq!(rec.eta(), worst);
+                assert!(rec.failure_bound() > 0.0 && rec.failure_bound() < r);
+                assert!(rec.admitted(r));
+                for c in rec.conversions() {
+                    let e = (-(c.eta as f64)).exp2();
+                    let expect = c.moduli as f64 * e / (1.0 - e);
+                    assert!((c.failure_bound() - expect).abs() <= 1e-12 * expect);
+                }
+            }
+            let summary = ctx.qu_xu_summary();
+            assert!(
+                summary.starts_with("eta ") && summary.contains("(ExactInteger)"),
+                "{summary}"
+            );
+            assert!(ctx.qu_xu_level(0).is_err());
+            assert!(ctx.qu_xu_level(ctx.max_level() + 1).is_err());
+        }
+        // Other modes: the same figures from the moduli, unused. A 50-bit q_0 in a group with 40-bit primes
+        // is not close to one power of two (eta 0, unbounded r): ExactInteger would refuse it.
+        let mut p = small(RescalingPolicy::ExactScale, ConversionMode::Fast);
+        p.levels = 3;
+        p.dnum = 2;
+        p.special_primes = 2;
+        let ctx = CkksContext::new(p).unwrap();
+        let top = ctx.qu_xu_level(ctx.max_level()).unwrap();
+        assert_eq!(top.mod_up[0].eta, 0);
+        assert_eq!(top.failure_bound(), f64::INFINITY);
+        assert!(!top.admitted(r));
+        assert!(
+            ctx.qu_xu_level(1).unwrap().admitted(r),
+            "q_0 alone is close to 2^50"
+        );
+        let summary = ctx.qu_xu_summary();
+        assert!(
+            summary.contains("unused by Fast; not admitted"),
+            "{summary}"
+        );
+        let ctx = CkksContext::new(small(
+            RescalingPolicy::ExactScale,
+            ConversionMode::ExactFloat,
+        ))
+        .unwrap();
+        assert!(ctx.qu_xu_levels().iter().all(|l| l.admitted(r)));
+        assert!(ctx.qu_xu_summary().contains("(unused by ExactFloat)"));
+    }
+
+    #[test]
+    fn exact_integer_refusal_names_eta_l_and_bound() {
+        // q_0 of 50 bits in a digit group with 40-bit primes: refused before any key-switching table.
+        let mut p = small(RescalingPolicy::ExactScale, ConversionMode::ExactInteger);
+        p.dnum = 2;
+        match CkksContext::new(p) {
+            Err(Error::InvalidParams { what, reason }) => {
+                assert_eq!(what, "q0_bits");
+                for needle in [
+                    "eta = 0",
+                    "l = 3",
+                    "log2((r + l) / r) = 11.585",
+                    "dnum = levels + 1",
+                ] {
+                    assert!(reason.contains(needle), "missing {needle:?}: {reason}");
+                }
+            }
+            other => panic!("expected InvalidParams, got {other:?}"),
         }
     }
 

@@ -121,6 +121,98 @@ pub enum Exactness {
     Centered,
 }
 
+/// Qu-Xu Theorem 1's lower bound on `eta` for `l` source moduli and failure target `r`:
+/// `log2((r + l) / r)` (the curve of the paper's Fig. 1 for `r = 0.001`). Theorem 1 needs `eta` strictly
+/// above it; [`ConversionMode::ExactInteger`] refuses a basis otherwise.
+pub fn theorem1_eta_lower_bound(l: usize, r: f64) -> f64 {
+    ((r + l as f64) / r).log2()
+}
+
+/// Qu-Xu Theorem 1's failure bound `l 2^-eta / (1 - 2^-eta)` for `l` source moduli within a factor
+/// `1 ± 2^-eta` of `2^m`: the largest possible spread `alpha` of the exact sum `sum_i y_i / q_i` around
+/// Algorithm 1's `sum_i y_i / 2^m`, hence (Lemma 1) the probability bound of a wrong unguarded error term
+/// on uniform inputs (the quantity of the paper's Fig. 2b). It is the smallest `r` for which
+/// `eta >= log2((r + l) / r)`. Infinite for `eta = 0` (no closeness), 0 for `l = 0`.
+pub fn theorem1_failure_bound(l: usize, eta: u32) -> f64 {
+    if l == 0 {
+        return 0.0;
+    }
+    if eta == 0 {
+        return f64::INFINITY;
+    }
+    let e = 2f64.powi(-(eta.min(1000) as i32));
+    l as f64 * e / (1.0 - e)
+}
+
+/// How close a set of source moduli is to one power of two, with the Qu-Xu Theorem 1 figures that follow:
+/// what [`ConversionMode::ExactInteger`] computes when it builds a converter from them
+/// ([`BasisConverter::eta`], [`BasisConverter::power_of_two_exponent`], [`BasisConverter::theorem1_bound`]),
+/// available without building one (for example to report the figures of every key-switching conversion of a
+/// parameter set).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuXuCloseness {
+    /// Number of source moduli `l`.
+    pub moduli: usize,
+    /// The exponent `m` of the power `2^m` the moduli are closest to (of the two candidates the first
+    /// modulus allows, the one giving the larger `eta`).
+    pub power: u32,
+    /// The largest `eta` with `|2^m / q_i - 1| <= 2^-eta` for every modulus (0 if not even `eta = 1` holds).
+    pub eta: u32,
+    /// `sum_i |q_i - 2^m|` (saturating), the bound on `|2^m sum_i y_i / q_i - sum_i y_i|` the exact guard
+    /// of `ExactInteger` uses.
+    pub deviation: u64,
+}
+
+impl QuXuCloseness {
+    /// The figures of `moduli` (each below `2^62`). An empty slice gives `l = 0`, `eta = 0`.
+    pub fn of(moduli: &[u64]) -> Self {
+        let Some(&first) = moduli.first() else {
+            return Self {
+                moduli: 0,
+                power: 0,
+                eta: 0,
+                deviation: 0,
+            };
+        };
+        // Every modulus close to 2^m has bit length m or m + 1, so the first one fixes two candidates.
+        let bits = 64 - first.leading_zeros();
+        let (power, eta) = [bits.saturating_sub(1), bits]
+            .into_iter()
+            .filter(|&m| (2..=61).contains(&m))
+            .map(|m| (m, closeness_eta(moduli, m)))
+            .max_by_key(|&(_, eta)| eta)
+            .unwrap_or((bits, 0));
+        let two_m = 1u64.checked_shl(power).unwrap_or(u64::MAX);
+        let deviation = moduli
+            .iter()
+            .fold(0u64, |acc, &q| acc.saturating_add(q.abs_diff(two_m)));
+        Self {
+            moduli: moduli.len(),
+            power,
+            eta,
+            deviation,
+        }
+    }
+
+    /// Qu-Xu Theorem 1's failure bound `l 2^-eta / (1 - 2^-eta)` ([`theorem1_failure_bound`]): the
+    /// probability bound of a wrong unguarded error term. With the exact guard of `ExactInteger` the
+    /// conversion is exact regardless; the guard's multi-word fallback then runs on at most about twice this
+    /// fraction of the coefficients.
+    pub fn failure_bound(&self) -> f64 {
+        theorem1_failure_bound(self.moduli, self.eta)
+    }
+
+    /// Whether [`ConversionMode::ExactInteger`] accepts these moduli for failure target `r`
+    /// ([`BasisConverter::with_failure_target`]): `eta > log2((r + l) / r)` and
+    /// `sum_i |q_i - 2^m| <= 2^(m-2)`.
+    pub fn admits(&self, r: f64) -> bool {
+        self.moduli > 0
+            && (self.eta as f64) > theorem1_eta_lower_bound(self.moduli, r)
+            && self.power >= 2
+            && self.deviation <= (1u64 << self.power) >> 2
+    }
+}
+
 /// Tables of the integer-only mode (Qu-Xu).
 #[derive(Clone, Debug)]
 struct QuXuTables {
@@ -270,15 +362,14 @@ impl BasisConverter {
     fn qu_xu_tables(from: &RnsBasis, r: f64) -> Result<QuXuTables> {
         let values = from.values();
         let l = values.len();
-        let bound = ((r + l as f64) / r).log2();
-        // Every modulus close to 2^m has bit length m or m + 1, so the first one fixes two candidates.
-        let bits = 64 - values[0].leading_zeros();
-        let (m, eta) = [bits.saturating_sub(1), bits]
-            .into_iter()
-            .filter(|&m| (2..=61).contains(&m))
-            .map(|m| (m, closeness_eta(&values, m)))
-            .max_by_key(|&(_, eta)| eta)
-            .unwrap_or((bits, 0));
+        let closeness = QuXuCloseness::of(&values);
+        let QuXuCloseness {
+            power: m,
+            eta,
+            deviation: delta,
+            ..
+        } = closeness;
+        let bound = theorem1_eta_lower_bound(l, r);
         let unavailable = |detail: String| {
             Error::ConversionUnavailable {
             mode: ConversionMode::ExactInteger.name(),
@@ -297,7 +388,6 @@ impl BasisConverter {
             )));
         }
         let two_m = 1u64 << m;
-        let delta = values.iter().map(|&q| q.abs_diff(two_m)).sum::<u64>();
         // Implied by eta > log2((r + l) / r) with r <= 1/4 (delta <= l 2^m 2^-eta / (1 - 2^-eta) < r 2^m),
         // checked anyway because the guard's two-candidate argument needs it.
         if delta > two_m >> 2 {
@@ -306,6 +396,7 @@ impl BasisConverter {
                 m - 2
             )));
         }
+        debug_assert!(closeness.admits(r));
         // Q < 2^(64 * product_words); 2 (l + 2) Q needs at most one more word for any l < 2^62.
         let product_bits: f64 = values.iter().map(|&q| (q as f64).log2()).sum();
         let words = (product_bits / 64.0).ceil() as usize + 2;
@@ -358,10 +449,9 @@ impl BasisConverter {
     /// For [`ConversionMode::ExactInteger`]: Qu-Xu Theorem 1's bound `l 2^-eta / (1 - 2^-eta)` on the
     /// probability that the unguarded error term ([`BasisConverter::qu_xu_error_terms_unguarded`]) is off.
     pub fn theorem1_bound(&self) -> Option<f64> {
-        self.qu_xu.as_ref().map(|t| {
-            let e = 2f64.powi(-(t.eta as i32));
-            self.from.len() as f64 * e / (1.0 - e)
-        })
+        self.qu_xu
+            .as_ref()
+            .map(|t| theorem1_failure_bound(self.from.len(), t.eta))
     }
 
     /// The guarantee this converter gives; see [`Exactness`].
@@ -735,6 +825,51 @@ mod tests {
         multiword::double(&mut d, &a);
         assert_eq!(multiword::cmp(&d, &a), Ordering::Greater);
         assert_eq!(multiword::cmp(&a, &b), Ordering::Equal);
+    }
+
+    #[test]
+    fn closeness_figures_match_the_converter() {
+        use rnsfhe_math::primes::{ntt_primes_of_bits, qu_xu_max_eta, qu_xu_primes};
+        let n = 1024;
+        let two_n = 2 * n as u64;
+        let target = RnsBasis::new(n, &ntt_primes_of_bits(45, two_n, 2, &[]).unwrap()).unwrap();
+        let near = |m: u32, l: usize| {
+            let eta = qu_xu_max_eta(m, two_n, l).unwrap();
+            qu_xu_primes(m, eta, two_n, l, &[]).unwrap()
+        };
+        let mut mixed = near(40, 2);
+        mixed.extend(near(50, 2));
+        let generic = ntt_primes_of_bits(50, two_n, 3, &[]).unwrap();
+        for moduli in [near(40, 3), near(55, 8), near(30, 1), mixed, generic] {
+            let c = QuXuCloseness::of(&moduli);
+            assert_eq!(c.moduli, moduli.len());
+            let from = RnsBasis::new(n, &moduli).unwrap();
+            for r in [2f64.powi(-20), 1.0 / 1024.0, 0.001, 0.25] {
+                let conv = BasisConverter::with_failure_target(
+                    &from,
+                    &target,
+                    ConversionMode::ExactInteger,
+                    r,
+                );
+                assert_eq!(conv.is_ok(), c.admits(r), "{moduli:?}, r = {r}: {c:?}");
+                if let Ok(conv) = conv {
+                    assert_eq!(conv.eta(), Some(c.eta));
+                    assert_eq!(conv.power_of_two_exponent(), Some(c.power));
+                    assert_eq!(conv.theorem1_bound(), Some(c.failure_bound()));
+                    assert!(c.failure_bound() < r);
+                }
+            }
+        }
+        assert_eq!(QuXuCloseness::of(&[]).failure_bound(), 0.0);
+        assert!(!QuXuCloseness::of(&[]).admits(0.25));
+        assert_eq!(theorem1_failure_bound(3, 0), f64::INFINITY);
+        assert!((theorem1_failure_bound(2, 1) - 2.0).abs() < 1e-15);
+        // Fig. 1 (r = 0.001): the bound grows from log2(2001) at l = 2 to log2(40001) at l = 40.
+        assert!((theorem1_eta_lower_bound(2, 0.001) - 2001f64.log2()).abs() < 1e-9);
+        assert!((theorem1_eta_lower_bound(40, 0.001) - 40001f64.log2()).abs() < 1e-9);
+        // eta exactly at the bound's edge: the failure bound is r itself.
+        let r = theorem1_failure_bound(5, 12);
+        assert!((theorem1_eta_lower_bound(5, r) - 12.0).abs() < 1e-9);
     }
 
     #[test]
