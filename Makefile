@@ -109,3 +109,16 @@ bench-peers-bfv: check-tools
 	bash bench/peers/setup.sh
 	$(CARGO) build --release -p rnsfhe
 	$(PYTHON) bench/peers/compare_bfv.py --rounds $(ROUNDS) $(foreach p,$(BFV_PRESET),--preset $(p)) $(PEERS_ARGS)
+
+# ---- peers: CKKS functions and statistics against OpenFHE (RNS-CKKS Tables 2 and 3; bench/peers/README.md) ---
+
+# make bench-peers-functions                 sigmoid, exp, 1/x (Chebyshev, degrees 7 to 59), mean and variance;
+#                                            15 interleaved rounds per row
+# make bench-peers-functions ROUNDS=5        fewer rounds; PEERS_ARGS="--quick" (degrees 7 and 15, 3 rounds) or
+#                                            PEERS_ARGS="--same-depth" (both sides at the larger depth)
+
+.PHONY: bench-peers-functions
+bench-peers-functions: check-tools
+	bash bench/peers/setup.sh
+	$(CARGO) build --release -p rnsfhe
+	$(PYTHON) bench/peers/compare_functions.py --rounds $(ROUNDS) $(PEERS_ARGS)

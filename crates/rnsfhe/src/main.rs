@@ -67,6 +67,30 @@ enum BenchTable {
     /// RNS-CKKS Figure 1: bits of precision after each of L successive multiplications, for both rescaling
     /// policies and all three conversion modes.
     CkksPrecision,
+    /// RNS-CKKS Table 2: x^-1 (CKKS Algorithm 2), exp and sigmoid (Taylor, degree 7) and Chebyshev
+    /// interpolants on 2^13 slots at N = 2^14, log Q_L = 281, with precision and the paper's numbers beside.
+    CkksTable2,
+    /// RNS-CKKS Table 3: mean and variance of 2^13 numbers at N = 2^14, log Q_L = 171 (1 and 2 threads),
+    /// with the error and the paper's numbers beside.
+    CkksTable3,
+    /// RNS-CKKS Table 4: logistic-regression training on encrypted lbw and uis data (Kim et al.'s Nesterov
+    /// gradient descent, 5 iterations) at N = 2^16, log q = 40, with accuracy and AUC against the plaintext
+    /// procedure and the paper's numbers beside.
+    CkksTable4,
+    /// Serve the function and statistics operations of Tables 2 and 3 over the line protocol of
+    /// `bench/peers/compare_functions.py` (names like `mean` or `cheb:sigmoid:-4:4:15`).
+    CkksFnOp {
+        /// CKKS parameters as JSON: {"log_n": 14, "q_bits": [60, 55, ...], "p_bits": [60, 60],
+        /// "scale_bits": 55, "dnum": 3}.
+        #[arg(long, required_unless_present = "plan")]
+        params: Option<String>,
+        /// Comma-separated operation names.
+        #[arg(long)]
+        ops: String,
+        /// Print the levels each operation consumes as JSON and exit.
+        #[arg(long)]
+        plan: bool,
+    },
     /// Serve the CKKS operations of Table 1 over the line protocol of `bench/peers/compare_table1.py`
     /// (JSON commands on stdin, timings on stdout), so the peer driver can interleave us with OpenFHE and SEAL.
     CkksOp {
@@ -160,6 +184,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 BenchTable::Conversion => bench::conversion::run(&options),
                 BenchTable::CkksTable1 => bench::ckks::run_table1(&options),
                 BenchTable::CkksPrecision => bench::ckks_precision::run(&options),
+                BenchTable::CkksTable2 => bench::ckks_table2::run(&options),
+                BenchTable::CkksTable3 => bench::ckks_table3::run(&options),
+                BenchTable::CkksTable4 => bench::ckks_table4::run(&options),
+                BenchTable::CkksFnOp { params, ops, plan } => match (plan, params) {
+                    (true, _) => bench::ckks_functions::plan(&ops),
+                    (false, Some(params)) => bench::ckks_functions::serve(&params, &ops),
+                    (false, None) => Err(anyhow::anyhow!("give --params JSON (or --plan)")),
+                },
                 BenchTable::CkksOp { preset } => bench::ckks::serve(&preset),
                 BenchTable::BfvTable3 => bench::bfv::run_table3(&options),
                 BenchTable::BfvTable4 => bench::bfv::run_table4(&options),

@@ -10,7 +10,11 @@
 
 pub mod bfv;
 pub mod ckks;
+pub mod ckks_functions;
 pub mod ckks_precision;
+pub mod ckks_table2;
+pub mod ckks_table3;
+pub mod ckks_table4;
 pub mod conversion;
 pub mod ntt;
 
