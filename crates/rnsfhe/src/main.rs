@@ -127,7 +127,8 @@ mod params {
 
     use crate::bench::markdown_table;
 
-    /// Builds every preset's context and prints N, log QP, levels, slots, scale and security.
+    /// Builds every preset's context and prints N, log QP, levels, slots, scale, the Qu-Xu closeness `eta`
+    /// and Theorem 1 failure bound of its bases (issue 6), and security.
     pub fn run() -> anyhow::Result<()> {
         let mut rows = Vec::new();
         for preset in Preset::ALL {
@@ -146,6 +147,7 @@ mod params {
                     "{} x {} bits, dnum {}",
                     p.special_primes, p.special_bits, p.dnum
                 ),
+                format!("{}", ctx.qu_xu_summary()),
                 format!("{sec}"),
             ]);
         }
@@ -162,6 +164,7 @@ mod params {
                     "slots",
                     "scale",
                     "special primes",
+                    "Qu-Xu (Theorem 1)",
                     "security"
                 ],
                 &rows
