@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use super::ckks_functions::{accuracy, inputs_on, load_average, Accuracy, FnOp};
 use super::ckks_table3::{
-    measure_checked, ms, pools, record, thread_counts, ParamSummary, ThreadTiming,
+    measure_checked, ms, pools, record, thread_counts, CkksTableReport, ParamSummary, ThreadTiming,
 };
 use super::{markdown_table, write_json, BenchOptions, Machine, TimingConfig};
 
@@ -100,25 +100,6 @@ pub struct Table2Row {
     pub paper: Option<PaperRow>,
     /// Precision of the result.
     pub accuracy: Accuracy,
-}
-
-/// The JSON document `ckks-table2.json`.
-#[derive(Debug, Clone, Serialize)]
-pub struct Table2Report {
-    /// Table name.
-    pub table: &'static str,
-    /// Where and when it ran (`threads` is the global pool's; each timing has its own pool).
-    pub machine: Machine,
-    /// Whether this was a `--quick` run.
-    pub quick: bool,
-    /// Load averages (1 / 5 / 15 min) at the start and at the end of the timed part.
-    pub load_average: [Option<String>; 2],
-    /// Repetition settings.
-    pub timing: TimingConfig,
-    /// The parameters.
-    pub params: ParamSummary,
-    /// The rows.
-    pub rows: Vec<Table2Row>,
 }
 
 /// Keys, evaluator and one encrypted input vector per interval, for the rows of the table.
@@ -371,7 +352,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     );
     print!("{}", markdown(&out, &threads));
     println!();
-    let report = Table2Report {
+    let report = CkksTableReport {
         table: "ckks-table2",
         machine,
         quick: options.quick,

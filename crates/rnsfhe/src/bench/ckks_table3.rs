@@ -189,9 +189,9 @@ impl ParamSummary {
     }
 }
 
-/// The JSON document `ckks-table3.json`.
+/// The JSON document of `ckks-table2.json` and `ckks-table3.json`: the run's context and the table's rows.
 #[derive(Debug, Clone, Serialize)]
-pub struct Table3Report {
+pub struct CkksTableReport<Row> {
     /// Table name.
     pub table: &'static str,
     /// Where and when it ran (`threads` is the global pool's; each timing has its own pool).
@@ -204,8 +204,8 @@ pub struct Table3Report {
     pub timing: TimingConfig,
     /// The parameters.
     pub params: ParamSummary,
-    /// Mean and variance.
-    pub rows: Vec<Table3Row>,
+    /// The rows.
+    pub rows: Vec<Row>,
 }
 
 /// The thread counts of the timings: 1, and 2 when the machine has two logical CPUs or more.
@@ -393,7 +393,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     );
     print!("{}", markdown(&rows, &threads));
     println!();
-    let report = Table3Report {
+    let report = CkksTableReport {
         table: "ckks-table3",
         machine,
         quick: options.quick,
