@@ -67,6 +67,9 @@ enum BenchTable {
     /// RNS-CKKS Figure 1: bits of precision after each of L successive multiplications, for both rescaling
     /// policies and all three conversion modes.
     CkksPrecision,
+    /// Qu-Xu Tables 2-5 (Fast / Exact / ExactHPS conversion in key switching: precision and time of one
+    /// multiplication and one rotation, GHS and hybrid, both rescalings) and the data of Figures 1-2.
+    ExactConversion,
     /// RNS-CKKS Table 2: x^-1 (CKKS Algorithm 2), exp and sigmoid (Taylor, degree 7) and Chebyshev
     /// interpolants on 2^13 slots at N = 2^14, log Q_L = 281, with precision and the paper's numbers beside.
     CkksTable2,
@@ -187,6 +190,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 BenchTable::Conversion => bench::conversion::run(&options),
                 BenchTable::CkksTable1 => bench::ckks::run_table1(&options),
                 BenchTable::CkksPrecision => bench::ckks_precision::run(&options),
+                BenchTable::ExactConversion => bench::exact_conversion::run(&options),
                 BenchTable::CkksTable2 => bench::ckks_table2::run(&options),
                 BenchTable::CkksTable3 => bench::ckks_table3::run(&options),
                 BenchTable::CkksTable4 => bench::ckks_table4::run(&options),

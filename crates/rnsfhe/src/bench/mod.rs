@@ -16,6 +16,7 @@ pub mod ckks_table2;
 pub mod ckks_table3;
 pub mod ckks_table4;
 pub mod conversion;
+pub mod exact_conversion;
 pub mod ntt;
 
 use std::fs;
