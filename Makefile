@@ -122,3 +122,13 @@ bench-peers-functions: check-tools
 	bash bench/peers/setup.sh
 	$(CARGO) build --release -p rnsfhe
 	$(PYTHON) bench/peers/compare_functions.py --rounds $(ROUNDS) $(PEERS_ARGS)
+
+# Qu-Xu Figures 1 and 2 as PNG from docs/bench/figure*.csv (written by `rnsfhe bench exact-conversion`):
+# make plots                                 creates .venv-plot (matplotlib, pinned in
+#                                            docs/bench/requirements-plot.txt) and writes docs/bench/figure*.png
+
+.PHONY: plots
+plots:
+	test -x .venv-plot/bin/python || $(PYTHON) -m venv .venv-plot
+	.venv-plot/bin/pip install -q -r docs/bench/requirements-plot.txt
+	.venv-plot/bin/python docs/bench/plot_figures.py
