@@ -11,7 +11,13 @@
 //!   so, going down from the top, `q_{l-1}` is the unused candidate nearest to `Delta_l^2 / 2^log_scale`
 //!   (then `Delta_{l-1} = Delta_l^2 / q_{l-1}` stays within about one prime gap of `2^log_scale` instead of
 //!   doubling its relative error at every level). With [`ConversionMode::ExactInteger`] the candidates
-//!   must also satisfy Qu-Xu Theorem 1 (`eta > log2((r + l)/r)`), which the RLWE context checks;
+//!   are chosen the Qu-Xu way instead (Section 3.3): for the `c` primes needed near `2^log_scale` (`L`,
+//!   plus `q_0` when `q0_bits == log_scale`), Algorithm 2 ([`qu_xu_max_eta`]) finds the largest `eta`
+//!   with `c` NTT primes in `[2^log_scale / (1 + 2^-eta), 2^log_scale / (1 - 2^-eta)]` and Algorithm 3
+//!   ([`qu_xu_primes`]) takes them, so the chain's [`CkksContext::eta`] is Algorithm 2's maximum; the
+//!   order above still assigns these `c` candidates to the levels (when `q_0` is one of them, it is the
+//!   one left over). The primes must also satisfy Qu-Xu Theorem 1 (`eta > log2((r + l)/r)`), which the
+//!   RLWE context checks. `Fast` and `ExactFloat` keep the candidates above, unchanged;
 //! * `q_0` is the largest NTT prime of `q0_bits` bits not already used ([`ntt_primes_of_bits`]); with
 //!   `ExactInteger` it is another near-`2^log_scale` candidate when `q0_bits == log_scale`, otherwise a
 //!   Qu-Xu prime near `2^q0_bits` ([`qu_xu_max_eta`], [`qu_xu_primes`]) that must be alone in its digit
@@ -147,8 +153,18 @@ impl CkksContext {
 
         // Scaling primes, greedy order from the top (see the module documentation).
         let extra = usize::from(exact_int && p.q0_bits == p.log_scale);
-        let mut pool =
-            ntt_primes_near_power_of_two(p.log_scale, two_n, 2 * (p.levels + extra) + 8)?;
+        let mut pool = if exact_int {
+            // Qu-Xu Algorithms 2 and 3: exactly the primes needed near 2^log_scale, at the largest eta.
+            let count = p.levels + extra;
+            if count == 0 {
+                Vec::new()
+            } else {
+                let eta = qu_xu_max_eta(p.log_scale, two_n, count)?;
+                qu_xu_primes(p.log_scale, eta, two_n, count, &[])?
+            }
+        } else {
+            ntt_primes_near_power_of_two(p.log_scale, two_n, 2 * (p.levels + extra) + 8)?
+        };
         let mut scaling_desc = Vec::with_capacity(p.levels);
         let mut delta = match p.rescaling {
             RescalingPolicy::FixedNominalScale => nominal,
