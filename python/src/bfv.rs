@@ -620,6 +620,7 @@ context_methods! {
                 relin_base_log,
                 sigma,
                 allow_insecure,
+                conversion: rnsfhe_bfv::ConversionMode::ExactFloat,
             };
             Self::build(py, params, None, None, allow_insecure)
         }

@@ -195,6 +195,7 @@ impl BfvParams {
                 relin_base_log,
                 sigma: HPS_SIGMA,
                 allow_insecure: false,
+                conversion: rnsfhe_ring::ConversionMode::ExactFloat,
             });
         }
         Err(BfvError::InvalidParams {

@@ -18,6 +18,16 @@
 //! key holds one RLWE sample of `s^2 (Q/q_i)[(Q/q_i)^-1]_{q_i} 2^(w j)` per residue `i` and digit `j`.
 //! [`BfvParams::relin_base_log`] is `None` for the plain CRT decomposition (one "digit" per residue).
 //!
+//! # Basis conversion
+//!
+//! The two basis extensions of multiplication (`Q -> P` before the tensor product, `P -> Q` after complex
+//! scaling) run in the [`ConversionMode`] of [`BfvParams::conversion`]: `ExactFloat` (HPS Section 2.2, the
+//! default) or `ExactInteger` (Qu-Xu Algorithms 1 and 4, integer operations only). Both give the centered
+//! representative, which HPS multiplication needs; `Fast` is refused. `ExactInteger` needs each source
+//! basis (`Q` and `P`) within a factor `1 ± 2^-eta` of one power of two with `eta > log2((r + l) / r)`
+//! (Qu-Xu Theorem 1, `l` moduli, `r` = [`DEFAULT_QU_XU_FAILURE_TARGET`]);
+//! [`BfvParams::with_bit_sizes_and_conversion`] chooses such primes by Qu-Xu Algorithms 2 and 3.
+//!
 //! # Security
 //!
 //! Keys and ciphertexts are RLWE samples modulo `Q` only (`P` is an internal computation basis), so
@@ -28,8 +38,13 @@
 use std::sync::Arc;
 
 use rnsfhe_core::{RlweContext, RlweParams, SecretDistribution};
-use rnsfhe_math::primes::{is_prime, ntt_primes_of_bits};
+use rnsfhe_math::primes::{
+    is_prime, ntt_primes_of_bits, qu_xu_interval, qu_xu_max_eta, qu_xu_primes,
+};
 use rnsfhe_math::{Modulus, NttPlan};
+use rnsfhe_ring::conversion::{
+    theorem1_eta_lower_bound, QuXuCloseness, DEFAULT_QU_XU_FAILURE_TARGET,
+};
 use rnsfhe_ring::{
     BasisConverter, ComplexScaler, ConversionMode, CrtComposer, RnsBasis, RnsSignedDigits,
     SimpleScaler,
@@ -71,6 +86,13 @@ pub struct BfvParams {
     /// Explicit opt-in for parameters the HE Standard table does not establish as 128-bit secure (tests,
     /// paper reproduction). [`BfvContext::security_warning`] then returns a warning.
     pub allow_insecure: bool,
+    /// The basis conversion of the two basis extensions of multiplication (`Q -> P` and `P -> Q`, HPS
+    /// Section 2.2): [`ConversionMode::ExactFloat`] (the default of every constructor) or
+    /// [`ConversionMode::ExactInteger`] (Qu-Xu), which needs `Q` and `P` each close to one power of two
+    /// (see [`BfvParams::with_bit_sizes_and_conversion`]). [`ConversionMode::Fast`] is refused: HPS
+    /// multiplication needs the exact centered lift. Does not change keys or ciphertexts (not part of the
+    /// fingerprint).
+    pub conversion: ConversionMode,
 }
 
 impl BfvParams {
@@ -86,6 +108,30 @@ impl BfvParams {
     /// Errors: [`BfvError::InvalidParams`] for `q_count = 0` or `q_bits` outside `[20, 61]`; prime search
     /// errors if not enough NTT primes exist.
     pub fn with_bit_sizes(log_n: u32, t: u64, q_bits: u32, q_count: usize) -> BfvResult<Self> {
+        Self::with_bit_sizes_and_conversion(log_n, t, q_bits, q_count, ConversionMode::ExactFloat)
+    }
+
+    /// Like [`BfvParams::with_bit_sizes`], with the basis-conversion mode of multiplication set to
+    /// `conversion`. For [`ConversionMode::ExactFloat`] the moduli are those of
+    /// [`BfvParams::with_bit_sizes`]. For [`ConversionMode::ExactInteger`] both conversion sources are
+    /// chosen the Qu-Xu way: the `q_count` ciphertext primes near `2^q_bits` and the auxiliary primes near
+    /// `2^min(q_bits + 1, 61)`, each set by Algorithm 2 (the largest `eta` with enough primes
+    /// `= 1 mod 2N` in `[2^m / (1 + 2^-eta), 2^m / (1 - 2^-eta)]`) and Algorithm 3 (the primes, walking
+    /// down from the upper end), so that Qu-Xu Theorem 1's precondition `eta > log2((r + l) / r)` holds
+    /// whenever enough primes exist. Qu-Xu primes may lie just above `2^q_bits` (`q_bits + 1` bits).
+    ///
+    /// Errors: as [`BfvParams::with_bit_sizes`]; [`BfvError::InvalidParams`] for
+    /// [`ConversionMode::Fast`]; for `ExactInteger`, [`BfvError::InvalidParams`] naming `eta`, `l` and the
+    /// bound when the best `eta` of Algorithm 2 does not meet Theorem 1 (ring degree too large for the
+    /// prime size).
+    pub fn with_bit_sizes_and_conversion(
+        log_n: u32,
+        t: u64,
+        q_bits: u32,
+        q_count: usize,
+        conversion: ConversionMode,
+    ) -> BfvResult<Self> {
+        check_conversion_mode(conversion)?;
         if q_count == 0 || !(20..=61).contains(&q_bits) {
             return Err(BfvError::InvalidParams {
                 what: "q primes",
@@ -101,13 +147,32 @@ impl BfvParams {
             });
         }
         let two_n = 2u64 << log_n;
-        let q_moduli = ntt_primes_of_bits(q_bits, two_n, q_count, &[])?;
-        let log_q: f64 = q_moduli.iter().map(|&q| (q as f64).log2()).sum();
-        let needed = required_log_p(log_q, t, log_n);
         let p_bits = (q_bits + 1).min(61);
-        // Each p_j >= 2^(p_bits - 1).
-        let k_p = (needed / (p_bits - 1) as f64).floor() as usize + 1;
-        let p_moduli = ntt_primes_of_bits(p_bits, two_n, k_p, &q_moduli)?;
+        let (q_moduli, p_moduli) = if conversion == ConversionMode::ExactInteger {
+            // Qu-Xu primes near 2^m are above 2^(m-1) (eta >= 1), so the count of auxiliary primes uses
+            // the same per-prime lower bound 2^(p_bits - 1) as below; Q's size is only known after the
+            // search, and a larger Q needs at most as many more primes, hence the loop.
+            let q_moduli = qu_xu_basis("q_moduli", q_bits, two_n, q_count, &[])?;
+            let log_q: f64 = q_moduli.iter().map(|&q| (q as f64).log2()).sum();
+            let needed = required_log_p(log_q, t, log_n);
+            let mut k_p = (needed / (p_bits - 1) as f64).floor() as usize + 1;
+            let p_moduli = loop {
+                let p = qu_xu_basis("p_moduli", p_bits, two_n, k_p, &q_moduli)?;
+                if p.iter().map(|&q| (q as f64).log2()).sum::<f64>() >= needed {
+                    break p;
+                }
+                k_p += 1;
+            };
+            (q_moduli, p_moduli)
+        } else {
+            let q_moduli = ntt_primes_of_bits(q_bits, two_n, q_count, &[])?;
+            let log_q: f64 = q_moduli.iter().map(|&q| (q as f64).log2()).sum();
+            let needed = required_log_p(log_q, t, log_n);
+            // Each p_j >= 2^(p_bits - 1).
+            let k_p = (needed / (p_bits - 1) as f64).floor() as usize + 1;
+            let p_moduli = ntt_primes_of_bits(p_bits, two_n, k_p, &q_moduli)?;
+            (q_moduli, p_moduli)
+        };
         Ok(Self {
             log_n,
             plaintext_modulus: t,
@@ -116,8 +181,70 @@ impl BfvParams {
             relin_base_log: None,
             sigma: HPS_SIGMA,
             allow_insecure: false,
+            conversion,
         })
     }
+}
+
+/// Refuses [`ConversionMode::Fast`]: HPS multiplication needs the centered lift of both extensions.
+fn check_conversion_mode(mode: ConversionMode) -> BfvResult<()> {
+    if mode == ConversionMode::Fast {
+        return Err(invalid(
+            "conversion",
+            "Fast basis conversion adds unknown multiples of Q (or P) that HPS multiplication cannot \
+             absorb; use ExactFloat or ExactInteger"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `count` NTT primes (`= 1 mod 2N`) near `2^m`, not in `exclude`, chosen by Qu-Xu Algorithm 2 (the
+/// largest `eta` with `count` such primes within a factor `1 ± 2^-eta` of `2^m`) and Algorithm 3 (those
+/// primes), then checked against Theorem 1 with [`check_qu_xu_basis`].
+fn qu_xu_basis(
+    what: &'static str,
+    m: u32,
+    two_n: u64,
+    count: usize,
+    exclude: &[u64],
+) -> BfvResult<Vec<u64>> {
+    // Excluded primes that may fall in the interval (its widest form, eta = 1) would be skipped by
+    // Algorithm 3: ask Algorithm 2 for room for them.
+    let (lo, hi) = qu_xu_interval(m, 1);
+    let in_range = exclude.iter().filter(|&&q| (lo..=hi).contains(&q)).count();
+    let eta = qu_xu_max_eta(m, two_n, count + in_range)?;
+    let primes = qu_xu_primes(m, eta, two_n, count, exclude)?;
+    check_qu_xu_basis(what, &primes)?;
+    Ok(primes)
+}
+
+/// Checks Qu-Xu Theorem 1's precondition for `ExactInteger` conversion from `moduli` (with the failure
+/// target [`DEFAULT_QU_XU_FAILURE_TARGET`] of [`BasisConverter::new`]): the closeness `eta` of the moduli to
+/// their best power of two `2^m` must exceed `log2((r + l) / r)` for `l` moduli.
+///
+/// Errors: [`BfvError::InvalidParams`] naming `eta`, `l`, `m` and the bound.
+fn check_qu_xu_basis(what: &'static str, moduli: &[u64]) -> BfvResult<()> {
+    let r = DEFAULT_QU_XU_FAILURE_TARGET;
+    let c = QuXuCloseness::of(moduli);
+    if c.admits(r) {
+        return Ok(());
+    }
+    let bound = theorem1_eta_lower_bound(c.moduli, r);
+    Err(invalid(
+        what,
+        format!(
+            "ExactInteger (Qu-Xu) basis conversion from these l = {} moduli needs them within a factor \
+             (1 ± 2^-eta) of one power of two with eta > log2((r + l) / r) = {bound:.3} (Theorem 1, \
+             r = 2^{:.0}), and sum |q_i - 2^m| <= 2^(m-2); the best power 2^{} gives eta = {} (moduli \
+             {moduli:?}). Choose the primes with BfvParams::with_bit_sizes_and_conversion (Qu-Xu \
+             Algorithms 2 and 3) or use ConversionMode::ExactFloat",
+            c.moduli,
+            r.log2(),
+            c.power,
+            c.eta
+        ),
+    ))
 }
 
 /// `log2(2 t N Q)`: the smallest auxiliary modulus `P` of HPS multiplication (Sections 4.2 and 6.1).
@@ -147,8 +274,8 @@ pub(crate) struct BatchTables {
 }
 
 /// The checked, immutable context of a BFV parameter set with every precomputed table of HPS Section 4.2:
-/// the bases `Q`, `P` (and `Q ∪ P`), the exact basis converters `Q -> P` and `P -> Q` (Section 2.2,
-/// `ExactFloat`), the simple scaler of decryption (Section 2.3), the complex scaler of multiplication
+/// the bases `Q`, `P` (and `Q ∪ P`), the exact basis converters `Q -> P` and `P -> Q` (Section 2.2, in
+/// the mode of [`BfvParams::conversion`]), the simple scaler of decryption (Section 2.3), the complex scaler of multiplication
 /// (Section 2.4), the CRT/digit gadget of relinearization (Section 3.3) and the batching tables.
 ///
 /// Built once by [`BfvContext::new`] and shared by `Arc`; `Send + Sync`.
@@ -184,6 +311,7 @@ impl std::fmt::Debug for BfvContext {
             .field("q", &self.params.q_moduli)
             .field("p", &self.params.p_moduli)
             .field("relin_base_log", &self.params.relin_base_log)
+            .field("conversion", &self.params.conversion)
             .field("fingerprint", &format_args!("{:#018x}", self.fingerprint))
             .finish_non_exhaustive()
     }
@@ -197,7 +325,8 @@ impl BfvContext {
     /// Checks `params` and precomputes the tables of HPS Section 4.2.
     ///
     /// Errors: [`BfvError::InvalidParams`] (empty `Q` or `P`, `log_n` outside `[4, 17]`, bad
-    /// `relin_base_log`), [`BfvError::InvalidPlaintextModulus`] (`t` outside `[2, 2^60]`, sharing a factor
+    /// `relin_base_log`, [`ConversionMode::Fast`], or `ExactInteger` with `Q` or `P` violating Qu-Xu
+    /// Theorem 1 — the message names `eta`, `l` and the bound), [`BfvError::InvalidPlaintextModulus`] (`t` outside `[2, 2^60]`, sharing a factor
     /// with `Q`, or not below every `q_i`), [`BfvError::AuxiliaryBasisTooSmall`] (`P < 2 t N Q`),
     /// [`BfvError::Insecure`] (HE Standard bound exceeded without opt-in); ring and core errors for
     /// non-NTT primes, repeated moduli or an invalid sigma.
@@ -220,6 +349,12 @@ impl BfvContext {
                 "HPS multiplication needs an auxiliary basis P >= 2 t N Q (Section 4.2)".into(),
             ));
         }
+        check_conversion_mode(params.conversion)?;
+        if params.conversion == ConversionMode::ExactInteger {
+            // Both extensions convert from a whole basis: Q -> P and P -> Q.
+            check_qu_xu_basis("q_moduli", &params.q_moduli)?;
+            check_qu_xu_basis("p_moduli", &params.p_moduli)?;
+        }
         let n = params.n();
         let t = params.plaintext_modulus;
         if !(2..=MAX_PLAINTEXT_MODULUS).contains(&t) {
@@ -241,6 +376,8 @@ impl BfvContext {
             q_moduli: params.q_moduli.clone(),
             p_moduli: params.p_moduli.clone(),
             dnum: params.q_moduli.len(),
+            // BFV relinearizes with its own CRT key switching (crate::evaluator); the RLWE context's
+            // key-switching tables, where this mode would apply, are never used.
             conversion: ConversionMode::ExactFloat,
             secret: SecretDistribution::Ternary,
             sigma: params.sigma,
@@ -269,8 +406,8 @@ impl BfvContext {
             });
         }
         let t_mod = Modulus::new(t)?;
-        let q_to_p = BasisConverter::new(&q, &p, ConversionMode::ExactFloat)?;
-        let p_to_q = BasisConverter::new(&p, &q, ConversionMode::ExactFloat)?;
+        let q_to_p = BasisConverter::new(&q, &p, params.conversion)?;
+        let p_to_q = BasisConverter::new(&p, &q, params.conversion)?;
         let simple = SimpleScaler::new(&q, t)?;
         let complex = ComplexScaler::new(&q, &p, t)?;
         let max_bits = q.moduli().iter().map(|m| m.bits()).max().unwrap_or(1);
@@ -340,6 +477,18 @@ impl BfvContext {
     /// The plaintext modulus `t`.
     pub fn plaintext_modulus(&self) -> u64 {
         self.t.value()
+    }
+
+    /// The basis-conversion mode of the two extensions of multiplication ([`BfvParams::conversion`]).
+    pub fn conversion(&self) -> ConversionMode {
+        self.params.conversion
+    }
+
+    /// For [`ConversionMode::ExactInteger`]: the Qu-Xu closeness `eta` of the ciphertext primes `Q` and
+    /// of the auxiliary primes `P` to their powers of two (the sources of the `Q -> P` and `P -> Q`
+    /// extensions); `None` in the other modes.
+    pub fn qu_xu_eta(&self) -> Option<(u32, u32)> {
+        Some((self.q_to_p.eta()?, self.p_to_q.eta()?))
     }
 
     /// `log2(Q)`.
