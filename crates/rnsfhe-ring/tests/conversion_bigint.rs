@@ -7,8 +7,7 @@
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use num_integer::Integer;
-use num_traits::{ToPrimitive, Zero};
+use num_traits::ToPrimitive;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rnsfhe_math::primes::{
@@ -29,76 +28,9 @@ const ALL_MODES: [ConversionMode; 3] = [
     ConversionMode::ExactInteger,
 ];
 
-fn pow_mod(a: u64, mut e: u64, p: u64) -> u64 {
-    let mut r = 1u128;
-    let mut b = a as u128 % p as u128;
-    while e > 0 {
-        if e & 1 == 1 {
-            r = r * b % p as u128;
-        }
-        b = b * b % p as u128;
-        e >>= 1;
-    }
-    r as u64
-}
+mod common;
 
-/// Independent CRT reference for a list of primes.
-struct Crt {
-    moduli: Vec<u64>,
-    q: BigUint,
-    qhat: Vec<BigUint>,
-    qhat_inv: Vec<u64>,
-}
-
-impl Crt {
-    fn new(moduli: &[u64]) -> Self {
-        let q = moduli.iter().fold(BigUint::from(1u32), |acc, &m| acc * m);
-        let qhat: Vec<BigUint> = moduli.iter().map(|&m| &q / m).collect();
-        let qhat_inv = moduli
-            .iter()
-            .zip(&qhat)
-            .map(|(&m, h)| pow_mod((h % m).to_u64().unwrap(), m - 2, m))
-            .collect();
-        Self {
-            moduli: moduli.to_vec(),
-            q,
-            qhat,
-            qhat_inv,
-        }
-    }
-
-    /// `y_i = [x_i qhat_i^-1]_{q_i}`.
-    fn y(&self, residues: &[u64]) -> Vec<u64> {
-        residues
-            .iter()
-            .zip(&self.moduli)
-            .zip(&self.qhat_inv)
-            .map(|((&x, &m), &w)| (x as u128 * w as u128 % m as u128) as u64)
-            .collect()
-    }
-
-    /// `S = sum_i y_i qhat_i = X + alpha Q` with `X in [0, Q)`; returns `(S, X, alpha)`.
-    fn fast_sum(&self, residues: &[u64]) -> (BigUint, BigUint, u64) {
-        let s = self
-            .y(residues)
-            .iter()
-            .zip(&self.qhat)
-            .fold(BigUint::zero(), |acc, (&y, h)| acc + h * y);
-        let (alpha, x) = s.div_rem(&self.q);
-        (s, x, alpha.to_u64().unwrap())
-    }
-
-    fn reconstruct(&self, residues: &[u64]) -> BigUint {
-        self.fast_sum(residues).1
-    }
-
-    fn residues_of(&self, x: &BigUint) -> Vec<u64> {
-        self.moduli
-            .iter()
-            .map(|&m| (x % m).to_u64().unwrap())
-            .collect()
-    }
-}
+use common::Crt;
 
 fn modp(x: &BigUint, p: u64) -> u64 {
     (x % p).to_u64().unwrap()

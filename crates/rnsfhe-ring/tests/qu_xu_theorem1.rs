@@ -20,9 +20,6 @@
 
 use std::sync::Arc;
 
-use num_bigint::BigUint;
-use num_integer::Integer;
-use num_traits::ToPrimitive;
 use rayon::prelude::*;
 use rnsfhe_math::primes::{closeness_eta, is_prime, ntt_primes_of_bits, qu_xu_interval};
 use rnsfhe_ring::conversion::{theorem1_eta_lower_bound, QuXuCloseness};
@@ -98,60 +95,9 @@ fn random_input(moduli: &[u64], rng: &mut WyRand) -> Vec<u64> {
     data
 }
 
-fn pow_mod(a: u64, mut e: u64, p: u64) -> u64 {
-    let (mut r, mut b) = (1u128, a as u128 % p as u128);
-    while e > 0 {
-        if e & 1 == 1 {
-            r = r * b % p as u128;
-        }
-        b = b * b % p as u128;
-        e >>= 1;
-    }
-    r as u64
-}
+mod common;
 
-/// Big-integer reference: `round(sum_i y_i / q_i) = floor((2 sum_i y_i qhat_i + Q) / 2Q)` with
-/// `y_i = [x_i qhat_i^-1]_{q_i}`, for coefficient `c` of the limb-major `data`.
-struct BigRef {
-    moduli: Vec<u64>,
-    q: BigUint,
-    qhat: Vec<BigUint>,
-    qhat_inv: Vec<u64>,
-}
-
-impl BigRef {
-    fn new(moduli: &[u64]) -> Self {
-        let q = moduli.iter().fold(BigUint::from(1u32), |a, &m| a * m);
-        let qhat: Vec<BigUint> = moduli.iter().map(|&m| &q / m).collect();
-        let qhat_inv = moduli
-            .iter()
-            .zip(&qhat)
-            .map(|(&m, h)| pow_mod((h % m).to_u64().unwrap(), m - 2, m))
-            .collect();
-        Self {
-            moduli: moduli.to_vec(),
-            q,
-            qhat,
-            qhat_inv,
-        }
-    }
-
-    fn error_term(&self, data: &[u64], c: usize) -> u64 {
-        let mut sum = BigUint::from(0u32);
-        for (i, ((&m, &w), h)) in self
-            .moduli
-            .iter()
-            .zip(&self.qhat_inv)
-            .zip(&self.qhat)
-            .enumerate()
-        {
-            let y = (data[i * N + c] as u128 * w as u128 % m as u128) as u64;
-            sum += h * y;
-        }
-        let two_q = &self.q * 2u32;
-        (sum * 2u32 + &self.q).div_floor(&two_q).to_u64().unwrap()
-    }
-}
+use common::Crt;
 
 /// Counts of one `(l, edge)` run.
 #[derive(Default)]
@@ -194,7 +140,7 @@ fn run(l: usize, upper: bool, target: &Arc<RnsBasis>) -> (f64, f64, f64) {
     assert_eq!(conv.eta(), Some(eta));
     assert!(bound < R, "l = {l}: Theorem 1 bound {bound} >= r");
 
-    let big = BigRef::new(&src);
+    let big = Crt::new(&src);
     let seed = (l as u64) << 1 | upper as u64;
     let counts = (0..POLYS)
         .into_par_iter()
@@ -208,7 +154,9 @@ fn run(l: usize, upper: bool, target: &Arc<RnsBasis>) -> (f64, f64, f64) {
                 for (c, &v) in exact.iter().enumerate().take(BIGINT_SAMPLES) {
                     assert_eq!(
                         v,
-                        big.error_term(&data, c),
+                        big.round_error_term(
+                            &(0..src.len()).map(|i| data[i * N + c]).collect::<Vec<_>>()
+                        ),
                         "l = {l}, {edge}: coefficient {c}"
                     );
                 }
