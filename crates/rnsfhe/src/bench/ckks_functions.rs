@@ -369,6 +369,16 @@ pub fn load_average() -> Option<String> {
     (fields.len() == 3).then(|| fields.join(" "))
 }
 
+/// The markdown line stating the load averages at the start and at the end of the timed part.
+pub fn load_average_line(start: &Option<String>, end: &Option<String>) -> String {
+    let show = |l: &Option<String>| l.clone().unwrap_or_else(|| "unknown".into());
+    format!(
+        "- load average (1 / 5 / 15 min; other work on the machine): {} at the start, {} at the end",
+        show(start),
+        show(end)
+    )
+}
+
 /// The precision of one operation's result (see the [module documentation](self)).
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct Accuracy {

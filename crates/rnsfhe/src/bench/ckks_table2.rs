@@ -24,7 +24,7 @@ use rnsfhe_ckks::{
 };
 use serde::Serialize;
 
-use super::ckks_functions::{accuracy, inputs_on, load_average, Accuracy, FnOp};
+use super::ckks_functions::{accuracy, inputs_on, load_average, load_average_line, Accuracy, FnOp};
 use super::ckks_table3::{
     measure_checked, ms, pools, record, thread_counts, CkksTableReport, ParamSummary, ThreadTiming,
 };
@@ -328,12 +328,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
         if options.quick { " (--quick)" } else { "" }
     );
     println!("{}", machine.markdown_header());
-    let show = |l: &Option<String>| l.clone().unwrap_or_else(|| "unknown".into());
-    println!(
-        "- load average (1 / 5 / 15 min; other work on the machine): {} at the start, {} at the end",
-        show(&load_start),
-        show(&load_end)
-    );
+    println!("{}", load_average_line(&load_start, &load_end));
     println!("{}", params.markdown());
     println!(
         "- inputs: {} reals on the row's interval (the generator of bench/peers/peerlib.py), one ciphertext \

@@ -18,7 +18,7 @@ use rnsfhe_ckks::{
 };
 use serde::Serialize;
 
-use super::ckks_functions::{load_average, max_error, mean, variance};
+use super::ckks_functions::{load_average, load_average_line, max_error, mean, variance};
 use super::{
     markdown_table, measure_interleaved, write_json, BenchOptions, Machine, Timing, TimingConfig,
 };
@@ -375,12 +375,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
         if options.quick { " (--quick)" } else { "" }
     );
     println!("{}", machine.markdown_header());
-    let show = |l: &Option<String>| l.clone().unwrap_or_else(|| "unknown".into());
-    println!(
-        "- load average (1 / 5 / 15 min; other work on the machine): {} at the start, {} at the end",
-        show(&load_start),
-        show(&load_end)
-    );
+    println!("{}", load_average_line(&load_start, &load_end));
     println!("{}", params.markdown());
     println!(
         "- inputs: {} uniform reals in [-1, 1] (seeded) in one ciphertext (public-key encryption); mean = \
