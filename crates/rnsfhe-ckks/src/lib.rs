@@ -18,6 +18,8 @@
 //! * [`statistics`]: sums, mean and variance of the slots, inner products, weighted sums (Table 3).
 //! * [`functions`]: sigmoid, `exp`, `1/x` (Taylor, CKKS Algorithm 2, Chebyshev), least-squares sigmoids,
 //!   square roots by Newton's method (RNS-CKKS Table 2).
+//! * [`serialization`]: parameters, plaintexts, ciphertexts and seeded ciphertexts as versioned bytes
+//!   ([`Serializable`] / [`Deserializable`]; keys through `rnsfhe_core::serialization`).
 //!
 //! Errors of this crate are [`Error`] (module [`error`]).
 
@@ -34,6 +36,7 @@ pub mod keys;
 pub mod params;
 pub mod plaintext;
 pub mod polynomial;
+pub mod serialization;
 pub mod statistics;
 
 pub use context::{CkksContext, EXACT_SCALE_TOLERANCE, MAX_DIGIT_EXCESS_BITS};
@@ -43,6 +46,10 @@ pub use keys::{GaloisKeys, KeyGenerator, KeySet, PublicKey, RelinKey, SecretKey}
 pub use params::{CkksParams, Preset, RescalingPolicy};
 pub use plaintext::{Ciphertext, Plaintext};
 pub use polynomial::{Polynomial, PolynomialBasis};
+pub use rnsfhe_math::wire::{
+    DecodeError, Deserializable, PublicRandomness, Serializable,
+};
+pub use serialization::SeededCiphertext;
 pub use rnsfhe_core::security::{self, max_log_qp, SecurityEstimate, SecurityLevel};
 pub use rnsfhe_core::{ConversionMode, SecretDistribution};
 pub use rnsfhe_math::sampling::Csprng;

@@ -7,13 +7,13 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rnsfhe_math::sampling::Csprng;
+use rnsfhe_math::sampling::{Csprng, Seed};
 use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
 
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
 use crate::keys::{PublicKey, SecretKey};
-use crate::samplers::{sample_error, sample_error_coeff, sample_ternary_poly, sample_uniform};
+use crate::samplers::{expand_uniform, sample_error, sample_error_coeff, sample_ternary_poly};
 
 /// An RLWE ciphertext: `parts` in NTT form over the same level `Q_l` (2 parts normally, 3 after a tensor
 /// product), decrypting to `sum_i parts[i] s^i`.
@@ -233,6 +233,33 @@ impl Encryptor {
         self.encrypt_with(level, None, rng)
     }
 
+    /// Secret-key encryption of `m` (coefficient form, over a prefix `Q_l` of the chain) whose uniform
+    /// part `a` is kept as its public seed: a [`SeededRlweCiphertext`] is about half the size on the wire
+    /// (SEAL's seeded symmetric ciphertexts). It supports no arithmetic: send it, and the receiver loads
+    /// a full ciphertext, or call [`SeededRlweCiphertext::expand`].
+    ///
+    /// Errors: [`Error::InvalidParams`] for an encryptor built with the public key (its ciphertexts have
+    /// no uniform part); [`Error::NotOnChain`] if `m` is not over a prefix of the chain.
+    pub fn encrypt_coeff_seeded(
+        &self,
+        m: &Poly<Coeff>,
+        rng: &mut Csprng,
+    ) -> Result<SeededRlweCiphertext> {
+        if matches!(self.key, EncryptionKey::Public(_)) {
+            return Err(Error::InvalidParams {
+                what: "seeded encryption",
+                reason: "a seeded ciphertext needs secret-key encryption (build the encryptor with \
+                         the secret key); public-key ciphertexts have no uniform part to seed"
+                    .into(),
+            });
+        }
+        let level = self.ctx.level_of(m, "plaintext")?;
+        let seed = rng.fresh_seed();
+        let mut ct = self.encrypt_with_seed(level, Some(m), seed, rng)?;
+        let c0 = ct.parts.swap_remove(0);
+        Ok(SeededRlweCiphertext { c0, seed })
+    }
+
     /// `c_0`'s error term plus the message `m` (coefficient form), transformed to NTT form.
     fn error_plus(
         &self,
@@ -266,15 +293,70 @@ impl Encryptor {
                     parts: vec![c0, c1],
                 })
             }
-            EncryptionKey::Secret(sk) => {
-                let s = sk.ntt_at(&self.ctx, level)?;
-                let a = sample_uniform(basis, rng)?;
-                let mut c0 = self.error_plus(basis, m, rng)?;
-                let a_s = crate::keys::SecretPoly::new(a.mul(s.get())?);
-                c0.sub_assign(a_s.get())?;
-                Ok(RlweCiphertext { parts: vec![c0, a] })
+            EncryptionKey::Secret(_) => {
+                let seed = rng.fresh_seed();
+                self.encrypt_with_seed(level, m, seed, rng)
             }
         }
+    }
+
+    /// Secret-key encryption with `a` expanded from the public `seed`.
+    fn encrypt_with_seed(
+        &self,
+        level: usize,
+        m: Option<&Poly<Coeff>>,
+        seed: Seed,
+        rng: &mut Csprng,
+    ) -> Result<RlweCiphertext> {
+        let EncryptionKey::Secret(sk) = &self.key else {
+            return Err(Error::InvalidParams {
+                what: "seeded encryption",
+                reason: "needs the secret key".into(),
+            });
+        };
+        let basis = self.ctx.basis_at(level)?;
+        let s = sk.ntt_at(&self.ctx, level)?;
+        let a = expand_uniform(basis, &mut Csprng::from_public_seed(seed))?;
+        let mut c0 = self.error_plus(basis, m, rng)?;
+        let a_s = crate::keys::SecretPoly::new(a.mul(s.get())?);
+        c0.sub_assign(a_s.get())?;
+        Ok(RlweCiphertext { parts: vec![c0, a] })
+    }
+}
+
+/// A fresh secret-key ciphertext `(c_0, a)` whose uniform part `a` is kept as the public seed it expands
+/// from ([`Encryptor::encrypt_coeff_seeded`]). Only for sending: [`SeededRlweCiphertext::expand`] gives
+/// the ciphertext to compute with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeededRlweCiphertext {
+    pub(crate) c0: Poly<Ntt>,
+    pub(crate) seed: Seed,
+}
+
+impl SeededRlweCiphertext {
+    /// `c_0 = -a s + m + e` (NTT form over `Q_l`).
+    pub fn c0(&self) -> &Poly<Ntt> {
+        &self.c0
+    }
+
+    /// The public seed of `a`.
+    pub fn seed(&self) -> &Seed {
+        &self.seed
+    }
+
+    /// The level (limb count).
+    pub fn level(&self) -> usize {
+        self.c0.limb_count()
+    }
+
+    /// The full ciphertext `(c_0, a)`, `a` expanded from the seed.
+    ///
+    /// Errors: none in practice (ring errors if the basis were inconsistent).
+    pub fn expand(&self) -> Result<RlweCiphertext> {
+        let a = expand_uniform(self.c0.basis(), &mut Csprng::from_public_seed(self.seed))?;
+        Ok(RlweCiphertext {
+            parts: vec![self.c0.clone(), a],
+        })
     }
 }
 

@@ -14,13 +14,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rnsfhe_math::sampling::{fill_ternary, fill_ternary_hamming, Csprng};
+use rnsfhe_math::sampling::{fill_ternary, fill_ternary_hamming, Csprng, Seed};
 use rnsfhe_ring::{Coeff, Ntt, Poly};
 use zeroize::Zeroize;
 
 use crate::context::{RlweContext, SecretDistribution};
 use crate::error::{Error, Result};
-use crate::samplers::{sample_error, sample_uniform};
+use crate::samplers::{expand_uniform, sample_error};
 
 /// A polynomial holding secret material (a secret key in NTT form, a product with it, encryption
 /// randomness): its residues are overwritten with zeros when it is dropped.
@@ -154,9 +154,12 @@ impl SecretKey {
 /// The public key `(b, a) = (-a s + e, a)` over the full chain `Q` in NTT form (RNS-CKKS `KeyGen`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PublicKey {
-    fingerprint: u64,
-    b: Poly<Ntt>,
-    a: Poly<Ntt>,
+    pub(crate) fingerprint: u64,
+    pub(crate) b: Poly<Ntt>,
+    pub(crate) a: Poly<Ntt>,
+    /// The public seed `a` was expanded from ([`expand_uniform`]), when known: the wire format then
+    /// stores 32 bytes instead of `a`.
+    pub(crate) seed: Option<Seed>,
 }
 
 impl PublicKey {
@@ -174,6 +177,11 @@ impl PublicKey {
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
+
+    /// The public seed `a` was expanded from, if known (keys from [`KeyGenerator`] always have one).
+    pub fn seed(&self) -> Option<&Seed> {
+        self.seed.as_ref()
+    }
 }
 
 /// A hybrid key-switching key from a secret `s'` to `s` (RNS-CKKS `KSGen` generalized to `dnum` digits,
@@ -181,8 +189,10 @@ impl PublicKey {
 /// `b_j = -a_j s + e_j + [P g_j] s'`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeySwitchKey {
-    fingerprint: u64,
-    components: Vec<(Poly<Ntt>, Poly<Ntt>)>,
+    pub(crate) fingerprint: u64,
+    pub(crate) components: Vec<(Poly<Ntt>, Poly<Ntt>)>,
+    /// The public seed the `a_j` were expanded from, in order ([`expand_uniform`]), when known.
+    pub(crate) seed: Option<Seed>,
 }
 
 impl KeySwitchKey {
@@ -195,11 +205,16 @@ impl KeySwitchKey {
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
+
+    /// The public seed the `a_j` were expanded from, if known.
+    pub fn seed(&self) -> Option<&Seed> {
+        self.seed.as_ref()
+    }
 }
 
 /// The relinearization key: a [`KeySwitchKey`] from `s^2` to `s` (RNS-CKKS `evk = KSGen(s^2, s)`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct RelinKey(KeySwitchKey);
+pub struct RelinKey(pub(crate) KeySwitchKey);
 
 impl RelinKey {
     /// The underlying key-switching key.
@@ -212,8 +227,8 @@ impl RelinKey {
 /// `KSGen(kappa_k(s), s)` of the CKKS papers).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaloisKeys {
-    fingerprint: u64,
-    keys: BTreeMap<usize, KeySwitchKey>,
+    pub(crate) fingerprint: u64,
+    pub(crate) keys: BTreeMap<usize, KeySwitchKey>,
 }
 
 impl GaloisKeys {
@@ -322,7 +337,8 @@ impl KeyGenerator {
     /// A public key `(b, a) = (-a s + e, a)` over `Q` (RNS-CKKS `KeyGen`).
     pub fn public_key(&self, rng: &mut Csprng) -> Result<PublicKey> {
         let q = self.ctx.chain();
-        let a = sample_uniform(q, rng)?;
+        let seed = rng.fresh_seed();
+        let a = expand_uniform(q, &mut Csprng::from_public_seed(seed))?;
         let s = self.sk.ntt_at(&self.ctx, self.ctx.max_level())?;
         let mut b = sample_error(&self.ctx, q, rng)?;
         let a_s = SecretPoly::new(a.mul(s.get())?);
@@ -331,6 +347,7 @@ impl KeyGenerator {
             fingerprint: self.ctx.fingerprint(),
             b,
             a,
+            seed: Some(seed),
         })
     }
 
@@ -338,12 +355,14 @@ impl KeyGenerator {
     fn key_switch_key_ntt(&self, new: &Poly<Ntt>, rng: &mut Csprng) -> Result<KeySwitchKey> {
         let qp = self.ctx.extended_basis();
         let s = self.sk.ntt_qp();
+        let seed = rng.fresh_seed();
+        let mut public = Csprng::from_public_seed(seed);
         let components = self
             .ctx
             .special_constants()
             .iter()
             .map(|pg| {
-                let a = sample_uniform(qp, rng)?;
+                let a = expand_uniform(qp, &mut public)?;
                 let mut b = sample_error(&self.ctx, qp, rng)?;
                 let a_s = SecretPoly::new(a.mul(s)?);
                 b.sub_assign(a_s.get())?;
@@ -358,6 +377,7 @@ impl KeyGenerator {
         Ok(KeySwitchKey {
             fingerprint: self.ctx.fingerprint(),
             components,
+            seed: Some(seed),
         })
     }
 

@@ -13,6 +13,8 @@
 //! * Key switching ([`keyswitch`]): [`RlweContext::key_switch`], [`RlweContext::relinearize`],
 //!   [`RlweContext::apply_galois`] / [`RlweContext::rotate`] / [`RlweContext::conjugate`] and hoisted
 //!   automorphisms ([`HoistedDecomposition`]), in any basis-conversion mode (fast, HPS, Qu-Xu).
+//! * Wire encodings of keys and ciphertext parts ([`serialization`], format in
+//!   [`rnsfhe_math::wire`]).
 //! * Noise estimates ([`noise`]) after RNS-CKKS Appendix A, used by the tests as bounds.
 //!
 //! All randomness comes from [`rnsfhe_math::sampling::Csprng`]; secrets are zeroized on drop and never
@@ -26,9 +28,10 @@ pub mod keyswitch;
 pub mod noise;
 pub mod samplers;
 pub mod security;
+pub mod serialization;
 
 pub use context::{RlweContext, RlweParams, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
-pub use encryption::{Decryptor, Encryptor, RlweCiphertext};
+pub use encryption::{Decryptor, Encryptor, RlweCiphertext, SeededRlweCiphertext};
 pub use error::{Error, Result};
 pub use keys::{
     galois_conjugate, galois_element_for_step, galois_elements_for_steps, GaloisKeys, KeyGenerator,

@@ -22,6 +22,14 @@ pub fn sample_uniform(basis: &Arc<RnsBasis>, rng: &mut Csprng) -> Result<Poly<Nt
     Ok(Poly::from_data(basis, data)?)
 }
 
+/// The uniform polynomial over `basis` (NTT form) drawn from `public`, a generator expanding a public
+/// seed ([`Csprng::from_public_seed`]): the `a` parts of keys and symmetric ciphertexts, so that they can be
+/// stored and sent as their 32-byte seed. The expansion is part of the wire format (limb by limb,
+/// [`fill_uniform_mod`] rejection sampling on the ChaCha20 stream): changing it breaks every stored key.
+pub fn expand_uniform(basis: &Arc<RnsBasis>, public: &mut Csprng) -> Result<Poly<Ntt>> {
+    sample_uniform(basis, public)
+}
+
 /// A discrete Gaussian error polynomial over `basis` with the context's `sigma`, in coefficient form
 /// (RNS-CKKS `chi_err`, HPS `chi_e`).
 pub fn sample_error_coeff(

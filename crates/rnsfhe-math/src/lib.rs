@@ -4,7 +4,7 @@
 //! and Shoup multiplication), prime search ([`primes`]: near-power-of-two chains after RNS-CKKS
 //! Appendix B, the Qu-Xu eta search and generation of Algorithms 2 and 3, generic NTT primes),
 //! negacyclic NTT plans ([`NttPlan`], backed by `tfhe-ntt`) and samplers over a ChaCha20 CSPRNG
-//! ([`sampling`]).
+//! ([`sampling`]) and the versioned binary format every object uses on the wire ([`wire`]).
 //!
 //! This crate knows nothing of polynomials with several moduli; that is `rnsfhe-ring`.
 
@@ -14,6 +14,7 @@ pub mod ntt;
 pub mod primes;
 pub mod sampling;
 pub mod simd;
+pub mod wire;
 
 pub use error::{Error, Result};
 pub use modulus::{Modulus, ShoupConstant, MAX_MODULUS_BITS};

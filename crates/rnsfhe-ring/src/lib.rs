@@ -4,7 +4,7 @@
 //! levels are prefixes), [`Poly<Coeff>`](Poly) / [`Poly<Ntt>`](Poly) (one contiguous buffer, the form in
 //! the type), automorphisms, basis conversion in three modes ([`conversion`]), ModUp / ModDown and
 //! rescaling ([`modswitch`]), HPS simple and complex scaling ([`scaling`]) and gadget decompositions
-//! ([`gadget`]).
+//! ([`gadget`]), and the wire encoding of polynomials ([`wire`]).
 //!
 //! This crate knows nothing of keys or encryption; that is `rnsfhe-core`.
 
@@ -17,6 +17,7 @@ pub mod modswitch;
 mod multiword;
 pub mod poly;
 pub mod scaling;
+pub mod wire;
 
 pub use basis::RnsBasis;
 pub use conversion::{BasisConverter, ConversionMode, Exactness};

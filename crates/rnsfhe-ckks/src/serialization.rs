@@ -1,0 +1,391 @@
+//! Wire encodings of the CKKS objects (header and conventions in [`rnsfhe_math::wire`], keys and
+//! ciphertext parts in [`rnsfhe_core::serialization`]).
+//!
+//! Payloads after the 16-byte header:
+//!
+//! ```text
+//! CkksParameters  u32 log_n | u32 log_scale | u32 q0_bits | u32 levels | u32 special_primes
+//!                 | u32 special_bits | u32 dnum | secret distribution (u8 tag, u32 h) | f64 sigma
+//!                 | u8 conversion | u8 rescaling (0 fixed nominal, 1 exact)
+//! CkksPlaintext   u32 level | f64 scale | u32 slots | m over Q_l (NTT form)
+//! CkksCiphertext  f64 scale | u32 slots | parts (level, count, seeded flag, polynomials)
+//! ```
+//!
+//! Parameters are stored as the literal [`CkksParams`]; loading rebuilds the context (the same prime
+//! search, deterministic) and checks that its fingerprint is the one in the header, so a reader never
+//! trusts moduli it did not derive itself. Keys load with `PublicKey::from_bytes(bytes, ctx.rlwe())`
+//! (the RLWE context of the CKKS context) or the typed helpers on [`CkksContext`].
+
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+
+use rnsfhe_core::serialization::{
+    ciphertext_parts_size, read_ciphertext_parts, read_conversion, read_secret_distribution,
+    read_sigma, write_ciphertext_parts, write_conversion, write_secret_distribution,
+    write_seeded_parts,
+};
+use rnsfhe_core::SeededRlweCiphertext;
+use rnsfhe_math::wire::{
+    DecodeError, Deserializable, Header, ObjectKind, PublicRandomness, Serializable, WireReader,
+    WireWriter,
+};
+use rnsfhe_ring::{Ntt, Poly};
+
+use crate::context::CkksContext;
+use crate::params::{CkksParams, RescalingPolicy};
+use crate::plaintext::{Ciphertext, Plaintext};
+
+/// The largest number of scaling primes or special primes a loaded parameter set may ask for (the
+/// largest presets use 32 and 9): a bound on the prime search a hostile input can trigger.
+pub const MAX_WIRE_PRIMES: u32 = 128;
+
+/// Payload size of [`CkksParams`].
+const PARAMS_PAYLOAD: u64 = 7 * 4 + 5 + 8 + 2;
+
+impl Serializable for CkksContext {
+    const KIND: ObjectKind = ObjectKind::CkksParameters;
+
+    fn wire_fingerprint(&self) -> u64 {
+        self.fingerprint()
+    }
+
+    fn payload_size(&self, _: PublicRandomness) -> u64 {
+        PARAMS_PAYLOAD
+    }
+
+    fn write_payload<W: Write>(&self, w: &mut WireWriter<W>, _: PublicRandomness) -> io::Result<()> {
+        let p = self.params();
+        for v in [p.log_n, p.log_scale, p.q0_bits] {
+            w.u32(v)?;
+        }
+        w.u32(p.levels as u32)?;
+        w.u32(p.special_primes as u32)?;
+        w.u32(p.special_bits)?;
+        w.u32(p.dnum as u32)?;
+        write_secret_distribution(w, p.secret)?;
+        w.f64(p.sigma)?;
+        write_conversion(w, p.conversion)?;
+        w.u8(match p.rescaling {
+            RescalingPolicy::FixedNominalScale => 0,
+            RescalingPolicy::ExactScale => 1,
+        })
+    }
+}
+
+impl CkksContext {
+    /// Reads parameters written by [`Serializable::write_to`] on a context and builds the context,
+    /// checking every field's range before any prime search and the rebuilt context's fingerprint
+    /// against the header.
+    pub fn read_from<R: Read>(r: R) -> Result<Arc<Self>, DecodeError> {
+        let mut r = WireReader::new(r);
+        Self::read_object(&mut r)
+    }
+
+    /// [`CkksContext::read_from`] of exactly `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Arc<Self>, DecodeError> {
+        let mut r = WireReader::new(bytes);
+        let ctx = Self::read_object(&mut r)?;
+        r.finish("end of object")?;
+        Ok(ctx)
+    }
+
+    fn read_object<R: Read>(r: &mut WireReader<R>) -> Result<Arc<Self>, DecodeError> {
+        let header = Header::read(r)?;
+        header.expect(ObjectKind::CkksParameters, None)?;
+        let params = read_params(r)?;
+        let end = r.offset();
+        let ctx = CkksContext::new(params)
+            .map_err(|e| r.invalid_at(16, "parameters", format!("rejected: {e}")))?;
+        if ctx.fingerprint() != header.fingerprint {
+            return Err(r.invalid_at(
+                end,
+                "header.fingerprint",
+                format!(
+                    "the parameters build a context with fingerprint {:#018x}, the header says {:#018x} \
+                     (written by a build that derives other primes?)",
+                    ctx.fingerprint(),
+                    header.fingerprint
+                ),
+            ));
+        }
+        Ok(ctx)
+    }
+}
+
+fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<CkksParams, DecodeError> {
+    let log_n = r.u32_in("params.log_n", 10..=17, "log2 N")?;
+    let log_scale = r.u32_in("params.log_scale", 10..=60, "log2 of the scale")?;
+    let q0_bits = r.u32_in("params.q0_bits", 10..=61, "bits of q_0")?;
+    let levels = r.u32_in("params.levels", 0..=MAX_WIRE_PRIMES, "scaling primes")? as usize;
+    let special_primes =
+        r.u32_in("params.special_primes", 1..=MAX_WIRE_PRIMES, "special primes")? as usize;
+    let special_bits = r.u32_in("params.special_bits", 10..=61, "bits of a special prime")?;
+    let dnum = r.u32_in("params.dnum", 1..=levels as u32 + 1, "digit groups")? as usize;
+    let secret = read_secret_distribution(r, 1 << log_n, "params.secret")?;
+    let sigma = read_sigma(r, "params.sigma")?;
+    let conversion = read_conversion(r, "params.conversion")?;
+    let at = r.offset();
+    let rescaling = match r.u8("params.rescaling")? {
+        0 => RescalingPolicy::FixedNominalScale,
+        1 => RescalingPolicy::ExactScale,
+        v => {
+            return Err(r.out_of_range(
+                at,
+                "params.rescaling",
+                v as u64,
+                "0 (fixed nominal) or 1 (exact)",
+            ))
+        }
+    };
+    Ok(CkksParams {
+        log_n,
+        log_scale,
+        q0_bits,
+        levels,
+        special_primes,
+        special_bits,
+        dnum,
+        secret,
+        sigma,
+        conversion,
+        rescaling,
+    })
+}
+
+/// Reads a scale (finite, at least 1) and a slot count (a power of two up to `N/2`).
+fn read_scale_and_slots<R: Read>(
+    r: &mut WireReader<R>,
+    ctx: &CkksContext,
+    field: &str,
+) -> Result<(f64, usize), DecodeError> {
+    let at = r.offset();
+    let scale = r.f64(&format!("{field}.scale"))?;
+    if !(scale.is_finite() && scale >= 1.0) {
+        return Err(r.invalid_at(
+            at,
+            &format!("{field}.scale"),
+            format!("scale {scale} must be finite and at least 1"),
+        ));
+    }
+    let at = r.offset();
+    let slots = r.u32(&format!("{field}.slots"))? as usize;
+    if !slots.is_power_of_two() || slots > ctx.max_slots() {
+        return Err(r.out_of_range(
+            at,
+            &format!("{field}.slots"),
+            slots as u64,
+            format!("a power of two up to N/2 = {}", ctx.max_slots()),
+        ));
+    }
+    Ok((scale, slots))
+}
+
+impl Serializable for Plaintext {
+    const KIND: ObjectKind = ObjectKind::CkksPlaintext;
+
+    fn wire_fingerprint(&self) -> u64 {
+        self.fingerprint()
+    }
+
+    fn payload_size(&self, _: PublicRandomness) -> u64 {
+        16 + self.poly().wire_size()
+    }
+
+    fn write_payload<W: Write>(&self, w: &mut WireWriter<W>, _: PublicRandomness) -> io::Result<()> {
+        w.u32(self.level() as u32)?;
+        w.f64(self.scale())?;
+        w.u32(self.slots() as u32)?;
+        self.poly().write_wire(w)
+    }
+}
+
+impl Deserializable<CkksContext> for Plaintext {
+    fn context_fingerprint(ctx: &CkksContext) -> u64 {
+        ctx.fingerprint()
+    }
+
+    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &CkksContext) -> Result<Self, DecodeError> {
+        let level = r.u32_in(
+            "plaintext.level",
+            1..=ctx.max_level() as u32,
+            "a level of the chain",
+        )? as usize;
+        let (scale, slots) = read_scale_and_slots(r, ctx, "plaintext")?;
+        let basis = ctx
+            .rlwe()
+            .basis_at(level)
+            .map_err(|e| r.invalid("plaintext.level", e.to_string()))?;
+        let poly = Poly::<Ntt>::read_wire(r, basis, "plaintext.poly")?;
+        Ok(Plaintext::from_parts(poly, scale, slots, ctx.fingerprint()))
+    }
+}
+
+impl Serializable for Ciphertext {
+    const KIND: ObjectKind = ObjectKind::CkksCiphertext;
+
+    fn wire_fingerprint(&self) -> u64 {
+        self.fingerprint()
+    }
+
+    fn payload_size(&self, _: PublicRandomness) -> u64 {
+        let basis = self.inner.parts[0].basis();
+        12 + ciphertext_parts_size(basis, self.part_count(), false)
+    }
+
+    fn write_payload<W: Write>(&self, w: &mut WireWriter<W>, _: PublicRandomness) -> io::Result<()> {
+        w.f64(self.scale())?;
+        w.u32(self.slots() as u32)?;
+        write_ciphertext_parts(w, &self.inner)
+    }
+}
+
+impl Deserializable<CkksContext> for Ciphertext {
+    fn context_fingerprint(ctx: &CkksContext) -> u64 {
+        ctx.fingerprint()
+    }
+
+    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &CkksContext) -> Result<Self, DecodeError> {
+        let (scale, slots) = read_scale_and_slots(r, ctx, "ciphertext")?;
+        let inner = read_ciphertext_parts(r, ctx.rlwe(), "ciphertext")?;
+        Ok(Ciphertext::from_parts(inner, scale, slots, ctx.fingerprint()))
+    }
+}
+
+/// A fresh secret-key CKKS ciphertext whose uniform part is kept as a 32-byte seed
+/// ([`crate::CkksEncryptor::encrypt_seeded`]): about half the size of a [`Ciphertext`] on the wire and
+/// written as one, so the receiver loads it with [`Ciphertext::from_bytes`]. It supports no arithmetic;
+/// [`SeededCiphertext::expand`] gives the full ciphertext.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeededCiphertext {
+    pub(crate) inner: SeededRlweCiphertext,
+    pub(crate) scale: f64,
+    pub(crate) slots: usize,
+    pub(crate) fingerprint: u64,
+}
+
+impl SeededCiphertext {
+    /// The level (limb count).
+    pub fn level(&self) -> usize {
+        self.inner.level()
+    }
+
+    /// The exact scale.
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// Number of slots.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The full ciphertext (expands the seed).
+    ///
+    /// Errors: [`crate::Error::Core`] only if the basis were inconsistent.
+    pub fn expand(&self) -> crate::Result<Ciphertext> {
+        Ok(Ciphertext::from_parts(
+            self.inner.expand()?,
+            self.scale,
+            self.slots,
+            self.fingerprint,
+        ))
+    }
+}
+
+impl Serializable for SeededCiphertext {
+    const KIND: ObjectKind = ObjectKind::CkksCiphertext;
+
+    fn wire_fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    fn payload_size(&self, randomness: PublicRandomness) -> u64 {
+        let seeded = randomness == PublicRandomness::Seeded;
+        12 + ciphertext_parts_size(self.inner.c0().basis(), 2, seeded)
+    }
+
+    fn write_payload<W: Write>(
+        &self,
+        w: &mut WireWriter<W>,
+        randomness: PublicRandomness,
+    ) -> io::Result<()> {
+        w.f64(self.scale)?;
+        w.u32(self.slots as u32)?;
+        write_seeded_parts(w, &self.inner, randomness)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::{CkksDecryptor, CkksEncryptor, Csprng, KeyGenerator};
+    use rnsfhe_core::SecretDistribution;
+    use rnsfhe_ring::ConversionMode;
+
+    fn params() -> CkksParams {
+        CkksParams {
+            log_n: 11,
+            log_scale: 40,
+            q0_bits: 50,
+            levels: 2,
+            special_primes: 1,
+            special_bits: 50,
+            dnum: 3,
+            secret: SecretDistribution::Ternary,
+            sigma: 3.2,
+            conversion: ConversionMode::Fast,
+            rescaling: RescalingPolicy::ExactScale,
+        }
+    }
+
+    #[test]
+    fn context_plaintext_and_ciphertexts_round_trip() {
+        let ctx = CkksContext::new(params()).unwrap();
+        let bytes = ctx.to_bytes();
+        assert_eq!(bytes.len() as u64, ctx.serialized_size());
+        let back = CkksContext::from_bytes(&bytes).unwrap();
+        assert_eq!(back.fingerprint(), ctx.fingerprint());
+
+        let mut rng = Csprng::insecure_from_seed_for_tests([3; 32]);
+        let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
+        let values = [1.5, -2.25, 3.0];
+        let pt = ctx.encode_real(&values, 4, 2).unwrap();
+        let pt_back = Plaintext::from_bytes(&pt.to_bytes(), &ctx).unwrap();
+        assert_eq!(pt_back, pt);
+
+        let enc = CkksEncryptor::with_secret_key(&ctx, kg.secret_key()).unwrap();
+        let dec = CkksDecryptor::new(&ctx, kg.secret_key()).unwrap();
+        let ct = enc.encrypt(&values[..], &mut rng).unwrap();
+        let ct_back = Ciphertext::from_bytes(&ct.to_bytes(), &ctx).unwrap();
+        assert_eq!(ct_back, ct);
+
+        let seeded = enc.encrypt_seeded(&values[..], &mut rng).unwrap();
+        let small = seeded.to_bytes();
+        let full = seeded.expand().unwrap().to_bytes();
+        assert_eq!(small.len() as u64, seeded.serialized_size());
+        let ratio = small.len() as f64 / full.len() as f64;
+        assert!((0.49..0.51).contains(&ratio), "seeded / full = {ratio}");
+        let loaded = Ciphertext::from_bytes(&small, &ctx).unwrap();
+        assert_eq!(loaded, seeded.expand().unwrap());
+        let got = dec.decrypt_real(&loaded).unwrap();
+        for (g, v) in got.iter().zip(values) {
+            assert!((g - v).abs() < 1e-6, "{g} vs {v}");
+        }
+    }
+
+    #[test]
+    fn objects_of_other_parameters_are_refused() {
+        let ctx = CkksContext::new(params()).unwrap();
+        let other = CkksContext::new(CkksParams {
+            levels: 1,
+            dnum: 2,
+            ..params()
+        })
+        .unwrap();
+        let pt = ctx.encode_real(&[1.0], 1, 1).unwrap();
+        let err = Plaintext::from_bytes(&pt.to_bytes(), &other).unwrap_err();
+        assert_eq!(err.field, "header.fingerprint");
+        assert!(err.to_string().contains("other parameters"), "{err}");
+    }
+}

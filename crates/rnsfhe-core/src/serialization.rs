@@ -1,0 +1,692 @@
+//! Wire encodings of the RLWE objects ([`rnsfhe_math::wire`] for the header and conventions): public
+//! keys, hybrid relinearization and Galois keys, secret keys (only through explicitly named functions)
+//! and the ciphertext parts the scheme crates wrap.
+//!
+//! Payloads (after the 16-byte header; polynomials as in [`rnsfhe_ring::wire`], bases implied):
+//!
+//! ```text
+//! PublicKey     u8 seeded (0/1) | b over Q | seed[32] if seeded, else a over Q
+//! RelinKey      key-switching pairs (below), one per digit group of the context (dnum)
+//! GaloisKeys    u32 count (<= N) | count x ( u32 element (odd, < 2N, increasing) | pairs )
+//! pairs         u8 seeded | b_0 .. b_{d-1} over QP | seed[32] if seeded, else a_0 .. a_{d-1} over QP
+//! SecretKey     u8 distribution (0 ternary, 1 Hamming weight) | u32 h | N coefficients at 2 bits
+//!               (0 -> 0, 1 -> 1, 2 -> -1)
+//! parts         u32 level l (1..=L) | u8 count (2..=3) | u8 seeded (count must be 2)
+//!               | c_0 over Q_l | seed[32] if seeded, else c_1 over Q_l | c_2 over Q_l if count = 3
+//! ```
+//!
+//! Seeded `a` polynomials are expanded with [`crate::samplers::expand_uniform`] from
+//! [`Csprng::from_public_seed`], the way the key generator and the seeded encryptor made them, so a key
+//! or a symmetric ciphertext costs about half its expanded size.
+
+use std::io::{self, Read, Write};
+use std::sync::Arc;
+
+use rnsfhe_math::sampling::{Csprng, Seed, SEED_LEN};
+use rnsfhe_math::wire::{
+    packed_len, write_object, DecodeError, Deserializable, Header, ObjectKind, PublicRandomness,
+    Serializable, WireReader, WireWriter, HEADER_LEN,
+};
+use rnsfhe_ring::wire::poly_wire_size;
+use rnsfhe_ring::{ConversionMode, Form, Ntt, Poly, RnsBasis};
+use zeroize::Zeroize;
+
+use crate::context::{RlweContext, SecretDistribution};
+use crate::encryption::{RlweCiphertext, SeededRlweCiphertext};
+use crate::keys::{GaloisKeys, KeySwitchKey, PublicKey, RelinKey, SecretKey};
+use crate::samplers::expand_uniform;
+
+/// Whether a seed is written: the caller asked for seeds and one is known.
+fn use_seed(seed: Option<&Seed>, randomness: PublicRandomness) -> Option<&Seed> {
+    match randomness {
+        PublicRandomness::Seeded => seed,
+        PublicRandomness::Expanded => None,
+    }
+}
+
+/// Reads polynomials over `basis`, naming them `field[i]`.
+fn read_polys<R: Read, F: Form>(
+    r: &mut WireReader<R>,
+    basis: &Arc<RnsBasis>,
+    count: usize,
+    field: &str,
+) -> Result<Vec<Poly<F>>, DecodeError> {
+    (0..count)
+        .map(|i| Poly::read_wire(r, basis, &format!("{field}[{i}]")))
+        .collect()
+}
+
+/// Expands `count` uniform polynomials over `basis` from a public seed, in order.
+fn expand_polys(
+    basis: &Arc<RnsBasis>,
+    count: usize,
+    seed: Seed,
+) -> Result<Vec<Poly<Ntt>>, crate::Error> {
+    let mut public = Csprng::from_public_seed(seed);
+    (0..count)
+        .map(|_| expand_uniform(basis, &mut public))
+        .collect()
+}
+
+/// Converts an error of the (trusted) expansion into a decode error of `field`.
+fn expansion_failed(r: &WireReader<impl Read>, field: &str, e: crate::Error) -> DecodeError {
+    r.invalid(field, format!("expanding the seed failed: {e}"))
+}
+
+/// Wire size of key-switching pairs `(b_j, a_j)` over `basis`, `count` of them.
+pub fn key_pairs_size(basis: &RnsBasis, count: usize, seeded: bool) -> u64 {
+    let poly = poly_wire_size(basis);
+    1 + count as u64 * poly
+        + if seeded {
+            SEED_LEN as u64
+        } else {
+            count as u64 * poly
+        }
+}
+
+/// Writes key-switching pairs `(b_j, a_j)`: all `b_j`, then the seed of the `a_j` if known and wanted,
+/// else all `a_j`. Shared by the hybrid keys here and the HPS keys of BFV.
+pub fn write_key_pairs<W: Write>(
+    w: &mut WireWriter<W>,
+    pairs: &[(Poly<Ntt>, Poly<Ntt>)],
+    seed: Option<&Seed>,
+    randomness: PublicRandomness,
+) -> io::Result<()> {
+    let seed = use_seed(seed, randomness);
+    w.u8(seed.is_some() as u8)?;
+    for (b, _) in pairs {
+        b.write_wire(w)?;
+    }
+    match seed {
+        Some(seed) => w.bytes(seed),
+        None => pairs.iter().try_for_each(|(_, a)| a.write_wire(w)),
+    }
+}
+
+/// Reads `count` key-switching pairs over `basis` written by [`write_key_pairs`]; returns them with the
+/// seed if one was stored.
+pub fn read_key_pairs<R: Read>(
+    r: &mut WireReader<R>,
+    basis: &Arc<RnsBasis>,
+    count: usize,
+    field: &str,
+) -> Result<(Vec<(Poly<Ntt>, Poly<Ntt>)>, Option<Seed>), DecodeError> {
+    let seeded = r.flag(&format!("{field}.seeded"))?;
+    let bs: Vec<Poly<Ntt>> = read_polys(r, basis, count, &format!("{field}.b"))?;
+    let (a_s, seed) = if seeded {
+        let seed: Seed = r.array(&format!("{field}.seed"))?;
+        let a = expand_polys(basis, count, seed).map_err(|e| expansion_failed(r, field, e))?;
+        (a, Some(seed))
+    } else {
+        (read_polys(r, basis, count, &format!("{field}.a"))?, None)
+    };
+    Ok((bs.into_iter().zip(a_s).collect(), seed))
+}
+
+impl Serializable for PublicKey {
+    const KIND: ObjectKind = ObjectKind::PublicKey;
+
+    fn wire_fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    fn payload_size(&self, randomness: PublicRandomness) -> u64 {
+        let poly = self.b.wire_size();
+        1 + poly
+            + match use_seed(self.seed.as_ref(), randomness) {
+                Some(_) => SEED_LEN as u64,
+                None => poly,
+            }
+    }
+
+    fn write_payload<W: Write>(
+        &self,
+        w: &mut WireWriter<W>,
+        randomness: PublicRandomness,
+    ) -> io::Result<()> {
+        let seed = use_seed(self.seed.as_ref(), randomness);
+        w.u8(seed.is_some() as u8)?;
+        self.b.write_wire(w)?;
+        match seed {
+            Some(seed) => w.bytes(seed),
+            None => self.a.write_wire(w),
+        }
+    }
+}
+
+impl Deserializable<RlweContext> for PublicKey {
+    fn context_fingerprint(ctx: &RlweContext) -> u64 {
+        ctx.fingerprint()
+    }
+
+    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
+        let seeded = r.flag("public_key.seeded")?;
+        let q = ctx.chain();
+        let b = Poly::read_wire(r, q, "public_key.b")?;
+        let (a, seed) = if seeded {
+            let seed: Seed = r.array("public_key.seed")?;
+            let a = expand_uniform(q, &mut Csprng::from_public_seed(seed))
+                .map_err(|e| expansion_failed(r, "public_key.seed", e))?;
+            (a, Some(seed))
+        } else {
+            (Poly::read_wire(r, q, "public_key.a")?, None)
+        };
+        Ok(PublicKey {
+            fingerprint: ctx.fingerprint(),
+            b,
+            a,
+            seed,
+        })
+    }
+}
+
+impl KeySwitchKey {
+    fn wire_size(&self, randomness: PublicRandomness) -> u64 {
+        let Some((b, _)) = self.components.first() else {
+            return 1;
+        };
+        let seeded = use_seed(self.seed.as_ref(), randomness).is_some();
+        key_pairs_size(b.basis(), self.components.len(), seeded)
+    }
+
+    fn write_wire<W: Write>(
+        &self,
+        w: &mut WireWriter<W>,
+        randomness: PublicRandomness,
+    ) -> io::Result<()> {
+        write_key_pairs(w, &self.components, self.seed.as_ref(), randomness)
+    }
+
+    fn read_wire<R: Read>(
+        r: &mut WireReader<R>,
+        ctx: &RlweContext,
+        field: &str,
+    ) -> Result<Self, DecodeError> {
+        let count = ctx.special_constants().len();
+        let (components, seed) = read_key_pairs(r, ctx.extended_basis(), count, field)?;
+        Ok(KeySwitchKey {
+            fingerprint: ctx.fingerprint(),
+            components,
+            seed,
+        })
+    }
+}
+
+impl Serializable for RelinKey {
+    const KIND: ObjectKind = ObjectKind::RelinKey;
+
+    fn wire_fingerprint(&self) -> u64 {
+        self.0.fingerprint
+    }
+
+    fn payload_size(&self, randomness: PublicRandomness) -> u64 {
+        self.0.wire_size(randomness)
+    }
+
+    fn write_payload<W: Write>(
+        &self,
+        w: &mut WireWriter<W>,
+        randomness: PublicRandomness,
+    ) -> io::Result<()> {
+        self.0.write_wire(w, randomness)
+    }
+}
+
+impl Deserializable<RlweContext> for RelinKey {
+    fn context_fingerprint(ctx: &RlweContext) -> u64 {
+        ctx.fingerprint()
+    }
+
+    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
+        Ok(RelinKey(KeySwitchKey::read_wire(r, ctx, "relin_key")?))
+    }
+}
+
+/// Reads a list of Galois elements with one key each: a `u32` count (at most `N`, the number of odd
+/// residues below `2N`), then per key the element (odd, below `2N`, strictly increasing, so no
+/// duplicates) and the key read by `read_key`. Shared with BFV's Galois keys.
+pub fn read_galois_list<R: Read, K>(
+    r: &mut WireReader<R>,
+    n: usize,
+    field: &str,
+    mut read_key: impl FnMut(&mut WireReader<R>, &str) -> Result<K, DecodeError>,
+) -> Result<Vec<(usize, K)>, DecodeError> {
+    let count = r.u32_in(
+        &format!("{field}.count"),
+        0..=n as u32,
+        "at most N keys (one per odd element below 2N)",
+    )?;
+    let mut out: Vec<(usize, K)> = Vec::new();
+    for i in 0..count as usize {
+        let at = r.offset();
+        let name = format!("{field}.element[{i}]");
+        let element = r.u32(&name)? as usize;
+        let previous = out.last().map(|(e, _)| *e);
+        if element % 2 == 0 || element >= 2 * n || previous.is_some_and(|p| element <= p) {
+            return Err(r.out_of_range(
+                at,
+                &name,
+                element as u64,
+                format!(
+                    "odd, below 2N = {}, larger than the previous element {}",
+                    2 * n,
+                    previous.map_or("(none)".to_string(), |p| p.to_string())
+                ),
+            ));
+        }
+        let key = read_key(r, &format!("{field}.key[{i}]"))?;
+        out.push((element, key));
+    }
+    Ok(out)
+}
+
+/// Writes a Galois key list for [`read_galois_list`].
+pub fn write_galois_list<'a, W: Write, K: 'a>(
+    w: &mut WireWriter<W>,
+    keys: impl ExactSizeIterator<Item = (usize, &'a K)>,
+    mut write_key: impl FnMut(&mut WireWriter<W>, &K) -> io::Result<()>,
+) -> io::Result<()> {
+    w.u32(keys.len() as u32)?;
+    for (element, key) in keys {
+        w.u32(element as u32)?;
+        write_key(w, key)?;
+    }
+    Ok(())
+}
+
+impl Serializable for GaloisKeys {
+    const KIND: ObjectKind = ObjectKind::GaloisKeys;
+
+    fn wire_fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    fn payload_size(&self, randomness: PublicRandomness) -> u64 {
+        4 + self
+            .keys
+            .values()
+            .map(|k| 4 + k.wire_size(randomness))
+            .sum::<u64>()
+    }
+
+    fn write_payload<W: Write>(
+        &self,
+        w: &mut WireWriter<W>,
+        randomness: PublicRandomness,
+    ) -> io::Result<()> {
+        write_galois_list(w, self.keys.iter().map(|(&e, k)| (e, k)), |w, k| {
+            k.write_wire(w, randomness)
+        })
+    }
+}
+
+impl Deserializable<RlweContext> for GaloisKeys {
+    fn context_fingerprint(ctx: &RlweContext) -> u64 {
+        ctx.fingerprint()
+    }
+
+    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
+        let list = read_galois_list(r, ctx.n(), "galois_keys", |r, field| {
+            KeySwitchKey::read_wire(r, ctx, field)
+        })?;
+        Ok(GaloisKeys {
+            fingerprint: ctx.fingerprint(),
+            keys: list.into_iter().collect(),
+        })
+    }
+}
+
+/// Wire size of ciphertext parts over `basis`: `count` polynomials, the second one as a seed if
+/// `seeded`.
+pub fn ciphertext_parts_size(basis: &RnsBasis, count: usize, seeded: bool) -> u64 {
+    let poly = poly_wire_size(basis);
+    6 + if seeded {
+        poly + SEED_LEN as u64
+    } else {
+        count as u64 * poly
+    }
+}
+
+/// Writes the parts of `ct` (level, count, then the polynomials).
+pub fn write_ciphertext_parts<W: Write>(
+    w: &mut WireWriter<W>,
+    ct: &RlweCiphertext,
+) -> io::Result<()> {
+    w.u32(ct.level() as u32)?;
+    w.u8(ct.part_count() as u8)?;
+    w.u8(0)?;
+    ct.parts.iter().try_for_each(|p| p.write_wire(w))
+}
+
+/// Writes a seeded ciphertext in the layout of [`write_ciphertext_parts`] (2 parts, the second as its
+/// seed), so that it loads as an ordinary ciphertext.
+pub fn write_seeded_parts<W: Write>(
+    w: &mut WireWriter<W>,
+    ct: &SeededRlweCiphertext,
+    randomness: PublicRandomness,
+) -> io::Result<()> {
+    w.u32(ct.level() as u32)?;
+    w.u8(2)?;
+    match randomness {
+        PublicRandomness::Seeded => {
+            w.u8(1)?;
+            ct.c0.write_wire(w)?;
+            w.bytes(&ct.seed)
+        }
+        PublicRandomness::Expanded => {
+            w.u8(0)?;
+            ct.c0.write_wire(w)?;
+            let a = expand_uniform(ct.c0.basis(), &mut Csprng::from_public_seed(ct.seed))
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            a.write_wire(w)
+        }
+    }
+}
+
+/// Reads ciphertext parts of `ctx` written by [`write_ciphertext_parts`] or [`write_seeded_parts`]:
+/// the level must be on the chain (`1..=L`), 2 or 3 parts, a seed only for 2 parts.
+pub fn read_ciphertext_parts<R: Read>(
+    r: &mut WireReader<R>,
+    ctx: &RlweContext,
+    field: &str,
+) -> Result<RlweCiphertext, DecodeError> {
+    let level = r.u32_in(
+        &format!("{field}.level"),
+        1..=ctx.max_level() as u32,
+        "a level of the chain (limb count)",
+    )? as usize;
+    let count = r.u8(&format!("{field}.part_count"))?;
+    if !(2..=3).contains(&count) {
+        return Err(r.out_of_range(
+            r.offset() - 1,
+            &format!("{field}.part_count"),
+            count as u64,
+            "2 or 3 parts",
+        ));
+    }
+    let seeded = r.flag(&format!("{field}.seeded"))?;
+    if seeded && count != 2 {
+        return Err(r.invalid(
+            &format!("{field}.seeded"),
+            "only a fresh 2-part ciphertext can have a seeded part",
+        ));
+    }
+    let basis = ctx
+        .basis_at(level)
+        .map_err(|e| r.invalid(&format!("{field}.level"), e.to_string()))?;
+    let parts = if seeded {
+        let c0 = Poly::read_wire(r, basis, &format!("{field}.parts[0]"))?;
+        let seed: Seed = r.array(&format!("{field}.seed"))?;
+        let a = expand_uniform(basis, &mut Csprng::from_public_seed(seed))
+            .map_err(|e| expansion_failed(r, field, e))?;
+        vec![c0, a]
+    } else {
+        read_polys(r, basis, count as usize, &format!("{field}.parts"))?
+    };
+    RlweCiphertext::new(parts).map_err(|e| r.invalid(field, e.to_string()))
+}
+
+/// Writes a secret distribution: `u8` tag (0 ternary, 1 Hamming weight) and `u32` weight (0 for
+/// ternary). Shared by the parameter encodings of the schemes.
+pub fn write_secret_distribution<W: Write>(
+    w: &mut WireWriter<W>,
+    secret: SecretDistribution,
+) -> io::Result<()> {
+    let (tag, h) = match secret {
+        SecretDistribution::Ternary => (0u8, 0u32),
+        SecretDistribution::HammingWeight(h) => (1, h as u32),
+    };
+    w.u8(tag)?;
+    w.u32(h)
+}
+
+/// Reads a secret distribution written by [`write_secret_distribution`] for ring degree `n`.
+pub fn read_secret_distribution<R: Read>(
+    r: &mut WireReader<R>,
+    n: usize,
+    field: &str,
+) -> Result<SecretDistribution, DecodeError> {
+    let at = r.offset();
+    let tag = r.u8(&format!("{field}.tag"))?;
+    let h = r.u32(&format!("{field}.hamming_weight"))?;
+    match (tag, h) {
+        (0, 0) => Ok(SecretDistribution::Ternary),
+        (1, h) if (1..=n as u32).contains(&h) => Ok(SecretDistribution::HammingWeight(h as usize)),
+        _ => Err(r.invalid_at(
+            at,
+            field,
+            format!("tag {tag} with weight {h}: expected 0 (ternary, weight 0) or 1 (weight 1..=N)"),
+        )),
+    }
+}
+
+/// Writes a basis-conversion mode as a `u8` (0 fast, 1 exact float, 2 exact integer).
+pub fn write_conversion<W: Write>(w: &mut WireWriter<W>, mode: ConversionMode) -> io::Result<()> {
+    w.u8(match mode {
+        ConversionMode::Fast => 0,
+        ConversionMode::ExactFloat => 1,
+        ConversionMode::ExactInteger => 2,
+    })
+}
+
+/// Reads a basis-conversion mode written by [`write_conversion`].
+pub fn read_conversion<R: Read>(
+    r: &mut WireReader<R>,
+    field: &str,
+) -> Result<ConversionMode, DecodeError> {
+    let at = r.offset();
+    match r.u8(field)? {
+        0 => Ok(ConversionMode::Fast),
+        1 => Ok(ConversionMode::ExactFloat),
+        2 => Ok(ConversionMode::ExactInteger),
+        v => Err(r.out_of_range(at, field, v as u64, "0 (fast), 1 (exact float), 2 (exact integer)")),
+    }
+}
+
+/// Reads a standard deviation: finite, positive and at most `2^30`.
+pub fn read_sigma<R: Read>(r: &mut WireReader<R>, field: &str) -> Result<f64, DecodeError> {
+    let at = r.offset();
+    let sigma = r.f64(field)?;
+    if !(sigma.is_finite() && sigma > 0.0 && sigma <= (1u64 << 30) as f64) {
+        return Err(r.invalid_at(at, field, format!("sigma = {sigma} must be finite in (0, 2^30]")));
+    }
+    Ok(sigma)
+}
+
+/// Wire size of a secret key's payload.
+fn secret_key_payload_size(n: usize) -> u64 {
+    5 + packed_len(n, 2)
+}
+
+impl SecretKey {
+    /// Serialized size of [`SecretKey::write_secret_to`]'s output in bytes.
+    pub fn secret_serialized_size(&self) -> u64 {
+        HEADER_LEN + secret_key_payload_size(self.coefficients().len())
+    }
+
+    /// Writes the **secret** key (header and payload) to `w`. The name says what it does: only the
+    /// decryptor should ever hold these bytes; never send them to a server.
+    pub fn write_secret_to<W: Write>(&self, w: W, ctx: &RlweContext) -> io::Result<u64> {
+        let coeffs = self.coefficients();
+        write_object(
+            w,
+            ObjectKind::SecretKey,
+            self.fingerprint(),
+            secret_key_payload_size(coeffs.len()),
+            |w| {
+                write_secret_distribution(w, ctx.params().secret)?;
+                // Branch-free map -1 -> 2, 0 -> 0, 1 -> 1: `c & 3` is 3 for -1 in two's complement.
+                let mut codes: Vec<u64> = coeffs
+                    .iter()
+                    .map(|&c| {
+                        let x = (c & 3) as u64;
+                        x - ((x >> 1) & (x & 1))
+                    })
+                    .collect();
+                let result = w.packed(&codes, 2);
+                codes.zeroize();
+                result
+            },
+        )
+    }
+
+    /// The **secret** key as bytes ([`SecretKey::write_secret_to`]).
+    pub fn to_secret_bytes(&self, ctx: &RlweContext) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.secret_serialized_size() as usize);
+        // Writing to a Vec cannot fail.
+        let _ = self.write_secret_to(&mut out, ctx);
+        out
+    }
+
+    /// Reads a secret key of `ctx` written by [`SecretKey::write_secret_to`], checking the header, that
+    /// every coefficient is ternary and that the distribution (and Hamming weight) matches the context.
+    pub fn read_secret_from<R: Read>(r: R, ctx: &RlweContext) -> Result<Self, DecodeError> {
+        let mut r = WireReader::new(r);
+        Self::read_secret(&mut r, ctx)
+    }
+
+    /// [`SecretKey::read_secret_from`] of exactly `bytes`.
+    pub fn from_secret_bytes(bytes: &[u8], ctx: &RlweContext) -> Result<Self, DecodeError> {
+        let mut r = WireReader::new(bytes);
+        let sk = Self::read_secret(&mut r, ctx)?;
+        r.finish("end of object")?;
+        Ok(sk)
+    }
+
+    fn read_secret<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
+        Header::read(r)?.expect(ObjectKind::SecretKey, Some(ctx.fingerprint()))?;
+        let at = r.offset();
+        let secret = read_secret_distribution(r, ctx.n(), "secret_key.distribution")?;
+        if secret != ctx.params().secret {
+            return Err(r.invalid_at(
+                at,
+                "secret_key.distribution",
+                format!(
+                    "the key's distribution {secret:?} differs from the context's {:?}",
+                    ctx.params().secret
+                ),
+            ));
+        }
+        let n = ctx.n();
+        let mut codes = vec![0u64; n];
+        r.packed("secret_key.coefficients", &mut codes, 2, 3)?;
+        // Branch-free decode 0 -> 0, 1 -> 1, 2 -> -1 (code 3 was refused by the bound above).
+        let mut coeffs: Vec<i64> = codes
+            .iter()
+            .map(|&c| (c & 1) as i64 - (c >> 1) as i64)
+            .collect();
+        codes.zeroize();
+        let weight = coeffs.iter().map(|&c| (c & 1) as u32).sum::<u32>();
+        let wrong_weight = match secret {
+            SecretDistribution::HammingWeight(h) => weight as usize != h,
+            SecretDistribution::Ternary => false,
+        };
+        let result = if wrong_weight {
+            Err(r.invalid(
+                "secret_key.coefficients",
+                format!("Hamming weight {weight} differs from the declared {secret:?}"),
+            ))
+        } else {
+            SecretKey::from_coefficients(ctx, &coeffs)
+                .map_err(|e| r.invalid("secret_key.coefficients", e.to_string()))
+        };
+        coeffs.zeroize();
+        result
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::context::RlweParams;
+    use crate::encryption::{Decryptor, Encryptor};
+    use crate::keys::KeyGenerator;
+    use rnsfhe_math::primes::ntt_primes_of_bits;
+    use rnsfhe_ring::Coeff;
+
+    fn ctx() -> Arc<RlweContext> {
+        let q = ntt_primes_of_bits(50, 2048, 3, &[]).unwrap();
+        let p = ntt_primes_of_bits(60, 2048, 2, &[]).unwrap();
+        RlweContext::new(RlweParams {
+            log_n: 10,
+            q_moduli: q,
+            p_moduli: p,
+            dnum: 2,
+            conversion: ConversionMode::Fast,
+            secret: SecretDistribution::Ternary,
+            sigma: 3.2,
+        })
+        .unwrap()
+    }
+
+    fn rng() -> Csprng {
+        Csprng::insecure_from_seed_for_tests([7; 32])
+    }
+
+    #[test]
+    fn keys_round_trip_seeded_and_expanded() {
+        let ctx = ctx();
+        let mut rng = rng();
+        let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
+        let pk = kg.public_key(&mut rng).unwrap();
+        let rk = kg.relin_key(&mut rng).unwrap();
+        let gk = kg.galois_keys_for_steps(&[1, -3], true, &mut rng).unwrap();
+        for randomness in [PublicRandomness::Seeded, PublicRandomness::Expanded] {
+            let bytes = pk.to_bytes_with(randomness);
+            assert_eq!(bytes.len() as u64, HEADER_LEN + pk.payload_size(randomness));
+            let back = PublicKey::from_bytes(&bytes, &ctx).unwrap();
+            assert_eq!((back.b(), back.a()), (pk.b(), pk.a()));
+            let bytes = rk.to_bytes_with(randomness);
+            let back = RelinKey::from_bytes(&bytes, &ctx).unwrap();
+            assert_eq!(back.key().components(), rk.key().components());
+            let bytes = gk.to_bytes_with(randomness);
+            let back = GaloisKeys::from_bytes(&bytes, &ctx).unwrap();
+            assert_eq!(back.elements(), gk.elements());
+            for e in gk.elements() {
+                assert_eq!(back.get(e).unwrap().components(), gk.get(e).unwrap().components());
+            }
+        }
+        let seeded = rk.to_bytes().len() as f64;
+        let expanded = rk.to_bytes_with(PublicRandomness::Expanded).len() as f64;
+        assert!((seeded / expanded - 0.5).abs() < 0.01, "{seeded} / {expanded}");
+    }
+
+    #[test]
+    fn secret_key_round_trip_and_ciphertexts() {
+        let ctx = ctx();
+        let mut rng = rng();
+        let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
+        let sk = kg.secret_key();
+        let bytes = sk.to_secret_bytes(&ctx);
+        assert_eq!(bytes.len() as u64, sk.secret_serialized_size());
+        let back = SecretKey::from_secret_bytes(&bytes, &ctx).unwrap();
+        assert_eq!(back.coefficients(), sk.coefficients());
+        // A secret key is not a public key.
+        let err = PublicKey::from_bytes(&bytes, &ctx).unwrap_err();
+        assert_eq!(err.field, "header.kind");
+
+        let enc = Encryptor::with_secret_key(&ctx, sk).unwrap();
+        let basis = ctx.basis_at(2).unwrap();
+        let m = Poly::<Coeff>::from_i64(basis, &vec![5i64; ctx.n()]).unwrap();
+        let seeded = enc.encrypt_coeff_seeded(&m, &mut rng).unwrap();
+        let full = seeded.expand().unwrap();
+        let mut a = Vec::new();
+        write_seeded_parts(&mut WireWriter::new(&mut a), &seeded, PublicRandomness::Seeded)
+            .unwrap();
+        let mut b = Vec::new();
+        write_ciphertext_parts(&mut WireWriter::new(&mut b), &full).unwrap();
+        assert_eq!(a.len() as u64, ciphertext_parts_size(basis, 2, true));
+        assert_eq!(b.len() as u64, ciphertext_parts_size(basis, 2, false));
+        for bytes in [&a, &b] {
+            let ct = read_ciphertext_parts(&mut WireReader::new(&bytes[..]), &ctx, "ct").unwrap();
+            assert_eq!(ct, full);
+        }
+        let dec = Decryptor::new(&ctx, sk).unwrap();
+        let got = dec.decrypt_coeff(&full).unwrap();
+        let q0 = basis.moduli()[0].value();
+        let x = got.limb(0).unwrap()[0];
+        let centered = if x > q0 / 2 { x as i64 - q0 as i64 } else { x as i64 };
+        assert!((centered - 5).abs() < 40, "decrypted {centered}, expected 5 + small noise");
+    }
+}
