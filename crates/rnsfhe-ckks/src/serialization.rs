@@ -53,7 +53,11 @@ impl Serializable for CkksContext {
         PARAMS_PAYLOAD
     }
 
-    fn write_payload<W: Write>(&self, w: &mut WireWriter<W>, _: PublicRandomness) -> io::Result<()> {
+    fn write_payload<W: Write>(
+        &self,
+        w: &mut WireWriter<W>,
+        _: PublicRandomness,
+    ) -> io::Result<()> {
         let p = self.params();
         for v in [p.log_n, p.log_scale, p.q0_bits] {
             w.u32(v)?;
@@ -90,13 +94,11 @@ impl CkksContext {
     }
 
     fn read_object<R: Read>(r: &mut WireReader<R>) -> Result<Arc<Self>, DecodeError> {
-        let header = Header::read(r)?;
-        header.expect(ObjectKind::CkksParameters, None)?;
-        let params = read_params(r)?;
+        let (params, fingerprint) = CkksParams::read_object(r)?;
         let end = r.offset();
         let ctx = CkksContext::new(params)
             .map_err(|e| r.invalid_at(16, "parameters", format!("rejected: {e}")))?;
-        if ctx.fingerprint() != header.fingerprint {
+        if ctx.fingerprint() != fingerprint {
             return Err(r.invalid_at(
                 end,
                 "header.fingerprint",
@@ -104,11 +106,30 @@ impl CkksContext {
                     "the parameters build a context with fingerprint {:#018x}, the header says {:#018x} \
                      (written by a build that derives other primes?)",
                     ctx.fingerprint(),
-                    header.fingerprint
+                    fingerprint
                 ),
             ));
         }
         Ok(ctx)
+    }
+}
+
+impl CkksParams {
+    /// Decodes serialized parameters (a context's bytes) **without** building the context: the literal
+    /// parameters and the fingerprint the header announces. Every field is range-checked; building the
+    /// context ([`CkksContext::new`]) is left to the caller, who may refuse sizes it does not want to
+    /// afford (a server should cap `log_n` and the prime counts before doing the prime search).
+    pub fn from_bytes(bytes: &[u8]) -> Result<(Self, u64), DecodeError> {
+        let mut r = WireReader::new(bytes);
+        let out = Self::read_object(&mut r)?;
+        r.finish("end of object")?;
+        Ok(out)
+    }
+
+    fn read_object<R: Read>(r: &mut WireReader<R>) -> Result<(Self, u64), DecodeError> {
+        let header = Header::read(r)?;
+        header.expect(ObjectKind::CkksParameters, None)?;
+        Ok((read_params(r)?, header.fingerprint))
     }
 }
 
@@ -117,8 +138,11 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<CkksParams, DecodeError
     let log_scale = r.u32_in("params.log_scale", 10..=60, "log2 of the scale")?;
     let q0_bits = r.u32_in("params.q0_bits", 10..=61, "bits of q_0")?;
     let levels = r.u32_in("params.levels", 0..=MAX_WIRE_PRIMES, "scaling primes")? as usize;
-    let special_primes =
-        r.u32_in("params.special_primes", 1..=MAX_WIRE_PRIMES, "special primes")? as usize;
+    let special_primes = r.u32_in(
+        "params.special_primes",
+        1..=MAX_WIRE_PRIMES,
+        "special primes",
+    )? as usize;
     let special_bits = r.u32_in("params.special_bits", 10..=61, "bits of a special prime")?;
     let dnum = r.u32_in("params.dnum", 1..=levels as u32 + 1, "digit groups")? as usize;
     let secret = read_secret_distribution(r, 1 << log_n, "params.secret")?;
@@ -191,7 +215,11 @@ impl Serializable for Plaintext {
         16 + self.poly().wire_size()
     }
 
-    fn write_payload<W: Write>(&self, w: &mut WireWriter<W>, _: PublicRandomness) -> io::Result<()> {
+    fn write_payload<W: Write>(
+        &self,
+        w: &mut WireWriter<W>,
+        _: PublicRandomness,
+    ) -> io::Result<()> {
         w.u32(self.level() as u32)?;
         w.f64(self.scale())?;
         w.u32(self.slots() as u32)?;
@@ -204,7 +232,10 @@ impl Deserializable<CkksContext> for Plaintext {
         ctx.fingerprint()
     }
 
-    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &CkksContext) -> Result<Self, DecodeError> {
+    fn read_payload<R: Read>(
+        r: &mut WireReader<R>,
+        ctx: &CkksContext,
+    ) -> Result<Self, DecodeError> {
         let level = r.u32_in(
             "plaintext.level",
             1..=ctx.max_level() as u32,
@@ -232,7 +263,11 @@ impl Serializable for Ciphertext {
         12 + ciphertext_parts_size(basis, self.part_count(), false)
     }
 
-    fn write_payload<W: Write>(&self, w: &mut WireWriter<W>, _: PublicRandomness) -> io::Result<()> {
+    fn write_payload<W: Write>(
+        &self,
+        w: &mut WireWriter<W>,
+        _: PublicRandomness,
+    ) -> io::Result<()> {
         w.f64(self.scale())?;
         w.u32(self.slots() as u32)?;
         write_ciphertext_parts(w, &self.inner)
@@ -244,10 +279,18 @@ impl Deserializable<CkksContext> for Ciphertext {
         ctx.fingerprint()
     }
 
-    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &CkksContext) -> Result<Self, DecodeError> {
+    fn read_payload<R: Read>(
+        r: &mut WireReader<R>,
+        ctx: &CkksContext,
+    ) -> Result<Self, DecodeError> {
         let (scale, slots) = read_scale_and_slots(r, ctx, "ciphertext")?;
         let inner = read_ciphertext_parts(r, ctx.rlwe(), "ciphertext")?;
-        Ok(Ciphertext::from_parts(inner, scale, slots, ctx.fingerprint()))
+        Ok(Ciphertext::from_parts(
+            inner,
+            scale,
+            slots,
+            ctx.fingerprint(),
+        ))
     }
 }
 
@@ -346,6 +389,8 @@ mod tests {
         assert_eq!(bytes.len() as u64, ctx.serialized_size());
         let back = CkksContext::from_bytes(&bytes).unwrap();
         assert_eq!(back.fingerprint(), ctx.fingerprint());
+        let (params, fingerprint) = CkksParams::from_bytes(&bytes).unwrap();
+        assert_eq!((params, fingerprint), (self::params(), ctx.fingerprint()));
 
         let mut rng = Csprng::insecure_from_seed_for_tests([3; 32]);
         let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();

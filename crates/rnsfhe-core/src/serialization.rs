@@ -159,7 +159,10 @@ impl Deserializable<RlweContext> for PublicKey {
         ctx.fingerprint()
     }
 
-    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
+    fn read_payload<R: Read>(
+        r: &mut WireReader<R>,
+        ctx: &RlweContext,
+    ) -> Result<Self, DecodeError> {
         let seeded = r.flag("public_key.seeded")?;
         let q = ctx.chain();
         let b = Poly::read_wire(r, q, "public_key.b")?;
@@ -237,7 +240,10 @@ impl Deserializable<RlweContext> for RelinKey {
         ctx.fingerprint()
     }
 
-    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
+    fn read_payload<R: Read>(
+        r: &mut WireReader<R>,
+        ctx: &RlweContext,
+    ) -> Result<Self, DecodeError> {
         Ok(RelinKey(KeySwitchKey::read_wire(r, ctx, "relin_key")?))
     }
 }
@@ -325,7 +331,10 @@ impl Deserializable<RlweContext> for GaloisKeys {
         ctx.fingerprint()
     }
 
-    fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
+    fn read_payload<R: Read>(
+        r: &mut WireReader<R>,
+        ctx: &RlweContext,
+    ) -> Result<Self, DecodeError> {
         let list = read_galois_list(r, ctx.n(), "galois_keys", |r, field| {
             KeySwitchKey::read_wire(r, ctx, field)
         })?;
@@ -455,7 +464,9 @@ pub fn read_secret_distribution<R: Read>(
         _ => Err(r.invalid_at(
             at,
             field,
-            format!("tag {tag} with weight {h}: expected 0 (ternary, weight 0) or 1 (weight 1..=N)"),
+            format!(
+                "tag {tag} with weight {h}: expected 0 (ternary, weight 0) or 1 (weight 1..=N)"
+            ),
         )),
     }
 }
@@ -479,7 +490,12 @@ pub fn read_conversion<R: Read>(
         0 => Ok(ConversionMode::Fast),
         1 => Ok(ConversionMode::ExactFloat),
         2 => Ok(ConversionMode::ExactInteger),
-        v => Err(r.out_of_range(at, field, v as u64, "0 (fast), 1 (exact float), 2 (exact integer)")),
+        v => Err(r.out_of_range(
+            at,
+            field,
+            v as u64,
+            "0 (fast), 1 (exact float), 2 (exact integer)",
+        )),
     }
 }
 
@@ -488,7 +504,11 @@ pub fn read_sigma<R: Read>(r: &mut WireReader<R>, field: &str) -> Result<f64, De
     let at = r.offset();
     let sigma = r.f64(field)?;
     if !(sigma.is_finite() && sigma > 0.0 && sigma <= (1u64 << 30) as f64) {
-        return Err(r.invalid_at(at, field, format!("sigma = {sigma} must be finite in (0, 2^30]")));
+        return Err(r.invalid_at(
+            at,
+            field,
+            format!("sigma = {sigma} must be finite in (0, 2^30]"),
+        ));
     }
     Ok(sigma)
 }
@@ -644,12 +664,18 @@ mod tests {
             let back = GaloisKeys::from_bytes(&bytes, &ctx).unwrap();
             assert_eq!(back.elements(), gk.elements());
             for e in gk.elements() {
-                assert_eq!(back.get(e).unwrap().components(), gk.get(e).unwrap().components());
+                assert_eq!(
+                    back.get(e).unwrap().components(),
+                    gk.get(e).unwrap().components()
+                );
             }
         }
         let seeded = rk.to_bytes().len() as f64;
         let expanded = rk.to_bytes_with(PublicRandomness::Expanded).len() as f64;
-        assert!((seeded / expanded - 0.5).abs() < 0.01, "{seeded} / {expanded}");
+        assert!(
+            (seeded / expanded - 0.5).abs() < 0.01,
+            "{seeded} / {expanded}"
+        );
     }
 
     #[test]
@@ -672,8 +698,12 @@ mod tests {
         let seeded = enc.encrypt_coeff_seeded(&m, &mut rng).unwrap();
         let full = seeded.expand().unwrap();
         let mut a = Vec::new();
-        write_seeded_parts(&mut WireWriter::new(&mut a), &seeded, PublicRandomness::Seeded)
-            .unwrap();
+        write_seeded_parts(
+            &mut WireWriter::new(&mut a),
+            &seeded,
+            PublicRandomness::Seeded,
+        )
+        .unwrap();
         let mut b = Vec::new();
         write_ciphertext_parts(&mut WireWriter::new(&mut b), &full).unwrap();
         assert_eq!(a.len() as u64, ciphertext_parts_size(basis, 2, true));
@@ -686,7 +716,14 @@ mod tests {
         let got = dec.decrypt_coeff(&full).unwrap();
         let q0 = basis.moduli()[0].value();
         let x = got.limb(0).unwrap()[0];
-        let centered = if x > q0 / 2 { x as i64 - q0 as i64 } else { x as i64 };
-        assert!((centered - 5).abs() < 40, "decrypted {centered}, expected 5 + small noise");
+        let centered = if x > q0 / 2 {
+            x as i64 - q0 as i64
+        } else {
+            x as i64
+        };
+        assert!(
+            (centered - 5).abs() < 40,
+            "decrypted {centered}, expected 5 + small noise"
+        );
     }
 }

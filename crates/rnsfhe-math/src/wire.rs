@@ -290,7 +290,9 @@ impl fmt::Display for DecodeError {
             self.field, self.offset
         )?;
         match &self.kind {
-            DecodeErrorKind::Truncated => f.write_str("the input ends inside this field (truncated)"),
+            DecodeErrorKind::Truncated => {
+                f.write_str("the input ends inside this field (truncated)")
+            }
             DecodeErrorKind::Io(e) => write!(f, "read error: {e}"),
             DecodeErrorKind::WrongKind { expected, found } => write!(
                 f,
@@ -715,7 +717,11 @@ pub fn write_object<W: Write>(
     let mut ww = WireWriter::new(w);
     Header::write(&mut ww, kind, fingerprint)?;
     payload(&mut ww)?;
-    debug_assert_eq!(ww.written(), HEADER_LEN + payload_size, "{kind} payload size");
+    debug_assert_eq!(
+        ww.written(),
+        HEADER_LEN + payload_size,
+        "{kind} payload size"
+    );
     let _ = payload_size;
     ww.inner.flush()?;
     Ok(ww.written())
@@ -792,7 +798,10 @@ mod tests {
             .packed("limb", &mut out, 5, 17)
             .unwrap_err();
         assert_eq!(err.field, "limb[1]");
-        assert!(matches!(err.kind, DecodeErrorKind::OutOfRange { value: 17, .. }));
+        assert!(matches!(
+            err.kind,
+            DecodeErrorKind::OutOfRange { value: 17, .. }
+        ));
     }
 
     #[test]

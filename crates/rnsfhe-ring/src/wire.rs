@@ -86,7 +86,9 @@ mod tests {
         let data: Vec<u64> = b
             .moduli()
             .iter()
-            .flat_map(|m| (0..16u64).map(move |i| (m.value() - 1).wrapping_sub(i * 977) % m.value()))
+            .flat_map(|m| {
+                (0..16u64).map(move |i| (m.value() - 1).wrapping_sub(i * 977) % m.value())
+            })
             .collect();
         let p = Poly::<Ntt>::from_data(&b, data).unwrap();
         let mut w = WireWriter::new(Vec::new());

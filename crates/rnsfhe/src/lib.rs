@@ -8,6 +8,8 @@ pub use rnsfhe_core as core;
 pub use rnsfhe_math as math;
 pub use rnsfhe_ring as ring;
 
+pub mod wire_samples;
+
 /// The README's Rust code blocks, compiled and run as doc tests by `cargo test` (the README is a tutorial
 /// that must keep working).
 #[cfg(doctest)]

@@ -1,0 +1,152 @@
+//! Deterministic samples of every serializable object and one entry point that loads bytes as any kind:
+//! the common ground of the format fixtures (`tests/fixtures/`), the corrupted-input corpus
+//! (`tests/wire_corpus.rs`) and the fuzz targets (`fuzz/`).
+//!
+//! The samples use tiny, **insecure** parameters (`N = 2^10`) and a fixed seed
+//! ([`Csprng::insecure_from_seed_for_tests`]) so that they are small and reproducible; they exist to
+//! exercise the decoders, never to protect data.
+
+use std::sync::Arc;
+
+use rnsfhe_ckks::{CkksContext, CkksEncryptor, CkksParams, Csprng, KeyGenerator, RescalingPolicy};
+use rnsfhe_core::{ConversionMode, GaloisKeys, PublicKey, RelinKey, SecretDistribution, SecretKey};
+use rnsfhe_math::wire::{peek_header, DecodeError, Deserializable, ObjectKind, Serializable};
+
+/// The parameters of the CKKS samples: `N = 2^10`, two 30-bit scaling levels over a 40-bit `q_0`, one
+/// 40-bit special prime, `dnum = 3` (one prime per digit), uniform ternary secret. Insecure (for tests only).
+pub fn ckks_sample_params() -> CkksParams {
+    CkksParams {
+        log_n: 10,
+        log_scale: 30,
+        q0_bits: 40,
+        levels: 2,
+        special_primes: 1,
+        special_bits: 40,
+        dnum: 3,
+        secret: SecretDistribution::Ternary,
+        sigma: 3.2,
+        conversion: ConversionMode::Fast,
+        rescaling: RescalingPolicy::ExactScale,
+    }
+}
+
+/// The slot values encrypted and encoded by the samples.
+pub const SAMPLE_VALUES: [f64; 4] = [0.5, -1.25, 2.0, 3.75];
+
+/// One sample object: a file-friendly name, its kind and its bytes.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    /// File-friendly name (`ckks_ciphertext`, ...).
+    pub name: &'static str,
+    /// The kind in its header.
+    pub kind: ObjectKind,
+    /// The serialized object.
+    pub bytes: Vec<u8>,
+}
+
+/// The contexts the samples belong to, needed to load them.
+#[derive(Clone, Debug)]
+pub struct SampleContexts {
+    /// The CKKS context of [`ckks_sample_params`].
+    pub ckks: Arc<CkksContext>,
+}
+
+impl SampleContexts {
+    /// Builds the contexts.
+    ///
+    /// Errors: none expected (the parameters are fixed); context errors are passed through.
+    pub fn new() -> anyhow::Result<Self> {
+        Ok(Self {
+            ckks: CkksContext::new(ckks_sample_params())?,
+        })
+    }
+}
+
+/// Generates one sample of every kind from the fixed seed `seed`.
+///
+/// Errors: none expected; key generation or encryption errors are passed through.
+pub fn samples(ctxs: &SampleContexts, seed: u8) -> anyhow::Result<Vec<Sample>> {
+    let ctx = &ctxs.ckks;
+    let mut rng = Csprng::insecure_from_seed_for_tests([seed; 32]);
+    let kg = KeyGenerator::new(ctx, &mut rng)?;
+    let keys = kg.generate_all(&[1], false, &mut rng)?;
+    let enc = CkksEncryptor::with_secret_key(ctx, &keys.secret)?;
+    let pt = ctx.encode_real(&SAMPLE_VALUES, 4, ctx.max_level())?;
+    let ct = enc.encrypt(&SAMPLE_VALUES[..], &mut rng)?;
+    let seeded = enc.encrypt_seeded(&SAMPLE_VALUES[..], &mut rng)?;
+    let sample = |name, kind, bytes| Sample { name, kind, bytes };
+    Ok(vec![
+        sample("ckks_params", ObjectKind::CkksParameters, ctx.to_bytes()),
+        sample(
+            "secret_key",
+            ObjectKind::SecretKey,
+            keys.secret.to_secret_bytes(ctx.rlwe()),
+        ),
+        sample("public_key", ObjectKind::PublicKey, keys.public.to_bytes()),
+        sample("relin_key", ObjectKind::RelinKey, keys.relin.to_bytes()),
+        sample(
+            "galois_keys",
+            ObjectKind::GaloisKeys,
+            keys.galois.to_bytes(),
+        ),
+        sample("ckks_plaintext", ObjectKind::CkksPlaintext, pt.to_bytes()),
+        sample("ckks_ciphertext", ObjectKind::CkksCiphertext, ct.to_bytes()),
+        sample(
+            "ckks_seeded_ciphertext",
+            ObjectKind::CkksCiphertext,
+            seeded.to_bytes(),
+        ),
+    ])
+}
+
+/// Loads `bytes` as an object of `kind` into the sample contexts, returning only whether it decoded:
+/// the single entry point of the fuzz targets and corpus tests (every deserializer is reachable).
+/// Parameters are decoded without building a context unless they are the samples' own size or smaller
+/// (`N <= 2^11`, at most 4 primes of each kind), which keeps a fuzzer from spending its time in prime
+/// searches.
+pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(), DecodeError> {
+    let ctx = &ctxs.ckks;
+    match kind {
+        ObjectKind::CkksParameters => {
+            let (params, _) = CkksParams::from_bytes(bytes)?;
+            if params.log_n <= 11 && params.levels <= 4 && params.special_primes <= 4 {
+                CkksContext::from_bytes(bytes)?;
+            }
+        }
+        ObjectKind::SecretKey => {
+            SecretKey::from_secret_bytes(bytes, ctx.rlwe())?;
+        }
+        ObjectKind::PublicKey => {
+            PublicKey::from_bytes(bytes, ctx.rlwe())?;
+        }
+        ObjectKind::RelinKey => {
+            RelinKey::from_bytes(bytes, ctx.rlwe())?;
+        }
+        ObjectKind::GaloisKeys => {
+            GaloisKeys::from_bytes(bytes, ctx.rlwe())?;
+        }
+        ObjectKind::CkksPlaintext => {
+            rnsfhe_ckks::Plaintext::from_bytes(bytes, ctx)?;
+        }
+        ObjectKind::CkksCiphertext => {
+            rnsfhe_ckks::Ciphertext::from_bytes(bytes, ctx)?;
+        }
+        other => {
+            return Err(DecodeError::new(
+                "header.kind",
+                6,
+                rnsfhe_math::wire::DecodeErrorKind::Invalid(format!(
+                    "{other} has no sample context yet"
+                )),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// [`decode`] with the kind taken from the header (for inputs whose kind is unknown).
+pub fn decode_any(bytes: &[u8], ctxs: &SampleContexts) -> Result<ObjectKind, DecodeError> {
+    let kind = peek_header(bytes)?.kind;
+    decode(kind, bytes, ctxs)?;
+    Ok(kind)
+}

@@ -1,0 +1,210 @@
+//! Malformed, truncated and hostile inputs for every deserializer.
+//!
+//! * `tests/corpus/`: a committed corpus of corrupted objects, each listed in `tests/corpus/EXPECTED`
+//!   with the field its error must name. Regenerate with `RNSFHE_WRITE_CORPUS=1 cargo test --release -p
+//!   rnsfhe --test wire_corpus` (only when the format version changes).
+//! * `fuzz/corpus/<target>/` (when present): inputs kept by the cargo-fuzz targets; replayed here so CI
+//!   runs them as ordinary tests — whatever they decode to, they must not panic.
+//! * Every truncation of every sample and a deterministic sweep of byte flips: errors, never panics.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use rnsfhe::math::wire::{DecodeErrorKind, ObjectKind};
+use rnsfhe::wire_samples::{decode, decode_any, samples, Sample, SampleContexts};
+
+const CORPUS_SEED: u8 = 2;
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+}
+
+/// Overwrites `bytes[at..at + v.len()]`.
+fn put(mut bytes: Vec<u8>, at: usize, v: &[u8]) -> Vec<u8> {
+    bytes[at..at + v.len()].copy_from_slice(v);
+    bytes
+}
+
+/// The corrupted variants of one sample: `(file name, bytes, field the error must name)`.
+fn corruptions(s: &Sample) -> Vec<(String, Vec<u8>, &'static str)> {
+    let b = s.bytes.clone();
+    let n = b.len();
+    let mut out: Vec<(&str, Vec<u8>, &'static str)> = vec![
+        ("truncated_header", b[..10].to_vec(), "header.fingerprint"),
+        ("bad_magic", put(b.clone(), 0, b"RNSX"), "header.magic"),
+        ("future_version", put(b.clone(), 4, &99u16.to_le_bytes()), "header.version"),
+        ("unknown_kind", put(b.clone(), 6, &999u16.to_le_bytes()), "header.kind"),
+        ("wrong_fingerprint", put(b.clone(), 8, &[0x5a; 8]), "header.fingerprint"),
+        ("trailing_byte", [b.clone(), vec![0]].concat(), "end of object"),
+    ];
+    if s.kind != ObjectKind::CkksParameters {
+        // Another kind in the header of this object.
+        let other = if s.kind == ObjectKind::PublicKey { 19u16 } else { 17 };
+        out.push(("other_kind", put(b.clone(), 6, &other.to_le_bytes()), "header.kind"));
+    }
+    let u32le = |v: u32| v.to_le_bytes();
+    match s.name {
+        "ckks_params" => out.extend([
+            ("log_n_40", put(b.clone(), 16, &u32le(40)), "params.log_n"),
+            ("levels_million", put(b.clone(), 28, &u32le(1_000_000)), "params.levels"),
+            ("dnum_zero", put(b.clone(), 40, &u32le(0)), "params.dnum"),
+            ("secret_tag_5", put(b.clone(), 44, &[5]), "params.secret"),
+            ("sigma_negative", put(b.clone(), 49, &(-1.0f64).to_le_bytes()), "params.sigma"),
+            ("rescaling_9", put(b.clone(), 58, &[9]), "params.rescaling"),
+        ]),
+        "secret_key" => out.extend([
+            ("distribution_5", put(b.clone(), 16, &[5]), "secret_key.distribution"),
+            ("coefficient_code_3", put(b.clone(), 21, &[0x03]), "secret_key.coefficients[0]"),
+        ]),
+        "public_key" => out.extend([
+            ("seeded_flag_2", put(b.clone(), 16, &[2]), "public_key.seeded"),
+            ("residue_above_modulus", put(b.clone(), 17, &[0xff; 5]), "public_key.b.limb[0][0]"),
+        ]),
+        "galois_keys" => out.extend([
+            ("count_max", put(b.clone(), 16, &u32le(u32::MAX)), "galois_keys.count"),
+            ("even_element", put(b.clone(), 20, &u32le(4)), "galois_keys.element[0]"),
+            ("element_above_2n", put(b.clone(), 20, &u32le(4097)), "galois_keys.element[0]"),
+        ]),
+        "ckks_plaintext" => out.extend([
+            ("level_zero", put(b.clone(), 16, &u32le(0)), "plaintext.level"),
+            ("scale_nan", put(b.clone(), 20, &f64::NAN.to_le_bytes()), "plaintext.scale"),
+            ("slots_3", put(b.clone(), 28, &u32le(3)), "plaintext.slots"),
+        ]),
+        "ckks_ciphertext" => out.extend([
+            ("scale_infinite", put(b.clone(), 16, &f64::INFINITY.to_le_bytes()), "ciphertext.scale"),
+            ("slots_huge", put(b.clone(), 24, &u32le(1 << 30)), "ciphertext.slots"),
+            ("level_99", put(b.clone(), 28, &u32le(99)), "ciphertext.level"),
+            ("part_count_7", put(b.clone(), 32, &[7]), "ciphertext.part_count"),
+            ("seeded_flag_2", put(b.clone(), 33, &[2]), "ciphertext.seeded"),
+            ("residue_above_modulus", put(b.clone(), 34, &[0xff; 5]), "ciphertext.parts[0].limb[0][0]"),
+        ]),
+        "ckks_seeded_ciphertext" => out.extend([
+            ("seeded_three_parts", put(b.clone(), 32, &[3]), "ciphertext.seeded"),
+            ("missing_seed", b[..n - 1].to_vec(), "ciphertext.seed"),
+        ]),
+        _ => {}
+    }
+    out.into_iter()
+        .map(|(m, mut bytes, field)| {
+            // A header error is found in the first 16 bytes (parameters check the fingerprint only
+            // after their payload): the rest need not be committed.
+            if field.starts_with("header.") && s.kind != ObjectKind::CkksParameters {
+                bytes.truncate(16);
+            }
+            (format!("{}__{m}.bin", s.name), bytes, field)
+        })
+        .collect()
+}
+
+fn kind_of(file: &str, samples: &[Sample]) -> ObjectKind {
+    let name = file.split("__").next().unwrap();
+    samples.iter().find(|s| s.name == name).unwrap().kind
+}
+
+#[test]
+fn committed_corpus_fails_on_the_named_field() {
+    let ctxs = SampleContexts::new().unwrap();
+    let all = samples(&ctxs, CORPUS_SEED).unwrap();
+    let dir = corpus_dir();
+    if std::env::var_os("RNSFHE_WRITE_CORPUS").is_some() {
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut manifest = String::new();
+        for s in &all {
+            for (file, bytes, field) in corruptions(s) {
+                std::fs::write(dir.join(&file), bytes).unwrap();
+                manifest.push_str(&format!("{file} {field}\n"));
+            }
+        }
+        std::fs::write(dir.join("EXPECTED"), manifest).unwrap();
+    }
+    let manifest = std::fs::read_to_string(dir.join("EXPECTED")).unwrap();
+    let mut checked = 0;
+    for line in manifest.lines() {
+        let (file, field) = line.split_once(' ').unwrap();
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let err = decode(kind_of(file, &all), &bytes, &ctxs)
+            .expect_err(&format!("{file} must not load"));
+        assert_eq!(err.field, field, "{file}: {err}");
+        // The message names the field and the offset.
+        assert!(err.to_string().contains(&format!("`{field}` at byte {}", err.offset)));
+        checked += 1;
+    }
+    assert!(checked >= 50, "only {checked} corpus entries");
+}
+
+#[test]
+fn every_truncation_is_an_error() {
+    let ctxs = SampleContexts::new().unwrap();
+    for s in samples(&ctxs, CORPUS_SEED).unwrap() {
+        // Every prefix of small objects; for large ones every prefix up to 256 bytes, then a stride.
+        let n = s.bytes.len();
+        let stride = if n <= 4096 { 1 } else { 97 };
+        for k in (0..n).filter(|&k| k < 256 || k % stride == 0) {
+            let err = decode(s.kind, &s.bytes[..k], &ctxs)
+                .expect_err(&format!("{} truncated to {k} bytes", s.name));
+            assert!(
+                matches!(err.kind, DecodeErrorKind::Truncated) || k < 16,
+                "{} truncated to {k}: {err}",
+                s.name
+            );
+        }
+        decode(s.kind, &s.bytes, &ctxs).unwrap();
+    }
+}
+
+#[test]
+fn byte_flips_never_panic_and_header_flips_are_refused() {
+    let ctxs = SampleContexts::new().unwrap();
+    let mut state = 0x243f_6a88_85a3_08d3u64;
+    for s in samples(&ctxs, CORPUS_SEED).unwrap() {
+        for at in 0..s.bytes.len().min(64) {
+            let mut b = s.bytes.clone();
+            b[at] ^= 0x80;
+            let r = decode(s.kind, &b, &ctxs);
+            if at < 16 {
+                assert!(r.is_err(), "{}: header byte {at} flipped still loads", s.name);
+            }
+        }
+        for _ in 0..200 {
+            // xorshift: deterministic positions over the whole object.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let at = (state % s.bytes.len() as u64) as usize;
+            let mut b = s.bytes.clone();
+            b[at] ^= 1 << (state >> 61);
+            let _ = decode_any(&b, &ctxs);
+        }
+    }
+}
+
+fn replay_dir(dir: &Path, ctxs: &SampleContexts) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut count = 0;
+    for e in entries {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            count += replay_dir(&path, ctxs);
+        } else {
+            let bytes = std::fs::read(&path).unwrap();
+            // The fuzz targets' input: a selector byte, then the object.
+            if let Some((_, object)) = bytes.split_first() {
+                let _ = decode_any(object, ctxs);
+            }
+            let _ = decode_any(&bytes, ctxs);
+            count += 1;
+        }
+    }
+    count
+}
+
+#[test]
+fn fuzz_corpora_replay_without_panics() {
+    let ctxs = SampleContexts::new().unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
+    let replayed = replay_dir(&root, &ctxs);
+    eprintln!("replayed {replayed} fuzz corpus inputs");
+}
