@@ -150,3 +150,59 @@ pub fn decode_any(bytes: &[u8], ctxs: &SampleContexts) -> Result<ObjectKind, Dec
     decode(kind, bytes, ctxs)?;
     Ok(kind)
 }
+
+/// The fuzz targets of `fuzz/` and the deserializers each one drives. A target's input is a selector
+/// byte (which deserializer, modulo the group's size) followed by the bytes to load; together the groups
+/// cover every deserializer.
+pub const FUZZ_TARGETS: [(&str, &[ObjectKind]); 4] = [
+    ("params", &[ObjectKind::CkksParameters]),
+    (
+        "keys",
+        &[
+            ObjectKind::SecretKey,
+            ObjectKind::PublicKey,
+            ObjectKind::RelinKey,
+            ObjectKind::GaloisKeys,
+        ],
+    ),
+    (
+        "ciphertexts",
+        &[ObjectKind::CkksPlaintext, ObjectKind::CkksCiphertext],
+    ),
+    ("any", &[]),
+];
+
+/// Runs one fuzz input of `target` ([`FUZZ_TARGETS`]): the selector byte picks the deserializer, the
+/// rest is loaded; `any` dispatches on the header instead. Unknown targets load nothing. Returns whether
+/// the input decoded (the fuzz targets ignore it; they only look for panics).
+pub fn fuzz_input(target: &str, data: &[u8], ctxs: &SampleContexts) -> bool {
+    let Some((_, kinds)) = FUZZ_TARGETS.iter().find(|(name, _)| *name == target) else {
+        return false;
+    };
+    if kinds.is_empty() {
+        return decode_any(data, ctxs).is_ok();
+    }
+    let Some((&selector, object)) = data.split_first() else {
+        return false;
+    };
+    decode(kinds[selector as usize % kinds.len()], object, ctxs).is_ok()
+}
+
+/// Seed inputs of a fuzz target: every sample whose kind the target covers, with its selector byte.
+///
+/// Errors: as [`samples`].
+pub fn fuzz_seeds(target: &str, ctxs: &SampleContexts) -> anyhow::Result<Vec<Vec<u8>>> {
+    let Some((_, kinds)) = FUZZ_TARGETS.iter().find(|(name, _)| *name == target) else {
+        anyhow::bail!("unknown fuzz target {target}");
+    };
+    Ok(samples(ctxs, 3)?
+        .into_iter()
+        .filter_map(|s| {
+            if kinds.is_empty() {
+                return Some(s.bytes);
+            }
+            let selector = kinds.iter().position(|&k| k == s.kind)?;
+            Some([vec![selector as u8], s.bytes].concat())
+        })
+        .collect())
+}

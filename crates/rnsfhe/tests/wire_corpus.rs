@@ -12,7 +12,9 @@
 use std::path::{Path, PathBuf};
 
 use rnsfhe::math::wire::{DecodeErrorKind, ObjectKind};
-use rnsfhe::wire_samples::{decode, decode_any, samples, Sample, SampleContexts};
+use rnsfhe::wire_samples::{
+    decode, decode_any, fuzz_input, fuzz_seeds, samples, Sample, SampleContexts, FUZZ_TARGETS,
+};
 
 const CORPUS_SEED: u8 = 2;
 
@@ -179,23 +181,19 @@ fn byte_flips_never_panic_and_header_flips_are_refused() {
     }
 }
 
-fn replay_dir(dir: &Path, ctxs: &SampleContexts) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
+/// Replays every file under `fuzz/corpus/<target>/` through that target's entry point.
+fn replay_corpora(root: &Path, ctxs: &SampleContexts) -> usize {
     let mut count = 0;
-    for e in entries {
-        let path = e.unwrap().path();
-        if path.is_dir() {
-            count += replay_dir(&path, ctxs);
-        } else {
-            let bytes = std::fs::read(&path).unwrap();
-            // The fuzz targets' input: a selector byte, then the object.
-            if let Some((_, object)) = bytes.split_first() {
-                let _ = decode_any(object, ctxs);
+    for (target, _) in FUZZ_TARGETS {
+        let Ok(entries) = std::fs::read_dir(root.join(target)) else {
+            continue;
+        };
+        for e in entries {
+            let path = e.unwrap().path();
+            if path.is_file() {
+                let _ = fuzz_input(target, &std::fs::read(&path).unwrap(), ctxs);
+                count += 1;
             }
-            let _ = decode_any(&bytes, ctxs);
-            count += 1;
         }
     }
     count
@@ -205,6 +203,12 @@ fn replay_dir(dir: &Path, ctxs: &SampleContexts) -> usize {
 fn fuzz_corpora_replay_without_panics() {
     let ctxs = SampleContexts::new().unwrap();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
-    let replayed = replay_dir(&root, &ctxs);
+    let replayed = replay_corpora(&root, &ctxs);
     eprintln!("replayed {replayed} fuzz corpus inputs");
+    // The seeds decode through their target's entry point.
+    for (target, _) in FUZZ_TARGETS {
+        for seed in fuzz_seeds(target, &ctxs).unwrap() {
+            assert!(fuzz_input(target, &seed, &ctxs), "{target} seed does not load");
+        }
+    }
 }
