@@ -26,6 +26,8 @@ enum Command {
     Bench(BenchArgs),
     /// List the CKKS parameter presets with log QP, depth, slots, scale and estimated security.
     Params,
+    /// Wire sizes of every object of every CKKS preset, seeded and expanded (generates keys: a few seconds).
+    Sizes,
 }
 
 /// Arguments of `rnsfhe bench`.
@@ -123,6 +125,7 @@ enum BenchTable {
 }
 
 mod demo;
+mod sizes;
 
 /// `rnsfhe params`: the CKKS presets with their sizes and security.
 mod params {
@@ -208,6 +211,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Params => params::run(),
+        Command::Sizes => sizes::run(),
     }
 }
 
