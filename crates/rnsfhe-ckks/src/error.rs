@@ -19,6 +19,9 @@ pub enum Error {
     /// An error of the math layer (degree, modulus, prime search, samplers).
     #[error(transparent)]
     Math(#[from] rnsfhe_math::Error),
+    /// Bytes that do not decode to the object asked for (names the field and byte offset).
+    #[error(transparent)]
+    Decode(#[from] rnsfhe_math::wire::DecodeError),
     /// A slot count that is not a power of two in `[1, N/2]`.
     #[error("invalid slot count {slots} for N = {n}: it must be a power of two between 1 and N/2 = {max}")]
     InvalidSlots {

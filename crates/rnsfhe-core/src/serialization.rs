@@ -726,4 +726,30 @@ mod tests {
             "decrypted {centered}, expected 5 + small noise"
         );
     }
+
+    #[test]
+    fn objects_stream_one_after_another_through_a_file() {
+        let ctx = ctx();
+        let mut rng = rng();
+        let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
+        let pk = kg.public_key(&mut rng).unwrap();
+        let gk = kg.galois_keys_for_steps(&[1], false, &mut rng).unwrap();
+        let path = std::env::temp_dir().join(format!("rnsfhe-stream-{}.bin", std::process::id()));
+        {
+            let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+            let a = pk.write_to(&mut file, PublicRandomness::Seeded).unwrap();
+            let b = gk.write_to(&mut file, PublicRandomness::Expanded).unwrap();
+            assert_eq!(a, pk.serialized_size());
+            assert_eq!(b, HEADER_LEN + gk.payload_size(PublicRandomness::Expanded));
+        }
+        let mut file = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
+        let pk2 = PublicKey::read_from(&mut file, &ctx).unwrap();
+        let gk2 = GaloisKeys::read_from(&mut file, &ctx).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(pk2.b(), pk.b());
+        assert_eq!(gk2.get(5).unwrap().components(), gk.get(5).unwrap().components());
+        // The expanded key has no seed; written again with seeds requested it stays expanded.
+        assert!(gk2.get(5).unwrap().seed().is_none());
+        assert_eq!(gk2.serialized_size(), gk.to_bytes_with(PublicRandomness::Expanded).len() as u64);
+    }
 }
