@@ -1217,6 +1217,12 @@ impl PyContext {
         preset: Option<Preset>,
         allow_insecure: bool,
     ) -> PyResult<Self> {
+        // The Rust opt-in is granted here and `allow_insecure` checked below, so that the refusal names
+        // the Python spelling of the opt-in.
+        let params = CkksParams {
+            insecure_for_testing: true,
+            ..params
+        };
         let ctx = py
             .allow_threads(|| CkksContext::new(params))
             .map_err(ckks_error)?;
@@ -1319,6 +1325,7 @@ context_methods! {
                 sigma,
                 conversion: parse_mode(conversion)?,
                 rescaling: parse_rescaling(rescaling)?,
+                insecure_for_testing: allow_insecure,
             };
             Self::build(py, params, None, allow_insecure)
         }

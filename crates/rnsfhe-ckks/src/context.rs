@@ -272,6 +272,16 @@ impl CkksContext {
 
         let log_qp = rlwe.extended_basis().log2_product();
         let security = estimate(n, log_qp, p.secret);
+        if !security.is_secure() && !p.insecure_for_testing {
+            return Err(Error::Insecure {
+                n,
+                log_qp,
+                bound: rnsfhe_core::security::max_log_qp(n, crate::SecurityLevel::Bits128)
+                    .unwrap_or(0),
+                secret: p.secret,
+                estimate: security,
+            });
+        }
         let eta = if scaling.is_empty() {
             64
         } else {
@@ -685,6 +695,7 @@ mod tests {
             sigma: 3.2,
             conversion: mode,
             rescaling: policy,
+            insecure_for_testing: true,
         }
     }
 
@@ -842,6 +853,30 @@ mod tests {
             }
             other => panic!("expected InvalidParams, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn insecure_parameters_need_the_explicit_opt_in() {
+        let mut p = Preset::PaperTable3.params();
+        assert!(
+            p.insecure_for_testing,
+            "the paper presets opt in (sparse secret, 80 bits)"
+        );
+        p.insecure_for_testing = false;
+        match CkksContext::new(p.clone()) {
+            Err(e @ Error::Insecure { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains("insecure_for_testing = true"), "{msg}");
+                assert!(msg.contains("HammingWeight(64)"), "{msg}");
+            }
+            other => panic!("expected Insecure, got {other:?}"),
+        }
+        p.insecure_for_testing = true;
+        let ctx = CkksContext::new(p).unwrap();
+        assert!(ctx.security_warning().is_some());
+        // Secure parameters need no opt-in and carry no warning.
+        let ctx = CkksContext::new(Preset::Rec128N13.params()).unwrap();
+        assert!(!ctx.params().insecure_for_testing && ctx.security_warning().is_none());
     }
 
     #[test]

@@ -19,6 +19,21 @@ pub enum Error {
     /// An error of the math layer (degree, modulus, prime search, samplers).
     #[error(transparent)]
     Math(#[from] rnsfhe_math::Error),
+    /// Parameters the HE Standard table does not establish as 128-bit secure, without the explicit
+    /// opt-in [`crate::CkksParams::insecure_for_testing`].
+    #[error("insecure CKKS parameters: N = {n}, log2(QP) = {log_qp:.1}, secret {secret:?}: {estimate} (128-bit bound for a uniform ternary secret: {bound}); use a larger N, fewer or smaller primes and a uniform ternary secret (or a 128-bit preset such as Rec128N14), or set insecure_for_testing = true for tests")]
+    Insecure {
+        /// Ring degree.
+        n: usize,
+        /// `log2(QP)`.
+        log_qp: f64,
+        /// The table's 128-bit bound on `log2(QP)` for `N` (0 outside the table).
+        bound: u32,
+        /// The secret distribution.
+        secret: rnsfhe_core::SecretDistribution,
+        /// The estimate that failed.
+        estimate: rnsfhe_core::SecurityEstimate,
+    },
     /// Bytes that do not decode to the object asked for (names the field and byte offset).
     #[error(transparent)]
     Decode(#[from] rnsfhe_math::wire::DecodeError),

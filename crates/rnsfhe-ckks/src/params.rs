@@ -64,6 +64,12 @@ pub struct CkksParams {
     pub conversion: ConversionMode,
     /// Rescaling policy.
     pub rescaling: RescalingPolicy,
+    /// Explicit opt-in for parameters the HE Standard table does not establish as 128-bit secure (too
+    /// large a `log2(QP)` for `N`, or a sparse secret the table does not cover, as in the papers' presets).
+    /// Without it [`crate::CkksContext::new`] refuses them ([`crate::Error::Insecure`]); with it the
+    /// context is built and [`crate::CkksContext::security_warning`] says why it is insecure. For tests and
+    /// paper reproduction only.
+    pub insecure_for_testing: bool,
 }
 
 impl CkksParams {
@@ -120,6 +126,7 @@ impl CkksParams {
             sigma: 3.2,
             conversion: ConversionMode::Fast,
             rescaling: RescalingPolicy::ExactScale,
+            insecure_for_testing: false,
         };
         let need = params.nominal_log_qp();
         for log_n in 12..=17u32 {
@@ -230,6 +237,8 @@ impl Preset {
             sigma: 3.2,
             conversion: ConversionMode::Fast,
             rescaling: RescalingPolicy::FixedNominalScale,
+            // The paper's sparse-secret, 80-bit parameters: reproduction only.
+            insecure_for_testing: true,
         };
         let rec = |log_n: u32, q0: u32, levels: usize, dnum: usize, special: usize, bits: u32| {
             CkksParams {
@@ -244,6 +253,7 @@ impl Preset {
                 sigma: 3.2,
                 conversion: ConversionMode::Fast,
                 rescaling: RescalingPolicy::ExactScale,
+                insecure_for_testing: false,
             }
         };
         match self {

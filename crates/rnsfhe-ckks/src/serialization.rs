@@ -6,7 +6,7 @@
 //! ```text
 //! CkksParameters  u32 log_n | u32 log_scale | u32 q0_bits | u32 levels | u32 special_primes
 //!                 | u32 special_bits | u32 dnum | secret distribution (u8 tag, u32 h) | f64 sigma
-//!                 | u8 conversion | u8 rescaling (0 fixed nominal, 1 exact)
+//!                 | u8 conversion | u8 rescaling (0 fixed nominal, 1 exact) | u8 insecure_for_testing
 //! CkksPlaintext   u32 level | f64 scale | u32 slots | m over Q_l (NTT form)
 //! CkksCiphertext  f64 scale | u32 slots | parts (level, count, seeded flag, polynomials)
 //! ```
@@ -40,7 +40,7 @@ use crate::plaintext::{Ciphertext, Plaintext};
 pub const MAX_WIRE_PRIMES: u32 = 128;
 
 /// Payload size of [`CkksParams`].
-const PARAMS_PAYLOAD: u64 = 7 * 4 + 5 + 8 + 2;
+const PARAMS_PAYLOAD: u64 = 7 * 4 + 5 + 8 + 3;
 
 impl Serializable for CkksContext {
     const KIND: ObjectKind = ObjectKind::CkksParameters;
@@ -72,7 +72,8 @@ impl Serializable for CkksContext {
         w.u8(match p.rescaling {
             RescalingPolicy::FixedNominalScale => 0,
             RescalingPolicy::ExactScale => 1,
-        })
+        })?;
+        w.u8(p.insecure_for_testing as u8)
     }
 }
 
@@ -161,6 +162,7 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<CkksParams, DecodeError
             ))
         }
     };
+    let insecure_for_testing = r.flag("params.insecure_for_testing")?;
     Ok(CkksParams {
         log_n,
         log_scale,
@@ -173,6 +175,7 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<CkksParams, DecodeError
         sigma,
         conversion,
         rescaling,
+        insecure_for_testing,
     })
 }
 
@@ -379,6 +382,7 @@ mod tests {
             sigma: 3.2,
             conversion: ConversionMode::Fast,
             rescaling: RescalingPolicy::ExactScale,
+            insecure_for_testing: true,
         }
     }
 

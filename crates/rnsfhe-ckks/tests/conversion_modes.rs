@@ -66,6 +66,7 @@ fn params(ks: KeySwitching, policy: RescalingPolicy, mode: ConversionMode) -> Ck
         sigma: 3.2,
         conversion: mode,
         rescaling: policy,
+        insecure_for_testing: true,
     }
 }
 

@@ -61,6 +61,7 @@ fn deep() -> CkksParams {
         sigma: 3.2,
         conversion: ConversionMode::ExactFloat,
         rescaling: RescalingPolicy::ExactScale,
+        insecure_for_testing: true,
     }
 }
 

@@ -49,6 +49,7 @@ fn medium(levels: usize, policy: RescalingPolicy) -> CkksParams {
         sigma: 3.2,
         conversion: ConversionMode::ExactFloat,
         rescaling: policy,
+        insecure_for_testing: true,
     }
 }
 

@@ -27,6 +27,7 @@ pub fn ckks_sample_params() -> CkksParams {
         sigma: 3.2,
         conversion: ConversionMode::Fast,
         rescaling: RescalingPolicy::ExactScale,
+        insecure_for_testing: true,
     }
 }
 

@@ -59,5 +59,6 @@ pub fn small(policy: RescalingPolicy, mode: ConversionMode) -> CkksParams {
         sigma: 3.2,
         conversion: mode,
         rescaling: policy,
+        insecure_for_testing: true,
     }
 }

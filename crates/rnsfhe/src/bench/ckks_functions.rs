@@ -489,6 +489,7 @@ impl PeerParams {
             sigma: 3.2,
             conversion: ConversionMode::Fast,
             rescaling,
+            insecure_for_testing: true,
         })
     }
 }

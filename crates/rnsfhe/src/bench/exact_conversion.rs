@@ -260,6 +260,7 @@ impl RowConfig {
             sigma: 3.2,
             conversion: mode,
             rescaling,
+            insecure_for_testing: true,
         }
     }
 
