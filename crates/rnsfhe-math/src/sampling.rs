@@ -1,5 +1,6 @@
 //! Samplers over a ChaCha20 CSPRNG: uniform residues mod q, uniform ternary, ternary of fixed Hamming
-//! weight and a discrete Gaussian.
+//! weight, a discrete Gaussian ([`DiscreteGaussian`], sigma up to `2^13`) and a wide discrete Gaussian by
+//! convolution ([`WideGaussian`], sigma up to `2^58`, for noise flooding).
 //!
 //! All randomness comes from a [`Csprng`] (ChaCha20 seeded by the operating system). The samplers are
 //! generic over any [`CryptoRngCore`] so they also accept other cryptographic generators, but never a
@@ -465,6 +466,193 @@ impl DiscreteGaussian {
     }
 }
 
+/// Largest standard deviation of a [`WideGaussian`], `2^58`: with its tail cut the samples stay below
+/// `2^62` in magnitude, so they fit an `i64` (and any sum of two) without overflow.
+pub const MAX_WIDE_SIGMA: f64 = (1u64 << 58) as f64;
+
+/// Tail cut (in multiples of sigma) of the base samples of a [`WideGaussian`]: a base sample falls outside
+/// `12 sigma` with probability below `2^-100`, so the truncation is statistically invisible.
+pub const WIDE_TAIL_CUT: f64 = 12.0;
+
+/// `sqrt(2) eta_eps(Z) / sqrt(2 pi)` for `eps = 2^-64`, in units of sigma: the smallest standard deviation
+/// of the fine sample `x_1` per unit of the multiplier `k` in `x_1 + k x_2` (see [`WideGaussian`]).
+/// `eta_eps(Z) <= sqrt(ln(2 (1 + 1/eps)) / pi) = 3.787` (Micciancio-Regev, Lemma 3.3), i.e. 1.511 in
+/// sigma units; the factor `sqrt(2)` is a safety margin for the combination of the two widths.
+const SMOOTHING_SIGMAS: f64 = 2.137;
+
+/// Largest number of convolution levels; three levels from a base of `2^13` already exceed `2^90`.
+const MAX_WIDE_LEVELS: usize = 4;
+
+/// A discrete Gaussian over the integers of large standard deviation (up to `2^58`), for noise flooding,
+/// built by convolution from the small-sigma [`DiscreteGaussian`].
+///
+/// [`DiscreteGaussian`] handles `sigma <= 2^13` directly. Beyond that, a sample of level `j` is
+/// `x_1 + k_j x_2`, with `x_1, x_2` two independent samples of level `j - 1` (standard deviation
+/// `sigma_{j-1}`) and an integer multiplier `k_j`, so `sigma_j = sigma_{j-1} sqrt(1 + k_j^2)` and level `L`
+/// uses `2^L` base samples. By the convolution theorem for discrete Gaussians (Micciancio-Peikert,
+/// Eurocrypt 2012, Theorem 3.3; used this way by Pöppelmann-Ducas-Güneysu, CHES 2014, and
+/// Micciancio-Walter, Crypto 2017) `x_1 + k x_2` is within statistical distance `O(eps)` of the discrete
+/// Gaussian of standard deviation `sqrt(sigma_1^2 + k^2 sigma_2^2)` as long as `x_1` smooths the coarse
+/// lattice `kZ`, i.e. `sigma_1 >= k eta_eps(Z) / sqrt(2 pi)`; every level here keeps a further factor
+/// `sqrt(2)` of margin (`SMOOTHING_SIGMAS`, `eps = 2^-64`). Each level multiplies sigma by up to
+/// `sigma_{j-1} / 2.137`, so sigma squares at every level: one level reaches `2^24.9`, two about `2^47.4`,
+/// three the maximum `2^58`.
+///
+/// The multipliers are chosen first and the base sigma last (anywhere in `[0.63 * 2^13, 2^13]`, the
+/// [`DiscreteGaussian`] accepts real sigmas), so that the standard deviation is the one asked for up to
+/// floating-point rounding, not just up to the granularity of integer multipliers. Whatever the
+/// smoothing, the variance of the sum is exactly `sigma_{j-1}^2 (1 + k_j^2)` (independent samples), up to
+/// the negligible truncation of the base.
+///
+/// Side channels: the base samples of sigma above 64/12 come from rejection sampling, whose number of
+/// rejected candidates (visible through timing) is independent of the value finally accepted; the
+/// combination is branch-free integer arithmetic.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WideGaussian {
+    sigma: f64,
+    base: DiscreteGaussian,
+    /// Multipliers `k_1 .. k_L` of the levels, innermost first.
+    multipliers: Vec<i64>,
+    bound: i64,
+}
+
+impl WideGaussian {
+    /// A discrete Gaussian of standard deviation `sigma`, `0 < sigma <= 2^58`.
+    ///
+    /// Errors with [`Error::OutOfRange`] for a sigma outside `(0, 2^58]` (or not finite).
+    pub fn new(sigma: f64) -> Result<Self> {
+        if !(sigma > 0.0 && sigma <= MAX_WIDE_SIGMA) {
+            return Err(Error::OutOfRange {
+                what: "wide discrete Gaussian sigma (must be positive)",
+                value: sigma,
+                min: 0.0,
+                max: MAX_WIDE_SIGMA,
+            });
+        }
+        if sigma <= MAX_SIGMA {
+            let base = DiscreteGaussian::new(sigma, WIDE_TAIL_CUT)?;
+            return Ok(Self {
+                sigma,
+                bound: base.bound(),
+                base,
+                multipliers: Vec::new(),
+            });
+        }
+        for levels in 1..=MAX_WIDE_LEVELS {
+            if let Some(g) = Self::with_levels(sigma, levels)? {
+                return Ok(g);
+            }
+        }
+        // Unreachable for sigma <= 2^58 (three levels reach beyond 2^90); kept as an error, not a panic.
+        Err(Error::OutOfRange {
+            what: "wide discrete Gaussian sigma (no convolution schedule found)",
+            value: sigma,
+            min: 0.0,
+            max: MAX_WIDE_SIGMA,
+        })
+    }
+
+    /// The schedule with `levels` convolution levels, if one reaches `sigma` with every level smoothed.
+    fn with_levels(sigma: f64, levels: usize) -> Result<Option<Self>> {
+        // Inner multipliers: as large as allowed from the smallest base the last step can leave. The
+        // ceiling below shrinks the base from MAX_SIGMA by sqrt(1 + (k-1)^2) / sqrt(1 + k^2) at worst,
+        // which is smallest for k = 2: sqrt(2/5) = 0.632.
+        let min_base = MAX_SIGMA * 0.63;
+        let mut nominal = min_base;
+        let mut multipliers = Vec::with_capacity(levels);
+        let mut inner_growth = 1.0f64;
+        for _ in 1..levels {
+            let k = (nominal / SMOOTHING_SIGMAS).floor();
+            let g = (1.0 + k * k).sqrt();
+            multipliers.push(k as i64);
+            nominal *= g;
+            inner_growth *= g;
+        }
+        // Last multiplier: the smallest k with MAX_SIGMA * inner_growth * sqrt(1 + k^2) >= sigma.
+        let ratio = sigma / (MAX_SIGMA * inner_growth);
+        if ratio <= 1.0 {
+            // Fewer levels suffice; the caller tried them first, so this only happens for levels = 1
+            // with sigma <= MAX_SIGMA, which `new` handles without convolution.
+            return Ok(None);
+        }
+        let k_last = (ratio * ratio - 1.0).sqrt().ceil().max(1.0);
+        multipliers.push(k_last as i64);
+        let growth = inner_growth * (1.0 + k_last * k_last).sqrt();
+        let base_sigma = sigma / growth;
+        // Check every level's smoothing condition with the actual widths.
+        let mut width = base_sigma;
+        for &k in &multipliers {
+            if width < SMOOTHING_SIGMAS * k as f64 {
+                return Ok(None);
+            }
+            width *= (1.0 + (k * k) as f64).sqrt();
+        }
+        if !(base_sigma > 0.0 && base_sigma <= MAX_SIGMA) {
+            return Ok(None);
+        }
+        let base = DiscreteGaussian::new(base_sigma, WIDE_TAIL_CUT)?;
+        // |sample| <= B_0 prod (1 + k_j); about 12 sigma (1 + 1/k) per level, below 2^62 for 2^58.
+        let mut bound = base.bound() as f64;
+        for &k in &multipliers {
+            bound *= 1.0 + k as f64;
+        }
+        if bound >= 2f64.powi(62) {
+            return Ok(None);
+        }
+        Ok(Some(Self {
+            sigma: base_sigma * growth,
+            base,
+            multipliers,
+            bound: bound as i64,
+        }))
+    }
+
+    /// The standard deviation (the one asked for, up to floating-point rounding).
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// The largest absolute value a sample can take.
+    pub fn bound(&self) -> i64 {
+        self.bound
+    }
+
+    /// Number of convolution levels (0 when sigma is at most `2^13`).
+    pub fn levels(&self) -> usize {
+        self.multipliers.len()
+    }
+
+    /// Base samples drawn per sample, `2^levels`.
+    pub fn base_samples_per_sample(&self) -> usize {
+        1usize << self.multipliers.len()
+    }
+
+    /// One sample.
+    pub fn sample<R: CryptoRngCore + ?Sized>(&self, rng: &mut R) -> i64 {
+        self.sample_level(rng, self.multipliers.len())
+    }
+
+    /// A sample of level `level` (`x_1 + k_level x_2` of two samples of the level below).
+    fn sample_level<R: CryptoRngCore + ?Sized>(&self, rng: &mut R, level: usize) -> i64 {
+        match level.checked_sub(1) {
+            None => self.base.sample(rng),
+            Some(below) => {
+                let fine = self.sample_level(rng, below);
+                let coarse = self.sample_level(rng, below);
+                // No overflow: |fine| + k |coarse| <= bound < 2^62 by construction.
+                fine + self.multipliers[below] * coarse
+            }
+        }
+    }
+
+    /// Fills `out` with independent samples.
+    pub fn fill<R: CryptoRngCore + ?Sized>(&self, rng: &mut R, out: &mut [i64]) {
+        for x in out.iter_mut() {
+            *x = self.sample(rng);
+        }
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -779,6 +967,85 @@ mod tests {
         assert!(DiscreteGaussian::new(1e-300, MIN_TAIL_CUT).is_ok());
         let msg = DiscreteGaussian::new(9000.0, 6.0).unwrap_err().to_string();
         assert!(msg.contains("9000") && msg.contains("8192"), "{msg}");
+    }
+
+    /// Mean, variance and the mass within one and two sigmas of a wide Gaussian, each within 5 standard
+    /// errors of the sample size (the exact Gaussian figures: variance sigma^2 with standard error
+    /// sigma^2 sqrt(2 / n); masses 0.682689 and 0.954500, binomial standard errors).
+    fn check_wide(sigma: f64, samples: usize) {
+        let g = WideGaussian::new(sigma).unwrap();
+        assert!((g.sigma() / sigma - 1.0).abs() < 1e-12, "{} vs {sigma}", g.sigma());
+        let mut r = rng();
+        let v: Vec<f64> = (0..samples)
+            .map(|_| {
+                let x = g.sample(&mut r);
+                assert!(x.abs() <= g.bound());
+                x as f64
+            })
+            .collect();
+        let n = samples as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        assert!(mean.abs() < 5.0 * sigma / n.sqrt(), "sigma {sigma}: mean {mean}");
+        let var = v.iter().map(|x| x * x).sum::<f64>() / n;
+        let se = sigma * sigma * (2.0 / n).sqrt();
+        assert!(
+            (var - sigma * sigma).abs() < 5.0 * se,
+            "sigma {sigma}: variance {var}, expected {}, se {se}",
+            sigma * sigma
+        );
+        for (k, p) in [(1.0, 0.682_689_492), (2.0, 0.954_499_736)] {
+            let inside = v.iter().filter(|x| x.abs() <= k * sigma).count() as f64;
+            let sd = (n * p * (1.0 - p)).sqrt();
+            assert!(
+                (inside - n * p).abs() < 5.0 * sd,
+                "sigma {sigma}: {inside} of {n} within {k} sigma, expected {}",
+                n * p
+            );
+        }
+    }
+
+    #[test]
+    fn sampling_wide_gaussian_levels_and_moments() {
+        // No convolution, one level (just above and far above 2^13), two and three levels.
+        check_wide(100.0, 200_000);
+        check_wide(2f64.powi(14), 200_000);
+        check_wide(2f64.powi(24), 200_000);
+        check_wide(2f64.powi(30), 200_000);
+        check_wide(2f64.powi(50), 100_000);
+        check_wide(2f64.powi(58), 50_000);
+    }
+
+    #[test]
+    fn sampling_wide_gaussian_schedules() {
+        // Every power of two up to 2^58 (and a few odd sigmas) has a schedule: exact sigma, smoothed
+        // levels, bound below 2^62, levels as documented.
+        let mut sigmas: Vec<f64> = (0..=58).map(|b| 2f64.powi(b)).collect();
+        sigmas.extend([8192.5, 3.0e7, 1.5e15, 9.0e16]);
+        for sigma in sigmas {
+            let g = WideGaussian::new(sigma).unwrap();
+            assert!((g.sigma() / sigma - 1.0).abs() < 1e-12, "sigma {sigma}");
+            assert!(g.bound() < 1 << 62);
+            let mut width = g.base.sigma();
+            assert!(width <= MAX_SIGMA);
+            for &k in &g.multipliers {
+                assert!(width >= SMOOTHING_SIGMAS * k as f64, "sigma {sigma}: level not smoothed");
+                width *= (1.0 + (k * k) as f64).sqrt();
+            }
+            let expected_levels = match sigma.log2() {
+                l if l <= 13.0 => 0,
+                l if l <= 24.9 => 1,
+                l if l <= 47.0 => 2,
+                _ => 3,
+            };
+            assert_eq!(g.levels(), expected_levels, "sigma {sigma}");
+            assert_eq!(g.base_samples_per_sample(), 1 << expected_levels);
+        }
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, MAX_WIDE_SIGMA * 2.0] {
+            assert!(matches!(
+                WideGaussian::new(bad),
+                Err(Error::OutOfRange { max, .. }) if max == MAX_WIDE_SIGMA
+            ));
+        }
     }
 
     #[test]
