@@ -25,6 +25,7 @@ pub mod encryption;
 pub mod error;
 pub mod keys;
 pub mod keyswitch;
+pub mod lwe_estimator;
 pub mod noise;
 pub mod samplers;
 pub mod security;
@@ -38,6 +39,7 @@ pub use keys::{
     KeySwitchKey, PublicKey, RelinKey, SecretKey,
 };
 pub use keyswitch::HoistedDecomposition;
+pub use lwe_estimator::{estimate_lwe, estimate_rlwe, LweEstimate, LweEstimatorError, LweParams, LweSecret};
 pub use noise::{NoiseEstimate, HIGH_PROBABILITY_SIGMAS};
 pub use rnsfhe_ring::ConversionMode;
 pub use security::{max_log_qp, SecurityEstimate, SecurityLevel};
