@@ -39,7 +39,9 @@ pub use keys::{
     KeySwitchKey, PublicKey, RelinKey, SecretKey,
 };
 pub use keyswitch::HoistedDecomposition;
-pub use lwe_estimator::{estimate_lwe, estimate_rlwe, LweEstimate, LweEstimatorError, LweParams, LweSecret};
+pub use lwe_estimator::{
+    estimate_lwe, estimate_rlwe, LweEstimate, LweEstimatorError, LweParams, LweSecret,
+};
 pub use noise::{NoiseEstimate, HIGH_PROBABILITY_SIGMAS};
 pub use rnsfhe_ring::ConversionMode;
 pub use security::{max_log_qp, SecurityEstimate, SecurityLevel};
