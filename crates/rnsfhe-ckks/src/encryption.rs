@@ -140,8 +140,9 @@ impl CkksEncryptor {
 /// Decrypts ciphertexts to slot vectors (`<ct, sk>` then decoding at the ciphertext's exact scale).
 #[derive(Clone, Debug)]
 pub struct CkksDecryptor {
-    ctx: Arc<CkksContext>,
-    inner: Decryptor,
+    // Crate-visible for the flooded decryption of `crate::flooding`.
+    pub(crate) ctx: Arc<CkksContext>,
+    pub(crate) inner: Decryptor,
 }
 
 impl CkksDecryptor {

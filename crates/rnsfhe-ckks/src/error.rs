@@ -211,6 +211,25 @@ pub enum Error {
         /// Why, with the numbers.
         reason: String,
     },
+    /// A flooded decryption ([`crate::CkksDecryptor::decrypt_flooded`]) whose noise would destroy the
+    /// message: the flooding standard deviation `2^bits` must leave at least one bit of precision per slot
+    /// (`bits < log2(scale) - log2(sqrt(slots))`) and stay far below the modulus (`bits + 4 < log2(Q_l) - 1`),
+    /// and `bits <= 58`.
+    #[error("flooding of {bits} bits is too large for this ciphertext: at most {max_bits} bits leave any precision (log2 scale {log2_scale:.2}, {slots} slots, log2 Q_l {log2_q:.2} at level {level}); flooding of b bits leaves about log2(scale) - b - log2(sqrt(slots)) bits of precision: decrypt at a higher level or scale, or flood with fewer bits")]
+    FloodingTooLarge {
+        /// The flooding bits asked for.
+        bits: u32,
+        /// The largest number of flooding bits this ciphertext admits (the headroom; 0 if none).
+        max_bits: u32,
+        /// `log2` of the ciphertext's scale.
+        log2_scale: f64,
+        /// Number of slots.
+        slots: usize,
+        /// `log2(Q_l)` of the ciphertext's level.
+        log2_q: f64,
+        /// The level (limbs).
+        level: usize,
+    },
     /// An interval `[a, b]` for Chebyshev interpolation ([`crate::chebyshev`]) that is empty, reversed or not
     /// finite.
     #[error("invalid interval [{a}, {b}]: both ends must be finite numbers with a < b (left end a = {a}, right end b = {b})")]

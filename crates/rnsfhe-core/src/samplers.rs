@@ -4,12 +4,14 @@
 
 use std::sync::Arc;
 
-use rnsfhe_math::sampling::{fill_ternary, fill_uniform_mod, Csprng};
+use rnsfhe_math::sampling::{fill_ternary, fill_uniform_mod, Csprng, WideGaussian};
+use rnsfhe_math::Modulus;
 use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
 use zeroize::Zeroize;
 
 use crate::context::RlweContext;
 use crate::error::Result;
+use crate::keys::SecretPoly;
 
 /// A uniform polynomial over `basis`, sampled directly in NTT form (the NTT is a bijection, so a uniform
 /// vector of evaluations is a uniform polynomial).
@@ -59,4 +61,45 @@ pub fn sample_ternary_poly(basis: &Arc<RnsBasis>, rng: &mut Csprng) -> Result<Po
     let p = Poly::from_i64(basis, &v);
     v.zeroize();
     Ok(p?.into_ntt())
+}
+
+/// A polynomial of independent [`WideGaussian`] coefficients over `basis`, in NTT form: the flooding noise
+/// of a decryption to be shared. Each coefficient is sampled once as an integer and reduced modulo every
+/// prime (branch-free on its sign), so the noise is the same integer polynomial in every limb. The noise
+/// is secret (whoever knows it can subtract it), hence the [`SecretPoly`] and the wiped integers.
+pub fn sample_wide_gaussian(
+    g: &WideGaussian,
+    basis: &Arc<RnsBasis>,
+    rng: &mut Csprng,
+) -> Result<SecretPoly> {
+    let n = basis.degree();
+    let mut e = vec![0i64; n];
+    g.fill(rng, &mut e);
+    let mut data = vec![0u64; basis.len() * n];
+    for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
+        for (r, &x) in limb.iter_mut().zip(&e) {
+            *r = reduce_signed_branch_free(m, x);
+        }
+    }
+    e.zeroize();
+    let p = Poly::from_data(basis, data);
+    Ok(SecretPoly::new(p?.into_ntt()))
+}
+
+/// `x mod q` in `[0, q)` for `|x| < 2^62`, with no branch on `x`.
+///
+/// [`Modulus::reduce_i64`] first tests `|x| < q`, which never varies for the small errors it was written
+/// for but would reveal the magnitude of a flooding sample (whose tail can exceed a prime). Here the
+/// magnitude always goes through the 128-bit Barrett reduction (valid for `|x| < q^2`, true for every
+/// `q >= 2^31`; smaller moduli use the division, which depends only on the public modulus' size to choose)
+/// and the sign is applied by a mask.
+fn reduce_signed_branch_free(m: &Modulus, x: i64) -> u64 {
+    let magnitude = x.unsigned_abs();
+    let r = if 2 * m.bits() > 64 {
+        m.reduce_u128(magnitude as u128)
+    } else {
+        magnitude % m.value()
+    };
+    let negative = (x >> 63) as u64;
+    (m.neg(r) & negative) | (r & !negative)
 }
