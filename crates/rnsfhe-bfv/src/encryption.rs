@@ -7,13 +7,14 @@
 
 use std::sync::Arc;
 
-use rnsfhe_math::sampling::{fill_ternary, Csprng};
-use rnsfhe_ring::{Coeff, Poly};
+use rnsfhe_core::serialization::SeedExpansion;
+use rnsfhe_math::sampling::{fill_ternary, Csprng, Seed};
+use rnsfhe_ring::{Coeff, Ntt, Poly};
 use zeroize::Zeroize;
 
 use crate::encoder::Plaintext;
 use crate::error::{BfvError, BfvResult};
-use rnsfhe_core::samplers::sample_uniform;
+use crate::serialization::SeededCiphertext;
 
 use crate::keys::{sample_error, secret_ntt, PublicKey, SecretKey, SecretPoly};
 use crate::params::BfvContext;
@@ -156,14 +157,9 @@ impl Encryptor {
                 vec![c0, c1]
             }
             EncryptionKey::Secret(sk) => {
-                let s = secret_ntt(ctx, sk)?;
-                let a = sample_uniform(q, rng)?;
-                let a_s = SecretPoly::new(a.mul(s.get())?);
-                let mut c0 = sample_error(ctx, rng)?;
-                let a_s = a_s.get().clone().into_coeff();
-                c0.sub_assign(&a_s)?;
-                a_s.into_data().zeroize();
-                vec![c0, a.into_coeff()]
+                let seed = rng.fresh_seed();
+                let c0 = secret_c0(ctx, sk, &seed, rng)?;
+                vec![c0, Coeff::expand_seed(q, seed)?]
             }
         };
         Ok(Ciphertext {
@@ -171,6 +167,51 @@ impl Encryptor {
             parts,
         })
     }
+
+    /// Secret-key encryption of `pt` whose uniform part `a` is kept as the 32-byte public seed it expands
+    /// from: a [`SeededCiphertext`] is about half the size of a [`Ciphertext`] on the wire (SEAL's seeded
+    /// symmetric ciphertexts), for the data owner's uploads. It supports no arithmetic: the receiver
+    /// loads it as a [`Ciphertext`], or [`SeededCiphertext::expand`] gives one.
+    ///
+    /// Errors: [`BfvError::InvalidParams`] for an encryptor built with the public key (its ciphertexts
+    /// have no uniform part to seed); [`BfvError::ContextMismatch`] for a plaintext of another context.
+    pub fn encrypt_seeded(&self, pt: &Plaintext, rng: &mut Csprng) -> BfvResult<SeededCiphertext> {
+        let EncryptionKey::Secret(sk) = &self.key else {
+            return Err(BfvError::InvalidParams {
+                what: "seeded encryption",
+                reason: "a seeded ciphertext needs secret-key encryption (Encryptor::with_secret_key); \
+                         public-key ciphertexts have no uniform part to seed"
+                    .into(),
+            });
+        };
+        let m = scaled_message(&self.ctx, pt)?;
+        let seed = rng.fresh_seed();
+        let mut c0 = secret_c0(&self.ctx, sk, &seed, rng)?;
+        c0.add_assign(&m)?;
+        Ok(SeededCiphertext {
+            fingerprint: self.ctx.fingerprint(),
+            c0,
+            seed,
+        })
+    }
+}
+
+/// `c_0 = [-a s + e]_Q` (coefficient form) of a secret-key encryption of zero whose `a` expands from the
+/// public `seed` ([`SeedExpansion`]); `a s` is overwritten after use.
+fn secret_c0(
+    ctx: &BfvContext,
+    sk: &SecretKey,
+    seed: &Seed,
+    rng: &mut Csprng,
+) -> BfvResult<Poly<Coeff>> {
+    let s = secret_ntt(ctx, sk)?;
+    let a = Ntt::expand_seed(ctx.q_basis(), *seed)?;
+    let a_s = SecretPoly::new(a.mul(s.get())?);
+    let mut c0 = sample_error(ctx, rng)?;
+    let a_s = a_s.get().clone().into_coeff();
+    c0.sub_assign(&a_s)?;
+    a_s.into_data().zeroize();
+    Ok(c0)
 }
 
 /// Largest `log2(Q)` for which [`Decryptor::noise_budget`] is available (its composition goes through

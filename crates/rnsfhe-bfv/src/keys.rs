@@ -22,9 +22,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub(crate) use rnsfhe_core::keys::SecretPoly;
-use rnsfhe_core::samplers::sample_uniform;
+use rnsfhe_core::samplers::expand_uniform;
 pub use rnsfhe_core::{PublicKey, SecretKey};
-use rnsfhe_math::sampling::Csprng;
+use rnsfhe_math::sampling::{Csprng, Seed};
 use rnsfhe_ring::{Coeff, Ntt, Poly};
 
 use crate::error::{BfvError, BfvResult};
@@ -60,12 +60,21 @@ pub(crate) fn sample_error(ctx: &BfvContext, rng: &mut Csprng) -> BfvResult<Poly
 #[derive(Clone, Debug, PartialEq)]
 pub struct KeySwitchKey {
     pub(crate) components: Vec<(Poly<Ntt>, Poly<Ntt>)>,
+    /// The public seed the `alpha_{i,j}` were expanded from, in order, when known: the wire format then
+    /// stores 32 bytes instead of the `alpha` polynomials (about half the key).
+    pub(crate) seed: Option<Seed>,
 }
 
 impl KeySwitchKey {
     /// The pairs `(beta_{i,j}, alpha_{i,j})`, ordered `i * digits + j`.
     pub fn components(&self) -> &[(Poly<Ntt>, Poly<Ntt>)] {
         &self.components
+    }
+
+    /// The public seed the `alpha_{i,j}` were expanded from, if known (keys from [`KeyGenerator`]
+    /// always have one; keys loaded from expanded bytes do not).
+    pub fn seed(&self) -> Option<&Seed> {
+        self.seed.as_ref()
     }
 }
 
@@ -171,7 +180,9 @@ impl GaloisKeys {
 
 /// The HPS key-switching key from `target = s'` (NTT form over `Q`) to `s` (Sections 3.3 and 4.1): for
 /// every residue `i` and digit `j`, `beta_{i,j} = [g_{i,j} s' - alpha_{i,j} s + e_{i,j}]_Q` with
-/// `alpha_{i,j} <- U(R_Q)`, `e_{i,j} <- chi_e` and `g_{i,j}` the CRT/digit gadget of the context.
+/// `alpha_{i,j} <- U(R_Q)`, `e_{i,j} <- chi_e` and `g_{i,j}` the CRT/digit gadget of the context. The
+/// `alpha_{i,j}` are expanded in order from one fresh public seed (as the keys of `rnsfhe-core`), so the
+/// key travels as its `beta` polynomials and 32 bytes.
 fn switching_key(
     ctx: &BfvContext,
     target: &SecretPoly,
@@ -182,10 +193,12 @@ fn switching_key(
     let digits = ctx.relin_digits();
     let k = q.len();
     let mut components = Vec::with_capacity(ctx.relin_components());
+    let seed = rng.fresh_seed();
+    let mut public = Csprng::from_public_seed(seed);
     for i in 0..k {
         for j in 0..digits.count() {
             let g = digits.gadget_residues(i, j, k)?;
-            let alpha = sample_uniform(q, rng)?;
+            let alpha = expand_uniform(q, &mut public)?;
             let e = SecretPoly::new(sample_error(ctx, rng)?.into_ntt());
             let mut beta = e.get().clone();
             let a_s = SecretPoly::new(alpha.mul(s.get())?);
@@ -197,7 +210,10 @@ fn switching_key(
             components.push((beta, alpha));
         }
     }
-    Ok(KeySwitchKey { components })
+    Ok(KeySwitchKey {
+        components,
+        seed: Some(seed),
+    })
 }
 
 /// Samples the keys of a [`BfvContext`] from one secret key (HPS Section 4.1 "Key generation").

@@ -24,6 +24,9 @@
 //!   ([`evaluator`], [`galois`]).
 //! * [`BfvParams::generate`] and [`BfvPreset`]: the parameter selection of HPS Section 6.1 and the rows
 //!   of HPS Table 3 ([`generator`]).
+//! * The wire format ([`serialization`]): parameters, relinearization and Galois keys, plaintexts and
+//!   ciphertexts as versioned bytes (`to_bytes` / `from_bytes`), keys with the seeds of their uniform
+//!   parts, and [`Encryptor::encrypt_seeded`] for a [`SeededCiphertext`] of about half the size.
 //!
 //! ```
 //! use rnsfhe_bfv::{BatchEncoder, BfvContext, BfvParams, Decryptor, Encryptor, Evaluator, KeyGenerator};
@@ -64,6 +67,7 @@ pub mod galois;
 pub mod generator;
 pub mod keys;
 pub mod params;
+pub mod serialization;
 
 pub use encoder::{BatchEncoder, CoeffEncoder, Plaintext};
 pub use encryption::{Ciphertext, Decryptor, Encryptor, MAX_BUDGET_LOG_Q};
@@ -76,5 +80,6 @@ pub use galois::{
 pub use generator::BfvPreset;
 pub use keys::{GaloisKeys, KeyGenerator, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 pub use params::{max_log_q_128, BfvContext, BfvParams, HPS_SIGMA, MAX_PLAINTEXT_MODULUS};
+pub use serialization::{SeededCiphertext, MAX_WIRE_MODULI};
 /// The basis-conversion modes of [`BfvParams::conversion`] (re-exported from `rnsfhe-ring`).
 pub use rnsfhe_ring::ConversionMode;

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use rnsfhe_core::serialization::{
     ciphertext_parts_size, read_ciphertext_parts, read_conversion, read_secret_distribution,
-    read_sigma, write_ciphertext_parts, write_conversion, write_secret_distribution,
+    read_sigma, rebuild_context, write_ciphertext_parts, write_conversion, write_secret_distribution,
     write_seeded_parts,
 };
 use rnsfhe_core::SeededRlweCiphertext;
@@ -96,22 +96,12 @@ impl CkksContext {
 
     fn read_object<R: Read>(r: &mut WireReader<R>) -> Result<Arc<Self>, DecodeError> {
         let (params, fingerprint) = CkksParams::read_object(r)?;
-        let end = r.offset();
-        let ctx = CkksContext::new(params)
-            .map_err(|e| r.invalid_at(16, "parameters", format!("rejected: {e}")))?;
-        if ctx.fingerprint() != fingerprint {
-            return Err(r.invalid_at(
-                end,
-                "header.fingerprint",
-                format!(
-                    "the parameters build a context with fingerprint {:#018x}, the header says {:#018x} \
-                     (written by a build that derives other primes?)",
-                    ctx.fingerprint(),
-                    fingerprint
-                ),
-            ));
-        }
-        Ok(ctx)
+        rebuild_context(
+            r.offset(),
+            fingerprint,
+            || CkksContext::new(params),
+            |c| c.fingerprint(),
+        )
     }
 }
 

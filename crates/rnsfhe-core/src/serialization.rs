@@ -24,11 +24,12 @@ use std::sync::Arc;
 
 use rnsfhe_math::sampling::{Csprng, Seed, SEED_LEN};
 use rnsfhe_math::wire::{
-    packed_len, write_object, DecodeError, Deserializable, Header, ObjectKind, PublicRandomness,
+    packed_len, write_object, DecodeError, DecodeErrorKind, Deserializable, Header, ObjectKind,
+    PublicRandomness,
     Serializable, WireReader, WireWriter, HEADER_LEN,
 };
 use rnsfhe_ring::wire::poly_wire_size;
-use rnsfhe_ring::{ConversionMode, Form, Ntt, Poly, RnsBasis};
+use rnsfhe_ring::{Coeff, ConversionMode, Form, Ntt, Poly, RnsBasis};
 use zeroize::Zeroize;
 
 use crate::context::{RlweContext, SecretDistribution};
@@ -345,65 +346,85 @@ impl Deserializable<RlweContext> for GaloisKeys {
     }
 }
 
-/// Wire size of ciphertext parts over `basis`: `count` polynomials, the second one as a seed if
-/// `seeded`.
-pub fn ciphertext_parts_size(basis: &RnsBasis, count: usize, seeded: bool) -> u64 {
+/// The polynomial forms a seeded uniform part expands into: NTT (keys, CKKS ciphertexts) and
+/// coefficient (BFV ciphertexts, which live in coefficient form). Both expand the same uniform NTT
+/// polynomial ([`expand_uniform`] from [`Csprng::from_public_seed`]); the coefficient form is its inverse
+/// transform, still uniform, so one seed format serves every scheme.
+pub trait SeedExpansion: Form + Sized {
+    /// The uniform polynomial over `basis` expanded from the public `seed`, in this form.
+    ///
+    /// Errors: ring errors only if the basis were inconsistent.
+    fn expand_seed(basis: &Arc<RnsBasis>, seed: Seed) -> Result<Poly<Self>, crate::Error>;
+}
+
+impl SeedExpansion for Ntt {
+    fn expand_seed(basis: &Arc<RnsBasis>, seed: Seed) -> Result<Poly<Ntt>, crate::Error> {
+        expand_uniform(basis, &mut Csprng::from_public_seed(seed))
+    }
+}
+
+impl SeedExpansion for Coeff {
+    fn expand_seed(basis: &Arc<RnsBasis>, seed: Seed) -> Result<Poly<Coeff>, crate::Error> {
+        Ok(Ntt::expand_seed(basis, seed)?.into_coeff())
+    }
+}
+
+/// Wire size of ciphertext polynomials over `basis` without a level ([`write_parts`]): count and seeded
+/// bytes, then `count` polynomials, the second one as a seed if `seeded`.
+pub fn parts_size(basis: &RnsBasis, count: usize, seeded: bool) -> u64 {
     let poly = poly_wire_size(basis);
-    6 + if seeded {
+    2 + if seeded {
         poly + SEED_LEN as u64
     } else {
         count as u64 * poly
     }
 }
 
-/// Writes the parts of `ct` (level, count, then the polynomials).
-pub fn write_ciphertext_parts<W: Write>(
-    w: &mut WireWriter<W>,
-    ct: &RlweCiphertext,
-) -> io::Result<()> {
-    w.u32(ct.level() as u32)?;
-    w.u8(ct.part_count() as u8)?;
-    w.u8(0)?;
-    ct.parts.iter().try_for_each(|p| p.write_wire(w))
+/// Wire size of ciphertext parts over `basis` with their level ([`write_ciphertext_parts`]).
+pub fn ciphertext_parts_size(basis: &RnsBasis, count: usize, seeded: bool) -> u64 {
+    4 + parts_size(basis, count, seeded)
 }
 
-/// Writes a seeded ciphertext in the layout of [`write_ciphertext_parts`] (2 parts, the second as its
-/// seed), so that it loads as an ordinary ciphertext.
-pub fn write_seeded_parts<W: Write>(
+/// Writes ciphertext polynomials of any form without a level: `u8` count, `u8` seeded = 0, the
+/// polynomials. Shared by the RLWE parts here and BFV ciphertexts (coefficient form, always over `Q`).
+pub fn write_parts<W: Write, F: Form>(w: &mut WireWriter<W>, parts: &[Poly<F>]) -> io::Result<()> {
+    w.u8(parts.len() as u8)?;
+    w.u8(0)?;
+    parts.iter().try_for_each(|p| p.write_wire(w))
+}
+
+/// Writes a fresh pair `(c_0, a)` whose `a` expands from `seed`, in the layout of [`write_parts`]:
+/// 2 parts, then `c_0` and the seed (or, for [`PublicRandomness::Expanded`], `a` itself).
+pub fn write_seeded_pair<W: Write, F: SeedExpansion>(
     w: &mut WireWriter<W>,
-    ct: &SeededRlweCiphertext,
+    c0: &Poly<F>,
+    seed: &Seed,
     randomness: PublicRandomness,
 ) -> io::Result<()> {
-    w.u32(ct.level() as u32)?;
     w.u8(2)?;
     match randomness {
         PublicRandomness::Seeded => {
             w.u8(1)?;
-            ct.c0.write_wire(w)?;
-            w.bytes(&ct.seed)
+            c0.write_wire(w)?;
+            w.bytes(seed)
         }
         PublicRandomness::Expanded => {
             w.u8(0)?;
-            ct.c0.write_wire(w)?;
-            let a = expand_uniform(ct.c0.basis(), &mut Csprng::from_public_seed(ct.seed))
-                .map_err(|e| io::Error::other(e.to_string()))?;
+            c0.write_wire(w)?;
+            let a = F::expand_seed(c0.basis(), *seed).map_err(|e| io::Error::other(e.to_string()))?;
             a.write_wire(w)
         }
     }
 }
 
-/// Reads ciphertext parts of `ctx` written by [`write_ciphertext_parts`] or [`write_seeded_parts`]:
-/// the level must be on the chain (`1..=L`), 2 or 3 parts, a seed only for 2 parts.
-pub fn read_ciphertext_parts<R: Read>(
+/// Reads polynomials over `basis` written by [`write_parts`] or [`write_seeded_pair`]: 2 or 3 parts, a
+/// seed only for 2 parts; errors name `{field}.part_count`, `{field}.seeded`, `{field}.parts[i]` and
+/// `{field}.seed`.
+pub fn read_parts<R: Read, F: SeedExpansion>(
     r: &mut WireReader<R>,
-    ctx: &RlweContext,
+    basis: &Arc<RnsBasis>,
     field: &str,
-) -> Result<RlweCiphertext, DecodeError> {
-    let level = r.u32_in(
-        &format!("{field}.level"),
-        1..=ctx.max_level() as u32,
-        "a level of the chain (limb count)",
-    )? as usize;
+) -> Result<Vec<Poly<F>>, DecodeError> {
     let count = r.u8(&format!("{field}.part_count"))?;
     if !(2..=3).contains(&count) {
         return Err(r.out_of_range(
@@ -420,19 +441,82 @@ pub fn read_ciphertext_parts<R: Read>(
             "only a fresh 2-part ciphertext can have a seeded part",
         ));
     }
+    if seeded {
+        let c0 = Poly::read_wire(r, basis, &format!("{field}.parts[0]"))?;
+        let seed: Seed = r.array(&format!("{field}.seed"))?;
+        let a = F::expand_seed(basis, seed).map_err(|e| expansion_failed(r, field, e))?;
+        Ok(vec![c0, a])
+    } else {
+        read_polys(r, basis, count as usize, &format!("{field}.parts"))
+    }
+}
+
+/// Writes the parts of `ct` (level, then [`write_parts`]).
+pub fn write_ciphertext_parts<W: Write>(
+    w: &mut WireWriter<W>,
+    ct: &RlweCiphertext,
+) -> io::Result<()> {
+    w.u32(ct.level() as u32)?;
+    write_parts(w, &ct.parts)
+}
+
+/// Writes a seeded ciphertext in the layout of [`write_ciphertext_parts`] (2 parts, the second as its
+/// seed), so that it loads as an ordinary ciphertext.
+pub fn write_seeded_parts<W: Write>(
+    w: &mut WireWriter<W>,
+    ct: &SeededRlweCiphertext,
+    randomness: PublicRandomness,
+) -> io::Result<()> {
+    w.u32(ct.level() as u32)?;
+    write_seeded_pair(w, &ct.c0, &ct.seed, randomness)
+}
+
+/// Reads ciphertext parts of `ctx` written by [`write_ciphertext_parts`] or [`write_seeded_parts`]:
+/// the level must be on the chain (`1..=L`), then [`read_parts`].
+pub fn read_ciphertext_parts<R: Read>(
+    r: &mut WireReader<R>,
+    ctx: &RlweContext,
+    field: &str,
+) -> Result<RlweCiphertext, DecodeError> {
+    let level = r.u32_in(
+        &format!("{field}.level"),
+        1..=ctx.max_level() as u32,
+        "a level of the chain (limb count)",
+    )? as usize;
     let basis = ctx
         .basis_at(level)
         .map_err(|e| r.invalid(&format!("{field}.level"), e.to_string()))?;
-    let parts = if seeded {
-        let c0 = Poly::read_wire(r, basis, &format!("{field}.parts[0]"))?;
-        let seed: Seed = r.array(&format!("{field}.seed"))?;
-        let a = expand_uniform(basis, &mut Csprng::from_public_seed(seed))
-            .map_err(|e| expansion_failed(r, field, e))?;
-        vec![c0, a]
-    } else {
-        read_polys(r, basis, count as usize, &format!("{field}.parts"))?
-    };
+    let parts = read_parts(r, basis, field)?;
     RlweCiphertext::new(parts).map_err(|e| r.invalid(field, e.to_string()))
+}
+
+/// Builds the context of decoded parameters with `build` and checks that its fingerprint is
+/// `header_fingerprint`: the parameter loaders of every scheme end here, so a reader never trusts
+/// moduli it did not derive itself. Refused parameters are an error of the field `parameters` (at byte
+/// 16, the payload's start); another fingerprint (a build that derives other primes) an error of
+/// `header.fingerprint` at `end`, the end of the payload.
+pub fn rebuild_context<C, E: std::fmt::Display>(
+    end: u64,
+    header_fingerprint: u64,
+    build: impl FnOnce() -> Result<C, E>,
+    fingerprint: impl FnOnce(&C) -> u64,
+) -> Result<C, DecodeError> {
+    let invalid = |field: &str, at: u64, reason: String| {
+        DecodeError::new(field, at, DecodeErrorKind::Invalid(reason))
+    };
+    let ctx = build().map_err(|e| invalid("parameters", HEADER_LEN, format!("rejected: {e}")))?;
+    let built = fingerprint(&ctx);
+    if built != header_fingerprint {
+        return Err(invalid(
+            "header.fingerprint",
+            end,
+            format!(
+                "the parameters build a context with fingerprint {built:#018x}, the header says \
+                 {header_fingerprint:#018x} (written by a build that derives other primes?)"
+            ),
+        ));
+    }
+    Ok(ctx)
 }
 
 /// Writes a secret distribution: `u8` tag (0 ternary, 1 Hamming weight) and `u32` weight (0 for
