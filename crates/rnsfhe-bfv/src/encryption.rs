@@ -179,9 +179,10 @@ impl Encryptor {
         let EncryptionKey::Secret(sk) = &self.key else {
             return Err(BfvError::InvalidParams {
                 what: "seeded encryption",
-                reason: "a seeded ciphertext needs secret-key encryption (Encryptor::with_secret_key); \
+                reason:
+                    "a seeded ciphertext needs secret-key encryption (Encryptor::with_secret_key); \
                          public-key ciphertexts have no uniform part to seed"
-                    .into(),
+                        .into(),
             });
         };
         let m = scaled_message(&self.ctx, pt)?;

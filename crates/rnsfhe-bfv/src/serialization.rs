@@ -30,8 +30,8 @@ use std::sync::Arc;
 
 use rnsfhe_core::serialization::{
     key_pairs_size, parts_size, read_conversion, read_galois_list, read_key_pairs, read_parts,
-    read_sigma, rebuild_context, write_conversion, write_galois_list, write_key_pairs,
-    write_parts, write_seeded_pair, SeedExpansion,
+    read_sigma, rebuild_context, write_conversion, write_galois_list, write_key_pairs, write_parts,
+    write_seeded_pair, SeedExpansion,
 };
 use rnsfhe_core::{PublicKey, SecretKey};
 use rnsfhe_math::sampling::Seed;
@@ -354,11 +354,7 @@ impl Serializable for SeededCiphertext {
     }
 
     fn payload_size(&self, randomness: PublicRandomness) -> u64 {
-        parts_size(
-            self.c0.basis(),
-            2,
-            randomness == PublicRandomness::Seeded,
-        )
+        parts_size(self.c0.basis(), 2, randomness == PublicRandomness::Seeded)
     }
 
     fn write_payload<W: Write>(
@@ -393,8 +389,7 @@ impl KeySwitchKey {
         ctx: &BfvContext,
         field: &str,
     ) -> Result<Self, DecodeError> {
-        let (components, seed) =
-            read_key_pairs(r, ctx.q_basis(), ctx.relin_components(), field)?;
+        let (components, seed) = read_key_pairs(r, ctx.q_basis(), ctx.relin_components(), field)?;
         Ok(KeySwitchKey { components, seed })
     }
 }
@@ -530,7 +525,9 @@ mod tests {
             let mut rng = rng();
             let kg = KeyGenerator::new(&c, &mut rng).unwrap();
             let sk = kg.secret_key();
-            let sk_back = c.secret_key_from_bytes(&sk.to_secret_bytes(c.rlwe())).unwrap();
+            let sk_back = c
+                .secret_key_from_bytes(&sk.to_secret_bytes(c.rlwe()))
+                .unwrap();
             assert_eq!(sk_back.coefficients(), sk.coefficients());
             let pk = kg.public_key(&mut rng).unwrap();
             let pk_back = c.public_key_from_bytes(&pk.to_bytes()).unwrap();
@@ -569,7 +566,10 @@ mod tests {
             }
             let seeded = rk.to_bytes().len() as f64;
             let expanded = rk.to_bytes_with(PublicRandomness::Expanded).len() as f64;
-            assert!((seeded / expanded - 0.5).abs() < 0.01, "{seeded} / {expanded}");
+            assert!(
+                (seeded / expanded - 0.5).abs() < 0.01,
+                "{seeded} / {expanded}"
+            );
             // A 3-part ciphertext (before relinearization) and a 2-part one round-trip exactly.
             let ev = Evaluator::new(&c);
             let three = ev.multiply_no_relin(&ct, &ct).unwrap();
@@ -607,7 +607,10 @@ mod tests {
         assert_eq!(&got[..5], &[-3, 1, 4, -1, 5]);
         // Ordinary secret-key ciphertexts still decrypt (their `a` also comes from a seed).
         let ct = enc.encrypt(&pt, &mut rng).unwrap();
-        assert_eq!(ce.decode_i64(&dec.decrypt(&ct).unwrap()).unwrap()[..5], [-3, 1, 4, -1, 5]);
+        assert_eq!(
+            ce.decode_i64(&dec.decrypt(&ct).unwrap()).unwrap()[..5],
+            [-3, 1, 4, -1, 5]
+        );
         // A public-key encryptor has no seed to keep.
         let pk = kg.public_key(&mut rng).unwrap();
         let penc = Encryptor::with_public_key(&c, &pk).unwrap();

@@ -21,8 +21,8 @@ use std::sync::Arc;
 
 use rnsfhe_core::serialization::{
     ciphertext_parts_size, read_ciphertext_parts, read_conversion, read_secret_distribution,
-    read_sigma, rebuild_context, write_ciphertext_parts, write_conversion, write_secret_distribution,
-    write_seeded_parts,
+    read_sigma, rebuild_context, write_ciphertext_parts, write_conversion,
+    write_secret_distribution, write_seeded_parts,
 };
 use rnsfhe_core::SeededRlweCiphertext;
 use rnsfhe_math::wire::{

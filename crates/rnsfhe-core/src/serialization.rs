@@ -25,8 +25,7 @@ use std::sync::Arc;
 use rnsfhe_math::sampling::{Csprng, Seed, SEED_LEN};
 use rnsfhe_math::wire::{
     packed_len, write_object, DecodeError, DecodeErrorKind, Deserializable, Header, ObjectKind,
-    PublicRandomness,
-    Serializable, WireReader, WireWriter, HEADER_LEN,
+    PublicRandomness, Serializable, WireReader, WireWriter, HEADER_LEN,
 };
 use rnsfhe_ring::wire::poly_wire_size;
 use rnsfhe_ring::{Coeff, ConversionMode, Form, Ntt, Poly, RnsBasis};
@@ -411,7 +410,8 @@ pub fn write_seeded_pair<W: Write, F: SeedExpansion>(
         PublicRandomness::Expanded => {
             w.u8(0)?;
             c0.write_wire(w)?;
-            let a = F::expand_seed(c0.basis(), *seed).map_err(|e| io::Error::other(e.to_string()))?;
+            let a =
+                F::expand_seed(c0.basis(), *seed).map_err(|e| io::Error::other(e.to_string()))?;
             a.write_wire(w)
         }
     }
@@ -831,9 +831,15 @@ mod tests {
         let gk2 = GaloisKeys::read_from(&mut file, &ctx).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(pk2.b(), pk.b());
-        assert_eq!(gk2.get(5).unwrap().components(), gk.get(5).unwrap().components());
+        assert_eq!(
+            gk2.get(5).unwrap().components(),
+            gk.get(5).unwrap().components()
+        );
         // The expanded key has no seed; written again with seeds requested it stays expanded.
         assert!(gk2.get(5).unwrap().seed().is_none());
-        assert_eq!(gk2.serialized_size(), gk.to_bytes_with(PublicRandomness::Expanded).len() as u64);
+        assert_eq!(
+            gk2.serialized_size(),
+            gk.to_bytes_with(PublicRandomness::Expanded).len() as u64
+        );
     }
 }
