@@ -2,12 +2,13 @@
 //! the common ground of the format fixtures (`tests/fixtures/`), the corrupted-input corpus
 //! (`tests/wire_corpus.rs`) and the fuzz targets (`fuzz/`).
 //!
-//! The samples use tiny, **insecure** parameters (`N = 2^10`) and a fixed seed
+//! The samples (CKKS and BFV) use tiny, **insecure** parameters (`N = 2^10`) and a fixed seed
 //! ([`Csprng::insecure_from_seed_for_tests`]) so that they are small and reproducible; they exist to
 //! exercise the decoders, never to protect data.
 
 use std::sync::Arc;
 
+use rnsfhe_bfv::{BatchEncoder, BfvContext, BfvParams};
 use rnsfhe_ckks::{CkksContext, CkksEncryptor, CkksParams, Csprng, KeyGenerator, RescalingPolicy};
 use rnsfhe_core::{ConversionMode, GaloisKeys, PublicKey, RelinKey, SecretDistribution, SecretKey};
 use rnsfhe_math::wire::{peek_header, DecodeError, Deserializable, ObjectKind, Serializable};
@@ -34,6 +35,27 @@ pub fn ckks_sample_params() -> CkksParams {
 /// The slot values encrypted and encoded by the samples.
 pub const SAMPLE_VALUES: [f64; 4] = [0.5, -1.25, 2.0, 3.75];
 
+/// The parameters of the BFV samples: `N = 2^10`, batching modulus `t = 65537`, two 40-bit ciphertext
+/// primes and the auxiliary primes of [`BfvParams::with_bit_sizes`], relinearization by base-`2^20`
+/// digits (so the key has `2 x 2` pairs and the digit path is exercised). Insecure (for tests only).
+///
+/// Errors: none expected (a deterministic prime search).
+pub fn bfv_sample_params() -> anyhow::Result<BfvParams> {
+    let mut params = BfvParams::with_bit_sizes(10, BFV_SAMPLE_T, 40, 2)?;
+    params.relin_base_log = Some(20);
+    params.allow_insecure = true;
+    Ok(params)
+}
+
+/// The plaintext modulus of the BFV samples.
+pub const BFV_SAMPLE_T: u64 = 65537;
+
+/// The slot values encrypted and encoded by the BFV samples.
+pub const BFV_SAMPLE_VALUES: [u64; 4] = [7, 0, 65536, 12345];
+
+/// The row rotation the BFV Galois-key sample covers (with the column swap).
+pub const BFV_SAMPLE_STEP: i64 = 1;
+
 /// One sample object: a file-friendly name, its kind and its bytes.
 #[derive(Clone, Debug)]
 pub struct Sample {
@@ -50,6 +72,8 @@ pub struct Sample {
 pub struct SampleContexts {
     /// The CKKS context of [`ckks_sample_params`].
     pub ckks: Arc<CkksContext>,
+    /// The BFV context of [`bfv_sample_params`].
+    pub bfv: Arc<BfvContext>,
 }
 
 impl SampleContexts {
@@ -59,6 +83,7 @@ impl SampleContexts {
     pub fn new() -> anyhow::Result<Self> {
         Ok(Self {
             ckks: CkksContext::new(ckks_sample_params())?,
+            bfv: BfvContext::new(bfv_sample_params()?)?,
         })
     }
 }
@@ -76,7 +101,7 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> anyhow::Result<Vec<Sample>> {
     let ct = enc.encrypt(&SAMPLE_VALUES[..], &mut rng)?;
     let seeded = enc.encrypt_seeded(&SAMPLE_VALUES[..], &mut rng)?;
     let sample = |name, kind, bytes| Sample { name, kind, bytes };
-    Ok(vec![
+    Ok([
         sample("ckks_params", ObjectKind::CkksParameters, ctx.to_bytes()),
         sample(
             "secret_key",
@@ -97,6 +122,50 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> anyhow::Result<Vec<Sample>> {
             ObjectKind::CkksCiphertext,
             seeded.to_bytes(),
         ),
+    ]
+    .into_iter()
+    .chain(bfv_samples(&ctxs.bfv, seed)?)
+    .collect())
+}
+
+/// The BFV samples, from their own generator (so that the CKKS samples do not depend on them): every
+/// BFV kind, the keys of `rnsfhe-core` over the BFV context, a fresh ciphertext, a 3-part product and a
+/// seeded secret-key ciphertext.
+fn bfv_samples(ctx: &Arc<BfvContext>, seed: u8) -> anyhow::Result<Vec<Sample>> {
+    use rnsfhe_bfv::{Encryptor, Evaluator};
+    let mut rng = Csprng::insecure_from_seed_for_tests([seed.wrapping_add(100); 32]);
+    let kg = rnsfhe_bfv::KeyGenerator::new(ctx, &mut rng)?;
+    let pk = kg.public_key(&mut rng)?;
+    let rk = kg.relin_key(&mut rng)?;
+    let gk = kg.galois_keys(&[BFV_SAMPLE_STEP], true, &mut rng)?;
+    let pt = BatchEncoder::new(ctx)?.encode_u64(&BFV_SAMPLE_VALUES)?;
+    let enc = Encryptor::with_secret_key(ctx, kg.secret_key())?;
+    let ct = Encryptor::with_public_key(ctx, &pk)?.encrypt(&pt, &mut rng)?;
+    let product = Evaluator::new(ctx).multiply_no_relin(&ct, &ct)?;
+    let seeded = enc.encrypt_seeded(&pt, &mut rng)?;
+    let sample = |name, kind, bytes| Sample { name, kind, bytes };
+    Ok(vec![
+        sample("bfv_params", ObjectKind::BfvParameters, ctx.to_bytes()),
+        sample(
+            "bfv_secret_key",
+            ObjectKind::SecretKey,
+            kg.secret_key().to_secret_bytes(ctx.rlwe()),
+        ),
+        sample("bfv_public_key", ObjectKind::PublicKey, pk.to_bytes()),
+        sample("bfv_relin_key", ObjectKind::BfvRelinKey, rk.to_bytes()),
+        sample("bfv_galois_keys", ObjectKind::BfvGaloisKeys, gk.to_bytes()),
+        sample("bfv_plaintext", ObjectKind::BfvPlaintext, pt.to_bytes()),
+        sample("bfv_ciphertext", ObjectKind::BfvCiphertext, ct.to_bytes()),
+        sample(
+            "bfv_product_ciphertext",
+            ObjectKind::BfvCiphertext,
+            product.to_bytes(),
+        ),
+        sample(
+            "bfv_seeded_ciphertext",
+            ObjectKind::BfvCiphertext,
+            seeded.to_bytes(),
+        ),
     ])
 }
 
@@ -104,9 +173,15 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> anyhow::Result<Vec<Sample>> {
 /// the single entry point of the fuzz targets and corpus tests (every deserializer is reachable).
 /// Parameters are decoded without building a context unless they are the samples' own size or smaller
 /// (`N <= 2^11`, at most 4 primes of each kind), which keeps a fuzzer from spending its time in prime
-/// searches.
+/// searches. Secret and public keys, shared by the schemes, load into the BFV context when their header
+/// carries its fingerprint and into the CKKS context otherwise.
 pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(), DecodeError> {
     let ctx = &ctxs.ckks;
+    let bfv = &ctxs.bfv;
+    let rlwe = match peek_header(bytes) {
+        Ok(h) if h.fingerprint == bfv.rlwe().fingerprint() => bfv.rlwe(),
+        _ => ctx.rlwe(),
+    };
     match kind {
         ObjectKind::CkksParameters => {
             let (params, _) = CkksParams::from_bytes(bytes)?;
@@ -114,11 +189,17 @@ pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(
                 CkksContext::from_bytes(bytes)?;
             }
         }
+        ObjectKind::BfvParameters => {
+            let (params, _) = BfvParams::from_bytes(bytes)?;
+            if params.log_n <= 11 && params.q_moduli.len() <= 4 && params.p_moduli.len() <= 4 {
+                BfvContext::from_bytes(bytes)?;
+            }
+        }
         ObjectKind::SecretKey => {
-            SecretKey::from_secret_bytes(bytes, ctx.rlwe())?;
+            SecretKey::from_secret_bytes(bytes, rlwe)?;
         }
         ObjectKind::PublicKey => {
-            PublicKey::from_bytes(bytes, ctx.rlwe())?;
+            PublicKey::from_bytes(bytes, rlwe)?;
         }
         ObjectKind::RelinKey => {
             RelinKey::from_bytes(bytes, ctx.rlwe())?;
@@ -131,6 +212,18 @@ pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(
         }
         ObjectKind::CkksCiphertext => {
             rnsfhe_ckks::Ciphertext::from_bytes(bytes, ctx)?;
+        }
+        ObjectKind::BfvRelinKey => {
+            rnsfhe_bfv::RelinKey::from_bytes(bytes, bfv)?;
+        }
+        ObjectKind::BfvGaloisKeys => {
+            rnsfhe_bfv::GaloisKeys::from_bytes(bytes, bfv)?;
+        }
+        ObjectKind::BfvPlaintext => {
+            rnsfhe_bfv::Plaintext::from_bytes(bytes, bfv)?;
+        }
+        ObjectKind::BfvCiphertext => {
+            rnsfhe_bfv::Ciphertext::from_bytes(bytes, bfv)?;
         }
         other => {
             return Err(DecodeError::new(
@@ -156,7 +249,10 @@ pub fn decode_any(bytes: &[u8], ctxs: &SampleContexts) -> Result<ObjectKind, Dec
 /// byte (which deserializer, modulo the group's size) followed by the bytes to load; together the groups
 /// cover every deserializer.
 pub const FUZZ_TARGETS: [(&str, &[ObjectKind]); 4] = [
-    ("params", &[ObjectKind::CkksParameters]),
+    (
+        "params",
+        &[ObjectKind::CkksParameters, ObjectKind::BfvParameters],
+    ),
     (
         "keys",
         &[
@@ -164,11 +260,18 @@ pub const FUZZ_TARGETS: [(&str, &[ObjectKind]); 4] = [
             ObjectKind::PublicKey,
             ObjectKind::RelinKey,
             ObjectKind::GaloisKeys,
+            ObjectKind::BfvRelinKey,
+            ObjectKind::BfvGaloisKeys,
         ],
     ),
     (
         "ciphertexts",
-        &[ObjectKind::CkksPlaintext, ObjectKind::CkksCiphertext],
+        &[
+            ObjectKind::CkksPlaintext,
+            ObjectKind::CkksCiphertext,
+            ObjectKind::BfvPlaintext,
+            ObjectKind::BfvCiphertext,
+        ],
     ),
     ("any", &[]),
 ];

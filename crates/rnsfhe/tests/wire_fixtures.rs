@@ -4,15 +4,21 @@
 //!
 //! Regenerate (only when adding a format version): `RNSFHE_WRITE_FIXTURES=1 cargo test --release -p
 //! rnsfhe --test wire_fixtures -- write_fixtures`, which writes `tests/fixtures/v<FORMAT_VERSION>/`.
+//! Rewriting must leave the committed files byte-identical (check `git status`); only new objects add
+//! files (the BFV objects joined v1 this way, the CKKS files unchanged).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 
+use rnsfhe::bfv::{self, BatchEncoder, BfvContext};
 use rnsfhe::ckks::{Ciphertext, CkksContext, CkksDecryptor, Plaintext};
 use rnsfhe::core::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::math::wire::{peek_header, Deserializable, Serializable, FORMAT_VERSION};
-use rnsfhe::wire_samples::{decode, samples, SampleContexts, SAMPLE_VALUES};
+use rnsfhe::wire_samples::{
+    decode, samples, SampleContexts, BFV_SAMPLE_STEP, BFV_SAMPLE_T, BFV_SAMPLE_VALUES,
+    SAMPLE_VALUES,
+};
 
 /// The seed the committed fixtures were generated with.
 const FIXTURE_SEED: u8 = 1;
@@ -88,6 +94,76 @@ fn current_fixtures_re_serialize_to_the_same_bytes() {
     let full = Ciphertext::from_bytes(&seeded, ctx).unwrap().to_bytes();
     let ratio = seeded.len() as f64 / full.len() as f64;
     assert!((0.49..0.52).contains(&ratio), "seeded / full = {ratio}");
+    bfv_fixtures_re_serialize(&d);
+}
+
+/// The BFV part of [`current_fixtures_re_serialize_to_the_same_bytes`].
+fn bfv_fixtures_re_serialize(d: &std::path::Path) {
+    let read = |name: &str| std::fs::read(d.join(format!("{name}.bin"))).unwrap();
+    let same = |name: &str, again: Vec<u8>| assert_eq!(again, read(name), "{name}");
+    let ctx = BfvContext::from_bytes(&read("bfv_params")).unwrap();
+    same("bfv_params", ctx.to_bytes());
+    let sk = ctx.secret_key_from_bytes(&read("bfv_secret_key")).unwrap();
+    same("bfv_secret_key", sk.to_secret_bytes(ctx.rlwe()));
+    let pk = ctx.public_key_from_bytes(&read("bfv_public_key")).unwrap();
+    same("bfv_public_key", pk.to_bytes());
+    let rk = bfv::RelinKey::from_bytes(&read("bfv_relin_key"), &ctx).unwrap();
+    same("bfv_relin_key", rk.to_bytes());
+    let gk = bfv::GaloisKeys::from_bytes(&read("bfv_galois_keys"), &ctx).unwrap();
+    same("bfv_galois_keys", gk.to_bytes());
+    let pt = bfv::Plaintext::from_bytes(&read("bfv_plaintext"), &ctx).unwrap();
+    same("bfv_plaintext", pt.to_bytes());
+    for name in ["bfv_ciphertext", "bfv_product_ciphertext"] {
+        let ct = bfv::Ciphertext::from_bytes(&read(name), &ctx).unwrap();
+        same(name, ct.to_bytes());
+    }
+    let seeded = read("bfv_seeded_ciphertext");
+    let full = bfv::Ciphertext::from_bytes(&seeded, &ctx)
+        .unwrap()
+        .to_bytes();
+    let ratio = seeded.len() as f64 / full.len() as f64;
+    assert!((0.49..0.52).contains(&ratio), "BFV seeded / full = {ratio}");
+}
+
+/// The BFV fixtures of one version decrypt to the sample values, and the loaded keys compute: the
+/// product relinearizes and rotates to the expected slots.
+fn bfv_fixtures_decrypt(version: u16, d: &std::path::Path) {
+    let read = |name: &str| std::fs::read(d.join(format!("{name}.bin"))).unwrap();
+    let ctx = BfvContext::from_bytes(&read("bfv_params")).unwrap();
+    let sk = ctx.secret_key_from_bytes(&read("bfv_secret_key")).unwrap();
+    let dec = bfv::Decryptor::new(&ctx, &sk).unwrap();
+    let encoder = BatchEncoder::new(&ctx).unwrap();
+    let slots = |ct: &bfv::Ciphertext| encoder.decode_u64(&dec.decrypt(ct).unwrap()).unwrap();
+    let load = |name: &str| bfv::Ciphertext::from_bytes(&read(name), &ctx).unwrap();
+    let x = BFV_SAMPLE_VALUES;
+    let square: Vec<u64> = x.iter().map(|&v| v * v % BFV_SAMPLE_T).collect();
+    for name in ["bfv_ciphertext", "bfv_seeded_ciphertext"] {
+        assert_eq!(slots(&load(name))[..4], x, "v{version}/{name}");
+    }
+    let pt = bfv::Plaintext::from_bytes(&read("bfv_plaintext"), &ctx).unwrap();
+    assert_eq!(
+        encoder.decode_u64(&pt).unwrap()[..4],
+        x,
+        "v{version} plaintext"
+    );
+    let product = load("bfv_product_ciphertext");
+    assert_eq!(slots(&product)[..4], square[..], "v{version} product");
+    let rk = bfv::RelinKey::from_bytes(&read("bfv_relin_key"), &ctx).unwrap();
+    let gk = bfv::GaloisKeys::from_bytes(&read("bfv_galois_keys"), &ctx).unwrap();
+    let ev = bfv::Evaluator::new(&ctx);
+    let relin = ev.relinearize(&product, &rk).unwrap();
+    let rotated = ev.rotate_rows(&relin, BFV_SAMPLE_STEP, &gk).unwrap();
+    assert_eq!(
+        slots(&rotated)[..3],
+        square[1..],
+        "v{version} relinearized and rotated"
+    );
+    // The public key encrypts for the secret key.
+    let pk = ctx.public_key_from_bytes(&read("bfv_public_key")).unwrap();
+    let enc = bfv::Encryptor::with_public_key(&ctx, &pk).unwrap();
+    let mut rng = rnsfhe::math::sampling::Csprng::insecure_from_seed_for_tests([5; 32]);
+    let fresh = enc.encrypt(&pt, &mut rng).unwrap();
+    assert_eq!(slots(&fresh)[..4], x, "v{version} public key");
 }
 
 #[test]
@@ -102,7 +178,7 @@ fn every_fixture_of_every_version_loads_and_decrypts() {
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         names.sort();
-        assert!(names.len() >= 8, "v{version}: {names:?}");
+        assert!(names.len() >= 17, "v{version}: {names:?}");
         for name in &names {
             let bytes = std::fs::read(d.join(name)).unwrap();
             let kind = peek_header(&bytes).unwrap().kind;
@@ -122,5 +198,6 @@ fn every_fixture_of_every_version_loads_and_decrypts() {
         for (g, v) in got.iter().zip(SAMPLE_VALUES) {
             assert!((g.re - v).abs() < 1e-6, "v{version} plaintext: {g} vs {v}");
         }
+        bfv_fixtures_decrypt(version, &d);
     }
 }
