@@ -16,7 +16,9 @@ PEGASUS scheme switching. Today the math layer, CKKS and BFV are available:
 * applications: logistic-regression training on encrypted data (RNS-CKKS Table 4) with a scikit-learn-like
   ``rnsfhe.apps.LogisticRegression``, the lbw and uis datasets and a numpy reference, in :mod:`rnsfhe.apps`.
 
-Errors raised by the Rust code surface as :class:`ValueError` with the Rust message.
+Errors raised by the Rust code surface as :class:`ValueError` with the Rust message; bytes that do not
+decode (``from_bytes`` of keys, ciphertexts and contexts) raise :class:`DecodeError`, a ValueError whose
+``field`` and ``offset`` name where decoding failed (shared by both schemes).
 
 >>> import rnsfhe
 >>> p = rnsfhe.ntt_primes_of_bits(30, 2 * 1024, 1)[0]
@@ -30,6 +32,7 @@ True
 
 from ._rnsfhe import (
     BasisConverter,
+    DecodeError,
     NttPlan,
     __version__,
     is_prime,
@@ -42,6 +45,8 @@ from . import apps, bfv, ckks
 
 __all__ = [
     "__version__",
+    # serialization
+    "DecodeError",
     # primes
     "is_prime",
     "ntt_primes_near_power_of_two",

@@ -6,6 +6,7 @@ Both re-export the same object model from their extension submodule (``rnsfhe._r
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Mapping
 
 #: The classes every scheme module re-exports, in the order of its ``__all__``.
@@ -21,6 +22,14 @@ SCHEME_CLASSES = (
     "Evaluator",
     "Ciphertext",
 )
+
+
+def _load(cls, context_bytes: bytes, data: bytes):
+    """The pickle loader of keys and ciphertexts (their ``__reduce__`` names it): the context of
+    ``context_bytes`` by ``Context.from_bytes`` of the object's scheme module (a process-wide cache, so
+    that many objects of one context build it once), then ``cls.from_bytes(data, context)``."""
+    context = importlib.import_module(cls.__module__).Context.from_bytes(context_bytes)
+    return cls.from_bytes(data, context)
 
 
 class SessionBase:
@@ -44,10 +53,8 @@ class SessionBase:
         return f"Session({self.context!r}, {self.evaluator!r})"
 
     def __reduce__(self):
-        """Raises TypeError: a session holds the secret key, which cannot be pickled until serialization
-        exists."""
+        """Raises TypeError: a session holds the secret key, which is saved only explicitly."""
         raise TypeError(
-            f"rnsfhe.{self._scheme}.Session cannot be pickled yet: serialization of {self._scheme.upper()} "
-            "keys and ciphertexts comes with the serialization issue (a Context can be pickled; it is "
-            "rebuilt from its parameters)"
+            f"rnsfhe.{self._scheme}.Session cannot be pickled: it holds the secret key; pickle (or "
+            "to_bytes()) its context and public keys, and save keys.secret explicitly with to_secret_bytes()"
         )

@@ -54,9 +54,11 @@ plaintext polynomial (any t, e.g. t = 2): sums are element-wise, products are ne
 or :class:`TypeError` (floats, strings). ``decrypt`` returns the N values as int64: centered in
 ``(-t/2, t/2]`` by default (so small negative results are negative; for t = 2 they are 0 and 1), or in
 ``[0, t)`` with ``signed=False``. Results are exact while the noise budget lasts; each multiplication uses
-about log2(t) + log2(N) bits of it. Errors of the Rust code raise :class:`ValueError` with its message. Keys
-and ciphertexts cannot be pickled yet (:class:`TypeError`); a Context can. Heavy calls release the GIL, so
-threads run them in parallel.
+about log2(t) + log2(N) bits of it. Errors of the Rust code raise :class:`ValueError` with its message. The
+BFV wire format is being written: today ``PublicKey.to_bytes()`` / ``PublicKey.from_bytes(data, context)``
+and ``SecretKey.to_secret_bytes()`` / ``SecretKey.from_secret_bytes(data, context)`` work (bad bytes raise
+:class:`rnsfhe.DecodeError`), other keys and ciphertexts cannot be pickled yet (:class:`TypeError`); a
+Context pickles. Heavy calls release the GIL, so threads run them in parallel.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from typing import Iterable, Optional, Union
 import numpy as np
 
 from . import _common
+from ._rnsfhe import DecodeError
 from ._rnsfhe.bfv import HPS_SIGMA, Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys
 from ._rnsfhe.bfv import KeySet, PublicKey, RelinKey, SecretKey, presets
 
@@ -145,4 +148,4 @@ class Session(_common.SessionBase):
         return self.decryptor.noise_budget(ct)
 
 
-__all__ = ["Session", *_common.SCHEME_CLASSES, "presets", "reduce"]
+__all__ = ["Session", *_common.SCHEME_CLASSES, "presets", "reduce", "DecodeError"]

@@ -46,10 +46,26 @@ True
 ...     print(e.levels_needed, e.levels_available)
 6 3
 
+**Serialization.** Every object but the secret key travels as bytes in rnsfhe's versioned wire format
+and pickles: ``Context.to_bytes()`` / ``Context.from_bytes(data)``; ``to_bytes(seeded=True)``,
+``serialized_size(seeded=True)`` and ``Cls.from_bytes(data, context)`` on :class:`PublicKey`,
+:class:`RelinKey`, :class:`GaloisKeys` and :class:`Ciphertext`. Loading validates (fingerprint, levels,
+residues) and raises :class:`rnsfhe.DecodeError` (a ValueError with ``field`` and ``offset``) for bad
+bytes. Seeded keys, and ciphertexts fresh from a secret-key encryptor, are about half the size. The secret
+key is saved only explicitly (``SecretKey.to_secret_bytes()`` / ``SecretKey.from_secret_bytes``); it, a
+:class:`KeySet`, the encryptor, decryptor, evaluator and a Session refuse pickling (:class:`TypeError`).
+A server needs only the context and the evaluation keys:
+
+>>> server_ctx = Context.from_bytes(s.context.to_bytes())
+>>> ev = server_ctx.evaluator(relin_key=RelinKey.from_bytes(s.keys.relin.to_bytes(), server_ctx))
+>>> ct = Ciphertext.from_bytes(s.encrypt(x).to_bytes(), server_ctx)
+>>> back = Ciphertext.from_bytes(ev.multiply(ct, ct).to_bytes(), s.context)  # the client's context
+>>> bool(np.allclose(s.decrypt(back, real=True)[:8], x * x, atol=1e-5))
+True
+
 Levels count limbs, as in the Rust library: a fresh ciphertext has level ``ctx.levels + 1`` and each
 rescaling removes one. Errors of the Rust code raise :class:`ValueError` with its message (a missing
-rotation key names the step). Keys and ciphertexts cannot be pickled yet (:class:`TypeError`); a Context
-can. Heavy calls release the GIL, so threads run them in parallel.
+rotation key names the step). Heavy calls release the GIL, so threads run them in parallel.
 """
 
 from __future__ import annotations
@@ -57,6 +73,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
 
 from . import _common
+from ._rnsfhe import DecodeError
 from ._rnsfhe.ckks import Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys, KeySet
 from ._rnsfhe.ckks import NotEnoughLevelsError, PartStats, Polynomial, PrecisionStats, PublicKey, RelinKey
 from ._rnsfhe.ckks import SecretKey, precision, presets
@@ -73,7 +90,7 @@ class Session(_common.SessionBase):
     while levels remain. Ciphertexts from :meth:`encrypt` are attached to :attr:`evaluator`.
 
     Attributes: ``context``, ``keys`` (:class:`KeySet`), ``evaluator``, ``encryptor``, ``decryptor``.
-    Not picklable (it holds the secret key).
+    Not picklable (it holds the secret key): pickle or ``to_bytes()`` its context and public keys.
     """
 
     _scheme = "ckks"
@@ -160,6 +177,7 @@ __all__ = [
     "presets",
     "Polynomial",
     "NotEnoughLevelsError",
+    "DecodeError",
     "chebyshev_approx",
     "weighted_sum",
 ]

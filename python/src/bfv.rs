@@ -27,13 +27,30 @@ use rnsfhe_bfv::{
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, context_methods, evaluator_methods,
     key_classes, keyset_methods, preset_name, preset_names, preset_prefix, py_bool,
-    value_error_with_hint, warn_user, wrong_dimensions, BinOp, Scheme,
+    value_error_with_hint, warn_user, wire_objects, wrong_dimensions, BinOp, Scheme, WireContext,
 };
 
 const SCHEME: Scheme = Scheme {
     module: "bfv",
     name: "BFV",
 };
+
+/// Why BFV objects other than the public and secret keys cannot be written yet.
+const NO_WIRE_FORMAT: &str = "the BFV wire format (parameters, relinearization and Galois keys, \
+                              ciphertexts) does not exist yet";
+
+impl WireContext for BfvContext {
+    fn parameter_bytes(&self) -> PyResult<Vec<u8>> {
+        Err(PyTypeError::new_err(format!(
+            "rnsfhe.bfv objects cannot be pickled and a bfv.Context has no to_bytes() yet: \
+             {NO_WIRE_FORMAT} (PublicKey.to_bytes() and SecretKey.to_secret_bytes() work)"
+        )))
+    }
+}
+
+wire_objects!(BfvContext {
+    PublicKey => |c| &**c.rlwe(),
+});
 
 /// A BFV error as a Python `ValueError` with the Rust message, plus a Python hint where one helps.
 fn bfv_error(err: BfvError) -> PyErr {
@@ -918,6 +935,7 @@ keyset_methods! {
 
 key_classes!(
     module = "rnsfhe.bfv",
+    context = BfvContext,
     encryptor_keys = "a bfv KeySet, PublicKey or SecretKey",
     decryptor_keys = "a bfv KeySet or SecretKey"
 );
@@ -926,6 +944,9 @@ key_classes!(
 #[pyclass(name = "RelinKey", module = "rnsfhe.bfv", frozen)]
 struct PyRelinKey {
     key: Arc<RelinKey>,
+    /// The context, for the wire methods that come with the BFV wire format.
+    #[allow(dead_code)]
+    ctx: Arc<BfvContext>,
 }
 
 #[pymethods]
@@ -946,7 +967,7 @@ impl PyRelinKey {
 
     /// Raises TypeError: keys cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("RelinKey"))
+        Err(SCHEME.not_picklable("RelinKey", NO_WIRE_FORMAT))
     }
 }
 
@@ -986,7 +1007,7 @@ impl PyGaloisKeys {
 
     /// Raises TypeError: keys cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("GaloisKeys"))
+        Err(SCHEME.not_picklable("GaloisKeys", NO_WIRE_FORMAT))
     }
 }
 
@@ -1060,7 +1081,10 @@ impl PyEncryptor {
 
     /// Raises TypeError: holds a key, which cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("Encryptor"))
+        Err(SCHEME.not_picklable(
+            "Encryptor",
+            "pickle (or to_bytes()) its PublicKey and build an encryptor with ctx.encryptor(key)",
+        ))
     }
 }
 
@@ -1131,7 +1155,10 @@ impl PyDecryptor {
 
     /// Raises TypeError: holds the secret key, which cannot be pickled until serialization exists.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("Decryptor"))
+        Err(SCHEME.not_picklable(
+            "Decryptor",
+            "it holds the secret key; save the SecretKey explicitly with to_secret_bytes()",
+        ))
     }
 }
 

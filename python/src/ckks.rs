@@ -22,19 +22,41 @@ use rnsfhe::ckks::{
     self, functions, ChebyshevSeries, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor,
     CkksParams, Complex64, Csprng, Evaluator, GaloisKeys, KeyGenerator, PartStats, Polynomial,
     PolynomialBasis, PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy,
-    SecretDistribution, SecretKey, SecurityLevel,
+    SecretDistribution, SecretKey, SecurityLevel, SeededCiphertext, Serializable,
 };
 
 use crate::common::{
-    add_scheme_classes, as_array, ciphertext_methods, context_methods, evaluator_methods,
-    key_classes, keyset_methods, mode_name, operator_result, parse_mode, preset_name, preset_names,
-    preset_prefix, py_bool, value_error_with_hint, warn_user, wrong_dimensions, BinOp, Scheme,
+    add_scheme_classes, as_array, cached_context, ciphertext_methods, context_methods,
+    evaluator_methods, key_classes, keyset_methods, load_object, mode_name, operator_result,
+    parse_mode, preset_name, preset_names, preset_prefix, py_bool, steps_from_elements,
+    value_error_with_hint, warn_user, wire_methods, wire_objects, wrong_dimensions, BinOp,
+    ContextCache, Scheme, WireClass, WireContext, WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
     module: "ckks",
     name: "CKKS",
 };
+
+/// The generator of slot rotations: rotation by k has the Galois element `5^k mod 2N`.
+const ROTATION_GENERATOR: u64 = 5;
+
+/// Contexts loaded from bytes (`Context.from_bytes`, unpickling), by their exact bytes: the keyless
+/// evaluator of each (which owns the context), held weakly.
+static CONTEXTS: ContextCache<Eval> = ContextCache::new();
+
+impl WireContext for CkksContext {
+    fn parameter_bytes(&self) -> PyResult<Vec<u8>> {
+        Ok(Serializable::to_bytes(self))
+    }
+}
+
+wire_objects!(CkksContext {
+    PublicKey => |c| &**c.rlwe(),
+    RelinKey => |c| &**c.rlwe(),
+    GaloisKeys => |c| &**c.rlwe(),
+    Ciphertext => |c| c,
+});
 
 /// A CKKS error as a Python `ValueError` with the Rust message, plus a Python hint for missing keys; a
 /// lack of levels is a [`NotEnoughLevelsError`] (a `ValueError`) naming the levels needed and available.
@@ -1217,25 +1239,39 @@ impl PyContext {
         preset: Option<Preset>,
         allow_insecure: bool,
     ) -> PyResult<Self> {
-        // The Rust opt-in is granted here and `allow_insecure` checked below, so that the refusal names
-        // the Python spelling of the opt-in.
+        // The Rust opt-in is exactly the Python one (it travels in the context's bytes); a refusal
+        // names the Python spelling.
         let params = CkksParams {
-            insecure_for_testing: true,
+            insecure_for_testing: allow_insecure,
             ..params
         };
         let ctx = py
             .allow_threads(|| CkksContext::new(params))
-            .map_err(ckks_error)?;
+            .map_err(|err| match err {
+                ckks::Error::Insecure { .. } => PyValueError::new_err(format!(
+                    "{err} Pass allow_insecure=True to use them anyway."
+                )),
+                err => ckks_error(err),
+            })?;
         if let Some(warning) = ctx.security_warning() {
-            if !allow_insecure {
-                return Err(PyValueError::new_err(format!(
-                    "{warning} Pass allow_insecure=True to use them anyway."
-                )));
-            }
             warn_user(py, &warning)?;
         }
         let plain = Arc::new(Eval::keyless(&ctx, true));
         Ok(Self { ctx, preset, plain })
+    }
+
+    /// The context whose keyless evaluator is `plain`, named after the preset with its parameters (the
+    /// insecure opt-in aside), if any.
+    fn from_plain(plain: Arc<Eval>) -> Self {
+        let ctx = Arc::clone(plain.ctx());
+        let params = ctx.params();
+        let preset = Preset::ALL.iter().copied().find(|p| {
+            CkksParams {
+                insecure_for_testing: params.insecure_for_testing,
+                ..p.params()
+            } == *params
+        });
+        Self { ctx, preset, plain }
     }
 
     /// ValueError unless `ct` was made with this context's parameters.
@@ -1584,29 +1620,39 @@ context_methods! {
             )
         }
 
-        /// Pickling rebuilds the context from its parameters (same primes, same fingerprint).
-        fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyType>, PyObject)> {
-            let this = slf.get();
-            let p = this.ctx.params();
+        /// Context.from_bytes(data) -> Context
+        ///
+        /// The context of parameters written by ``Context.to_bytes()`` (bytes, bytearray or
+        /// memoryview): every field is range-checked, the context is rebuilt (the same deterministic
+        /// prime search) and its fingerprint compared with the header's. Insecure parameters load only
+        /// if their bytes carry the opt-in (``allow_insecure=True`` when they were made), with a
+        /// UserWarning. Contexts are cached process-wide by their bytes while any object uses them, so
+        /// loading the same bytes again (unpickling many ciphertexts) does not rebuild. Raises
+        /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes.
+        #[classmethod]
+        fn from_bytes(
+            _cls: &Bound<'_, PyType>,
+            py: Python<'_>,
+            data: &Bound<'_, PyAny>,
+        ) -> PyResult<Self> {
+            let (plain, built) = cached_context(py, &CONTEXTS, data, |bytes| {
+                CkksContext::from_bytes(bytes).map(|ctx| Eval::keyless(&ctx, true))
+            })?;
+            if built {
+                if let Some(warning) = plain.ctx().security_warning() {
+                    warn_user(py, &warning)?;
+                }
+            }
+            Ok(Self::from_plain(plain))
+        }
+
+        /// Pickling writes ``to_bytes()``; unpickling is ``Context.from_bytes`` (same parameters, same
+        /// fingerprint, the process-wide cache).
+        fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
             let py = slf.py();
-            let args = (
-                p.log_n,
-                p.log_scale,
-                p.q0_bits,
-                p.levels,
-                p.special_primes,
-                p.special_bits,
-                p.dnum,
-                secret_name(p.secret),
-                p.sigma,
-                mode_name(p.conversion),
-                rescaling_name(p.rescaling),
-                this.ctx.is_insecure(),
-            )
-                .into_pyobject(py)?
-                .into_any()
-                .unbind();
-            Ok((slf.get_type().unbind(), args))
+            let load = slf.get_type().getattr("from_bytes")?.unbind();
+            let bytes = pyo3::types::PyBytes::new(py, &slf.get().ctx.to_bytes());
+            Ok((load, (bytes,).into_pyobject(py)?.into_any().unbind()))
         }
     }
 }
@@ -1617,8 +1663,9 @@ context_methods! {
 
 /// All keys of one secret: ``secret`` (SecretKey), ``public`` (PublicKey), ``relin`` (RelinKey) and
 /// ``galois`` (GaloisKeys). Made by ``Context.keygen``; give ``keys`` to ``Context.evaluator``,
-/// ``Context.encryptor`` and ``Context.decryptor``. Hand a server only ``relin`` and ``galois``.
-/// Not picklable yet.
+/// ``Context.encryptor`` and ``Context.decryptor``. Hand a server only ``relin`` and ``galois``
+/// (``to_bytes()`` or pickling). Not picklable (it holds the secret key: see
+/// ``SecretKey.to_secret_bytes``).
 #[pyclass(name = "KeySet", module = "rnsfhe.ckks", frozen)]
 struct PyKeySet {
     ctx: Arc<CkksContext>,
@@ -1639,6 +1686,7 @@ keyset_methods! {
                 key: Arc::clone(&self.galois),
                 rotations: self.rotations.clone(),
                 conjugate: self.conjugate,
+                ctx: Arc::clone(&self.ctx),
             }
         }
 
@@ -1667,70 +1715,136 @@ keyset_methods! {
 
 key_classes!(
     module = "rnsfhe.ckks",
+    context = CkksContext,
     encryptor_keys = "a KeySet, a PublicKey or a SecretKey",
     decryptor_keys = "a KeySet or a SecretKey"
 );
 
-/// The relinearization key. Not picklable yet.
+/// The relinearization key. ``to_bytes()`` / ``RelinKey.from_bytes(data, context)``; picklable.
 #[pyclass(name = "RelinKey", module = "rnsfhe.ckks", frozen)]
 struct PyRelinKey {
     key: Arc<RelinKey>,
+    ctx: Arc<CkksContext>,
 }
 
-#[pymethods]
-impl PyRelinKey {
-    fn __repr__(&self) -> String {
-        format!(
-            "RelinKey(fingerprint={:#018x})",
-            self.key.key().fingerprint()
-        )
+impl WireClass for PyRelinKey {
+    type Context = CkksContext;
+    type Object = RelinKey;
+
+    fn context(&self) -> &CkksContext {
+        &self.ctx
     }
 
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("RelinKey"))
+    fn object(&self) -> &RelinKey {
+        &self.key
     }
 }
 
-/// Galois keys for slot rotations (and conjugation). Not picklable yet.
+wire_methods! {
+    impl PyRelinKey {
+        /// RelinKey.from_bytes(data, context) -> RelinKey
+        ///
+        /// Loads a relinearization key written by ``to_bytes`` into ``context``, validating it (header,
+        /// fingerprint, one key-switching pair per digit group, residues below their moduli; seeds
+        /// expanded). The GIL is released. Raises rnsfhe.DecodeError (a ValueError) naming the field
+        /// and byte offset of bad bytes.
+        #[staticmethod]
+        fn from_bytes(
+            py: Python<'_>,
+            data: &Bound<'_, PyAny>,
+            context: &PyContext,
+        ) -> PyResult<Self> {
+            let key = load_object(py, data, &*context.ctx)?;
+            Ok(Self {
+                key: Arc::new(key),
+                ctx: Arc::clone(&context.ctx),
+            })
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "RelinKey(fingerprint={:#018x})",
+                self.key.key().fingerprint()
+            )
+        }
+    }
+}
+
+/// Galois keys for slot rotations (and conjugation). ``to_bytes()`` /
+/// ``GaloisKeys.from_bytes(data, context)``; picklable.
 #[pyclass(name = "GaloisKeys", module = "rnsfhe.ckks", frozen)]
 struct PyGaloisKeys {
     key: Arc<GaloisKeys>,
     rotations: Vec<i64>,
     conjugate: bool,
+    ctx: Arc<CkksContext>,
 }
 
-#[pymethods]
-impl PyGaloisKeys {
-    /// The rotation steps that have keys.
-    #[getter]
-    fn rotations(&self) -> Vec<i64> {
-        self.rotations.clone()
+impl WireClass for PyGaloisKeys {
+    type Context = CkksContext;
+    type Object = GaloisKeys;
+
+    fn context(&self) -> &CkksContext {
+        &self.ctx
     }
 
-    /// Whether the conjugation key is present.
-    #[getter]
-    fn conjugate(&self) -> bool {
-        self.conjugate
+    fn object(&self) -> &GaloisKeys {
+        &self.key
     }
+}
 
-    /// The Galois elements that have keys (5^k mod 2N for rotation by k, 2N - 1 for conjugation).
-    #[getter]
-    fn elements(&self) -> Vec<usize> {
-        self.key.elements()
-    }
+wire_methods! {
+    impl PyGaloisKeys {
+        /// GaloisKeys.from_bytes(data, context) -> GaloisKeys
+        ///
+        /// Loads Galois keys written by ``to_bytes`` into ``context``, validating them (header,
+        /// fingerprint, elements odd, below 2N and increasing, residues below their moduli; seeds
+        /// expanded). ``rotations`` and ``conjugate`` are recovered from the Galois elements (rotation
+        /// by k is 5^k mod 2N, conjugation 2N - 1), each step in (-N/4, N/4] (a step k and k - N/2 are
+        /// the same rotation: keygen(rotations=[-1]) comes back as -1, [N/2 - 1] as -1 too). The GIL is
+        /// released. Raises rnsfhe.DecodeError (a ValueError) naming the field and byte offset.
+        #[staticmethod]
+        fn from_bytes(
+            py: Python<'_>,
+            data: &Bound<'_, PyAny>,
+            context: &PyContext,
+        ) -> PyResult<Self> {
+            let key: GaloisKeys = load_object(py, data, &*context.ctx)?;
+            let (rotations, conjugate) =
+                steps_from_elements(&key.elements(), context.ctx.n(), ROTATION_GENERATOR);
+            Ok(Self {
+                key: Arc::new(key),
+                rotations,
+                conjugate,
+                ctx: Arc::clone(&context.ctx),
+            })
+        }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "GaloisKeys(rotations={:?}, conjugate={})",
-            self.rotations,
-            py_bool(self.conjugate)
-        )
-    }
+        /// The rotation steps that have keys.
+        #[getter]
+        fn rotations(&self) -> Vec<i64> {
+            self.rotations.clone()
+        }
 
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("GaloisKeys"))
+        /// Whether the conjugation key is present.
+        #[getter]
+        fn conjugate(&self) -> bool {
+            self.conjugate
+        }
+
+        /// The Galois elements that have keys (5^k mod 2N for rotation by k, 2N - 1 for conjugation).
+        #[getter]
+        fn elements(&self) -> Vec<usize> {
+            self.key.elements()
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "GaloisKeys(rotations={:?}, conjugate={})",
+                self.rotations,
+                py_bool(self.conjugate)
+            )
+        }
     }
 }
 
@@ -1771,6 +1885,11 @@ impl PyEncryptor {
     /// ``slots`` values at the top level and its default scale; missing values are zero. ``slots``
     /// (a power of two up to N/2, default N/2) sets the slot count: rotations act on that many slots.
     /// Raises ValueError for too many values or non-finite values. The GIL is released.
+    ///
+    /// With a SecretKey and all N/2 slots, the ciphertext keeps the 32-byte seed of its uniform part:
+    /// its ``to_bytes()`` (and pickle) is about half the size of ``to_bytes(seeded=False)``, which is
+    /// what a data owner sends to a server. The receiver loads it as an ordinary Ciphertext. Results of
+    /// operations, public-key ciphertexts and fewer slots have no seed.
     #[pyo3(signature = (values, slots = None))]
     fn encrypt(
         &self,
@@ -1779,7 +1898,17 @@ impl PyEncryptor {
         slots: Option<usize>,
     ) -> PyResult<PyCiphertext> {
         let values = read_values(values, "encrypt")?.into_complex();
-        let slots = slots.unwrap_or(self.ctx.max_slots());
+        let max_slots = self.ctx.max_slots();
+        let slots = slots.unwrap_or(max_slots);
+        if self.with_secret && slots == max_slots {
+            let seeded = py
+                .allow_threads(|| -> ckks::Result<SeededCiphertext> {
+                    let mut rng = Csprng::from_os()?;
+                    self.enc.encrypt_seeded(&values[..], &mut rng)
+                })
+                .map_err(ckks_error)?;
+            return PyCiphertext::with_seed(seeded, &self.eval);
+        }
         let ct = py
             .allow_threads(|| -> ckks::Result<Ciphertext> {
                 let pt = self.ctx.encode(&values, slots, self.ctx.max_level())?;
@@ -1798,9 +1927,12 @@ impl PyEncryptor {
         )
     }
 
-    /// Raises TypeError: holds a key, which cannot be pickled until serialization exists.
+    /// Raises TypeError: pickle its PublicKey instead and build an encryptor from it.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("Encryptor"))
+        Err(SCHEME.not_picklable(
+            "Encryptor",
+            "pickle (or to_bytes()) its PublicKey and build an encryptor with ctx.encryptor(key)",
+        ))
     }
 }
 
@@ -1845,9 +1977,12 @@ impl PyDecryptor {
         "Decryptor(<secret key>)"
     }
 
-    /// Raises TypeError: holds the secret key, which cannot be pickled until serialization exists.
+    /// Raises TypeError: it holds the secret key, which is saved only explicitly.
     fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("Decryptor"))
+        Err(SCHEME.not_picklable(
+            "Decryptor",
+            "it holds the secret key; save the SecretKey explicitly with to_secret_bytes()",
+        ))
     }
 }
 
@@ -2152,11 +2287,15 @@ evaluator_methods! {
 /// Immutable; operations return new ciphertexts. Operators ``+ - *`` take Ciphertexts, 1-D arrays and
 /// numbers on either side, ``/`` numbers, unary ``-``; they and the methods use the evaluator the
 /// ciphertext is attached to (``ct.evaluator``: the one that made it, or the one given to the encryptor).
-/// Errors raise ValueError with the Rust message. Not picklable yet.
+/// Errors raise ValueError with the Rust message. ``to_bytes()`` / ``Ciphertext.from_bytes(data,
+/// context)``; picklable (unpickled ciphertexts are attached to the keyless evaluator of their
+/// context: use ``evaluator.attach(ct)``).
 #[pyclass(name = "Ciphertext", module = "rnsfhe.ckks", frozen)]
 pub(crate) struct PyCiphertext {
     ct: Ciphertext,
     eval: Arc<Eval>,
+    /// The seeded form of a fresh secret-key encryption (half the wire size), if this is one.
+    seeded: Option<Arc<SeededCiphertext>>,
 }
 
 impl PyCiphertext {
@@ -2164,7 +2303,17 @@ impl PyCiphertext {
         Self {
             ct,
             eval: Arc::clone(eval),
+            seeded: None,
         }
+    }
+
+    /// A fresh secret-key ciphertext that keeps its seeded form for `to_bytes`.
+    fn with_seed(seeded: SeededCiphertext, eval: &Arc<Eval>) -> PyResult<Self> {
+        Ok(Self {
+            ct: seeded.expand().map_err(ckks_error)?,
+            eval: Arc::clone(eval),
+            seeded: Some(Arc::new(seeded)),
+        })
     }
 
     /// The Rust ciphertext (for the bindings of the applications, [`crate::apps`]).
@@ -2183,8 +2332,71 @@ impl PyCiphertext {
     }
 }
 
+impl WireClass for PyCiphertext {
+    type Context = CkksContext;
+    type Object = Ciphertext;
+
+    fn context(&self) -> &CkksContext {
+        self.eval.ctx()
+    }
+
+    fn object(&self) -> &Ciphertext {
+        &self.ct
+    }
+
+    fn object_bytes(&self, seeded: bool) -> Vec<u8> {
+        match (&self.seeded, seeded) {
+            (Some(s), true) => s.to_bytes(),
+            _ => self.ct.wire_bytes(false),
+        }
+    }
+
+    fn object_size(&self, seeded: bool) -> u64 {
+        match (&self.seeded, seeded) {
+            (Some(s), true) => s.serialized_size(),
+            _ => self.ct.wire_size(false),
+        }
+    }
+}
+
 ciphertext_methods! {
+    wire;
     impl PyCiphertext {
+        /// Ciphertext.from_bytes(data, context, evaluator=None) -> Ciphertext
+        ///
+        /// Loads a ciphertext written by ``to_bytes`` (seeded or not) into ``context``, validating it
+        /// (header, fingerprint, level within the chain, part count, residues below their moduli, scale
+        /// and slot count). It is attached to ``evaluator`` (of the same parameters) if given, else to
+        /// the context's keyless evaluator; evaluator methods (``ev.mean(ct)``) work either way. The GIL
+        /// is released. Raises rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad
+        /// bytes (wrong parameters: ``header.fingerprint``), ValueError for an evaluator of other
+        /// parameters.
+        #[staticmethod]
+        #[pyo3(signature = (data, context, evaluator = None))]
+        fn from_bytes(
+            py: Python<'_>,
+            data: &Bound<'_, PyAny>,
+            context: &PyContext,
+            evaluator: Option<&PyEvaluator>,
+        ) -> PyResult<Self> {
+            let eval = match evaluator {
+                Some(e) => {
+                    let (expected, got) = (context.ctx.fingerprint(), e.eval.ctx().fingerprint());
+                    if expected != got {
+                        return Err(ckks_error(ckks::Error::ContextMismatch {
+                            object: "the evaluator",
+                            expected,
+                            got,
+                        }));
+                    }
+                    &e.eval
+                }
+                None => &context.plain,
+            };
+            let ct = load_object(py, data, &*context.ctx)?;
+            Ok(Self::new(ct, eval))
+        }
+
         fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
             let inverse = match classify(other)? {
                 Some(Operand::Int(k)) => Complex64::new(k as f64, 0.0),

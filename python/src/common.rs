@@ -12,10 +12,13 @@
 //! as rustfmt would format them without the macro line.
 
 use std::fmt::{Debug, Display};
+use std::sync::{Arc, Mutex, Weak};
 
 use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyType};
+use rnsfhe::math::wire::{self, PublicRandomness};
 use rnsfhe::ring::conversion::ConversionMode;
 
 /// Converts an error of the Rust layers into a Python `ValueError` with the same message.
@@ -153,13 +156,12 @@ pub(crate) struct Scheme {
 }
 
 impl Scheme {
-    /// The `TypeError` of pickling `what` (keys, ciphertexts and the objects holding them), which cannot
-    /// be serialized yet.
-    pub(crate) fn not_picklable(&self, what: &str) -> PyErr {
+    /// The `TypeError` of pickling `what` (the secret key and the objects holding keys), saying `why` and
+    /// what to do instead.
+    pub(crate) fn not_picklable(&self, what: &str, why: &str) -> PyErr {
         PyTypeError::new_err(format!(
-            "rnsfhe.{}.{what} cannot be pickled yet: serialization of {} keys and ciphertexts comes with \
-             the serialization issue (a Context can be pickled; it is rebuilt from its parameters)",
-            self.module, self.name
+            "rnsfhe.{}.{what} cannot be pickled: {why}",
+            self.module
         ))
     }
 
@@ -205,6 +207,272 @@ impl Scheme {
 }
 
 // ------------------------------------------------------------------------------------------------------
+// Serialization (the wire format of rnsfhe_math::wire)
+// ------------------------------------------------------------------------------------------------------
+
+pyo3::create_exception!(
+    rnsfhe,
+    DecodeError,
+    PyValueError,
+    "Bytes that do not decode to the object asked for (a subclass of ValueError): corrupted, truncated, \
+     hostile, of another object kind or of other parameters.\n\n\
+     Attributes: ``field`` (the field being read, as a path such as \"ciphertext.c0.limb[1]\" or \
+     \"header.fingerprint\") and ``offset`` (its byte offset from the start of the object). The message \
+     is the Rust message: field, offset and what was wrong. Shared by rnsfhe.ckks and rnsfhe.bfv."
+);
+
+/// A [`DecodeError`] (Python) with the Rust message and the attributes `field` and `offset`.
+pub(crate) fn decode_error(err: wire::DecodeError) -> PyErr {
+    Python::with_gil(|py| {
+        let py_err = DecodeError::new_err(err.to_string());
+        let value = py_err.value(py);
+        match (
+            value.setattr("field", err.field.as_str()),
+            value.setattr("offset", err.offset),
+        ) {
+            (Ok(()), Ok(())) => py_err,
+            (Err(e), _) | (_, Err(e)) => e,
+        }
+    })
+}
+
+/// The Rust choice behind a Python `seeded` argument.
+pub(crate) fn randomness(seeded: bool) -> PublicRandomness {
+    if seeded {
+        PublicRandomness::Seeded
+    } else {
+        PublicRandomness::Expanded
+    }
+}
+
+/// The bytes of a Python `data` argument: `bytes` as is, anything else `bytes(data)` accepts (bytearray,
+/// memoryview, ...) copied into a `bytes` object; a TypeError for the rest (a str, a number).
+pub(crate) fn read_bytes<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    if let Ok(b) = data.downcast::<PyBytes>() {
+        return Ok(b.clone());
+    }
+    let name = data.get_type().name()?;
+    if data.is_instance_of::<pyo3::types::PyString>() || data.is_instance_of::<pyo3::types::PyInt>()
+    {
+        return Err(PyTypeError::new_err(format!(
+            "expected bytes (or a bytearray / memoryview), got {name}"
+        )));
+    }
+    let builtins = data.py().import("builtins")?;
+    builtins
+        .getattr("bytes")?
+        .call1((data,))
+        .and_then(|b| Ok(b.downcast_into::<PyBytes>()?))
+        .map_err(|_| {
+            PyTypeError::new_err(format!(
+                "expected bytes (or a bytearray / memoryview), got {name}"
+            ))
+        })
+}
+
+/// `bytes` of what `write` returns, computed with the GIL released.
+pub(crate) fn to_py_bytes<'py>(
+    py: Python<'py>,
+    write: impl FnOnce() -> Vec<u8> + Send,
+) -> Bound<'py, PyBytes> {
+    let bytes = py.allow_threads(write);
+    PyBytes::new(py, &bytes)
+}
+
+/// A scheme context that can be written as bytes (its parameters), for pickling the objects of it.
+pub(crate) trait WireContext: Send + Sync {
+    /// The context's parameters in the wire format, or a TypeError if the scheme has none yet.
+    fn parameter_bytes(&self) -> PyResult<Vec<u8>>;
+}
+
+/// A Rust object with a wire form, loaded against the scheme context `C` (validated: fingerprint,
+/// residues, levels, forms).
+pub(crate) trait WireObject<C>: Sized + Send + Sync {
+    /// The object's bytes; public `a` parts as seeds if `seeded` and the object has them.
+    fn wire_bytes(&self, seeded: bool) -> Vec<u8>;
+    /// The length of [`WireObject::wire_bytes`].
+    fn wire_size(&self, seeded: bool) -> u64;
+    /// Reads exactly `bytes` as an object of `ctx`.
+    fn read_wire(bytes: &[u8], ctx: &C) -> Result<Self, wire::DecodeError>;
+}
+
+/// Implements [`WireObject<$ctx>`] for Rust types that are `Serializable` and
+/// `Deserializable<T>`, where `|$c| $inner` maps the scheme context `$c: &$ctx` to that `&T` (the
+/// context itself, or its RLWE context for keys).
+macro_rules! wire_objects {
+    ($ctx:ty { $($t:ty => |$c:ident| $inner:expr),* $(,)? }) => {$(
+        impl $crate::common::WireObject<$ctx> for $t {
+            fn wire_bytes(&self, seeded: bool) -> Vec<u8> {
+                rnsfhe::math::wire::Serializable::to_bytes_with(
+                    self,
+                    $crate::common::randomness(seeded),
+                )
+            }
+
+            fn wire_size(&self, seeded: bool) -> u64 {
+                rnsfhe::math::wire::HEADER_LEN
+                    + rnsfhe::math::wire::Serializable::payload_size(
+                        self,
+                        $crate::common::randomness(seeded),
+                    )
+            }
+
+            fn read_wire(
+                bytes: &[u8],
+                $c: &$ctx,
+            ) -> Result<Self, rnsfhe::math::wire::DecodeError> {
+                rnsfhe::math::wire::Deserializable::from_bytes(bytes, $inner)
+            }
+        }
+    )*};
+}
+
+/// Reads `data` (bytes-like) as a `T` of `ctx` with the GIL released; a [`DecodeError`] naming the field
+/// and offset for bad bytes.
+pub(crate) fn load_object<C: Sync, T: WireObject<C>>(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    ctx: &C,
+) -> PyResult<T> {
+    let data = read_bytes(data)?;
+    let bytes = data.as_bytes();
+    py.allow_threads(|| T::read_wire(bytes, ctx))
+        .map_err(decode_error)
+}
+
+/// A Python class whose objects have a wire form and belong to a context: what `wire_methods!` needs.
+pub(crate) trait WireClass: Sync {
+    /// The scheme's Rust context.
+    type Context: WireContext;
+    /// The Rust object written.
+    type Object: WireObject<Self::Context>;
+
+    /// The context the object belongs to.
+    fn context(&self) -> &Self::Context;
+
+    /// The Rust object.
+    fn object(&self) -> &Self::Object;
+
+    /// The bytes `to_bytes(seeded)` returns (by default the object's).
+    fn object_bytes(&self, seeded: bool) -> Vec<u8> {
+        self.object().wire_bytes(seeded)
+    }
+
+    /// The size `serialized_size(seeded)` returns (by default the object's).
+    fn object_size(&self, seeded: bool) -> u64 {
+        self.object().wire_size(seeded)
+    }
+}
+
+/// `__reduce__` of a [`WireClass`] object: `rnsfhe._common._load(cls, context bytes, object bytes)`,
+/// which loads the context through the process-wide cache (`Context.from_bytes`) and then the object
+/// with `cls.from_bytes`.
+pub(crate) fn reduce_object<T: WireClass>(
+    obj: &T,
+    cls: Bound<'_, PyType>,
+) -> PyResult<(PyObject, PyObject)> {
+    let py = cls.py();
+    let loader = py.import("rnsfhe._common")?.getattr("_load")?;
+    let context = obj.context().parameter_bytes()?;
+    let bytes = py.allow_threads(|| obj.object_bytes(true));
+    let args = (cls, PyBytes::new(py, &context), PyBytes::new(py, &bytes))
+        .into_pyobject(py)?
+        .into_any()
+        .unbind();
+    Ok((loader.unbind(), args))
+}
+
+/// A process-wide cache of loaded contexts keyed by their exact bytes (which start with the header and
+/// its parameter fingerprint), holding weak references: unpickling many objects of one context builds
+/// it once, and a context nobody uses any more is freed. Keying by the whole bytes (about 60) rather
+/// than the fingerprint alone means a cached context is returned only for the very bytes it was built
+/// and validated from.
+pub(crate) struct ContextCache<T> {
+    entries: Mutex<Vec<(Vec<u8>, Weak<T>)>>,
+}
+
+impl<T> ContextCache<T> {
+    /// An empty cache.
+    pub(crate) const fn new() -> Self {
+        Self {
+            entries: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The live entry for `bytes`, if any.
+    pub(crate) fn get(&self, bytes: &[u8]) -> Option<Arc<T>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .iter()
+            .find(|(key, _)| key.as_slice() == bytes)
+            .and_then(|(_, value)| value.upgrade())
+    }
+
+    /// Records `value` for `bytes` (and forgets the entries whose value was freed).
+    pub(crate) fn insert(&self, bytes: &[u8], value: &Arc<T>) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.retain(|(key, v)| v.strong_count() > 0 && key.as_slice() != bytes);
+        entries.push((bytes.to_vec(), Arc::downgrade(value)));
+    }
+}
+
+/// Loads a context from the bytes-like `data` through `cache`: the live cached value for these exact
+/// bytes, or `build(bytes)` run with the GIL released (a [`DecodeError`] for bad bytes) and recorded.
+/// The flag is true when the value was built now (so that the caller warns about insecure parameters
+/// once, not on every unpickled object).
+pub(crate) fn cached_context<T: Send + Sync>(
+    py: Python<'_>,
+    cache: &ContextCache<T>,
+    data: &Bound<'_, PyAny>,
+    build: impl FnOnce(&[u8]) -> Result<T, wire::DecodeError> + Send,
+) -> PyResult<(Arc<T>, bool)> {
+    let data = read_bytes(data)?;
+    let bytes = data.as_bytes();
+    if let Some(value) = cache.get(bytes) {
+        return Ok((value, false));
+    }
+    let value = Arc::new(py.allow_threads(|| build(bytes)).map_err(decode_error)?);
+    cache.insert(bytes, &value);
+    Ok((value, true))
+}
+
+/// The rotation steps and whether the conjugation (CKKS) or column-swap (BFV) key is present, from the
+/// Galois elements of loaded keys: rotation by k has the element `generator^k mod 2N` (5 for CKKS slots,
+/// 3 for BFV rows), conjugation / the column swap `2N - 1`. Steps are given in `(-N/4, N/4]` (a step and
+/// that step minus N/2 are the same rotation), sorted by magnitude; elements of neither kind (never made
+/// by keygen) are left out.
+pub(crate) fn steps_from_elements(
+    elements: &[usize],
+    n: usize,
+    generator: u64,
+) -> (Vec<i64>, bool) {
+    let half = (n / 2).max(1) as i64;
+    let mut steps = Vec::new();
+    let mut conjugate = false;
+    let mut wanted: Vec<usize> = elements.to_vec();
+    if let Some(i) = wanted.iter().position(|&e| e == 2 * n - 1) {
+        conjugate = true;
+        wanted.swap_remove(i);
+    }
+    let two_n = 2 * n as u64;
+    let mut power = 1 % two_n;
+    for k in 0..half {
+        if wanted.is_empty() {
+            break;
+        }
+        if let Some(i) = wanted.iter().position(|&e| e as u64 == power) {
+            wanted.swap_remove(i);
+            if k != 0 {
+                steps.push(if 2 * k > half { k - half } else { k });
+            }
+        }
+        power = power * generator % two_n;
+    }
+    steps.sort_by_key(|&s| (s.abs(), s < 0));
+    (steps, conjugate)
+}
+
+// ------------------------------------------------------------------------------------------------------
 // Classes and methods every scheme submodule has
 // ------------------------------------------------------------------------------------------------------
 
@@ -226,50 +494,128 @@ macro_rules! add_scheme_classes {
 }
 
 /// Defines the Python classes `SecretKey` and `PublicKey` of the submodule `$module` ("rnsfhe.ckks"),
-/// wrapping the scheme's `SecretKey` and `PublicKey` (in scope), and the functions that read the key
-/// argument of `Context.encryptor` and `Context.decryptor`:
+/// wrapping the scheme's `SecretKey` and `PublicKey` (in scope) with the scheme context `$context` they
+/// belong to, and the functions that read the key argument of `Context.encryptor` and
+/// `Context.decryptor`:
 ///
 /// * `encryption_key(key)`: a `KeySet` (its public key), a `PublicKey` or a `SecretKey`, as an
 ///   `EncryptionKey`; otherwise a `TypeError` "encryptor needs `$encryptor_keys`, got ...";
 /// * `decryption_key(key)`: the secret key of a `KeySet` or a `SecretKey`; otherwise a `TypeError`
 ///   "decryptor needs `$decryptor_keys`, got ...".
 ///
-/// Needs `SCHEME` and a `PyKeySet` with fields `secret: Arc<SecretKey>` and `public: Arc<PublicKey>`.
+/// `SecretKey` serializes only through `to_secret_bytes` / `from_secret_bytes` and refuses pickling;
+/// `PublicKey` has the members of `wire_methods!` and `from_bytes(data, context)`. Needs `SCHEME`, a
+/// `PyContext` with a field `ctx: Arc<$context>`, `$context::rlwe()`, `WireObject<$context>` for
+/// `PublicKey` (`wire_objects!`), and a `PyKeySet` with fields `secret: Arc<SecretKey>` and
+/// `public: Arc<PublicKey>`.
 macro_rules! key_classes {
-    (module = $module:tt, encryptor_keys = $encryptor_keys:tt, decryptor_keys = $decryptor_keys:tt) => {
-        /// The secret key (zeroized when freed, never printed). Not picklable yet.
+    (
+        module = $module:tt,
+        context = $context:ty,
+        encryptor_keys = $encryptor_keys:tt,
+        decryptor_keys = $decryptor_keys:tt
+    ) => {
+        /// The secret key (zeroized when freed, never printed). Saved only explicitly, with
+        /// ``to_secret_bytes()``; not picklable.
         #[pyclass(name = "SecretKey", module = $module, frozen)]
         struct PySecretKey {
             key: Arc<SecretKey>,
+            ctx: Arc<$context>,
         }
 
         #[pymethods]
         impl PySecretKey {
+            /// to_secret_bytes() -> bytes
+            ///
+            /// The **secret** key in the wire format (header and ternary coefficients at 2 bits each):
+            /// only the decryptor should ever hold these bytes; never send them to a server. The Python
+            /// ``bytes`` object cannot be zeroized: keep it no longer than needed.
+            fn to_secret_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+                $crate::common::to_py_bytes(py, || self.key.to_secret_bytes(self.ctx.rlwe()))
+            }
+
+            /// SecretKey.from_secret_bytes(data, context) -> SecretKey
+            ///
+            /// Loads a secret key written by ``to_secret_bytes`` into ``context`` (a Context with the
+            /// parameters it was made with), checking the header, the fingerprint, that every
+            /// coefficient is ternary and the secret distribution. Raises rnsfhe.DecodeError (a
+            /// ValueError) naming the field and byte offset of bad bytes.
+            #[staticmethod]
+            fn from_secret_bytes(
+                py: Python<'_>,
+                data: &Bound<'_, PyAny>,
+                context: &PyContext,
+            ) -> PyResult<Self> {
+                let data = $crate::common::read_bytes(data)?;
+                let bytes = data.as_bytes();
+                let ctx = &context.ctx;
+                let key = py
+                    .allow_threads(|| SecretKey::from_secret_bytes(bytes, ctx.rlwe()))
+                    .map_err($crate::common::decode_error)?;
+                Ok(Self {
+                    key: Arc::new(key),
+                    ctx: Arc::clone(ctx),
+                })
+            }
+
             fn __repr__(&self) -> &'static str {
                 "SecretKey(<hidden>)"
             }
 
-            /// Raises TypeError: keys cannot be pickled until serialization exists.
+            /// Raises TypeError: the secret key is saved only explicitly, with ``to_secret_bytes()``.
             fn __reduce__(&self) -> PyResult<PyObject> {
-                Err(SCHEME.not_picklable("SecretKey"))
+                Err(SCHEME.not_picklable(
+                    "SecretKey",
+                    "it is the secret key; save it explicitly with to_secret_bytes() and load it with \
+                     SecretKey.from_secret_bytes(data, context) (never send it to a server)",
+                ))
             }
         }
 
-        /// The public encryption key. Not picklable yet.
+        /// The public encryption key. ``to_bytes()`` / ``PublicKey.from_bytes(data, context)``;
+        /// picklable.
         #[pyclass(name = "PublicKey", module = $module, frozen)]
         struct PyPublicKey {
             key: Arc<PublicKey>,
+            ctx: Arc<$context>,
         }
 
-        #[pymethods]
-        impl PyPublicKey {
-            fn __repr__(&self) -> String {
-                format!("PublicKey(fingerprint={:#018x})", self.key.fingerprint())
+        impl $crate::common::WireClass for PyPublicKey {
+            type Context = $context;
+            type Object = PublicKey;
+
+            fn context(&self) -> &$context {
+                &self.ctx
             }
 
-            /// Raises TypeError: keys cannot be pickled until serialization exists.
-            fn __reduce__(&self) -> PyResult<PyObject> {
-                Err(SCHEME.not_picklable("PublicKey"))
+            fn object(&self) -> &PublicKey {
+                &self.key
+            }
+        }
+
+        $crate::common::wire_methods! {
+            impl PyPublicKey {
+                /// PublicKey.from_bytes(data, context) -> PublicKey
+                ///
+                /// Loads a public key written by ``to_bytes`` into ``context``, validating it (header,
+                /// fingerprint, every residue below its modulus; a seed is expanded). Raises
+                /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes.
+                #[staticmethod]
+                fn from_bytes(
+                    py: Python<'_>,
+                    data: &Bound<'_, PyAny>,
+                    context: &PyContext,
+                ) -> PyResult<Self> {
+                    let key = $crate::common::load_object(py, data, &*context.ctx)?;
+                    Ok(Self {
+                        key: Arc::new(key),
+                        ctx: Arc::clone(&context.ctx),
+                    })
+                }
+
+                fn __repr__(&self) -> String {
+                    format!("PublicKey(fingerprint={:#018x})", self.key.fingerprint())
+                }
             }
         }
 
@@ -312,10 +658,56 @@ macro_rules! key_classes {
     };
 }
 
+/// `#[pymethods] impl $ty` with the scheme's own `$items` and the serialization members of a
+/// [`WireClass`]: `to_bytes(seeded=True)`, `serialized_size(seeded=True)` and a `__reduce__` that
+/// pickles the context's parameters and the object's bytes. The class writes its own `from_bytes`
+/// (its constructor differs).
+macro_rules! wire_methods {
+    (impl $ty:ident { $($items:tt)* }) => {
+        #[pymethods]
+        impl $ty {
+            /// to_bytes(seeded=True) -> bytes
+            ///
+            /// The object in rnsfhe's versioned wire format: a 16-byte header (magic "RNSF", format
+            /// version, object kind, parameter fingerprint), then the payload, residues packed at
+            /// their modulus' width. With ``seeded``, uniform public parts are written as 32-byte PRNG
+            /// seeds where the object has them (keys, and a ciphertext fresh from a secret-key
+            /// encryptor), about half the size; ``seeded=False`` writes them expanded. Load with
+            /// ``from_bytes(data, context)``. The GIL is released.
+            #[pyo3(signature = (seeded = true))]
+            fn to_bytes<'py>(
+                &self,
+                py: Python<'py>,
+                seeded: bool,
+            ) -> Bound<'py, pyo3::types::PyBytes> {
+                $crate::common::to_py_bytes(py, || {
+                    $crate::common::WireClass::object_bytes(self, seeded)
+                })
+            }
+
+            /// serialized_size(seeded=True) -> int: the length of ``to_bytes(seeded)``, without
+            /// writing.
+            #[pyo3(signature = (seeded = true))]
+            fn serialized_size(&self, seeded: bool) -> u64 {
+                $crate::common::WireClass::object_size(self, seeded)
+            }
+
+            /// Pickling writes the context's parameters and the object's (seeded) bytes; unpickling
+            /// loads the context through a process-wide cache (one context for many objects), then the
+            /// object, validated.
+            fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
+                $crate::common::reduce_object(slf.get(), slf.get_type())
+            }
+
+            $($items)*
+        }
+    };
+}
+
 /// `#[pymethods] impl PyContext` with the scheme's own `$items` and the members every `Context` has:
 /// `encryptor(key, evaluator=None)` (with the doc comment written before `fn encryptor;`, which names
-/// the scheme's keyless default evaluator), `decryptor(key)`, and the getters `security_warning` and
-/// `fingerprint`.
+/// the scheme's keyless default evaluator), `decryptor(key)`, the getters `security_warning` and
+/// `fingerprint`, and `to_bytes()` (`WireContext` of the scheme context).
 ///
 /// `encryptor` attaches its ciphertexts to `evaluator`, or to the context's keyless evaluator. Needs a
 /// `PyContext` with fields `ctx: Arc<the scheme's context>` and `plain: Arc<Eval>` (that keyless
@@ -360,6 +752,16 @@ macro_rules! context_methods {
             fn fingerprint(&self) -> u64 {
                 self.ctx.fingerprint()
             }
+
+            /// to_bytes() -> bytes
+            ///
+            /// The parameters in rnsfhe's versioned wire format (header with the fingerprint, then the
+            /// literal parameters, including the insecure opt-in): ``Context.from_bytes(data)`` rebuilds
+            /// and validates the same context.
+            fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                let bytes = $crate::common::WireContext::parameter_bytes(&*self.ctx)?;
+                Ok(pyo3::types::PyBytes::new(py, &bytes))
+            }
         }
     };
 }
@@ -367,8 +769,9 @@ macro_rules! context_methods {
 /// `#[pymethods] impl PyKeySet` with the scheme's own `$items` and the members every `KeySet` has: the
 /// getters `secret`, `public` and `relin`, and a `__reduce__` that raises `TypeError`.
 ///
-/// Needs `SCHEME` and a `PyKeySet` with fields `secret`, `public` and `relin` (`Arc`s of the keys that
-/// `PySecretKey`, `PyPublicKey` and `PyRelinKey` wrap in their field `key`).
+/// Needs `SCHEME` and a `PyKeySet` with fields `ctx`, `secret`, `public` and `relin` (`Arc`s of the
+/// context and of the keys that `PySecretKey`, `PyPublicKey` and `PyRelinKey` wrap in their fields `ctx`
+/// and `key`).
 macro_rules! keyset_methods {
     (impl $ty:ident { $($items:tt)* }) => {
         #[pymethods]
@@ -378,6 +781,7 @@ macro_rules! keyset_methods {
             fn secret(&self) -> PySecretKey {
                 PySecretKey {
                     key: Arc::clone(&self.secret),
+                    ctx: Arc::clone(&self.ctx),
                 }
             }
 
@@ -386,6 +790,7 @@ macro_rules! keyset_methods {
             fn public(&self) -> PyPublicKey {
                 PyPublicKey {
                     key: Arc::clone(&self.public),
+                    ctx: Arc::clone(&self.ctx),
                 }
             }
 
@@ -394,14 +799,19 @@ macro_rules! keyset_methods {
             fn relin(&self) -> PyRelinKey {
                 PyRelinKey {
                     key: Arc::clone(&self.relin),
+                    ctx: Arc::clone(&self.ctx),
                 }
             }
 
             $($items)*
 
-            /// Raises TypeError: keys cannot be pickled until serialization exists.
+            /// Raises TypeError: a KeySet holds the secret key; pickle its public parts separately.
             fn __reduce__(&self) -> PyResult<PyObject> {
-                Err(SCHEME.not_picklable("KeySet"))
+                Err(SCHEME.not_picklable(
+                    "KeySet",
+                    "it holds the secret key; pickle (or to_bytes()) keys.public, keys.relin and \
+                     keys.galois separately, and save keys.secret explicitly with to_secret_bytes()",
+                ))
             }
         }
     };
@@ -453,9 +863,13 @@ macro_rules! evaluator_methods {
 
             $($items)*
 
-            /// Raises TypeError: holds keys, which cannot be pickled until serialization exists.
+            /// Raises TypeError: pickle its keys instead (RelinKey, GaloisKeys) and build a new evaluator.
             fn __reduce__(&self) -> PyResult<PyObject> {
-                Err(SCHEME.not_picklable("Evaluator"))
+                Err(SCHEME.not_picklable(
+                    "Evaluator",
+                    "pickle (or to_bytes()) its RelinKey and GaloisKeys and build an evaluator from them \
+                     with ctx.evaluator(relin_key=..., galois_keys=...)",
+                ))
             }
         }
     };
@@ -463,69 +877,73 @@ macro_rules! evaluator_methods {
 
 /// `#[pymethods] impl PyCiphertext` with the scheme's own `$items` and the members every `Ciphertext`
 /// has: the operators `+ - *` on either side (numpy arrays on the left defer to them), the getter
-/// `evaluator`, `__copy__` and `__deepcopy__` (ciphertexts are immutable), and a `__reduce__` that raises
-/// `TypeError`.
+/// `evaluator`, `__copy__` and `__deepcopy__` (ciphertexts are immutable), and, after `wire;`, the
+/// serialization members of `wire_methods!` (the scheme's `$items` then include `from_bytes`; the
+/// class implements [`WireClass`]); without it, a `__reduce__` that raises `TypeError` (a scheme whose
+/// wire format does not exist yet).
 ///
 /// Needs `SCHEME`, a `PyCiphertext` with a field `eval: Arc<Eval>`, a `PyEvaluator { eval }`, and a
 /// function `binary(py, &Arc<Eval>, &PyCiphertext, &Bound<PyAny>, BinOp) ->
 /// PyResult<Option<PyCiphertext>>` (`None` for an unsupported operand).
 macro_rules! ciphertext_methods {
+    (wire; impl $ty:ident { $($items:tt)* }) => {
+        $crate::common::ciphertext_methods! { @common [wire] $ty { $($items)* } }
+    };
     (impl $ty:ident { $($items:tt)* }) => {
-        #[pymethods]
-        impl $ty {
-            /// numpy defers to the Ciphertext operators (``array + ct`` is a Ciphertext, not an object array).
-            #[classattr]
-            fn __array_ufunc__(py: Python<'_>) -> PyObject {
-                py.None()
-            }
-
-            fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-                self.operator(py, other, $crate::common::BinOp::Add)
-            }
-
-            fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-                self.operator(py, other, $crate::common::BinOp::Add)
-            }
-
-            fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-                self.operator(py, other, $crate::common::BinOp::Sub)
-            }
-
-            fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-                self.operator(py, other, $crate::common::BinOp::RSub)
-            }
-
-            fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-                self.operator(py, other, $crate::common::BinOp::Mul)
-            }
-
-            fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-                self.operator(py, other, $crate::common::BinOp::Mul)
-            }
-
-            $($items)*
-
-            /// The evaluator this ciphertext's operators use.
-            #[getter]
-            fn evaluator(&self) -> PyEvaluator {
-                PyEvaluator {
-                    eval: Arc::clone(&self.eval),
+        $crate::common::ciphertext_methods! { @common [] $ty { $($items)* } }
+    };
+    (@common [$($wire:tt)*] $ty:ident { $($items:tt)* }) => {
+        $crate::common::ciphertext_methods! {
+            @emit [$($wire)*] $ty {
+                /// numpy defers to the Ciphertext operators (``array + ct`` is a Ciphertext, not an object array).
+                #[classattr]
+                fn __array_ufunc__(py: Python<'_>) -> PyObject {
+                    py.None()
                 }
-            }
 
-            /// Ciphertexts are immutable: a copy is the same object.
-            fn __copy__(slf: Py<Self>) -> Py<Self> {
-                slf
-            }
+                fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+                    self.operator(py, other, $crate::common::BinOp::Add)
+                }
 
-            /// Ciphertexts are immutable: a deep copy is the same object.
-            fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
-                slf
-            }
+                fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+                    self.operator(py, other, $crate::common::BinOp::Add)
+                }
 
-            /// Raises TypeError: ciphertexts cannot be pickled until serialization exists.
-            fn __reduce__(&self) -> PyResult<PyObject> {
-                Err(SCHEME.not_picklable("Ciphertext"))
+                fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+                    self.operator(py, other, $crate::common::BinOp::Sub)
+                }
+
+                fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+                    self.operator(py, other, $crate::common::BinOp::RSub)
+                }
+
+                fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+                    self.operator(py, other, $crate::common::BinOp::Mul)
+                }
+
+                fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+                    self.operator(py, other, $crate::common::BinOp::Mul)
+                }
+
+                $($items)*
+
+                /// The evaluator this ciphertext's operators use.
+                #[getter]
+                fn evaluator(&self) -> PyEvaluator {
+                    PyEvaluator {
+                        eval: Arc::clone(&self.eval),
+                    }
+                }
+
+                /// Ciphertexts are immutable: a copy is the same object.
+                fn __copy__(slf: Py<Self>) -> Py<Self> {
+                    slf
+                }
+
+                /// Ciphertexts are immutable: a deep copy is the same object.
+                fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+                    slf
+                }
             }
         }
 
@@ -541,9 +959,30 @@ macro_rules! ciphertext_methods {
             }
         }
     };
+    (@emit [wire] $ty:ident { $($all:tt)* }) => {
+        $crate::common::wire_methods! {
+            impl $ty {
+                $($all)*
+            }
+        }
+    };
+    (@emit [] $ty:ident { $($all:tt)* }) => {
+        #[pymethods]
+        impl $ty {
+            $($all)*
+
+            /// Raises TypeError: this scheme's ciphertexts have no wire format yet.
+            fn __reduce__(&self) -> PyResult<PyObject> {
+                Err(SCHEME.not_picklable(
+                    "Ciphertext",
+                    &format!("the {} wire format does not exist yet", SCHEME.name),
+                ))
+            }
+        }
+    };
 }
 
 pub(crate) use {
     add_scheme_classes, ciphertext_methods, context_methods, evaluator_methods, key_classes,
-    keyset_methods,
+    keyset_methods, wire_methods, wire_objects,
 };

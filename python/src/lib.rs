@@ -449,6 +449,8 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNttPlan>()?;
     // Basis conversion.
     m.add_class::<PyBasisConverter>()?;
+    // Serialization errors of every scheme.
+    m.add("DecodeError", m.py().get_type::<common::DecodeError>())?;
     // CKKS (submodule `ckks`).
     ckks::register(m)?;
     // BFV (submodule `bfv`).

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import (
     assert_doctests_pass,
-    assert_keys_and_ciphertexts_not_picklable,
+    assert_secret_holders_not_picklable,
     assert_public_names_documented,
     sums_and_differences,
 )
@@ -399,8 +399,9 @@ def test_input_errors(session, x):
         ckks.precision([], [])
 
 
-def test_pickling_keys_and_ciphertexts_raises_type_error(session, x):
-    assert_keys_and_ciphertexts_not_picklable(session, session.encrypt(x))
+def test_pickling_secret_holders_raises_type_error(session, x):
+    # Public keys and ciphertexts pickle: python/tests/test_serialization.py.
+    assert_secret_holders_not_picklable(session, session.encrypt(x))
 
 
 def test_numpy_arrays_on_the_left_give_ciphertexts(session, x, y):

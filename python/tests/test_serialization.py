@@ -1,0 +1,330 @@
+"""Serialization of the Python objects: ``to_bytes`` / ``from_bytes``, pickling, validation on load.
+
+Parameters: CKKS with N = 2^10, a 50-bit q_0, two 40-bit scaling primes and one 50-bit special prime
+(insecure, for speed: a level-1 ciphertext is about 13 KB, so every truncation can be tried). Sizes: a
+seeded object stores a 32-byte seed instead of its uniform polynomial, so seeded / expanded is about
+0.50 (docs/wire-sizes.md: 0.50 for every object of every preset); the window 0.45..0.6 leaves room for
+headers and the seed at this small N.
+"""
+
+import pickle
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+import rnsfhe
+from rnsfhe import bfv, ckks
+
+#: Bits of precision of one product at scale 2^40 and N = 2^10 (fresh slot errors about 2^-30).
+BITS = 20.0
+SEEDED_RATIO = (0.45, 0.6)
+
+# Loading the insecure test parameters warns (once per context built): expected here.
+pytestmark = pytest.mark.filterwarnings("ignore:WARNING. these CKKS parameters:UserWarning")
+
+
+def small_context(**overrides):
+    params = dict(log_n=10, log_scale=40, q0_bits=50, levels=2, special_primes=1, special_bits=50,
+                  allow_insecure=True)
+    params.update(overrides)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return ckks.Context(**params)
+
+
+def load_context(data):
+    """Context.from_bytes, its UserWarning (insecure test parameters) silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return ckks.Context.from_bytes(data)
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return small_context()
+
+
+@pytest.fixture(scope="module")
+def keys(ctx):
+    return ctx.keygen(rotations=[1, -1, 3], conjugate=True, sum_slots=True)
+
+
+@pytest.fixture(scope="module")
+def x(ctx):
+    return np.random.default_rng(7).uniform(-1, 1, ctx.slots)
+
+
+@pytest.fixture(scope="module")
+def decryptor(ctx, keys):
+    return ctx.decryptor(keys)
+
+
+def bits(expected, got):
+    return ckks.precision(expected, got).min_bits
+
+
+def assert_decode_error(excinfo):
+    """A DecodeError is a ValueError whose field and offset are set and named in the message."""
+    err = excinfo.value
+    assert isinstance(err, ValueError) and isinstance(err, rnsfhe.DecodeError)
+    assert isinstance(err.field, str) and err.field and isinstance(err.offset, int) and err.offset >= 0
+    assert f"field `{err.field}` at byte {err.offset}" in str(err)
+    return err
+
+
+# ------------------------------------------------------------------------------------------------------
+# Round trips
+# ------------------------------------------------------------------------------------------------------
+
+
+def test_decode_error_is_shared_and_exported():
+    assert rnsfhe.DecodeError is ckks.DecodeError is bfv.DecodeError
+    assert issubclass(rnsfhe.DecodeError, ValueError)
+    assert "field" in rnsfhe.DecodeError.__doc__
+
+
+def test_context_round_trip_and_pickle(ctx):
+    data = ctx.to_bytes()
+    assert isinstance(data, bytes) and data[:4] == b"RNSF"
+    for clone in [load_context(data), load_context(bytearray(data)), load_context(memoryview(data)),
+                  pickle.loads(pickle.dumps(ctx))]:
+        assert clone.fingerprint == ctx.fingerprint and clone.params == ctx.params
+        assert clone.to_bytes() == data and clone.is_insecure
+    with pytest.raises(TypeError, match="expected bytes"):
+        ckks.Context.from_bytes("RNSF")
+
+
+def test_presets_round_trip_with_their_name():
+    ctx = ckks.Context.from_preset("Rec128N13")
+    clone = ckks.Context.from_bytes(ctx.to_bytes())
+    assert clone.preset == "Rec128N13" and clone.fingerprint == ctx.fingerprint
+    assert not clone.is_insecure and clone.security_warning is None
+
+
+def test_insecure_opt_in_travels_in_the_bytes():
+    # Parameters of this test only, so that the first load builds the context (and warns).
+    data = bytearray(small_context(q0_bits=49).to_bytes())
+    with pytest.warns(UserWarning, match="not established as 128-bit secure"):
+        assert ckks.Context.from_bytes(bytes(data)).is_insecure
+    assert data[-1] == 1  # params.insecure_for_testing, the last byte
+    data[-1] = 0
+    with pytest.raises(rnsfhe.DecodeError, match="rejected") as e:
+        ckks.Context.from_bytes(bytes(data))
+    assert assert_decode_error(e).field == "parameters"
+    # A secure context does not carry the opt-in.
+    assert ckks.Context.from_preset("Rec128N13").to_bytes()[-1] == 0
+
+
+def test_keys_round_trip(ctx, keys, x, decryptor):
+    pk = ckks.PublicKey.from_bytes(keys.public.to_bytes(), ctx)
+    ct = ctx.encryptor(pk).encrypt(x)
+    assert bits(x, decryptor.decrypt(ct, real=True)) >= BITS
+    for key, cls in [(keys.public, ckks.PublicKey), (keys.relin, ckks.RelinKey), (keys.galois, ckks.GaloisKeys)]:
+        for seeded in (True, False):
+            data = key.to_bytes(seeded=seeded)
+            assert len(data) == key.serialized_size(seeded=seeded)
+            assert cls.from_bytes(data, ctx).to_bytes(seeded=seeded) == data
+        assert key.to_bytes() == key.to_bytes(seeded=True)
+        clone = pickle.loads(pickle.dumps(key))
+        assert isinstance(clone, cls) and clone.to_bytes() == key.to_bytes()
+
+
+def test_secret_key_only_through_explicit_functions(ctx, keys, x, decryptor):
+    sk = keys.secret
+    assert not hasattr(sk, "to_bytes")
+    data = sk.to_secret_bytes()
+    assert len(data) == 16 + 5 + ctx.n // 4  # header, distribution, 2 bits per coefficient
+    loaded = ckks.SecretKey.from_secret_bytes(data, ctx)
+    ct = ctx.encryptor(keys.public).encrypt(x)
+    assert bits(x, ctx.decryptor(loaded).decrypt(ct, real=True)) >= BITS
+    for obj in [sk, keys]:
+        with pytest.raises(TypeError, match="to_secret_bytes"):
+            pickle.dumps(obj)
+    with pytest.raises(rnsfhe.DecodeError):
+        ckks.SecretKey.from_secret_bytes(data[:-1], ctx)
+
+
+def test_ciphertext_round_trip_and_pickle(ctx, keys, x, decryptor):
+    ev = ctx.evaluator(keys)
+    for ct in [ctx.encryptor(keys.public).encrypt(x), ctx.encryptor(keys.secret).encrypt(x),
+               ev.multiply(ctx.encryptor(keys).encrypt(x), x), ctx.encryptor(keys).encrypt(x[:8], slots=8)]:
+        for seeded in (True, False):
+            data = ct.to_bytes(seeded=seeded)
+            assert len(data) == ct.serialized_size(seeded=seeded)
+            loaded = ckks.Ciphertext.from_bytes(data, ctx)
+            assert (loaded.level, loaded.scale, loaded.slots) == (ct.level, ct.scale, ct.slots)
+            assert np.array_equal(decryptor.decrypt(loaded), decryptor.decrypt(ct))
+        clone = pickle.loads(pickle.dumps(ct))
+        assert np.array_equal(decryptor.decrypt(clone), decryptor.decrypt(ct))
+    # Many ciphertexts of one context in one pickle (the context is loaded once, from the cache).
+    cts = [ctx.encryptor(keys).encrypt(x * k) for k in range(1, 4)]
+    for k, c in enumerate(pickle.loads(pickle.dumps(cts)), start=1):
+        assert bits(x * k, decryptor.decrypt(c, real=True)) >= BITS
+
+
+def test_seeded_objects_are_about_half_the_size(ctx, keys, x):
+    for obj in [keys.public, keys.relin, keys.galois, ctx.encryptor(keys.secret).encrypt(x)]:
+        ratio = obj.serialized_size() / obj.serialized_size(seeded=False)
+        assert SEEDED_RATIO[0] < ratio < SEEDED_RATIO[1], (obj, ratio)
+    # No seed: public-key encryption, results of operations, fewer slots than N/2.
+    for ct in [ctx.encryptor(keys.public).encrypt(x), ctx.encryptor(keys.secret).encrypt(x) + 1.0,
+               ctx.encryptor(keys.secret).encrypt(x[:4], slots=4)]:
+        assert ct.serialized_size() == ct.serialized_size(seeded=False)
+
+
+def test_galois_keys_recover_rotations_and_conjugation(ctx, keys):
+    loaded = ckks.GaloisKeys.from_bytes(keys.galois.to_bytes(), ctx)
+    assert sorted(loaded.rotations) == sorted(keys.rotations) and loaded.conjugate
+    assert loaded.elements == keys.galois.elements
+    # A step and that step minus N/2 are one rotation: -1 and slots - 1 share a key.
+    wide = ctx.keygen(rotations=[ctx.slots - 1, 5])
+    assert ckks.GaloisKeys.from_bytes(wide.galois.to_bytes(), ctx).rotations == [-1, 5]
+    bare = ctx.keygen()
+    none = ckks.GaloisKeys.from_bytes(bare.galois.to_bytes(), ctx)
+    assert none.rotations == [] and not none.conjugate
+
+
+# ------------------------------------------------------------------------------------------------------
+# The three parties: a server with a context and evaluation keys loaded from bytes
+# ------------------------------------------------------------------------------------------------------
+
+
+def test_server_computes_with_loaded_keys_and_the_client_decrypts(ctx, keys, x, decryptor):
+    # Client -> server: parameters, evaluation keys, one seeded secret-key ciphertext.
+    wire = {"context": ctx.to_bytes(), "relin": keys.relin.to_bytes(), "galois": keys.galois.to_bytes(),
+            "x": ctx.encryptor(keys.secret).encrypt(x).to_bytes()}
+    # Server: a fresh context from the bytes, never the secret key.
+    server = load_context(wire["context"])
+    ev = server.evaluator(relin_key=ckks.RelinKey.from_bytes(wire["relin"], server),
+                          galois_keys=ckks.GaloisKeys.from_bytes(wire["galois"], server))
+    ct = ckks.Ciphertext.from_bytes(wire["x"], server)
+    attached = ckks.Ciphertext.from_bytes(wire["x"], server, evaluator=ev)
+    results = {
+        "mean": (ev.mean(ct), np.full(ctx.slots, np.mean(x)), 18.0),
+        "var": (ev.var(ct), np.full(ctx.slots, np.var(x)), 18.0),
+        "multiply": (ev.multiply(ct, ct), x * x, BITS),
+        "operators": (attached * attached + 1.0, x * x + 1.0, BITS),
+        "rotate": (ev.rotate(ct, -1), np.roll(x, 1), BITS),
+        "rotate 3": (attached.rotate(3), np.roll(x, -3), BITS),
+        "conjugate": (ev.conjugate(ct), x, BITS),
+    }
+    # Server -> client: the results as bytes, loaded into the client's own context object.
+    for name, (result, expected, threshold) in results.items():
+        back = ckks.Ciphertext.from_bytes(result.to_bytes(), ctx)
+        assert bits(expected, decryptor.decrypt(back, real=True)) >= threshold, name
+    # Pickled evaluation keys work as well.
+    ev2 = server.evaluator(relin_key=pickle.loads(pickle.dumps(keys.relin)),
+                           galois_keys=pickle.loads(pickle.dumps(keys.galois)))
+    assert bits(np.roll(x, -1), decryptor.decrypt(ev2.rotate(ct, 1), real=True)) >= BITS
+
+
+def test_evaluator_of_other_parameters_is_refused(ctx, keys, x):
+    other = small_context(levels=1)
+    data = ctx.encryptor(keys).encrypt(x).to_bytes()
+    with pytest.raises(ValueError, match="another CKKS context"):
+        ckks.Ciphertext.from_bytes(data, ctx, evaluator=other.evaluator())
+
+
+# ------------------------------------------------------------------------------------------------------
+# Bad bytes: always a DecodeError naming the field and offset, never a crash
+# ------------------------------------------------------------------------------------------------------
+
+
+def test_wrong_context_and_wrong_kind(ctx, keys, x):
+    other = small_context(levels=1)
+    ct = ctx.encryptor(keys).encrypt(x)
+    for cls, data in [(ckks.Ciphertext, ct.to_bytes()), (ckks.RelinKey, keys.relin.to_bytes()),
+                      (ckks.PublicKey, keys.public.to_bytes()), (ckks.GaloisKeys, keys.galois.to_bytes())]:
+        with pytest.raises(rnsfhe.DecodeError, match="other parameters") as e:
+            cls.from_bytes(data, other)
+        assert assert_decode_error(e).field == "header.fingerprint" and e.value.offset == 8
+    with pytest.raises(rnsfhe.DecodeError, match="expected a relinearization key, found a CKKS ciphertext") as e:
+        ckks.RelinKey.from_bytes(ct.to_bytes(), ctx)
+    assert assert_decode_error(e).field == "header.kind"
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        ckks.SecretKey.from_secret_bytes(keys.secret.to_secret_bytes(), other)
+    assert assert_decode_error(e).field == "header.fingerprint"
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        ckks.Context.from_bytes(ct.to_bytes())
+    assert assert_decode_error(e).field == "header.kind"
+
+
+def test_every_truncation_of_a_ciphertext(ctx, keys, x):
+    ct = ctx.evaluator().drop_to_level(ctx.encryptor(keys).encrypt(x), 1)  # one limb: about 13 KB
+    data = ct.to_bytes()
+    for end in range(len(data)):
+        with pytest.raises(rnsfhe.DecodeError) as e:
+            ckks.Ciphertext.from_bytes(data[:end], ctx)
+        err = e.value
+        assert err.field and 0 <= err.offset <= end, (end, err)
+    with pytest.raises(rnsfhe.DecodeError, match="unexpected bytes") as e:
+        ckks.Ciphertext.from_bytes(data + b"\0", ctx)
+    assert assert_decode_error(e).field == "end of object"
+
+
+@pytest.mark.parametrize("what", ["seeded ciphertext", "context", "public key", "galois keys"])
+def test_truncations_and_byte_flips(ctx, keys, x, what):
+    obj, cls = {
+        "seeded ciphertext": (ctx.encryptor(keys.secret).encrypt(x), ckks.Ciphertext),
+        "context": (ctx, None),
+        "public key": (keys.public, ckks.PublicKey),
+        "galois keys": (keys.galois, ckks.GaloisKeys),
+    }[what]
+
+    def load(data):
+        return load_context(data) if cls is None else cls.from_bytes(data, ctx)
+
+    data = obj.to_bytes()
+    rng = random.Random(20240601)
+    ends = sorted(set(range(0, min(len(data), 200))) | {rng.randrange(len(data)) for _ in range(200)})
+    for end in ends:
+        with pytest.raises(rnsfhe.DecodeError) as e:
+            load(data[:end])
+        assert 0 <= e.value.offset <= end
+    # Any flip in the header is caught; elsewhere a flip is caught or decodes to a valid object (a residue
+    # that stays below its modulus), never crashes.
+    positions = list(range(16)) + [rng.randrange(16, len(data)) for _ in range(200)]
+    caught = 0
+    for pos in positions:
+        bad = bytearray(data)
+        bad[pos] ^= 1 << rng.randrange(8)
+        try:
+            load(bytes(bad))
+        except rnsfhe.DecodeError as err:
+            assert err.field and err.offset <= len(data)
+            caught += 1
+        else:
+            assert pos >= 16, f"a flip at header byte {pos} was accepted"
+    assert caught >= 16
+
+
+def test_hostile_bytes(ctx):
+    for data in [b"", b"RNSF", b"\0" * 16, b"RNSF\x01\x00\x21\x00" + b"\xff" * 8, bytes(range(256)) * 4]:
+        for load in [lambda d: ckks.Ciphertext.from_bytes(d, ctx), lambda d: ckks.GaloisKeys.from_bytes(d, ctx),
+                     lambda d: ckks.SecretKey.from_secret_bytes(d, ctx), ckks.Context.from_bytes]:
+            with pytest.raises(rnsfhe.DecodeError):
+                load(data)
+
+
+# ------------------------------------------------------------------------------------------------------
+# BFV: the public and secret keys today (the BFV wire format is being written)
+# ------------------------------------------------------------------------------------------------------
+
+
+def test_bfv_public_and_secret_keys():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        c = bfv.Context(10, 65537, 55, 3, allow_insecure=True)
+    keys = c.keygen()
+    pk = bfv.PublicKey.from_bytes(keys.public.to_bytes(), c)
+    sk = bfv.SecretKey.from_secret_bytes(keys.secret.to_secret_bytes(), c)
+    values = np.arange(16) - 8
+    got = c.decryptor(sk).decrypt(c.encryptor(pk).encrypt(values))
+    assert np.array_equal(got[:16], values)
+    assert 0.45 < keys.public.serialized_size() / keys.public.serialized_size(seeded=False) < 0.6
+    with pytest.raises(rnsfhe.DecodeError):
+        bfv.PublicKey.from_bytes(keys.public.to_bytes()[:-3], c)
+    with pytest.raises(TypeError, match="to_secret_bytes"):
+        pickle.dumps(keys.secret)
