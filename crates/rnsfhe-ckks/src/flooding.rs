@@ -485,3 +485,57 @@ mod tests {
         assert!(s.dec.noise_log2(&ct, &vec![Complex64::new(0.0, 0.0); 4096]).is_err());
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod measurements {
+    use super::*;
+    use crate::keys::KeyGenerator;
+    use crate::precision::PrecisionStats;
+    use crate::{CkksContext, CkksEncryptor, Evaluator, Preset};
+
+    /// Precision after flooding at a 128-bit preset (run with `--ignored --nocapture`): fresh and after
+    /// one multiplication, at the recommended bits for s = 30 and a few others, beside the prediction.
+    #[test]
+    #[ignore = "measurement, prints a table"]
+    fn flooding_measure_precision() {
+        for preset in [Preset::Rec128N13, Preset::Rec128N14] {
+            let ctx = CkksContext::new(preset.params()).unwrap();
+            let mut rng = Csprng::from_os().unwrap();
+            let keys = KeyGenerator::new(&ctx, &mut rng).unwrap();
+            let pk = keys.public_key(&mut rng).unwrap();
+            let rlk = keys.relin_key(&mut rng).unwrap();
+            let enc = CkksEncryptor::with_public_key(&ctx, &pk).unwrap();
+            let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();
+            let eval = Evaluator::new(&ctx).with_relin_key(rlk).unwrap();
+            let slots = ctx.max_slots();
+            let x: Vec<f64> = (0..slots).map(|i| ((i as f64) * 0.37).sin()).collect();
+            let ct = enc.encrypt(&x, &mut rng).unwrap();
+            let sq = eval.rescale(&eval.multiply(&ct, &ct).unwrap()).unwrap();
+            for (name, c, want) in [
+                ("fresh", &ct, x.clone()),
+                ("x^2", &sq, x.iter().map(|v| v * v).collect::<Vec<_>>()),
+            ] {
+                let expected: Vec<Complex64> = want.iter().map(|&v| Complex64::new(v, 0.0)).collect();
+                let noise = dec.noise_log2(c, &expected).unwrap();
+                let rec = recommended_flooding_bits(noise, DEFAULT_STATISTICAL_SECURITY, 1).unwrap();
+                let max = dec.max_flooding_bits(c).unwrap();
+                for bits in [0, 10, 20, rec] {
+                    if bits > max {
+                        println!("{preset:?} {name}: {bits} bits refused (max {max})");
+                        continue;
+                    }
+                    let got = dec.decrypt_flooded(c, bits, &mut rng).unwrap();
+                    let stats = PrecisionStats::compare(&expected, &got).unwrap();
+                    println!(
+                        "{preset:?} {name}: log2 scale {:.2}, log2||e|| {noise:.2}, rec {rec}, max {max}, bits {bits}: predicted {:.2} (+0.92 mean), measured real mean {:.2} min {:.2}",
+                        c.log2_scale(),
+                        flooded_precision_bits(c.log2_scale(), bits, slots),
+                        stats.real.mean,
+                        stats.real.min
+                    );
+                }
+            }
+        }
+    }
+}

@@ -108,7 +108,17 @@ impl SecretKey {
                 ),
             });
         }
-        if let Some(i) = coeffs.iter().position(|c| !(-1..=1).contains(c)) {
+        // The check scans every coefficient without a data-dependent branch or early exit (`c + 1` is in
+        // {0, 1, 2} exactly for ternary `c`; wrapping keeps hostile values from overflowing), so the
+        // time taken says nothing about a valid key; only for an invalid one is the position searched.
+        let invalid = coeffs
+            .iter()
+            .fold(0u64, |acc, &c| acc | u64::from(c.wrapping_add(1) as u64 > 2));
+        if invalid != 0 {
+            let i = coeffs
+                .iter()
+                .position(|c| !(-1..=1).contains(c))
+                .unwrap_or_default();
             return Err(Error::InvalidParams {
                 what: "secret key coefficients",
                 reason: format!("coefficient {i} is not ternary (must be -1, 0 or 1)"),
@@ -129,7 +139,8 @@ impl SecretKey {
 
     /// Number of nonzero coefficients `h` (enters the noise estimates: `||s||_2^2 = h`).
     pub fn hamming_weight(&self) -> usize {
-        self.coeffs.iter().filter(|&&c| c != 0).count()
+        // `c & 1` is 1 for -1 and 1, 0 for 0: a count without a branch on the secret coefficients.
+        self.coeffs.iter().map(|&c| (c & 1) as usize).sum()
     }
 
     /// Fingerprint of the context the key belongs to.
@@ -450,6 +461,88 @@ impl KeyGenerator {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use crate::context::RlweParams;
+    use crate::encryption::{Decryptor, Encryptor};
+    use rnsfhe_math::primes::ntt_primes_of_bits;
+
+    fn small_ctx(secret: SecretDistribution) -> Arc<RlweContext> {
+        let q = ntt_primes_of_bits(50, 2048, 2, &[]).unwrap();
+        let p = ntt_primes_of_bits(60, 2048, 1, &[]).unwrap();
+        RlweContext::new(RlweParams {
+            log_n: 10,
+            q_moduli: q,
+            p_moduli: p,
+            dnum: 2,
+            conversion: rnsfhe_ring::ConversionMode::Fast,
+            secret,
+            sigma: 3.2,
+        })
+        .unwrap()
+    }
+
+    /// Debug output of every type holding the secret key shows no coefficient: neither the signed
+    /// coefficients (as `{:?}` of a slice would print them) nor any residue of its NTT form.
+    #[test]
+    fn secret_holders_debug_is_redacted() {
+        let ctx = small_ctx(SecretDistribution::Ternary);
+        let mut rng = Csprng::insecure_from_seed_for_tests([5; 32]);
+        let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
+        let sk = kg.secret_key().clone();
+        let coeffs = format!("{:?}", &sk.coefficients()[..6]);
+        let coeffs = coeffs.trim_matches(|c| c == '[' || c == ']');
+        let residues: Vec<String> = sk.ntt_qp().data()[..32]
+            .iter()
+            .filter(|&&r| r > 1_000_000)
+            .map(|r| r.to_string())
+            .collect();
+        assert!(!residues.is_empty());
+        let outputs = [
+            format!("{sk:?}"),
+            format!("{sk:#?}"),
+            format!("{kg:?}"),
+            format!("{:?}", Decryptor::new(&ctx, &sk).unwrap()),
+            format!("{:?}", Encryptor::with_secret_key(&ctx, &sk).unwrap()),
+            format!("{:?}", sk.ntt_at(&ctx, 2).unwrap()),
+        ];
+        assert_eq!(outputs[0], "SecretKey { <redacted> }");
+        for out in &outputs {
+            assert!(out.contains("<redacted>"), "{out}");
+            assert!(!out.contains(coeffs), "coefficients {coeffs} in {out}");
+            for r in &residues {
+                assert!(!out.contains(r.as_str()), "NTT residue {r} in the output");
+            }
+        }
+    }
+
+    #[test]
+    fn secret_key_checks_and_weight() {
+        let ctx = small_ctx(SecretDistribution::HammingWeight(64));
+        let mut rng = Csprng::insecure_from_seed_for_tests([6; 32]);
+        let sk = SecretKey::generate(&ctx, &mut rng).unwrap();
+        assert_eq!(sk.hamming_weight(), 64);
+        assert_eq!(
+            sk.hamming_weight(),
+            sk.coefficients().iter().filter(|&&c| c != 0).count()
+        );
+        let mut bad = vec![0i64; 1024];
+        for (pos, value) in [(3usize, 2i64), (1023, -2), (0, i64::MIN), (7, i64::MAX)] {
+            bad.fill(1);
+            bad[pos] = value;
+            match SecretKey::from_coefficients(&ctx, &bad) {
+                Err(Error::InvalidParams { reason, .. }) => {
+                    assert!(reason.contains(&format!("coefficient {pos} ")), "{reason}")
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        bad.fill(-1);
+        assert_eq!(
+            SecretKey::from_coefficients(&ctx, &bad)
+                .unwrap()
+                .hamming_weight(),
+            1024
+        );
+    }
 
     #[test]
     fn galois_elements() {
