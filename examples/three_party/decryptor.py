@@ -1,0 +1,55 @@
+"""The decryptor of the three-party example: the only party that holds the secret key.
+
+    .venv/bin/python examples/three_party/decryptor.py --state /tmp/three-party
+
+Loads the parameters and the secret key from ``--state DIR`` (written by ``client.py``), and the two result
+ciphertexts the server returned (``DIR/result.bin``), and decrypts the mean and the variance. Every object
+is validated on load against the parameters (fingerprint, residues, levels): a result tampered with on the
+way is refused with the field and byte offset at fault. If ``DIR/data.txt`` exists (the synthetic data),
+the numpy results are printed beside. ``--json`` prints the two numbers as JSON instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+import protocol
+from rnsfhe import ckks
+
+
+def decrypt_result(state: pathlib.Path) -> Tuple[float, float]:
+    """The mean and the variance in ``state/result.bin``, decrypted with the secret key of ``state``."""
+    ctx = ckks.Context.from_bytes((state / "params.bin").read_bytes())
+    secret = ckks.SecretKey.from_secret_bytes((state / "secret.key").read_bytes(), ctx)
+    mean_bytes, var_bytes = protocol.unpack((state / "result.bin").read_bytes(), 2)
+    decryptor = ctx.decryptor(secret)
+    mean = decryptor.decrypt(ckks.Ciphertext.from_bytes(mean_bytes, ctx), real=True)[0]
+    variance = decryptor.decrypt(ckks.Ciphertext.from_bytes(var_bytes, ctx), real=True)[0]
+    return float(mean), float(variance)
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Parses the command line, decrypts and prints."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--state", type=pathlib.Path, required=True, help="directory written by client.py")
+    ap.add_argument("--json", action="store_true", help="print {\"mean\": ..., \"variance\": ...}")
+    args = ap.parse_args(argv)
+    mean, variance = decrypt_result(args.state)
+    if args.json:
+        print(json.dumps({"mean": mean, "variance": variance}))
+        return
+    print(f"mean:     {mean:.9f}")
+    print(f"variance: {variance:.9f}")
+    data = args.state / "data.txt"
+    if data.exists():
+        x = np.loadtxt(data, ndmin=1)
+        print(f"numpy:    mean {np.mean(x):.9f}, variance {np.var(x):.9f}")
+
+
+if __name__ == "__main__":
+    main()
