@@ -35,68 +35,316 @@ fn corruptions(s: &Sample) -> Vec<(String, Vec<u8>, &'static str)> {
     let mut out: Vec<(&str, Vec<u8>, &'static str)> = vec![
         ("truncated_header", b[..10].to_vec(), "header.fingerprint"),
         ("bad_magic", put(b.clone(), 0, b"RNSX"), "header.magic"),
-        ("future_version", put(b.clone(), 4, &99u16.to_le_bytes()), "header.version"),
-        ("unknown_kind", put(b.clone(), 6, &999u16.to_le_bytes()), "header.kind"),
-        ("wrong_fingerprint", put(b.clone(), 8, &[0x5a; 8]), "header.fingerprint"),
-        ("trailing_byte", [b.clone(), vec![0]].concat(), "end of object"),
+        (
+            "future_version",
+            put(b.clone(), 4, &99u16.to_le_bytes()),
+            "header.version",
+        ),
+        (
+            "unknown_kind",
+            put(b.clone(), 6, &999u16.to_le_bytes()),
+            "header.kind",
+        ),
+        (
+            "wrong_fingerprint",
+            put(b.clone(), 8, &[0x5a; 8]),
+            "header.fingerprint",
+        ),
+        (
+            "trailing_byte",
+            [b.clone(), vec![0]].concat(),
+            "end of object",
+        ),
     ];
-    if s.kind != ObjectKind::CkksParameters {
+    let is_params = matches!(
+        s.kind,
+        ObjectKind::CkksParameters | ObjectKind::BfvParameters
+    );
+    if !is_params {
         // Another kind in the header of this object.
-        let other = if s.kind == ObjectKind::PublicKey { 19u16 } else { 17 };
-        out.push(("other_kind", put(b.clone(), 6, &other.to_le_bytes()), "header.kind"));
+        let other = if s.kind == ObjectKind::PublicKey {
+            19u16
+        } else {
+            17
+        };
+        out.push((
+            "other_kind",
+            put(b.clone(), 6, &other.to_le_bytes()),
+            "header.kind",
+        ));
     }
     let u32le = |v: u32| v.to_le_bytes();
     match s.name {
         "ckks_params" => out.extend([
             ("log_n_40", put(b.clone(), 16, &u32le(40)), "params.log_n"),
-            ("levels_million", put(b.clone(), 28, &u32le(1_000_000)), "params.levels"),
+            (
+                "levels_million",
+                put(b.clone(), 28, &u32le(1_000_000)),
+                "params.levels",
+            ),
             ("dnum_zero", put(b.clone(), 40, &u32le(0)), "params.dnum"),
             ("secret_tag_5", put(b.clone(), 44, &[5]), "params.secret"),
-            ("sigma_negative", put(b.clone(), 49, &(-1.0f64).to_le_bytes()), "params.sigma"),
+            (
+                "sigma_negative",
+                put(b.clone(), 49, &(-1.0f64).to_le_bytes()),
+                "params.sigma",
+            ),
             ("rescaling_9", put(b.clone(), 58, &[9]), "params.rescaling"),
         ]),
-        "secret_key" => out.extend([
-            ("distribution_5", put(b.clone(), 16, &[5]), "secret_key.distribution"),
-            ("coefficient_code_3", put(b.clone(), 21, &[0x03]), "secret_key.coefficients[0]"),
+        "secret_key" | "bfv_secret_key" => out.extend([
+            (
+                "distribution_5",
+                put(b.clone(), 16, &[5]),
+                "secret_key.distribution",
+            ),
+            (
+                "coefficient_code_3",
+                put(b.clone(), 21, &[0x03]),
+                "secret_key.coefficients[0]",
+            ),
         ]),
-        "public_key" => out.extend([
-            ("seeded_flag_2", put(b.clone(), 16, &[2]), "public_key.seeded"),
-            ("residue_above_modulus", put(b.clone(), 17, &[0xff; 5]), "public_key.b.limb[0][0]"),
+        "public_key" | "bfv_public_key" => out.extend([
+            (
+                "seeded_flag_2",
+                put(b.clone(), 16, &[2]),
+                "public_key.seeded",
+            ),
+            (
+                "residue_above_modulus",
+                put(b.clone(), 17, &[0xff; 5]),
+                "public_key.b.limb[0][0]",
+            ),
         ]),
-        "galois_keys" => out.extend([
-            ("count_max", put(b.clone(), 16, &u32le(u32::MAX)), "galois_keys.count"),
-            ("even_element", put(b.clone(), 20, &u32le(4)), "galois_keys.element[0]"),
-            ("element_above_2n", put(b.clone(), 20, &u32le(4097)), "galois_keys.element[0]"),
+        "galois_keys" | "bfv_galois_keys" => out.extend([
+            (
+                "count_max",
+                put(b.clone(), 16, &u32le(u32::MAX)),
+                "galois_keys.count",
+            ),
+            (
+                "even_element",
+                put(b.clone(), 20, &u32le(4)),
+                "galois_keys.element[0]",
+            ),
+            (
+                "element_above_2n",
+                put(b.clone(), 20, &u32le(4097)),
+                "galois_keys.element[0]",
+            ),
         ]),
         "ckks_plaintext" => out.extend([
-            ("level_zero", put(b.clone(), 16, &u32le(0)), "plaintext.level"),
-            ("scale_nan", put(b.clone(), 20, &f64::NAN.to_le_bytes()), "plaintext.scale"),
+            (
+                "level_zero",
+                put(b.clone(), 16, &u32le(0)),
+                "plaintext.level",
+            ),
+            (
+                "scale_nan",
+                put(b.clone(), 20, &f64::NAN.to_le_bytes()),
+                "plaintext.scale",
+            ),
             ("slots_3", put(b.clone(), 28, &u32le(3)), "plaintext.slots"),
         ]),
         "ckks_ciphertext" => out.extend([
-            ("scale_infinite", put(b.clone(), 16, &f64::INFINITY.to_le_bytes()), "ciphertext.scale"),
-            ("slots_huge", put(b.clone(), 24, &u32le(1 << 30)), "ciphertext.slots"),
-            ("level_99", put(b.clone(), 28, &u32le(99)), "ciphertext.level"),
-            ("part_count_7", put(b.clone(), 32, &[7]), "ciphertext.part_count"),
-            ("seeded_flag_2", put(b.clone(), 33, &[2]), "ciphertext.seeded"),
-            ("residue_above_modulus", put(b.clone(), 34, &[0xff; 5]), "ciphertext.parts[0].limb[0][0]"),
+            (
+                "scale_infinite",
+                put(b.clone(), 16, &f64::INFINITY.to_le_bytes()),
+                "ciphertext.scale",
+            ),
+            (
+                "slots_huge",
+                put(b.clone(), 24, &u32le(1 << 30)),
+                "ciphertext.slots",
+            ),
+            (
+                "level_99",
+                put(b.clone(), 28, &u32le(99)),
+                "ciphertext.level",
+            ),
+            (
+                "part_count_7",
+                put(b.clone(), 32, &[7]),
+                "ciphertext.part_count",
+            ),
+            (
+                "seeded_flag_2",
+                put(b.clone(), 33, &[2]),
+                "ciphertext.seeded",
+            ),
+            (
+                "residue_above_modulus",
+                put(b.clone(), 34, &[0xff; 5]),
+                "ciphertext.parts[0].limb[0][0]",
+            ),
         ]),
         "ckks_seeded_ciphertext" => out.extend([
-            ("seeded_three_parts", put(b.clone(), 32, &[3]), "ciphertext.seeded"),
+            (
+                "seeded_three_parts",
+                put(b.clone(), 32, &[3]),
+                "ciphertext.seeded",
+            ),
             ("missing_seed", b[..n - 1].to_vec(), "ciphertext.seed"),
         ]),
         _ => {}
     }
+    out.extend(bfv_corruptions(s));
     out.into_iter()
         .map(|(m, mut bytes, field)| {
             // A header error is found in the first 16 bytes (parameters check the fingerprint only
             // after their payload): the rest need not be committed.
-            if field.starts_with("header.") && s.kind != ObjectKind::CkksParameters {
+            if field.starts_with("header.") && !is_params {
                 bytes.truncate(16);
             }
             (format!("{}__{m}.bin", s.name), bytes, field)
         })
         .collect()
+}
+
+/// The corruptions specific to the BFV samples (payload layouts in `rnsfhe_bfv::serialization`; the
+/// keys of `rnsfhe-core` share the CKKS entries above).
+fn bfv_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    let b = s.bytes.clone();
+    let n = b.len();
+    let u32le = |v: u32| v.to_le_bytes();
+    let u64le = |v: u64| v.to_le_bytes();
+    match s.name {
+        // log_n @16, t @20, k @28, q_i @32.., k' @48, p_j @52.., relin_base_log @76, sigma @80,
+        // conversion @88, allow_insecure @89.
+        "bfv_params" => vec![
+            ("log_n_3", put(b.clone(), 16, &u32le(3)), "params.log_n"),
+            (
+                "t_one",
+                put(b.clone(), 20, &u64le(1)),
+                "params.plaintext_modulus",
+            ),
+            (
+                "q_count_million",
+                put(b.clone(), 28, &u32le(1_000_000)),
+                "params.q_moduli.count",
+            ),
+            (
+                "q_above_2_62",
+                put(b.clone(), 32, &u64le(1 << 63)),
+                "params.q_moduli[0]",
+            ),
+            (
+                "q_composite",
+                put(b.clone(), 32, &u64le(3 * 2048 + 1)),
+                "parameters",
+            ),
+            (
+                "p_count_zero",
+                put(b.clone(), 48, &u32le(0)),
+                "params.p_moduli.count",
+            ),
+            (
+                "relin_base_99",
+                put(b.clone(), 76, &u32le(99)),
+                "params.relin_base_log",
+            ),
+            (
+                "sigma_nan",
+                put(b.clone(), 80, &f64::NAN.to_le_bytes()),
+                "params.sigma",
+            ),
+            (
+                "conversion_fast",
+                put(b.clone(), 88, &[0]),
+                "params.conversion",
+            ),
+            (
+                "insecure_flag_2",
+                put(b.clone(), 89, &[2]),
+                "params.allow_insecure",
+            ),
+        ],
+        "bfv_relin_key" => vec![
+            (
+                "seeded_flag_2",
+                put(b.clone(), 16, &[2]),
+                "relin_key.seeded",
+            ),
+            (
+                "residue_above_modulus",
+                put(b.clone(), 17, &[0xff; 5]),
+                "relin_key.b[0].limb[0][0]",
+            ),
+            ("missing_seed", b[..n - 1].to_vec(), "relin_key.seed"),
+        ],
+        // count @16, element[0] @20, key[0] @24, element[1] after the first of two equal-sized keys.
+        "bfv_galois_keys" => vec![
+            (
+                "key_seeded_flag_7",
+                put(b.clone(), 24, &[7]),
+                "galois_keys.key[0].seeded",
+            ),
+            (
+                "elements_not_increasing",
+                put(b.clone(), 20 + (n - 20) / 2, &u32le(3)),
+                "galois_keys.element[1]",
+            ),
+        ],
+        // width @16 (at most 17 bits for t = 65537), coefficients @17.
+        "bfv_plaintext" => vec![
+            ("width_zero", put(b.clone(), 16, &[0]), "plaintext.width"),
+            ("width_40", put(b.clone(), 16, &[40]), "plaintext.width"),
+            // Width 17 (N x 17 bits follow) and coefficient 0 = 2^17 - 1 >= t.
+            (
+                "coefficient_above_t",
+                [
+                    &b[..16],
+                    &[17, 0xff, 0xff, 0x01],
+                    &vec![0; 1024 * 17 / 8 - 3][..],
+                ]
+                .concat(),
+                "plaintext.coefficients[0]",
+            ),
+        ],
+        // count @16, seeded @17, c_0 @18.
+        "bfv_ciphertext" => vec![
+            (
+                "part_count_7",
+                put(b.clone(), 16, &[7]),
+                "ciphertext.part_count",
+            ),
+            (
+                "part_count_1",
+                put(b.clone(), 16, &[1]),
+                "ciphertext.part_count",
+            ),
+            (
+                "seeded_flag_2",
+                put(b.clone(), 17, &[2]),
+                "ciphertext.seeded",
+            ),
+            (
+                "residue_above_modulus",
+                put(b.clone(), 18, &[0xff; 5]),
+                "ciphertext.parts[0].limb[0][0]",
+            ),
+        ],
+        "bfv_product_ciphertext" => vec![
+            (
+                "seeded_three_parts",
+                put(b.clone(), 17, &[1]),
+                "ciphertext.seeded",
+            ),
+            (
+                "last_byte_missing",
+                b[..n - 1].to_vec(),
+                "ciphertext.parts[2].limb[1]",
+            ),
+        ],
+        "bfv_seeded_ciphertext" => vec![
+            ("missing_seed", b[..n - 1].to_vec(), "ciphertext.seed"),
+            (
+                "seed_flag_cleared",
+                put(b.clone(), 17, &[0]),
+                "ciphertext.parts[1].limb[0]",
+            ),
+        ],
+        _ => vec![],
+    }
 }
 
 fn kind_of(file: &str, samples: &[Sample]) -> ObjectKind {
@@ -125,11 +373,13 @@ fn committed_corpus_fails_on_the_named_field() {
     for line in manifest.lines() {
         let (file, field) = line.split_once(' ').unwrap();
         let bytes = std::fs::read(dir.join(file)).unwrap();
-        let err = decode(kind_of(file, &all), &bytes, &ctxs)
-            .expect_err(&format!("{file} must not load"));
+        let err =
+            decode(kind_of(file, &all), &bytes, &ctxs).expect_err(&format!("{file} must not load"));
         assert_eq!(err.field, field, "{file}: {err}");
         // The message names the field and the offset.
-        assert!(err.to_string().contains(&format!("`{field}` at byte {}", err.offset)));
+        assert!(err
+            .to_string()
+            .contains(&format!("`{field}` at byte {}", err.offset)));
         checked += 1;
     }
     assert!(checked >= 50, "only {checked} corpus entries");
@@ -165,7 +415,11 @@ fn byte_flips_never_panic_and_header_flips_are_refused() {
             b[at] ^= 0x80;
             let r = decode(s.kind, &b, &ctxs);
             if at < 16 {
-                assert!(r.is_err(), "{}: header byte {at} flipped still loads", s.name);
+                assert!(
+                    r.is_err(),
+                    "{}: header byte {at} flipped still loads",
+                    s.name
+                );
             }
         }
         for _ in 0..200 {
@@ -208,7 +462,10 @@ fn fuzz_corpora_replay_without_panics() {
     // The seeds decode through their target's entry point.
     for (target, _) in FUZZ_TARGETS {
         for seed in fuzz_seeds(target, &ctxs).unwrap() {
-            assert!(fuzz_input(target, &seed, &ctxs), "{target} seed does not load");
+            assert!(
+                fuzz_input(target, &seed, &ctxs),
+                "{target} seed does not load"
+            );
         }
     }
 }
