@@ -24,8 +24,12 @@ enum Command {
     Demo,
     /// Regenerate a benchmark table as markdown (stdout) and JSON (`<out>/<table>.json`).
     Bench(BenchArgs),
-    /// List the CKKS parameter presets with log QP, depth, slots, scale and estimated security.
-    Params,
+    /// List every CKKS and BFV preset (N, log QP, depth, slots, scale, HE-Standard check, estimated
+    /// security, expected precision, INSECURE marker), or show one preset in detail with its primes.
+    Params {
+        /// A preset name (case-insensitive, e.g. PaperTable1L5, Rec128N14, T2Depth20); all if omitted.
+        preset: Option<String>,
+    },
     /// Wire sizes of every object of every CKKS preset, seeded and expanded (generates keys: a few seconds).
     Sizes,
 }
@@ -127,58 +131,7 @@ enum BenchTable {
 mod demo;
 mod sizes;
 
-/// `rnsfhe params`: the CKKS presets with their sizes and security.
-mod params {
-    use rnsfhe_ckks::{CkksContext, Preset};
-
-    use crate::bench::markdown_table;
-
-    /// Builds every preset's context and prints N, log QP, levels, slots, scale, the Qu-Xu closeness `eta`
-    /// and Theorem 1 failure bound of its bases (issue 6), and security.
-    pub fn run() -> anyhow::Result<()> {
-        let mut rows = Vec::new();
-        for preset in Preset::ALL {
-            let ctx = CkksContext::new(preset.params())?;
-            let p = ctx.params();
-            let sec = ctx.security();
-            rows.push(vec![
-                format!("{preset:?}"),
-                format!("2^{}", p.log_n),
-                format!("{:.1}", ctx.log_q()),
-                format!("{:.1}", ctx.log_qp()),
-                format!("{}", p.levels),
-                format!("{}", ctx.max_slots()),
-                format!("2^{}", p.log_scale),
-                format!(
-                    "{} x {} bits, dnum {}",
-                    p.special_primes, p.special_bits, p.dnum
-                ),
-                format!("{}", ctx.qu_xu_summary()),
-                format!("{sec}"),
-            ]);
-        }
-        println!("## CKKS presets\n");
-        print!(
-            "{}",
-            markdown_table(
-                &[
-                    "preset",
-                    "N",
-                    "log Q",
-                    "log QP",
-                    "depth",
-                    "slots",
-                    "scale",
-                    "special primes",
-                    "Qu-Xu (Theorem 1)",
-                    "security"
-                ],
-                &rows
-            )
-        );
-        Ok(())
-    }
-}
+mod params_cmd;
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
@@ -210,7 +163,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 }
             }
         }
-        Command::Params => params::run(),
+        Command::Params { preset } => params_cmd::run(preset.as_deref()),
         Command::Sizes => sizes::run(),
     }
 }

@@ -1,0 +1,583 @@
+//! `rnsfhe params [PRESET]`: every CKKS and BFV preset with its sizes, security and expected precision, or
+//! one preset in detail (its prime chain included).
+//!
+//! # Security
+//!
+//! Two figures are printed for each preset:
+//!
+//! * the check of the Homomorphic Encryption Standard table ([`rnsfhe_core::security::estimate`]), which
+//!   the contexts enforce;
+//! * the built-in lattice estimate ([`rnsfhe_core::lwe_estimator`]) of the modulus the keys live under:
+//!   `QP` for CKKS (the key-switching keys are RLWE samples modulo `QP`), `Q` for BFV (HPS relinearize by
+//!   CRT decomposition without special primes; their `P` is an internal basis of multiplication). The
+//!   "bits" are those of the HE Standard's own cost model (`0.292 beta + 16.4 + log2(8 d)`, the one its
+//!   128/192/256-bit table was computed with); the core-SVP figure (`0.292 beta` alone) is shown beside
+//!   it and is 30-36 bits lower.
+//!
+//! A preset is marked `INSECURE` when it claims no 128-bit level ([`Preset::claimed_security`] is `None`:
+//! the RNS-CKKS paper presets, sparse secret `h = 64`, 80-bit target), when it is built with the insecure
+//! opt-in, when the HE Standard table does not establish 128 bits, or when the estimate is below 128 bits.
+//! Every reason that applies is printed. For sparse secrets the estimate leaves out hybrid attacks and is
+//! optimistic, so a sparse-secret preset is never called secure here, whatever its estimate.
+//!
+//! # Expected precision (CKKS)
+//!
+//! Composed from the per-coefficient noise estimates of `rnsfhe-core` ([`rnsfhe_core::noise`], RNS-CKKS
+//! Appendix A): public-key encryption (`sigma^2 (2N/3 + 1 + ||s||^2)`) plus the encoder's rounding
+//! (`1/12`); one Mult&RS adds the key-switching error of relinearization at the top level divided by the
+//! dropped prime and the rescaling rounding `(1 + ||s||^2) / 12`, and doubles the fresh error term (inputs of
+//! magnitude 1: `z_1 e_2 + z_2 e_1`). `||s||^2` is `h` for a sparse secret and `2N/3` (its mean) for a
+//! uniform ternary one. A coefficient error of standard deviation `s` gives each slot's real (or
+//! imaginary) part an error of standard deviation `s sqrt(N/2) / Delta` (canonical embedding: a sum of `N`
+//! terms with `cos^2` averaging 1/2). The printed "bits" are `-log2` of that standard deviation (typical
+//! slot); the minimum over the `N` slot parts, what [`rnsfhe_ckks::PrecisionStats::min_bits`] reports, is
+//! about `log2 sqrt(2 ln N)` (2.0-2.1 bits) lower. Measured for `PaperTable1L5` (README, `bench
+//! ckks-table1`): fresh 36.2 min / 40.1 median against 39.1 here (min estimate 36.9).
+
+use std::fmt::Write as _;
+
+use anyhow::Context as _;
+use rnsfhe_bfv::{BfvParams, BfvPreset};
+use rnsfhe_ckks::{CkksContext, Preset};
+use rnsfhe_core::lwe_estimator::{estimate_rlwe, AttackCost, LweEstimate};
+use rnsfhe_core::security::{self, SecurityEstimate};
+use rnsfhe_core::SecretDistribution;
+
+use crate::bench::markdown_table;
+
+/// The security level below which a preset is marked `INSECURE` (bits, HE Standard cost model).
+pub const TARGET_BITS: f64 = 128.0;
+
+/// What the summary table prints about one preset, whichever its scheme.
+struct Summary {
+    name: String,
+    scheme: &'static str,
+    log_n: u32,
+    log_q: f64,
+    /// `log2` of the modulus of the keys (`QP` for CKKS, `Q` for BFV).
+    log_key_modulus: f64,
+    depth: usize,
+    slots: String,
+    scale: String,
+    he_standard: SecurityEstimate,
+    estimate: LweEstimate,
+    precision: String,
+    /// Why the preset is insecure; empty when it is not.
+    insecure: Vec<Reason>,
+}
+
+/// `rnsfhe params`: the summary table of every preset; `rnsfhe params <name>`: one preset in detail.
+///
+/// Errors: an unknown preset name (the message lists the valid ones), a preset whose parameters or
+/// context cannot be built.
+pub fn run(preset: Option<&str>) -> anyhow::Result<()> {
+    match preset {
+        None => {
+            print!("{}", summary_table()?);
+            Ok(())
+        }
+        Some(name) => {
+            print!("{}", detail(name)?);
+            Ok(())
+        }
+    }
+}
+
+/// Looks a preset up by name, case-insensitively, among the CKKS and the BFV presets.
+enum AnyPreset {
+    Ckks(Preset),
+    Bfv(BfvPreset),
+}
+
+fn find_preset(name: &str) -> anyhow::Result<AnyPreset> {
+    let matches = |p: &dyn std::fmt::Debug| format!("{p:?}").eq_ignore_ascii_case(name);
+    if let Some(p) = Preset::ALL.into_iter().find(|p| matches(p)) {
+        return Ok(AnyPreset::Ckks(p));
+    }
+    if let Some(p) = BfvPreset::ALL.into_iter().find(|p| matches(p)) {
+        return Ok(AnyPreset::Bfv(p));
+    }
+    let ckks: Vec<String> = Preset::ALL.iter().map(|p| format!("{p:?}")).collect();
+    let bfv: Vec<String> = BfvPreset::ALL.iter().map(|p| format!("{p:?}")).collect();
+    anyhow::bail!(
+        "unknown preset {name:?}: expected one of the CKKS presets {} or the BFV presets {} \
+         (case-insensitive)",
+        ckks.join(", "),
+        bfv.join(", ")
+    )
+}
+
+/// One reason to mark a preset `INSECURE`: a short form for the table and a full sentence for the
+/// detailed view.
+struct Reason {
+    short: String,
+    long: String,
+}
+
+fn reason(short: impl Into<String>, long: impl Into<String>) -> Reason {
+    Reason {
+        short: short.into(),
+        long: long.into(),
+    }
+}
+
+/// The reasons to mark a preset `INSECURE` (module documentation); empty when none applies.
+fn insecurity(
+    claims_128: bool,
+    opt_in: bool,
+    secret: SecretDistribution,
+    he_standard: SecurityEstimate,
+    estimate: &LweEstimate,
+) -> Vec<Reason> {
+    let mut why = Vec::new();
+    if !claims_128 {
+        why.push(reason(
+            "no 128-bit claim",
+            "the preset claims no 128-bit level",
+        ));
+    }
+    if let SecretDistribution::HammingWeight(h) = secret {
+        why.push(reason(
+            format!("sparse secret h = {h}"),
+            format!(
+                "sparse secret h = {h}: outside the HE Standard table, and the estimate ignores hybrid \
+                 attacks (optimistic)"
+            ),
+        ));
+    }
+    if opt_in {
+        why.push(reason("insecure opt-in", "built with the insecure opt-in"));
+    }
+    if !he_standard.is_secure() {
+        why.push(reason(
+            format!("HE Standard: {}", he_short(he_standard)),
+            format!("HE Standard: {he_standard}"),
+        ));
+    }
+    let bits = estimate.security_bits();
+    if bits < TARGET_BITS {
+        why.push(reason(
+            format!("estimated {bits:.1} < {TARGET_BITS}"),
+            format!("estimated {bits:.1} bits < {TARGET_BITS} (HE Standard cost model)"),
+        ));
+    }
+    why
+}
+
+/// Expected precision of a CKKS context, in bits of a slot's real part (module documentation).
+struct CkksPrecision {
+    /// `||s||^2` assumed by the noise formulas.
+    secret_norm2: usize,
+    /// Per-coefficient standard deviation of the fresh (public-key) error, encoding rounding included.
+    fresh_coefficient_std: f64,
+    /// Per-coefficient standard deviation of the relinearization (key-switching) error at the top level.
+    key_switch_std: f64,
+    /// `-log2` of a slot part's error standard deviation after encoding and public-key encryption.
+    fresh_bits: f64,
+    /// The same after one Mult&RS of two fresh ciphertexts holding values of magnitude 1.
+    mult_bits: f64,
+    /// `log2 sqrt(2 ln N)`: how far the minimum over the `N` slot parts lies below the typical figure.
+    min_offset_bits: f64,
+}
+
+fn ckks_precision(ctx: &CkksContext) -> anyhow::Result<CkksPrecision> {
+    let rlwe = ctx.rlwe();
+    let n = ctx.n() as f64;
+    let secret_norm2 = match ctx.params().secret {
+        SecretDistribution::HammingWeight(h) => h,
+        SecretDistribution::Ternary => (2 * ctx.n()).div_ceil(3),
+    };
+    let top = ctx.max_level();
+    let encode_var = 1.0 / 12.0;
+    let fresh = rlwe.fresh_noise_public(secret_norm2).std_dev;
+    let fresh_coefficient_std = (fresh * fresh + encode_var).sqrt();
+    let key_switch_std = rlwe.key_switch_noise(top, secret_norm2)?.std_dev;
+    let rescale_var = (1.0 + secret_norm2 as f64) / 12.0;
+    let delta = ctx.level_scale(top)?;
+    let q_last = *ctx
+        .q_moduli()
+        .get(top - 1)
+        .context("the chain has no prime at the top level")? as f64;
+    let delta_after = delta * delta / q_last;
+    let to_slot = (n / 2.0).sqrt();
+    let fresh_slot = fresh_coefficient_std * to_slot / delta;
+    let ks_slot = key_switch_std / q_last * to_slot / delta_after;
+    let rescale_slot = rescale_var.sqrt() * to_slot / delta_after;
+    let mult_slot =
+        (2.0 * fresh_slot * fresh_slot + ks_slot * ks_slot + rescale_slot * rescale_slot).sqrt();
+    Ok(CkksPrecision {
+        secret_norm2,
+        fresh_coefficient_std,
+        key_switch_std,
+        fresh_bits: -fresh_slot.log2(),
+        mult_bits: -mult_slot.log2(),
+        min_offset_bits: (2.0 * n.ln()).sqrt().log2(),
+    })
+}
+
+fn ckks_summary(preset: Preset) -> anyhow::Result<(Summary, std::sync::Arc<CkksContext>)> {
+    let ctx = CkksContext::new(preset.params())
+        .with_context(|| format!("building the context of {preset:?}"))?;
+    let p = ctx.params();
+    let estimate = estimate_rlwe(ctx.n(), ctx.log_qp(), p.sigma, p.secret)?;
+    let he_standard = ctx.security();
+    let precision = ckks_precision(&ctx)?;
+    let insecure = insecurity(
+        preset.claimed_security().is_some(),
+        p.insecure_for_testing,
+        p.secret,
+        he_standard,
+        &estimate,
+    );
+    let summary = Summary {
+        name: format!("{preset:?}"),
+        scheme: "CKKS",
+        log_n: p.log_n,
+        log_q: ctx.log_q(),
+        log_key_modulus: ctx.log_qp(),
+        depth: p.levels,
+        slots: ctx.max_slots().to_string(),
+        scale: format!("2^{}", p.log_scale),
+        he_standard,
+        estimate,
+        precision: format!("{:.1} / {:.1}", precision.fresh_bits, precision.mult_bits),
+        insecure,
+    };
+    Ok((summary, ctx))
+}
+
+/// BFV slots: `N` when `t` is a prime `= 1 mod 2N` (batching), otherwise coefficient encoding.
+fn bfv_slots(params: &BfvParams) -> String {
+    let t = params.plaintext_modulus;
+    let two_n = 2 * params.n() as u64;
+    if rnsfhe_math::primes::is_prime(t) && t % two_n == 1 {
+        params.n().to_string()
+    } else {
+        format!("- (t = {t}: {} coefficients)", params.n())
+    }
+}
+
+fn log2_product(moduli: &[u64]) -> f64 {
+    moduli.iter().map(|&q| (q as f64).log2()).sum()
+}
+
+fn bfv_summary(preset: BfvPreset) -> anyhow::Result<(Summary, BfvParams)> {
+    let params = preset
+        .params()
+        .with_context(|| format!("generating the parameters of {preset:?}"))?;
+    let n = params.n();
+    let log_q = log2_product(&params.q_moduli);
+    // BFV keys are RLWE samples modulo Q with a uniform ternary secret (rnsfhe_bfv::params, "Security").
+    let secret = SecretDistribution::Ternary;
+    let estimate = estimate_rlwe(n, log_q, params.sigma, secret)?;
+    let he_standard = security::estimate(n, log_q, secret);
+    // Every BFV preset is generated within the 128-bit HE Standard bound and claims that level
+    // (BfvParams::generate); the opt-in is the BFV equivalent of an absent claim.
+    let insecure = insecurity(
+        !params.allow_insecure,
+        params.allow_insecure,
+        secret,
+        he_standard,
+        &estimate,
+    );
+    let summary = Summary {
+        name: format!("{preset:?}"),
+        scheme: "BFV",
+        log_n: params.log_n,
+        log_q,
+        log_key_modulus: log_q,
+        depth: preset.depth(),
+        slots: bfv_slots(&params),
+        scale: "-".into(),
+        he_standard,
+        estimate,
+        precision: "exact (mod t)".into(),
+        insecure,
+    };
+    Ok((summary, params))
+}
+
+/// The short form of the HE Standard check for the table.
+fn he_short(e: SecurityEstimate) -> String {
+    match e {
+        SecurityEstimate::AtLeast(l) => format!(">= {}", l.bits()),
+        SecurityEstimate::Below128 => "< 128".into(),
+        SecurityEstimate::Unknown => "not covered".into(),
+    }
+}
+
+fn bits(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        "inf".into()
+    }
+}
+
+/// The status: `ok` or `INSECURE: reasons` (short or full reasons).
+fn status(insecure: &[Reason], full: bool) -> String {
+    if insecure.is_empty() {
+        return "ok".into();
+    }
+    let reasons: Vec<&str> = insecure
+        .iter()
+        .map(|r| if full { &r.long } else { &r.short }.as_str())
+        .collect();
+    format!("INSECURE: {}", reasons.join("; "))
+}
+
+fn summary_table() -> anyhow::Result<String> {
+    let mut rows = Vec::new();
+    for preset in Preset::ALL {
+        rows.push(ckks_summary(preset)?.0);
+    }
+    for preset in BfvPreset::ALL {
+        rows.push(bfv_summary(preset)?.0);
+    }
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|s| {
+            vec![
+                s.name.clone(),
+                s.scheme.into(),
+                format!("2^{}", s.log_n),
+                format!("{:.1}", s.log_q),
+                format!("{:.1}", s.log_key_modulus),
+                s.depth.to_string(),
+                s.slots.clone(),
+                s.scale.clone(),
+                he_short(s.he_standard),
+                bits(s.estimate.primal_bits()),
+                bits(s.estimate.dual_bits()),
+                bits(s.estimate.security_bits()),
+                bits(s.estimate.core_svp_bits()),
+                s.precision.clone(),
+                status(&s.insecure, false),
+            ]
+        })
+        .collect();
+    let mut out = String::from("## Parameter presets\n\n");
+    out += &markdown_table(
+        &[
+            "preset",
+            "scheme",
+            "N",
+            "log Q",
+            "log QP (keys)",
+            "depth",
+            "slots",
+            "scale",
+            "HE Standard",
+            "primal",
+            "dual",
+            "security (bits)",
+            "core-SVP",
+            "precision (bits)",
+            "status",
+        ],
+        &cells,
+    );
+    out += "\n\
+- log QP (keys): the modulus the keys live under, which the security figures are about: QP for CKKS \
+(key switching), Q for BFV (HPS relinearization has no special primes).\n\
+- HE Standard: the check of the Homomorphic Encryption Standard table (uniform ternary secret).\n\
+- primal / dual / security: built-in lattice estimate (primal uSVP, dual, the minimum), in the HE \
+Standard's cost model 0.292 beta + 16.4 + log2(8d) with which its table was computed; core-SVP: the \
+minimum in the 0.292 beta model alone. Sparse secrets: hybrid attacks not modelled, optimistic.\n\
+- precision (CKKS): bits of a slot's real part (-log2 of the error's standard deviation) after \
+public-key encryption / after one Mult&RS, from the noise estimates of rnsfhe-core; the minimum over \
+all slots is about 2 bits lower.\n\
+- `rnsfhe params <preset>` shows one preset in detail with its prime chain.\n";
+    Ok(out)
+}
+
+/// One attack's line of the detailed view.
+fn attack_line(name: &str, cost: Option<AttackCost>) -> String {
+    match cost {
+        None => format!("{name}: does not succeed with any block size up to the lattice dimension"),
+        Some(c) => format!(
+            "{name}: beta = {}, m = {} samples, d = {}, log2 repetitions {:.1}: {:.1} bits (core-SVP {:.1})",
+            c.beta,
+            c.samples,
+            c.dimension,
+            c.log2_repetitions,
+            c.he_standard_bits(),
+            c.core_svp_bits()
+        ),
+    }
+}
+
+/// The lines shared by both schemes' detailed views: security and status.
+fn security_lines(out: &mut String, s: &Summary) -> std::fmt::Result {
+    let e = &s.estimate;
+    writeln!(out, "- HE Standard table: {}", s.he_standard)?;
+    writeln!(
+        out,
+        "- lattice estimate (n = {}, log2 q = {:.1}, sigma = {:.3}, secret {}, m <= {} samples):",
+        e.params.n, e.params.log_q, e.params.sigma, e.params.secret, e.params.samples
+    )?;
+    writeln!(out, "  - {}", attack_line("primal uSVP", e.primal))?;
+    writeln!(out, "  - {}", attack_line("dual", e.dual))?;
+    writeln!(
+        out,
+        "  - security: {} bits (HE Standard cost model), {} bits core-SVP",
+        bits(e.security_bits()),
+        bits(e.core_svp_bits())
+    )?;
+    writeln!(out, "- status: {}", status(&s.insecure, true))
+}
+
+fn prime_list(moduli: &[u64], name: &str) -> String {
+    moduli
+        .iter()
+        .enumerate()
+        .map(|(i, &q)| format!("  - {name}_{i} = {q} ({:.2} bits)\n", (q as f64).log2()))
+        .collect()
+}
+
+fn detail(name: &str) -> anyhow::Result<String> {
+    let mut out = String::new();
+    match find_preset(name)? {
+        AnyPreset::Ckks(preset) => {
+            let (s, ctx) = ckks_summary(preset)?;
+            let p = ctx.params();
+            let prec = ckks_precision(&ctx)?;
+            writeln!(out, "## {} (CKKS)\n", s.name)?;
+            writeln!(
+                out,
+                "- N = 2^{} = {}, slots {}, scale 2^{}, rescaling {:?}, basis conversion {}",
+                p.log_n,
+                ctx.n(),
+                s.slots,
+                p.log_scale,
+                p.rescaling,
+                p.conversion
+            )?;
+            writeln!(
+                out,
+                "- depth {} (levels), chain Q: {} primes, log2 Q = {:.2}",
+                p.levels,
+                ctx.q_moduli().len(),
+                ctx.log_q()
+            )?;
+            out += &prime_list(ctx.q_moduli(), "q");
+            writeln!(
+                out,
+                "- special primes P: {} x {} bits, dnum = {} (hybrid key switching), log2 P = {:.2}",
+                p.special_primes,
+                p.special_bits,
+                p.dnum,
+                ctx.log_qp() - ctx.log_q()
+            )?;
+            out += &prime_list(ctx.p_moduli(), "p");
+            writeln!(out, "- log2 QP = {:.2}", ctx.log_qp())?;
+            writeln!(out, "- secret {:?}, sigma = {}", p.secret, p.sigma)?;
+            if let Some(paper) = preset.paper_log_q() {
+                writeln!(out, "- the paper's log Q_L: {paper}")?;
+            }
+            writeln!(
+                out,
+                "- Qu-Xu closeness (Theorem 1): {}",
+                ctx.qu_xu_summary()
+            )?;
+            security_lines(&mut out, &s)?;
+            if let Some(w) = ctx.security_warning() {
+                writeln!(out, "- {w}")?;
+            }
+            writeln!(
+                out,
+                "- expected precision (bits of a slot's real part, typical / min over the {} slot parts):",
+                ctx.n()
+            )?;
+            writeln!(
+                out,
+                "  - fresh (encode + public-key encryption, ||s||^2 = {}, error 2^{:.1} per coefficient): \
+                 {:.1} / {:.1}",
+                prec.secret_norm2,
+                prec.fresh_coefficient_std.log2(),
+                prec.fresh_bits,
+                prec.fresh_bits - prec.min_offset_bits
+            )?;
+            writeln!(
+                out,
+                "  - after one Mult&RS (values of magnitude 1; relinearization error 2^{:.1} per \
+                 coefficient before rescaling): {:.1} / {:.1}",
+                prec.key_switch_std.log2(),
+                prec.mult_bits,
+                prec.mult_bits - prec.min_offset_bits
+            )?;
+        }
+        AnyPreset::Bfv(preset) => {
+            let (s, params) = bfv_summary(preset)?;
+            let (paper_log_n, paper_log_q, paper_k) = preset.paper_row();
+            writeln!(out, "## {} (BFV)\n", s.name)?;
+            writeln!(
+                out,
+                "- N = 2^{} = {}, plaintext modulus t = {}, slots {}, depth {}",
+                params.log_n,
+                params.n(),
+                params.plaintext_modulus,
+                s.slots,
+                preset.depth()
+            )?;
+            writeln!(
+                out,
+                "- chain Q: {} primes, log2 Q = {:.2} (HPS Table 3: N = 2^{paper_log_n}, log2 q = \
+                 {paper_log_q}, k = {paper_k})",
+                params.q_moduli.len(),
+                s.log_q
+            )?;
+            out += &prime_list(&params.q_moduli, "q");
+            writeln!(
+                out,
+                "- auxiliary basis P of multiplication (internal, not a key modulus): {} primes, \
+                 log2 P = {:.2}",
+                params.p_moduli.len(),
+                log2_product(&params.p_moduli)
+            )?;
+            out += &prime_list(&params.p_moduli, "p");
+            match params.relin_base_log {
+                Some(w) => writeln!(out, "- relinearization: base-2^{w} digits of each residue")?,
+                None => writeln!(
+                    out,
+                    "- relinearization: CRT decomposition (one digit per residue)"
+                )?,
+            }
+            writeln!(
+                out,
+                "- secret uniform ternary, sigma = {:.4}, conversion {}",
+                params.sigma, params.conversion
+            )?;
+            security_lines(&mut out, &s)?;
+            writeln!(
+                out,
+                "- precision: exact modulo t (decryption correct up to depth {} by HPS Eqs. (10)-(13))",
+                preset.depth()
+            )?;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_case_insensitive_and_unknown_names_list_the_valid_ones() {
+        assert!(matches!(
+            find_preset("rec128n13").unwrap(),
+            AnyPreset::Ckks(Preset::Rec128N13)
+        ));
+        assert!(matches!(
+            find_preset("T2DEPTH5").unwrap(),
+            AnyPreset::Bfv(BfvPreset::T2Depth5)
+        ));
+        let err = find_preset("nope").err().unwrap().to_string();
+        assert!(
+            err.contains("PaperTable1L5") && err.contains("T2Depth100"),
+            "{err}"
+        );
+    }
+}
