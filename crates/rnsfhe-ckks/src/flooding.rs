@@ -330,6 +330,28 @@ mod tests {
     }
 
     #[test]
+    fn secret_holders_debug_is_redacted() {
+        // The CKKS types that hold the secret key print it redacted (no coefficient sequence).
+        let ctx = ctx(40);
+        let mut rng = Csprng::insecure_from_seed_for_tests([12u8; 32]);
+        let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
+        let keys = kg.generate_all(&[1], false, &mut rng).unwrap();
+        let coeffs = format!("{:?}", &keys.secret.coefficients()[..6]);
+        let coeffs = coeffs.trim_matches(|c| c == '[' || c == ']').to_string();
+        let dec = CkksDecryptor::new(&ctx, &keys.secret).unwrap();
+        let enc = CkksEncryptor::with_secret_key(&ctx, &keys.secret).unwrap();
+        for out in [
+            format!("{kg:?}"),
+            format!("{keys:?}"),
+            format!("{dec:?}"),
+            format!("{enc:?}"),
+        ] {
+            assert!(out.contains("<redacted>"), "{out}");
+            assert!(!out.contains(&coeffs), "coefficients {coeffs} printed");
+        }
+    }
+
+    #[test]
     fn flooding_zero_bits_is_plain_decryption() {
         let mut s = setup(40);
         let ct = s.enc.encrypt(&values(2048), &mut s.rng).unwrap();
