@@ -4,6 +4,8 @@
 //! the estimate puts below 128 bits, listed in [`BELOW_128_AT_THE_TABLE_BOUND`]. Also: the detailed view of
 //! every preset (names case-insensitive) and the error for an unknown name.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
