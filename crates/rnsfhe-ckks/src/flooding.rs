@@ -133,7 +133,7 @@ pub fn flooded_precision_bits(log2_scale: f64, flooding_bits: u32, slots: usize)
 
 /// The largest integer strictly below `x`, clamped to `[0, MAX_FLOODING_BITS]`.
 fn largest_integer_below(x: f64) -> u32 {
-    if !(x > 0.0) {
+    if x.is_nan() || x <= 0.0 {
         return 0;
     }
     ((x.ceil() - 1.0).max(0.0) as u32).min(MAX_FLOODING_BITS)
