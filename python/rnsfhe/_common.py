@@ -7,7 +7,7 @@ Both re-export the same object model from their extension submodule (``rnsfhe._r
 from __future__ import annotations
 
 import importlib
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 #: The classes every scheme module re-exports, in the order of its ``__all__``.
 SCHEME_CLASSES = (
@@ -24,12 +24,13 @@ SCHEME_CLASSES = (
 )
 
 
-def _load(cls, context_bytes: bytes, data: bytes):
+def _load(cls, context_bytes: bytes, data: bytes, options: Optional[Mapping[str, Any]] = None):
     """The pickle loader of keys and ciphertexts (their ``__reduce__`` names it): the context of
     ``context_bytes`` by ``Context.from_bytes`` of the object's scheme module (a process-wide cache, so
-    that many objects of one context build it once), then ``cls.from_bytes(data, context)``."""
+    that many objects of one context build it once), then ``cls.from_bytes(data, context, **options)``
+    (``options``: what the bytes do not hold, such as a BFV ciphertext's encoding)."""
     context = importlib.import_module(cls.__module__).Context.from_bytes(context_bytes)
-    return cls.from_bytes(data, context)
+    return cls.from_bytes(data, context, **(options or {}))
 
 
 class SessionBase:

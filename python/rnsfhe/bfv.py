@@ -54,11 +54,17 @@ plaintext polynomial (any t, e.g. t = 2): sums are element-wise, products are ne
 or :class:`TypeError` (floats, strings). ``decrypt`` returns the N values as int64: centered in
 ``(-t/2, t/2]`` by default (so small negative results are negative; for t = 2 they are 0 and 1), or in
 ``[0, t)`` with ``signed=False``. Results are exact while the noise budget lasts; each multiplication uses
-about log2(t) + log2(N) bits of it. Errors of the Rust code raise :class:`ValueError` with its message. The
-BFV wire format is being written: today ``PublicKey.to_bytes()`` / ``PublicKey.from_bytes(data, context)``
-and ``SecretKey.to_secret_bytes()`` / ``SecretKey.from_secret_bytes(data, context)`` work (bad bytes raise
-:class:`rnsfhe.DecodeError`), other keys and ciphertexts cannot be pickled yet (:class:`TypeError`); a
-Context pickles. Heavy calls release the GIL, so threads run them in parallel.
+about log2(t) + log2(N) bits of it. Errors of the Rust code raise :class:`ValueError` with its message. Heavy
+calls release the GIL, so threads run them in parallel.
+
+**Serialization.** As in :mod:`rnsfhe.ckks`: ``Context.to_bytes()`` / ``Context.from_bytes(data)``;
+``to_bytes(seeded=True)``, ``serialized_size(seeded=True)`` and ``Cls.from_bytes(data, context)`` on
+:class:`PublicKey`, :class:`RelinKey`, :class:`GaloisKeys` and :class:`Ciphertext` (whose bytes do not
+hold the encoding: ``Ciphertext.from_bytes(data, context, evaluator=None, encoding=None)``; pickling keeps
+it); all pickle. Bad bytes raise :class:`rnsfhe.DecodeError` (a ValueError with ``field`` and
+``offset``). Seeded keys and secret-key ciphertexts are about half the size. The secret key is saved only
+with ``SecretKey.to_secret_bytes()`` / ``SecretKey.from_secret_bytes``; it, a :class:`KeySet`, the
+encryptor, decryptor, evaluator and a Session refuse pickling (:class:`TypeError`).
 """
 
 from __future__ import annotations
@@ -103,7 +109,7 @@ class Session(_common.SessionBase):
     products are relinearized and their rotations use this session's keys.
 
     Attributes: ``context``, ``keys`` (:class:`KeySet`), ``evaluator``, ``encryptor``, ``decryptor``.
-    Not picklable (it holds the secret key).
+    Not picklable (it holds the secret key): pickle or ``to_bytes()`` its context and public keys.
     """
 
     _scheme = "bfv"

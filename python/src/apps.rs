@@ -432,7 +432,7 @@ fn auc_of_scores(scores: Vec<f64>, labels: Vec<f64>) -> PyResult<f64> {
 ///
 /// ``weights`` is the ciphertext (attached to the evaluator that trained it), ``layout`` the training
 /// layout, ``levels`` the trace of the depth used. Decrypt with ``layout.read_replicated(
-/// decryptor.decrypt(weights, real=True))``. Not picklable (it holds a ciphertext).
+/// decryptor.decrypt(weights, real=True))``. Not picklable: pickle ``weights`` and ``layout``.
 #[pyclass(name = "EncryptedModel", module = "rnsfhe.apps", frozen)]
 pub(crate) struct PyEncryptedModel {
     model: EncryptedModel,
@@ -545,11 +545,12 @@ impl PyEncryptedModel {
         )
     }
 
-    /// Raises TypeError: the model holds a ciphertext, which cannot be pickled until serialization exists.
+    /// Raises TypeError: pickle its parts instead (``weights``, a Ciphertext, and ``layout``).
     fn __reduce__(&self) -> PyResult<PyObject> {
         Err(PyTypeError::new_err(
-            "rnsfhe.apps.EncryptedModel cannot be pickled yet: serialization of CKKS ciphertexts comes \
-             with the serialization issue (decrypt the model and pickle its weights)",
+            "rnsfhe.apps.EncryptedModel cannot be pickled: pickle (or to_bytes()) its weights \
+             (a rnsfhe.ckks.Ciphertext) and its layout instead, or decrypt the model and pickle the \
+             plain weights",
         ))
     }
 }

@@ -18,16 +18,18 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt};
 use rnsfhe::math::sampling::Csprng;
+use rnsfhe::math::wire::{DecodeError, Serializable};
 use rnsfhe_bfv::{
     BatchEncoder, BfvContext, BfvError, BfvParams, BfvPreset, Ciphertext, CoeffEncoder, Decryptor,
     Encryptor, Evaluator, GaloisKeys, KeyGenerator, Plaintext, PublicKey, RelinKey, SecretKey,
-    HPS_SIGMA,
+    SeededCiphertext, HPS_SIGMA,
 };
 
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, context_methods, evaluator_methods,
-    key_classes, keyset_methods, preset_name, preset_names, preset_prefix, py_bool,
-    value_error_with_hint, warn_user, wire_objects, wrong_dimensions, BinOp, Scheme, WireContext,
+    key_classes, keyset_methods, load_object, preset_name, preset_names, preset_prefix, py_bool,
+    steps_from_elements, value_error_with_hint, warn_user, wire_methods, wire_objects,
+    wrong_dimensions, BinOp, ContextCache, Scheme, WireClass, WireContext, WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
@@ -35,21 +37,32 @@ const SCHEME: Scheme = Scheme {
     name: "BFV",
 };
 
-/// Why BFV objects other than the public and secret keys cannot be written yet.
-const NO_WIRE_FORMAT: &str = "the BFV wire format (parameters, relinearization and Galois keys, \
-                              ciphertexts) does not exist yet";
+/// The generator of row rotations: rotation by k has the Galois element `3^k mod 2N`.
+const ROW_ROTATION_GENERATOR: u64 = 3;
+
+/// Contexts loaded from bytes (`Context.from_bytes`, unpickling), by their exact bytes: the keyless
+/// evaluator of each (which owns the context), held weakly.
+static CONTEXTS: ContextCache<Eval> = ContextCache::new();
 
 impl WireContext for BfvContext {
     fn parameter_bytes(&self) -> PyResult<Vec<u8>> {
-        Err(PyTypeError::new_err(format!(
-            "rnsfhe.bfv objects cannot be pickled and a bfv.Context has no to_bytes() yet: \
-             {NO_WIRE_FORMAT} (PublicKey.to_bytes() and SecretKey.to_secret_bytes() work)"
-        )))
+        Ok(Serializable::to_bytes(self))
+    }
+
+    fn from_parameter_bytes(bytes: &[u8]) -> Result<Arc<Self>, DecodeError> {
+        BfvContext::from_bytes(bytes)
+    }
+
+    fn insecure_warning(&self) -> Option<String> {
+        self.security_warning()
     }
 }
 
 wire_objects!(BfvContext {
     PublicKey => |c| &**c.rlwe(),
+    RelinKey => |c| c,
+    GaloisKeys => |c| c,
+    Ciphertext => |c| c,
 });
 
 /// A BFV error as a Python `ValueError` with the Rust message, plus a Python hint where one helps.
@@ -558,13 +571,29 @@ impl PyContext {
         if let Some(warning) = ctx.security_warning() {
             warn_user(py, &warning)?;
         }
-        let plain = Arc::new(Eval::new(&ctx, None, None));
+        let plain = Arc::new(Self::keyless(&ctx));
         Ok(Self {
             ctx,
             preset,
             depth,
             plain,
         })
+    }
+
+    /// The keyless evaluator of a context.
+    fn keyless(ctx: &Arc<BfvContext>) -> Eval {
+        Eval::new(ctx, None, None)
+    }
+
+    /// The context (loaded from bytes) whose keyless evaluator is `plain`: no preset name or depth
+    /// (finding the preset would mean generating every preset's primes).
+    fn from_plain(plain: Arc<Eval>) -> Self {
+        Self {
+            ctx: Arc::clone(plain.ctx()),
+            preset: None,
+            depth: None,
+            plain,
+        }
     }
 }
 
@@ -841,26 +870,6 @@ context_methods! {
             )
         }
 
-        /// Pickling rebuilds the context from its primes (same fingerprint).
-        fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
-            let this = slf.get();
-            let p = this.ctx.params();
-            let py = slf.py();
-            let ctor = slf.get_type().getattr("from_moduli")?.unbind();
-            let args = (
-                p.log_n,
-                p.plaintext_modulus,
-                p.q_moduli.clone(),
-                p.p_moduli.clone(),
-                p.relin_base_log,
-                p.sigma,
-                !this.ctx.is_secure(),
-            )
-                .into_pyobject(py)?
-                .into_any()
-                .unbind();
-            Ok((ctor, args))
-        }
     }
 }
 
@@ -888,7 +897,8 @@ fn check_same_context(ctx: &BfvContext, other: &BfvContext, object: &'static str
 /// All keys of one secret: ``secret`` (SecretKey), ``public`` (PublicKey), ``relin`` (RelinKey) and
 /// ``galois`` (GaloisKeys, possibly empty). Made by ``Context.keygen``; give ``keys`` to
 /// ``Context.evaluator``, ``Context.encryptor`` and ``Context.decryptor``. Hand a server only ``relin``
-/// and ``galois``. Not picklable yet.
+/// and ``galois`` (``to_bytes()`` or pickling). Not picklable (it holds the secret key: see
+/// ``SecretKey.to_secret_bytes``).
 #[pyclass(name = "KeySet", module = "rnsfhe.bfv", frozen)]
 struct PyKeySet {
     ctx: Arc<BfvContext>,
@@ -905,6 +915,7 @@ keyset_methods! {
         fn galois(&self) -> PyGaloisKeys {
             PyGaloisKeys {
                 galois: self.galois.clone(),
+                ctx: Arc::clone(&self.ctx),
             }
         }
 
@@ -940,74 +951,140 @@ key_classes!(
     decryptor_keys = "a bfv KeySet or SecretKey"
 );
 
-/// The HPS relinearization key (CRT decomposition, optional base-w digits). Not picklable yet.
+/// The HPS relinearization key (CRT decomposition, optional base-w digits). ``to_bytes()`` /
+/// ``RelinKey.from_bytes(data, context)``; picklable.
 #[pyclass(name = "RelinKey", module = "rnsfhe.bfv", frozen)]
 struct PyRelinKey {
     key: Arc<RelinKey>,
-    /// The context, for the wire methods that come with the BFV wire format.
-    #[allow(dead_code)]
     ctx: Arc<BfvContext>,
 }
 
-#[pymethods]
-impl PyRelinKey {
-    /// Number of key components (residues times digits).
-    #[getter]
-    fn components(&self) -> usize {
-        self.key.components().len()
+impl WireClass for PyRelinKey {
+    type Context = BfvContext;
+    type Object = RelinKey;
+
+    fn context(&self) -> &BfvContext {
+        &self.ctx
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "RelinKey(components={}, fingerprint={:#018x})",
-            self.key.components().len(),
-            self.key.fingerprint()
-        )
-    }
-
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("RelinKey", NO_WIRE_FORMAT))
+    fn object(&self) -> &RelinKey {
+        &self.key
     }
 }
 
-/// Galois keys for row rotations of the batching matrix and the column swap. Not picklable yet.
+wire_methods! {
+    impl PyRelinKey {
+        /// RelinKey.from_bytes(data, context) -> RelinKey
+        ///
+        /// Loads a relinearization key written by ``to_bytes`` into ``context``, validating it (header,
+        /// fingerprint, the context's number of components, residues below their moduli; seeds
+        /// expanded). The GIL is released. Raises rnsfhe.DecodeError (a ValueError) naming the field
+        /// and byte offset of bad bytes.
+        #[staticmethod]
+        fn from_bytes(
+            py: Python<'_>,
+            data: &Bound<'_, PyAny>,
+            context: &PyContext,
+        ) -> PyResult<Self> {
+            let key = load_object(py, data, &*context.ctx)?;
+            Ok(Self {
+                key: Arc::new(key),
+                ctx: Arc::clone(&context.ctx),
+            })
+        }
+
+        /// Number of key components (residues times digits).
+        #[getter]
+        fn components(&self) -> usize {
+            self.key.components().len()
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "RelinKey(components={}, fingerprint={:#018x})",
+                self.key.components().len(),
+                self.key.fingerprint()
+            )
+        }
+    }
+}
+
+/// Galois keys for row rotations of the batching matrix and the column swap. ``to_bytes()`` /
+/// ``GaloisKeys.from_bytes(data, context)``; picklable.
 #[pyclass(name = "GaloisKeys", module = "rnsfhe.bfv", frozen)]
 struct PyGaloisKeys {
     galois: Galois,
+    ctx: Arc<BfvContext>,
 }
 
-#[pymethods]
-impl PyGaloisKeys {
-    /// The row rotation steps that have keys (as given to keygen).
-    #[getter]
-    fn rotations(&self) -> Vec<i64> {
-        self.galois.rotations.clone()
+impl WireClass for PyGaloisKeys {
+    type Context = BfvContext;
+    type Object = GaloisKeys;
+
+    fn context(&self) -> &BfvContext {
+        &self.ctx
     }
 
-    /// Whether the column swap key is present.
-    #[getter]
-    fn column_swap(&self) -> bool {
-        self.galois.column_swap
+    fn object(&self) -> &GaloisKeys {
+        &self.galois.keys
     }
+}
 
-    /// The Galois elements that have keys (3^k mod 2N for a row rotation by k, 2N - 1 for the column swap).
-    #[getter]
-    fn elements(&self) -> Vec<usize> {
-        self.galois.keys.elements()
-    }
+wire_methods! {
+    impl PyGaloisKeys {
+        /// GaloisKeys.from_bytes(data, context) -> GaloisKeys
+        ///
+        /// Loads Galois keys written by ``to_bytes`` into ``context``, validating them (header,
+        /// fingerprint, elements odd, below 2N and increasing, residues below their moduli; seeds
+        /// expanded). ``rotations`` and ``column_swap`` are recovered from the Galois elements (a row
+        /// rotation by k is 3^k mod 2N, the column swap 2N - 1), each step in (-N/4, N/4] (a step k and
+        /// k - N/2 are the same row rotation). The GIL is released. Raises rnsfhe.DecodeError (a
+        /// ValueError) naming the field and byte offset of bad bytes.
+        #[staticmethod]
+        fn from_bytes(
+            py: Python<'_>,
+            data: &Bound<'_, PyAny>,
+            context: &PyContext,
+        ) -> PyResult<Self> {
+            let keys: GaloisKeys = load_object(py, data, &*context.ctx)?;
+            let (rotations, column_swap) =
+                steps_from_elements(&keys.elements(), context.ctx.n(), ROW_ROTATION_GENERATOR);
+            Ok(Self {
+                galois: Galois {
+                    keys: Arc::new(keys),
+                    rotations,
+                    column_swap,
+                },
+                ctx: Arc::clone(&context.ctx),
+            })
+        }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "GaloisKeys(rotations={:?}, column_swap={})",
-            self.galois.rotations,
-            py_bool(self.galois.column_swap)
-        )
-    }
+        /// The row rotation steps that have keys (as given to keygen).
+        #[getter]
+        fn rotations(&self) -> Vec<i64> {
+            self.galois.rotations.clone()
+        }
 
-    /// Raises TypeError: keys cannot be pickled until serialization exists.
-    fn __reduce__(&self) -> PyResult<PyObject> {
-        Err(SCHEME.not_picklable("GaloisKeys", NO_WIRE_FORMAT))
+        /// Whether the column swap key is present.
+        #[getter]
+        fn column_swap(&self) -> bool {
+            self.galois.column_swap
+        }
+
+        /// The Galois elements that have keys (3^k mod 2N for a row rotation by k, 2N - 1 for the column
+        /// swap).
+        #[getter]
+        fn elements(&self) -> Vec<usize> {
+            self.galois.keys.elements()
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "GaloisKeys(rotations={:?}, column_swap={})",
+                self.galois.rotations,
+                py_bool(self.galois.column_swap)
+            )
+        }
     }
 }
 
@@ -1050,6 +1127,11 @@ impl PyEncryptor {
     /// coefficients of the plaintext polynomial, so products are negacyclic convolutions; any t) or None
     /// (``Context.encoding``: batch when t allows it). Raises ValueError for too many values or values out
     /// of range, TypeError for non-integers. The GIL is released.
+    ///
+    /// With a SecretKey, the ciphertext keeps the 32-byte seed of its uniform part: its ``to_bytes()``
+    /// (and pickle) is about half the size of ``to_bytes(seeded=False)``, which is what a data owner
+    /// sends to a server. The receiver loads it as an ordinary Ciphertext. Results of operations and
+    /// public-key ciphertexts have no seed.
     #[pyo3(signature = (values, encoding = None))]
     fn encrypt(
         &self,
@@ -1060,6 +1142,16 @@ impl PyEncryptor {
         let ctx = self.eval.ctx();
         let encoding = Encoding::parse(encoding, ctx)?;
         let values = read_values(values, ctx, "encrypt")?;
+        if self.with_secret {
+            let seeded = py
+                .allow_threads(|| -> Result<SeededCiphertext, BfvError> {
+                    let pt = self.eval.enc.encode(&values, encoding)?;
+                    let mut rng = Csprng::from_os()?;
+                    self.enc.encrypt_seeded(&pt, &mut rng)
+                })
+                .map_err(bfv_error)?;
+            return PyCiphertext::with_seed(seeded, &self.eval, encoding);
+        }
         let ct = py
             .allow_threads(|| -> Result<Ciphertext, BfvError> {
                 let pt = self.eval.enc.encode(&values, encoding)?;
@@ -1079,7 +1171,7 @@ impl PyEncryptor {
         )
     }
 
-    /// Raises TypeError: holds a key, which cannot be pickled until serialization exists.
+    /// Raises TypeError: pickle its PublicKey instead and build an encryptor from it.
     fn __reduce__(&self) -> PyResult<PyObject> {
         Err(SCHEME.not_picklable(
             "Encryptor",
@@ -1153,7 +1245,7 @@ impl PyDecryptor {
         "Decryptor(<secret key>)"
     }
 
-    /// Raises TypeError: holds the secret key, which cannot be pickled until serialization exists.
+    /// Raises TypeError: it holds the secret key, which is saved only explicitly.
     fn __reduce__(&self) -> PyResult<PyObject> {
         Err(SCHEME.not_picklable(
             "Decryptor",
@@ -1320,12 +1412,16 @@ evaluator_methods! {
 /// rotates both rows left by k, ``rotate_columns()`` swaps them. Operators and methods use the evaluator
 /// the ciphertext is attached to (``ct.evaluator``: the one that made it, or the one given to the
 /// encryptor). Errors raise ValueError with the Rust message; floats
-/// raise TypeError. Not picklable yet.
+/// raise TypeError. ``to_bytes()`` / ``Ciphertext.from_bytes(data, context, evaluator=None,
+/// encoding=None)``; picklable (with its encoding; unpickled ciphertexts are attached to the keyless
+/// evaluator of their context: use ``evaluator.attach(ct)`` or evaluator methods).
 #[pyclass(name = "Ciphertext", module = "rnsfhe.bfv", frozen)]
 struct PyCiphertext {
     ct: Ciphertext,
     eval: Arc<Eval>,
     encoding: Encoding,
+    /// The seeded form of a fresh secret-key encryption (half the wire size), if this is one.
+    seeded: Option<Arc<SeededCiphertext>>,
 }
 
 impl PyCiphertext {
@@ -1334,12 +1430,88 @@ impl PyCiphertext {
             ct,
             eval: Arc::clone(eval),
             encoding,
+            seeded: None,
         }
+    }
+
+    /// A fresh secret-key ciphertext that keeps its seeded form for `to_bytes`.
+    fn with_seed(seeded: SeededCiphertext, eval: &Arc<Eval>, encoding: Encoding) -> PyResult<Self> {
+        Ok(Self {
+            ct: seeded.expand().map_err(bfv_error)?,
+            eval: Arc::clone(eval),
+            encoding,
+            seeded: Some(Arc::new(seeded)),
+        })
+    }
+}
+
+impl WireClass for PyCiphertext {
+    type Context = BfvContext;
+    type Object = Ciphertext;
+
+    fn context(&self) -> &BfvContext {
+        self.eval.ctx()
+    }
+
+    fn object(&self) -> &Ciphertext {
+        &self.ct
+    }
+
+    fn object_bytes(&self, seeded: bool) -> Vec<u8> {
+        match (&self.seeded, seeded) {
+            (Some(s), true) => s.to_bytes(),
+            _ => self.ct.wire_bytes(false),
+        }
+    }
+
+    fn object_size(&self, seeded: bool) -> u64 {
+        match (&self.seeded, seeded) {
+            (Some(s), true) => s.serialized_size(),
+            _ => self.ct.wire_size(false),
+        }
+    }
+
+    fn load_options<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let options = PyDict::new(py);
+        options.set_item("encoding", self.encoding.name())?;
+        Ok(Some(options))
     }
 }
 
 ciphertext_methods! {
+    wire;
     impl PyCiphertext {
+        /// Ciphertext.from_bytes(data, context, evaluator=None, encoding=None) -> Ciphertext
+        ///
+        /// Loads a ciphertext written by ``to_bytes`` (seeded or not) into ``context``, validating it
+        /// (header, fingerprint, part count, residues below their moduli). The bytes do not hold the
+        /// encoding: ``encoding`` is "batch", "coeff" or None (``context.encoding``). It is attached to
+        /// ``evaluator`` (of the same parameters) if given, else to the context's keyless evaluator;
+        /// evaluator methods (``ev.multiply(a, b)``) work either way. The GIL is released. Raises
+        /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes (wrong
+        /// parameters: ``header.fingerprint``), ValueError for an evaluator of other parameters or an
+        /// unknown encoding.
+        #[staticmethod]
+        #[pyo3(signature = (data, context, evaluator = None, encoding = None))]
+        fn from_bytes(
+            py: Python<'_>,
+            data: &Bound<'_, PyAny>,
+            context: &PyContext,
+            evaluator: Option<&PyEvaluator>,
+            encoding: Option<&str>,
+        ) -> PyResult<Self> {
+            let eval = match evaluator {
+                Some(e) => {
+                    check_same_context(&context.ctx, e.eval.ctx(), "the evaluator")?;
+                    &e.eval
+                }
+                None => &context.plain,
+            };
+            let encoding = Encoding::parse(encoding, &context.ctx)?;
+            let ct = load_object(py, data, &*context.ctx)?;
+            Ok(Self::new(ct, eval, encoding))
+        }
+
         fn __neg__(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
             unary(py, &self.eval, self, |e, c| {
                 e.ev.negate(c).map_err(bfv_error)

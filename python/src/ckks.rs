@@ -20,17 +20,17 @@ use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyDict, PyFloat, PyInt, PyType};
 use rnsfhe::ckks::{
     self, functions, ChebyshevSeries, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor,
-    CkksParams, Complex64, Csprng, Evaluator, GaloisKeys, KeyGenerator, PartStats, Polynomial,
-    PolynomialBasis, PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy,
+    CkksParams, Complex64, Csprng, DecodeError, Evaluator, GaloisKeys, KeyGenerator, PartStats,
+    Polynomial, PolynomialBasis, PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy,
     SecretDistribution, SecretKey, SecurityLevel, SeededCiphertext, Serializable,
 };
 
 use crate::common::{
-    add_scheme_classes, as_array, cached_context, ciphertext_methods, context_methods,
-    evaluator_methods, key_classes, keyset_methods, load_object, mode_name, operator_result,
-    parse_mode, preset_name, preset_names, preset_prefix, py_bool, steps_from_elements,
-    value_error_with_hint, warn_user, wire_methods, wire_objects, wrong_dimensions, BinOp,
-    ContextCache, Scheme, WireClass, WireContext, WireObject,
+    add_scheme_classes, as_array, ciphertext_methods, context_methods, evaluator_methods,
+    key_classes, keyset_methods, load_object, mode_name, operator_result, parse_mode, preset_name,
+    preset_names, preset_prefix, py_bool, steps_from_elements, value_error_with_hint, warn_user,
+    wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Scheme, WireClass,
+    WireContext, WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
@@ -48,6 +48,14 @@ static CONTEXTS: ContextCache<Eval> = ContextCache::new();
 impl WireContext for CkksContext {
     fn parameter_bytes(&self) -> PyResult<Vec<u8>> {
         Ok(Serializable::to_bytes(self))
+    }
+
+    fn from_parameter_bytes(bytes: &[u8]) -> Result<Arc<Self>, DecodeError> {
+        CkksContext::from_bytes(bytes)
+    }
+
+    fn insecure_warning(&self) -> Option<String> {
+        self.security_warning()
     }
 }
 
@@ -1260,6 +1268,11 @@ impl PyContext {
         Ok(Self { ctx, preset, plain })
     }
 
+    /// The keyless evaluator of a context loaded from bytes (auto-rescaling, as `Context()`'s).
+    fn keyless(ctx: &Arc<CkksContext>) -> Eval {
+        Eval::keyless(ctx, true)
+    }
+
     /// The context whose keyless evaluator is `plain`, named after the preset with its parameters (the
     /// insecure opt-in aside), if any.
     fn from_plain(plain: Arc<Eval>) -> Self {
@@ -1620,40 +1633,6 @@ context_methods! {
             )
         }
 
-        /// Context.from_bytes(data) -> Context
-        ///
-        /// The context of parameters written by ``Context.to_bytes()`` (bytes, bytearray or
-        /// memoryview): every field is range-checked, the context is rebuilt (the same deterministic
-        /// prime search) and its fingerprint compared with the header's. Insecure parameters load only
-        /// if their bytes carry the opt-in (``allow_insecure=True`` when they were made), with a
-        /// UserWarning. Contexts are cached process-wide by their bytes while any object uses them, so
-        /// loading the same bytes again (unpickling many ciphertexts) does not rebuild. Raises
-        /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes.
-        #[classmethod]
-        fn from_bytes(
-            _cls: &Bound<'_, PyType>,
-            py: Python<'_>,
-            data: &Bound<'_, PyAny>,
-        ) -> PyResult<Self> {
-            let (plain, built) = cached_context(py, &CONTEXTS, data, |bytes| {
-                CkksContext::from_bytes(bytes).map(|ctx| Eval::keyless(&ctx, true))
-            })?;
-            if built {
-                if let Some(warning) = plain.ctx().security_warning() {
-                    warn_user(py, &warning)?;
-                }
-            }
-            Ok(Self::from_plain(plain))
-        }
-
-        /// Pickling writes ``to_bytes()``; unpickling is ``Context.from_bytes`` (same parameters, same
-        /// fingerprint, the process-wide cache).
-        fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
-            let py = slf.py();
-            let load = slf.get_type().getattr("from_bytes")?.unbind();
-            let bytes = pyo3::types::PyBytes::new(py, &slf.get().ctx.to_bytes());
-            Ok((load, (bytes,).into_pyobject(py)?.into_any().unbind()))
-        }
     }
 }
 

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, Weak};
 use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyType};
+use pyo3::types::{PyBytes, PyDict, PyType};
 use rnsfhe::math::wire::{self, PublicRandomness};
 use rnsfhe::ring::conversion::ConversionMode;
 
@@ -279,10 +279,17 @@ pub(crate) fn to_py_bytes<'py>(
     PyBytes::new(py, &bytes)
 }
 
-/// A scheme context that can be written as bytes (its parameters), for pickling the objects of it.
-pub(crate) trait WireContext: Send + Sync {
+/// A scheme context that travels as bytes (its parameters): `Context.to_bytes` / `Context.from_bytes`
+/// and the pickling of the objects of it.
+pub(crate) trait WireContext: Send + Sync + Sized {
     /// The context's parameters in the wire format, or a TypeError if the scheme has none yet.
     fn parameter_bytes(&self) -> PyResult<Vec<u8>>;
+
+    /// Rebuilds and validates a context from exactly `bytes`.
+    fn from_parameter_bytes(bytes: &[u8]) -> Result<Arc<Self>, wire::DecodeError>;
+
+    /// The warning text of insecure parameters, if they are.
+    fn insecure_warning(&self) -> Option<String>;
 }
 
 /// A Rust object with a wire form, loaded against the scheme context `C` (validated: fingerprint,
@@ -362,11 +369,17 @@ pub(crate) trait WireClass: Sync {
     fn object_size(&self, seeded: bool) -> u64 {
         self.object().wire_size(seeded)
     }
+
+    /// Keyword arguments of `from_bytes` that unpickling must pass to restore what the wire format does
+    /// not hold (a BFV ciphertext's encoding); none by default.
+    fn load_options<'py>(&self, _py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        Ok(None)
+    }
 }
 
-/// `__reduce__` of a [`WireClass`] object: `rnsfhe._common._load(cls, context bytes, object bytes)`,
-/// which loads the context through the process-wide cache (`Context.from_bytes`) and then the object
-/// with `cls.from_bytes`.
+/// `__reduce__` of a [`WireClass`] object: `rnsfhe._common._load(cls, context bytes, object bytes)`
+/// (and the [`WireClass::load_options`] if any), which loads the context through the process-wide cache
+/// (`Context.from_bytes`) and then the object with `cls.from_bytes`.
 pub(crate) fn reduce_object<T: WireClass>(
     obj: &T,
     cls: Bound<'_, PyType>,
@@ -375,11 +388,12 @@ pub(crate) fn reduce_object<T: WireClass>(
     let loader = py.import("rnsfhe._common")?.getattr("_load")?;
     let context = obj.context().parameter_bytes()?;
     let bytes = py.allow_threads(|| obj.object_bytes(true));
-    let args = (cls, PyBytes::new(py, &context), PyBytes::new(py, &bytes))
-        .into_pyobject(py)?
-        .into_any()
-        .unbind();
-    Ok((loader.unbind(), args))
+    let (context, bytes) = (PyBytes::new(py, &context), PyBytes::new(py, &bytes));
+    let args = match obj.load_options(py)? {
+        None => (cls, context, bytes).into_pyobject(py)?.into_any(),
+        Some(options) => (cls, context, bytes, options).into_pyobject(py)?.into_any(),
+    };
+    Ok((loader.unbind(), args.unbind()))
 }
 
 /// A process-wide cache of loaded contexts keyed by their exact bytes (which start with the header and
@@ -707,13 +721,16 @@ macro_rules! wire_methods {
 /// `#[pymethods] impl PyContext` with the scheme's own `$items` and the members every `Context` has:
 /// `encryptor(key, evaluator=None)` (with the doc comment written before `fn encryptor;`, which names
 /// the scheme's keyless default evaluator), `decryptor(key)`, the getters `security_warning` and
-/// `fingerprint`, and `to_bytes()` (`WireContext` of the scheme context).
+/// `fingerprint`, `to_bytes()`, `from_bytes(data)` (a classmethod, through the scheme's
+/// `static CONTEXTS: ContextCache<Eval>`) and a `__reduce__` by `from_bytes`.
 ///
 /// `encryptor` attaches its ciphertexts to `evaluator`, or to the context's keyless evaluator. Needs a
 /// `PyContext` with fields `ctx: Arc<the scheme's context>` and `plain: Arc<Eval>` (that keyless
 /// evaluator), the functions of `key_classes!`, and the constructors
 /// `PyEncryptor::new(&Arc<context>, EncryptionKey, Arc<Eval>) -> PyResult<PyEncryptor>` and
-/// `PyDecryptor::new(&Arc<context>, &SecretKey) -> PyResult<PyDecryptor>` (run with the GIL released).
+/// `PyDecryptor::new(&Arc<context>, &SecretKey) -> PyResult<PyDecryptor>` (run with the GIL released),
+/// [`WireContext`] for the scheme context, `PyContext::keyless(&Arc<context>) -> Eval` (the keyless
+/// evaluator of a loaded context), `PyContext::from_plain(Arc<Eval>) -> PyContext` and `Eval::ctx()`.
 macro_rules! context_methods {
     ($(#[$encryptor_doc:meta])* fn encryptor; impl $ty:ident { $($items:tt)* }) => {
         #[pymethods]
@@ -761,6 +778,45 @@ macro_rules! context_methods {
             fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
                 let bytes = $crate::common::WireContext::parameter_bytes(&*self.ctx)?;
                 Ok(pyo3::types::PyBytes::new(py, &bytes))
+            }
+
+            /// Context.from_bytes(data) -> Context
+            ///
+            /// The context of parameters written by ``Context.to_bytes()`` (bytes, bytearray or
+            /// memoryview): every field is range-checked, the context is rebuilt (the same deterministic
+            /// prime checks) and its fingerprint compared with the header's. Insecure parameters load
+            /// only if their bytes carry the opt-in (``allow_insecure=True`` when they were made), with a
+            /// UserWarning. Contexts are cached process-wide by their bytes while any object uses them,
+            /// so loading the same bytes again (unpickling many ciphertexts) does not rebuild. Raises
+            /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes.
+            #[classmethod]
+            fn from_bytes(
+                _cls: &Bound<'_, pyo3::types::PyType>,
+                py: Python<'_>,
+                data: &Bound<'_, PyAny>,
+            ) -> PyResult<Self> {
+                let (plain, built) = $crate::common::cached_context(py, &CONTEXTS, data, |bytes| {
+                    $crate::common::WireContext::from_parameter_bytes(bytes)
+                        .map(|ctx| Self::keyless(&ctx))
+                })?;
+                if built {
+                    if let Some(warning) =
+                        $crate::common::WireContext::insecure_warning(&**plain.ctx())
+                    {
+                        $crate::common::warn_user(py, &warning)?;
+                    }
+                }
+                Ok(Self::from_plain(plain))
+            }
+
+            /// Pickling writes ``to_bytes()``; unpickling is ``Context.from_bytes`` (same parameters,
+            /// same fingerprint, the process-wide cache).
+            fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
+                let py = slf.py();
+                let load = slf.get_type().getattr("from_bytes")?.unbind();
+                let bytes = $crate::common::WireContext::parameter_bytes(&*slf.get().ctx)?;
+                let args = (pyo3::types::PyBytes::new(py, &bytes),).into_pyobject(py)?;
+                Ok((load, args.into_any().unbind()))
             }
         }
     };

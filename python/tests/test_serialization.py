@@ -22,7 +22,7 @@ BITS = 20.0
 SEEDED_RATIO = (0.45, 0.6)
 
 # Loading the insecure test parameters warns (once per context built): expected here.
-pytestmark = pytest.mark.filterwarnings("ignore:WARNING. these CKKS parameters:UserWarning")
+pytestmark = pytest.mark.filterwarnings("ignore:.*not established as 128-bit secure:UserWarning")
 
 
 def small_context(**overrides):
@@ -309,22 +309,92 @@ def test_hostile_bytes(ctx):
 
 
 # ------------------------------------------------------------------------------------------------------
-# BFV: the public and secret keys today (the BFV wire format is being written)
+# BFV: the same API (N = 2^10, t = 65537, three 55-bit primes; insecure, for speed)
 # ------------------------------------------------------------------------------------------------------
 
 
-def test_bfv_public_and_secret_keys():
+@pytest.fixture(scope="module")
+def bctx():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        c = bfv.Context(10, 65537, 55, 3, allow_insecure=True)
-    keys = c.keygen()
-    pk = bfv.PublicKey.from_bytes(keys.public.to_bytes(), c)
-    sk = bfv.SecretKey.from_secret_bytes(keys.secret.to_secret_bytes(), c)
+        return bfv.Context(10, 65537, 55, 3, allow_insecure=True)
+
+
+@pytest.fixture(scope="module")
+def bkeys(bctx):
+    return bctx.keygen(rotations=[1, -1, 3], column_swap=True)
+
+
+def bfv_load_context(data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return bfv.Context.from_bytes(data)
+
+
+def test_bfv_context_round_trip(bctx):
+    data = bctx.to_bytes()
+    clone = bfv_load_context(data)
+    assert clone.fingerprint == bctx.fingerprint and clone.params == bctx.params and clone.is_insecure
+    assert pickle.loads(pickle.dumps(bctx)).to_bytes() == data
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        bfv.Context.from_bytes(data[:-1])
+    assert_decode_error(e)
+
+
+def test_bfv_keys_round_trip(bctx, bkeys):
+    for key, cls in [(bkeys.public, bfv.PublicKey), (bkeys.relin, bfv.RelinKey), (bkeys.galois, bfv.GaloisKeys)]:
+        for seeded in (True, False):
+            data = key.to_bytes(seeded=seeded)
+            assert len(data) == key.serialized_size(seeded=seeded)
+            assert cls.from_bytes(data, bctx).to_bytes(seeded=seeded) == data
+        ratio = key.serialized_size() / key.serialized_size(seeded=False)
+        assert SEEDED_RATIO[0] < ratio < SEEDED_RATIO[1], (key, ratio)
+        assert pickle.loads(pickle.dumps(key)).to_bytes() == key.to_bytes()
+    galois = bfv.GaloisKeys.from_bytes(bkeys.galois.to_bytes(), bctx)
+    assert sorted(galois.rotations) == sorted(bkeys.rotations) and galois.column_swap
+    sk = bfv.SecretKey.from_secret_bytes(bkeys.secret.to_secret_bytes(), bctx)
     values = np.arange(16) - 8
-    got = c.decryptor(sk).decrypt(c.encryptor(pk).encrypt(values))
+    got = bctx.decryptor(sk).decrypt(bctx.encryptor(bkeys.public).encrypt(values))
     assert np.array_equal(got[:16], values)
-    assert 0.45 < keys.public.serialized_size() / keys.public.serialized_size(seeded=False) < 0.6
+    for obj in [bkeys, bkeys.secret]:
+        with pytest.raises(TypeError, match="to_secret_bytes"):
+            pickle.dumps(obj)
+
+
+def test_bfv_ciphertexts_and_the_server(bctx, bkeys):
+    values = np.arange(bctx.n) % 100 - 50
+    dec = bctx.decryptor(bkeys)
+    seeded = bctx.encryptor(bkeys.secret).encrypt(values)
+    assert SEEDED_RATIO[0] < seeded.serialized_size() / seeded.serialized_size(seeded=False) < SEEDED_RATIO[1]
+    public = bctx.encryptor(bkeys.public).encrypt(values)
+    assert public.serialized_size() == public.serialized_size(seeded=False)
+    # A server with the context and the evaluation keys loaded from bytes.
+    server = bfv_load_context(bctx.to_bytes())
+    ev = server.evaluator(relin_key=bfv.RelinKey.from_bytes(bkeys.relin.to_bytes(), server),
+                          galois_keys=bfv.GaloisKeys.from_bytes(bkeys.galois.to_bytes(), server))
+    ct = bfv.Ciphertext.from_bytes(seeded.to_bytes(), server)
+    attached = bfv.Ciphertext.from_bytes(seeded.to_bytes(), server, evaluator=ev)
+    t = bctx.t
+    for result, expected in [(ev.multiply(ct, ct), values * values), (attached * attached + 3, values * values + 3),
+                             (attached.rotate_rows(-1), np.roll(values.reshape(2, -1), 1, axis=1).ravel())]:
+        back = bfv.Ciphertext.from_bytes(result.to_bytes(), bctx)
+        assert np.array_equal(dec.decrypt(back), bfv.reduce(expected, t))
+    # Pickling keeps the encoding (the bytes do not hold it).
+    coeff = bctx.encryptor(bkeys.public).encrypt([1, 2, 3], encoding="coeff")
+    clone = pickle.loads(pickle.dumps(coeff))
+    assert clone.encoding == "coeff" and np.array_equal(dec.decrypt(clone)[:3], [1, 2, 3])
+    assert bfv.Ciphertext.from_bytes(coeff.to_bytes(), bctx, encoding="coeff").encoding == "coeff"
+    # Bad bytes and other parameters.
+    data = seeded.to_bytes()
+    for end in list(range(0, 64)) + list(range(64, len(data), 97)):
+        with pytest.raises(rnsfhe.DecodeError):
+            bfv.Ciphertext.from_bytes(data[:end], bctx)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        other = bfv.Context(10, 65537, 55, 2, allow_insecure=True)
+    with pytest.raises(rnsfhe.DecodeError, match="other parameters"):
+        bfv.Ciphertext.from_bytes(data, other)
+    with pytest.raises(ValueError, match="evaluator"):
+        bfv.Ciphertext.from_bytes(data, bctx, evaluator=other.evaluator())
     with pytest.raises(rnsfhe.DecodeError):
-        bfv.PublicKey.from_bytes(keys.public.to_bytes()[:-3], c)
-    with pytest.raises(TypeError, match="to_secret_bytes"):
-        pickle.dumps(keys.secret)
+        ckks.Ciphertext.from_bytes(data, small_context())
