@@ -103,7 +103,7 @@ fn every_preset_is_estimated_and_marked_when_insecure() {
             assert!(marked, "{name} claims no 128-bit level but is not marked");
         } else if BELOW_128_AT_THE_TABLE_BOUND.contains(&name.as_str()) {
             assert!(
-                bits < 128.0 && bits >= 128.0 - ONE_BLOCK_SIZE_BITS,
+                (128.0 - ONE_BLOCK_SIZE_BITS..128.0).contains(&bits),
                 "{name}: {bits} bits; if the estimate or the preset changed, update \
                  BELOW_128_AT_THE_TABLE_BOUND"
             );
