@@ -521,7 +521,7 @@ mod measurements {
     #[test]
     #[ignore = "measurement, prints a table"]
     fn flooding_measure_precision() {
-        for preset in [Preset::Rec128N13, Preset::Rec128N14] {
+        for preset in [Preset::Rec128N13, Preset::Rec128N14, Preset::PaperTable3] {
             let ctx = CkksContext::new(preset.params()).unwrap();
             let mut rng = Csprng::from_os().unwrap();
             let keys = KeyGenerator::new(&ctx, &mut rng).unwrap();
