@@ -70,6 +70,9 @@ wire_objects!(CkksContext {
 /// lack of levels is a [`NotEnoughLevelsError`] (a `ValueError`) naming the levels needed and available.
 pub(crate) fn ckks_error(err: ckks::Error) -> PyErr {
     let hint = match &err {
+        ckks::Error::Insecure { .. } => {
+            " (Python: pass allow_insecure=True to use them anyway)".to_string()
+        }
         ckks::Error::MissingKey { .. } => {
             " (Python: build the evaluator from a KeySet, ctx.evaluator(keys), or use a ckks.Session)"
                 .to_string()
@@ -1255,12 +1258,7 @@ impl PyContext {
         };
         let ctx = py
             .allow_threads(|| CkksContext::new(params))
-            .map_err(|err| match err {
-                ckks::Error::Insecure { .. } => PyValueError::new_err(format!(
-                    "{err} Pass allow_insecure=True to use them anyway."
-                )),
-                err => ckks_error(err),
-            })?;
+            .map_err(ckks_error)?;
         if let Some(warning) = ctx.security_warning() {
             warn_user(py, &warning)?;
         }
