@@ -31,7 +31,7 @@
 //! imaginary) part an error of standard deviation `s sqrt(N/2) / Delta` (canonical embedding: a sum of `N`
 //! terms with `cos^2` averaging 1/2). The printed "bits" are `-log2` of that standard deviation (typical
 //! slot); the minimum over the `N` slot parts, what [`rnsfhe_ckks::PrecisionStats::min_bits`] reports, is
-//! about `log2 sqrt(2 ln N)` (2.0-2.1 bits) lower. Measured for `PaperTable1L5` (README, `bench
+//! about `log2 sqrt(2 ln N)` (2.1-2.3 bits for `N = 2^13 .. 2^16`) lower. Measured for `PaperTable1L5` (README, `bench
 //! ckks-table1`): fresh 36.2 min / 40.1 median against 39.1 here (min estimate 36.9).
 
 use std::fmt::Write as _;
