@@ -1308,7 +1308,10 @@ evaluator_methods! {
         /// this evaluator's keys).
         fn attach(&self, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
             self.check(ct)?;
-            Ok(PyCiphertext::new(ct.ct.clone(), &self.eval, ct.encoding))
+            Ok(PyCiphertext {
+                seeded: ct.seeded.clone(),
+                ..PyCiphertext::new(ct.ct.clone(), &self.eval, ct.encoding)
+            })
         }
 
         /// multiply(a, b, relinearize=True) -> Ciphertext: a * b (b a Ciphertext, an integer array or an

@@ -1988,7 +1988,10 @@ evaluator_methods! {
         /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
         /// this evaluator's keys and options).
         fn attach(&self, ct: &PyCiphertext) -> PyCiphertext {
-            PyCiphertext::new(ct.ct.clone(), &self.eval)
+            PyCiphertext {
+                seeded: ct.seeded.clone(),
+                ..PyCiphertext::new(ct.ct.clone(), &self.eval)
+            }
         }
 
         /// multiply(a, b) -> Ciphertext: a * b (b a Ciphertext, an array or a number), relinearized, and

@@ -164,10 +164,27 @@ def test_ciphertext_round_trip_and_pickle(ctx, keys, x, decryptor):
         assert bits(x * k, decryptor.decrypt(c, real=True)) >= BITS
 
 
+def test_unpickling_builds_a_context_once():
+    # Parameters of this test only. Each build of an insecure context warns, so the warnings count the
+    # builds: the first unpickled ciphertext builds the context, the others find it in the cache.
+    c = small_context(q0_bits=48)
+    keys = c.keygen()
+    data = pickle.dumps([c.encryptor(keys).encrypt([float(k)]) for k in range(4)])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cts = pickle.loads(data)
+    assert len([w for w in caught if "128-bit" in str(w.message)]) == 1
+    dec = c.decryptor(keys)
+    assert [round(float(dec.decrypt(ct, real=True)[0]), 6) for ct in cts] == [0.0, 1.0, 2.0, 3.0]
+
+
 def test_seeded_objects_are_about_half_the_size(ctx, keys, x):
     for obj in [keys.public, keys.relin, keys.galois, ctx.encryptor(keys.secret).encrypt(x)]:
         ratio = obj.serialized_size() / obj.serialized_size(seeded=False)
         assert SEEDED_RATIO[0] < ratio < SEEDED_RATIO[1], (obj, ratio)
+    # Attaching to another evaluator keeps the seed (the same ciphertext).
+    fresh = ctx.encryptor(keys.secret).encrypt(x)
+    assert ctx.evaluator(keys).attach(fresh).to_bytes() == fresh.to_bytes()
     # No seed: public-key encryption, results of operations, fewer slots than N/2.
     for ct in [ctx.encryptor(keys.public).encrypt(x), ctx.encryptor(keys.secret).encrypt(x) + 1.0,
                ctx.encryptor(keys.secret).encrypt(x[:4], slots=4)]:
