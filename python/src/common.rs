@@ -1,6 +1,8 @@
 //! What the bindings share: error conversion, numpy input, conversion modes, presets, warnings, the
-//! registration of a scheme submodule, and the macros that write the Python classes and `#[pymethods]`
-//! the scheme submodules [`crate::ckks`] and [`crate::bfv`] have in common.
+//! registration of a scheme submodule, serialization (the `DecodeError` exception, the [`WireContext`],
+//! [`WireObject`] and [`WireClass`] traits, the process-wide [`ContextCache`], pickling through
+//! `rnsfhe._common._load`), and the macros that write the Python classes and `#[pymethods]` the scheme
+//! submodules [`crate::ckks`] and [`crate::bfv`] have in common.
 //!
 //! The two scheme submodules expose one object model under the same Rust names: `PyContext`, `PyKeySet`,
 //! `PySecretKey`, `PyPublicKey`, `PyRelinKey`, `PyGaloisKeys`, `PyEncryptor`, `PyDecryptor`, `PyEvaluator`
