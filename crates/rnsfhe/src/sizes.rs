@@ -1,11 +1,20 @@
-//! `rnsfhe sizes`: the wire size of every object of every CKKS preset, with public `a` polynomials stored
-//! as seeds (the default) and expanded, measured on real objects (keys generated, a vector encrypted).
+//! `rnsfhe sizes`: the wire size of every object of every CKKS preset and of the BFV presets of HPS
+//! Table 3, with public `a` polynomials stored as seeds (the default) and expanded, measured on real
+//! objects (keys generated, a vector encrypted).
 
 use rnsfhe_ckks::{
     CkksContext, CkksEncryptor, Csprng, KeyGenerator, Preset, PublicRandomness, Serializable,
 };
 
+use rnsfhe_bfv::BfvPreset;
+
 use crate::bench::markdown_table;
+
+/// The largest BFV ring degree measured. `T2Depth100` (`N = 2^17`, 38 ciphertext primes, CRT
+/// relinearization) is skipped for memory, not time: each of its keys holds `2 x 38` polynomials of 38
+/// limbs (3 GiB as words), about 10 GiB at the peak with the expanded bytes of two keys, on a machine
+/// shared with other work. `T2Depth50` (`N = 2^16`) runs in a few seconds.
+const BFV_MAX_MEASURED_N: usize = 1 << 16;
 
 /// A byte count in KiB or MiB.
 fn human(bytes: u64) -> String {
@@ -28,7 +37,8 @@ fn pair(object: &impl Serializable) -> (String, f64) {
     )
 }
 
-/// Generates keys and a ciphertext for every preset and prints their sizes as a markdown table.
+/// Generates keys and a ciphertext for every CKKS and BFV preset and prints their sizes as markdown
+/// tables.
 ///
 /// Errors: context or key-generation errors.
 pub fn run() -> anyhow::Result<()> {
@@ -80,6 +90,72 @@ pub fn run() -> anyhow::Result<()> {
     println!(
         "\nResidues are packed at their modulus' bit width. A ciphertext after any operation has no seed \
          (its second part is no longer uniform from a seed); public-key ciphertexts never have one."
+    );
+    bfv_table(&mut rng)
+}
+
+/// The BFV presets of HPS Table 3 (`t = 2`, coefficient encoding): keys generated, `N` bits encrypted
+/// with the secret key.
+fn bfv_table(rng: &mut Csprng) -> anyhow::Result<()> {
+    use rnsfhe_bfv::{BfvContext, CoeffEncoder, Encryptor, KeyGenerator};
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for preset in BfvPreset::ALL {
+        let ctx = BfvContext::new(preset.params()?)?;
+        if ctx.n() > BFV_MAX_MEASURED_N {
+            skipped.push(format!("{preset:?}"));
+            continue;
+        }
+        let kg = KeyGenerator::new(&ctx, rng)?;
+        let pk = kg.public_key(rng)?;
+        let rk = kg.relin_key(rng)?;
+        let gk = kg.galois_keys(&[1], false, rng)?;
+        let bits: Vec<u64> = (0..ctx.n() as u64).map(|i| i % 2).collect();
+        let pt = CoeffEncoder::new(&ctx).encode_u64(&bits)?;
+        let seeded_ct =
+            Encryptor::with_secret_key(&ctx, kg.secret_key())?.encrypt_seeded(&pt, rng)?;
+        let ct = seeded_ct.expand()?;
+        rows.push(vec![
+            format!("{preset:?}"),
+            format!("2^{}", ctx.params().log_n),
+            format!("{:.0}", ctx.log_q()),
+            format!("{}", ctx.relin_components()),
+            pair(&seeded_ct).0,
+            human(ct.serialized_size()),
+            pair(&pk).0,
+            pair(&rk).0,
+            pair(&gk).0,
+            human(pt.serialized_size()),
+            human(kg.secret_key().secret_serialized_size()),
+        ]);
+    }
+    println!("\n## BFV (HPS Table 3 presets, t = 2): seeded / expanded (ratio)\n");
+    print!(
+        "{}",
+        markdown_table(
+            &[
+                "preset",
+                "N",
+                "log Q",
+                "relin. pairs",
+                "fresh ciphertext (secret-key, seeded / expanded)",
+                "ciphertext after an operation",
+                "public key",
+                "relinearization key",
+                "Galois key (one rotation)",
+                "plaintext",
+                "secret key",
+            ],
+            &rows
+        )
+    );
+    println!(
+        "\nBFV ciphertexts live over Q only (P is internal to multiplication), keys are HPS key-switching \
+         keys over Q with one pair per residue and relinearization digit (base 2^30 up to depth 10). \
+         Plaintext coefficients are packed at the bit width of the largest one (1 bit for t = 2). \
+         Skipped for memory (keys of 2 x 38 polynomials of 38 limbs at N = 2^17, about 10 GiB at the \
+         peak): {}.",
+        if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") }
     );
     Ok(())
 }
