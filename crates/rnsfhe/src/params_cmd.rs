@@ -122,18 +122,19 @@ fn reason(short: impl Into<String>, long: impl Into<String>) -> Reason {
 }
 
 /// The reasons to mark a preset `INSECURE` (module documentation); empty when none applies.
+/// `no_claim` is `None` for a preset that claims 128 bits, otherwise what it is instead.
 fn insecurity(
-    claims_128: bool,
+    no_claim: Option<&str>,
     opt_in: bool,
     secret: SecretDistribution,
     he_standard: SecurityEstimate,
     estimate: &LweEstimate,
 ) -> Vec<Reason> {
     let mut why = Vec::new();
-    if !claims_128 {
+    if let Some(what) = no_claim {
         why.push(reason(
             "no 128-bit claim",
-            "the preset claims no 128-bit level",
+            format!("the preset claims no 128-bit level: {what}"),
         ));
     }
     if let SecretDistribution::HammingWeight(h) = secret {
@@ -223,7 +224,10 @@ fn ckks_summary(preset: Preset) -> anyhow::Result<(Summary, std::sync::Arc<CkksC
     let he_standard = ctx.security();
     let precision = ckks_precision(&ctx)?;
     let insecure = insecurity(
-        preset.claimed_security().is_some(),
+        preset
+            .claimed_security()
+            .is_none()
+            .then_some("the RNS-CKKS paper's parameters, which target 80 bits (Section 5.1)"),
         p.insecure_for_testing,
         p.secret,
         he_standard,
@@ -274,7 +278,9 @@ fn bfv_summary(preset: BfvPreset) -> anyhow::Result<(Summary, BfvParams)> {
     // Every BFV preset is generated within the 128-bit HE Standard bound and claims that level
     // (BfvParams::generate); the opt-in is the BFV equivalent of an absent claim.
     let insecure = insecurity(
-        !params.allow_insecure,
+        params
+            .allow_insecure
+            .then_some("parameters with the allow_insecure opt-in"),
         params.allow_insecure,
         secret,
         he_standard,
