@@ -283,12 +283,12 @@ impl Encryptor {
         let basis = self.ctx.basis_at(level)?;
         match &self.key {
             EncryptionKey::Public(pk) => {
-                let v = sample_ternary_poly(basis, rng)?;
+                // Wrapped at once so that `v` is wiped on every return path, errors included.
+                let v = crate::keys::SecretPoly::new(sample_ternary_poly(basis, rng)?);
                 let mut c0 = self.error_plus(basis, m, rng)?;
-                c0.mul_add_assign(&v, &*key_at_level(pk.b(), basis)?)?;
+                c0.mul_add_assign(v.get(), &*key_at_level(pk.b(), basis)?)?;
                 let mut c1 = sample_error(&self.ctx, basis, rng)?;
-                c1.mul_add_assign(&v, &*key_at_level(pk.a(), basis)?)?;
-                drop(crate::keys::SecretPoly::new(v));
+                c1.mul_add_assign(v.get(), &*key_at_level(pk.a(), basis)?)?;
                 Ok(RlweCiphertext {
                     parts: vec![c0, c1],
                 })
