@@ -195,9 +195,9 @@ fn ckks_precision(ctx: &CkksContext) -> anyhow::Result<CkksPrecision> {
     let key_switch_std = rlwe.key_switch_noise(top, secret_norm2)?.std_dev;
     let rescale_var = (1.0 + secret_norm2 as f64) / 12.0;
     let delta = ctx.level_scale(top)?;
-    let q_last = *ctx
-        .q_moduli()
-        .get(top - 1)
+    let q_last = *top
+        .checked_sub(1)
+        .and_then(|i| ctx.q_moduli().get(i))
         .context("the chain has no prime at the top level")? as f64;
     let delta_after = delta * delta / q_last;
     let to_slot = (n / 2.0).sqrt();
