@@ -104,3 +104,14 @@ def unpack(body: bytes, count: int) -> List[bytes]:
     if at != len(body):
         raise ProtocolError(f"{len(body) - at} bytes after the last of {count} frames (byte {at})")
     return frames
+
+
+def ckks_log_n(params: bytes) -> int:
+    """``log2 N`` of serialized CKKS parameters: the first field of their payload (u32 after the header)."""
+    header = read_header(params)
+    if header.kind != CKKS_PARAMETERS:
+        raise ProtocolError(f"a {header.kind_name} is not CKKS parameters")
+    if len(params) < HEADER_LEN + 4:
+        raise ProtocolError(f"CKKS parameters of {len(params)} bytes end before log_n")
+    (log_n,) = struct.unpack_from("<I", params, HEADER_LEN)
+    return log_n

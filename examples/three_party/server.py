@@ -21,7 +21,7 @@ The HTTP API (bodies are frames of rnsfhe wire objects, see ``protocol.py``):
     the kinds of the objects received (the audit trail of what the server was given).
 
 What it enforces on every request: a ``Content-Length`` (no chunked bodies), a size limit known before
-the body is read (``--max-key-bytes`` for key uploads; for ciphertexts, the size of a full-level
+the body is read (``--max-key-bytes`` for key uploads, ``--max-log-n`` for the ring degree; for ciphertexts, the size of a full-level
 ciphertext of the session's parameters), the object kinds it expects in the order it expects them, a
 secret key refused outright (status 403, before anything is parsed), fingerprints that match the session's
 parameters, and full validation of every object by ``from_bytes`` (residues below their moduli, lengths
@@ -83,10 +83,11 @@ class Server(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, address, *, max_key_bytes: int, max_sessions: int, allow_insecure: bool,
-                 record_dir: Optional[pathlib.Path]) -> None:
+    def __init__(self, address, *, max_key_bytes: int, max_log_n: int, max_sessions: int,
+                 allow_insecure: bool, record_dir: Optional[pathlib.Path]) -> None:
         super().__init__(address, Handler)
         self.max_key_bytes = max_key_bytes
+        self.max_log_n = max_log_n
         self.max_sessions = max_sessions
         self.allow_insecure = allow_insecure
         self.record_dir = record_dir
@@ -245,6 +246,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             frames, (protocol.CKKS_PARAMETERS, protocol.RELIN_KEY, protocol.GALOIS_KEYS), None)
         # The context derives its own fingerprint from the parameters: the header's must be the same.
         fingerprint = protocol.read_header(frames[0]).fingerprint
+        # Building a context searches primes and tables for N = 2^log_n (the payload's first field): bound it
+        # before any work, so a hostile upload cannot ask for the largest rings.
+        log_n = protocol.ckks_log_n(frames[0])
+        if log_n > self.server.max_log_n:
+            raise HttpError(400, f"N = 2^{log_n} is above this server's limit 2^{self.server.max_log_n}")
         context = ckks.Context.from_bytes(frames[0])
         if context.is_insecure and not self.server.allow_insecure:
             raise HttpError(400, f"insecure parameters refused ({context.security}); start the server with "
@@ -309,6 +315,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--port", type=int, default=8000, help="port (0: any free port; default 8000)")
     ap.add_argument("--max-key-bytes", type=int, default=DEFAULT_MAX_KEY_BYTES,
                     help="largest key upload in bytes (default 512 MiB)")
+    ap.add_argument("--max-log-n", type=int, default=15,
+                    help="largest ring degree accepted, as log2 N (default 15)")
     ap.add_argument("--max-sessions", type=int, default=8, help="sessions kept (oldest evicted; default 8)")
     ap.add_argument("--allow-insecure", action="store_true",
                     help="accept parameters below 128-bit security (tests only)")
@@ -319,7 +327,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         ap.error("--max-sessions and --max-key-bytes must be positive")
     if args.record is not None:
         args.record.mkdir(parents=True, exist_ok=True)
-    server = Server((args.host, args.port), max_key_bytes=args.max_key_bytes,
+    server = Server((args.host, args.port), max_key_bytes=args.max_key_bytes, max_log_n=args.max_log_n,
                     max_sessions=args.max_sessions, allow_insecure=args.allow_insecure,
                     record_dir=args.record)
     host, port = server.server_address[:2]

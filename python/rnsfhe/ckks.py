@@ -76,7 +76,7 @@ from . import _common
 from ._rnsfhe import DecodeError
 from ._rnsfhe.ckks import Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys, KeySet
 from ._rnsfhe.ckks import NotEnoughLevelsError, PartStats, Polynomial, PrecisionStats, PublicKey, RelinKey
-from ._rnsfhe.ckks import SecretKey, precision, presets
+from ._rnsfhe.ckks import SecretKey, precision, presets, recommended_flooding_bits
 
 
 class Session(_common.SessionBase):
@@ -175,6 +175,7 @@ __all__ = [
     "PrecisionStats",
     "precision",
     "presets",
+    "recommended_flooding_bits",
     "Polynomial",
     "NotEnoughLevelsError",
     "DecodeError",

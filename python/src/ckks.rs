@@ -1928,19 +1928,30 @@ impl PyDecryptor {
 
 #[pymethods]
 impl PyDecryptor {
-    /// decrypt(ct, real=False) -> numpy.ndarray
+    /// decrypt(ct, real=False, *, flooding_bits=0) -> numpy.ndarray
     ///
     /// The ``ct.slots`` decrypted slot values: complex128, or float64 (the real parts) if ``real``.
-    /// The GIL is released.
-    #[pyo3(signature = (ct, real = false))]
+    /// ``flooding_bits``: for results that are shared with anyone who saw ciphertexts (IND-CPA-D, see
+    /// SECURITY.md), a fresh Gaussian noise of standard deviation 2^flooding_bits is added to every
+    /// coefficient before decoding (``recommended_flooding_bits`` says how many); it costs about
+    /// ``flooding_bits + log2(slots) / 2`` bits of precision. 0 decrypts exactly. Raises ValueError when the
+    /// flooding would leave no precision (``max_flooding_bits``). The GIL is released.
+    #[pyo3(signature = (ct, real = false, *, flooding_bits = 0))]
     fn decrypt<'py>(
         &self,
         py: Python<'py>,
         ct: &PyCiphertext,
         real: bool,
+        flooding_bits: u32,
     ) -> PyResult<Bound<'py, PyAny>> {
         let values = py
-            .allow_threads(|| self.dec.decrypt(&ct.ct))
+            .allow_threads(|| {
+                if flooding_bits == 0 {
+                    return self.dec.decrypt(&ct.ct);
+                }
+                let mut rng = Csprng::from_os()?;
+                self.dec.decrypt_flooded(&ct.ct, flooding_bits, &mut rng)
+            })
             .map_err(ckks_error)?;
         Ok(if real {
             let re: Vec<f64> = values.iter().map(|z| z.re).collect();
@@ -1948,6 +1959,22 @@ impl PyDecryptor {
         } else {
             PyArray1::from_vec(py, values).into_any()
         })
+    }
+
+    /// max_flooding_bits(ct) -> int: the most flooding bits ``decrypt`` accepts for ``ct`` (some precision
+    /// must remain, and the noise must stay far below the modulus).
+    fn max_flooding_bits(&self, ct: &PyCiphertext) -> PyResult<u32> {
+        self.dec.max_flooding_bits(&ct.ct).map_err(ckks_error)
+    }
+
+    /// noise_log2(ct, expected) -> float: log2 of the Euclidean norm of the error of ``ct``, whose slots
+    /// should hold ``expected``. A diagnostic that uses the secret key: measure a representative run with
+    /// non-sensitive inputs and feed the result to ``recommended_flooding_bits``; never measure the
+    /// ciphertext you share.
+    fn noise_log2(&self, py: Python<'_>, ct: &PyCiphertext, expected: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let expected = read_values(expected, "expected")?.into_complex();
+        py.allow_threads(|| self.dec.noise_log2(&ct.ct, &expected))
+            .map_err(ckks_error)
     }
 
     fn __repr__(&self) -> &'static str {
@@ -2790,6 +2817,18 @@ fn presets() -> Vec<String> {
 }
 
 /// Builds the submodule `ckks` of `_rnsfhe`.
+/// recommended_flooding_bits(noise_log2, statistical_security=30, decryptions=1) -> int
+///
+/// The flooding bits for shared decryptions of results whose error has norm 2^noise_log2
+/// (``Decryptor.noise_log2`` on a representative run): ceil(noise_log2 + s/2 + log2(decryptions)/2 - 1/2),
+/// the "noise x 2^(s/2)" rule of Li-Micciancio and OpenFHE (default s = 30, as OpenFHE). Raises ValueError for
+/// a negative or non-finite noise, s above 128 or no decryptions.
+#[pyfunction]
+#[pyo3(signature = (noise_log2, statistical_security = ckks::DEFAULT_STATISTICAL_SECURITY, decryptions = 1))]
+fn recommended_flooding_bits(noise_log2: f64, statistical_security: u32, decryptions: u64) -> PyResult<u32> {
+    ckks::recommended_flooding_bits(noise_log2, statistical_security, decryptions).map_err(ckks_error)
+}
+
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     SCHEME.register(parent, |m| {
         add_scheme_classes!(m);
@@ -2802,6 +2841,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
         )?;
         m.add_function(wrap_pyfunction!(precision, m)?)?;
         m.add_function(wrap_pyfunction!(presets, m)?)?;
+        m.add_function(wrap_pyfunction!(recommended_flooding_bits, m)?)?;
         Ok(())
     })
 }

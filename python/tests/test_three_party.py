@@ -135,8 +135,13 @@ def test_server_refuses_bad_requests(round_trip):
     # A working session, then a ciphertext with a residue above its modulus: 400 naming the field and the byte.
     ctx = ckks.Context.from_bytes(params)
     keys = ctx.keygen(sum_slots=True)
-    status, body = _request(url, "POST", "/sessions", protocol.pack(
-        [params, keys.relin.to_bytes(), keys.galois.to_bytes()]))
+    evaluation_keys = [keys.relin.to_bytes(), keys.galois.to_bytes()]
+    # Parameters above the server's ring-degree limit are refused before the context is built.
+    big = bytearray(params)
+    big[protocol.HEADER_LEN:protocol.HEADER_LEN + 4] = (17).to_bytes(4, "little")
+    status, body = _request(url, "POST", "/sessions", protocol.pack([bytes(big), *evaluation_keys]))
+    assert status == 400 and b"2^17" in body, body
+    status, body = _request(url, "POST", "/sessions", protocol.pack([params, *evaluation_keys]))
     assert status == 201, body
     info = json.loads(body)
     sid = info["session"]
