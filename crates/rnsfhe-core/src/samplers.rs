@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use rnsfhe_math::sampling::{fill_ternary, fill_uniform_mod, Csprng, WideGaussian};
-use rnsfhe_math::Modulus;
+use rnsfhe_math::{Modulus, ShoupConstant};
 use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
 use zeroize::Zeroize;
 
@@ -77,8 +77,9 @@ pub fn sample_wide_gaussian(
     g.fill(rng, &mut e);
     let mut data = vec![0u64; basis.len() * n];
     for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
+        let one = m.shoup(1);
         for (r, &x) in limb.iter_mut().zip(&e) {
-            *r = reduce_signed_branch_free(m, x);
+            *r = reduce_signed_branch_free(m, one, x);
         }
     }
     e.zeroize();
@@ -86,22 +87,25 @@ pub fn sample_wide_gaussian(
     Ok(SecretPoly::new(p?.into_ntt()))
 }
 
-/// `x mod q` in `[0, q)` for `|x| < 2^62`, with no branch on `x`.
+/// `x mod q` in `[0, q)` for any `x`, with no branch on `x`; `one` is `m.shoup(1)`.
 ///
 /// [`Modulus::reduce_i64`] first tests `|x| < q`, which never varies for the small errors it was written
-/// for but would reveal the magnitude of a flooding sample (whose tail can exceed a prime). Here the
-/// magnitude always goes through the 128-bit Barrett reduction (valid for `|x| < q^2`, true for every
-/// `q >= 2^31`; smaller moduli use the division, which depends only on the public modulus' size to choose)
-/// and the sign is applied by a mask.
-fn reduce_signed_branch_free(m: &Modulus, x: i64) -> u64 {
-    let magnitude = x.unsigned_abs();
-    let r = if 2 * m.bits() > 64 {
-        m.reduce_u128(magnitude as u128)
-    } else {
-        magnitude % m.value()
-    };
-    let negative = (x >> 63) as u64;
-    (m.neg(r) & negative) | (r & !negative)
+/// for but would reveal the magnitude of a flooding sample (whose tail can exceed a prime), and its
+/// Barrett path ends in conditional subtractions that LLVM compiles to jumps (seen in the disassembly of
+/// this function's first version). Here the magnitude is reduced to `[0, 2q)` by Shoup's lazy
+/// multiplication by 1 (valid for any word), the last subtraction and the sign are applied by masks, and
+/// the masks go through [`std::hint::black_box`] so that the optimizer cannot turn them back into jumps.
+fn reduce_signed_branch_free(m: &Modulus, one: ShoupConstant, x: i64) -> u64 {
+    let q = m.value();
+    let r = m.mul_shoup_lazy(x.unsigned_abs(), one);
+    let (d, borrow) = r.overflowing_sub(q);
+    let keep = std::hint::black_box(u64::from(borrow)).wrapping_neg();
+    let r = (r & keep) | (d & !keep);
+    // -r mod q: q - r, or 0 when r = 0 (then q - r = q, masked to 0).
+    let nonzero = std::hint::black_box(u64::from(r != 0)).wrapping_neg();
+    let minus = (q - r) & nonzero;
+    let negative = std::hint::black_box((x >> 63) as u64);
+    (minus & negative) | (r & !negative)
 }
 
 #[cfg(test)]
@@ -118,7 +122,7 @@ mod tests {
             .collect();
         moduli.push(Modulus::new(3).unwrap());
         let limit = (1i64 << 62) - 1;
-        let mut values = vec![0i64, 1, -1, 2, -2, limit, -limit, 1 << 40, -(1 << 40)];
+        let mut values = vec![0i64, 1, -1, 2, -2, limit, -limit, 1 << 40, -(1 << 40), i64::MAX, i64::MIN, i64::MIN + 1];
         let mut rng = Csprng::insecure_from_seed_for_tests([9; 32]);
         let g = WideGaussian::new(2f64.powi(57)).unwrap();
         values.extend((0..2000).map(|_| g.sample(&mut rng)));
@@ -126,7 +130,12 @@ mod tests {
             values.push(m.value() as i64);
             values.push(-(m.value() as i64));
             for &x in &values {
-                assert_eq!(reduce_signed_branch_free(m, x), m.reduce_i64(x), "{x} mod {}", m.value());
+                assert_eq!(
+                    reduce_signed_branch_free(m, m.shoup(1), x),
+                    m.reduce_i64(x),
+                    "{x} mod {}",
+                    m.value()
+                );
             }
         }
     }
