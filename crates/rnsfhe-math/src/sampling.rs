@@ -275,8 +275,10 @@ fn bitonic_sort_by_key(keys: &mut [u128], values: &mut [i64]) {
                     // Public: which pair and in which direction.
                     let descending = u128::from(i & k != 0);
                     let (a, b) = (keys[i], keys[l]);
-                    // 1 if a > b (b - a borrows), flipped for a descending run: swap then.
-                    let swap = u128::from(b < a) ^ descending;
+                    // 1 if a > b (b - a borrows), flipped for a descending run: swap then. The
+                    // black box hides from the optimizer that `swap` is 0 or 1; without it LLVM turns
+                    // the mask arithmetic below back into a branch on `swap` (seen in the disassembly).
+                    let swap = std::hint::black_box(u128::from(b < a) ^ descending);
                     let mask = 0u128.wrapping_sub(swap);
                     let dk = (a ^ b) & mask;
                     keys[i] = a ^ dk;
