@@ -29,14 +29,14 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 
 use rnsfhe_core::serialization::{
-    key_pairs_size, parts_size, read_conversion, read_galois_list, read_key_pairs, read_parts,
-    read_sigma, rebuild_context, write_conversion, write_galois_list, write_key_pairs, write_parts,
-    write_seeded_pair, SeedExpansion,
+    galois_list_size, key_pairs_size, parts_size, read_conversion, read_galois_list,
+    read_key_pairs, read_parts, read_sigma, write_conversion, write_galois_list, write_key_pairs,
+    write_parts, write_seeded_pair, SeedExpansion, WireParams,
 };
 use rnsfhe_core::{PublicKey, SecretKey};
 use rnsfhe_math::sampling::Seed;
 use rnsfhe_math::wire::{
-    packed_len, DecodeError, Deserializable, Header, ObjectKind, PublicRandomness, Serializable,
+    packed_len, DecodeError, Deserializable, ObjectKind, PublicRandomness, Serializable,
     WireReader, WireWriter,
 };
 use rnsfhe_ring::{Coeff, ConversionMode, Poly};
@@ -94,30 +94,16 @@ impl Serializable for BfvContext {
 impl BfvContext {
     /// Reads parameters written by [`Serializable::write_to`] on a context and builds the context,
     /// checking every field's range before anything is allocated and the rebuilt context's fingerprint
-    /// against the header. Building checks the primes (primality, `= 1 mod 2N`) and precomputes the HPS
-    /// tables; a server facing untrusted parameters should decode them first with
-    /// [`BfvParams::from_bytes`] and cap `log_n` and the prime counts.
+    /// against the header ([`WireParams::read_context`]). Building checks the primes (primality,
+    /// `= 1 mod 2N`) and precomputes the HPS tables; a server facing untrusted parameters should decode
+    /// them first with [`BfvParams::from_bytes`] and cap `log_n` and the prime counts.
     pub fn read_from<R: Read>(r: R) -> Result<Arc<Self>, DecodeError> {
-        let mut r = WireReader::new(r);
-        Self::read_object(&mut r)
+        BfvParams::read_context(&mut WireReader::new(r))
     }
 
     /// [`BfvContext::read_from`] of exactly `bytes`.
     pub fn from_bytes(bytes: &[u8]) -> Result<Arc<Self>, DecodeError> {
-        let mut r = WireReader::new(bytes);
-        let ctx = Self::read_object(&mut r)?;
-        r.finish("end of object")?;
-        Ok(ctx)
-    }
-
-    fn read_object<R: Read>(r: &mut WireReader<R>) -> Result<Arc<Self>, DecodeError> {
-        let (params, fingerprint) = BfvParams::read_object(r)?;
-        rebuild_context(
-            r.offset(),
-            fingerprint,
-            || BfvContext::new(params),
-            |c| c.fingerprint(),
-        )
+        BfvParams::context_from_bytes(bytes)
     }
 
     /// Loads a public key of this context (`rnsfhe-core`'s [`PublicKey`] over [`BfvContext::rlwe`],
@@ -140,16 +126,25 @@ impl BfvParams {
     /// the context ([`BfvContext::new`]) is left to the caller, who may refuse sizes it does not want to
     /// afford.
     pub fn from_bytes(bytes: &[u8]) -> Result<(Self, u64), DecodeError> {
-        let mut r = WireReader::new(bytes);
-        let out = Self::read_object(&mut r)?;
-        r.finish("end of object")?;
-        Ok(out)
+        Self::decode_params(bytes)
+    }
+}
+
+impl WireParams for BfvParams {
+    const KIND: ObjectKind = ObjectKind::BfvParameters;
+    type Context = Arc<BfvContext>;
+    type BuildError = crate::BfvError;
+
+    fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<Self, DecodeError> {
+        read_params(r)
     }
 
-    fn read_object<R: Read>(r: &mut WireReader<R>) -> Result<(Self, u64), DecodeError> {
-        let header = Header::read(r)?;
-        header.expect(ObjectKind::BfvParameters, None)?;
-        Ok((read_params(r)?, header.fingerprint))
+    fn build(self) -> BfvResult<Arc<BfvContext>> {
+        BfvContext::new(self)
+    }
+
+    fn built_fingerprint(ctx: &Arc<BfvContext>) -> u64 {
+        ctx.fingerprint()
     }
 }
 
@@ -435,11 +430,7 @@ impl Serializable for GaloisKeys {
     }
 
     fn payload_size(&self, randomness: PublicRandomness) -> u64 {
-        4 + self
-            .keys
-            .values()
-            .map(|k| 4 + k.wire_size(randomness))
-            .sum::<u64>()
+        galois_list_size(&self.keys, |k| k.wire_size(randomness))
     }
 
     fn write_payload<W: Write>(
@@ -447,9 +438,7 @@ impl Serializable for GaloisKeys {
         w: &mut WireWriter<W>,
         randomness: PublicRandomness,
     ) -> io::Result<()> {
-        write_galois_list(w, self.keys.iter().map(|(&e, k)| (e, k)), |w, k| {
-            k.write_wire(w, randomness)
-        })
+        write_galois_list(w, &self.keys, |w, k| k.write_wire(w, randomness))
     }
 }
 

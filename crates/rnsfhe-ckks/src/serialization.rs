@@ -21,13 +21,12 @@ use std::sync::Arc;
 
 use rnsfhe_core::serialization::{
     ciphertext_parts_size, read_ciphertext_parts, read_conversion, read_secret_distribution,
-    read_sigma, rebuild_context, write_ciphertext_parts, write_conversion,
-    write_secret_distribution, write_seeded_parts,
+    read_sigma, write_ciphertext_parts, write_conversion, write_secret_distribution,
+    write_seeded_parts, WireParams,
 };
 use rnsfhe_core::SeededRlweCiphertext;
 use rnsfhe_math::wire::{
-    DecodeError, Deserializable, Header, ObjectKind, PublicRandomness, Serializable, WireReader,
-    WireWriter,
+    DecodeError, Deserializable, ObjectKind, PublicRandomness, Serializable, WireReader, WireWriter,
 };
 use rnsfhe_ring::{Ntt, Poly};
 
@@ -80,28 +79,14 @@ impl Serializable for CkksContext {
 impl CkksContext {
     /// Reads parameters written by [`Serializable::write_to`] on a context and builds the context,
     /// checking every field's range before any prime search and the rebuilt context's fingerprint
-    /// against the header.
+    /// against the header ([`WireParams::read_context`]).
     pub fn read_from<R: Read>(r: R) -> Result<Arc<Self>, DecodeError> {
-        let mut r = WireReader::new(r);
-        Self::read_object(&mut r)
+        CkksParams::read_context(&mut WireReader::new(r))
     }
 
     /// [`CkksContext::read_from`] of exactly `bytes`.
     pub fn from_bytes(bytes: &[u8]) -> Result<Arc<Self>, DecodeError> {
-        let mut r = WireReader::new(bytes);
-        let ctx = Self::read_object(&mut r)?;
-        r.finish("end of object")?;
-        Ok(ctx)
-    }
-
-    fn read_object<R: Read>(r: &mut WireReader<R>) -> Result<Arc<Self>, DecodeError> {
-        let (params, fingerprint) = CkksParams::read_object(r)?;
-        rebuild_context(
-            r.offset(),
-            fingerprint,
-            || CkksContext::new(params),
-            |c| c.fingerprint(),
-        )
+        CkksParams::context_from_bytes(bytes)
     }
 }
 
@@ -111,16 +96,25 @@ impl CkksParams {
     /// context ([`CkksContext::new`]) is left to the caller, who may refuse sizes it does not want to
     /// afford (a server should cap `log_n` and the prime counts before doing the prime search).
     pub fn from_bytes(bytes: &[u8]) -> Result<(Self, u64), DecodeError> {
-        let mut r = WireReader::new(bytes);
-        let out = Self::read_object(&mut r)?;
-        r.finish("end of object")?;
-        Ok(out)
+        Self::decode_params(bytes)
+    }
+}
+
+impl WireParams for CkksParams {
+    const KIND: ObjectKind = ObjectKind::CkksParameters;
+    type Context = Arc<CkksContext>;
+    type BuildError = crate::Error;
+
+    fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<Self, DecodeError> {
+        read_params(r)
     }
 
-    fn read_object<R: Read>(r: &mut WireReader<R>) -> Result<(Self, u64), DecodeError> {
-        let header = Header::read(r)?;
-        header.expect(ObjectKind::CkksParameters, None)?;
-        Ok((read_params(r)?, header.fingerprint))
+    fn build(self) -> Result<Arc<CkksContext>, crate::Error> {
+        CkksContext::new(self)
+    }
+
+    fn built_fingerprint(ctx: &Arc<CkksContext>) -> u64 {
+        ctx.fingerprint()
     }
 }
 

@@ -19,6 +19,7 @@
 //! [`Csprng::from_public_seed`], the way the key generator and the seeded encryptor made them, so a key
 //! or a symmetric ciphertext costs about half its expanded size.
 
+use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 
@@ -73,6 +74,9 @@ fn expansion_failed(r: &WireReader<impl Read>, field: &str, e: crate::Error) -> 
     r.invalid(field, format!("expanding the seed failed: {e}"))
 }
 
+/// Key-switching pairs `(b_j, a_j)` in NTT form, as [`read_key_pairs`] returns them.
+pub type KeyPairs = Vec<(Poly<Ntt>, Poly<Ntt>)>;
+
 /// Wire size of key-switching pairs `(b_j, a_j)` over `basis`, `count` of them.
 pub fn key_pairs_size(basis: &RnsBasis, count: usize, seeded: bool) -> u64 {
     let poly = poly_wire_size(basis);
@@ -110,7 +114,7 @@ pub fn read_key_pairs<R: Read>(
     basis: &Arc<RnsBasis>,
     count: usize,
     field: &str,
-) -> Result<(Vec<(Poly<Ntt>, Poly<Ntt>)>, Option<Seed>), DecodeError> {
+) -> Result<(KeyPairs, Option<Seed>), DecodeError> {
     let seeded = r.flag(&format!("{field}.seeded"))?;
     let bs: Vec<Poly<Ntt>> = read_polys(r, basis, count, &format!("{field}.b"))?;
     let (a_s, seed) = if seeded {
@@ -268,7 +272,7 @@ pub fn read_galois_list<R: Read, K>(
         let name = format!("{field}.element[{i}]");
         let element = r.u32(&name)? as usize;
         let previous = out.last().map(|(e, _)| *e);
-        if element % 2 == 0 || element >= 2 * n || previous.is_some_and(|p| element <= p) {
+        if element.is_multiple_of(2) || element >= 2 * n || previous.is_some_and(|p| element <= p) {
             return Err(r.out_of_range(
                 at,
                 &name,
@@ -286,18 +290,24 @@ pub fn read_galois_list<R: Read, K>(
     Ok(out)
 }
 
-/// Writes a Galois key list for [`read_galois_list`].
-pub fn write_galois_list<'a, W: Write, K: 'a>(
+/// Writes a Galois key list for [`read_galois_list`]: the count, then each element (in increasing order,
+/// the map's) and its key written by `write_key`.
+pub fn write_galois_list<W: Write, K>(
     w: &mut WireWriter<W>,
-    keys: impl ExactSizeIterator<Item = (usize, &'a K)>,
+    keys: &BTreeMap<usize, K>,
     mut write_key: impl FnMut(&mut WireWriter<W>, &K) -> io::Result<()>,
 ) -> io::Result<()> {
     w.u32(keys.len() as u32)?;
-    for (element, key) in keys {
+    for (&element, key) in keys {
         w.u32(element as u32)?;
         write_key(w, key)?;
     }
     Ok(())
+}
+
+/// Wire size of a Galois key list ([`write_galois_list`]) whose keys have sizes `key_size`.
+pub fn galois_list_size<K>(keys: &BTreeMap<usize, K>, key_size: impl Fn(&K) -> u64) -> u64 {
+    4 + keys.values().map(|k| 4 + key_size(k)).sum::<u64>()
 }
 
 impl Serializable for GaloisKeys {
@@ -308,11 +318,7 @@ impl Serializable for GaloisKeys {
     }
 
     fn payload_size(&self, randomness: PublicRandomness) -> u64 {
-        4 + self
-            .keys
-            .values()
-            .map(|k| 4 + k.wire_size(randomness))
-            .sum::<u64>()
+        galois_list_size(&self.keys, |k| k.wire_size(randomness))
     }
 
     fn write_payload<W: Write>(
@@ -320,9 +326,7 @@ impl Serializable for GaloisKeys {
         w: &mut WireWriter<W>,
         randomness: PublicRandomness,
     ) -> io::Result<()> {
-        write_galois_list(w, self.keys.iter().map(|(&e, k)| (e, k)), |w, k| {
-            k.write_wire(w, randomness)
-        })
+        write_galois_list(w, &self.keys, |w, k| k.write_wire(w, randomness))
     }
 }
 
@@ -490,33 +494,81 @@ pub fn read_ciphertext_parts<R: Read>(
     RlweCiphertext::new(parts).map_err(|e| r.invalid(field, e.to_string()))
 }
 
-/// Builds the context of decoded parameters with `build` and checks that its fingerprint is
-/// `header_fingerprint`: the parameter loaders of every scheme end here, so a reader never trusts
-/// moduli it did not derive itself. Refused parameters are an error of the field `parameters` (at byte
-/// 16, the payload's start); another fingerprint (a build that derives other primes) an error of
-/// `header.fingerprint` at `end`, the end of the payload.
-pub fn rebuild_context<C, E: std::fmt::Display>(
-    end: u64,
-    header_fingerprint: u64,
-    build: impl FnOnce() -> Result<C, E>,
-    fingerprint: impl FnOnce(&C) -> u64,
-) -> Result<C, DecodeError> {
-    let invalid = |field: &str, at: u64, reason: String| {
-        DecodeError::new(field, at, DecodeErrorKind::Invalid(reason))
-    };
-    let ctx = build().map_err(|e| invalid("parameters", HEADER_LEN, format!("rejected: {e}")))?;
-    let built = fingerprint(&ctx);
-    if built != header_fingerprint {
-        return Err(invalid(
-            "header.fingerprint",
-            end,
-            format!(
-                "the parameters build a context with fingerprint {built:#018x}, the header says \
-                 {header_fingerprint:#018x} (written by a build that derives other primes?)"
-            ),
-        ));
+/// The literal parameters of a scheme on the wire (a context's bytes): the header (kind checked, its
+/// fingerprint kept), the range-checked payload, and the context rebuilt from them with the rebuilt
+/// fingerprint compared with the header's, so that a reader never trusts moduli it did not derive
+/// itself. Each scheme implements the three required items; the loaders are shared.
+pub trait WireParams: Sized {
+    /// The header kind of these parameters.
+    const KIND: ObjectKind;
+    /// The checked context the parameters build.
+    type Context;
+    /// The error of building it.
+    type BuildError: std::fmt::Display;
+
+    /// Reads and range-checks the payload, allocating nothing from an unchecked length.
+    fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<Self, DecodeError>;
+
+    /// Builds the context (the scheme's checked constructor).
+    fn build(self) -> Result<Self::Context, Self::BuildError>;
+
+    /// The fingerprint of a built context.
+    fn built_fingerprint(ctx: &Self::Context) -> u64;
+
+    /// Reads the header and the parameters without building the context: the parameters and the
+    /// fingerprint the header announces.
+    fn read_params_object<R: Read>(r: &mut WireReader<R>) -> Result<(Self, u64), DecodeError> {
+        let header = Header::read(r)?;
+        header.expect(Self::KIND, None)?;
+        Ok((Self::read_params(r)?, header.fingerprint))
     }
-    Ok(ctx)
+
+    /// [`WireParams::read_params_object`] of exactly `bytes`.
+    fn decode_params(bytes: &[u8]) -> Result<(Self, u64), DecodeError> {
+        read_exactly(bytes, Self::read_params_object)
+    }
+
+    /// Reads the parameters and builds the context. Refused parameters are an error of the field
+    /// `parameters` (at byte 16, the payload's start); another fingerprint (a build that derives other
+    /// primes) an error of `header.fingerprint` at the end of the payload.
+    fn read_context<R: Read>(r: &mut WireReader<R>) -> Result<Self::Context, DecodeError> {
+        let (params, expected) = Self::read_params_object(r)?;
+        let end = r.offset();
+        let invalid = |field: &str, at: u64, reason: String| {
+            DecodeError::new(field, at, DecodeErrorKind::Invalid(reason))
+        };
+        let ctx = params
+            .build()
+            .map_err(|e| invalid("parameters", HEADER_LEN, format!("rejected: {e}")))?;
+        let built = Self::built_fingerprint(&ctx);
+        if built != expected {
+            return Err(invalid(
+                "header.fingerprint",
+                end,
+                format!(
+                    "the parameters build a context with fingerprint {built:#018x}, the header says \
+                     {expected:#018x} (written by a build that derives other primes?)"
+                ),
+            ));
+        }
+        Ok(ctx)
+    }
+
+    /// [`WireParams::read_context`] of exactly `bytes`.
+    fn context_from_bytes(bytes: &[u8]) -> Result<Self::Context, DecodeError> {
+        read_exactly(bytes, Self::read_context)
+    }
+}
+
+/// Runs `read` on exactly `bytes`: trailing bytes are an error of the field `end of object`.
+pub fn read_exactly<'a, T>(
+    bytes: &'a [u8],
+    read: impl FnOnce(&mut WireReader<&'a [u8]>) -> Result<T, DecodeError>,
+) -> Result<T, DecodeError> {
+    let mut r = WireReader::new(bytes);
+    let out = read(&mut r)?;
+    r.finish("end of object")?;
+    Ok(out)
 }
 
 /// Writes a secret distribution: `u8` tag (0 ternary, 1 Hamming weight) and `u32` weight (0 for
@@ -651,10 +703,7 @@ impl SecretKey {
 
     /// [`SecretKey::read_secret_from`] of exactly `bytes`.
     pub fn from_secret_bytes(bytes: &[u8], ctx: &RlweContext) -> Result<Self, DecodeError> {
-        let mut r = WireReader::new(bytes);
-        let sk = Self::read_secret(&mut r, ctx)?;
-        r.finish("end of object")?;
-        Ok(sk)
+        read_exactly(bytes, |r| Self::read_secret(r, ctx))
     }
 
     fn read_secret<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
