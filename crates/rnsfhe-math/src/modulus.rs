@@ -141,22 +141,15 @@ impl Modulus {
     #[inline(always)]
     pub fn reduce_once(&self, x: u64) -> u64 {
         let (d, borrow) = x.overflowing_sub(self.value);
-        if borrow {
-            x
-        } else {
-            d
-        }
+        // A select, not a jump: residues are often secret (decryption, key generation).
+        std::hint::select_unpredictable(borrow, x, d)
     }
 
     /// Maps `[0, 4p)` to `[0, 2p)`.
     #[inline(always)]
     pub fn reduce_4p_to_2p(&self, x: u64) -> u64 {
-        let two_p = self.value << 1;
-        if x >= two_p {
-            x - two_p
-        } else {
-            x
-        }
+        let (d, borrow) = x.overflowing_sub(self.value << 1);
+        std::hint::select_unpredictable(borrow, x, d)
     }
 
     /// `a + b mod p` for `a, b < p`.
@@ -171,11 +164,7 @@ impl Modulus {
     pub fn sub(&self, a: u64, b: u64) -> u64 {
         debug_assert!(a < self.value && b < self.value);
         let (d, borrow) = a.overflowing_sub(b);
-        if borrow {
-            d.wrapping_add(self.value)
-        } else {
-            d
-        }
+        std::hint::select_unpredictable(borrow, d.wrapping_add(self.value), d)
     }
 
     /// `-a mod p` for `a < p`.
