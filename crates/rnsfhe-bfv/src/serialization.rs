@@ -260,10 +260,22 @@ impl Deserializable<BfvContext> for Plaintext {
         }
         let mut coeffs = vec![0u64; ctx.n()];
         r.packed("plaintext.coefficients", &mut coeffs, width, t)?;
-        Ok(Plaintext {
+        let plaintext = Plaintext {
             fingerprint: ctx.fingerprint(),
             coeffs,
-        })
+        };
+        // One encoding per plaintext, so that loading and writing again gives the same bytes.
+        if plaintext.wire_width() != width {
+            return Err(r.invalid_at(
+                at,
+                "plaintext.width",
+                format!(
+                    "{width} bits, but the largest coefficient needs {} (the width must be exactly that)",
+                    plaintext.wire_width()
+                ),
+            ));
+        }
+        Ok(plaintext)
     }
 }
 
@@ -275,7 +287,10 @@ impl Serializable for Ciphertext {
     }
 
     fn payload_size(&self, _: PublicRandomness) -> u64 {
-        parts_size(self.parts[0].basis(), self.parts.len(), false)
+        // A ciphertext always has 2 or 3 parts over Q (Ciphertext::from_parts, the evaluator).
+        self.parts
+            .first()
+            .map_or(2, |p| parts_size(p.basis(), self.parts.len(), false))
     }
 
     fn write_payload<W: Write>(
@@ -652,6 +667,12 @@ mod tests {
             BfvParams::from_bytes(&zero).unwrap_err().field,
             "params.q_moduli.count"
         );
+        // A wider packing than the largest coefficient needs is refused (one encoding per plaintext).
+        let mut w = WireWriter::new(pt.to_bytes()[..16].to_vec());
+        w.u8(2).unwrap();
+        w.packed(pt.coefficients(), 2).unwrap();
+        let err = Plaintext::from_bytes(&w.into_inner(), &c).unwrap_err();
+        assert_eq!((err.field.as_str(), err.offset), ("plaintext.width", 16));
         let mut wide = pt.to_bytes();
         wide[16] = 18;
         assert_eq!(
