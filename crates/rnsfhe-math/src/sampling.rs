@@ -524,9 +524,9 @@ pub const MAX_WIDE_SIGMA: f64 = (1u64 << 58) as f64;
 pub const WIDE_TAIL_CUT: f64 = 12.0;
 
 /// `sqrt(2) eta_eps(Z) / sqrt(2 pi)` for `eps = 2^-64`, in units of sigma: the smallest standard deviation
-/// of the fine sample `x_1` per unit of the multiplier `k` in `x_1 + k x_2` (see [`WideGaussian`]).
+/// of both samples per unit of the multiplier `k` in `x_1 + k x_2` (see [`WideGaussian`]).
 /// `eta_eps(Z) <= sqrt(ln(2 (1 + 1/eps)) / pi) = 3.787` (Micciancio-Regev, Lemma 3.3), i.e. 1.511 in
-/// sigma units; the factor `sqrt(2)` is a safety margin for the combination of the two widths.
+/// sigma units; the factor `sqrt(2)` is the one of the convolution theorem's condition.
 const SMOOTHING_SIGMAS: f64 = 2.137;
 
 /// Largest number of convolution levels; three levels from a base of `2^13` already exceed `2^90`.
@@ -539,11 +539,11 @@ const MAX_WIDE_LEVELS: usize = 4;
 /// `x_1 + k_j x_2`, with `x_1, x_2` two independent samples of level `j - 1` (standard deviation
 /// `sigma_{j-1}`) and an integer multiplier `k_j`, so `sigma_j = sigma_{j-1} sqrt(1 + k_j^2)` and level `L`
 /// uses `2^L` base samples. By the convolution theorem for discrete Gaussians (Micciancio-Peikert,
-/// Eurocrypt 2012, Theorem 3.3; used this way by Pöppelmann-Ducas-Güneysu, CHES 2014, and
-/// Micciancio-Walter, Crypto 2017) `x_1 + k x_2` is within statistical distance `O(eps)` of the discrete
-/// Gaussian of standard deviation `sqrt(sigma_1^2 + k^2 sigma_2^2)` as long as `x_1` smooths the coarse
-/// lattice `kZ`, i.e. `sigma_1 >= k eta_eps(Z) / sqrt(2 pi)`; every level here keeps a further factor
-/// `sqrt(2)` of margin (`SMOOTHING_SIGMAS`, `eps = 2^-64`). Each level multiplies sigma by up to
+/// "Hardness of SIS and LWE with Small Parameters", Crypto 2013, Theorem 3.3, with the vector `(1, k)`:
+/// `gcd = 1`, `||(1, k)||_inf = k`; used this way by Micciancio-Walter, Crypto 2017), `x_1 + k x_2` is within
+/// statistical distance `O(eps)` of the discrete Gaussian of standard deviation
+/// `sqrt(sigma_1^2 + k^2 sigma_2^2)` when both samples have `sigma_i >= sqrt(2) k eta_eps(Z) / sqrt(2 pi)`
+/// (`SMOOTHING_SIGMAS`, `eps = 2^-64`), which every level here checks. Each level multiplies sigma by up to
 /// `sigma_{j-1} / 2.137`, so sigma squares at every level: one level reaches `2^24.9`, two about `2^47.4`,
 /// three the maximum `2^58`.
 ///
