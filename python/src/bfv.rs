@@ -28,8 +28,9 @@ use rnsfhe_bfv::{
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, context_methods, evaluator_methods,
     key_classes, keyset_methods, load_object, preset_name, preset_names, preset_prefix, py_bool,
-    steps_from_elements, value_error_with_hint, warn_user, wire_methods, wire_objects,
-    wrong_dimensions, BinOp, ContextCache, Scheme, WireClass, WireContext, WireObject,
+    steps_from_elements, value_error_with_hint, warn_user, wire_key_class, wire_methods,
+    wire_objects, wrong_dimensions, BinOp, ContextCache, Scheme, WireClass, WireContext,
+    WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
@@ -951,61 +952,30 @@ key_classes!(
     decryptor_keys = "a bfv KeySet or SecretKey"
 );
 
-/// The HPS relinearization key (CRT decomposition, optional base-w digits). ``to_bytes()`` /
-/// ``RelinKey.from_bytes(data, context)``; picklable.
-#[pyclass(name = "RelinKey", module = "rnsfhe.bfv", frozen)]
-struct PyRelinKey {
-    key: Arc<RelinKey>,
-    ctx: Arc<BfvContext>,
-}
+wire_key_class! {
+    /// The HPS relinearization key (CRT decomposition, optional base-w digits). ``to_bytes()`` /
+    /// ``RelinKey.from_bytes(data, context)``; picklable.
+    struct PyRelinKey("RelinKey" in "rnsfhe.bfv"): RelinKey, BfvContext;
+    /// RelinKey.from_bytes(data, context) -> RelinKey
+    ///
+    /// Loads a relinearization key written by ``to_bytes`` into ``context``, validating it (header,
+    /// fingerprint, the context's number of components, residues below their moduli; seeds
+    /// expanded). The GIL is released. Raises rnsfhe.DecodeError (a ValueError) naming the field
+    /// and byte offset of bad bytes.
+    fn from_bytes;
 
-impl WireClass for PyRelinKey {
-    type Context = BfvContext;
-    type Object = RelinKey;
-
-    fn context(&self) -> &BfvContext {
-        &self.ctx
+    /// Number of key components (residues times digits).
+    #[getter]
+    fn components(&self) -> usize {
+        self.key.components().len()
     }
 
-    fn object(&self) -> &RelinKey {
-        &self.key
-    }
-}
-
-wire_methods! {
-    impl PyRelinKey {
-        /// RelinKey.from_bytes(data, context) -> RelinKey
-        ///
-        /// Loads a relinearization key written by ``to_bytes`` into ``context``, validating it (header,
-        /// fingerprint, the context's number of components, residues below their moduli; seeds
-        /// expanded). The GIL is released. Raises rnsfhe.DecodeError (a ValueError) naming the field
-        /// and byte offset of bad bytes.
-        #[staticmethod]
-        fn from_bytes(
-            py: Python<'_>,
-            data: &Bound<'_, PyAny>,
-            context: &PyContext,
-        ) -> PyResult<Self> {
-            let key = load_object(py, data, &*context.ctx)?;
-            Ok(Self {
-                key: Arc::new(key),
-                ctx: Arc::clone(&context.ctx),
-            })
-        }
-
-        /// Number of key components (residues times digits).
-        #[getter]
-        fn components(&self) -> usize {
-            self.key.components().len()
-        }
-
-        fn __repr__(&self) -> String {
-            format!(
-                "RelinKey(components={}, fingerprint={:#018x})",
-                self.key.components().len(),
-                self.key.fingerprint()
-            )
-        }
+    fn __repr__(&self) -> String {
+        format!(
+            "RelinKey(components={}, fingerprint={:#018x})",
+            self.key.components().len(),
+            self.key.fingerprint()
+        )
     }
 }
 

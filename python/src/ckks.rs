@@ -29,8 +29,8 @@ use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, context_methods, evaluator_methods,
     key_classes, keyset_methods, load_object, mode_name, operator_result, parse_mode, preset_name,
     preset_names, preset_prefix, py_bool, steps_from_elements, value_error_with_hint, warn_user,
-    wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Scheme, WireClass,
-    WireContext, WireObject,
+    wire_key_class, wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Scheme,
+    WireClass, WireContext, WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
@@ -1697,53 +1697,22 @@ key_classes!(
     decryptor_keys = "a KeySet or a SecretKey"
 );
 
-/// The relinearization key. ``to_bytes()`` / ``RelinKey.from_bytes(data, context)``; picklable.
-#[pyclass(name = "RelinKey", module = "rnsfhe.ckks", frozen)]
-struct PyRelinKey {
-    key: Arc<RelinKey>,
-    ctx: Arc<CkksContext>,
-}
+wire_key_class! {
+    /// The relinearization key. ``to_bytes()`` / ``RelinKey.from_bytes(data, context)``; picklable.
+    struct PyRelinKey("RelinKey" in "rnsfhe.ckks"): RelinKey, CkksContext;
+    /// RelinKey.from_bytes(data, context) -> RelinKey
+    ///
+    /// Loads a relinearization key written by ``to_bytes`` into ``context``, validating it (header,
+    /// fingerprint, one key-switching pair per digit group, residues below their moduli; seeds
+    /// expanded). The GIL is released. Raises rnsfhe.DecodeError (a ValueError) naming the field
+    /// and byte offset of bad bytes.
+    fn from_bytes;
 
-impl WireClass for PyRelinKey {
-    type Context = CkksContext;
-    type Object = RelinKey;
-
-    fn context(&self) -> &CkksContext {
-        &self.ctx
-    }
-
-    fn object(&self) -> &RelinKey {
-        &self.key
-    }
-}
-
-wire_methods! {
-    impl PyRelinKey {
-        /// RelinKey.from_bytes(data, context) -> RelinKey
-        ///
-        /// Loads a relinearization key written by ``to_bytes`` into ``context``, validating it (header,
-        /// fingerprint, one key-switching pair per digit group, residues below their moduli; seeds
-        /// expanded). The GIL is released. Raises rnsfhe.DecodeError (a ValueError) naming the field
-        /// and byte offset of bad bytes.
-        #[staticmethod]
-        fn from_bytes(
-            py: Python<'_>,
-            data: &Bound<'_, PyAny>,
-            context: &PyContext,
-        ) -> PyResult<Self> {
-            let key = load_object(py, data, &*context.ctx)?;
-            Ok(Self {
-                key: Arc::new(key),
-                ctx: Arc::clone(&context.ctx),
-            })
-        }
-
-        fn __repr__(&self) -> String {
-            format!(
-                "RelinKey(fingerprint={:#018x})",
-                self.key.key().fingerprint()
-            )
-        }
+    fn __repr__(&self) -> String {
+        format!(
+            "RelinKey(fingerprint={:#018x})",
+            self.key.key().fingerprint()
+        )
     }
 }
 
@@ -1971,7 +1940,12 @@ impl PyDecryptor {
     /// should hold ``expected``. A diagnostic that uses the secret key: measure a representative run with
     /// non-sensitive inputs and feed the result to ``recommended_flooding_bits``; never measure the
     /// ciphertext you share.
-    fn noise_log2(&self, py: Python<'_>, ct: &PyCiphertext, expected: &Bound<'_, PyAny>) -> PyResult<f64> {
+    fn noise_log2(
+        &self,
+        py: Python<'_>,
+        ct: &PyCiphertext,
+        expected: &Bound<'_, PyAny>,
+    ) -> PyResult<f64> {
         let expected = read_values(expected, "expected")?.into_complex();
         py.allow_threads(|| self.dec.noise_log2(&ct.ct, &expected))
             .map_err(ckks_error)
@@ -2825,8 +2799,13 @@ fn presets() -> Vec<String> {
 /// a negative or non-finite noise, s above 128 or no decryptions.
 #[pyfunction]
 #[pyo3(signature = (noise_log2, statistical_security = ckks::DEFAULT_STATISTICAL_SECURITY, decryptions = 1))]
-fn recommended_flooding_bits(noise_log2: f64, statistical_security: u32, decryptions: u64) -> PyResult<u32> {
-    ckks::recommended_flooding_bits(noise_log2, statistical_security, decryptions).map_err(ckks_error)
+fn recommended_flooding_bits(
+    noise_log2: f64,
+    statistical_security: u32,
+    decryptions: u64,
+) -> PyResult<u32> {
+    ckks::recommended_flooding_bits(noise_log2, statistical_security, decryptions)
+        .map_err(ckks_error)
 }
 
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {

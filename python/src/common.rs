@@ -588,50 +588,19 @@ macro_rules! key_classes {
             }
         }
 
-        /// The public encryption key. ``to_bytes()`` / ``PublicKey.from_bytes(data, context)``;
-        /// picklable.
-        #[pyclass(name = "PublicKey", module = $module, frozen)]
-        struct PyPublicKey {
-            key: Arc<PublicKey>,
-            ctx: Arc<$context>,
-        }
+        $crate::common::wire_key_class! {
+            /// The public encryption key. ``to_bytes()`` / ``PublicKey.from_bytes(data, context)``;
+            /// picklable.
+            struct PyPublicKey("PublicKey" in $module): PublicKey, $context;
+            /// PublicKey.from_bytes(data, context) -> PublicKey
+            ///
+            /// Loads a public key written by ``to_bytes`` into ``context``, validating it (header,
+            /// fingerprint, every residue below its modulus; a seed is expanded). Raises
+            /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes.
+            fn from_bytes;
 
-        impl $crate::common::WireClass for PyPublicKey {
-            type Context = $context;
-            type Object = PublicKey;
-
-            fn context(&self) -> &$context {
-                &self.ctx
-            }
-
-            fn object(&self) -> &PublicKey {
-                &self.key
-            }
-        }
-
-        $crate::common::wire_methods! {
-            impl PyPublicKey {
-                /// PublicKey.from_bytes(data, context) -> PublicKey
-                ///
-                /// Loads a public key written by ``to_bytes`` into ``context``, validating it (header,
-                /// fingerprint, every residue below its modulus; a seed is expanded). Raises
-                /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes.
-                #[staticmethod]
-                fn from_bytes(
-                    py: Python<'_>,
-                    data: &Bound<'_, PyAny>,
-                    context: &PyContext,
-                ) -> PyResult<Self> {
-                    let key = $crate::common::load_object(py, data, &*context.ctx)?;
-                    Ok(Self {
-                        key: Arc::new(key),
-                        ctx: Arc::clone(&context.ctx),
-                    })
-                }
-
-                fn __repr__(&self) -> String {
-                    format!("PublicKey(fingerprint={:#018x})", self.key.fingerprint())
-                }
+            fn __repr__(&self) -> String {
+                format!("PublicKey(fingerprint={:#018x})", self.key.fingerprint())
             }
         }
 
@@ -669,6 +638,62 @@ macro_rules! key_classes {
                     concat!("decryptor needs ", $decryptor_keys, ", got {}"),
                     key.get_type().name()?
                 )))
+            }
+        }
+    };
+}
+
+/// A Python class that wraps one wire object of a scheme with the context it belongs to: the
+/// `#[pyclass]` `$py` (Python name `$name` in `$module`) with fields `key: Arc<$object>` and
+/// `ctx: Arc<$context>`, its [`WireClass`] implementation, the members of `wire_methods!`, a static
+/// `from_bytes(data, context)` documented by the attributes before `fn from_bytes;`, and the class's own
+/// `$items`. Needs a `PyContext` with a field `ctx: Arc<$context>` and `WireObject<$context>` for
+/// `$object` (`wire_objects!`).
+macro_rules! wire_key_class {
+    (
+        $(#[$class_doc:meta])*
+        struct $py:ident($name:literal in $module:tt): $object:ty, $context:ty;
+        $(#[$load_doc:meta])*
+        fn from_bytes;
+        $($items:tt)*
+    ) => {
+        $(#[$class_doc])*
+        #[pyclass(name = $name, module = $module, frozen)]
+        struct $py {
+            key: Arc<$object>,
+            ctx: Arc<$context>,
+        }
+
+        impl $crate::common::WireClass for $py {
+            type Context = $context;
+            type Object = $object;
+
+            fn context(&self) -> &$context {
+                &self.ctx
+            }
+
+            fn object(&self) -> &$object {
+                &self.key
+            }
+        }
+
+        $crate::common::wire_methods! {
+            impl $py {
+                $(#[$load_doc])*
+                #[staticmethod]
+                fn from_bytes(
+                    py: Python<'_>,
+                    data: &Bound<'_, PyAny>,
+                    context: &PyContext,
+                ) -> PyResult<Self> {
+                    let key = $crate::common::load_object(py, data, &*context.ctx)?;
+                    Ok(Self {
+                        key: Arc::new(key),
+                        ctx: Arc::clone(&context.ctx),
+                    })
+                }
+
+                $($items)*
             }
         }
     };
@@ -1042,5 +1067,5 @@ macro_rules! ciphertext_methods {
 
 pub(crate) use {
     add_scheme_classes, ciphertext_methods, context_methods, evaluator_methods, key_classes,
-    keyset_methods, wire_methods, wire_objects,
+    keyset_methods, wire_key_class, wire_methods, wire_objects,
 };
