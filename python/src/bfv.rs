@@ -26,11 +26,11 @@ use rnsfhe_bfv::{
 };
 
 use crate::common::{
-    add_scheme_classes, as_array, ciphertext_methods, context_methods, evaluator_methods,
-    key_classes, keyset_methods, load_object, preset_name, preset_names, preset_prefix, py_bool,
-    steps_from_elements, value_error_with_hint, warn_user, wire_key_class, wire_methods,
-    wire_objects, wrong_dimensions, BinOp, ContextCache, Scheme, WireClass, WireContext,
-    WireObject,
+    add_scheme_classes, as_array, ciphertext_methods, ciphertext_wire_class, context_methods,
+    evaluator_methods, key_classes, keyset_methods, load_object, preset_name, preset_names,
+    preset_prefix, py_bool, steps_from_elements, value_error_with_hint, warn_user, wire_key_class,
+    wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Scheme, WireClass,
+    WireContext, WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
@@ -1418,38 +1418,13 @@ impl PyCiphertext {
     }
 }
 
-impl WireClass for PyCiphertext {
-    type Context = BfvContext;
-    type Object = Ciphertext;
-
-    fn context(&self) -> &BfvContext {
-        self.eval.ctx()
-    }
-
-    fn object(&self) -> &Ciphertext {
-        &self.ct
-    }
-
-    fn object_bytes(&self, seeded: bool) -> Vec<u8> {
-        match (&self.seeded, seeded) {
-            (Some(s), true) => s.to_bytes(),
-            _ => self.ct.wire_bytes(false),
-        }
-    }
-
-    fn object_size(&self, seeded: bool) -> u64 {
-        match (&self.seeded, seeded) {
-            (Some(s), true) => s.serialized_size(),
-            _ => self.ct.wire_size(false),
-        }
-    }
-
+ciphertext_wire_class!(BfvContext;
     fn load_options<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let options = PyDict::new(py);
         options.set_item("encoding", self.encoding.name())?;
         Ok(Some(options))
     }
-}
+);
 
 ciphertext_methods! {
     wire;

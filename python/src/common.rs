@@ -643,6 +643,44 @@ macro_rules! key_classes {
     };
 }
 
+/// The [`WireClass`] implementation of a scheme's `PyCiphertext` (fields `ct: Ciphertext`, `eval:
+/// Arc<Eval>` with `Eval::ctx() -> &$context`, and `seeded: Option<Arc<SeededCiphertext>>`, the seeded
+/// form a fresh secret-key encryption keeps): seeded bytes come from that form while it exists, the
+/// expanded ciphertext otherwise (results of operations have no seed). `$extra`: further members of the
+/// implementation (BFV's `load_options`).
+macro_rules! ciphertext_wire_class {
+    ($context:ty $(; $($extra:tt)*)?) => {
+        impl $crate::common::WireClass for PyCiphertext {
+            type Context = $context;
+            type Object = Ciphertext;
+
+            fn context(&self) -> &$context {
+                self.eval.ctx()
+            }
+
+            fn object(&self) -> &Ciphertext {
+                &self.ct
+            }
+
+            fn object_bytes(&self, seeded: bool) -> Vec<u8> {
+                match (&self.seeded, seeded) {
+                    (Some(s), true) => s.to_bytes(),
+                    _ => self.ct.wire_bytes(false),
+                }
+            }
+
+            fn object_size(&self, seeded: bool) -> u64 {
+                match (&self.seeded, seeded) {
+                    (Some(s), true) => s.serialized_size(),
+                    _ => self.ct.wire_size(false),
+                }
+            }
+
+            $($($extra)*)?
+        }
+    };
+}
+
 /// A Python class that wraps one wire object of a scheme with the context it belongs to: the
 /// `#[pyclass]` `$py` (Python name `$name` in `$module`) with fields `key: Arc<$object>` and
 /// `ctx: Arc<$context>`, its [`WireClass`] implementation, the members of `wire_methods!`, a static
@@ -1066,6 +1104,6 @@ macro_rules! ciphertext_methods {
 }
 
 pub(crate) use {
-    add_scheme_classes, ciphertext_methods, context_methods, evaluator_methods, key_classes,
-    keyset_methods, wire_key_class, wire_methods, wire_objects,
+    add_scheme_classes, ciphertext_methods, ciphertext_wire_class, context_methods,
+    evaluator_methods, key_classes, keyset_methods, wire_key_class, wire_methods, wire_objects,
 };
