@@ -565,7 +565,7 @@ impl PyContext {
         depth: Option<usize>,
         allow_insecure: bool,
     ) -> PyResult<Self> {
-        params.allow_insecure = allow_insecure;
+        params.insecure_for_testing = allow_insecure;
         let ctx = py
             .allow_threads(|| BfvContext::new(params))
             .map_err(bfv_error)?;
@@ -666,7 +666,7 @@ context_methods! {
                 p_moduli,
                 relin_base_log,
                 sigma,
-                allow_insecure,
+                insecure_for_testing: allow_insecure,
                 conversion: rnsfhe_bfv::ConversionMode::ExactFloat,
             };
             Self::build(py, params, None, None, allow_insecure)

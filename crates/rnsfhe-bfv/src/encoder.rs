@@ -215,7 +215,7 @@ mod tests {
 
     fn ctx(log_n: u32, t: u64) -> Arc<BfvContext> {
         let mut p = BfvParams::with_bit_sizes(log_n, t, 40, 2).unwrap();
-        p.allow_insecure = true;
+        p.insecure_for_testing = true;
         BfvContext::new(p).unwrap()
     }
 

@@ -47,7 +47,7 @@ pub enum BfvError {
     },
     /// Parameters that the Homomorphic Encryption Standard table does not establish as 128-bit secure,
     /// without the explicit opt-in.
-    #[error("insecure BFV parameters: N = {n}, log2(Q) = {log_q:.1} exceeds the 128-bit HE Standard bound {bound} for a uniform ternary secret; use a larger N or fewer primes, or set allow_insecure = true for tests")]
+    #[error("insecure BFV parameters: N = {n}, log2(Q) = {log_q:.1} exceeds the 128-bit HE Standard bound {bound} for a uniform ternary secret; use a larger N or fewer primes, or set insecure_for_testing = true for tests")]
     Insecure {
         /// Ring degree.
         n: usize,

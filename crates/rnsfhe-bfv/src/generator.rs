@@ -194,7 +194,7 @@ impl BfvParams {
                 p_moduli,
                 relin_base_log,
                 sigma: HPS_SIGMA,
-                allow_insecure: false,
+                insecure_for_testing: false,
                 conversion: rnsfhe_ring::ConversionMode::ExactFloat,
             });
         }

@@ -34,7 +34,7 @@
 //!
 //! # fn main() -> Result<(), rnsfhe_bfv::BfvError> {
 //! let mut params = BfvParams::with_bit_sizes(12, 65537, 55, 2)?;
-//! params.allow_insecure = true; // small test parameters (log2 Q = 110 > 109 for N = 2^12)
+//! params.insecure_for_testing = true; // small test parameters (log2 Q = 110 > 109 for N = 2^12)
 //! let ctx = BfvContext::new(params)?;
 //! let mut rng = Csprng::from_os()?;
 //! let keygen = KeyGenerator::new(&ctx, &mut rng)?;

@@ -32,7 +32,7 @@
 //!
 //! Keys and ciphertexts are RLWE samples modulo `Q` only (`P` is an internal computation basis), so
 //! `log2(Q)` is checked against the Homomorphic Encryption Standard table for a uniform ternary secret.
-//! Insecure parameters need the explicit opt-in [`BfvParams::allow_insecure`] and produce a warning
+//! Insecure parameters need the explicit opt-in [`BfvParams::insecure_for_testing`] and produce a warning
 //! ([`BfvContext::security_warning`]).
 
 use std::sync::Arc;
@@ -85,7 +85,7 @@ pub struct BfvParams {
     pub sigma: f64,
     /// Explicit opt-in for parameters the HE Standard table does not establish as 128-bit secure (tests,
     /// paper reproduction). [`BfvContext::security_warning`] then returns a warning.
-    pub allow_insecure: bool,
+    pub insecure_for_testing: bool,
     /// The basis conversion of the two basis extensions of multiplication (`Q -> P` and `P -> Q`, HPS
     /// Section 2.2): [`ConversionMode::ExactFloat`] (the default of every constructor) or
     /// [`ConversionMode::ExactInteger`] (Qu-Xu), which needs `Q` and `P` each close to one power of two
@@ -180,7 +180,7 @@ impl BfvParams {
             p_moduli,
             relin_base_log: None,
             sigma: HPS_SIGMA,
-            allow_insecure: false,
+            insecure_for_testing: false,
             conversion,
         })
     }
@@ -398,7 +398,7 @@ impl BfvContext {
         }
         let bound = max_log_q_128(n);
         let secure = bound.is_some_and(|b| log_q <= b as f64);
-        if !secure && !params.allow_insecure {
+        if !secure && !params.insecure_for_testing {
             return Err(BfvError::Insecure {
                 n,
                 log_q,
@@ -540,7 +540,7 @@ impl BfvContext {
     }
 
     /// A warning naming `N`, `log2(Q)` and the 128-bit bound when the parameters are not established as
-    /// secure (possible only with [`BfvParams::allow_insecure`]); `None` otherwise.
+    /// secure (possible only with [`BfvParams::insecure_for_testing`]); `None` otherwise.
     pub fn security_warning(&self) -> Option<String> {
         if self.secure {
             return None;
@@ -668,7 +668,7 @@ mod tests {
     #[test]
     fn with_bit_sizes_meets_the_auxiliary_bound() {
         let mut p = BfvParams::with_bit_sizes(12, 65537, 55, 3).unwrap();
-        p.allow_insecure = true;
+        p.insecure_for_testing = true;
         assert_eq!(
             p.p_moduli.len(),
             4,
@@ -683,7 +683,7 @@ mod tests {
     #[test]
     fn delta_is_floor_q_over_t() {
         let mut p = BfvParams::with_bit_sizes(4, 3, 30, 2).unwrap();
-        p.allow_insecure = true;
+        p.insecure_for_testing = true;
         let ctx = BfvContext::new(p.clone()).unwrap();
         let q: u128 = p.q_moduli.iter().map(|&q| q as u128).product();
         let delta = q / 3;

@@ -6,7 +6,7 @@
 //! ```text
 //! BfvParameters  u32 log_n | u64 t | u32 k | k x u64 q_i | u32 k' | k' x u64 p_j
 //!                | u32 relin_base_log (0 = plain CRT) | f64 sigma | u8 conversion (1 exact float,
-//!                2 exact integer) | u8 allow_insecure
+//!                2 exact integer) | u8 insecure_for_testing
 //! BfvPlaintext   u8 width (1..=bits of t - 1) | N coefficients, each < t, packed at `width` bits
 //!                (the writer uses the bit length of the largest coefficient: small integers in the
 //!                coefficient encoding cost a few bits each)
@@ -87,7 +87,7 @@ impl Serializable for BfvContext {
         w.u32(p.relin_base_log.unwrap_or(0))?;
         w.f64(p.sigma)?;
         write_conversion(w, p.conversion)?;
-        w.u8(p.allow_insecure as u8)
+        w.u8(p.insecure_for_testing as u8)
     }
 }
 
@@ -198,7 +198,7 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<BfvParams, DecodeError>
             "1 (exact float) or 2 (exact integer): HPS multiplication refuses fast conversion",
         ));
     }
-    let allow_insecure = r.flag("params.allow_insecure")?;
+    let insecure_for_testing = r.flag("params.insecure_for_testing")?;
     Ok(BfvParams {
         log_n,
         plaintext_modulus,
@@ -206,7 +206,7 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<BfvParams, DecodeError>
         p_moduli,
         relin_base_log: (base != 0).then_some(base),
         sigma,
-        allow_insecure,
+        insecure_for_testing,
         conversion,
     })
 }
@@ -484,7 +484,7 @@ mod tests {
 
     fn ctx(relin_base_log: Option<u32>) -> Arc<BfvContext> {
         let mut p = BfvParams::with_bit_sizes(10, 65537, 40, 2).unwrap();
-        p.allow_insecure = true;
+        p.insecure_for_testing = true;
         p.relin_base_log = relin_base_log;
         BfvContext::new(p).unwrap()
     }

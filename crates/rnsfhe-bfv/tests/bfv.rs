@@ -213,7 +213,7 @@ fn errors_for_bad_inputs() {
     // t out of range.
     for t in [0u64, 1, (1 << 60) + 1] {
         let mut p = BfvParams::with_bit_sizes(12, 65537, 55, 2).unwrap();
-        p.allow_insecure = true;
+        p.insecure_for_testing = true;
         p.plaintext_modulus = t;
         assert!(
             matches!(
@@ -225,7 +225,7 @@ fn errors_for_bad_inputs() {
     }
     // t not below the ciphertext primes.
     let mut p = BfvParams::with_bit_sizes(12, 65537, 30, 2).unwrap();
-    p.allow_insecure = true;
+    p.insecure_for_testing = true;
     p.plaintext_modulus = p.q_moduli[0];
     assert!(matches!(
         BfvContext::new(p),
@@ -233,7 +233,7 @@ fn errors_for_bad_inputs() {
     ));
     // Auxiliary basis too small.
     let mut p = BfvParams::with_bit_sizes(12, 65537, 55, 2).unwrap();
-    p.allow_insecure = true;
+    p.insecure_for_testing = true;
     p.p_moduli.pop();
     assert!(matches!(
         BfvContext::new(p),
@@ -249,7 +249,7 @@ fn errors_for_bad_inputs() {
     assert!(ok.is_secure() && ok.security_warning().is_none());
     // Bad relinearization base.
     let mut p = BfvParams::with_bit_sizes(12, 65537, 55, 2).unwrap();
-    p.allow_insecure = true;
+    p.insecure_for_testing = true;
     p.relin_base_log = Some(0);
     assert!(matches!(
         BfvContext::new(p),

@@ -26,7 +26,7 @@ fn exact_integer_params() -> BfvParams {
     let mut p =
         BfvParams::with_bit_sizes_and_conversion(12, T, 50, 3, ConversionMode::ExactInteger)
             .unwrap();
-    p.allow_insecure = true;
+    p.insecure_for_testing = true;
     p
 }
 
@@ -142,7 +142,7 @@ fn random_circuits_decrypt_exactly() {
 fn basis_far_from_a_power_of_two_is_refused() {
     // Ciphertext primes near 1.5 * 2^49, far from any power of two (eta = 2 at best).
     let mut p = BfvParams::with_bit_sizes(12, T, 50, 3).unwrap();
-    p.allow_insecure = true;
+    p.insecure_for_testing = true;
     let two_n = 2u64 << p.log_n;
     let start = 3u64 << 48;
     let mut far = Vec::new();

@@ -72,7 +72,7 @@ fn generator_reproduces_table_3() {
             (depth <= 10).then_some(30),
             "HPS 6.1: 30-bit digits up to depth 10, CRT beyond"
         );
-        assert!(!p.allow_insecure);
+        assert!(!p.insecure_for_testing);
         let log_p: f64 = p.p_moduli.iter().map(|&q| (q as f64).log2()).sum();
         assert!(log_p >= 1.0 + 1.0 + log_n as f64 + lq, "P >= 2 t N Q");
     }

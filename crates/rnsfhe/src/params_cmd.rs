@@ -279,9 +279,9 @@ fn bfv_summary(preset: BfvPreset) -> anyhow::Result<(Summary, BfvParams)> {
     // (BfvParams::generate); the opt-in is the BFV equivalent of an absent claim.
     let insecure = insecurity(
         params
-            .allow_insecure
-            .then_some("parameters with the allow_insecure opt-in"),
-        params.allow_insecure,
+            .insecure_for_testing
+            .then_some("parameters with the insecure_for_testing opt-in"),
+        params.insecure_for_testing,
         secret,
         he_standard,
         &estimate,

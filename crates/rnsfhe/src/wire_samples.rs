@@ -43,7 +43,7 @@ pub const SAMPLE_VALUES: [f64; 4] = [0.5, -1.25, 2.0, 3.75];
 pub fn bfv_sample_params() -> anyhow::Result<BfvParams> {
     let mut params = BfvParams::with_bit_sizes(10, BFV_SAMPLE_T, 40, 2)?;
     params.relin_base_log = Some(20);
-    params.allow_insecure = true;
+    params.insecure_for_testing = true;
     Ok(params)
 }
 

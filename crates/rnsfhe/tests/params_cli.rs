@@ -1,6 +1,6 @@
 //! `rnsfhe params`: every preset's security estimate is printed, is at least 128 bits unless the preset is
 //! marked `INSECURE`, and the marker appears for the presets that claim no 128-bit level (CKKS
-//! `Preset::claimed_security() == None`; BFV: parameters built with `allow_insecure`) — plus the presets
+//! `Preset::claimed_security() == None`; BFV: parameters built with `insecure_for_testing`) — plus the presets
 //! the estimate puts below 128 bits, listed in [`BELOW_128_AT_THE_TABLE_BOUND`]. Also: the detailed view of
 //! every preset (names case-insensitive) and the error for an unknown name.
 
@@ -58,7 +58,7 @@ fn claims() -> HashMap<String, bool> {
         .collect();
     for p in BfvPreset::ALL {
         let params = p.params().expect("BFV preset parameters");
-        claims.insert(format!("{p:?}"), !params.allow_insecure);
+        claims.insert(format!("{p:?}"), !params.insecure_for_testing);
     }
     claims
 }

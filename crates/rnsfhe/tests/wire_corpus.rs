@@ -209,7 +209,7 @@ fn bfv_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
     let u64le = |v: u64| v.to_le_bytes();
     match s.name {
         // log_n @16, t @20, k @28, q_i @32.., k' @48, p_j @52.., relin_base_log @76, sigma @80,
-        // conversion @88, allow_insecure @89.
+        // conversion @88, insecure_for_testing @89.
         "bfv_params" => vec![
             ("log_n_3", put(b.clone(), 16, &u32le(3)), "params.log_n"),
             (
@@ -255,7 +255,7 @@ fn bfv_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
             (
                 "insecure_flag_2",
                 put(b.clone(), 89, &[2]),
-                "params.allow_insecure",
+                "params.insecure_for_testing",
             ),
         ],
         "bfv_relin_key" => vec![

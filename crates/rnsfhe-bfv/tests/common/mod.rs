@@ -36,7 +36,7 @@ pub fn context(
 ) -> Arc<BfvContext> {
     let mut p = BfvParams::with_bit_sizes(log_n, t, q_bits, k).unwrap();
     p.relin_base_log = relin_base_log;
-    p.allow_insecure = true;
+    p.insecure_for_testing = true;
     BfvContext::new(p).unwrap()
 }
 

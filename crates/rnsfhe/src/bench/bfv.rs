@@ -1589,7 +1589,7 @@ mod tests {
     #[test]
     fn the_replica_computes_what_the_evaluator_computes() {
         let mut params = BfvParams::with_bit_sizes(10, 65537, 40, 2).unwrap();
-        params.allow_insecure = true;
+        params.insecure_for_testing = true;
         let bench = BfvBench::new(params).unwrap();
         let check = bench.check().unwrap();
         assert!(check.all_ok() && check.replica_ok, "{check:?}");
