@@ -117,8 +117,8 @@ pub fn recommended_flooding_bits(
             reason: "decryptions = 0: count at least the one decryption being shared".into(),
         });
     }
-    let bits = noise_log2 + statistical_security as f64 / 2.0 + (decryptions as f64).log2() / 2.0
-        - 0.5;
+    let bits =
+        noise_log2 + statistical_security as f64 / 2.0 + (decryptions as f64).log2() / 2.0 - 0.5;
     // noise_log2 is finite and the other terms are bounded, so the cast cannot saturate in practice.
     Ok((bits.ceil().max(1.0)) as u32)
 }
@@ -322,11 +322,16 @@ mod tests {
     /// same ciphertext, the plain one deterministic), centered.
     fn flooding_noise(s: &mut Setup, ct: &Ciphertext, bits: u32) -> Vec<f64> {
         let plain = s.dec.decrypt_plaintext(ct).unwrap();
-        let flooded = s.dec.decrypt_plaintext_flooded(ct, bits, &mut s.rng).unwrap();
+        let flooded = s
+            .dec
+            .decrypt_plaintext_flooded(ct, bits, &mut s.rng)
+            .unwrap();
         let mut d = flooded.poly().clone();
         d.sub_assign(plain.poly()).unwrap();
         let d = d.into_coeff();
-        CrtComposer::new(d.basis()).compose_centered_f64(&d).unwrap()
+        CrtComposer::new(d.basis())
+            .compose_centered_f64(&d)
+            .unwrap()
     }
 
     #[test]
@@ -377,7 +382,10 @@ mod tests {
             let n = noise.len() as f64;
             let sigma = f64::from(bits).exp2();
             let mean = noise.iter().sum::<f64>() / n;
-            assert!(mean.abs() < 5.0 * sigma / n.sqrt(), "bits {bits}: mean {mean}");
+            assert!(
+                mean.abs() < 5.0 * sigma / n.sqrt(),
+                "bits {bits}: mean {mean}"
+            );
             let var = noise.iter().map(|x| x * x).sum::<f64>() / n;
             let se = sigma * sigma * (2.0 / n).sqrt();
             assert!(
@@ -480,7 +488,10 @@ mod tests {
         let n = 4096.0f64;
         let predicted = 0.5 * (n * 3.2 * 3.2 * (4.0 * n / 3.0 + 1.0)).log2();
         let noise = s.dec.noise_log2(&ct, &expected).unwrap();
-        assert!((noise - predicted).abs() < 0.1, "noise 2^{noise}, predicted 2^{predicted}");
+        assert!(
+            (noise - predicted).abs() < 0.1,
+            "noise 2^{noise}, predicted 2^{predicted}"
+        );
         let bits = recommended_flooding_bits(noise, DEFAULT_STATISTICAL_SECURITY, 1).unwrap();
         assert_eq!(bits, (noise + 15.0 - 0.5).ceil() as u32);
         // Twice the noise, four times the decryptions: one more bit each.
@@ -504,7 +515,10 @@ mod tests {
             );
         }
         // Too many values for the slots is an encoding error, not a panic.
-        assert!(s.dec.noise_log2(&ct, &vec![Complex64::new(0.0, 0.0); 4096]).is_err());
+        assert!(s
+            .dec
+            .noise_log2(&ct, &vec![Complex64::new(0.0, 0.0); 4096])
+            .is_err());
     }
 }
 
@@ -538,9 +552,11 @@ mod measurements {
                 ("fresh", &ct, x.clone()),
                 ("x^2", &sq, x.iter().map(|v| v * v).collect::<Vec<_>>()),
             ] {
-                let expected: Vec<Complex64> = want.iter().map(|&v| Complex64::new(v, 0.0)).collect();
+                let expected: Vec<Complex64> =
+                    want.iter().map(|&v| Complex64::new(v, 0.0)).collect();
                 let noise = dec.noise_log2(c, &expected).unwrap();
-                let rec = recommended_flooding_bits(noise, DEFAULT_STATISTICAL_SECURITY, 1).unwrap();
+                let rec =
+                    recommended_flooding_bits(noise, DEFAULT_STATISTICAL_SECURITY, 1).unwrap();
                 let max = dec.max_flooding_bits(c).unwrap();
                 for bits in [0, 10, 20, rec] {
                     if bits > max {

@@ -43,18 +43,19 @@ pub mod statistics;
 pub use context::{CkksContext, EXACT_SCALE_TOLERANCE, MAX_DIGIT_EXCESS_BITS};
 pub use encryption::{CkksDecryptor, CkksEncryptor, SlotValues};
 pub use evaluator::Evaluator;
-pub use flooding::{flooded_precision_bits, recommended_flooding_bits, DEFAULT_STATISTICAL_SECURITY, MAX_FLOODING_BITS};
+pub use flooding::{
+    flooded_precision_bits, recommended_flooding_bits, DEFAULT_STATISTICAL_SECURITY,
+    MAX_FLOODING_BITS,
+};
 pub use keys::{GaloisKeys, KeyGenerator, KeySet, PublicKey, RelinKey, SecretKey};
 pub use params::{CkksParams, Preset, RescalingPolicy};
 pub use plaintext::{Ciphertext, Plaintext};
 pub use polynomial::{Polynomial, PolynomialBasis};
-pub use rnsfhe_math::wire::{
-    DecodeError, Deserializable, PublicRandomness, Serializable,
-};
-pub use serialization::SeededCiphertext;
 pub use rnsfhe_core::security::{self, max_log_qp, SecurityEstimate, SecurityLevel};
 pub use rnsfhe_core::{ConversionMode, SecretDistribution};
 pub use rnsfhe_math::sampling::Csprng;
+pub use rnsfhe_math::wire::{DecodeError, Deserializable, PublicRandomness, Serializable};
+pub use serialization::SeededCiphertext;
 
 pub use chebyshev::ChebyshevSeries;
 pub use encoder::Encoder;

@@ -248,9 +248,10 @@ impl Encryptor {
         if matches!(self.key, EncryptionKey::Public(_)) {
             return Err(Error::InvalidParams {
                 what: "seeded encryption",
-                reason: "a seeded ciphertext needs secret-key encryption (build the encryptor with \
+                reason:
+                    "a seeded ciphertext needs secret-key encryption (build the encryptor with \
                          the secret key); public-key ciphertexts have no uniform part to seed"
-                    .into(),
+                        .into(),
             });
         }
         let level = self.ctx.level_of(m, "plaintext")?;

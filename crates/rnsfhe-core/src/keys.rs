@@ -111,9 +111,9 @@ impl SecretKey {
         // The check scans every coefficient without a data-dependent branch or early exit (`c + 1` is in
         // {0, 1, 2} exactly for ternary `c`; wrapping keeps hostile values from overflowing), so the
         // time taken says nothing about a valid key; only for an invalid one is the position searched.
-        let invalid = coeffs
-            .iter()
-            .fold(0u64, |acc, &c| acc | u64::from(c.wrapping_add(1) as u64 > 2));
+        let invalid = coeffs.iter().fold(0u64, |acc, &c| {
+            acc | u64::from(c.wrapping_add(1) as u64 > 2)
+        });
         if invalid != 0 {
             let i = coeffs
                 .iter()

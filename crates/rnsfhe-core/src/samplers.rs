@@ -118,11 +118,26 @@ mod tests {
     fn branch_free_signed_reduction_matches_reduce_i64() {
         let mut moduli: Vec<Modulus> = [(20u32, 1usize), (31, 1), (33, 1), (40, 1), (61, 1)]
             .iter()
-            .map(|&(bits, c)| Modulus::new(ntt_primes_of_bits(bits, 64, c, &[]).unwrap()[0]).unwrap())
+            .map(|&(bits, c)| {
+                Modulus::new(ntt_primes_of_bits(bits, 64, c, &[]).unwrap()[0]).unwrap()
+            })
             .collect();
         moduli.push(Modulus::new(3).unwrap());
         let limit = (1i64 << 62) - 1;
-        let mut values = vec![0i64, 1, -1, 2, -2, limit, -limit, 1 << 40, -(1 << 40), i64::MAX, i64::MIN, i64::MIN + 1];
+        let mut values = vec![
+            0i64,
+            1,
+            -1,
+            2,
+            -2,
+            limit,
+            -limit,
+            1 << 40,
+            -(1 << 40),
+            i64::MAX,
+            i64::MIN,
+            i64::MIN + 1,
+        ];
         let mut rng = Csprng::insecure_from_seed_for_tests([9; 32]);
         let g = WideGaussian::new(2f64.powi(57)).unwrap();
         values.extend((0..2000).map(|_| g.sample(&mut rng)));

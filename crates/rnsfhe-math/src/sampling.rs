@@ -1023,7 +1023,11 @@ mod tests {
     /// sigma^2 sqrt(2 / n); masses 0.682689 and 0.954500, binomial standard errors).
     fn check_wide(sigma: f64, samples: usize) {
         let g = WideGaussian::new(sigma).unwrap();
-        assert!((g.sigma() / sigma - 1.0).abs() < 1e-12, "{} vs {sigma}", g.sigma());
+        assert!(
+            (g.sigma() / sigma - 1.0).abs() < 1e-12,
+            "{} vs {sigma}",
+            g.sigma()
+        );
         let mut r = rng();
         let v: Vec<f64> = (0..samples)
             .map(|_| {
@@ -1034,7 +1038,10 @@ mod tests {
             .collect();
         let n = samples as f64;
         let mean = v.iter().sum::<f64>() / n;
-        assert!(mean.abs() < 5.0 * sigma / n.sqrt(), "sigma {sigma}: mean {mean}");
+        assert!(
+            mean.abs() < 5.0 * sigma / n.sqrt(),
+            "sigma {sigma}: mean {mean}"
+        );
         let var = v.iter().map(|x| x * x).sum::<f64>() / n;
         let se = sigma * sigma * (2.0 / n).sqrt();
         assert!(
@@ -1077,7 +1084,10 @@ mod tests {
             let mut width = g.base.sigma();
             assert!(width <= MAX_SIGMA);
             for &k in &g.multipliers {
-                assert!(width >= SMOOTHING_SIGMAS * k as f64, "sigma {sigma}: level not smoothed");
+                assert!(
+                    width >= SMOOTHING_SIGMAS * k as f64,
+                    "sigma {sigma}: level not smoothed"
+                );
                 width *= (1.0 + (k * k) as f64).sqrt();
             }
             let expected_levels = match sigma.log2() {
