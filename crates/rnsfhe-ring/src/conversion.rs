@@ -47,7 +47,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::primes::closeness_eta;
-use rnsfhe_math::simd::{map_in_place, sum_of_products, MulShoup, Weights};
+use rnsfhe_math::simd::{map_in_place, sum_of_products, MulShoup, Weights, NARROW_BOUND};
 use rnsfhe_math::ShoupConstant;
 
 use crate::basis::RnsBasis;
@@ -252,6 +252,9 @@ pub struct BasisConverter {
     inv_q: Vec<f64>,
     /// Qu-Xu tables (ExactInteger).
     qu_xu: Option<QuXuTables>,
+    /// Every source and target modulus is at most [`NARROW_BOUND`], so the rows of the final sum (`y_i`
+    /// and the small `v`) and its weights fit the faster [`Weights::PerRowNarrow`] kernel.
+    narrow: bool,
 }
 
 impl std::fmt::Debug for BasisConverter {
@@ -347,6 +350,11 @@ impl BasisConverter {
             ConversionMode::ExactInteger => Some(Self::qu_xu_tables(from, failure_target)?),
             _ => None,
         };
+        let narrow = from
+            .moduli()
+            .iter()
+            .chain(to.moduli())
+            .all(|m| m.value() <= NARROW_BOUND);
         Ok(Self {
             from: Arc::clone(from),
             to: Arc::clone(to),
@@ -355,6 +363,7 @@ impl BasisConverter {
             weights,
             inv_q,
             qu_xu,
+            narrow,
         })
     }
 
@@ -754,7 +763,12 @@ impl BasisConverter {
         rows.push(&s.v[..len]);
         for (j, out) in outs.iter_mut().enumerate() {
             let w = &self.weights[j * (l + 1)..j * (l + 1) + rows.len()];
-            sum_of_products(&self.to.moduli()[j], &rows, Weights::PerRow(w), out);
+            let w = if self.narrow {
+                Weights::PerRowNarrow(w)
+            } else {
+                Weights::PerRow(w)
+            };
+            sum_of_products(&self.to.moduli()[j], &rows, w, out);
         }
     }
 }

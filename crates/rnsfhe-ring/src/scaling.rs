@@ -34,7 +34,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::simd::{sum_of_products, Weights};
+use rnsfhe_math::simd::{sum_of_products, Weights, NARROW_BOUND};
 use rnsfhe_math::{Modulus, ShoupConstant};
 
 use crate::basis::RnsBasis;
@@ -57,6 +57,10 @@ pub const FLOAT_PATH_MAX_LIMBS: usize = 128;
 /// Coefficients handled per inner block: the unit of rayon work, and the length of the stack accumulators
 /// (limb-outer, coefficient-inner loops keep one constant in registers per limb and vectorize).
 const BLOCK: usize = 256;
+
+/// The rounded fraction sum `v` of complex scaling enters its output sums as `v_lo + v_hi 2^V_SPLIT`:
+/// 60 bits keeps both parts below [`NARROW_BOUND`].
+const V_SPLIT: u32 = 60;
 
 /// Veltkamp's splitter `2^27 + 1`: splits a double into two halves of at most 26 significant bits.
 const SPLITTER: f64 = 134_217_729.0;
@@ -404,8 +408,11 @@ pub struct ComplexScaler {
     fractions: Fractions,
     /// Per `p_j`, the `k + 3` weights of its output sum with Shoup companions modulo `p_j`:
     /// `lambda_j = [t Q^-1]_{p_j}` (of `x'_j`), `omega'_{i,j}` (of `x_i`, `i < k`), then `1` and
-    /// `[2^62]_{p_j}` (of the low and high parts of the rounded fraction sum `v`). Entry `j (k + 3) + i`.
+    /// `[2^60]_{p_j}` (of the low and high parts of the rounded fraction sum `v`). Entry `j (k + 3) + i`.
     weights: Vec<ShoupConstant>,
+    /// Every modulus of `Q` and `P` is at most [`NARROW_BOUND`], so all rows of the output sums (residues
+    /// and the two parts of `v`) fit the faster [`Weights::PerRowNarrow`] kernel.
+    narrow: bool,
 }
 
 impl ComplexScaler {
@@ -452,12 +459,14 @@ impl ComplexScaler {
                 weights.push(pj.shoup(pj.neg(pj.mul(pj.reduce(rho), qi_inv))));
             }
             weights.push(pj.shoup(1 % pj.value()));
-            weights.push(pj.shoup(pj.reduce(1 << 62)));
+            weights.push(pj.shoup(pj.reduce(1 << V_SPLIT)));
         }
+        let narrow = qp.moduli().iter().all(|m| m.value() <= NARROW_BOUND);
         Ok(Self {
             q: Arc::clone(q),
             p: Arc::clone(p),
             qp,
+            narrow,
             t,
             path,
             fractions: Fractions::new(&rhos, q.moduli(), path),
@@ -514,15 +523,16 @@ impl ComplexScaler {
     }
 
     fn scale_slices(&self, xq: &[u64], xp: &[u64], n: usize) -> Result<Poly<Coeff>> {
-        // Pass 1: v = round(sum_i x_i theta'_i) per coefficient, shared by every p_j, split into 62-bit
-        // halves (v < k 2^62, so both fit a word) for the vectorized sum of pass 2.
+        // Pass 1: v = round(sum_i x_i theta'_i) per coefficient, shared by every p_j, split as
+        // v_lo + v_hi 2^60 (v < k 2^62, so v_hi < 4 k; both below 2^60, the bound of the narrow kernel)
+        // for the vectorized sum of pass 2.
         let mut v = vec![0u128; n];
         v.par_chunks_mut(BLOCK).enumerate().for_each(|(b, chunk)| {
             self.fractions.round_sums(xq, n, b * BLOCK, chunk);
         });
-        const LOW62: u128 = (1 << 62) - 1;
-        let v_lo: Vec<u64> = v.iter().map(|&x| (x & LOW62) as u64).collect();
-        let v_hi: Vec<u64> = v.iter().map(|&x| (x >> 62) as u64).collect();
+        const LOW60: u128 = (1 << V_SPLIT) - 1;
+        let v_lo: Vec<u64> = v.iter().map(|&x| (x & LOW60) as u64).collect();
+        let v_hi: Vec<u64> = v.iter().map(|&x| (x >> V_SPLIT) as u64).collect();
         drop(v);
         // Pass 2: y'_j = [lambda_j x'_j + sum_i omega'_{i,j} x_i + v]_{p_j}, parallel over limbs.
         let k = self.q.len();
@@ -537,7 +547,12 @@ impl ComplexScaler {
                 rows.push(&v_lo);
                 rows.push(&v_hi);
                 let w = &self.weights[j * (k + 3)..(j + 1) * (k + 3)];
-                sum_of_products(pj, &rows, Weights::PerRow(w), limb);
+                let w = if self.narrow {
+                    Weights::PerRowNarrow(w)
+                } else {
+                    Weights::PerRow(w)
+                };
+                sum_of_products(pj, &rows, w, limb);
             });
         Ok(Poly::from_data_unchecked(&self.p, out))
     }
