@@ -41,6 +41,11 @@ impl Weights<'_> {
 /// [`crate::MAX_MODULUS_BITS`] bits.
 pub const MAX_ROW_VALUE: u64 = 1 << 62;
 
+/// Fewest rows for which [`Weights::PerElement`] takes the split-halves kernel (moduli up to
+/// [`NARROW_BOUND`]): its regrouping and reduction per 7 rows only pay off over several products; one or
+/// two (a plain or paired pointwise product) keep the widening multiplication.
+const NARROW_ELEMENT_MIN_ROWS: usize = 3;
+
 /// Bound (exclusive for row values, inclusive for the modulus) of [`Weights::PerRowNarrow`]: values below
 /// it are two 30-bit halves, whose products stay below `2^60`, so 16 of them fit a 64-bit lane.
 pub const NARROW_BOUND: u64 = 1 << 60;
@@ -89,6 +94,11 @@ pub fn sum_of_products(m: &Modulus, rows: &[&[u64]], weights: Weights<'_>, out: 
         match weights {
             Weights::PerRowNarrow(w) if m.value() <= NARROW_BOUND => {
                 avx512::narrow_sum(simd, m, rows, w, &mut out[..vec_len])
+            }
+            Weights::PerElement(w)
+                if m.value() <= NARROW_BOUND && rows.len() >= NARROW_ELEMENT_MIN_ROWS =>
+            {
+                avx512::narrow_element_sum(simd, m, rows, w, &mut out[..vec_len])
             }
             _ => avx512::sum_of_products(simd, m, rows, weights, cap, &mut out[..vec_len]),
         }
@@ -594,6 +604,60 @@ mod avx512 {
         )
     }
 
+    /// Rows per group of [`narrow_element_sum`]: 7 partial products below `2^61` plus the previous
+    /// group's residue (below `p <= 2^60`) stay below `15 * 2^60`.
+    const ELEMENT_GROUP: usize = 7;
+
+    /// [`Weights::PerElement`] for a modulus `p <= 2^60` and rows below `2^62`: with `x = x_h 2^31 + x_l`
+    /// (halves below `2^31`) and the weight `y = y_h 2^30 + y_l` (halves below `2^30`, as `y < p`),
+    /// `sum x y = LL + LH 2^30 + HL 2^31 + HH 2^61`, each of the four sums of 32 x 32-bit products exact in a
+    /// 64-bit lane for up to 7 rows; reduced once per group (below `2^126`), seeding the next group. Four
+    /// `vpmuludq` and four additions per product instead of a full widening multiplication with carries.
+    pub(super) fn narrow_element_sum(
+        simd: V4,
+        m: &Modulus,
+        rows: &[&[u64]],
+        w: &[&[u64]],
+        out: &mut [u64],
+    ) {
+        const LOW31: u64 = (1 << 31) - 1;
+        const LOW30: u64 = (1 << 30) - 1;
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let f = simd.avx512f;
+                let k = Constants::new(simd, m);
+                let zero = splat(simd, 0);
+                let (mask31, mask30) = (splat(simd, LOW31), splat(simd, LOW30));
+                for c in (0..out.len()).step_by(8) {
+                    let mut r = zero;
+                    // Index arithmetic, not `chunks().zip()`: see `narrow_sum`.
+                    for start in (0..rows.len()).step_by(ELEMENT_GROUP) {
+                        let end = (start + ELEMENT_GROUP).min(rows.len());
+                        let (mut ll, mut lh, mut hl, mut hh) = (r, zero, zero, zero);
+                        for (row, wr) in rows[start..end].iter().zip(&w[start..end]) {
+                            let x = load(row, c);
+                            let y = load(wr, c);
+                            let xl = f._mm512_and_si512(x, mask31);
+                            let xh = f._mm512_srli_epi64::<31>(x);
+                            let yl = f._mm512_and_si512(y, mask30);
+                            let yh = f._mm512_srli_epi64::<30>(y);
+                            ll = f._mm512_add_epi64(ll, f._mm512_mul_epu32(xl, yl));
+                            lh = f._mm512_add_epi64(lh, f._mm512_mul_epu32(xl, yh));
+                            hl = f._mm512_add_epi64(hl, f._mm512_mul_epu32(xh, yl));
+                            hh = f._mm512_add_epi64(hh, f._mm512_mul_epu32(xh, yh));
+                        }
+                        let (lo, hi) = add_shifted::<30, 34>(simd, ll, zero, lh);
+                        let (lo, hi) = add_shifted::<31, 33>(simd, lo, hi, hl);
+                        let (lo, hi) = add_shifted::<61, 3>(simd, lo, hi, hh);
+                        r = reduce_wide(simd, &k, lo, hi);
+                    }
+                    store(out, c, r);
+                }
+            },
+        )
+    }
+
     pub(super) fn sum_of_products(
         simd: V4,
         m: &Modulus,
@@ -685,11 +749,15 @@ mod tests {
             })
             .collect();
         let w: Vec<Vec<u64>> = (0..rows)
-            .map(|_| (0..n).map(|_| rng.gen_range(0..p)).collect())
+            .map(|_| {
+                (0..n)
+                    .map(|c| if c < 8 { p - 1 } else { rng.gen_range(0..p) })
+                    .collect()
+            })
             .collect();
         let row_refs: Vec<&[u64]> = data.iter().map(|r| &r[..]).collect();
         let w_refs: Vec<&[u64]> = w.iter().map(|r| &r[..]).collect();
-        let consts: Vec<u64> = w.iter().map(|r| r[0]).collect();
+        let consts: Vec<u64> = w.iter().map(|r| r[n - 1]).collect();
         let shoup: Vec<ShoupConstant> = consts.iter().map(|&x| m.shoup(x)).collect();
         let weights = match kind {
             Kind::PerElement => Weights::PerElement(&w_refs),
