@@ -19,7 +19,7 @@ pub enum Weights<'a> {
     /// [`Weights::PerRow`] with the promise that every row value is below [`NARROW_BOUND`] and the modulus
     /// at most [`NARROW_BOUND`] (so the weights, residues below it, are too). The vector path then splits
     /// both factors into 30-bit halves and sums the four partial products exactly in 64-bit lanes: four
-    /// `vpmuludq` per product and one 128-bit reduction per 15 rows, instead of the Shoup product's
+    /// `vpmuludq` per product and one 128-bit reduction per 128 rows, instead of the Shoup product's
     /// emulated 64 x 64 high word and two `vpmullq` per product (about twice as fast for basis conversion
     /// and complex scaling). The residues are the same as with `PerRow`; with a modulus above the bound
     /// the `PerRow` path runs instead.
@@ -534,9 +534,22 @@ mod avx512 {
         )
     }
 
-    /// Rows per group of [`narrow_sum`]: 15 partial products below `(2^30 - 1)^2` plus the previous
-    /// group's residue (below `p <= 2^60`) stay below `2^64 - 15 * 2^31 + 15`.
-    const NARROW_GROUP: usize = 15;
+    /// Rows per group of [`narrow_sum`]: 16 partial products below `(2^30 - 1)^2 < 2^60` fit a 64-bit
+    /// lane, and a group's value `LL + (LH + HL) 2^30 + HH 2^60` stays below `2^124.01`.
+    const NARROW_GROUP: usize = 16;
+
+    /// Groups of [`narrow_sum`] summed in 128 bits before one reduction: 8 values below `2^124.01`, plus
+    /// the residue carried from the previous reduction, stay below `2^128`.
+    const NARROW_GROUPS_PER_REDUCTION: usize = 8;
+
+    /// `(lo, hi) + x` for a 128-bit value as (low words, high words).
+    #[inline(always)]
+    fn add_wide(simd: V4, lo: __m512i, hi: __m512i, x: __m512i) -> (__m512i, __m512i) {
+        let f = simd.avx512f;
+        let sum = f._mm512_add_epi64(lo, x);
+        let carry = f._mm512_cmplt_epu64_mask(sum, x);
+        (sum, f._mm512_mask_add_epi64(hi, carry, hi, splat(simd, 1)))
+    }
 
     /// `(lo, hi) + x 2^L` for a 128-bit value as (low words, high words) and `R = 64 - L`, carrying out of
     /// the low words.
@@ -557,8 +570,8 @@ mod avx512 {
 
     /// The [`Weights::PerRowNarrow`] kernel. With `y = y_h 2^30 + y_l` and
     /// `w = w_h 2^30 + w_l` (all halves below `2^30`), `sum y w = LL + (LH + HL) 2^30 + HH 2^60` where
-    /// each of the four sums of 32 x 32-bit products is exact in a 64-bit lane for up to 15 rows; the
-    /// result, below `2^126`, is reduced once per group by [`reduce_wide`] and seeds the next group.
+    /// each of the four sums of 32 x 32-bit products is exact in a 64-bit lane for up to 16 rows; the
+    /// groups' values are summed in 128 bits and reduced by [`reduce_wide`] once per 8 groups.
     pub(super) fn narrow_sum(
         simd: V4,
         m: &Modulus,
@@ -575,13 +588,16 @@ mod avx512 {
                 let zero = splat(simd, 0);
                 let mask = splat(simd, LOW30);
                 for c in (0..out.len()).step_by(8) {
-                    let mut r = zero;
+                    let (mut lo, mut hi) = (zero, zero);
                     // Index arithmetic rather than `chunks().zip()`: a call returning the pair of
                     // chunks that LLVM leaves out of line makes the closure impossible to inline into
                     // the AVX-512 function, and every intrinsic becomes a call.
-                    for start in (0..rows.len()).step_by(NARROW_GROUP) {
+                    for (g, start) in (0..rows.len()).step_by(NARROW_GROUP).enumerate() {
+                        if g > 0 && g % NARROW_GROUPS_PER_REDUCTION == 0 {
+                            (lo, hi) = (reduce_wide(simd, &k, lo, hi), zero);
+                        }
                         let end = (start + NARROW_GROUP).min(rows.len());
-                        let (mut ll, mut lh, mut hl, mut hh) = (r, zero, zero, zero);
+                        let (mut ll, mut lh, mut hl, mut hh) = (zero, zero, zero, zero);
                         for (row, wi) in rows[start..end].iter().zip(&w[start..end]) {
                             let y = load(row, c);
                             let yl = f._mm512_and_si512(y, mask);
@@ -593,25 +609,29 @@ mod avx512 {
                             hl = f._mm512_add_epi64(hl, f._mm512_mul_epu32(yh, wl));
                             hh = f._mm512_add_epi64(hh, f._mm512_mul_epu32(yh, wh));
                         }
-                        let (lo, hi) = add_shifted::<30, 34>(simd, ll, zero, lh);
-                        let (lo, hi) = add_shifted::<30, 34>(simd, lo, hi, hl);
-                        let (lo, hi) = add_shifted::<60, 4>(simd, lo, hi, hh);
-                        r = reduce_wide(simd, &k, lo, hi);
+                        (lo, hi) = add_wide(simd, lo, hi, ll);
+                        (lo, hi) = add_shifted::<30, 34>(simd, lo, hi, lh);
+                        (lo, hi) = add_shifted::<30, 34>(simd, lo, hi, hl);
+                        (lo, hi) = add_shifted::<60, 4>(simd, lo, hi, hh);
                     }
-                    store(out, c, r);
+                    store(out, c, reduce_wide(simd, &k, lo, hi));
                 }
             },
         )
     }
 
-    /// Rows per group of [`narrow_element_sum`]: 7 partial products below `2^61` plus the previous
-    /// group's residue (below `p <= 2^60`) stay below `15 * 2^60`.
-    const ELEMENT_GROUP: usize = 7;
+    /// Rows per group of [`narrow_element_sum`]: 8 partial products below `2^61` fit a 64-bit lane, and
+    /// a group's value `LL + LH 2^30 + HL 2^31 + HH 2^61` stays below `2^125.01`.
+    const ELEMENT_GROUP: usize = 8;
+
+    /// Groups of [`narrow_element_sum`] summed in 128 bits before one reduction: 4 values below
+    /// `2^125.01`, plus the residue carried from the previous reduction, stay below `2^128`.
+    const ELEMENT_GROUPS_PER_REDUCTION: usize = 4;
 
     /// [`Weights::PerElement`] for a modulus `p <= 2^60` and rows below `2^62`: with `x = x_h 2^31 + x_l`
     /// (halves below `2^31`) and the weight `y = y_h 2^30 + y_l` (halves below `2^30`, as `y < p`),
     /// `sum x y = LL + LH 2^30 + HL 2^31 + HH 2^61`, each of the four sums of 32 x 32-bit products exact in a
-    /// 64-bit lane for up to 7 rows; reduced once per group (below `2^126`), seeding the next group. Four
+    /// 64-bit lane for up to 8 rows; the groups' values are summed in 128 bits and reduced once per 4. Four
     /// `vpmuludq` and four additions per product instead of a full widening multiplication with carries.
     pub(super) fn narrow_element_sum(
         simd: V4,
@@ -630,11 +650,14 @@ mod avx512 {
                 let zero = splat(simd, 0);
                 let (mask31, mask30) = (splat(simd, LOW31), splat(simd, LOW30));
                 for c in (0..out.len()).step_by(8) {
-                    let mut r = zero;
+                    let (mut lo, mut hi) = (zero, zero);
                     // Index arithmetic, not `chunks().zip()`: see `narrow_sum`.
-                    for start in (0..rows.len()).step_by(ELEMENT_GROUP) {
+                    for (g, start) in (0..rows.len()).step_by(ELEMENT_GROUP).enumerate() {
+                        if g > 0 && g % ELEMENT_GROUPS_PER_REDUCTION == 0 {
+                            (lo, hi) = (reduce_wide(simd, &k, lo, hi), zero);
+                        }
                         let end = (start + ELEMENT_GROUP).min(rows.len());
-                        let (mut ll, mut lh, mut hl, mut hh) = (r, zero, zero, zero);
+                        let (mut ll, mut lh, mut hl, mut hh) = (zero, zero, zero, zero);
                         for (row, wr) in rows[start..end].iter().zip(&w[start..end]) {
                             let x = load(row, c);
                             let y = load(wr, c);
@@ -647,12 +670,12 @@ mod avx512 {
                             hl = f._mm512_add_epi64(hl, f._mm512_mul_epu32(xh, yl));
                             hh = f._mm512_add_epi64(hh, f._mm512_mul_epu32(xh, yh));
                         }
-                        let (lo, hi) = add_shifted::<30, 34>(simd, ll, zero, lh);
-                        let (lo, hi) = add_shifted::<31, 33>(simd, lo, hi, hl);
-                        let (lo, hi) = add_shifted::<61, 3>(simd, lo, hi, hh);
-                        r = reduce_wide(simd, &k, lo, hi);
+                        (lo, hi) = add_wide(simd, lo, hi, ll);
+                        (lo, hi) = add_shifted::<30, 34>(simd, lo, hi, lh);
+                        (lo, hi) = add_shifted::<31, 33>(simd, lo, hi, hl);
+                        (lo, hi) = add_shifted::<61, 3>(simd, lo, hi, hh);
                     }
-                    store(out, c, r);
+                    store(out, c, reduce_wide(simd, &k, lo, hi));
                 }
             },
         )
@@ -790,7 +813,7 @@ mod tests {
     #[test]
     fn vector_and_scalar_paths_agree_with_the_reference() {
         for bits in [30, 50, 55, 60, 61, 62] {
-            for rows in [1, 2, 3, 5, 14, 15, 16, 17, 31, 40] {
+            for rows in [1, 2, 3, 5, 8, 9, 14, 15, 16, 17, 31, 32, 33, 40, 129] {
                 for n in [8, 64, 67] {
                     check(bits, rows, n, Kind::PerElement);
                     check(bits, rows, n, Kind::PerRow);
@@ -806,7 +829,7 @@ mod tests {
     fn narrow_path_at_its_bounds() {
         let p = primes::ntt_primes_near_power_of_two(60, 1 << 4, 1).unwrap()[0];
         let m = Modulus::new(p).unwrap();
-        for rows in [15, 16, 30, 31, 45] {
+        for rows in [15, 16, 17, 32, 33, 128, 129, 200] {
             let data = vec![vec![NARROW_BOUND - 1; 16]; rows];
             let row_refs: Vec<&[u64]> = data.iter().map(|r| &r[..]).collect();
             let shoup = vec![m.shoup(p - 1); rows];
