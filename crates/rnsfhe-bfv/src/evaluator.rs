@@ -232,24 +232,8 @@ impl Evaluator {
             .into_par_iter()
             .map(|c| self.extend(c))
             .collect::<BfvResult<Vec<Extended>>>()?;
-        let (a0, a1) = (&ext[0], &ext[1]);
-        let (b0, b1) = if square {
-            (&ext[0], &ext[1])
-        } else {
-            (&ext[2], &ext[3])
-        };
-        let tensor = |x: &Poly<Ntt>, y: &Poly<Ntt>, u: &Poly<Ntt>, v: &Poly<Ntt>| {
-            // (x0 y0, x0 y1 + x1 y0, x1 y1) with x = (x, u), y = (y, v).
-            let d0 = x.mul(y)?;
-            let mut d1 = x.mul(v)?;
-            d1.mul_add_assign(u, y)?;
-            let d2 = u.mul(v)?;
-            Ok::<_, BfvError>([d0, d1, d2])
-        };
-        let (dq, dp) = rayon::join(
-            || tensor(&a0.0, &b0.0, &a1.0, &b1.0),
-            || tensor(&a0.1, &b0.1, &a1.1, &b1.1),
-        );
+        let (over_q, over_p): (Vec<Poly<Ntt>>, Vec<Poly<Ntt>>) = ext.into_iter().unzip();
+        let (dq, dp) = rayon::join(|| tensor(over_q), || tensor(over_p));
         let parts = dq?
             .into_iter()
             .zip(dp?)
@@ -458,4 +442,30 @@ fn key_inner_products<'a>(
         Poly::from_data(&basis, out0)?,
         Poly::from_data(&basis, out1)?,
     ))
+}
+
+/// The tensor product `(x0 y0, x0 y1 + x1 y0, x1 y1)` of `x = (x0, x1)` and `y = (y0, y1)` given as
+/// `[x0, x1, y0, y1]`, or of `x` with itself given as `[x0, x1]`, over one basis in NTT form. The middle
+/// term is one pass ([`Poly::mul_pair_sum`]); with distinct operands the outer products overwrite `x0` and
+/// `x1`, which are not needed any more (a fresh buffer of `Q` or `P` limbs costs its page faults).
+fn tensor(parts: Vec<Poly<Ntt>>) -> BfvResult<[Poly<Ntt>; 3]> {
+    match <[Poly<Ntt>; 4]>::try_from(parts) {
+        Ok([mut x0, mut x1, y0, y1]) => {
+            let d1 = x0.mul_pair_sum(&y1, &x1, &y0)?;
+            x0.mul_assign(&y0)?;
+            x1.mul_assign(&y1)?;
+            Ok([x0, d1, x1])
+        }
+        Err(parts) => match <[Poly<Ntt>; 2]>::try_from(parts) {
+            Ok([x0, x1]) => {
+                let d1 = x0.mul_pair_sum(&x1, &x1, &x0)?;
+                Ok([x0.mul(&x0)?, d1, x1.mul(&x1)?])
+            }
+            Err(parts) => Err(BfvError::WrongPartCount {
+                operation: "multiplication (extended operand parts)",
+                expected: 4,
+                got: parts.len(),
+            }),
+        },
+    }
 }
