@@ -211,7 +211,12 @@ impl Evaluator {
     fn scale_down(&self, x: Extended) -> BfvResult<Poly<Coeff>> {
         let (xq, xp) = rayon::join(|| x.0.into_coeff(), || x.1.into_coeff());
         let y = self.ctx.complex_scaler().scale_parts(&xq, &xp)?;
-        Ok(self.ctx.p_to_q().convert(&y)?)
+        // The result goes over x's part over Q, no longer needed: a fresh buffer would cost its page
+        // faults.
+        let basis = Arc::clone(xq.basis());
+        let mut out = xq.into_data();
+        self.ctx.p_to_q().convert_into(y.data(), &mut out)?;
+        Ok(Poly::from_data(&basis, out)?)
     }
 
     /// Steps 1-3 of HPS multiplication (Section 4.5): basis extension, tensor product in `R_QP` and
