@@ -211,12 +211,7 @@ impl Evaluator {
     fn scale_down(&self, x: Extended) -> BfvResult<Poly<Coeff>> {
         let (xq, xp) = rayon::join(|| x.0.into_coeff(), || x.1.into_coeff());
         let y = self.ctx.complex_scaler().scale_parts(&xq, &xp)?;
-        // The result goes over x's part over Q, no longer needed: a fresh buffer would cost its page
-        // faults.
-        let basis = Arc::clone(xq.basis());
-        let mut out = xq.into_data();
-        self.ctx.p_to_q().convert_into(y.data(), &mut out)?;
-        Ok(Poly::from_data(&basis, out)?)
+        Ok(self.ctx.p_to_q().convert(&y)?)
     }
 
     /// Steps 1-3 of HPS multiplication (Section 4.5): basis extension, tensor product in `R_QP` and
