@@ -43,11 +43,16 @@ from collections import OrderedDict
 from typing import Dict, List, Optional, Tuple
 
 import protocol
-from rnsfhe import DecodeError, ckks
+from rnsfhe import DecodeError, ckks, read_header
 
+#: Length of the header that opens every rnsfhe wire object.
+HEADER_LEN = 16
 #: Default limit of a key upload (parameters + relinearization key + Galois keys): 512 MiB holds the
 #: seeded Galois keys of every rotation a mean needs at N = 2^15.
 DEFAULT_MAX_KEY_BYTES = 512 << 20
+#: The object kinds (``rnsfhe.read_header(...).kind``) of a key upload, in order, and of a ciphertext.
+SESSION_KINDS = ("CKKS parameters", "relinearization key", "Galois keys")
+CKKS_CIPHERTEXT = "CKKS ciphertext"
 #: Seconds a connection may stay silent before the server drops it (slow clients cannot pin a thread).
 SOCKET_TIMEOUT = 60
 
@@ -74,7 +79,7 @@ def max_ciphertext_bytes(context: "ckks.Context") -> int:
     """The largest body a ciphertext request of ``context`` may have: one frame holding a ciphertext of two
     parts at the top level, residues packed at their moduli's widths, plus room for the fixed fields."""
     packed = sum((context.n * q.bit_length() + 7) // 8 for q in context.q_moduli)
-    return protocol.PREFIX_LEN + protocol.HEADER_LEN + 256 + 2 * packed
+    return protocol.PREFIX_LEN + HEADER_LEN + 256 + 2 * packed
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -122,26 +127,26 @@ class Server(http.server.ThreadingHTTPServer):
             (self.record_dir / name).write_bytes(body)
 
 
-def expect_kinds(frames: List[bytes], kinds: Tuple[int, ...], fingerprint: Optional[int]) -> List[str]:
-    """Checks the header of every frame: no secret kind anywhere (403), then the expected kinds in order
-    and one fingerprint: ``fingerprint``, or the first frame's when it is None (400). Returns the kind
-    names, for the metrics."""
-    headers = [protocol.read_header(f) for f in frames]
+def expect_kinds(frames: List[bytes], kinds: Tuple[str, ...], fingerprint: Optional[int]) -> List[str]:
+    """Checks the header of every frame (``rnsfhe.read_header``): no secret material anywhere (403), then
+    the expected kinds in order and one fingerprint: ``fingerprint``, or the first frame's when it is None
+    (400). Returns the kind names, for the metrics."""
+    headers = [read_header(f) for f in frames]
+    for i, h in enumerate(headers):
+        if h.is_secret:
+            raise HttpError(403, f"frame {i} is a {h.kind}: the server never accepts secret material")
     if fingerprint is None and headers:
         fingerprint = headers[0].fingerprint
-    for i, h in enumerate(headers):
-        if h.kind in protocol.SECRET_KINDS:
-            raise HttpError(403, f"frame {i} is a {h.kind_name}: the server never accepts secret material")
     for i, (h, want) in enumerate(zip(headers, kinds)):
         if h.kind != want:
-            raise HttpError(400, f"frame {i} is a {h.kind_name}, expected a {protocol.KIND_NAMES[want]}")
+            raise HttpError(400, f"frame {i} is a {h.kind}, expected a {want}")
         if h.fingerprint != fingerprint:
             raise HttpError(
                 400,
-                f"frame {i} ({h.kind_name}) belongs to parameters with fingerprint {h.fingerprint:#018x}, "
+                f"frame {i} ({h.kind}) belongs to parameters with fingerprint {h.fingerprint:#018x}, "
                 f"not this session's {fingerprint:#018x}",
             )
-    return [h.kind_name for h in headers]
+    return [h.kind for h in headers]
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -168,7 +173,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             status, content_type, payload = route(body, urllib.parse.parse_qs(url.query), entry)
         except HttpError as e:
             status, content_type, payload = e.status, "application/json", _json({"error": str(e)})
-        except (protocol.ProtocolError, DecodeError) as e:
+        except (protocol.ProtocolError, DecodeError) as e:  # bad framing, or bytes rnsfhe refused
             status, content_type, payload = 400, "application/json", _json({"error": str(e)})
         except ValueError as e:  # the library's errors on valid objects (missing key, levels, ...)
             status, content_type, payload = 422, "application/json", _json({"error": str(e)})
@@ -242,16 +247,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _create_session(self, body: bytes, query: Dict, entry: dict):
         frames = protocol.unpack(body, 3)
-        entry["kinds"] = expect_kinds(
-            frames, (protocol.CKKS_PARAMETERS, protocol.RELIN_KEY, protocol.GALOIS_KEYS), None)
+        entry["kinds"] = expect_kinds(frames, SESSION_KINDS, None)
         # The context derives its own fingerprint from the parameters: the header's must be the same.
-        fingerprint = protocol.read_header(frames[0]).fingerprint
-        # Building a context searches primes and tables for N = 2^log_n (the payload's first field): bound it
-        # before any work, so a hostile upload cannot ask for the largest rings.
-        log_n = protocol.ckks_log_n(frames[0])
-        if log_n > self.server.max_log_n:
-            raise HttpError(400, f"N = 2^{log_n} is above this server's limit 2^{self.server.max_log_n}")
-        context = ckks.Context.from_bytes(frames[0])
+        fingerprint = read_header(frames[0]).fingerprint
+        # Building a context searches primes and tables for N = 2^log_n: max_log_n refuses larger rings
+        # before any of that work, so a hostile upload cannot ask for the largest.
+        try:
+            context = ckks.Context.from_bytes(frames[0], max_log_n=self.server.max_log_n)
+        except ValueError as e:  # malformed, or refused (ring too large): the client's parameters at fault
+            raise HttpError(400, str(e)) from None
         if context.is_insecure and not self.server.allow_insecure:
             raise HttpError(400, f"insecure parameters refused ({context.security}); start the server with "
                                  "--allow-insecure for tests")
@@ -277,7 +281,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         n = _count(query, session.context.slots)
         frames = protocol.unpack(body, 1)
         ctx = session.context
-        entry["kinds"] = expect_kinds(frames, (protocol.CKKS_CIPHERTEXT,), session.fingerprint)
+        entry["kinds"] = expect_kinds(frames, (CKKS_CIPHERTEXT,), session.fingerprint)
         ev = session.evaluator
         ct = ev.attach(ckks.Ciphertext.from_bytes(frames[0], ctx))
         # mean = sum(x) / n and variance = sum(x^2) / n - mean^2, over the n values of the request (the other

@@ -18,7 +18,9 @@ PEGASUS scheme switching. Today the math layer, CKKS and BFV are available:
 
 Errors raised by the Rust code surface as :class:`ValueError` with the Rust message; bytes that do not
 decode (``from_bytes`` of keys, ciphertexts and contexts) raise :class:`DecodeError`, a ValueError whose
-``field`` and ``offset`` name where decoding failed (shared by both schemes).
+``field`` and ``offset`` name where decoding failed (shared by both schemes). :func:`read_header` reads an
+object's header (kind, fingerprint, ``is_secret``) without parsing the rest, for servers that must refuse
+secret material before loading anything.
 
 >>> import rnsfhe
 >>> p = rnsfhe.ntt_primes_of_bits(30, 2 * 1024, 1)[0]
@@ -34,12 +36,14 @@ from ._rnsfhe import (
     BasisConverter,
     DecodeError,
     NttPlan,
+    WireHeader,
     __version__,
     is_prime,
     ntt_primes_near_power_of_two,
     ntt_primes_of_bits,
     qu_xu_max_eta,
     qu_xu_primes,
+    read_header,
 )
 from . import apps, bfv, ckks
 
@@ -47,6 +51,8 @@ __all__ = [
     "__version__",
     # serialization
     "DecodeError",
+    "WireHeader",
+    "read_header",
     # primes
     "is_prime",
     "ntt_primes_near_power_of_two",

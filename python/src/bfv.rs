@@ -54,6 +54,10 @@ impl WireContext for BfvContext {
         BfvContext::from_bytes(bytes)
     }
 
+    fn parameter_log_n(bytes: &[u8]) -> Result<u32, DecodeError> {
+        BfvParams::from_bytes(bytes).map(|(params, _)| params.log_n)
+    }
+
     fn insecure_warning(&self) -> Option<String> {
         self.security_warning()
     }
@@ -606,7 +610,7 @@ context_methods! {
     /// context, enough for additions and plaintext / integer products, not for ciphertext products).
     fn encryptor;
 
-    impl PyContext {
+    impl PyContext(BfvContext) {
         #[new]
         #[pyo3(signature = (log_n, t, q_bits = 55, q_count = 2, *, relin_base_log = None,
                             sigma = HPS_SIGMA, allow_insecure = false))]

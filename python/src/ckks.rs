@@ -54,6 +54,10 @@ impl WireContext for CkksContext {
         CkksContext::from_bytes(bytes)
     }
 
+    fn parameter_log_n(bytes: &[u8]) -> Result<u32, DecodeError> {
+        CkksParams::from_bytes(bytes).map(|(params, _)| params.log_n)
+    }
+
     fn insecure_warning(&self) -> Option<String> {
         self.security_warning()
     }
@@ -1339,7 +1343,7 @@ context_methods! {
     /// with auto-rescaling, enough for additions and plaintext/scalar products).
     fn encryptor;
 
-    impl PyContext {
+    impl PyContext(CkksContext) {
         #[new]
         #[pyo3(signature = (log_n = 13, log_scale = 40, q0_bits = 45, levels = 3, special_primes = 1,
                             special_bits = 50, dnum = None, secret = "ternary", sigma = 3.2,

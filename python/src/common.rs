@@ -223,6 +223,56 @@ pyo3::create_exception!(
      is the Rust message: field, offset and what was wrong. Shared by rnsfhe.ckks and rnsfhe.bfv."
 );
 
+/// The 16-byte header that opens every serialized rnsfhe object (`rnsfhe.read_header(data)`): format
+/// version, object kind (its name and code), parameter fingerprint, and whether the kind holds secret
+/// material. Read without parsing the payload, so a server can refuse what it must never hold (a secret
+/// key) or did not ask for before doing any work.
+#[pyclass(name = "WireHeader", module = "rnsfhe", frozen, get_all)]
+pub(crate) struct PyWireHeader {
+    /// The format version the object was written with.
+    version: u16,
+    /// The object kind in words ("CKKS ciphertext", "relinearization key", "secret key", ...).
+    kind: String,
+    /// The object kind's code in the header.
+    kind_code: u16,
+    /// The fingerprint of the parameters the object belongs to.
+    fingerprint: u64,
+    /// Whether objects of this kind hold secret material (a server must refuse them).
+    is_secret: bool,
+}
+
+#[pymethods]
+impl PyWireHeader {
+    fn __repr__(&self) -> String {
+        format!(
+            "WireHeader(version={}, kind={:?}, fingerprint={:#018x}, is_secret={})",
+            self.version,
+            self.kind,
+            self.fingerprint,
+            py_bool(self.is_secret)
+        )
+    }
+}
+
+/// read_header(data) -> WireHeader
+///
+/// The header of a serialized rnsfhe object (bytes, bytearray or memoryview; only its first 16 bytes are
+/// read): magic, a readable format version and a known kind are checked. Raises rnsfhe.DecodeError naming
+/// the field and byte offset otherwise.
+#[pyfunction]
+pub(crate) fn read_header(data: &Bound<'_, PyAny>) -> PyResult<PyWireHeader> {
+    let data = read_bytes(data)?;
+    let header =
+        wire::Header::read(&mut wire::WireReader::new(data.as_bytes())).map_err(decode_error)?;
+    Ok(PyWireHeader {
+        version: header.version,
+        kind: header.kind.to_string(),
+        kind_code: header.kind.code(),
+        fingerprint: header.fingerprint,
+        is_secret: header.kind.is_secret(),
+    })
+}
+
 /// A [`DecodeError`] (Python) with the Rust message and the attributes `field` and `offset`.
 pub(crate) fn decode_error(err: wire::DecodeError) -> PyErr {
     Python::with_gil(|py| {
@@ -289,6 +339,10 @@ pub(crate) trait WireContext: Send + Sync + Sized {
 
     /// Rebuilds and validates a context from exactly `bytes`.
     fn from_parameter_bytes(bytes: &[u8]) -> Result<Arc<Self>, wire::DecodeError>;
+
+    /// `log2 N` of the parameters in `bytes`, decoded and range-checked **without** building the context
+    /// (no prime search, no tables): what a loader checks against a size it is willing to afford.
+    fn parameter_log_n(bytes: &[u8]) -> Result<u32, wire::DecodeError>;
 
     /// The warning text of insecure parameters, if they are.
     fn insecure_warning(&self) -> Option<String>;
@@ -450,6 +504,23 @@ pub(crate) fn cached_context<T: Send + Sync>(
     let value = Arc::new(py.allow_threads(|| build(bytes)).map_err(decode_error)?);
     cache.insert(bytes, &value);
     Ok((value, true))
+}
+
+/// Refuses parameters in `data` whose ring degree exceeds `2^max_log_n` (`Context.from_bytes(...,
+/// max_log_n=)`), decoding them without building the context; malformed bytes raise [`DecodeError`].
+pub(crate) fn check_parameter_log_n<C: WireContext>(
+    data: &Bound<'_, PyAny>,
+    max_log_n: u32,
+) -> PyResult<()> {
+    let data = read_bytes(data)?;
+    let log_n = C::parameter_log_n(data.as_bytes()).map_err(decode_error)?;
+    if log_n > max_log_n {
+        return Err(PyValueError::new_err(format!(
+            "the parameters ask for N = 2^{log_n}, above max_log_n = {max_log_n} (N = 2^{max_log_n}); \
+             nothing was built"
+        )));
+    }
+    Ok(())
 }
 
 /// The rotation steps and whether the conjugation (CKKS) or column-swap (BFV) key is present, from the
@@ -786,7 +857,7 @@ macro_rules! wire_methods {
 /// `#[pymethods] impl PyContext` with the scheme's own `$items` and the members every `Context` has:
 /// `encryptor(key, evaluator=None)` (with the doc comment written before `fn encryptor;`, which names
 /// the scheme's keyless default evaluator), `decryptor(key)`, the getters `security_warning` and
-/// `fingerprint`, `to_bytes()`, `from_bytes(data)` (a classmethod, through the scheme's
+/// `fingerprint`, `to_bytes()`, `from_bytes(data, max_log_n=None)` (a classmethod, through the scheme's
 /// `static CONTEXTS: ContextCache<Eval>`) and a `__reduce__` by `from_bytes`.
 ///
 /// `encryptor` attaches its ciphertexts to `evaluator`, or to the context's keyless evaluator. Needs a
@@ -794,10 +865,10 @@ macro_rules! wire_methods {
 /// evaluator), the functions of `key_classes!`, and the constructors
 /// `PyEncryptor::new(&Arc<context>, EncryptionKey, Arc<Eval>) -> PyResult<PyEncryptor>` and
 /// `PyDecryptor::new(&Arc<context>, &SecretKey) -> PyResult<PyDecryptor>` (run with the GIL released),
-/// [`WireContext`] for the scheme context, `PyContext::keyless(&Arc<context>) -> Eval` (the keyless
+/// [`WireContext`] for the scheme context `$context`, `PyContext::keyless(&Arc<context>) -> Eval` (the keyless
 /// evaluator of a loaded context), `PyContext::from_plain(Arc<Eval>) -> PyContext` and `Eval::ctx()`.
 macro_rules! context_methods {
-    ($(#[$encryptor_doc:meta])* fn encryptor; impl $ty:ident { $($items:tt)* }) => {
+    ($(#[$encryptor_doc:meta])* fn encryptor; impl $ty:ident($context:ty) { $($items:tt)* }) => {
         #[pymethods]
         impl $ty {
             $(#[$encryptor_doc])*
@@ -854,12 +925,21 @@ macro_rules! context_methods {
             /// UserWarning. Contexts are cached process-wide by their bytes while any object uses them,
             /// so loading the same bytes again (unpickling many ciphertexts) does not rebuild. Raises
             /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes.
+            ///
+            /// ``max_log_n``: a server loading parameters from untrusted clients bounds the ring degree
+            /// N = 2^log_n it is willing to build (prime search, tables, key sizes); larger parameters
+            /// raise ValueError before any of that work.
             #[classmethod]
+            #[pyo3(signature = (data, max_log_n = None))]
             fn from_bytes(
                 _cls: &Bound<'_, pyo3::types::PyType>,
                 py: Python<'_>,
                 data: &Bound<'_, PyAny>,
+                max_log_n: Option<u32>,
             ) -> PyResult<Self> {
+                if let Some(max) = max_log_n {
+                    $crate::common::check_parameter_log_n::<$context>(data, max)?;
+                }
                 let (plain, built) = $crate::common::cached_context(py, &CONTEXTS, data, |bytes| {
                     $crate::common::WireContext::from_parameter_bytes(bytes)
                         .map(|ctx| Self::keyless(&ctx))

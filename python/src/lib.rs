@@ -451,6 +451,8 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyBasisConverter>()?;
     // Serialization errors of every scheme.
     m.add("DecodeError", m.py().get_type::<common::DecodeError>())?;
+    m.add_class::<common::PyWireHeader>()?;
+    m.add_function(wrap_pyfunction!(common::read_header, m)?)?;
     // CKKS (submodule `ckks`).
     ckks::register(m)?;
     // BFV (submodule `bfv`).

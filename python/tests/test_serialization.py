@@ -415,3 +415,28 @@ def test_bfv_ciphertexts_and_the_server(bctx, bkeys):
         bfv.Ciphertext.from_bytes(data, bctx, evaluator=other.evaluator())
     with pytest.raises(rnsfhe.DecodeError):
         ckks.Ciphertext.from_bytes(data, small_context())
+
+
+def test_read_header_names_the_kind_without_loading():
+    ctx = ckks.Context.from_preset("Rec128N13")
+    keys = ctx.keygen()
+    h = rnsfhe.read_header(keys.relin.to_bytes())
+    assert (h.kind, h.is_secret, h.version) == ("relinearization key", False, 1)
+    assert h.fingerprint == rnsfhe.read_header(ctx.to_bytes()).fingerprint
+    secret = rnsfhe.read_header(keys.secret.to_secret_bytes())
+    assert secret.kind == "secret key" and secret.is_secret
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        rnsfhe.read_header(b"RNSF\x09\x00" + bytes(10))  # format version 9
+    assert e.value.field == "header.version" and e.value.offset == 4
+
+
+def test_context_from_bytes_bounds_the_ring_degree():
+    data = ckks.Context.from_preset("Rec128N13").to_bytes()  # N = 2^13
+    assert ckks.Context.from_bytes(data, max_log_n=13).n == 1 << 13
+    with pytest.raises(ValueError, match=r"N = 2\^13, above max_log_n = 12"):
+        ckks.Context.from_bytes(data, max_log_n=12)
+    with pytest.raises(rnsfhe.DecodeError):
+        ckks.Context.from_bytes(data[:10], max_log_n=12)
+    bfv_data = bfv.Context.generate(t=65537, depth=1).to_bytes()
+    with pytest.raises(ValueError, match="above max_log_n"):
+        bfv.Context.from_bytes(bfv_data, max_log_n=10)

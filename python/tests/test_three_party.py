@@ -20,6 +20,8 @@ sys.path.insert(0, str(EXAMPLE))
 import protocol  # noqa: E402 (the example's module, importable only after the path is set)
 
 STARTUP_SECONDS = 60
+#: Length of the header of an rnsfhe wire object; the payload follows (CKKS parameters: u32 log_n first).
+HEADER_LEN = 16
 
 
 def _start_server(record: pathlib.Path):
@@ -97,12 +99,12 @@ def test_server_never_receives_secret_material(round_trip):
     assert kinds == {"CKKS parameters", "relinearization key", "Galois keys", "CKKS ciphertext"}
     # The secret key's coefficients (its payload after the header) appear in no body the server received.
     secret = (round_trip["state"] / "secret.key").read_bytes()
-    payload = secret[protocol.HEADER_LEN:]
+    payload = secret[HEADER_LEN:]
     windows = [payload[i:i + 32] for i in range(0, len(payload) - 32, max(1, len(payload) // 16))]
     bodies = [p.read_bytes() for p in sorted(round_trip["record"].iterdir())]
     assert len(bodies) == len(uploads)
     for body in bodies:
-        assert secret[:protocol.HEADER_LEN] not in body
+        assert secret[:HEADER_LEN] not in body
         assert not any(w in body for w in windows)
 
 
@@ -138,7 +140,7 @@ def test_server_refuses_bad_requests(round_trip):
     evaluation_keys = [keys.relin.to_bytes(), keys.galois.to_bytes()]
     # Parameters above the server's ring-degree limit are refused before the context is built.
     big = bytearray(params)
-    big[protocol.HEADER_LEN:protocol.HEADER_LEN + 4] = (17).to_bytes(4, "little")
+    big[HEADER_LEN:HEADER_LEN + 4] = (17).to_bytes(4, "little")
     status, body = _request(url, "POST", "/sessions", protocol.pack([bytes(big), *evaluation_keys]))
     assert status == 400 and b"2^17" in body, body
     status, body = _request(url, "POST", "/sessions", protocol.pack([params, *evaluation_keys]))
