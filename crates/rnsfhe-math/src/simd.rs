@@ -28,7 +28,17 @@ pub enum Weights<'a> {
     PerElement(&'a [&'a [u64]]),
 }
 
-impl Weights<'_> {
+impl<'a> Weights<'a> {
+    /// Per-row constants `w`: [`Weights::PerRowNarrow`] when the caller knows `narrow` (every row value
+    /// below [`NARROW_BOUND`] and the modulus at most it), [`Weights::PerRow`] otherwise.
+    pub fn per_row(w: &'a [ShoupConstant], narrow: bool) -> Self {
+        if narrow {
+            Weights::PerRowNarrow(w)
+        } else {
+            Weights::PerRow(w)
+        }
+    }
+
     fn len(&self) -> usize {
         match self {
             Weights::PerRow(w) | Weights::PerRowNarrow(w) => w.len(),

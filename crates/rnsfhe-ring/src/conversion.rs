@@ -763,11 +763,7 @@ impl BasisConverter {
         rows.push(&s.v[..len]);
         for (j, out) in outs.iter_mut().enumerate() {
             let w = &self.weights[j * (l + 1)..j * (l + 1) + rows.len()];
-            let w = if self.narrow {
-                Weights::PerRowNarrow(w)
-            } else {
-                Weights::PerRow(w)
-            };
+            let w = Weights::per_row(w, self.narrow);
             sum_of_products(&self.to.moduli()[j], &rows, w, out);
         }
     }

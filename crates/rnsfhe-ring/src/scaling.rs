@@ -547,11 +547,7 @@ impl ComplexScaler {
                 rows.push(&v_lo);
                 rows.push(&v_hi);
                 let w = &self.weights[j * (k + 3)..(j + 1) * (k + 3)];
-                let w = if self.narrow {
-                    Weights::PerRowNarrow(w)
-                } else {
-                    Weights::PerRow(w)
-                };
+                let w = Weights::per_row(w, self.narrow);
                 sum_of_products(pj, &rows, w, limb);
             });
         Ok(Poly::from_data_unchecked(&self.p, out))
