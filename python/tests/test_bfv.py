@@ -210,7 +210,12 @@ def test_secret_key_encryptor_and_separate_objects(ctx, session, x):
     dec = ctx.decryptor(keys)
     ct = enc.encrypt(x)
     assert np.array_equal(dec.decrypt(ct), x)
-    assert dec.noise_budget(ct) > session.noise_budget(session.encrypt(x))  # no u * e term
+    # No u * e term: secret-key encryptions carry less noise. Measured on m = 0, where the budget sees the
+    # encryption noise alone; for dense x the HPS rounding term r_t(Q) m, the same for both encryptions,
+    # dominates it, and comparing those budgets was a coin toss. Over 200 pairs at this N the gap was
+    # 4.7-5.7 bits.
+    zero = np.zeros_like(x)
+    assert dec.noise_budget(enc.encrypt(zero)) > session.noise_budget(session.encrypt(zero)) + 3
     assert np.array_equal(dec.decrypt(ct * ct), r(x * x))
     assert "secret" in repr(enc) and "public" in repr(ctx.encryptor(keys))
     assert "hidden" in repr(keys.secret) and "secret key" in repr(dec)
