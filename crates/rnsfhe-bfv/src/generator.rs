@@ -23,8 +23,15 @@
 //! * `sigma = 8 / sqrt(2 pi)` ([`crate::HPS_SIGMA`]), `B_e = 6 sigma`.
 //! * Uniform ternary secret: `||s||_inf = 1`.
 //! * `||epsilon_s||_inf < 1/4` (Section 5.1), so the factor `1 + 2 ||epsilon_s||` of Eq. (13) is `3/2`.
-//! * Relinearization: base `w = 2^30` digits of each residue for depths up to 10, plain CRT decomposition
-//!   (`w = 2^nu`, one digit per residue) beyond.
+//! * Relinearization: `N` and `k` are chosen with base `w = 2^30` digits of each residue for depths up to
+//!   10 and with the plain CRT decomposition (`w = 2^nu`, one digit per residue) beyond, as in HPS. For
+//!   depths up to 10 the generator then keeps the CRT decomposition alone whenever it satisfies the same
+//!   condition with the same `N` and primes: the digits only lower the relinearization noise (Eq. (13)),
+//!   and when that margin is not needed they cost twice the key and twice the key-switching work for
+//!   55-bit primes. HPS Table 3 (`t = 2`) needs the digits at every depth up to 10 (the CRT term would
+//!   cost a prime), so its rows keep them; `t = 65537` at depths 1, 5 and 10 fits with the CRT
+//!   decomposition (the `t^2` term of Eq. (13) dominates there), as OpenFHE's default BFV key switching
+//!   does.
 //! * Auxiliary basis: `P >= 2 t N Q`, primes of 56 bits.
 //!
 //! # Differences from HPS Table 3
@@ -46,11 +53,12 @@ pub const PRIME_BITS: u32 = 55;
 /// Bit size of the auxiliary primes `p_j` (one more than [`PRIME_BITS`], so they differ from every `q_i`).
 const AUX_PRIME_BITS: u32 = PRIME_BITS + 1;
 
-/// Relinearization digit size `log2 w` for depths up to [`RELIN_DIGIT_MAX_DEPTH`] (HPS Section 6.1).
+/// Relinearization digit size `log2 w` for depths up to [`RELIN_DIGIT_MAX_DEPTH`] (HPS Section 6.1), when
+/// the CRT decomposition alone does not fit (see [`crate::generator`]).
 pub const RELIN_DIGIT_BITS: u32 = 30;
 
-/// Largest depth relinearized with base-`2^30` digits; deeper circuits use the CRT decomposition alone
-/// (HPS Section 6.1).
+/// Largest depth for which `N` and `k` are chosen with base-`2^30` relinearization digits; deeper circuits
+/// use the CRT decomposition alone (HPS Section 6.1).
 pub const RELIN_DIGIT_MAX_DEPTH: usize = 10;
 
 /// Smallest and largest `log2(N)` of the search (the span of the HE Standard table).
@@ -67,14 +75,24 @@ const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 10..=17;
 ///   when `Q >= t (4 B + t + 1)`, `B` the bound of Eq. (11).
 ///
 /// Computed in the log domain (`C'_1^L` overflows `f64` for large depths).
-pub fn required_log_q(log_n: u32, t: u64, depth: usize, k: usize, nu: u32) -> f64 {
+pub fn required_log_q(
+    log_n: u32,
+    t: u64,
+    depth: usize,
+    k: usize,
+    nu: u32,
+    relin_base_log: Option<u32>,
+) -> f64 {
     let n = (1u64 << log_n) as f64;
     let t = t as f64;
     let s = 1.0; // ||s||_inf of a uniform ternary secret
     let delta = 2.0 * n.sqrt(); // Section 6.1: delta = 2 sqrt(n)
     let b_e = 6.0 * HPS_SIGMA; // Section 6.1: B_e = 6 sigma
     let eps_s = 0.25; // Section 5.1: ||epsilon_s|| < 1/4
-    let (log_w, digits) = relin_decomposition(depth, nu);
+    let (log_w, digits) = match relin_base_log {
+        Some(w) if w < nu => (w, nu.div_ceil(w)),
+        _ => (nu, 1),
+    };
     let v = b_e * (1.0 + 2.0 * delta * s);
     let c1 = (1.0 + 5.0 / (delta * s)) * delta * delta * t * s;
     let c2 = delta * delta * s * ((1.0 + 2.0 * eps_s) * s + t * t)
@@ -87,14 +105,10 @@ pub fn required_log_q(log_n: u32, t: u64, depth: usize, k: usize, nu: u32) -> f6
     t.log2() + log_4b + ((t + 1.0) / log_4b.exp2()).ln_1p() / std::f64::consts::LN_2
 }
 
-/// `(log2 w, l_{w,2^nu})` of the relinearization of HPS Section 6.1: base-`2^30` digits up to depth 10
-/// (`ceil(nu / 30)` digits per residue), the plain CRT decomposition (`w = 2^nu`, one digit) beyond.
-fn relin_decomposition(depth: usize, nu: u32) -> (u32, u32) {
-    if depth <= RELIN_DIGIT_MAX_DEPTH && nu > RELIN_DIGIT_BITS {
-        (RELIN_DIGIT_BITS, nu.div_ceil(RELIN_DIGIT_BITS))
-    } else {
-        (nu, 1)
-    }
+/// The relinearization with which HPS Section 6.1 sizes `N` and `k`: base-`2^30` digits up to depth 10,
+/// the plain CRT decomposition (`None`) beyond.
+fn sizing_relin_base_log(depth: usize) -> Option<u32> {
+    (depth <= RELIN_DIGIT_MAX_DEPTH).then_some(RELIN_DIGIT_BITS)
 }
 
 /// Bit sizes of `k` primes with total `total` bits spread evenly (larger ones last).
@@ -112,7 +126,8 @@ impl BfvParams {
     /// Section 6.1 (see [`crate::generator`]): the smallest ring degree `N` in `2^10 .. 2^17` for which
     /// `k` primes of about 55 bits satisfy the depth-`L` correctness condition of HPS Eqs. (10)-(13)
     /// ([`required_log_q`]) within the 128-bit HE Standard bound on `log2(Q)`; auxiliary primes with
-    /// `P >= 2 t N Q`; base-`2^30` relinearization digits up to depth 10, CRT decomposition beyond.
+    /// `P >= 2 t N Q`; relinearization by the CRT decomposition, with base-`2^30` digits of each residue
+    /// only where the condition needs them (depths up to 10, see [`crate::generator`]).
     ///
     /// Errors: [`BfvError::InvalidParams`] for `depth = 0` or when no `N <= 2^17` fits;
     /// [`BfvError::InvalidPlaintextModulus`] for `t` outside `[2, 2^60]` or not below every chosen prime;
@@ -130,6 +145,7 @@ impl BfvParams {
                 reason: format!("it must satisfy 2 <= t <= 2^60 = {MAX_PLAINTEXT_MODULUS}"),
             });
         }
+        let sizing_relin = sizing_relin_base_log(depth);
         for log_n in LOG_N_RANGE {
             let Some(bound) = max_log_qp(1usize << log_n, SecurityLevel::Bits128) else {
                 continue;
@@ -138,7 +154,7 @@ impl BfvParams {
             // so iterate to a fixed point (k only increases).
             let mut k = 1usize;
             let needed = loop {
-                let needed = required_log_q(log_n, t, depth, k, PRIME_BITS);
+                let needed = required_log_q(log_n, t, depth, k, PRIME_BITS, sizing_relin);
                 let k_needed = (needed / PRIME_BITS as f64).ceil().max(1.0) as usize;
                 if k_needed <= k {
                     break needed;
@@ -186,7 +202,9 @@ impl BfvParams {
             let needed_p = 1.0 + (t as f64).log2() + log_n as f64 + log_q;
             let k_p = (needed_p / (AUX_PRIME_BITS - 1) as f64).floor() as usize + 1;
             let p_moduli = ntt_primes_of_bits(AUX_PRIME_BITS, two_n, k_p, &q_moduli)?;
-            let relin_base_log = (depth <= RELIN_DIGIT_MAX_DEPTH).then_some(RELIN_DIGIT_BITS);
+            // The CRT decomposition alone when it satisfies the same condition with these primes.
+            let crt_fits = required_log_q(log_n, t, depth, k, PRIME_BITS, None) <= log_q;
+            let relin_base_log = if crt_fits { None } else { sizing_relin };
             return Ok(Self {
                 log_n,
                 plaintext_modulus: t,

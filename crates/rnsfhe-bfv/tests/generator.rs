@@ -6,6 +6,7 @@
 mod common;
 
 use rand::{Rng, SeedableRng};
+use rnsfhe_bfv::generator::{required_log_q, PRIME_BITS};
 use rnsfhe_bfv::{BfvContext, BfvParams, BfvPreset, CoeffEncoder};
 use rnsfhe_core::security::max_log_qp;
 use rnsfhe_core::SecurityLevel;
@@ -78,10 +79,11 @@ fn generator_reproduces_table_3() {
     }
 }
 
-/// Binary-tree product of `2^L` fresh encryptions of random binary polynomials (the circuit of HPS
-/// Eq. (11)), on generated parameters, decrypted and compared with the plaintext product.
-fn depth_chain(depth: usize, seed: u8) {
-    let params = BfvParams::generate(2, depth).unwrap();
+/// Binary-tree product of `2^L` fresh encryptions of random sparse polynomials with coefficients in
+/// `[1, t)` (the circuit of HPS Eq. (11)), on generated parameters, decrypted and compared with the
+/// plaintext product.
+fn depth_chain(t: u64, depth: usize, seed: u8) {
+    let params = BfvParams::generate(t, depth).unwrap();
     let ctx = BfvContext::new(params).unwrap();
     assert!(ctx.is_secure());
     assert!(ctx.security_warning().is_none());
@@ -92,10 +94,10 @@ fn depth_chain(depth: usize, seed: u8) {
     let (dec, eval, rk) = (&setup.dec, &setup.ev, &setup.keys.rk);
     let mut level: Vec<(Vec<u64>, _)> = (0..1usize << depth)
         .map(|_| {
-            // Sparse random binary polynomials keep the plaintext products cheap to compute.
+            // Sparse random polynomials keep the plaintext products cheap to compute.
             let mut m = vec![0u64; n];
             for _ in 0..8 {
-                m[vals.gen_range(0..n)] = 1;
+                m[vals.gen_range(0..n)] = vals.gen_range(1..t);
             }
             let ct = setup
                 .pk_enc
@@ -108,7 +110,7 @@ fn depth_chain(depth: usize, seed: u8) {
         level = level
             .chunks(2)
             .map(|pair| {
-                let m = negacyclic_mod(&pair[0].0, &pair[1].0, 2);
+                let m = negacyclic_mod(&pair[0].0, &pair[1].0, t);
                 let ct = eval.multiply(&pair[0].1, &pair[1].1, rk).unwrap();
                 (m, ct)
             })
@@ -116,7 +118,7 @@ fn depth_chain(depth: usize, seed: u8) {
     }
     let (m, ct) = &level[0];
     let got = encoder.decode_u64(&dec.decrypt(ct).unwrap()).unwrap();
-    assert_eq!(&got, m, "depth {depth}");
+    assert_eq!(&got, m, "t = {t}, depth {depth}");
     assert!(m.iter().any(|&x| x != 0), "non-trivial product");
     assert!(dec.noise_budget(ct).unwrap() > 0.0);
 }
@@ -136,10 +138,42 @@ fn generated_small_rows_build_contexts() {
 
 #[test]
 fn depth_1_circuit_decrypts() {
-    depth_chain(1, 1);
+    depth_chain(2, 1, 1);
 }
 
 #[test]
 fn depth_5_circuit_decrypts() {
-    depth_chain(5, 5);
+    depth_chain(2, 5, 5);
+}
+
+/// For `t = 65537` the CRT decomposition alone satisfies the HPS condition with the same `N` and primes
+/// as the base-`2^30` digits at depths 1, 5 and 10 (the `t^2` term of Eq. (13) dominates the
+/// relinearization term), so the generator drops the digits there; for `t = 2` (Table 3) it keeps them.
+#[test]
+fn generator_drops_digits_where_the_crt_decomposition_fits() {
+    for (depth, log_n, k) in [(1, 12, 2), (5, 13, 4), (10, 14, 7)] {
+        let p = BfvParams::generate(65537, depth).unwrap();
+        assert_eq!((p.log_n, p.q_moduli.len()), (log_n, k), "depth {depth}");
+        assert_eq!(p.relin_base_log, None, "depth {depth}");
+        let lq = log_q(&p);
+        let crt = required_log_q(log_n, 65537, depth, k, PRIME_BITS, None);
+        let digits = required_log_q(log_n, 65537, depth, k, PRIME_BITS, Some(30));
+        assert!(
+            digits < crt && crt <= lq,
+            "depth {depth}: {digits} < {crt} <= {lq}"
+        );
+    }
+    for (depth, log_n, _, k) in &TABLE3[..3] {
+        let p = BfvParams::generate(2, *depth).unwrap();
+        let crt = required_log_q(*log_n, 2, *depth, *k, PRIME_BITS, None);
+        assert!(
+            crt > log_q(&p),
+            "t = 2, depth {depth}: the CRT term would cost a prime"
+        );
+    }
+}
+
+#[test]
+fn depth_5_circuit_decrypts_t65537_crt_relinearization() {
+    depth_chain(65537, 5, 6);
 }
