@@ -30,14 +30,14 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::simd::{append_in_blocks, sum_of_products, Weights};
 use rnsfhe_ring::{Coeff, Ntt, Poly};
 
 use crate::encoder::Plaintext;
 use crate::encryption::{scaled_message, Ciphertext};
 use crate::error::{BfvError, BfvResult};
 use crate::galois::{galois_element_for_column_swap, galois_element_for_row_step};
-use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
+use crate::keys::{GaloisKeys, RelinKey};
+use crate::keyswitch::key_switch;
 use crate::params::BfvContext;
 
 /// Evaluates homomorphic operations. Holds no mutable state: `Send + Sync`, shareable by threads.
@@ -244,29 +244,6 @@ impl Evaluator {
         Ok(self.wrap(parts))
     }
 
-    /// HPS CRT key switching (Sections 3.3 and 4.5), the one routine behind relinearization and Galois
-    /// automorphisms: with the residues of `c` (or their signed base-`w` digits) `d_{i,j}` lifted to `Q`,
-    /// returns `(sum d_{i,j} beta_{i,j}, sum d_{i,j} alpha_{i,j})` in coefficient form, which decrypts
-    /// under `s` to `c s' + sum d_{i,j} e_{i,j}` for a key from `s'` to `s`.
-    fn key_switch(
-        &self,
-        c: &Poly<Coeff>,
-        key: &KeySwitchKey,
-        what: &'static str,
-    ) -> BfvResult<(Poly<Coeff>, Poly<Coeff>)> {
-        let digits = self.ctx.relin_digits().decompose(c)?;
-        if digits.len() != key.components.len() {
-            return Err(BfvError::WrongPartCount {
-                operation: what,
-                expected: digits.len(),
-                got: key.components.len(),
-            });
-        }
-        let digits: Vec<Poly<Ntt>> = digits.into_par_iter().map(Poly::into_ntt).collect();
-        let (acc0, acc1) = key_inner_products(&digits, key)?;
-        Ok(rayon::join(|| acc0.into_coeff(), || acc1.into_coeff()))
-    }
-
     /// CRT relinearization (HPS Sections 3.3 and 4.5) of a 3-part ciphertext: with the residues of `c_2`
     /// (or their signed base-`w` digits) `d_{i,j}` lifted to `Q`, returns
     /// `(c_0 + sum d_{i,j} beta_{i,j}, c_1 + sum d_{i,j} alpha_{i,j})`. Noise grows by
@@ -277,8 +254,12 @@ impl Evaluator {
         self.check_parts(ct, 3, "relinearization")?;
         self.ctx
             .check_fingerprint(rk.fingerprint, "relinearization key")?;
-        let (mut c0, mut c1) =
-            self.key_switch(&ct.parts[2], &rk.key, "relinearization key components")?;
+        let (mut c0, mut c1) = key_switch(
+            &self.ctx,
+            &ct.parts[2],
+            &rk.key,
+            "relinearization key components",
+        )?;
         c0.add_assign(&ct.parts[0])?;
         c1.add_assign(&ct.parts[1])?;
         Ok(self.wrap(vec![c0, c1]))
@@ -353,7 +334,7 @@ impl Evaluator {
             || ct.parts[0].automorphism(element),
             || {
                 let c1 = ct.parts[1].automorphism(element)?;
-                self.key_switch(&c1, key, "Galois key components")
+                key_switch(&self.ctx, &c1, key, "Galois key components")
             },
         );
         let (mut k0, k1) = switched?;
@@ -369,79 +350,6 @@ impl Evaluator {
         let ct = self.multiply_no_relin(a, b)?;
         self.relinearize(&ct, rk)
     }
-}
-
-/// Coefficients per block of [`key_inner_products`]: the digits' block (`digits x 8 KiB`) stays in L2
-/// between the two sums that read it.
-const INNER_PRODUCT_BLOCK: usize = 1024;
-
-/// `(sum_j d_j beta_j, sum_j d_j alpha_j)` in NTT form, both sums accumulated lazily (one reduction per
-/// coefficient and group of digits, [`sum_of_products`]). Computed block by block so that each block of
-/// the digits is read from memory once for both sums: at depth 20 the digits are 50 MB, and reading them
-/// twice (one whole sum after the other) made the inner product memory-bound.
-fn key_inner_products<'a>(
-    digits: &'a [Poly<Ntt>],
-    key: &'a KeySwitchKey,
-) -> BfvResult<(Poly<Ntt>, Poly<Ntt>)> {
-    let Some(first) = digits.first() else {
-        return Err(BfvError::WrongPartCount {
-            operation: "key switching (digits)",
-            expected: 1,
-            got: 0,
-        });
-    };
-    let basis = Arc::clone(first.basis());
-    let n = basis.degree();
-    let size = basis.len() * n;
-    for p in digits
-        .iter()
-        .chain(key.components.iter().flat_map(|(b, a)| [b, a]))
-    {
-        basis.check_same(p.basis(), "key switching (digit or key component basis)")?;
-    }
-    // Both sums for coefficients `range` of limb `i` into `b0`, `b1`.
-    let fill = |i: usize, range: std::ops::Range<usize>, b0: &mut [u64], b1: &mut [u64]| {
-        let m = &basis.moduli()[i];
-        let at =
-            |p: &'a Poly<Ntt>| -> &'a [u64] { &p.data()[i * n + range.start..i * n + range.end] };
-        let rows: Vec<&[u64]> = digits.iter().map(at).collect();
-        let betas: Vec<&[u64]> = key.components.iter().map(|c| at(&c.0)).collect();
-        let alphas: Vec<&[u64]> = key.components.iter().map(|c| at(&c.1)).collect();
-        sum_of_products(m, &rows, Weights::PerElement(&betas), b0);
-        sum_of_products(m, &rows, Weights::PerElement(&alphas), b1);
-    };
-    let (mut out0, mut out1);
-    if rayon::current_num_threads() > 1 {
-        (out0, out1) = (vec![0u64; size], vec![0u64; size]);
-        out0.par_chunks_mut(n)
-            .zip(out1.par_chunks_mut(n))
-            .enumerate()
-            .for_each(|(i, (o0, o1))| {
-                for (start, (b0, b1)) in o0
-                    .chunks_mut(INNER_PRODUCT_BLOCK)
-                    .zip(o1.chunks_mut(INNER_PRODUCT_BLOCK))
-                    .enumerate()
-                {
-                    let start = start * INNER_PRODUCT_BLOCK;
-                    fill(i, start..start + b0.len(), b0, b1);
-                }
-            });
-    } else {
-        // One thread: append block by block, without zero-filling fresh buffers first.
-        (out0, out1) = (Vec::with_capacity(size), Vec::with_capacity(size));
-        let mut b1 = vec![0u64; INNER_PRODUCT_BLOCK];
-        for i in 0..basis.len() {
-            append_in_blocks(&mut out0, n, |range, b0| {
-                let b1 = &mut b1[..range.len()];
-                fill(i, range, b0, b1);
-                out1.extend_from_slice(b1);
-            });
-        }
-    }
-    Ok((
-        Poly::from_data(&basis, out0)?,
-        Poly::from_data(&basis, out1)?,
-    ))
 }
 
 /// The tensor product `(x0 y0, x0 y1 + x1 y0, x1 y1)` of `x = (x0, x1)` and `y = (y0, y1)` given as

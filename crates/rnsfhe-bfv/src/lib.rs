@@ -66,6 +66,7 @@ pub mod evaluator;
 pub mod galois;
 pub mod generator;
 pub mod keys;
+mod keyswitch;
 pub mod params;
 pub mod serialization;
 

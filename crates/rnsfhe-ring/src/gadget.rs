@@ -17,6 +17,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rnsfhe_math::simd::lift_signed;
 use rnsfhe_math::Modulus;
 
 use crate::basis::RnsBasis;
@@ -543,12 +544,14 @@ impl RnsSignedDigits {
         Ok(g)
     }
 
-    /// The digit polynomials of `x` (over the basis or a prefix of it, `l` limbs): `l * count` polynomials
-    /// over `x`'s basis, index `i * count + k` holding digit `k` of limb `i`, each coefficient the small
-    /// signed digit reduced modulo every limb.
+    /// The signed digits of `x` (over the basis or a prefix of it, `l` limbs) before any reduction:
+    /// `l * count` rows of `N` integers, row `i * count + k` holding digit `k` of limb `i` of every
+    /// coefficient. This is the compact form of the decomposition (one word per digit instead of one per
+    /// digit and limb): key switching lifts one row into one limb at a time with
+    /// [`RnsSignedDigits::lift_row`], right before that limb's NTT.
     ///
     /// Errors: [`Error::BasisMismatch`] if `x`'s basis is not a prefix of this basis.
-    pub fn decompose(&self, x: &Poly<Coeff>) -> Result<Vec<Poly<Coeff>>> {
+    pub fn signed_rows(&self, x: &Poly<Coeff>) -> Result<Vec<Vec<i64>>> {
         if !self.basis.has_prefix(x.basis()) {
             return Err(Error::BasisMismatch {
                 operation:
@@ -560,37 +563,74 @@ impl RnsSignedDigits {
             });
         }
         let n = x.degree();
-        let basis = x.basis();
-        let per_limb: Vec<Vec<Poly<Coeff>>> = x
+        let per_limb: Vec<Vec<Vec<i64>>> = x
             .limbs()
             .collect::<Vec<_>>()
             .into_par_iter()
             .zip(self.limbs.par_iter())
             .map(|(src, dec)| {
-                // Digit-major signed digits of this limb, then lifted to every limb.
-                let mut digits = vec![vec![0i64; n]; self.count];
-                let mut buf = vec![0i64; self.count];
-                for (c, &v) in src.iter().enumerate() {
-                    dec.decompose_unchecked(v, &mut buf);
-                    for (dk, &d) in digits.iter_mut().zip(&buf) {
-                        dk[c] = d;
+                let mut rows = vec![vec![0i64; n]; self.count];
+                if dec.dropped + dec.count == 1 {
+                    // One digit of base 2^w > q_i (the plain CRT decomposition): the digit is the centered
+                    // residue itself, which the digit range [-2^(w-1), 2^(w-1)) always holds.
+                    let m = &dec.modulus;
+                    for (d, &v) in rows[0].iter_mut().zip(src) {
+                        *d = m.center(v);
+                    }
+                } else {
+                    let mut buf = vec![0i64; self.count];
+                    for (c, &v) in src.iter().enumerate() {
+                        dec.decompose_unchecked(v, &mut buf);
+                        for (row, &d) in rows.iter_mut().zip(&buf) {
+                            row[c] = d;
+                        }
                     }
                 }
-                digits
-                    .iter()
-                    .map(|dk| {
-                        let mut data = vec![0u64; basis.len() * n];
-                        for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
-                            for (o, &d) in limb.iter_mut().zip(dk) {
-                                *o = m.reduce_i64(d);
-                            }
-                        }
-                        Poly::from_data_unchecked(basis, data)
-                    })
-                    .collect()
+                rows
             })
             .collect();
         Ok(per_limb.into_iter().flatten().collect())
+    }
+
+    /// Writes row `row` of [`RnsSignedDigits::signed_rows`] (digits of limb `source_limb`) reduced modulo
+    /// `m` into `out`. Every digit lies in `[-B/2, B/2)` ([`SignedDigits`]); when `B/2 <= 2m` (always for
+    /// base-`2^w` digits below the modulus size, and for the CRT decomposition with primes of similar
+    /// size) each digit is reduced by one sign correction and one conditional subtraction
+    /// ([`lift_signed`], vectorized), otherwise by a full reduction.
+    ///
+    /// Panics if `source_limb` is out of range or `out` is shorter than `row`.
+    pub fn lift_row(&self, source_limb: usize, row: &[i64], m: &Modulus, out: &mut [u64]) {
+        let out = &mut out[..row.len()];
+        let half_base = 1u128 << (self.limbs[source_limb].base_log - 1);
+        if half_base <= 2 * m.value() as u128 {
+            lift_signed(m, row, out);
+        } else {
+            for (o, &d) in out.iter_mut().zip(row) {
+                *o = m.reduce_i64(d);
+            }
+        }
+    }
+
+    /// The digit polynomials of `x` (over the basis or a prefix of it, `l` limbs): `l * count` polynomials
+    /// over `x`'s basis, index `i * count + k` holding digit `k` of limb `i`, each coefficient the small
+    /// signed digit reduced modulo every limb ([`RnsSignedDigits::signed_rows`] lifted into every limb).
+    ///
+    /// Errors: [`Error::BasisMismatch`] if `x`'s basis is not a prefix of this basis.
+    pub fn decompose(&self, x: &Poly<Coeff>) -> Result<Vec<Poly<Coeff>>> {
+        let rows = self.signed_rows(x)?;
+        let n = x.degree();
+        let basis = x.basis();
+        Ok(rows
+            .par_iter()
+            .enumerate()
+            .map(|(r, row)| {
+                let mut data = vec![0u64; basis.len() * n];
+                for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
+                    self.lift_row(r / self.count, row, m, limb);
+                }
+                Poly::from_data_unchecked(basis, data)
+            })
+            .collect())
     }
 }
 

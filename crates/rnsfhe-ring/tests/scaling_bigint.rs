@@ -543,17 +543,31 @@ fn signed_digits_exact_and_approximate() {
 }
 
 /// Per-limb RNS digits: `sum_{i,k} d_{i,k} g_{i,k} = x mod Q` in big integers, small coefficients that
-/// agree across limbs.
+/// agree across limbs. The mixed-size bases exercise both paths of `lift_row`: digits up to `2 q_j` in
+/// magnitude (sign correction and one subtraction) and larger ones (full reduction), among them the plain
+/// CRT decomposition (one digit of the widest modulus' size) of 55- and 54-bit primes as in BFV.
 #[test]
 fn rns_signed_digits_reconstruction() {
     let mut rng = ChaCha20Rng::seed_from_u64(0x5d);
     let n = 32usize;
-    for (bits, limbs, base_log, count) in [
-        (50u32, 4usize, 10u32, 5usize),
-        (30, 3, 7, 5),
-        (60, 2, 20, 3),
+    let of_bits = |sizes: &[(u32, usize)]| {
+        let mut moduli: Vec<u64> = Vec::new();
+        for &(bits, count) in sizes {
+            let found = ntt_primes_of_bits(bits, 2 * n as u64, count, &moduli).unwrap();
+            moduli.extend(found);
+        }
+        moduli
+    };
+    for (sizes, base_log, count) in [
+        (vec![(50u32, 4usize)], 10u32, 5usize),
+        (vec![(30, 3)], 7, 5),
+        (vec![(60, 2)], 20, 3),
+        (vec![(55, 2), (54, 2)], 55, 1),
+        (vec![(50, 1), (30, 2)], 50, 1),
+        (vec![(60, 1), (20, 1)], 30, 2),
     ] {
-        let moduli = ntt_primes_of_bits(bits, 2 * n as u64, limbs, &[]).unwrap();
+        let moduli = of_bits(&sizes);
+        let limbs = moduli.len();
         let q = RnsBasis::new(n, &moduli).unwrap();
         let dec = RnsSignedDigits::new(&q, base_log, count).unwrap();
         for level in 1..=limbs {
