@@ -244,9 +244,11 @@ impl Decryptor {
         })
     }
 
-    /// `x = [c_0 + c_1 s (+ c_2 s^2)]_Q` in coefficient form (HPS Section 4.4, first step), by Horner's
-    /// rule in NTT form over the parts `c_1, c_2, ...`.
-    fn phase(&self, ct: &Ciphertext) -> BfvResult<Poly<Coeff>> {
+    /// `y = [c_1 s (+ c_2 s^2)]_Q` in coefficient form, so that `x = [c_0 + y]_Q` (HPS Section 4.4, first
+    /// step), by Horner's rule over the parts `c_1, c_2, ...`. Each product by `s` is
+    /// [`Poly::mul_by_ntt`] (limb by limb: transform, product, inverse transform), which leaves `c_0` to
+    /// be added by the caller in its own pass over `y`.
+    fn secret_part(&self, ct: &Ciphertext) -> BfvResult<Poly<Coeff>> {
         self.ctx.check_fingerprint(ct.fingerprint, "ciphertext")?;
         let Some((top, middle)) = ct.parts.get(1..).and_then(|h| h.split_last()) else {
             return Err(BfvError::WrongPartCount {
@@ -256,13 +258,17 @@ impl Decryptor {
             });
         };
         let s = self.s.get();
-        let mut acc = top.clone().into_ntt();
-        acc.mul_assign(s)?;
+        let mut acc = top.mul_by_ntt(s)?;
         for c in middle.iter().rev() {
-            acc.add_assign(&c.clone().into_ntt())?;
-            acc.mul_assign(s)?;
+            acc.add_assign(c)?;
+            acc = acc.mul_by_ntt(s)?;
         }
-        let mut x = acc.into_coeff();
+        Ok(acc)
+    }
+
+    /// `x = [c_0 + c_1 s (+ c_2 s^2)]_Q` in coefficient form (HPS Section 4.4, first step).
+    fn phase(&self, ct: &Ciphertext) -> BfvResult<Poly<Coeff>> {
+        let mut x = self.secret_part(ct)?;
         x.add_assign(&ct.parts[0])?;
         Ok(x)
     }
