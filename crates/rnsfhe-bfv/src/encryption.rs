@@ -279,8 +279,8 @@ impl Decryptor {
     ///
     /// Errors: [`BfvError::ContextMismatch`] or [`BfvError::WrongPartCount`] for a malformed ciphertext.
     pub fn decrypt(&self, ct: &Ciphertext) -> BfvResult<Plaintext> {
-        let x = self.phase(ct)?;
-        let coeffs = self.ctx.simple_scaler().scale(&x)?;
+        let y = self.secret_part(ct)?;
+        let coeffs = self.ctx.simple_scaler().scale_sum(&ct.parts[0], &y)?;
         Ok(Plaintext {
             fingerprint: self.ctx.fingerprint(),
             coeffs,

@@ -788,6 +788,190 @@ mod avx512 {
             },
         )
     }
+
+    pulp::simd_type! {
+        /// [`V4`] with AVX-512 IFMA (52-bit multiply-accumulate), for [`super::scaled_rounding`].
+        pub(super) struct V4Ifma {
+            pub sse: "sse",
+            pub sse2: "sse2",
+            pub fxsr: "fxsr",
+            pub sse3: "sse3",
+            pub ssse3: "ssse3",
+            pub sse4_1: "sse4.1",
+            pub sse4_2: "sse4.2",
+            pub popcnt: "popcnt",
+            pub avx: "avx",
+            pub avx2: "avx2",
+            pub bmi1: "bmi1",
+            pub bmi2: "bmi2",
+            pub fma: "fma",
+            pub lzcnt: "lzcnt",
+            pub avx512f: "avx512f",
+            pub avx512bw: "avx512bw",
+            pub avx512cd: "avx512cd",
+            pub avx512dq: "avx512dq",
+            pub avx512vl: "avx512vl",
+            pub avx512ifma: "avx512ifma",
+        }
+    }
+
+    /// The vector body of [`super::scaled_rounding`] (`out.len()` a multiple of 8). With
+    /// `x = x_h 2^52 + x_l` (`x_h < 2^10`) and the weight `W = w_3 2^156 + w_2 2^104 + w_1 2^52 + w_0`
+    /// (fixed point, `2^128` = one), the low and high 52-bit halves of the eight partial products land in
+    /// the columns `A_j` of weight `2^(52 j)`, `j < 5` (`x_h w_3 < 2^52` has no high half). With the
+    /// carries of `A_0` and `A_1` propagated into `A_2`,
+    /// `floor((sum + 2^127) / 2^128) = floor((A_2 + 2^23) / 2^24) + A_3 2^28 + A_4 2^80`: the lower
+    /// columns only carry. That value is assembled in 128 bits and reduced by [`reduce_wide`].
+    pub(super) fn scaled_rounding(
+        simd: V4Ifma,
+        v4: V4,
+        m: &Modulus,
+        rows: &[&[u64]],
+        weights: &[super::FixedWeight],
+        out: &mut [u64],
+    ) {
+        const LOW52: u64 = (1 << 52) - 1;
+        // The weights' 52-bit limbs.
+        let limbs: Vec<[u64; 4]> = weights
+            .iter()
+            .map(|w| {
+                [
+                    w.fraction_lo & LOW52,
+                    ((w.fraction_lo >> 52) | (w.fraction_hi << 12)) & LOW52,
+                    (w.fraction_hi >> 40) | ((w.integer << 24) & LOW52),
+                    w.integer >> 28,
+                ]
+            })
+            .collect();
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let f = simd.avx512f;
+                let ifma = simd.avx512ifma;
+                let k = Constants::new(v4, m);
+                let zero = splat(v4, 0);
+                let mask = splat(v4, LOW52);
+                for c in (0..out.len()).step_by(8) {
+                    let (mut a0, mut a1, mut a2, mut a3, mut a4) = (zero, zero, zero, zero, zero);
+                    // Index arithmetic rather than iterator adapters: see `narrow_sum`.
+                    for i in 0..rows.len() {
+                        let x = load(rows[i], c);
+                        let xl = f._mm512_and_si512(x, mask);
+                        let xh = f._mm512_srli_epi64::<52>(x);
+                        let [w0, w1, w2, w3] = limbs[i].map(|w| splat(v4, w));
+                        a0 = ifma._mm512_madd52lo_epu64(a0, xl, w0);
+                        a1 = ifma._mm512_madd52hi_epu64(a1, xl, w0);
+                        a1 = ifma._mm512_madd52lo_epu64(a1, xl, w1);
+                        a1 = ifma._mm512_madd52lo_epu64(a1, xh, w0);
+                        a2 = ifma._mm512_madd52hi_epu64(a2, xl, w1);
+                        a2 = ifma._mm512_madd52lo_epu64(a2, xl, w2);
+                        a2 = ifma._mm512_madd52hi_epu64(a2, xh, w0);
+                        a2 = ifma._mm512_madd52lo_epu64(a2, xh, w1);
+                        a3 = ifma._mm512_madd52hi_epu64(a3, xl, w2);
+                        a3 = ifma._mm512_madd52lo_epu64(a3, xl, w3);
+                        a3 = ifma._mm512_madd52hi_epu64(a3, xh, w1);
+                        a3 = ifma._mm512_madd52lo_epu64(a3, xh, w2);
+                        a4 = ifma._mm512_madd52hi_epu64(a4, xl, w3);
+                        a4 = ifma._mm512_madd52hi_epu64(a4, xh, w2);
+                        a4 = ifma._mm512_madd52lo_epu64(a4, xh, w3);
+                    }
+                    let a1 = f._mm512_add_epi64(a1, f._mm512_srli_epi64::<52>(a0));
+                    let a2 = f._mm512_add_epi64(a2, f._mm512_srli_epi64::<52>(a1));
+                    let rounded =
+                        f._mm512_srli_epi64::<24>(f._mm512_add_epi64(a2, splat(v4, 1 << 23)));
+                    // (rounded + A_3 2^28) + A_4 2^80 as (low words, high words).
+                    let (lo, hi) = add_shifted::<28, 36>(v4, rounded, zero, a3);
+                    let hi = f._mm512_add_epi64(hi, f._mm512_slli_epi64::<16>(a4));
+                    store(out, c, reduce_wide(v4, &k, lo, hi));
+                }
+            },
+        )
+    }
+}
+
+/// Most rows [`scaled_rounding`] accepts: its vector path adds up to four 52-bit partial products per
+/// row into each 64-bit column sum, exact while `4 * rows * 2^52 < 2^64`.
+pub const SCALED_ROUNDING_MAX_ROWS: usize = 1023;
+
+/// A weight `integer + (fraction_hi 2^64 + fraction_lo) / 2^128` of [`scaled_rounding`]: a rational in
+/// 128-bit fixed point with its integral part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedWeight {
+    /// The integral part.
+    pub integer: u64,
+    /// The fraction's high word (weight `2^-64`).
+    pub fraction_hi: u64,
+    /// The fraction's low word (weight `2^-128`).
+    pub fraction_lo: u64,
+}
+
+/// `out[c] = round(sum_i rows[i][c] W_i) mod p`, rounding to nearest with ties up, exactly, for weights
+/// `W_i` in 128-bit fixed point ([`FixedWeight`]). This is HPS simple scaling (Section 2.3, Eq. 4) in
+/// one pass: with `W_i = omega_i + theta_i`, `round(sum_i x_i omega_i + sum_i x_i theta_i) mod t` equals
+/// `[sum_i x_i omega_i + round(sum_i x_i theta_i)]_t`.
+///
+/// With AVX-512 IFMA (checked at run time) the products are assembled from 52 x 52-bit partial products
+/// (`vpmadd52luq` / `vpmadd52huq`) accumulated in five 52-bit-aligned column sums without carries, which
+/// are propagated once per output; otherwise a scalar 128-bit loop. Both give the same residues.
+///
+/// Requirements (checked, panicking on violation): as many weights as rows, at most
+/// [`SCALED_ROUNDING_MAX_ROWS`] rows, every row at least `out.len()` long. Row values must be below
+/// [`MAX_ROW_VALUE`] and every rounded sum below `2^128` (true when `sum_i (bound_i - 1)(integer_i + 1)`
+/// over the rows' bounds is); otherwise the result is wrong (checked in debug builds for the row
+/// values), never undefined behaviour.
+pub fn scaled_rounding(m: &Modulus, rows: &[&[u64]], weights: &[FixedWeight], out: &mut [u64]) {
+    assert_eq!(rows.len(), weights.len(), "one weight per row");
+    assert!(rows.len() <= SCALED_ROUNDING_MAX_ROWS, "too many rows");
+    let n = out.len();
+    assert!(rows.iter().all(|r| r.len() >= n), "row shorter than output");
+    debug_assert!(rows
+        .iter()
+        .all(|r| r[..n].iter().all(|&x| x < MAX_ROW_VALUE)));
+    let mut start = 0;
+    #[cfg(target_arch = "x86_64")]
+    if let (Some(simd), Some(v4)) = (avx512::V4Ifma::try_new(), pulp::x86::V4::try_new()) {
+        start = n - n % 8;
+        avx512::scaled_rounding(simd, v4, m, rows, weights, &mut out[..start]);
+    }
+    scalar_scaled_rounding(m, rows, weights, start, &mut out[start..]);
+}
+
+/// [`scaled_rounding`] without the vector path. Public for tests and benchmarks that compare the two
+/// paths.
+pub fn scaled_rounding_scalar(
+    m: &Modulus,
+    rows: &[&[u64]],
+    weights: &[FixedWeight],
+    out: &mut [u64],
+) {
+    assert_eq!(rows.len(), weights.len(), "one weight per row");
+    scalar_scaled_rounding(m, rows, weights, 0, out);
+}
+
+/// The scalar loop of [`scaled_rounding`] for `out` covering coefficients `start..`: the integral parts
+/// and the 128-bit fractional parts of the products summed apart, fraction overflows carried into the
+/// integral sum, and the fraction sum's top bit (`>= 1/2`) added last.
+fn scalar_scaled_rounding(
+    m: &Modulus,
+    rows: &[&[u64]],
+    weights: &[FixedWeight],
+    start: usize,
+    out: &mut [u64],
+) {
+    for (k, o) in out.iter_mut().enumerate() {
+        let c = start + k;
+        let (mut int, mut frac) = (0u128, 0u128);
+        for (row, w) in rows.iter().zip(weights) {
+            // x W = x integer + (b 2^64 + a) / 2^128, the fraction product split at bit 128.
+            let x = row[c] as u128;
+            let (a, b) = (x * w.fraction_lo as u128, x * w.fraction_hi as u128);
+            let (f1, c1) = a.overflowing_add(b << 64);
+            let (f2, c2) = frac.overflowing_add(f1);
+            frac = f2;
+            int = int.wrapping_add(x * w.integer as u128 + (b >> 64) + c1 as u128 + c2 as u128);
+        }
+        *o = m.reduce_wide(int.wrapping_add(frac >> 127));
+    }
 }
 
 #[cfg(test)]
@@ -957,6 +1141,77 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// `scaled_rounding` (vector and scalar) against big-integer rounding, on random rows and weights with
+    /// the edge values (row values 0 and the bound - 1; fractions 0, 1/2 and 2^128 - 1; integral parts 0
+    /// and p - 1), for row bounds up to 2^62, moduli from 2 to 2^62, and the most rows accepted.
+    #[test]
+    fn scaled_rounding_matches_big_integers() {
+        use num_bigint::BigUint;
+        let mut rng = StdRng::seed_from_u64(0xf5ac);
+        for (rows, bound, p) in [
+            (1usize, MAX_ROW_VALUE, (1u64 << 62) - 57),
+            (3, MAX_ROW_VALUE, (1 << 60) - 93),
+            (7, 1u64 << 61, 2),
+            (14, (1 << 55) - 1, 65537),
+            (20, 1 << 59, 786433),
+            (SCALED_ROUNDING_MAX_ROWS, 1 << 54, (1 << 40) - 87),
+        ] {
+            let m = Modulus::new(p).unwrap();
+            let n = 67;
+            let data: Vec<Vec<u64>> = (0..rows)
+                .map(|_| {
+                    (0..n)
+                        .map(|c| match c {
+                            0..=9 => bound - 1,
+                            10..=12 => 0,
+                            _ => rng.gen_range(0..bound),
+                        })
+                        .collect()
+                })
+                .collect();
+            let weights: Vec<FixedWeight> = (0..rows)
+                .map(|i| {
+                    let integer = if i % 3 == 0 {
+                        p - 1
+                    } else {
+                        rng.gen_range(0..p)
+                    };
+                    let (fraction_hi, fraction_lo) = match i % 5 {
+                        0 => (u64::MAX, u64::MAX),
+                        1 => (0, 0),
+                        2 => (1 << 63, 0),
+                        _ => (rng.gen(), rng.gen()),
+                    };
+                    FixedWeight {
+                        integer,
+                        fraction_hi,
+                        fraction_lo,
+                    }
+                })
+                .collect();
+            let refs: Vec<&[u64]> = data.iter().map(|r| &r[..]).collect();
+            let mut fast = vec![0u64; n];
+            let mut slow = vec![0u64; n];
+            scaled_rounding(&m, &refs, &weights, &mut fast);
+            scaled_rounding_scalar(&m, &refs, &weights, &mut slow);
+            for c in 0..n {
+                let sum: BigUint = data
+                    .iter()
+                    .zip(&weights)
+                    .map(|(r, w)| {
+                        let fixed = (BigUint::from(w.integer) << 128u32)
+                            + (BigUint::from(w.fraction_hi) << 64u32)
+                            + BigUint::from(w.fraction_lo);
+                        BigUint::from(r[c]) * fixed
+                    })
+                    .sum();
+                let want: BigUint = ((sum + (BigUint::from(1u8) << 127u32)) >> 128u32) % p;
+                assert_eq!(BigUint::from(slow[c]), want, "rows {rows}, c {c}");
+            }
+            assert_eq!(fast, slow, "rows {rows}");
         }
     }
 

@@ -34,7 +34,10 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::simd::{sum_of_products, Weights, NARROW_BOUND};
+use rnsfhe_math::simd::{
+    map_in_place, scaled_rounding, sum_of_products, FixedWeight, Fresh, ModAdd, Weights,
+    NARROW_BOUND, SCALED_ROUNDING_MAX_ROWS,
+};
 use rnsfhe_math::{Modulus, ShoupConstant};
 
 use crate::basis::RnsBasis;
@@ -274,6 +277,41 @@ pub struct SimpleScaler {
     /// `omega_i` modulo `t`, with Shoup companions.
     omega: Vec<ShoupConstant>,
     fractions: Fractions,
+    /// `omega_i + theta_i` as [`FixedWeight`]s (`theta_i` the `Wide` path's 128-bit fixed-point fraction)
+    /// for the one-pass kernel [`scaled_rounding`], when it applies: the `Wide` path, at most
+    /// [`SCALED_ROUNDING_MAX_ROWS`] limbs, and `sum_i (q_i - 1)(omega_i + 1) < 2^128` (which bounds the
+    /// rounded sum). `None` otherwise (always for the `Float` path, whose rounding differs).
+    one_pass: Option<Vec<FixedWeight>>,
+}
+
+/// The weights of [`SimpleScaler::one_pass`], or `None` where it does not apply.
+fn one_pass_weights(
+    q: &RnsBasis,
+    omega: &[ShoupConstant],
+    fractions: &Fractions,
+) -> Option<Vec<FixedWeight>> {
+    let Fractions::Wide(fractions) = fractions else {
+        return None;
+    };
+    if q.len() > SCALED_ROUNDING_MAX_ROWS {
+        return None;
+    }
+    let mut bound = 0u128;
+    for (m, w) in q.moduli().iter().zip(omega) {
+        let term = (m.value() as u128 - 1).checked_mul(w.value as u128 + 1)?;
+        bound = bound.checked_add(term)?;
+    }
+    Some(
+        omega
+            .iter()
+            .zip(fractions)
+            .map(|(w, &(fraction_hi, fraction_lo))| FixedWeight {
+                integer: w.value,
+                fraction_hi,
+                fraction_lo,
+            })
+            .collect(),
+    )
 }
 
 impl SimpleScaler {
@@ -305,12 +343,14 @@ impl SimpleScaler {
             rhos.push((prod % qi.value() as u128) as u64);
             omega.push(tm.shoup(w));
         }
+        let fractions = Fractions::new(&rhos, q.moduli(), path);
         Ok(Self {
             q: Arc::clone(q),
+            one_pass: one_pass_weights(q, &omega, &fractions),
             t: tm,
             path,
             omega,
-            fractions: Fractions::new(&rhos, q.moduli(), path),
+            fractions,
         })
     }
 
@@ -342,16 +382,21 @@ impl SimpleScaler {
     ///
     /// Errors: [`Error::BasisMismatch`], or [`Error::LengthMismatch`] if `out.len() != N`.
     pub fn scale_into(&self, x: &Poly<Coeff>, out: &mut [u64]) -> Result<()> {
-        self.q.check_same(x.basis(), "simple scaling (HPS 2.3)")?;
+        self.check_input(x, out)?;
         let n = x.degree();
-        if out.len() != n {
-            return Err(Error::LengthMismatch {
-                what: "simple scaling output",
-                expected: n,
-                got: out.len(),
-            });
-        }
         let data = x.data();
+        if let Some(weights) = &self.one_pass {
+            out.par_chunks_mut(BLOCK)
+                .enumerate()
+                .for_each(|(b, chunk)| {
+                    let range = b * BLOCK..b * BLOCK + chunk.len();
+                    let rows: Vec<&[u64]> = (0..self.q.len())
+                        .map(|i| &data[i * n + range.start..i * n + range.end])
+                        .collect();
+                    scaled_rounding(&self.t, &rows, weights, chunk);
+                });
+            return Ok(());
+        }
         let t = &self.t;
         out.par_chunks_mut(BLOCK)
             .enumerate()
@@ -374,6 +419,56 @@ impl SimpleScaler {
                     *o = t.reduce_wide(a);
                 }
             });
+        Ok(())
+    }
+
+    /// `round(t/Q * [a + b]_Q) mod t` for every coefficient (HPS Eq. 4 applied to a sum, in `[0, t)`):
+    /// BFV decryption scales `x = c_0 + c_1 s` (HPS Section 4.4). With the one-pass kernel the addition
+    /// is fused into the scaling, block by block through a cache-resident buffer, instead of a separate
+    /// pass that writes `x` out whole; the result is that of [`SimpleScaler::scale`] on `a + b`.
+    ///
+    /// Errors: [`Error::BasisMismatch`] if `a` or `b` is not over the scaler's basis.
+    pub fn scale_sum(&self, a: &Poly<Coeff>, b: &Poly<Coeff>) -> Result<Vec<u64>> {
+        let mut out = vec![0u64; a.degree()];
+        self.check_input(a, &out)?;
+        self.check_input(b, &out)?;
+        let Some(weights) = &self.one_pass else {
+            self.scale_into(&a.add(b)?, &mut out)?;
+            return Ok(out);
+        };
+        let (n, k) = (a.degree(), self.q.len());
+        out.par_chunks_mut(BLOCK).enumerate().for_each_init(
+            || vec![0u64; k * BLOCK],
+            |sum, (blk, chunk)| {
+                let (start, len) = (blk * BLOCK, chunk.len());
+                let limbs = a.limbs().zip(b.limbs()).zip(self.q.moduli());
+                for (row, ((ai, bi), m)) in sum.chunks_exact_mut(BLOCK).zip(limbs) {
+                    let range = start..start + len;
+                    map_in_place(
+                        m,
+                        &mut row[..len],
+                        [&ai[range.clone()], &bi[range]],
+                        &Fresh(&ModAdd),
+                    );
+                }
+                let rows: Vec<&[u64]> = sum.chunks_exact(BLOCK).map(|r| &r[..len]).collect();
+                scaled_rounding(&self.t, &rows, weights, chunk);
+            },
+        );
+        debug_assert_eq!(out.len(), n);
+        Ok(out)
+    }
+
+    /// Checks that `x` is over the scaler's basis and `out` has one entry per coefficient.
+    fn check_input(&self, x: &Poly<Coeff>, out: &[u64]) -> Result<()> {
+        self.q.check_same(x.basis(), "simple scaling (HPS 2.3)")?;
+        if out.len() != x.degree() {
+            return Err(Error::LengthMismatch {
+                what: "simple scaling output",
+                expected: x.degree(),
+                got: out.len(),
+            });
+        }
         Ok(())
     }
 }
@@ -590,6 +685,59 @@ mod tests {
             );
             assert!(d.abs() <= 1i128 << 75);
         }
+    }
+
+    /// The one-pass kernel of simple scaling (and its fused sum) against the scalar `Wide` loop, on uniform
+    /// residues with the edge values 0 and `q_i - 1`, for moduli up to 61 bits, plaintext moduli from 2 to
+    /// `2^60`, and degrees below and above one block.
+    #[test]
+    fn simple_scaling_one_pass_matches_scalar() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(0x5ca1e);
+        for (bits, limbs, n) in [
+            (55u32, 7usize, 1024usize),
+            (55, 14, 16),
+            (61, 3, 512),
+            (48, 2, 32),
+        ] {
+            let primes = ntt_primes_of_bits(bits, 2 * n as u64, limbs, &[]).unwrap();
+            let q = RnsBasis::new(n, &primes).unwrap();
+            let uniform = |rng: &mut rand_chacha::ChaCha20Rng| {
+                let mut data = Vec::new();
+                for m in q.moduli() {
+                    let start = data.len();
+                    data.extend((0..n).map(|_| rng.gen_range(0..m.value())));
+                    data[start] = m.value() - 1;
+                    data[start + 1] = 0;
+                    data[start + 2] = m.value() - 1;
+                }
+                Poly::<Coeff>::from_data(&q, data).unwrap()
+            };
+            for t in [2u64, 65537, (1 << 60) - 93, MAX_PLAINTEXT_MODULUS] {
+                let s = SimpleScaler::with_path(&q, t, FractionPath::Wide).unwrap();
+                assert!(s.one_pass.is_some(), "{bits}-bit moduli");
+                let mut scalar = s.clone();
+                scalar.one_pass = None;
+                let (a, b) = (uniform(&mut rng), uniform(&mut rng));
+                let sum = a.add(&b).unwrap();
+                let want = scalar.scale(&sum).unwrap();
+                assert_eq!(s.scale(&sum).unwrap(), want, "bits {bits}, t {t}");
+                assert_eq!(s.scale_sum(&a, &b).unwrap(), want, "bits {bits}, t {t}");
+                assert_eq!(scalar.scale_sum(&a, &b).unwrap(), want);
+            }
+        }
+        // Rounded sums that may reach 2^128 (600 limbs of 61 bits with t = 2^60), and the Float path:
+        // the scalar loops.
+        let q = basis(61, 600, &[]);
+        assert!(SimpleScaler::new(&q, MAX_PLAINTEXT_MODULUS)
+            .unwrap()
+            .one_pass
+            .is_none());
+        assert!(SimpleScaler::new(&q, 65537).unwrap().one_pass.is_some());
+        assert!(SimpleScaler::new(&basis(30, 2, &[]), 3)
+            .unwrap()
+            .one_pass
+            .is_none());
     }
 
     #[test]
