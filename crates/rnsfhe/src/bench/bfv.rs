@@ -1497,7 +1497,7 @@ fn serve_in_pool(preset: Option<&str>, depth: Option<usize>, t: u64) -> anyhow::
     let ready = json!({
         "ready": true,
         "impl": "rnsfhe",
-        "version": format!("rnsfhe {}", env!("CARGO_PKG_VERSION")),
+        "version": super::version_string(),
         "threads": rayon::current_num_threads(),
         "ops": OPS.iter().map(|(o, _)| *o).collect::<Vec<_>>(),
         "params": {

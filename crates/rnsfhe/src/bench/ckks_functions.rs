@@ -586,7 +586,7 @@ fn serve_in_pool(params: &str, ops: &str) -> anyhow::Result<()> {
     let ready = json!({
         "ready": true,
         "impl": "rnsfhe",
-        "version": format!("rnsfhe {}", env!("CARGO_PKG_VERSION")),
+        "version": super::version_string(),
         "threads": rayon::current_num_threads(),
         "ops": ops.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
         "params": {

@@ -198,6 +198,18 @@ pub struct Machine {
     pub target: String,
     /// Version of this crate.
     pub rnsfhe_version: String,
+    /// The global allocator of this command ([`crate::ALLOCATOR`]): large polynomials are allocated and
+    /// freed on every operation, so it affects the timings.
+    pub allocator: String,
+}
+
+/// `rnsfhe <version> (allocator: <name>)`: how the peer drivers name our side.
+pub fn version_string() -> String {
+    format!(
+        "rnsfhe {} (allocator: {})",
+        env!("CARGO_PKG_VERSION"),
+        crate::ALLOCATOR
+    )
 }
 
 impl Machine {
@@ -215,6 +227,7 @@ impl Machine {
             threads: rayon::current_num_threads(),
             target: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
             rnsfhe_version: env!("CARGO_PKG_VERSION").to_string(),
+            allocator: crate::ALLOCATOR.to_string(),
         }
     }
 
@@ -226,8 +239,16 @@ impl Machine {
             self.simd.join(", ")
         };
         format!(
-            "- date: {}\n- CPU: {} ({} logical CPUs; SIMD: {})\n- threads: {} (rayon)\n- rnsfhe {} on {}",
-            self.date, self.cpu, self.logical_cpus, simd, self.threads, self.rnsfhe_version, self.target
+            "- date: {}\n- CPU: {} ({} logical CPUs; SIMD: {})\n- threads: {} (rayon)\n- rnsfhe {} on {} \
+             (allocator: {})",
+            self.date,
+            self.cpu,
+            self.logical_cpus,
+            simd,
+            self.threads,
+            self.rnsfhe_version,
+            self.target,
+            self.allocator
         )
     }
 }
