@@ -7,11 +7,11 @@ mod common;
 
 use rand::{Rng, SeedableRng};
 use rnsfhe_bfv::generator::{required_log_q, PRIME_BITS};
-use rnsfhe_bfv::{BfvContext, BfvParams, BfvPreset, CoeffEncoder};
+use rnsfhe_bfv::{BatchEncoder, BfvContext, BfvParams, BfvPreset, CoeffEncoder};
 use rnsfhe_core::security::max_log_qp;
 use rnsfhe_core::SecurityLevel;
 
-use common::{negacyclic_mod, Setup};
+use common::{negacyclic_mod, random_values, Setup};
 
 /// HPS Table 3 ("t = 2, log2 q_i ~ 55, lambda >= 128"), exactly as printed:
 ///
@@ -176,4 +176,36 @@ fn generator_drops_digits_where_the_crt_decomposition_fits() {
 #[test]
 fn depth_5_circuit_decrypts_t65537_crt_relinearization() {
     depth_chain(65537, 5, 6);
+}
+
+/// `L` successive squarings `x <- x^2` (with relinearization) of a fresh batch encryption on
+/// `BfvParams::generate(65537, L)`: the noise of each operand grows as in the binary tree of HPS Eq. (11)
+/// (both factors carry the same noise), at the cost of `L` multiplications instead of `2^L - 1`. Checks
+/// every slot of `m^(2^L) mod t` and that noise budget is left, for the CRT relinearization the generator
+/// picks at depths 1, 5, 10 and at depth 20.
+#[test]
+fn t65537_squaring_chains_of_full_depth_decrypt() {
+    let t = 65537u64;
+    for (depth, seed) in [(1usize, 11u8), (5, 12), (10, 13), (20, 14)] {
+        let ctx = BfvContext::new(BfvParams::generate(t, depth).unwrap()).unwrap();
+        let encoder = BatchEncoder::new(&ctx).unwrap();
+        let mut setup = Setup::new(ctx, seed);
+        let mut vals = rand::rngs::StdRng::seed_from_u64(seed as u64);
+        let mut m = random_values(&mut vals, encoder.slot_count(), t);
+        let mut ct = setup
+            .pk_enc
+            .encrypt(&encoder.encode_u64(&m).unwrap(), &mut setup.r)
+            .unwrap();
+        for _ in 0..depth {
+            ct = setup.ev.multiply(&ct, &ct, &setup.keys.rk).unwrap();
+            m.iter_mut()
+                .for_each(|x| *x = ((*x as u128 * *x as u128) % t as u128) as u64);
+        }
+        let got = encoder
+            .decode_u64(&setup.dec.decrypt(&ct).unwrap())
+            .unwrap();
+        assert_eq!(got, m, "t = {t}, depth {depth}");
+        let budget = setup.dec.noise_budget(&ct).unwrap();
+        assert!(budget > 0.0, "depth {depth}: no noise budget left");
+    }
 }
