@@ -245,9 +245,10 @@ impl Decryptor {
     }
 
     /// `y = [c_1 s (+ c_2 s^2)]_Q` in coefficient form, so that `x = [c_0 + y]_Q` (HPS Section 4.4, first
-    /// step), by Horner's rule over the parts `c_1, c_2, ...`. Each product by `s` is
-    /// [`Poly::mul_by_ntt`] (limb by limb: transform, product, inverse transform), which leaves `c_0` to
-    /// be added by the caller in its own pass over `y`.
+    /// step). Two parts (the usual case) take one product, [`Poly::mul_by_ntt`] (limb by limb: transform,
+    /// product, inverse transform), which leaves `c_0` to be added by the caller in its own pass over `y`.
+    /// More parts take Horner's rule in NTT form over `c_1, c_2, ...`, which needs one inverse transform
+    /// for all of them.
     fn secret_part(&self, ct: &Ciphertext) -> BfvResult<Poly<Coeff>> {
         self.ctx.check_fingerprint(ct.fingerprint, "ciphertext")?;
         let Some((top, middle)) = ct.parts.get(1..).and_then(|h| h.split_last()) else {
@@ -258,12 +259,16 @@ impl Decryptor {
             });
         };
         let s = self.s.get();
-        let mut acc = top.mul_by_ntt(s)?;
-        for c in middle.iter().rev() {
-            acc.add_assign(c)?;
-            acc = acc.mul_by_ntt(s)?;
+        if middle.is_empty() {
+            return Ok(top.mul_by_ntt(s)?);
         }
-        Ok(acc)
+        let mut acc = top.clone().into_ntt();
+        acc.mul_assign(s)?;
+        for c in middle.iter().rev() {
+            acc.add_assign(&c.clone().into_ntt())?;
+            acc.mul_assign(s)?;
+        }
+        Ok(acc.into_coeff())
     }
 
     /// `x = [c_0 + c_1 s (+ c_2 s^2)]_Q` in coefficient form (HPS Section 4.4, first step).
