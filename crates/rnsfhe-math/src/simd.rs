@@ -1018,6 +1018,22 @@ mod tests {
         Narrow,
     }
 
+    /// `rows` rows of `n` values below `bound`: extremes first (`bound - 1` in the first 8 columns, which
+    /// stresses the 64-bit lane sums, then 0 in the next 8), random values after.
+    fn edge_rows(rng: &mut StdRng, rows: usize, n: usize, bound: u64) -> Vec<Vec<u64>> {
+        (0..rows)
+            .map(|_| {
+                (0..n)
+                    .map(|c| match c {
+                        0..=7 => bound - 1,
+                        8..=15 => 0,
+                        _ => rng.gen_range(0..bound),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     fn check(bits: u32, rows: usize, n: usize, kind: Kind) {
         let mut rng = StdRng::seed_from_u64(bits as u64 * 1000 + rows as u64);
         let p = primes::ntt_primes_near_power_of_two(bits, 1 << 4, 1).unwrap()[0];
@@ -1028,18 +1044,7 @@ mod tests {
         } else {
             MAX_ROW_VALUE
         };
-        // Extremes first (all-maximal rows stress the 64-bit lane sums), then random values.
-        let data: Vec<Vec<u64>> = (0..rows)
-            .map(|_| {
-                (0..n)
-                    .map(|c| match c {
-                        0..=7 => bound - 1,
-                        8..=15 => 0,
-                        _ => rng.gen_range(0..bound),
-                    })
-                    .collect()
-            })
-            .collect();
+        let data = edge_rows(&mut rng, rows, n, bound);
         let w: Vec<Vec<u64>> = (0..rows)
             .map(|_| {
                 (0..n)
@@ -1161,17 +1166,7 @@ mod tests {
         ] {
             let m = Modulus::new(p).unwrap();
             let n = 67;
-            let data: Vec<Vec<u64>> = (0..rows)
-                .map(|_| {
-                    (0..n)
-                        .map(|c| match c {
-                            0..=9 => bound - 1,
-                            10..=12 => 0,
-                            _ => rng.gen_range(0..bound),
-                        })
-                        .collect()
-                })
-                .collect();
+            let data = edge_rows(&mut rng, rows, n, bound);
             let weights: Vec<FixedWeight> = (0..rows)
                 .map(|i| {
                     let integer = if i % 3 == 0 {
