@@ -26,7 +26,9 @@
 //! - [`FractionPath::Wide`], for any moduli below `2^62`: `theta_i` as a 128-bit fixed-point fraction
 //!   `floor(theta_i 2^128)`, products in exact 192-bit integer arithmetic. The computed sum is never above
 //!   the exact one and below it by less than `k 2^-66`, so `v` is exact unless the fractional part of the
-//!   exact sum lies in `[1/2, 1/2 + k 2^-66)`.
+//!   exact sum lies in `[1/2, 1/2 + k 2^-66)`. Simple scaling computes this path in one pass with
+//!   [`rnsfhe_math::simd::scaled_rounding`] (integral and fractional parts together, AVX-512 IFMA where
+//!   available), which gives the same integers as the scalar loop.
 //!
 //! Rounding is `round(z) = floor(z + 1/2)`. Since every modulus is odd, `t x / Q` is never a half-integer,
 //! so the exact rounding is unambiguous.
@@ -296,6 +298,7 @@ fn one_pass_weights(
     if q.len() > SCALED_ROUNDING_MAX_ROWS {
         return None;
     }
+    // The rounded sum is at most this bound; the check is that computing it does not overflow.
     let mut bound = 0u128;
     for (m, w) in q.moduli().iter().zip(omega) {
         let term = (m.value() as u128 - 1).checked_mul(w.value as u128 + 1)?;
@@ -436,7 +439,7 @@ impl SimpleScaler {
             self.scale_into(&a.add(b)?, &mut out)?;
             return Ok(out);
         };
-        let (n, k) = (a.degree(), self.q.len());
+        let k = self.q.len();
         out.par_chunks_mut(BLOCK).enumerate().for_each_init(
             || vec![0u64; k * BLOCK],
             |sum, (blk, chunk)| {
@@ -455,7 +458,6 @@ impl SimpleScaler {
                 scaled_rounding(&self.t, &rows, weights, chunk);
             },
         );
-        debug_assert_eq!(out.len(), n);
         Ok(out)
     }
 
