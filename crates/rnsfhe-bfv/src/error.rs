@@ -47,7 +47,7 @@ pub enum BfvError {
     },
     /// Parameters that the Homomorphic Encryption Standard table does not establish as 128-bit secure,
     /// without the explicit opt-in.
-    #[error("insecure BFV parameters: N = {n}, log2(Q) = {log_q:.1} exceeds the 128-bit HE Standard bound {bound} for a uniform ternary secret; use a larger N or fewer primes, or set insecure_for_testing = true for tests")]
+    #[error("insecure BFV parameters: N = {n}, log2(Q) = {log_q:.1}, sigma = {sigma}: {estimate} (128-bit HE Standard bound for a uniform ternary secret and sigma >= 3.19: {bound}); use a larger N, fewer primes and sigma >= 3.19, or set insecure_for_testing = true for tests")]
     Insecure {
         /// Ring degree.
         n: usize,
@@ -55,6 +55,10 @@ pub enum BfvError {
         log_q: f64,
         /// The table's bound on `log2(Q)` at 128 bits (0 when `N` is below the table).
         bound: u32,
+        /// The error standard deviation.
+        sigma: f64,
+        /// The verdict that failed.
+        estimate: rnsfhe_core::SecurityEstimate,
     },
     /// Batching (SIMD slots) needs a prime `t = 1 mod 2N`.
     #[error("batching is unavailable for t = {t} and N = {n}: it needs a prime t = 1 mod 2N = {two_n}; use the coefficient encoder or choose such a t (e.g. 65537 for N <= 2^15)")]

@@ -81,6 +81,8 @@ pub use galois::{
 pub use generator::BfvPreset;
 pub use keys::{GaloisKeys, KeyGenerator, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 pub use params::{max_log_q_128, BfvContext, BfvParams, HPS_SIGMA, MAX_PLAINTEXT_MODULUS};
+pub use rnsfhe_core::serialization::LoadLimits;
+pub use rnsfhe_math::wire::{Integrity, MacKey};
 /// The basis-conversion modes of [`BfvParams::conversion`] (re-exported from `rnsfhe-ring`).
 pub use rnsfhe_ring::ConversionMode;
 pub use serialization::{SeededCiphertext, MAX_WIRE_MODULI};

@@ -37,6 +37,8 @@
 
 use std::sync::Arc;
 
+use rnsfhe_core::context::fingerprint_words;
+use rnsfhe_core::security::{estimate, SecurityEstimate};
 use rnsfhe_core::{RlweContext, RlweParams, SecretDistribution};
 use rnsfhe_math::primes::{
     is_prime, ntt_primes_of_bits, qu_xu_interval, qu_xu_max_eta, qu_xu_primes,
@@ -252,16 +254,53 @@ fn required_log_p(log_q: f64, t: u64, log_n: u32) -> f64 {
     1.0 + (t as f64).log2() + log_n as f64 + log_q
 }
 
-/// FNV-1a over 64-bit words.
-fn fnv(words: impl IntoIterator<Item = u64>) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for w in words {
-        for b in w.to_le_bytes() {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
+impl BfvParams {
+    /// The RLWE parameters of the keys and ciphertexts: `Q` as the chain, `P` as the special basis, a
+    /// uniform ternary secret and `sigma`.
+    pub fn rlwe_params(&self) -> RlweParams {
+        RlweParams {
+            log_n: self.log_n,
+            q_moduli: self.q_moduli.clone(),
+            p_moduli: self.p_moduli.clone(),
+            dnum: self.q_moduli.len(),
+            // BFV relinearizes with its own CRT key switching (crate::evaluator); the RLWE context's
+            // key-switching tables, where this mode would apply, are never used.
+            conversion: ConversionMode::ExactFloat,
+            secret: SecretDistribution::Ternary,
+            sigma: self.sigma,
         }
     }
-    h
+
+    /// The fingerprint of the context these parameters build, from the literal values alone: the RLWE
+    /// fingerprint ([`RlweParams::fingerprint`]: `N`, `Q`, `P`, secret, `sigma`), `t` and the
+    /// relinearization decomposition.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint_over(self.rlwe_params().fingerprint())
+    }
+
+    /// The fingerprint of wire format version 1 (over the RLWE fingerprint of that version).
+    pub fn legacy_fingerprint(&self) -> u64 {
+        self.fingerprint_over(self.rlwe_params().legacy_fingerprint())
+    }
+
+    fn fingerprint_over(&self, rlwe: u64) -> u64 {
+        fingerprint_words([
+            rlwe,
+            self.plaintext_modulus,
+            self.relin_base_log.map_or(0, |w| w as u64 + 1),
+        ])
+    }
+
+    /// The security verdict against the HE Standard table: keys and ciphertexts are RLWE samples modulo
+    /// `Q` (`P` is internal), with a uniform ternary secret and error width `sigma`.
+    pub fn security(&self) -> SecurityEstimate {
+        estimate(
+            self.n(),
+            self.rlwe_params().log2_q(),
+            SecretDistribution::Ternary,
+            self.sigma,
+        )
+    }
 }
 
 /// Tables of the batch encoder: the NTT modulo `t` and the slot order.
@@ -284,6 +323,7 @@ pub struct BfvContext {
     n: usize,
     t: Modulus,
     fingerprint: u64,
+    legacy_fingerprint: u64,
     rlwe: Arc<RlweContext>,
     q: Arc<RnsBasis>,
     p: Arc<RnsBasis>,
@@ -300,7 +340,7 @@ pub struct BfvContext {
     batch: Option<BatchTables>,
     log_q: f64,
     log_p: f64,
-    secure: bool,
+    security: SecurityEstimate,
 }
 
 impl std::fmt::Debug for BfvContext {
@@ -371,17 +411,22 @@ impl BfvContext {
                 ),
             });
         }
-        let rlwe = RlweContext::new(RlweParams {
-            log_n: params.log_n,
-            q_moduli: params.q_moduli.clone(),
-            p_moduli: params.p_moduli.clone(),
-            dnum: params.q_moduli.len(),
-            // BFV relinearizes with its own CRT key switching (crate::evaluator); the RLWE context's
-            // key-switching tables, where this mode would apply, are never used.
-            conversion: ConversionMode::ExactFloat,
-            secret: SecretDistribution::Ternary,
-            sigma: params.sigma,
-        })?;
+        rnsfhe_core::security::check_sigma(params.sigma)
+            .map_err(|reason| invalid("sigma", reason))?;
+        // The security check needs only the literal moduli: it comes before any table is built.
+        let security = params.security();
+        if !security.is_secure() && !params.insecure_for_testing {
+            return Err(BfvError::Insecure {
+                n,
+                log_q: params.rlwe_params().log2_q(),
+                bound: max_log_q_128(n).unwrap_or(0),
+                sigma: params.sigma,
+                estimate: security,
+            });
+        }
+        let fingerprint = params.fingerprint();
+        let legacy_fingerprint = params.legacy_fingerprint();
+        let rlwe = RlweContext::new(params.rlwe_params())?;
         let q = Arc::clone(rlwe.chain());
         let p = Arc::clone(rlwe.special_basis());
         let log_q = q.log2_product();
@@ -394,15 +439,6 @@ impl BfvContext {
                 log_q,
                 log_t: (t as f64).log2(),
                 log_n: params.log_n,
-            });
-        }
-        let bound = max_log_q_128(n);
-        let secure = bound.is_some_and(|b| log_q <= b as f64);
-        if !secure && !params.insecure_for_testing {
-            return Err(BfvError::Insecure {
-                n,
-                log_q,
-                bound: bound.unwrap_or(0),
             });
         }
         let t_mod = Modulus::new(t)?;
@@ -436,16 +472,12 @@ impl BfvContext {
         let t_mod_q = q.moduli().iter().map(|qi| qi.reduce(t)).collect();
         let batch = batch_tables(n, t);
         let composer = CrtComposer::new(&q);
-        let fingerprint = fnv([
-            rlwe.fingerprint(),
-            t,
-            params.relin_base_log.map_or(0, |w| w as u64 + 1),
-        ]);
         Ok(Arc::new(Self {
             params,
             n,
             t: t_mod,
             fingerprint,
+            legacy_fingerprint,
             rlwe,
             q,
             p,
@@ -460,7 +492,7 @@ impl BfvContext {
             batch,
             log_q,
             log_p,
-            secure,
+            security,
         }))
     }
 
@@ -506,10 +538,15 @@ impl BfvContext {
         self.batch.is_some()
     }
 
-    /// A fingerprint of the parameters (`N`, `Q`, `P`, `t`, relinearization decomposition) that plaintexts,
-    /// ciphertexts and relinearization keys carry.
+    /// A fingerprint of the parameters ([`BfvParams::fingerprint`]: `N`, `Q`, `P`, `sigma`, `t`,
+    /// relinearization decomposition) that plaintexts, ciphertexts and relinearization keys carry.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
+    }
+
+    /// The fingerprint objects of wire format version 1 carry ([`BfvParams::legacy_fingerprint`]).
+    pub fn legacy_fingerprint(&self) -> u64 {
+        self.legacy_fingerprint
     }
 
     /// The underlying RLWE context (`Q` as the chain, `P` as its special basis), over which secret and
@@ -536,21 +573,41 @@ impl BfvContext {
 
     /// Whether the HE Standard table establishes 128-bit security for these parameters.
     pub fn is_secure(&self) -> bool {
-        self.secure
+        self.security.is_secure()
     }
 
-    /// A warning naming `N`, `log2(Q)` and the 128-bit bound when the parameters are not established as
-    /// secure (possible only with [`BfvParams::insecure_for_testing`]); `None` otherwise.
+    /// The security verdict against the HE Standard table ([`BfvParams::security`]).
+    pub fn security(&self) -> SecurityEstimate {
+        self.security
+    }
+
+    /// The verdict with the built-in lattice estimate of these parameters (`log2(Q)`, uniform ternary
+    /// secret, `sigma`; [`rnsfhe_core::security::summary`]), as one line.
+    pub fn security_summary(&self) -> String {
+        rnsfhe_core::security::summary(
+            self.n,
+            self.log_q,
+            SecretDistribution::Ternary,
+            self.params.sigma,
+        )
+    }
+
+    /// A warning naming `N`, `log2(Q)`, `sigma` and the 128-bit bound when the parameters are not
+    /// established as secure (possible only with [`BfvParams::insecure_for_testing`]); `None` otherwise.
     pub fn security_warning(&self) -> Option<String> {
-        if self.secure {
+        if self.is_secure() {
             return None;
         }
         Some(format!(
             "WARNING: these BFV parameters are not established as 128-bit secure: N = {}, log2(Q) = {:.1} \
-             (HE Standard 128-bit bound for a uniform ternary secret: {}). Use them for tests only.",
+             (HE Standard 128-bit bound for a uniform ternary secret and sigma >= {}: {}), sigma = {}; \
+             security: {}. Use them for tests only.",
             self.n,
             self.log_q,
-            max_log_q_128(self.n).map_or("none".to_string(), |b| b.to_string())
+            rnsfhe_core::security::MIN_STANDARD_SIGMA,
+            max_log_q_128(self.n).map_or("none".to_string(), |b| b.to_string()),
+            self.params.sigma,
+            self.security
         ))
     }
 
@@ -690,5 +747,40 @@ mod tests {
         for (qi, &d) in p.q_moduli.iter().zip(ctx.delta()) {
             assert_eq!((delta % *qi as u128) as u64, d);
         }
+    }
+
+    #[test]
+    fn sigma_enters_the_check_and_the_fingerprint() {
+        // log Q = 108 at N = 2^12: within the HE Standard's 109 for sigma >= 3.19.
+        let base = BfvParams::with_bit_sizes(12, 65537, 54, 2).unwrap();
+        let ctx = BfvContext::new(base.clone()).unwrap();
+        assert!(ctx.is_secure());
+        let narrow = BfvParams {
+            sigma: 1e-9,
+            ..base.clone()
+        };
+        assert_eq!(narrow.security(), SecurityEstimate::ErrorTooNarrow);
+        let err = BfvContext::new(narrow.clone()).unwrap_err();
+        assert!(matches!(err, BfvError::Insecure { .. }), "{err}");
+        assert!(err.to_string().contains("sigma = 0.000000001"), "{err}");
+        let opted = BfvContext::new(BfvParams {
+            insecure_for_testing: true,
+            ..narrow
+        })
+        .unwrap();
+        assert!(!opted.is_secure());
+        assert!(opted.security_warning().unwrap().contains("sigma"));
+        assert_ne!(opted.fingerprint(), ctx.fingerprint());
+        assert_eq!(opted.legacy_fingerprint(), ctx.legacy_fingerprint());
+        for sigma in [1e9, f64::NAN, 0.0] {
+            let err = BfvContext::new(BfvParams {
+                sigma,
+                insecure_for_testing: true,
+                ..base.clone()
+            })
+            .unwrap_err();
+            assert!(err.to_string().contains("sigma"), "{err}");
+        }
+        assert!(ctx.security_summary().contains("lattice estimate"));
     }
 }

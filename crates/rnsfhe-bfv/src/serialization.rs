@@ -31,13 +31,13 @@ use std::sync::Arc;
 use rnsfhe_core::serialization::{
     galois_list_size, key_pairs_size, parts_size, read_conversion, read_galois_list,
     read_key_pairs, read_parts, read_sigma, write_conversion, write_galois_list, write_key_pairs,
-    write_parts, write_seeded_pair, SeedExpansion, WireParams,
+    write_parts, write_seeded_pair, LoadLimits, ParamsCheck, SeedExpansion, WireParams,
 };
 use rnsfhe_core::{PublicKey, SecretKey};
 use rnsfhe_math::sampling::Seed;
 use rnsfhe_math::wire::{
-    packed_len, DecodeError, Deserializable, ObjectKind, PublicRandomness, Serializable,
-    WireReader, WireWriter,
+    has_digest, packed_len, DecodeError, Deserializable, Integrity, ObjectKind, PublicRandomness,
+    Serializable, WireFingerprint, WireReader, WireWriter,
 };
 use rnsfhe_ring::{Coeff, ConversionMode, Poly};
 
@@ -91,19 +91,49 @@ impl Serializable for BfvContext {
     }
 }
 
+impl WireFingerprint for BfvContext {
+    fn wire_fingerprint_for(&self, version: u16) -> u64 {
+        if has_digest(version) {
+            self.fingerprint()
+        } else {
+            self.legacy_fingerprint()
+        }
+    }
+}
+
 impl BfvContext {
-    /// Reads parameters written by [`Serializable::write_to`] on a context and builds the context,
-    /// checking every field's range before anything is allocated and the rebuilt context's fingerprint
-    /// against the header ([`WireParams::read_context`]). Building checks the primes (primality,
-    /// `= 1 mod 2N`) and precomputes the HPS tables; a server facing untrusted parameters should decode
-    /// them first with [`BfvParams::from_bytes`] and cap `log_n` and the prime counts.
+    /// Reads parameters written by [`Serializable::write_to`] on a context and builds the context under
+    /// the default [`LoadLimits`] ([`WireParams::read_context`]): every field's range, the limits, the
+    /// fingerprint against the header and the security verdict are checked before any table is built
+    /// (building checks the primes and precomputes the HPS tables); the digest at the end of the object.
     pub fn read_from<R: Read>(r: R) -> Result<Arc<Self>, DecodeError> {
-        BfvParams::read_context(&mut WireReader::new(r))
+        Self::read_from_with(r, &LoadLimits::default())
     }
 
-    /// [`BfvContext::read_from`] of exactly `bytes`.
+    /// [`BfvContext::read_from`] under `limits`.
+    pub fn read_from_with<R: Read>(r: R, limits: &LoadLimits) -> Result<Arc<Self>, DecodeError> {
+        BfvParams::read_context(&mut WireReader::new(r), limits)
+    }
+
+    /// [`BfvContext::read_from`] of exactly `bytes` (the digest is checked first).
     pub fn from_bytes(bytes: &[u8]) -> Result<Arc<Self>, DecodeError> {
-        BfvParams::context_from_bytes(bytes)
+        Self::from_bytes_with(bytes, &LoadLimits::default())
+    }
+
+    /// [`BfvContext::from_bytes`] under `limits` (e.g. [`LoadLimits::allowing_insecure`] for test
+    /// parameters, or larger sizes for trusted bytes).
+    pub fn from_bytes_with(bytes: &[u8], limits: &LoadLimits) -> Result<Arc<Self>, DecodeError> {
+        BfvParams::context_from_bytes(bytes, limits)
+    }
+
+    /// [`BfvContext::from_bytes_with`], the digest checked in the mode `integrity` (a MAC under a shared
+    /// key).
+    pub fn from_bytes_sealed(
+        bytes: &[u8],
+        limits: &LoadLimits,
+        integrity: Integrity<'_>,
+    ) -> Result<Arc<Self>, DecodeError> {
+        BfvParams::context_from_bytes_sealed(bytes, limits, integrity)
     }
 
     /// Loads a public key of this context (`rnsfhe-core`'s [`PublicKey`] over [`BfvContext::rlwe`],
@@ -139,12 +169,20 @@ impl WireParams for BfvParams {
         read_params(r)
     }
 
-    fn build(self) -> BfvResult<Arc<BfvContext>> {
-        BfvContext::new(self)
+    fn size(&self) -> (u32, usize) {
+        (self.log_n, self.q_moduli.len() + self.p_moduli.len())
     }
 
-    fn built_fingerprint(ctx: &Arc<BfvContext>) -> u64 {
-        ctx.fingerprint()
+    fn check(&self) -> BfvResult<ParamsCheck> {
+        Ok(ParamsCheck {
+            fingerprint: self.fingerprint(),
+            legacy_fingerprint: self.legacy_fingerprint(),
+            security: self.security(),
+        })
+    }
+
+    fn build(self) -> BfvResult<Arc<BfvContext>> {
+        BfvContext::new(self)
     }
 }
 
@@ -241,10 +279,6 @@ impl Serializable for Plaintext {
 }
 
 impl Deserializable<BfvContext> for Plaintext {
-    fn context_fingerprint(ctx: &BfvContext) -> u64 {
-        ctx.fingerprint()
-    }
-
     fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &BfvContext) -> Result<Self, DecodeError> {
         let t = ctx.plaintext_modulus();
         let at = r.offset();
@@ -303,10 +337,6 @@ impl Serializable for Ciphertext {
 }
 
 impl Deserializable<BfvContext> for Ciphertext {
-    fn context_fingerprint(ctx: &BfvContext) -> u64 {
-        ctx.fingerprint()
-    }
-
     fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &BfvContext) -> Result<Self, DecodeError> {
         let parts = read_parts::<R, Coeff>(r, ctx.q_basis(), "ciphertext")?;
         Ok(Ciphertext {
@@ -425,10 +455,6 @@ impl Serializable for RelinKey {
 }
 
 impl Deserializable<BfvContext> for RelinKey {
-    fn context_fingerprint(ctx: &BfvContext) -> u64 {
-        ctx.fingerprint()
-    }
-
     fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &BfvContext) -> Result<Self, DecodeError> {
         Ok(RelinKey {
             fingerprint: ctx.fingerprint(),
@@ -458,10 +484,6 @@ impl Serializable for GaloisKeys {
 }
 
 impl Deserializable<BfvContext> for GaloisKeys {
-    fn context_fingerprint(ctx: &BfvContext) -> u64 {
-        ctx.fingerprint()
-    }
-
     fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &BfvContext) -> Result<Self, DecodeError> {
         let list = read_galois_list(r, ctx.n(), "galois_keys", |r, field| {
             KeySwitchKey::read_wire(r, ctx, field)
@@ -480,7 +502,9 @@ mod tests {
     use super::*;
     use crate::{BatchEncoder, CoeffEncoder, Decryptor, Encryptor, Evaluator, KeyGenerator};
     use rnsfhe_math::sampling::Csprng;
-    use rnsfhe_math::wire::HEADER_LEN;
+    use rnsfhe_math::wire::{reseal, DIGEST_LEN, HEADER_LEN};
+
+    const INSECURE_OK: LoadLimits = LoadLimits::DEFAULT.allowing_insecure();
 
     fn ctx(relin_base_log: Option<u32>) -> Arc<BfvContext> {
         let mut p = BfvParams::with_bit_sizes(10, 65537, 40, 2).unwrap();
@@ -498,7 +522,7 @@ mod tests {
         let bytes = object.to_bytes_with(randomness);
         assert_eq!(
             bytes.len() as u64,
-            HEADER_LEN + object.payload_size(randomness)
+            HEADER_LEN + object.payload_size(randomness) + DIGEST_LEN
         );
         bytes
     }
@@ -508,7 +532,7 @@ mod tests {
         let c = ctx(Some(20));
         let bytes = c.to_bytes();
         assert_eq!(bytes.len() as u64, c.serialized_size());
-        let back = BfvContext::from_bytes(&bytes).unwrap();
+        let back = BfvContext::from_bytes_with(&bytes, &INSECURE_OK).unwrap();
         assert_eq!(back.fingerprint(), c.fingerprint());
         assert_eq!(back.params(), c.params());
         assert_eq!(back.to_bytes(), bytes);
@@ -518,7 +542,7 @@ mod tests {
         let mut two = bytes.clone();
         two.extend_from_slice(&bytes);
         let mut stream = &two[..];
-        BfvContext::read_from(&mut stream).unwrap();
+        BfvContext::read_from_with(&mut stream, &INSECURE_OK).unwrap();
         assert_eq!(stream.len(), bytes.len());
     }
 
@@ -621,7 +645,10 @@ mod tests {
         assert!(penc.encrypt_seeded(&pt, &mut rng).is_err());
         // Small coefficients pack narrowly: a plaintext of 0/1 coefficients costs N bits.
         let bits = ce.encode_u64(&[1, 0, 1, 1]).unwrap().to_bytes();
-        assert_eq!(bits.len() as u64, HEADER_LEN + 1 + c.n() as u64 / 8);
+        assert_eq!(
+            bits.len() as u64,
+            HEADER_LEN + 1 + c.n() as u64 / 8 + DIGEST_LEN
+        );
     }
 
     #[test]
@@ -645,24 +672,31 @@ mod tests {
         bytes[6..8].copy_from_slice(&ObjectKind::CkksPlaintext.code().to_le_bytes());
         assert_eq!(
             Plaintext::from_bytes(&bytes, &c).unwrap_err().field,
+            "digest"
+        );
+        reseal(&mut bytes);
+        assert_eq!(
+            Plaintext::from_bytes(&bytes, &c).unwrap_err().field,
             "header.kind"
         );
         // Parameters whose header fingerprint is not the one they rebuild.
         let mut params = c.to_bytes();
         params[8] ^= 1;
-        let err = BfvContext::from_bytes(&params).unwrap_err();
-        assert_eq!(err.field, "header.fingerprint");
-        assert_eq!(err.offset, params.len() as u64);
+        reseal(&mut params);
+        let err = BfvContext::from_bytes_with(&params, &INSECURE_OK).unwrap_err();
+        assert_eq!((err.field.as_str(), err.offset), ("header.fingerprint", 8));
         // Fast conversion, a zero prime count and a plaintext width above t's are named.
         let mut fast = c.to_bytes();
-        let at = fast.len() - 2;
+        let at = fast.len() - 2 - DIGEST_LEN as usize;
         fast[at] = 0;
+        reseal(&mut fast);
         assert_eq!(
             BfvParams::from_bytes(&fast).unwrap_err().field,
             "params.conversion"
         );
         let mut zero = c.to_bytes();
         zero[28..32].copy_from_slice(&0u32.to_le_bytes());
+        reseal(&mut zero);
         assert_eq!(
             BfvParams::from_bytes(&zero).unwrap_err().field,
             "params.q_moduli.count"
@@ -671,10 +705,14 @@ mod tests {
         let mut w = WireWriter::new(pt.to_bytes()[..16].to_vec());
         w.u8(2).unwrap();
         w.packed(pt.coefficients(), 2).unwrap();
-        let err = Plaintext::from_bytes(&w.into_inner(), &c).unwrap_err();
+        w.bytes(&[0; DIGEST_LEN as usize]).unwrap();
+        let mut narrow = w.into_inner();
+        reseal(&mut narrow);
+        let err = Plaintext::from_bytes(&narrow, &c).unwrap_err();
         assert_eq!((err.field.as_str(), err.offset), ("plaintext.width", 16));
         let mut wide = pt.to_bytes();
         wide[16] = 18;
+        reseal(&mut wide);
         assert_eq!(
             Plaintext::from_bytes(&wide, &c).unwrap_err().field,
             "plaintext.width"

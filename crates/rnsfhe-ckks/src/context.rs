@@ -86,6 +86,27 @@ impl std::fmt::Debug for CkksContext {
     }
 }
 
+impl CkksParams {
+    /// The RLWE parameters these CKKS parameters build: the checked bit sizes and the prime chain of
+    /// the [context's documentation](crate::context) (a prime search, no tables). Its
+    /// [`RlweParams::fingerprint`] is the fingerprint of the context [`CkksContext::new`] builds.
+    ///
+    /// Errors: those of [`CkksContext::new`] about bit sizes and primes.
+    pub fn rlwe_params(&self) -> Result<RlweParams> {
+        CkksContext::derive_rlwe_params(self)
+    }
+
+    /// The security verdict of these parameters against the HE Standard (`N`, `log2(QP)` of the primes
+    /// [`CkksParams::rlwe_params`] finds, the secret distribution and `sigma`), without building a
+    /// context.
+    ///
+    /// Errors: those of [`CkksParams::rlwe_params`].
+    pub fn security(&self) -> Result<SecurityEstimate> {
+        let rlwe = self.rlwe_params()?;
+        Ok(estimate(self.n(), rlwe.log2_qp(), self.secret, self.sigma))
+    }
+}
+
 /// The unused candidate nearest to `target`; removes it from `pool`.
 fn take_nearest(pool: &mut Vec<u64>, target: f64) -> Option<u64> {
     let (idx, _) = pool.iter().enumerate().min_by(|(_, a), (_, b)| {
@@ -113,7 +134,76 @@ impl CkksContext {
     /// `ExactInteger` cannot convert; prime search and RLWE context errors otherwise (too few primes,
     /// `dnum` out of range, a conversion mode the moduli do not support).
     pub fn new(params: CkksParams) -> Result<Arc<Self>> {
+        let rlwe_params = params.rlwe_params()?;
         let p = &params;
+        let n = params.n();
+        let nominal = (p.log_scale as f64).exp2();
+        let q_moduli = rlwe_params.q_moduli.clone();
+        let p_moduli = rlwe_params.p_moduli.clone();
+        let scaling = q_moduli[1..].to_vec();
+        // The security check needs only the moduli: it comes before any table is built.
+        let log_qp = rlwe_params.log2_qp();
+        let security = estimate(n, log_qp, p.secret, p.sigma);
+        if !security.is_secure() && !p.insecure_for_testing {
+            return Err(Error::Insecure {
+                n,
+                log_qp,
+                bound: rnsfhe_core::security::max_log_qp(n, crate::SecurityLevel::Bits128)
+                    .unwrap_or(0),
+                secret: p.secret,
+                sigma: p.sigma,
+                estimate: security,
+            });
+        }
+        let rlwe = RlweContext::new(rlwe_params)?;
+        check_special_modulus(&q_moduli, &p_moduli, rlwe.gadget().groups())?;
+        let qu_xu_levels = qu_xu_levels(&q_moduli, &p_moduli, rlwe.gadget())?;
+        let encoder = Encoder::new(n)?;
+
+        // Default scales per level (index l - 1 for l limbs).
+        let top = q_moduli.len();
+        let mut level_scales = vec![nominal; top];
+        if p.rescaling == RescalingPolicy::ExactScale && top >= 2 {
+            let mut d = q_moduli[top - 1] as f64;
+            level_scales[top - 1] = d;
+            for l in (1..top).rev() {
+                d = d * d / q_moduli[l] as f64;
+                level_scales[l - 1] = d;
+            }
+        }
+
+        let eta = if scaling.is_empty() {
+            64
+        } else {
+            closeness_eta(&scaling, p.log_scale)
+        };
+        let tolerance = match p.rescaling {
+            RescalingPolicy::ExactScale => EXACT_SCALE_TOLERANCE,
+            RescalingPolicy::FixedNominalScale => {
+                EXACT_SCALE_TOLERANCE.max(16.0 * (-(eta as f64)).exp2())
+            }
+        };
+        let mut xh = vec![0i64; n];
+        xh[n / 2] = 1;
+        let x_half = Poly::<Coeff>::from_i64(rlwe.chain(), &xh)?.into_ntt();
+        Ok(Arc::new(Self {
+            params,
+            rlwe,
+            encoder,
+            level_scales,
+            log_qp,
+            security,
+            eta,
+            qu_xu_levels,
+            tolerance,
+            x_half,
+        }))
+    }
+
+    /// The RLWE parameters `params` build: the checked bit sizes and the prime chain of the
+    /// [module documentation](self) (no tables; [`CkksParams::rlwe_params`]).
+    fn derive_rlwe_params(params: &CkksParams) -> Result<RlweParams> {
+        let p = params;
         if !(10..=17).contains(&p.log_n) {
             return Err(invalid(
                 "log_n",
@@ -245,69 +335,15 @@ impl CkksContext {
             ntt_primes_of_bits(p.special_bits, two_n, p.special_primes, &q_moduli)?
         };
 
-        let rlwe = RlweContext::new(RlweParams {
+        Ok(RlweParams {
             log_n: p.log_n,
-            q_moduli: q_moduli.clone(),
-            p_moduli: p_moduli.clone(),
+            q_moduli,
+            p_moduli,
             dnum: p.dnum,
             conversion: p.conversion,
             secret: p.secret,
             sigma: p.sigma,
-        })?;
-        check_special_modulus(&q_moduli, &p_moduli, rlwe.gadget().groups())?;
-        let qu_xu_levels = qu_xu_levels(&q_moduli, &p_moduli, rlwe.gadget())?;
-        let encoder = Encoder::new(n)?;
-
-        // Default scales per level (index l - 1 for l limbs).
-        let top = q_moduli.len();
-        let mut level_scales = vec![nominal; top];
-        if p.rescaling == RescalingPolicy::ExactScale && top >= 2 {
-            let mut d = q_moduli[top - 1] as f64;
-            level_scales[top - 1] = d;
-            for l in (1..top).rev() {
-                d = d * d / q_moduli[l] as f64;
-                level_scales[l - 1] = d;
-            }
-        }
-
-        let log_qp = rlwe.extended_basis().log2_product();
-        let security = estimate(n, log_qp, p.secret);
-        if !security.is_secure() && !p.insecure_for_testing {
-            return Err(Error::Insecure {
-                n,
-                log_qp,
-                bound: rnsfhe_core::security::max_log_qp(n, crate::SecurityLevel::Bits128)
-                    .unwrap_or(0),
-                secret: p.secret,
-                estimate: security,
-            });
-        }
-        let eta = if scaling.is_empty() {
-            64
-        } else {
-            closeness_eta(&scaling, p.log_scale)
-        };
-        let tolerance = match p.rescaling {
-            RescalingPolicy::ExactScale => EXACT_SCALE_TOLERANCE,
-            RescalingPolicy::FixedNominalScale => {
-                EXACT_SCALE_TOLERANCE.max(16.0 * (-(eta as f64)).exp2())
-            }
-        };
-        let mut xh = vec![0i64; n];
-        xh[n / 2] = 1;
-        let x_half = Poly::<Coeff>::from_i64(rlwe.chain(), &xh)?.into_ntt();
-        Ok(Arc::new(Self {
-            params,
-            rlwe,
-            encoder,
-            level_scales,
-            log_qp,
-            security,
-            eta,
-            qu_xu_levels,
-            tolerance,
-            x_half,
-        }))
+        })
     }
 
     /// The parameters.
@@ -360,9 +396,16 @@ impl CkksContext {
         self.log_qp
     }
 
-    /// The security estimate against the HE Standard table.
+    /// The security estimate against the HE Standard table (`N`, `log2(QP)`, the secret distribution and
+    /// `sigma`, see [`rnsfhe_core::security`]).
     pub fn security(&self) -> SecurityEstimate {
         self.security
+    }
+
+    /// The verdict of [`CkksContext::security`] with the built-in lattice estimate of these parameters
+    /// (its `sigma` and secret distribution; [`rnsfhe_core::security::summary`]), as one line.
+    pub fn security_summary(&self) -> String {
+        rnsfhe_core::security::summary(self.n(), self.log_qp, self.params.secret, self.params.sigma)
     }
 
     /// The warning flag: `true` unless at least 128-bit security is established by the HE Standard table
@@ -379,12 +422,14 @@ impl CkksContext {
         let bound = rnsfhe_core::security::max_log_qp(self.n(), crate::SecurityLevel::Bits128);
         Some(format!(
             "WARNING: these CKKS parameters are not established as 128-bit secure: N = {}, log2(QP) = {:.1} \
-             (HE Standard 128-bit bound for a uniform ternary secret: {}), secret {:?}; security: {}. Use \
-             them for tests and paper reproduction only.",
+             (HE Standard 128-bit bound for a uniform ternary secret and sigma >= {}: {}), secret {:?}, \
+             sigma = {}; security: {}. Use them for tests and paper reproduction only.",
             self.n(),
             self.log_qp,
+            rnsfhe_core::security::MIN_STANDARD_SIGMA,
             bound.map_or("none".to_string(), |b| b.to_string()),
             self.params.secret,
+            self.params.sigma,
             self.security
         ))
     }
@@ -877,6 +922,95 @@ mod tests {
         // Secure parameters need no opt-in and carry no warning.
         let ctx = CkksContext::new(Preset::Rec128N13.params()).unwrap();
         assert!(!ctx.params().insecure_for_testing && ctx.security_warning().is_none());
+    }
+
+    #[test]
+    fn sigma_and_the_secret_enter_the_check_and_the_fingerprint() {
+        let base = Preset::Rec128N13.params();
+        let ctx = CkksContext::new(base.clone()).unwrap();
+        assert!(!ctx.is_insecure());
+        // An error narrower than the HE Standard's: insecure whatever N and Q, refused without the
+        // opt-in (at sigma = 1e-9 the public key gives the secret key away).
+        let narrow = CkksParams {
+            sigma: 1e-9,
+            ..base.clone()
+        };
+        match CkksContext::new(narrow.clone()) {
+            Err(e @ Error::Insecure { .. }) => {
+                assert!(e.to_string().contains("sigma = 0.000000001"), "{e}");
+                assert!(e.to_string().contains("error narrower"), "{e}");
+            }
+            other => panic!("expected Insecure, got {other:?}"),
+        }
+        assert_eq!(narrow.security().unwrap(), SecurityEstimate::ErrorTooNarrow);
+        let opted = CkksContext::new(CkksParams {
+            insecure_for_testing: true,
+            ..narrow
+        })
+        .unwrap();
+        assert!(opted.is_insecure());
+        assert!(opted
+            .security_warning()
+            .unwrap()
+            .contains("sigma = 0.000000001"));
+        assert!(opted.security_summary().contains("sigma 0.000000001"));
+        // The HE Standard's own 3.19 and wider errors keep the table's verdict.
+        for sigma in [3.19, 6.4, 100.0] {
+            let c = CkksContext::new(CkksParams {
+                sigma,
+                ..base.clone()
+            })
+            .unwrap();
+            assert!(!c.is_insecure(), "sigma {sigma}");
+            assert!(c.security_summary().contains(&format!("sigma {sigma}")));
+        }
+        // Absurd widths are refused outright, with or without the opt-in.
+        for sigma in [1e9, 8192.5, f64::INFINITY, f64::NAN, 0.0, -3.2] {
+            let err = CkksContext::new(CkksParams {
+                sigma,
+                insecure_for_testing: true,
+                ..base.clone()
+            })
+            .unwrap_err();
+            assert!(err.to_string().contains("sigma"), "sigma {sigma}: {err}");
+        }
+        // The fingerprint covers the error width and the secret distribution (and its weight).
+        let fingerprint = |p: CkksParams| {
+            CkksContext::new(CkksParams {
+                insecure_for_testing: true,
+                ..p
+            })
+            .unwrap()
+            .fingerprint()
+        };
+        let all = [
+            fingerprint(base.clone()),
+            fingerprint(CkksParams {
+                sigma: 6.4,
+                ..base.clone()
+            }),
+            fingerprint(CkksParams {
+                sigma: 3.2000000001,
+                ..base.clone()
+            }),
+            fingerprint(CkksParams {
+                secret: SecretDistribution::HammingWeight(64),
+                ..base.clone()
+            }),
+            fingerprint(CkksParams {
+                secret: SecretDistribution::HammingWeight(128),
+                ..base.clone()
+            }),
+        ];
+        for i in 0..all.len() {
+            for j in 0..i {
+                assert_ne!(all[i], all[j], "{i} vs {j}");
+            }
+        }
+        // Objects of format version 1 carry the old fingerprint (N, moduli, dnum only).
+        let rlwe = base.rlwe_params().unwrap();
+        assert_eq!(ctx.rlwe().legacy_fingerprint(), rlwe.legacy_fingerprint());
+        assert_ne!(rlwe.legacy_fingerprint(), rlwe.fingerprint());
     }
 
     #[test]

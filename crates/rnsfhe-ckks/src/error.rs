@@ -21,7 +21,7 @@ pub enum Error {
     Math(#[from] rnsfhe_math::Error),
     /// Parameters the HE Standard table does not establish as 128-bit secure, without the explicit
     /// opt-in [`crate::CkksParams::insecure_for_testing`].
-    #[error("insecure CKKS parameters: N = {n}, log2(QP) = {log_qp:.1}, secret {secret:?}: {estimate} (128-bit bound for a uniform ternary secret: {bound}); use a larger N, fewer or smaller primes and a uniform ternary secret (or a 128-bit preset such as Rec128N14), or set insecure_for_testing = true for tests")]
+    #[error("insecure CKKS parameters: N = {n}, log2(QP) = {log_qp:.1}, secret {secret:?}, sigma = {sigma}: {estimate} (128-bit bound for a uniform ternary secret and sigma >= 3.19: {bound}); use a larger N, fewer or smaller primes, a uniform ternary secret and sigma >= 3.19 (or a 128-bit preset such as Rec128N14), or set insecure_for_testing = true for tests")]
     Insecure {
         /// Ring degree.
         n: usize,
@@ -31,6 +31,8 @@ pub enum Error {
         bound: u32,
         /// The secret distribution.
         secret: rnsfhe_core::SecretDistribution,
+        /// The error standard deviation.
+        sigma: f64,
         /// The estimate that failed.
         estimate: rnsfhe_core::SecurityEstimate,
     },

@@ -52,9 +52,12 @@ pub use params::{CkksParams, Preset, RescalingPolicy};
 pub use plaintext::{Ciphertext, Plaintext};
 pub use polynomial::{Polynomial, PolynomialBasis};
 pub use rnsfhe_core::security::{self, max_log_qp, SecurityEstimate, SecurityLevel};
+pub use rnsfhe_core::serialization::LoadLimits;
 pub use rnsfhe_core::{ConversionMode, SecretDistribution};
 pub use rnsfhe_math::sampling::Csprng;
-pub use rnsfhe_math::wire::{DecodeError, Deserializable, PublicRandomness, Serializable};
+pub use rnsfhe_math::wire::{
+    DecodeError, Deserializable, Integrity, MacKey, PublicRandomness, Serializable,
+};
 pub use serialization::SeededCiphertext;
 
 pub use chebyshev::ChebyshevSeries;

@@ -22,11 +22,12 @@ use std::sync::Arc;
 use rnsfhe_core::serialization::{
     ciphertext_parts_size, read_ciphertext_parts, read_conversion, read_secret_distribution,
     read_sigma, write_ciphertext_parts, write_conversion, write_secret_distribution,
-    write_seeded_parts, WireParams,
+    write_seeded_parts, LoadLimits, ParamsCheck, WireParams,
 };
 use rnsfhe_core::SeededRlweCiphertext;
 use rnsfhe_math::wire::{
-    DecodeError, Deserializable, ObjectKind, PublicRandomness, Serializable, WireReader, WireWriter,
+    DecodeError, Deserializable, Integrity, ObjectKind, PublicRandomness, Serializable,
+    WireFingerprint, WireReader, WireWriter,
 };
 use rnsfhe_ring::{Ntt, Poly};
 
@@ -76,17 +77,45 @@ impl Serializable for CkksContext {
     }
 }
 
+impl WireFingerprint for CkksContext {
+    fn wire_fingerprint_for(&self, version: u16) -> u64 {
+        self.rlwe().wire_fingerprint_for(version)
+    }
+}
+
 impl CkksContext {
-    /// Reads parameters written by [`Serializable::write_to`] on a context and builds the context,
-    /// checking every field's range before any prime search and the rebuilt context's fingerprint
-    /// against the header ([`WireParams::read_context`]).
+    /// Reads parameters written by [`Serializable::write_to`] on a context and builds the context under
+    /// the default [`LoadLimits`] ([`WireParams::read_context`]): every field's range, the limits, the
+    /// fingerprint against the header (after the prime search, before any table) and the security
+    /// verdict are checked before anything expensive; the digest at the end of the object.
     pub fn read_from<R: Read>(r: R) -> Result<Arc<Self>, DecodeError> {
-        CkksParams::read_context(&mut WireReader::new(r))
+        Self::read_from_with(r, &LoadLimits::default())
     }
 
-    /// [`CkksContext::read_from`] of exactly `bytes`.
+    /// [`CkksContext::read_from`] under `limits`.
+    pub fn read_from_with<R: Read>(r: R, limits: &LoadLimits) -> Result<Arc<Self>, DecodeError> {
+        CkksParams::read_context(&mut WireReader::new(r), limits)
+    }
+
+    /// [`CkksContext::read_from`] of exactly `bytes` (the digest is checked first).
     pub fn from_bytes(bytes: &[u8]) -> Result<Arc<Self>, DecodeError> {
-        CkksParams::context_from_bytes(bytes)
+        Self::from_bytes_with(bytes, &LoadLimits::default())
+    }
+
+    /// [`CkksContext::from_bytes`] under `limits` (e.g. [`LoadLimits::allowing_insecure`] for the
+    /// paper's presets, or larger sizes for trusted bytes).
+    pub fn from_bytes_with(bytes: &[u8], limits: &LoadLimits) -> Result<Arc<Self>, DecodeError> {
+        CkksParams::context_from_bytes(bytes, limits)
+    }
+
+    /// [`CkksContext::from_bytes_with`], the digest checked in the mode `integrity` (a MAC under a
+    /// shared key).
+    pub fn from_bytes_sealed(
+        bytes: &[u8],
+        limits: &LoadLimits,
+        integrity: Integrity<'_>,
+    ) -> Result<Arc<Self>, DecodeError> {
+        CkksParams::context_from_bytes_sealed(bytes, limits, integrity)
     }
 }
 
@@ -94,7 +123,7 @@ impl CkksParams {
     /// Decodes serialized parameters (a context's bytes) **without** building the context: the literal
     /// parameters and the fingerprint the header announces. Every field is range-checked; building the
     /// context ([`CkksContext::new`]) is left to the caller, who may refuse sizes it does not want to
-    /// afford (a server should cap `log_n` and the prime counts before doing the prime search).
+    /// afford ([`CkksContext::from_bytes_with`] and its [`LoadLimits`] do that).
     pub fn from_bytes(bytes: &[u8]) -> Result<(Self, u64), DecodeError> {
         Self::decode_params(bytes)
     }
@@ -109,12 +138,26 @@ impl WireParams for CkksParams {
         read_params(r)
     }
 
-    fn build(self) -> Result<Arc<CkksContext>, crate::Error> {
-        CkksContext::new(self)
+    fn size(&self) -> (u32, usize) {
+        (self.log_n, self.levels + 1 + self.special_primes)
     }
 
-    fn built_fingerprint(ctx: &Arc<CkksContext>) -> u64 {
-        ctx.fingerprint()
+    fn check(&self) -> Result<ParamsCheck, crate::Error> {
+        let rlwe = self.rlwe_params()?;
+        Ok(ParamsCheck {
+            fingerprint: rlwe.fingerprint(),
+            legacy_fingerprint: rlwe.legacy_fingerprint(),
+            security: rnsfhe_core::security::estimate(
+                self.n(),
+                rlwe.log2_qp(),
+                self.secret,
+                self.sigma,
+            ),
+        })
+    }
+
+    fn build(self) -> Result<Arc<CkksContext>, crate::Error> {
+        CkksContext::new(self)
     }
 }
 
@@ -215,10 +258,6 @@ impl Serializable for Plaintext {
 }
 
 impl Deserializable<CkksContext> for Plaintext {
-    fn context_fingerprint(ctx: &CkksContext) -> u64 {
-        ctx.fingerprint()
-    }
-
     fn read_payload<R: Read>(
         r: &mut WireReader<R>,
         ctx: &CkksContext,
@@ -262,10 +301,6 @@ impl Serializable for Ciphertext {
 }
 
 impl Deserializable<CkksContext> for Ciphertext {
-    fn context_fingerprint(ctx: &CkksContext) -> u64 {
-        ctx.fingerprint()
-    }
-
     fn read_payload<R: Read>(
         r: &mut WireReader<R>,
         ctx: &CkksContext,
@@ -375,7 +410,12 @@ mod tests {
         let ctx = CkksContext::new(params()).unwrap();
         let bytes = ctx.to_bytes();
         assert_eq!(bytes.len() as u64, ctx.serialized_size());
-        let back = CkksContext::from_bytes(&bytes).unwrap();
+        // Insecure parameters load only when the reader allows them itself.
+        let err = CkksContext::from_bytes(&bytes).unwrap_err();
+        assert_eq!(err.field, "parameters");
+        assert!(err.to_string().contains("allow_insecure"), "{err}");
+        let back =
+            CkksContext::from_bytes_with(&bytes, &LoadLimits::DEFAULT.allowing_insecure()).unwrap();
         assert_eq!(back.fingerprint(), ctx.fingerprint());
         let (params, fingerprint) = CkksParams::from_bytes(&bytes).unwrap();
         assert_eq!((params, fingerprint), (self::params(), ctx.fingerprint()));

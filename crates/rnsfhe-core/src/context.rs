@@ -72,6 +72,65 @@ pub struct RlweParams {
     pub sigma: f64,
 }
 
+impl RlweParams {
+    /// The fingerprint of the parameters, computed from the literal values alone (no context is built, so
+    /// a loader can compare it with a header before any precomputation). It covers every parameter that
+    /// changes what a key or ciphertext means or how safe it is: `N`, `Q`, `P`, `dnum`, the secret
+    /// distribution (and its Hamming weight) and the error width `sigma` (its exact bits). The conversion
+    /// mode is left out: it changes how key switching computes, not its result's meaning.
+    pub fn fingerprint(&self) -> u64 {
+        let (secret_tag, weight) = match self.secret {
+            SecretDistribution::Ternary => (0, 0),
+            SecretDistribution::HammingWeight(h) => (1, h as u64),
+        };
+        fingerprint_words(
+            self.legacy_words()
+                .chain([secret_tag, weight, self.sigma.to_bits()]),
+        )
+    }
+
+    /// The fingerprint of wire format version 1, which covered `N`, `Q`, `P` and `dnum` only: what a
+    /// reader compares with the header of an object of that version.
+    pub fn legacy_fingerprint(&self) -> u64 {
+        fingerprint_words(self.legacy_words())
+    }
+
+    /// `log2(Q)` of the chain, from the literal moduli.
+    pub fn log2_q(&self) -> f64 {
+        self.q_moduli.iter().map(|&q| (q as f64).log2()).sum()
+    }
+
+    /// `log2(QP)` of the chain and the special primes, from the literal moduli (what the HE Standard
+    /// table bounds for keys with special primes).
+    pub fn log2_qp(&self) -> f64 {
+        self.log2_q()
+            + self
+                .p_moduli
+                .iter()
+                .map(|&p| (p as f64).log2())
+                .sum::<f64>()
+    }
+
+    fn legacy_words(&self) -> impl Iterator<Item = u64> + '_ {
+        std::iter::once(self.log_n as u64)
+            .chain(std::iter::once(self.q_moduli.len() as u64))
+            .chain(self.q_moduli.iter().copied())
+            .chain(std::iter::once(self.p_moduli.len() as u64))
+            .chain(self.p_moduli.iter().copied())
+            .chain(std::iter::once(self.dnum as u64))
+    }
+}
+
+impl rnsfhe_math::wire::WireFingerprint for RlweContext {
+    fn wire_fingerprint_for(&self, version: u16) -> u64 {
+        if version < rnsfhe_math::wire::FIRST_DIGEST_VERSION {
+            self.legacy_fingerprint
+        } else {
+            self.fingerprint
+        }
+    }
+}
+
 /// ModUp tables of one digit group at one level.
 #[derive(Debug)]
 pub(crate) struct DigitTables {
@@ -124,6 +183,7 @@ pub struct RlweContext {
     params: RlweParams,
     n: usize,
     fingerprint: u64,
+    legacy_fingerprint: u64,
     q: Arc<RnsBasis>,
     q_levels: Vec<Arc<RnsBasis>>,
     p: Arc<RnsBasis>,
@@ -149,8 +209,10 @@ impl std::fmt::Debug for RlweContext {
     }
 }
 
-/// FNV-1a over 64-bit words.
-fn fnv(words: impl IntoIterator<Item = u64>) -> u64 {
+/// FNV-1a over 64-bit words: the fingerprint of a list of parameters (shared by the schemes, which
+/// fingerprint their own parameters on top of the RLWE ones). Not a cryptographic hash: it names a
+/// parameter set; the wire format's digest protects the bytes.
+pub fn fingerprint_words(words: impl IntoIterator<Item = u64>) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for w in words {
         for b in w.to_le_bytes() {
@@ -212,18 +274,19 @@ impl RlweContext {
         let gadget = RnsGadget::new(&q, params.dnum)?;
         let special_constants = gadget.special_constants(&p)?;
         let rescaler = Rescaler::new(&q)?;
+        crate::security::check_sigma(params.sigma).map_err(|reason| Error::InvalidParams {
+            what: "sigma",
+            reason,
+        })?;
         let gaussian = DiscreteGaussian::with_sigma(params.sigma)?;
-        let fingerprint = fnv(std::iter::once(params.log_n as u64)
-            .chain(std::iter::once(params.q_moduli.len() as u64))
-            .chain(params.q_moduli.iter().copied())
-            .chain(std::iter::once(params.p_moduli.len() as u64))
-            .chain(params.p_moduli.iter().copied())
-            .chain(std::iter::once(params.dnum as u64)));
+        let fingerprint = params.fingerprint();
+        let legacy_fingerprint = params.legacy_fingerprint();
         let levels = (0..q.len()).map(|_| OnceLock::new()).collect();
         let ctx = Self {
             params,
             n,
             fingerprint,
+            legacy_fingerprint,
             q,
             q_levels,
             p,
@@ -254,10 +317,14 @@ impl RlweContext {
         self.q.len()
     }
 
-    /// A fingerprint of the parameters that keys and ciphertexts must share (`N`, `Q`, `P`, `dnum`; not the
-    /// conversion mode, which does not change the meaning of any key or ciphertext).
+    /// A fingerprint of the parameters that keys and ciphertexts must share ([`RlweParams::fingerprint`]).
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
+    }
+
+    /// The fingerprint objects of format version 1 carry ([`RlweParams::legacy_fingerprint`]).
+    pub fn legacy_fingerprint(&self) -> u64 {
+        self.legacy_fingerprint
     }
 
     /// The full chain `Q = q_0 .. q_{L-1}`.

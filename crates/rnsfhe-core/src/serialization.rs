@@ -25,8 +25,9 @@ use std::sync::Arc;
 
 use rnsfhe_math::sampling::{Csprng, Seed, SEED_LEN};
 use rnsfhe_math::wire::{
-    packed_len, write_object, DecodeError, DecodeErrorKind, Deserializable, Header, ObjectKind,
-    PublicRandomness, Serializable, WireReader, WireWriter, HEADER_LEN,
+    packed_len, read_exactly, write_object, DecodeError, DecodeErrorKind, Deserializable, Header,
+    Integrity, ObjectKind, PublicRandomness, Serializable, WireFingerprint, WireReader, WireWriter,
+    DIGEST_LEN, HEADER_LEN,
 };
 use rnsfhe_ring::wire::poly_wire_size;
 use rnsfhe_ring::{Coeff, ConversionMode, Form, Ntt, Poly, RnsBasis};
@@ -36,6 +37,7 @@ use crate::context::{RlweContext, SecretDistribution};
 use crate::encryption::{RlweCiphertext, SeededRlweCiphertext};
 use crate::keys::{GaloisKeys, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 use crate::samplers::expand_uniform;
+use crate::security::SecurityEstimate;
 
 /// Whether a seed is written: the caller asked for seeds and one is known.
 fn use_seed(seed: Option<&Seed>, randomness: PublicRandomness) -> Option<&Seed> {
@@ -159,10 +161,6 @@ impl Serializable for PublicKey {
 }
 
 impl Deserializable<RlweContext> for PublicKey {
-    fn context_fingerprint(ctx: &RlweContext) -> u64 {
-        ctx.fingerprint()
-    }
-
     fn read_payload<R: Read>(
         r: &mut WireReader<R>,
         ctx: &RlweContext,
@@ -240,10 +238,6 @@ impl Serializable for RelinKey {
 }
 
 impl Deserializable<RlweContext> for RelinKey {
-    fn context_fingerprint(ctx: &RlweContext) -> u64 {
-        ctx.fingerprint()
-    }
-
     fn read_payload<R: Read>(
         r: &mut WireReader<R>,
         ctx: &RlweContext,
@@ -331,10 +325,6 @@ impl Serializable for GaloisKeys {
 }
 
 impl Deserializable<RlweContext> for GaloisKeys {
-    fn context_fingerprint(ctx: &RlweContext) -> u64 {
-        ctx.fingerprint()
-    }
-
     fn read_payload<R: Read>(
         r: &mut WireReader<R>,
         ctx: &RlweContext,
@@ -494,10 +484,136 @@ pub fn read_ciphertext_parts<R: Read>(
     RlweCiphertext::new(parts).map_err(|e| r.invalid(field, e.to_string()))
 }
 
+/// Bounds on what loading parameters from untrusted bytes may cost: the ring degree, the number of
+/// primes and the size of a polynomial over all of them (every table of a context is a few such
+/// polynomials), and whether parameters not established as 128-bit secure are accepted. Every loader of
+/// parameters applies [`LoadLimits::default`] unless the caller passes others, so a hostile blob is
+/// refused before anything expensive is built; a caller that loads larger parameters raises the limits
+/// explicitly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadLimits {
+    /// Largest `log2 N` accepted (default 16).
+    pub max_log_n: u32,
+    /// Largest number of primes, `Q` and `P` together (default 64).
+    pub max_moduli: u32,
+    /// Largest `N x (number of primes)`, the words of one polynomial over every prime (default
+    /// `2^16 x 48`, about 25 MB).
+    pub max_words: u64,
+    /// Whether parameters that are not established as 128-bit secure load (default `false`). Their own
+    /// `insecure_for_testing` flag is the writer's opt-in; this is the reader's: a context received from
+    /// another party cannot switch the receiver's security check off.
+    pub allow_insecure: bool,
+}
+
+impl LoadLimits {
+    /// The default limits: `N <= 2^16`, at most 64 primes and `2^16 x 48` words, secure parameters only.
+    /// Every preset of `N <= 2^16` fits.
+    pub const DEFAULT: LoadLimits = LoadLimits {
+        max_log_n: 16,
+        max_moduli: 64,
+        max_words: (1 << 16) * 48,
+        allow_insecure: false,
+    };
+
+    /// Limits that accept any size the parameter decoders can represent (`N <= 2^17`, 128 primes of each
+    /// kind), still secure parameters only. For trusted bytes.
+    pub const fn trusted() -> LoadLimits {
+        LoadLimits {
+            max_log_n: 17,
+            max_moduli: 256,
+            max_words: (1 << 17) * 256,
+            allow_insecure: false,
+        }
+    }
+
+    /// These limits, with parameters that are not established as 128-bit secure accepted too (tests,
+    /// paper reproduction).
+    pub const fn allowing_insecure(self) -> LoadLimits {
+        LoadLimits {
+            allow_insecure: true,
+            ..self
+        }
+    }
+
+    /// Checks a parameter set of `2^log_n` and `moduli` primes against the limits; the error names the
+    /// field `params.log_n` or `params.moduli` at the payload's start.
+    pub fn check(&self, log_n: u32, moduli: usize) -> Result<(), DecodeError> {
+        let exceeded = |field: &str, value: u64, limit: String| {
+            Err(DecodeError::new(
+                field,
+                HEADER_LEN,
+                DecodeErrorKind::LimitExceeded { value, limit },
+            ))
+        };
+        if log_n > self.max_log_n {
+            return exceeded(
+                "params.log_n",
+                log_n as u64,
+                format!(
+                    "max_log_n = {}; raise it to load N = 2^{log_n} from trusted bytes",
+                    self.max_log_n
+                ),
+            );
+        }
+        if moduli as u64 > self.max_moduli as u64 {
+            return exceeded(
+                "params.moduli",
+                moduli as u64,
+                format!(
+                    "max_moduli = {} primes in Q and P together; raise it for trusted bytes",
+                    self.max_moduli
+                ),
+            );
+        }
+        let words = (moduli as u64).saturating_mul(1u64 << log_n.min(63));
+        if words > self.max_words {
+            return exceeded(
+                "params.moduli",
+                words,
+                format!(
+                    "max_words = {}: N x primes = 2^{log_n} x {moduli}; raise it for trusted bytes",
+                    self.max_words
+                ),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Default for LoadLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// What a scheme derives from its literal parameters without building a context (no tables): the
+/// fingerprints and the security verdict, so that a loader can refuse bytes before any precomputation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamsCheck {
+    /// The fingerprint the built context will have (format version 2).
+    pub fingerprint: u64,
+    /// The fingerprint of format version 1.
+    pub legacy_fingerprint: u64,
+    /// The security verdict the built context will report.
+    pub security: SecurityEstimate,
+}
+
+impl ParamsCheck {
+    /// The fingerprint objects of format `version` carry.
+    pub fn fingerprint_for(&self, version: u16) -> u64 {
+        if rnsfhe_math::wire::has_digest(version) {
+            self.fingerprint
+        } else {
+            self.legacy_fingerprint
+        }
+    }
+}
+
 /// The literal parameters of a scheme on the wire (a context's bytes): the header (kind checked, its
-/// fingerprint kept), the range-checked payload, and the context rebuilt from them with the rebuilt
-/// fingerprint compared with the header's, so that a reader never trusts moduli it did not derive
-/// itself. Each scheme implements the three required items; the loaders are shared.
+/// fingerprint kept), the range-checked payload, the [`LoadLimits`], then the fingerprint and the
+/// security verdict derived without building anything ([`WireParams::check`]), and only then the context.
+/// A reader therefore never trusts moduli it did not derive itself, and refuses hostile bytes before the
+/// expensive part. Each scheme implements the required items; the loaders are shared.
 pub trait WireParams: Sized {
     /// The header kind of these parameters.
     const KIND: ObjectKind;
@@ -509,66 +625,93 @@ pub trait WireParams: Sized {
     /// Reads and range-checks the payload, allocating nothing from an unchecked length.
     fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<Self, DecodeError>;
 
+    /// `log2 N` and the number of primes (`Q` and `P` together) the parameters ask for, from the literal
+    /// values (what [`LoadLimits`] bounds).
+    fn size(&self) -> (u32, usize);
+
+    /// The fingerprints and the security verdict, derived without building the context (at most a prime
+    /// search).
+    fn check(&self) -> Result<ParamsCheck, Self::BuildError>;
+
     /// Builds the context (the scheme's checked constructor).
     fn build(self) -> Result<Self::Context, Self::BuildError>;
 
-    /// The fingerprint of a built context.
-    fn built_fingerprint(ctx: &Self::Context) -> u64;
-
     /// Reads the header and the parameters without building the context: the parameters and the
-    /// fingerprint the header announces.
-    fn read_params_object<R: Read>(r: &mut WireReader<R>) -> Result<(Self, u64), DecodeError> {
+    /// header. The digest is checked when the object has one (streams: at its end).
+    fn read_params_object<R: Read>(r: &mut WireReader<R>) -> Result<(Self, Header), DecodeError> {
         let header = Header::read(r)?;
         header.expect(Self::KIND, None)?;
-        Ok((Self::read_params(r)?, header.fingerprint))
+        let params = Self::read_params(r)?;
+        r.check_digest(&header)?;
+        Ok((params, header))
     }
 
-    /// [`WireParams::read_params_object`] of exactly `bytes`.
+    /// [`WireParams::read_params_object`] of exactly `bytes` (digest checked first): the parameters and
+    /// the fingerprint the header announces.
     fn decode_params(bytes: &[u8]) -> Result<(Self, u64), DecodeError> {
-        read_exactly(bytes, Self::read_params_object)
+        read_exactly(bytes, Integrity::Digest, Self::read_params_object)
+            .map(|(p, h)| (p, h.fingerprint))
     }
 
-    /// Reads the parameters and builds the context. Refused parameters are an error of the field
-    /// `parameters` (at byte 16, the payload's start); another fingerprint (a build that derives other
-    /// primes) an error of `header.fingerprint` at the end of the payload.
-    fn read_context<R: Read>(r: &mut WireReader<R>) -> Result<Self::Context, DecodeError> {
-        let (params, expected) = Self::read_params_object(r)?;
-        let end = r.offset();
+    /// Reads the parameters and builds the context under `limits`: sizes beyond the limits are errors of
+    /// `params.log_n` / `params.moduli`; a header fingerprint other than the parameters' an error of
+    /// `header.fingerprint`; parameters not established as secure (unless `limits.allow_insecure`) or
+    /// refused by the scheme an error of `parameters` (at byte 16, the payload's start). All of these
+    /// come before any table is built.
+    fn read_context<R: Read>(
+        r: &mut WireReader<R>,
+        limits: &LoadLimits,
+    ) -> Result<Self::Context, DecodeError> {
+        let (params, header) = Self::read_params_object(r)?;
+        let (log_n, moduli) = params.size();
+        limits.check(log_n, moduli)?;
         let invalid = |field: &str, at: u64, reason: String| {
             DecodeError::new(field, at, DecodeErrorKind::Invalid(reason))
         };
-        let ctx = params
-            .build()
+        let checked = params
+            .check()
             .map_err(|e| invalid("parameters", HEADER_LEN, format!("rejected: {e}")))?;
-        let built = Self::built_fingerprint(&ctx);
-        if built != expected {
+        let expected = checked.fingerprint_for(header.version);
+        if header.fingerprint != expected {
             return Err(invalid(
                 "header.fingerprint",
-                end,
+                8,
                 format!(
-                    "the parameters build a context with fingerprint {built:#018x}, the header says \
-                     {expected:#018x} (written by a build that derives other primes?)"
+                    "the parameters have fingerprint {expected:#018x}, the header says {:#018x} (altered \
+                     bytes, or written by a build that derives other primes)",
+                    header.fingerprint
                 ),
             ));
         }
-        Ok(ctx)
+        if !checked.security.is_secure() && !limits.allow_insecure {
+            return Err(invalid(
+                "parameters",
+                HEADER_LEN,
+                format!(
+                    "refused: not established as 128-bit secure ({}); a reader accepts such parameters \
+                     only when it allows insecure parameters itself (LoadLimits::allow_insecure)",
+                    checked.security
+                ),
+            ));
+        }
+        params
+            .build()
+            .map_err(|e| invalid("parameters", HEADER_LEN, format!("rejected: {e}")))
     }
 
-    /// [`WireParams::read_context`] of exactly `bytes`.
-    fn context_from_bytes(bytes: &[u8]) -> Result<Self::Context, DecodeError> {
-        read_exactly(bytes, Self::read_context)
+    /// [`WireParams::read_context`] of exactly `bytes` (digest checked first).
+    fn context_from_bytes(bytes: &[u8], limits: &LoadLimits) -> Result<Self::Context, DecodeError> {
+        Self::context_from_bytes_sealed(bytes, limits, Integrity::Digest)
     }
-}
 
-/// Runs `read` on exactly `bytes`: trailing bytes are an error of the field `end of object`.
-pub fn read_exactly<'a, T>(
-    bytes: &'a [u8],
-    read: impl FnOnce(&mut WireReader<&'a [u8]>) -> Result<T, DecodeError>,
-) -> Result<T, DecodeError> {
-    let mut r = WireReader::new(bytes);
-    let out = read(&mut r)?;
-    r.finish("end of object")?;
-    Ok(out)
+    /// [`WireParams::context_from_bytes`] with the digest checked in the mode `integrity`.
+    fn context_from_bytes_sealed(
+        bytes: &[u8],
+        limits: &LoadLimits,
+        integrity: Integrity<'_>,
+    ) -> Result<Self::Context, DecodeError> {
+        read_exactly(bytes, integrity, |r| Self::read_context(r, limits))
+    }
 }
 
 /// Writes a secret distribution: `u8` tag (0 ternary, 1 Hamming weight) and `u32` weight (0 for
@@ -635,17 +778,13 @@ pub fn read_conversion<R: Read>(
     }
 }
 
-/// Reads a standard deviation: finite, positive and at most `2^30`.
+/// Reads a standard deviation: finite, positive and at most [`crate::security::MAX_SIGMA`]
+/// ([`crate::security::check_sigma`]). Whether it is wide enough for security is checked with the other
+/// parameters ([`WireParams::read_context`]).
 pub fn read_sigma<R: Read>(r: &mut WireReader<R>, field: &str) -> Result<f64, DecodeError> {
     let at = r.offset();
     let sigma = r.f64(field)?;
-    if !(sigma.is_finite() && sigma > 0.0 && sigma <= (1u64 << 30) as f64) {
-        return Err(r.invalid_at(
-            at,
-            field,
-            format!("sigma = {sigma} must be finite in (0, 2^30]"),
-        ));
-    }
+    crate::security::check_sigma(sigma).map_err(|reason| r.invalid_at(at, field, reason))?;
     Ok(sigma)
 }
 
@@ -657,7 +796,7 @@ fn secret_key_payload_size(n: usize) -> u64 {
 impl SecretKey {
     /// Serialized size of [`SecretKey::write_secret_to`]'s output in bytes.
     pub fn secret_serialized_size(&self) -> u64 {
-        HEADER_LEN + secret_key_payload_size(self.coefficients().len())
+        HEADER_LEN + secret_key_payload_size(self.coefficients().len()) + DIGEST_LEN
     }
 
     /// Writes the **secret** key (header and payload) to `w`. The name says what it does: only the
@@ -669,6 +808,7 @@ impl SecretKey {
             ObjectKind::SecretKey,
             self.fingerprint(),
             secret_key_payload_size(coeffs.len()),
+            Integrity::Digest,
             |w| {
                 write_secret_distribution(w, ctx.params().secret)?;
                 // Branch-free map -1 -> 2, 0 -> 0, 1 -> 1: `c & 3` is 3 for -1 in two's complement.
@@ -695,19 +835,24 @@ impl SecretKey {
     }
 
     /// Reads a secret key of `ctx` written by [`SecretKey::write_secret_to`], checking the header, that
-    /// every coefficient is ternary and that the distribution (and Hamming weight) matches the context.
+    /// every coefficient is ternary, that the distribution (and Hamming weight) matches the context and
+    /// the digest.
     pub fn read_secret_from<R: Read>(r: R, ctx: &RlweContext) -> Result<Self, DecodeError> {
         let mut r = WireReader::new(r);
         Self::read_secret(&mut r, ctx)
     }
 
-    /// [`SecretKey::read_secret_from`] of exactly `bytes`.
+    /// [`SecretKey::read_secret_from`] of exactly `bytes` (digest checked first).
     pub fn from_secret_bytes(bytes: &[u8], ctx: &RlweContext) -> Result<Self, DecodeError> {
-        read_exactly(bytes, |r| Self::read_secret(r, ctx))
+        read_exactly(bytes, Integrity::Digest, |r| Self::read_secret(r, ctx))
     }
 
     fn read_secret<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
-        Header::read(r)?.expect(ObjectKind::SecretKey, Some(ctx.fingerprint()))?;
+        let header = Header::read(r)?;
+        header.expect(
+            ObjectKind::SecretKey,
+            Some(ctx.wire_fingerprint_for(header.version)),
+        )?;
         let at = r.offset();
         let secret = read_secret_distribution(r, ctx.n(), "secret_key.distribution")?;
         if secret != ctx.params().secret {
@@ -744,7 +889,9 @@ impl SecretKey {
                 .map_err(|e| r.invalid("secret_key.coefficients", e.to_string()))
         };
         coeffs.zeroize();
-        result
+        let key = result?;
+        r.check_digest(&header)?;
+        Ok(key)
     }
 }
 
@@ -787,7 +934,7 @@ mod tests {
         let gk = kg.galois_keys_for_steps(&[1, -3], true, &mut rng).unwrap();
         for randomness in [PublicRandomness::Seeded, PublicRandomness::Expanded] {
             let bytes = pk.to_bytes_with(randomness);
-            assert_eq!(bytes.len() as u64, HEADER_LEN + pk.payload_size(randomness));
+            assert_eq!(bytes.len() as u64, pk.serialized_size_with(randomness));
             let back = PublicKey::from_bytes(&bytes, &ctx).unwrap();
             assert_eq!((back.b(), back.a()), (pk.b(), pk.a()));
             let bytes = rk.to_bytes_with(randomness);
@@ -873,7 +1020,7 @@ mod tests {
             let a = pk.write_to(&mut file, PublicRandomness::Seeded).unwrap();
             let b = gk.write_to(&mut file, PublicRandomness::Expanded).unwrap();
             assert_eq!(a, pk.serialized_size());
-            assert_eq!(b, HEADER_LEN + gk.payload_size(PublicRandomness::Expanded));
+            assert_eq!(b, gk.serialized_size_with(PublicRandomness::Expanded));
         }
         let mut file = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
         let pk2 = PublicKey::read_from(&mut file, &ctx).unwrap();

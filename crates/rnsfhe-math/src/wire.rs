@@ -1,6 +1,6 @@
 //! The versioned binary format of every object rnsfhe sends or stores (DESIGN "Serialization").
 //!
-//! An object on the wire is a fixed 16-byte **header** followed by its **payload**:
+//! An object on the wire is a fixed 16-byte **header**, its **payload** and a 32-byte **digest**:
 //!
 //! ```text
 //! offset  size  field
@@ -9,11 +9,35 @@
 //!      6     2  object kind (ObjectKind code)
 //!      8     8  fingerprint of the parameters the object belongs to
 //!     16     .  payload (defined by each object type; integers little endian)
+//! end-32    32  digest: BLAKE3 of every byte before it (header and payload), or keyed BLAKE3 (a MAC)
+//!               under a MacKey the parties share
 //! ```
 //!
-//! This module holds the parts every layer shares: the header, the registry of object kinds, a
-//! [`WireWriter`] that counts the bytes it writes and a [`WireReader`] that tracks the byte offset so
-//! that every error names the field and the offset where decoding failed ([`DecodeError`]).
+//! This module holds the parts every layer shares: the header, the registry of object kinds, the digest
+//! ([`Integrity`], [`MacKey`]), a [`WireWriter`] that counts (and digests) the bytes it writes and a
+//! [`WireReader`] that tracks the byte offset so that every error names the field and the offset where
+//! decoding failed ([`DecodeError`]).
+//!
+//! # Integrity
+//!
+//! Every field is range-checked on load, but a flipped bit can land on a value that is still in range (a
+//! CKKS scale, a Galois element, a residue below its modulus) and silently change results. The digest
+//! closes that: loading a whole buffer checks the digest **before** anything else is parsed (after the
+//! magic and the version, which say whether a digest is there), so a corrupted byte anywhere is an error
+//! of the field `digest`; a stream reader digests what it reads and checks the trailer at the end of the
+//! object. The plain digest detects corruption, not an adversary (anyone can recompute it); where the
+//! network is not trusted, the parties share a [`MacKey`] and seal objects with [`Integrity::Mac`]: the
+//! digest is then BLAKE3's keyed mode, and a reader holding the key refuses anything not sealed under it
+//! (including objects of format version 1, which carry no digest).
+//!
+//! # Versions
+//!
+//! * **2** (written by this build): the layout above. Fingerprints cover every parameter that changes what
+//!   an object means or how safe it is (for RLWE: `N`, the moduli, the key-switching decomposition, the
+//!   secret distribution and the error width).
+//! * **1** (still read): no digest, and fingerprints of `N`, the moduli and the decomposition only. A
+//!   context reports both ([`WireFingerprint`]), and a reader compares the header with the one of the
+//!   version the object was written in. Objects of version 1 are not protected against corruption.
 //!
 //! Why a hand-written format rather than a serde encoding: loading must validate as it reads (residues
 //! below their modulus, lengths against the parameters already loaded) without ever allocating from an
@@ -25,18 +49,120 @@
 use std::fmt;
 use std::io::{self, Read, Write};
 
+use rand_core::RngCore;
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
 /// The magic bytes that open every object.
 pub const MAGIC: [u8; 4] = *b"RNSF";
 
 /// The format version this build writes. Readers accept every version in
 /// [`MIN_READ_VERSION`]`..=FORMAT_VERSION`.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
-/// The oldest format version this build still reads.
+/// The oldest format version this build still reads (version 1: no digest, see the module
+/// documentation).
 pub const MIN_READ_VERSION: u16 = 1;
+
+/// The first format version whose objects end with a digest.
+pub const FIRST_DIGEST_VERSION: u16 = 2;
 
 /// Length of the header in bytes.
 pub const HEADER_LEN: u64 = 16;
+
+/// Length of the digest that ends every object of format version 2 and later.
+pub const DIGEST_LEN: u64 = 32;
+
+/// Whether objects of format `version` end with a digest.
+pub fn has_digest(version: u16) -> bool {
+    version >= FIRST_DIGEST_VERSION
+}
+
+/// A 256-bit key shared by the parties that authenticate objects ([`Integrity::Mac`]): the digest of an
+/// object becomes BLAKE3's keyed hash under it, which only holders of the key can compute. Zeroized on
+/// drop, never printed by `Debug`.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct MacKey([u8; 32]);
+
+impl MacKey {
+    /// Length of a key in bytes.
+    pub const LEN: usize = 32;
+
+    /// The key with these bytes (exchange them over a channel the network cannot read).
+    pub fn from_bytes(bytes: [u8; 32]) -> Self {
+        Self(bytes)
+    }
+
+    /// The key with these bytes, which must be exactly [`MacKey::LEN`] long; `None` otherwise.
+    pub fn from_slice(bytes: &[u8]) -> Option<Self> {
+        Some(Self(bytes.try_into().ok()?))
+    }
+
+    /// A fresh random key from a cryptographic generator.
+    pub fn random<R: RngCore + rand_core::CryptoRng>(rng: &mut R) -> Self {
+        let mut key = [0u8; 32];
+        rng.fill_bytes(&mut key);
+        Self(key)
+    }
+
+    /// The key's bytes (to store or hand to the other parties).
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for MacKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("MacKey(<redacted>)")
+    }
+}
+
+/// How an object's digest is computed and checked.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum Integrity<'k> {
+    /// BLAKE3 of the header and payload: detects corruption (the default of every writer and reader).
+    #[default]
+    Digest,
+    /// BLAKE3 keyed by a shared [`MacKey`]: also detects deliberate changes by anyone without the key. A
+    /// reader in this mode refuses objects without a digest (format version 1).
+    Mac(&'k MacKey),
+}
+
+impl Integrity<'_> {
+    fn hasher(self) -> blake3::Hasher {
+        match self {
+            Integrity::Digest => blake3::Hasher::new(),
+            Integrity::Mac(key) => blake3::Hasher::new_keyed(&key.0),
+        }
+    }
+
+    /// Whether this is the keyed mode.
+    pub fn is_keyed(self) -> bool {
+        matches!(self, Integrity::Mac(_))
+    }
+}
+
+/// The running digest of a writer or reader.
+struct Digester {
+    hasher: blake3::Hasher,
+    keyed: bool,
+}
+
+impl Digester {
+    fn new(integrity: Integrity<'_>) -> Box<Self> {
+        Box::new(Self {
+            hasher: integrity.hasher(),
+            keyed: integrity.is_keyed(),
+        })
+    }
+}
+
+impl fmt::Debug for Digester {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Digester")
+            .field("keyed", &self.keyed)
+            .finish_non_exhaustive()
+    }
+}
 
 /// The kind of object a header announces. Codes are part of the format and never reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -149,23 +275,12 @@ impl Header {
     /// Reads and checks a header: magic, a readable version and a known kind. The kind and fingerprint
     /// are checked against expectations by [`Header::expect`].
     pub fn read<R: Read>(r: &mut WireReader<R>) -> Result<Self, DecodeError> {
-        let magic: [u8; 4] = r.array("header.magic")?;
-        if magic != MAGIC {
-            return Err(r.invalid_at(
-                0,
-                "header.magic",
-                format!("expected {MAGIC:?} (\"RNSF\"), found {magic:?}: not an rnsfhe object"),
-            ));
-        }
-        let version = r.u16("header.version")?;
-        if !(MIN_READ_VERSION..=FORMAT_VERSION).contains(&version) {
-            return Err(r.invalid_at(
-                4,
+        let version = Self::read_magic_and_version(r)?;
+        if r.requires_mac() && !has_digest(version) {
+            return Err(DecodeError::new(
                 "header.version",
-                format!(
-                    "format version {version} is not readable by this build (reads \
-                     {MIN_READ_VERSION}..={FORMAT_VERSION}); upgrade rnsfhe"
-                ),
+                4,
+                DecodeErrorKind::Unauthenticated { version },
             ));
         }
         let code = r.u16("header.kind")?;
@@ -206,6 +321,35 @@ impl Header {
             }
         }
         Ok(())
+    }
+
+    /// Reads and checks the first six bytes: the magic and a readable format version.
+    fn read_magic_and_version<R: Read>(r: &mut WireReader<R>) -> Result<u16, DecodeError> {
+        let magic: [u8; 4] = r.array("header.magic")?;
+        if magic != MAGIC {
+            return Err(r.invalid_at(
+                0,
+                "header.magic",
+                format!("expected {MAGIC:?} (\"RNSF\"), found {magic:?}: not an rnsfhe object"),
+            ));
+        }
+        let version = r.u16("header.version")?;
+        if !(MIN_READ_VERSION..=FORMAT_VERSION).contains(&version) {
+            return Err(r.invalid_at(
+                4,
+                "header.version",
+                format!(
+                    "format version {version} is not readable by this build (reads \
+                     {MIN_READ_VERSION}..={FORMAT_VERSION}); upgrade rnsfhe"
+                ),
+            ));
+        }
+        Ok(version)
+    }
+
+    /// Whether the object ends with a digest (format version 2 and later).
+    pub fn has_digest(&self) -> bool {
+        has_digest(self.version)
     }
 
     /// Writes a header for `kind` and `fingerprint` at the current format version.
@@ -256,6 +400,23 @@ pub enum DecodeErrorKind {
     TrailingBytes {
         /// How many bytes remain.
         count: u64,
+    },
+    /// The digest at the end of the object does not match its bytes.
+    DigestMismatch {
+        /// Whether the reader checked a keyed digest (a MAC).
+        keyed: bool,
+    },
+    /// The reader requires a MAC and the object (of an old format version) carries no digest.
+    Unauthenticated {
+        /// The object's format version.
+        version: u16,
+    },
+    /// The object is larger than the reader's limits allow (see the loaders' `LoadLimits`).
+    LimitExceeded {
+        /// The value asked for.
+        value: u64,
+        /// The limit and how to raise it.
+        limit: String,
     },
 }
 
@@ -310,6 +471,22 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::TrailingBytes { count } => {
                 write!(f, "{count} unexpected bytes after the end of the object")
             }
+            DecodeErrorKind::DigestMismatch { keyed: false } => f.write_str(
+                "the digest does not match the object's bytes: they were corrupted or altered (or the \
+                 object is sealed with a MAC: load it with the shared key)",
+            ),
+            DecodeErrorKind::DigestMismatch { keyed: true } => f.write_str(
+                "the MAC does not match the object's bytes: they were altered, or sealed under another \
+                 key or without one",
+            ),
+            DecodeErrorKind::Unauthenticated { version } => write!(
+                f,
+                "format version {version} objects carry no digest, and this reader requires a MAC; \
+                 write the object again with the shared key"
+            ),
+            DecodeErrorKind::LimitExceeded { value, limit } => {
+                write!(f, "{value} exceeds the loader's limit ({limit})")
+            }
         }
     }
 }
@@ -317,17 +494,39 @@ impl fmt::Display for DecodeError {
 impl std::error::Error for DecodeError {}
 
 /// A writer that counts the bytes written (so `serialized_size()` can be checked against what was
-/// written) and writes integers little endian.
+/// written), writes integers little endian and, when it seals an object, digests what it writes.
 #[derive(Debug)]
 pub struct WireWriter<W: Write> {
     inner: W,
     written: u64,
+    digest: Option<Box<Digester>>,
 }
 
 impl<W: Write> WireWriter<W> {
-    /// Wraps `inner`.
+    /// Wraps `inner` (no digest: for parts of an object written by the caller's own framing).
     pub fn new(inner: W) -> Self {
-        Self { inner, written: 0 }
+        Self {
+            inner,
+            written: 0,
+            digest: None,
+        }
+    }
+
+    /// Wraps `inner` and digests everything written, for [`WireWriter::write_digest`] to append.
+    pub fn digesting(inner: W, integrity: Integrity<'_>) -> Self {
+        Self {
+            inner,
+            written: 0,
+            digest: Some(Digester::new(integrity)),
+        }
+    }
+
+    /// Appends the digest of everything written so far (nothing if the writer does not digest).
+    pub fn write_digest(&mut self) -> io::Result<()> {
+        match self.digest.take() {
+            Some(d) => self.bytes(d.hasher.finalize().as_bytes()),
+            None => Ok(()),
+        }
     }
 
     /// Bytes written so far.
@@ -343,6 +542,9 @@ impl<W: Write> WireWriter<W> {
     /// Writes raw bytes.
     pub fn bytes(&mut self, b: &[u8]) -> io::Result<()> {
         self.inner.write_all(b)?;
+        if let Some(d) = &mut self.digest {
+            d.hasher.update(b);
+        }
         self.written += b.len() as u64;
         Ok(())
     }
@@ -408,18 +610,73 @@ pub fn packed_len(count: usize, width: u32) -> u64 {
     (count as u64 * width as u64).div_ceil(8)
 }
 
-/// A reader that tracks the byte offset from the start of the object and turns every failure into a
-/// [`DecodeError`] naming the field.
+/// A reader that tracks the byte offset from the start of the object, turns every failure into a
+/// [`DecodeError`] naming the field, and digests what it reads so that the object's digest can be
+/// checked at its end ([`WireReader::check_digest`]).
 #[derive(Debug)]
 pub struct WireReader<R: Read> {
     inner: R,
     offset: u64,
+    /// The running digest; `None` for bytes whose digest was checked before reading
+    /// ([`WireReader::verified`]).
+    digest: Option<Box<Digester>>,
+    requires_mac: bool,
 }
 
 impl<R: Read> WireReader<R> {
-    /// Wraps `inner`; offsets count from here.
+    /// Wraps `inner` (a stream): offsets count from here, and the digest of an object read through it
+    /// is checked in the default mode ([`Integrity::Digest`]).
     pub fn new(inner: R) -> Self {
-        Self { inner, offset: 0 }
+        Self::with_integrity(inner, Integrity::Digest)
+    }
+
+    /// Wraps `inner`, checking digests in the mode `integrity`.
+    pub fn with_integrity(inner: R, integrity: Integrity<'_>) -> Self {
+        Self {
+            inner,
+            offset: 0,
+            digest: Some(Digester::new(integrity)),
+            requires_mac: integrity.is_keyed(),
+        }
+    }
+
+    /// Wraps the bytes of an object **whose digest has already been checked** ([`verify_digest`]),
+    /// without its digest: nothing is digested and [`WireReader::check_digest`] reads nothing.
+    pub fn verified(inner: R) -> Self {
+        Self {
+            inner,
+            offset: 0,
+            digest: None,
+            requires_mac: false,
+        }
+    }
+
+    /// Whether this reader refuses objects without a keyed digest.
+    pub fn requires_mac(&self) -> bool {
+        self.requires_mac
+    }
+
+    /// At the end of an object with `header`: reads its digest and compares it with the digest of the
+    /// bytes read since the reader was created (the object's header and payload). Nothing for objects of
+    /// format version 1 or for a [`WireReader::verified`] reader.
+    pub fn check_digest(&mut self, header: &Header) -> Result<(), DecodeError> {
+        if !header.has_digest() {
+            return Ok(());
+        }
+        let Some(d) = self.digest.take() else {
+            return Ok(());
+        };
+        let at = self.offset;
+        let stored: [u8; 32] = self.array("digest")?;
+        // blake3::Hash compares in constant time.
+        if d.hasher.finalize() != blake3::Hash::from_bytes(stored) {
+            return Err(DecodeError::new(
+                "digest",
+                at,
+                DecodeErrorKind::DigestMismatch { keyed: d.keyed },
+            ));
+        }
+        Ok(())
     }
 
     /// The current byte offset.
@@ -482,6 +739,9 @@ impl<R: Read> WireReader<R> {
                     ))
                 }
             }
+        }
+        if let Some(d) = &mut self.digest {
+            d.hasher.update(buf);
         }
         self.offset += buf.len() as u64;
         Ok(())
@@ -651,8 +911,9 @@ pub enum PublicRandomness {
 }
 
 /// An object with a wire encoding: its kind, the fingerprint of its parameters and its payload. The
-/// provided methods write the header and payload ([`Serializable::write_to`], [`Serializable::to_bytes`])
-/// and compute the size before writing ([`Serializable::serialized_size`]).
+/// provided methods write the header, payload and digest ([`Serializable::write_to`],
+/// [`Serializable::to_bytes`], with a MAC [`Serializable::to_bytes_sealed`]) and compute the size before
+/// writing ([`Serializable::serialized_size`]).
 ///
 /// Secret keys deliberately do not implement this trait: they serialize only through functions whose
 /// name says so.
@@ -673,19 +934,36 @@ pub trait Serializable {
         randomness: PublicRandomness,
     ) -> io::Result<()>;
 
-    /// Total size (header and payload) in bytes, with seeds where known.
-    fn serialized_size(&self) -> u64 {
-        HEADER_LEN + self.payload_size(PublicRandomness::Seeded)
+    /// Total size (header, payload and digest) in bytes under `randomness`.
+    fn serialized_size_with(&self, randomness: PublicRandomness) -> u64 {
+        HEADER_LEN + self.payload_size(randomness) + DIGEST_LEN
     }
 
-    /// Writes header and payload to `w` (streaming: nothing is buffered beyond a few kilobytes);
+    /// Total size (header, payload and digest) in bytes, with seeds where known.
+    fn serialized_size(&self) -> u64 {
+        self.serialized_size_with(PublicRandomness::Seeded)
+    }
+
+    /// Writes header, payload and digest to `w` (streaming: nothing is buffered beyond a few kilobytes);
     /// returns the number of bytes written.
     fn write_to<W: Write>(&self, w: W, randomness: PublicRandomness) -> io::Result<u64> {
+        self.write_to_sealed(w, randomness, Integrity::Digest)
+    }
+
+    /// [`Serializable::write_to`] with the digest computed in the mode `integrity` (a MAC under a
+    /// shared key for [`Integrity::Mac`]).
+    fn write_to_sealed<W: Write>(
+        &self,
+        w: W,
+        randomness: PublicRandomness,
+        integrity: Integrity<'_>,
+    ) -> io::Result<u64> {
         write_object(
             w,
             Self::KIND,
             self.wire_fingerprint(),
             self.payload_size(randomness),
+            integrity,
             |w| self.write_payload(w, randomness),
         )
     }
@@ -697,24 +975,30 @@ pub trait Serializable {
 
     /// The object as bytes under `randomness`.
     fn to_bytes_with(&self, randomness: PublicRandomness) -> Vec<u8> {
-        let mut out = Vec::with_capacity((HEADER_LEN + self.payload_size(randomness)) as usize);
+        self.to_bytes_sealed(randomness, Integrity::Digest)
+    }
+
+    /// The object as bytes under `randomness`, its digest in the mode `integrity`.
+    fn to_bytes_sealed(&self, randomness: PublicRandomness, integrity: Integrity<'_>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.serialized_size_with(randomness) as usize);
         // Writing to a Vec cannot fail.
-        let _ = self.write_to(&mut out, randomness);
+        let _ = self.write_to_sealed(&mut out, randomness, integrity);
         out
     }
 }
 
-/// Writes a header and a payload produced by `payload`, checking (in debug builds) that the payload
-/// has the announced size. Shared by [`Serializable::write_to`] and the explicitly named secret-key
-/// writers.
+/// Writes a header, a payload produced by `payload` and the digest of both in the mode `integrity`,
+/// checking (in debug builds) that the payload has the announced size. Shared by
+/// [`Serializable::write_to_sealed`] and the explicitly named secret-key writers.
 pub fn write_object<W: Write>(
     w: W,
     kind: ObjectKind,
     fingerprint: u64,
     payload_size: u64,
+    integrity: Integrity<'_>,
     payload: impl FnOnce(&mut WireWriter<W>) -> io::Result<()>,
 ) -> io::Result<u64> {
-    let mut ww = WireWriter::new(w);
+    let mut ww = WireWriter::digesting(w, integrity);
     Header::write(&mut ww, kind, fingerprint)?;
     payload(&mut ww)?;
     debug_assert_eq!(
@@ -723,45 +1007,141 @@ pub fn write_object<W: Write>(
         "{kind} payload size"
     );
     let _ = payload_size;
+    ww.write_digest()?;
     ww.inner.flush()?;
     Ok(ww.written())
 }
 
-/// An object that loads from the wire into a context `C` (the parameters it must belong to). The
-/// provided methods check the header (magic, version, kind, fingerprint of `ctx`) before the payload.
-pub trait Deserializable<C: ?Sized>: Serializable + Sized {
-    /// The fingerprint objects of `ctx` carry.
-    fn context_fingerprint(ctx: &C) -> u64;
+/// A context objects are loaded into: the fingerprint its objects carry in each readable format
+/// version (version 1 fingerprints cover fewer parameters, see the module documentation).
+pub trait WireFingerprint {
+    /// The fingerprint objects of this context carry when written in format `version`.
+    fn wire_fingerprint_for(&self, version: u16) -> u64;
+}
 
+/// An object that loads from the wire into a context `C` (the parameters it must belong to). The
+/// provided methods check the header (magic, version, kind, fingerprint of `ctx`) and the digest, and
+/// read the payload.
+pub trait Deserializable<C: ?Sized + WireFingerprint>: Serializable + Sized {
     /// Reads and validates the payload.
     fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &C) -> Result<Self, DecodeError>;
 
-    /// Reads one object from a stream (the stream may continue after it).
+    /// Reads one object from a stream (the stream may continue after it), checking its digest at its
+    /// end.
     fn read_from<R: Read>(r: R, ctx: &C) -> Result<Self, DecodeError> {
-        let mut wr = WireReader::new(r);
+        Self::read_from_sealed(r, ctx, Integrity::Digest)
+    }
+
+    /// [`Deserializable::read_from`] with the digest checked in the mode `integrity`.
+    fn read_from_sealed<R: Read>(
+        r: R,
+        ctx: &C,
+        integrity: Integrity<'_>,
+    ) -> Result<Self, DecodeError> {
+        let mut wr = WireReader::with_integrity(r, integrity);
         Self::read_object(&mut wr, ctx)
     }
 
-    /// Reads header and payload from `r`.
+    /// Reads header, payload and digest from `r`.
     fn read_object<R: Read>(r: &mut WireReader<R>, ctx: &C) -> Result<Self, DecodeError> {
         let header = Header::read(r)?;
-        header.expect(Self::KIND, Some(Self::context_fingerprint(ctx)))?;
-        Self::read_payload(r, ctx)
+        header.expect(Self::KIND, Some(ctx.wire_fingerprint_for(header.version)))?;
+        let object = Self::read_payload(r, ctx)?;
+        r.check_digest(&header)?;
+        Ok(object)
     }
 
-    /// Loads an object from exactly `bytes` (trailing bytes are an error).
+    /// Loads an object from exactly `bytes` (trailing bytes are an error). The digest is checked before
+    /// anything but the magic and the version is parsed.
     fn from_bytes(bytes: &[u8], ctx: &C) -> Result<Self, DecodeError> {
-        let mut r = WireReader::new(bytes);
-        let obj = Self::read_object(&mut r, ctx)?;
-        r.finish("end of object")?;
-        Ok(obj)
+        Self::from_bytes_sealed(bytes, ctx, Integrity::Digest)
+    }
+
+    /// [`Deserializable::from_bytes`] with the digest checked in the mode `integrity`.
+    fn from_bytes_sealed(
+        bytes: &[u8],
+        ctx: &C,
+        integrity: Integrity<'_>,
+    ) -> Result<Self, DecodeError> {
+        read_exactly(bytes, integrity, |r| Self::read_object(r, ctx))
     }
 }
 
-/// Reads the header at the start of `bytes` without loading the object (to dispatch on its kind, or to
-/// refuse secret material before parsing further).
+/// Checks the digest of the object that is exactly `bytes` in the mode `integrity` and returns the bytes
+/// it covers (header and payload), or all of `bytes` for an object of format version 1 (which a keyed
+/// reader refuses). Only the magic and the version are parsed before the digest is checked, so any other
+/// corrupted byte is an error of the field `digest`.
+pub fn verify_digest<'a>(
+    bytes: &'a [u8],
+    integrity: Integrity<'_>,
+) -> Result<&'a [u8], DecodeError> {
+    let version = Header::read_magic_and_version(&mut WireReader::verified(bytes))?;
+    if !has_digest(version) {
+        if integrity.is_keyed() {
+            return Err(DecodeError::new(
+                "header.version",
+                4,
+                DecodeErrorKind::Unauthenticated { version },
+            ));
+        }
+        return Ok(bytes);
+    }
+    let len = bytes.len() as u64;
+    if len < HEADER_LEN + DIGEST_LEN {
+        return Err(DecodeError::new("digest", len, DecodeErrorKind::Truncated));
+    }
+    let (body, stored) = bytes.split_at(bytes.len() - DIGEST_LEN as usize);
+    let stored: [u8; 32] = stored.try_into().unwrap_or([0; 32]);
+    // blake3::Hash compares in constant time.
+    if blake3::Hash::from_bytes(digest_of(body, integrity)) != blake3::Hash::from_bytes(stored) {
+        return Err(DecodeError::new(
+            "digest",
+            body.len() as u64,
+            DecodeErrorKind::DigestMismatch {
+                keyed: integrity.is_keyed(),
+            },
+        ));
+    }
+    Ok(body)
+}
+
+/// The digest of `body` (an object's header and payload) in the mode `integrity`: the 32 bytes a writer
+/// appends. For framing of one's own and for tests that change a payload and seal it again.
+pub fn digest_of(body: &[u8], integrity: Integrity<'_>) -> [u8; 32] {
+    let mut hasher = integrity.hasher();
+    hasher.update(body);
+    *hasher.finalize().as_bytes()
+}
+
+/// Recomputes the digest at the end of `object` (a sealed object: header, payload, digest) in the default
+/// mode, after its header or payload were edited deliberately (tests, tools): the edit then reaches the
+/// payload's validation instead of stopping at the digest. Objects shorter than a digest are left alone.
+pub fn reseal(object: &mut [u8]) {
+    let Some(end) = object.len().checked_sub(DIGEST_LEN as usize) else {
+        return;
+    };
+    let digest = digest_of(&object[..end], Integrity::Digest);
+    object[end..].copy_from_slice(&digest);
+}
+
+/// Runs `read` on the object that is exactly `bytes`, after checking its digest ([`verify_digest`]);
+/// bytes left over are an error of the field `end of object`.
+pub fn read_exactly<'a, T>(
+    bytes: &'a [u8],
+    integrity: Integrity<'_>,
+    read: impl FnOnce(&mut WireReader<&'a [u8]>) -> Result<T, DecodeError>,
+) -> Result<T, DecodeError> {
+    let body = verify_digest(bytes, integrity)?;
+    let mut r = WireReader::verified(body);
+    let out = read(&mut r)?;
+    r.finish("end of object")?;
+    Ok(out)
+}
+
+/// Reads the header at the start of `bytes` without loading the object or checking its digest (to
+/// dispatch on its kind, or to refuse secret material before parsing further).
 pub fn peek_header(bytes: &[u8]) -> Result<Header, DecodeError> {
-    Header::read(&mut WireReader::new(bytes))
+    Header::read(&mut WireReader::verified(bytes))
 }
 
 #[cfg(test)]
@@ -841,5 +1221,122 @@ mod tests {
         for code in ObjectKind::ALL {
             assert_eq!(ObjectKind::from_code(code.code()), Some(code));
         }
+    }
+
+    /// A one-field object for the digest tests.
+    #[derive(Debug)]
+    struct Word(u64);
+
+    impl Serializable for Word {
+        const KIND: ObjectKind = ObjectKind::CkksPlaintext;
+
+        fn wire_fingerprint(&self) -> u64 {
+            7
+        }
+
+        fn payload_size(&self, _: PublicRandomness) -> u64 {
+            8
+        }
+
+        fn write_payload<W: Write>(
+            &self,
+            w: &mut WireWriter<W>,
+            _: PublicRandomness,
+        ) -> io::Result<()> {
+            w.u64(self.0)
+        }
+    }
+
+    struct Ctx;
+
+    impl WireFingerprint for Ctx {
+        fn wire_fingerprint_for(&self, version: u16) -> u64 {
+            if has_digest(version) {
+                7
+            } else {
+                1
+            }
+        }
+    }
+
+    impl Deserializable<Ctx> for Word {
+        fn read_payload<R: Read>(r: &mut WireReader<R>, _: &Ctx) -> Result<Self, DecodeError> {
+            Ok(Word(r.u64("word")?))
+        }
+    }
+
+    #[test]
+    fn digests_and_macs_seal_objects() {
+        let key = MacKey::from_bytes([9; 32]);
+        let other = MacKey::from_bytes([8; 32]);
+        let plain = Word(42).to_bytes();
+        assert_eq!(plain.len() as u64, Word(42).serialized_size());
+        assert_eq!(plain.len() as u64, HEADER_LEN + 8 + DIGEST_LEN);
+        assert_eq!(Word::from_bytes(&plain, &Ctx).unwrap().0, 42);
+        // Streams check the digest at the end of each object.
+        let two = [plain.clone(), plain.clone()].concat();
+        let mut stream = &two[..];
+        assert_eq!(Word::read_from(&mut stream, &Ctx).unwrap().0, 42);
+        assert_eq!(stream.len(), plain.len());
+        let mut bad = plain.clone();
+        bad[17] ^= 4;
+        let err = Word::read_from(&bad[..], &Ctx).unwrap_err();
+        assert_eq!((err.field.as_str(), err.offset), ("digest", 24));
+        let err = Word::from_bytes(&bad, &Ctx).unwrap_err();
+        assert_eq!(
+            err.kind,
+            DecodeErrorKind::DigestMismatch { keyed: false },
+            "{err}"
+        );
+        // A MAC loads only under its key, and a keyed reader refuses plain digests.
+        let sealed = Word(42).to_bytes_sealed(PublicRandomness::Seeded, Integrity::Mac(&key));
+        assert_eq!(sealed.len(), plain.len());
+        assert_ne!(sealed, plain);
+        assert_eq!(
+            Word::from_bytes_sealed(&sealed, &Ctx, Integrity::Mac(&key))
+                .unwrap()
+                .0,
+            42
+        );
+        assert_eq!(
+            Word::read_from_sealed(&sealed[..], &Ctx, Integrity::Mac(&key))
+                .unwrap()
+                .0,
+            42
+        );
+        for (bytes, integrity) in [
+            (&sealed, Integrity::Mac(&other)),
+            (&sealed, Integrity::Digest),
+            (&plain, Integrity::Mac(&key)),
+        ] {
+            let err = Word::from_bytes_sealed(bytes, &Ctx, integrity).unwrap_err();
+            assert_eq!(err.field, "digest", "{err}");
+            assert!(err.to_string().contains("MAC"), "{err}");
+        }
+        // Version 1 objects (no digest, the old fingerprint) load in the default mode only.
+        let mut v1 = plain[..24].to_vec();
+        v1[4..6].copy_from_slice(&1u16.to_le_bytes());
+        v1[8..16].copy_from_slice(&1u64.to_le_bytes());
+        assert_eq!(Word::from_bytes(&v1, &Ctx).unwrap().0, 42);
+        assert_eq!(Word::read_from(&v1[..], &Ctx).unwrap().0, 42);
+        for err in [
+            Word::from_bytes_sealed(&v1, &Ctx, Integrity::Mac(&key)).unwrap_err(),
+            Word::read_from_sealed(&v1[..], &Ctx, Integrity::Mac(&key)).unwrap_err(),
+        ] {
+            assert_eq!(err.kind, DecodeErrorKind::Unauthenticated { version: 1 });
+        }
+        // A v1 object claiming the new fingerprint is another context's.
+        let mut wrong = v1.clone();
+        wrong[8..16].copy_from_slice(&7u64.to_le_bytes());
+        assert_eq!(
+            Word::from_bytes(&wrong, &Ctx).unwrap_err().field,
+            "header.fingerprint"
+        );
+        // Resealing an edited object makes the edit reach the payload.
+        let mut edited = plain.clone();
+        edited[16] = 43;
+        reseal(&mut edited);
+        assert_eq!(Word::from_bytes(&edited, &Ctx).unwrap().0, 43);
+        assert_eq!(format!("{key:?}"), "MacKey(<redacted>)");
     }
 }

@@ -39,8 +39,9 @@ use std::fmt::Write as _;
 use anyhow::Context as _;
 use rnsfhe_bfv::{BfvParams, BfvPreset};
 use rnsfhe_ckks::{CkksContext, Preset};
+use rnsfhe_core::lwe_estimator::LweSecret;
 use rnsfhe_core::lwe_estimator::{estimate_rlwe, AttackCost, LweEstimate};
-use rnsfhe_core::security::{self, SecurityEstimate};
+use rnsfhe_core::security::SecurityEstimate;
 use rnsfhe_core::SecretDistribution;
 
 use crate::bench::markdown_table;
@@ -274,7 +275,7 @@ fn bfv_summary(preset: BfvPreset) -> anyhow::Result<(Summary, BfvParams)> {
     // BFV keys are RLWE samples modulo Q with a uniform ternary secret (rnsfhe_bfv::params, "Security").
     let secret = SecretDistribution::Ternary;
     let estimate = estimate_rlwe(n, log_q, params.sigma, secret)?;
-    let he_standard = security::estimate(n, log_q, secret);
+    let he_standard = params.security();
     // Every BFV preset is generated within the 128-bit HE Standard bound and claims that level
     // (BfvParams::generate); the opt-in is the BFV equivalent of an absent claim.
     let insecure = insecurity(
@@ -303,12 +304,23 @@ fn bfv_summary(preset: BfvPreset) -> anyhow::Result<(Summary, BfvParams)> {
     Ok((summary, params))
 }
 
+/// The short form of a secret distribution for the table.
+fn secret_short(secret: LweSecret) -> String {
+    match secret {
+        LweSecret::Ternary => "ternary".into(),
+        LweSecret::HammingWeight(h) => format!("h = {h}"),
+        LweSecret::StdDev(s) => format!("std {s:.2}"),
+    }
+}
+
 /// The short form of the HE Standard check for the table.
 fn he_short(e: SecurityEstimate) -> String {
     match e {
         SecurityEstimate::AtLeast(l) => format!(">= {}", l.bits()),
         SecurityEstimate::Below128 => "< 128".into(),
+        SecurityEstimate::ErrorTooNarrow => "< 128 (sigma)".into(),
         SecurityEstimate::Unknown => "not covered".into(),
+        _ => "unknown".into(),
     }
 }
 
@@ -352,6 +364,8 @@ fn summary_table() -> anyhow::Result<String> {
                 s.depth.to_string(),
                 s.slots.clone(),
                 s.scale.clone(),
+                secret_short(s.estimate.params.secret),
+                format!("{:.2}", s.estimate.params.sigma),
                 he_short(s.he_standard),
                 bits(s.estimate.primal_bits()),
                 bits(s.estimate.dual_bits()),
@@ -373,6 +387,8 @@ fn summary_table() -> anyhow::Result<String> {
             "depth",
             "slots",
             "scale",
+            "secret",
+            "sigma",
             "HE Standard",
             "primal",
             "dual",
@@ -386,7 +402,10 @@ fn summary_table() -> anyhow::Result<String> {
     out += "\n\
 - log QP (keys): the modulus the keys live under, which the security figures are about: QP for CKKS \
 (key switching), Q for BFV (HPS relinearization has no special primes).\n\
-- HE Standard: the check of the Homomorphic Encryption Standard table (uniform ternary secret).\n\
+- secret / sigma: the secret distribution (uniform ternary, or h nonzero coefficients) and the error's \
+standard deviation; both enter the HE Standard check and the estimate.\n\
+- HE Standard: the check of the Homomorphic Encryption Standard table (uniform ternary secret, sigma >= \
+3.19; a narrower error is `< 128 (sigma)`).\n\
 - primal / dual / security: built-in lattice estimate (primal uSVP, dual, the minimum), in the HE \
 Standard's cost model 0.292 beta + 16.4 + log2(8d) with which its table was computed; core-SVP: the \
 minimum in the 0.292 beta model alone. Sparse secrets: hybrid attacks not modelled, optimistic.\n\

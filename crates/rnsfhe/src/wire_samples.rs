@@ -10,8 +10,28 @@ use std::sync::Arc;
 
 use rnsfhe_bfv::{BatchEncoder, BfvContext, BfvParams};
 use rnsfhe_ckks::{CkksContext, CkksEncryptor, CkksParams, Csprng, KeyGenerator, RescalingPolicy};
+use rnsfhe_core::serialization::LoadLimits;
 use rnsfhe_core::{ConversionMode, GaloisKeys, PublicKey, RelinKey, SecretDistribution, SecretKey};
-use rnsfhe_math::wire::{peek_header, DecodeError, Deserializable, ObjectKind, Serializable};
+use rnsfhe_math::wire::{
+    digest_of, peek_header, DecodeError, Deserializable, Integrity, ObjectKind, Serializable,
+    WireFingerprint, DIGEST_LEN,
+};
+
+/// The limits the samples load under: the defaults, with insecure parameters allowed (the samples'
+/// parameters are tiny and insecure on purpose).
+pub const SAMPLE_LIMITS: LoadLimits = LoadLimits::DEFAULT.allowing_insecure();
+
+/// `body` (an object's header and payload) with its digest appended: what a writer makes of it. Tests
+/// and fuzz targets change a payload and seal it again so that the change reaches the payload's
+/// validation instead of stopping at the digest.
+pub fn seal(body: &[u8]) -> Vec<u8> {
+    [body, &digest_of(body, Integrity::Digest)[..]].concat()
+}
+
+/// The header and payload of a sealed object (its bytes without the digest).
+pub fn body(bytes: &[u8]) -> &[u8] {
+    &bytes[..bytes.len().saturating_sub(DIGEST_LEN as usize)]
+}
 
 /// The parameters of the CKKS samples: `N = 2^10`, two 30-bit scaling levels over a 40-bit `q_0`, one
 /// 40-bit special prime, `dnum = 3` (one prime per digit), uniform ternary secret. Insecure (for tests only).
@@ -173,26 +193,27 @@ fn bfv_samples(ctx: &Arc<BfvContext>, seed: u8) -> anyhow::Result<Vec<Sample>> {
 /// the single entry point of the fuzz targets and corpus tests (every deserializer is reachable).
 /// Parameters are decoded without building a context unless they are the samples' own size or smaller
 /// (`N <= 2^11`, at most 4 primes of each kind), which keeps a fuzzer from spending its time in prime
-/// searches. Secret and public keys, shared by the schemes, load into the BFV context when their header
-/// carries its fingerprint and into the CKKS context otherwise.
+/// searches; contexts load under [`SAMPLE_LIMITS`]. Secret and public keys, shared by the schemes, load
+/// into the BFV context when their header carries its fingerprint (of the header's format version) and
+/// into the CKKS context otherwise.
 pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(), DecodeError> {
     let ctx = &ctxs.ckks;
     let bfv = &ctxs.bfv;
     let rlwe = match peek_header(bytes) {
-        Ok(h) if h.fingerprint == bfv.rlwe().fingerprint() => bfv.rlwe(),
+        Ok(h) if h.fingerprint == bfv.rlwe().wire_fingerprint_for(h.version) => bfv.rlwe(),
         _ => ctx.rlwe(),
     };
     match kind {
         ObjectKind::CkksParameters => {
             let (params, _) = CkksParams::from_bytes(bytes)?;
             if params.log_n <= 11 && params.levels <= 4 && params.special_primes <= 4 {
-                CkksContext::from_bytes(bytes)?;
+                CkksContext::from_bytes_with(bytes, &SAMPLE_LIMITS)?;
             }
         }
         ObjectKind::BfvParameters => {
             let (params, _) = BfvParams::from_bytes(bytes)?;
             if params.log_n <= 11 && params.q_moduli.len() <= 4 && params.p_moduli.len() <= 4 {
-                BfvContext::from_bytes(bytes)?;
+                BfvContext::from_bytes_with(bytes, &SAMPLE_LIMITS)?;
             }
         }
         ObjectKind::SecretKey => {
@@ -277,22 +298,34 @@ pub const FUZZ_TARGETS: [(&str, &[ObjectKind]); 4] = [
 ];
 
 /// Runs one fuzz input of `target` ([`FUZZ_TARGETS`]): the selector byte picks the deserializer, the
-/// rest is loaded; `any` dispatches on the header instead. Unknown targets load nothing. Returns whether
-/// the input decoded (the fuzz targets ignore it; they only look for panics).
+/// rest is loaded; `any` dispatches on the header instead. Each input is loaded twice: as it is (which
+/// exercises the digest check, and the readers of format version 1, which has none) and sealed with its
+/// digest ([`seal`]), so that a mutated payload reaches the payload's validation. Unknown targets load
+/// nothing. Returns whether either decoded (the fuzz targets ignore it; they only look for panics).
 pub fn fuzz_input(target: &str, data: &[u8], ctxs: &SampleContexts) -> bool {
     let Some((_, kinds)) = FUZZ_TARGETS.iter().find(|(name, _)| *name == target) else {
         return false;
     };
-    if kinds.is_empty() {
-        return decode_any(data, ctxs).is_ok();
-    }
-    let Some((&selector, object)) = data.split_first() else {
-        return false;
+    let load = |object: &[u8]| {
+        if kinds.is_empty() {
+            decode_any(object, ctxs).is_ok()
+        } else if let Some((&selector, object)) = object.split_first() {
+            decode(kinds[selector as usize % kinds.len()], object, ctxs).is_ok()
+        } else {
+            false
+        }
     };
-    decode(kinds[selector as usize % kinds.len()], object, ctxs).is_ok()
+    let raw = load(data);
+    let sealed = match (kinds.is_empty(), data.split_first()) {
+        (true, _) => load(&seal(data)),
+        (false, Some((&selector, object))) => load(&[&[selector][..], &seal(object)].concat()),
+        (false, None) => false,
+    };
+    raw || sealed
 }
 
-/// Seed inputs of a fuzz target: every sample whose kind the target covers, with its selector byte.
+/// Seed inputs of a fuzz target: every sample whose kind the target covers, with its selector byte and
+/// without its digest (the fuzzer mutates header and payload; [`fuzz_input`] seals them again).
 ///
 /// Errors: as [`samples`].
 pub fn fuzz_seeds(target: &str, ctxs: &SampleContexts) -> anyhow::Result<Vec<Vec<u8>>> {
@@ -303,10 +336,10 @@ pub fn fuzz_seeds(target: &str, ctxs: &SampleContexts) -> anyhow::Result<Vec<Vec
         .into_iter()
         .filter_map(|s| {
             if kinds.is_empty() {
-                return Some(s.bytes);
+                return Some(body(&s.bytes).to_vec());
             }
             let selector = kinds.iter().position(|&k| k == s.kind)?;
-            Some([vec![selector as u8], s.bytes].concat())
+            Some([&[selector as u8][..], body(&s.bytes)].concat())
         })
         .collect())
 }

@@ -1,8 +1,11 @@
 //! Malformed, truncated and hostile inputs for every deserializer.
 //!
-//! * `tests/corpus/`: a committed corpus of corrupted objects, each listed in `tests/corpus/EXPECTED`
-//!   with the field its error must name. Regenerate with `RNSFHE_WRITE_CORPUS=1 cargo test --release -p
-//!   rnsfhe --test wire_corpus` (only when the format version changes).
+//! * `tests/corpus/v<version>/`: a committed corpus of corrupted objects of each format version, each
+//!   listed in its `EXPECTED` with the field its error must name. Regenerate the current version's with
+//!   `RNSFHE_WRITE_CORPUS=1 cargo test --release -p rnsfhe --test wire_corpus` (only when the format
+//!   version changes; older versions' corpora stay as they were written). From version 2 on, a corrupted
+//!   payload is sealed again with its digest so that the corruption reaches the field it targets, and
+//!   corruptions that are not sealed again must name the digest.
 //! * `fuzz/corpus/<target>/` (when present): inputs kept by the cargo-fuzz targets; replayed here so CI
 //!   runs them as ordinary tests — whatever they decode to, they must not panic.
 //! * Every truncation of every sample and a deterministic sweep of byte flips: errors, never panics.
@@ -11,15 +14,16 @@
 
 use std::path::{Path, PathBuf};
 
-use rnsfhe::math::wire::{DecodeErrorKind, ObjectKind};
+use rnsfhe::math::wire::{DecodeErrorKind, ObjectKind, FORMAT_VERSION, MIN_READ_VERSION};
 use rnsfhe::wire_samples::{
-    decode, decode_any, fuzz_input, fuzz_seeds, samples, Sample, SampleContexts, FUZZ_TARGETS,
+    body, decode, decode_any, fuzz_input, fuzz_seeds, samples, seal, Sample, SampleContexts,
+    FUZZ_TARGETS,
 };
 
 const CORPUS_SEED: u8 = 2;
 
-fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
+fn corpus_dir(version: u16) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/corpus/v{version}"))
 }
 
 /// Overwrites `bytes[at..at + v.len()]`.
@@ -28,12 +32,15 @@ fn put(mut bytes: Vec<u8>, at: usize, v: &[u8]) -> Vec<u8> {
     bytes
 }
 
-/// The corrupted variants of one sample: `(file name, bytes, field the error must name)`.
+/// The corrupted variants of one sample of the current format version: `(file name, bytes, field the
+/// error must name)`. Each corruption is made on the header and payload and sealed again with the digest
+/// ([`seal`]); the digest's own entries are not.
 fn corruptions(s: &Sample) -> Vec<(String, Vec<u8>, &'static str)> {
-    let b = s.bytes.clone();
+    let b = body(&s.bytes).to_vec();
     let n = b.len();
     let mut out: Vec<(&str, Vec<u8>, &'static str)> = vec![
-        ("truncated_header", b[..10].to_vec(), "header.fingerprint"),
+        // Shorter than a header and a digest.
+        ("truncated_header", b[..10].to_vec(), "digest"),
         ("bad_magic", put(b.clone(), 0, b"RNSX"), "header.magic"),
         (
             "future_version",
@@ -188,22 +195,53 @@ fn corruptions(s: &Sample) -> Vec<(String, Vec<u8>, &'static str)> {
         _ => {}
     }
     out.extend(bfv_corruptions(s));
-    out.into_iter()
-        .map(|(m, mut bytes, field)| {
-            // A header error is found in the first 16 bytes (parameters check the fingerprint only
-            // after their payload): the rest need not be committed.
-            if field.starts_with("header.") && !is_params {
-                bytes.truncate(16);
-            }
-            (format!("{}__{m}.bin", s.name), bytes, field)
-        })
+    let sealed = out.into_iter().map(|(m, mut bytes, field)| {
+        // A header error is found in the first 16 bytes (parameters check the fingerprint only
+        // after their payload): the rest need not be committed.
+        if field.starts_with("header.") && !is_params {
+            bytes.truncate(16);
+        }
+        (m, seal(&bytes), field)
+    });
+    // The digest itself: any byte changed without sealing again, a changed or missing digest byte (for
+    // the smaller objects; `every_changed_byte_is_a_digest_error` flips bits of all of them).
+    let whole = s.bytes.clone();
+    let flip = |mut v: Vec<u8>, at: usize| {
+        v[at] ^= 1;
+        v
+    };
+    let unsealed: Vec<(&str, Vec<u8>, &'static str)> = vec![
+        ("kind_bit_flipped", flip(whole.clone(), 6), "digest"),
+        ("fingerprint_bit_flipped", flip(whole.clone(), 9), "digest"),
+        ("payload_bit_flipped", flip(whole.clone(), 20), "digest"),
+        (
+            "last_payload_bit_flipped",
+            flip(whole.clone(), n - 1),
+            "digest",
+        ),
+        (
+            "digest_bit_flipped",
+            flip(whole.clone(), whole.len() - 1),
+            "digest",
+        ),
+        (
+            "digest_byte_missing",
+            whole[..whole.len() - 1].to_vec(),
+            "digest",
+        ),
+        ("digest_missing", b.clone(), "digest"),
+    ];
+    let unsealed = unsealed.into_iter().filter(|_| whole.len() <= 16 << 10);
+    sealed
+        .chain(unsealed)
+        .map(|(m, bytes, field)| (format!("{}__{m}.bin", s.name), bytes, field))
         .collect()
 }
 
 /// The corruptions specific to the BFV samples (payload layouts in `rnsfhe_bfv::serialization`; the
 /// keys of `rnsfhe-core` share the CKKS entries above).
 fn bfv_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
-    let b = s.bytes.clone();
+    let b = body(&s.bytes).to_vec();
     let n = b.len();
     let u32le = |v: u32| v.to_le_bytes();
     let u64le = |v: u64| v.to_le_bytes();
@@ -227,10 +265,11 @@ fn bfv_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
                 put(b.clone(), 32, &u64le(1 << 63)),
                 "params.q_moduli[0]",
             ),
+            // Another q_0 changes the fingerprint, which is compared before anything is built.
             (
                 "q_composite",
                 put(b.clone(), 32, &u64le(3 * 2048 + 1)),
-                "parameters",
+                "header.fingerprint",
             ),
             (
                 "p_count_zero",
@@ -356,8 +395,8 @@ fn kind_of(file: &str, samples: &[Sample]) -> ObjectKind {
 fn committed_corpus_fails_on_the_named_field() {
     let ctxs = SampleContexts::new().unwrap();
     let all = samples(&ctxs, CORPUS_SEED).unwrap();
-    let dir = corpus_dir();
     if std::env::var_os("RNSFHE_WRITE_CORPUS").is_some() {
+        let dir = corpus_dir(FORMAT_VERSION);
         std::fs::create_dir_all(&dir).unwrap();
         let mut manifest = String::new();
         for s in &all {
@@ -368,21 +407,24 @@ fn committed_corpus_fails_on_the_named_field() {
         }
         std::fs::write(dir.join("EXPECTED"), manifest).unwrap();
     }
-    let manifest = std::fs::read_to_string(dir.join("EXPECTED")).unwrap();
-    let mut checked = 0;
-    for line in manifest.lines() {
-        let (file, field) = line.split_once(' ').unwrap();
-        let bytes = std::fs::read(dir.join(file)).unwrap();
-        let err =
-            decode(kind_of(file, &all), &bytes, &ctxs).expect_err(&format!("{file} must not load"));
-        assert_eq!(err.field, field, "{file}: {err}");
-        // The message names the field and the offset.
-        assert!(err
-            .to_string()
-            .contains(&format!("`{field}` at byte {}", err.offset)));
-        checked += 1;
+    for version in MIN_READ_VERSION..=FORMAT_VERSION {
+        let dir = corpus_dir(version);
+        let manifest = std::fs::read_to_string(dir.join("EXPECTED")).unwrap();
+        let mut checked = 0;
+        for line in manifest.lines() {
+            let (file, field) = line.split_once(' ').unwrap();
+            let bytes = std::fs::read(dir.join(file)).unwrap();
+            let err = decode(kind_of(file, &all), &bytes, &ctxs)
+                .expect_err(&format!("v{version}/{file} must not load"));
+            assert_eq!(err.field, field, "v{version}/{file}: {err}");
+            // The message names the field and the offset.
+            assert!(err
+                .to_string()
+                .contains(&format!("`{field}` at byte {}", err.offset)));
+            checked += 1;
+        }
+        assert!(checked >= 50, "v{version}: only {checked} corpus entries");
     }
-    assert!(checked >= 50, "only {checked} corpus entries");
 }
 
 #[test]
@@ -393,15 +435,51 @@ fn every_truncation_is_an_error() {
         let n = s.bytes.len();
         let stride = if n <= 4096 { 1 } else { 97 };
         for k in (0..n).filter(|&k| k < 256 || k % stride == 0) {
+            // As it is: the digest no longer matches (or is cut), or the header is cut.
             let err = decode(s.kind, &s.bytes[..k], &ctxs)
                 .expect_err(&format!("{} truncated to {k} bytes", s.name));
             assert!(
-                matches!(err.kind, DecodeErrorKind::Truncated) || k < 16,
+                err.field == "digest" || k < 6,
                 "{} truncated to {k}: {err}",
                 s.name
             );
+            // Sealed again: the reader runs out of bytes inside a field.
+            let body = body(&s.bytes);
+            if k < body.len() {
+                let err = decode(s.kind, &seal(&body[..k]), &ctxs)
+                    .expect_err(&format!("{} cut to {k} bytes and sealed", s.name));
+                assert!(
+                    matches!(err.kind, DecodeErrorKind::Truncated) || k < 16,
+                    "{} cut to {k} and sealed: {err}",
+                    s.name
+                );
+            }
         }
         decode(s.kind, &s.bytes, &ctxs).unwrap();
+    }
+}
+
+#[test]
+fn every_changed_byte_is_a_digest_error() {
+    // Whatever byte changes after the version field, the digest refuses the object before anything
+    // is parsed: scale, Galois element and in-range residue flips included.
+    let ctxs = SampleContexts::new().unwrap();
+    for s in samples(&ctxs, CORPUS_SEED).unwrap() {
+        let n = s.bytes.len();
+        let stride = if n <= 4096 { 1 } else { 61 };
+        for at in (6..n).filter(|&at| at < 512 || at % stride == 0 || at + 40 > n) {
+            for bit in [0, 7] {
+                let mut b = s.bytes.clone();
+                b[at] ^= 1 << bit;
+                let err = decode(s.kind, &b, &ctxs)
+                    .expect_err(&format!("{}: byte {at} bit {bit} flipped loads", s.name));
+                assert_eq!(err.field, "digest", "{} byte {at}: {err}", s.name);
+                assert!(
+                    matches!(err.kind, DecodeErrorKind::DigestMismatch { keyed: false }),
+                    "{err}"
+                );
+            }
+        }
     }
 }
 

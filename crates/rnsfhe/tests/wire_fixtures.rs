@@ -6,6 +6,10 @@
 //! rnsfhe --test wire_fixtures -- write_fixtures`, which writes `tests/fixtures/v<FORMAT_VERSION>/`.
 //! Rewriting must leave the committed files byte-identical (check `git status`); only new objects add
 //! files (the BFV objects joined v1 this way, the CKKS files unchanged).
+//!
+//! Version 1 (no digest, fingerprints without the error width and the secret distribution) and version 2
+//! (digest, full fingerprints) are both here; v1 files load into today's contexts through the version-1
+//! fingerprints and re-serialize as version 2.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,7 +21,7 @@ use rnsfhe::core::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::math::wire::{peek_header, Deserializable, Serializable, FORMAT_VERSION};
 use rnsfhe::wire_samples::{
     decode, samples, SampleContexts, BFV_SAMPLE_STEP, BFV_SAMPLE_T, BFV_SAMPLE_VALUES,
-    SAMPLE_VALUES,
+    SAMPLE_LIMITS, SAMPLE_VALUES,
 };
 
 /// The seed the committed fixtures were generated with.
@@ -52,7 +56,7 @@ fn current_fixtures_re_serialize_to_the_same_bytes() {
     let same = |name: &str, again: Vec<u8>| assert_eq!(again, read(name), "{name}");
     same(
         "ckks_params",
-        CkksContext::from_bytes(&read("ckks_params"))
+        CkksContext::from_bytes_with(&read("ckks_params"), &SAMPLE_LIMITS)
             .unwrap()
             .to_bytes(),
     );
@@ -101,7 +105,7 @@ fn current_fixtures_re_serialize_to_the_same_bytes() {
 fn bfv_fixtures_re_serialize(d: &std::path::Path) {
     let read = |name: &str| std::fs::read(d.join(format!("{name}.bin"))).unwrap();
     let same = |name: &str, again: Vec<u8>| assert_eq!(again, read(name), "{name}");
-    let ctx = BfvContext::from_bytes(&read("bfv_params")).unwrap();
+    let ctx = BfvContext::from_bytes_with(&read("bfv_params"), &SAMPLE_LIMITS).unwrap();
     same("bfv_params", ctx.to_bytes());
     let sk = ctx.secret_key_from_bytes(&read("bfv_secret_key")).unwrap();
     same("bfv_secret_key", sk.to_secret_bytes(ctx.rlwe()));
@@ -129,7 +133,7 @@ fn bfv_fixtures_re_serialize(d: &std::path::Path) {
 /// product relinearizes and rotates to the expected slots.
 fn bfv_fixtures_decrypt(version: u16, d: &std::path::Path) {
     let read = |name: &str| std::fs::read(d.join(format!("{name}.bin"))).unwrap();
-    let ctx = BfvContext::from_bytes(&read("bfv_params")).unwrap();
+    let ctx = BfvContext::from_bytes_with(&read("bfv_params"), &SAMPLE_LIMITS).unwrap();
     let sk = ctx.secret_key_from_bytes(&read("bfv_secret_key")).unwrap();
     let dec = bfv::Decryptor::new(&ctx, &sk).unwrap();
     let encoder = BatchEncoder::new(&ctx).unwrap();
