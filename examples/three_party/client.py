@@ -16,6 +16,8 @@
 
 The values come from ``--data FILE`` (one number per line) or, without it, 1000 synthetic temperatures
 (also written to ``DIR/data.txt`` so the decryptor can compare). It prints the bytes of every request.
+With ``--mac-key FILE`` (the key the server was started with) every object it sends carries a MAC, and the
+server's answers must carry one too.
 """
 
 from __future__ import annotations
@@ -67,8 +69,10 @@ def load_values(path: Optional[pathlib.Path], state: pathlib.Path, slots: int) -
     return values
 
 
-def run(server: str, state: pathlib.Path, data: Optional[pathlib.Path], preset: str) -> List[Tuple[str, int, int]]:
-    """The client's whole part; returns (request, bytes sent, bytes received) for every request."""
+def run(server: str, state: pathlib.Path, data: Optional[pathlib.Path], preset: str,
+        mac_key: Optional[bytes] = None) -> List[Tuple[str, int, int]]:
+    """The client's whole part; returns (request, bytes sent, bytes received) for every request. With
+    ``mac_key`` every object sent carries a MAC under it."""
     state.mkdir(parents=True, exist_ok=True)
     ctx = ckks.Context.from_preset(preset)
     keys = ctx.keygen(sum_slots=True)
@@ -76,14 +80,15 @@ def run(server: str, state: pathlib.Path, data: Optional[pathlib.Path], preset: 
     write_private(state / "secret.key", keys.secret.to_secret_bytes())
 
     wire: List[Tuple[str, int, int]] = []
-    body = protocol.pack([ctx.to_bytes(), keys.relin.to_bytes(), keys.galois.to_bytes()])
+    body = protocol.pack([ctx.to_bytes(mac_key=mac_key), keys.relin.to_bytes(mac_key=mac_key),
+                          keys.galois.to_bytes(mac_key=mac_key)])
     answer = post(f"{server}/sessions", body)
     wire.append(("POST /sessions (parameters, relinearization key, Galois keys)", len(body), len(answer)))
     session = json.loads(answer)["session"]
 
     values = load_values(data, state, ctx.slots)
     ct = ctx.encryptor(keys.public).encrypt(values)
-    body = protocol.pack([ct.to_bytes()])
+    body = protocol.pack([ct.to_bytes(mac_key=mac_key)])
     answer = post(f"{server}/sessions/{session}/mean-variance?n={len(values)}", body)
     wire.append(("POST /sessions/ID/mean-variance (one ciphertext)", len(body), len(answer)))
     protocol.unpack(answer, 2)  # two frames, or the server broke the protocol
@@ -99,8 +104,10 @@ def main(argv: Optional[List[str]] = None) -> None:
                     help="directory shared with the decryptor (parameters, secret key, result)")
     ap.add_argument("--data", type=pathlib.Path, help="values to encrypt, one per line (default: synthetic)")
     ap.add_argument("--preset", default="Rec128N13", help="CKKS preset (default Rec128N13)")
+    ap.add_argument("--mac-key", type=pathlib.Path, metavar="FILE",
+                    help="the 32-byte key shared with the server and the decryptor: MACs on every object")
     args = ap.parse_args(argv)
-    wire = run(args.server.rstrip("/"), args.state, args.data, args.preset)
+    wire = run(args.server.rstrip("/"), args.state, args.data, args.preset, protocol.mac_key(args.mac_key))
     print("| request | bytes sent | bytes received |")
     print("|---|---:|---:|")
     for name, sent, received in wire:

@@ -8,12 +8,23 @@ The objects describe themselves: every one opens with the 16-byte header of the 
 (format version, object kind, parameter fingerprint), which ``rnsfhe.read_header`` reads without parsing the
 rest. The server checks the kinds *before* it loads anything, so it can refuse what it must never hold (a
 secret key: ``header.is_secret``) and what it did not ask for.
+
+Every object ends with a 32-byte digest that loading checks first. Over a network nobody trusts, the three
+parties share a **MAC key** (``--mac-key FILE`` of every script, 32 random bytes, :func:`mac_key`): objects
+are then written with ``to_bytes(mac_key=key)`` and loaded with ``from_bytes(..., mac_key=key)``, so that
+nobody without the key can change an object in transit (or make one) without the receiver refusing it.
 """
 
 from __future__ import annotations
 
+import os
+import pathlib
+import secrets
 import struct
-from typing import Iterable, List
+from typing import Iterable, List, Optional
+
+#: Length of a MAC key in bytes.
+MAC_KEY_LEN = 32
 
 #: Length of a frame's length prefix.
 PREFIX_LEN = 8
@@ -54,3 +65,19 @@ def unpack(body: bytes, count: int) -> List[bytes]:
         raise ProtocolError(f"{len(body) - at} bytes after the last of {count} frames (byte {at})")
     return frames
 
+
+
+def mac_key(path: Optional[pathlib.Path], create: bool = False) -> Optional[bytes]:
+    """The MAC key in the file ``path`` (None without a path). With ``create``, a missing file is made with
+    a fresh random key, readable by its owner only; the other parties get a copy of it over a channel
+    they trust (here: the same machine)."""
+    if path is None:
+        return None
+    if create and not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(secrets.token_bytes(MAC_KEY_LEN))
+    key = path.read_bytes()
+    if len(key) != MAC_KEY_LEN:
+        raise SystemExit(f"{path}: a MAC key is {MAC_KEY_LEN} bytes, this file has {len(key)}")
+    return key

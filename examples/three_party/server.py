@@ -24,9 +24,13 @@ What it enforces on every request: a ``Content-Length`` (no chunked bodies), a s
 the body is read (``--max-key-bytes`` for key uploads, ``--max-log-n`` for the ring degree; for ciphertexts, the size of a full-level
 ciphertext of the session's parameters), the object kinds it expects in the order it expects them, a
 secret key refused outright (status 403, before anything is parsed), fingerprints that match the session's
-parameters, and full validation of every object by ``from_bytes`` (residues below their moduli, lengths
-and levels from the parameters). Malformed input is answered with status 400 and the decoder's message
-(field and byte offset); nothing a client sends can make the server allocate more than the limit.
+parameters, the digest of every object (with ``--mac-key FILE``: a MAC under the key the three parties
+share, so that objects changed or made by anyone without the key are refused; the answers carry one too),
+and full validation of every object by ``from_bytes`` (residues below their moduli, lengths and levels from
+the parameters). Parameters not established as 128-bit secure are refused by the loader itself unless the
+server runs with ``--allow-insecure``: a client cannot switch the check off. Malformed input is answered with
+status 400 and the decoder's message (field and byte offset); nothing a client sends can make the server
+allocate more than the limit.
 """
 
 from __future__ import annotations
@@ -89,8 +93,10 @@ class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, address, *, max_key_bytes: int, max_log_n: int, max_sessions: int,
-                 allow_insecure: bool, record_dir: Optional[pathlib.Path]) -> None:
+                 allow_insecure: bool, record_dir: Optional[pathlib.Path],
+                 mac_key: Optional[bytes] = None) -> None:
         super().__init__(address, Handler)
+        self.mac_key = mac_key
         self.max_key_bytes = max_key_bytes
         self.max_log_n = max_log_n
         self.max_sessions = max_sessions
@@ -251,16 +257,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # The context derives its own fingerprint from the parameters: the header's must be the same.
         fingerprint = read_header(frames[0]).fingerprint
         # Building a context searches primes and tables for N = 2^log_n: max_log_n refuses larger rings
-        # before any of that work, so a hostile upload cannot ask for the largest.
+        # before any of that work, so a hostile upload cannot ask for the largest; insecure parameters are
+        # refused by the loader unless this server allows them.
+        key = self.server.mac_key
         try:
-            context = ckks.Context.from_bytes(frames[0], max_log_n=self.server.max_log_n)
+            context = ckks.Context.from_bytes(frames[0], max_log_n=self.server.max_log_n,
+                                              allow_insecure=self.server.allow_insecure, mac_key=key)
         except ValueError as e:  # malformed, or refused (ring too large): the client's parameters at fault
             raise HttpError(400, str(e)) from None
-        if context.is_insecure and not self.server.allow_insecure:
-            raise HttpError(400, f"insecure parameters refused ({context.security}); start the server with "
-                                 "--allow-insecure for tests")
-        relin = ckks.RelinKey.from_bytes(frames[1], context)
-        galois = ckks.GaloisKeys.from_bytes(frames[2], context)
+        relin = ckks.RelinKey.from_bytes(frames[1], context, mac_key=key)
+        galois = ckks.GaloisKeys.from_bytes(frames[2], context, mac_key=key)
         evaluator = context.evaluator(relin_key=relin, galois_keys=galois)
         session = Session(context, fingerprint, evaluator)
         sid = self.server.add_session(session)
@@ -283,7 +289,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         ctx = session.context
         entry["kinds"] = expect_kinds(frames, (CKKS_CIPHERTEXT,), session.fingerprint)
         ev = session.evaluator
-        ct = ev.attach(ckks.Ciphertext.from_bytes(frames[0], ctx))
+        key = self.server.mac_key
+        ct = ev.attach(ckks.Ciphertext.from_bytes(frames[0], ctx, mac_key=key))
         # mean = sum(x) / n and variance = sum(x^2) / n - mean^2, over the n values of the request (the other
         # slots are zero); the sums put the total in every slot. Three levels.
         mean = ev.sum(ct) * (1.0 / n)
@@ -291,7 +298,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # The mean is one level above the variance: dropping its extra prime (exact) shrinks the answer. Not
         # lower: with Rec128N13's 45-bit q0 and scale 2^40, level 1 holds only values below 2^4.
         results = [ev.drop_to_level(mean, variance.level), variance]
-        return 200, "application/octet-stream", protocol.pack([r.to_bytes() for r in results])
+        return 200, "application/octet-stream", protocol.pack([r.to_bytes(mac_key=key) for r in results])
 
 
 def _count(query: Dict, slots: int) -> int:
@@ -326,6 +333,9 @@ def main(argv: Optional[List[str]] = None) -> None:
                     help="accept parameters below 128-bit security (tests only)")
     ap.add_argument("--record", type=pathlib.Path, metavar="DIR",
                     help="write every request body to DIR (to audit what the server received)")
+    ap.add_argument("--mac-key", type=pathlib.Path, metavar="FILE",
+                    help="require a MAC under the 32-byte key in FILE on every object, and seal the answers "
+                         "with it (FILE is created with a fresh key if missing; give the other parties a copy)")
     args = ap.parse_args(argv)
     if args.max_sessions < 1 or args.max_key_bytes < 1:
         ap.error("--max-sessions and --max-key-bytes must be positive")
@@ -333,7 +343,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         args.record.mkdir(parents=True, exist_ok=True)
     server = Server((args.host, args.port), max_key_bytes=args.max_key_bytes, max_log_n=args.max_log_n,
                     max_sessions=args.max_sessions, allow_insecure=args.allow_insecure,
-                    record_dir=args.record)
+                    record_dir=args.record, mac_key=protocol.mac_key(args.mac_key, create=True))
     host, port = server.server_address[:2]
     print(f"listening on http://{host}:{port}", flush=True)
     try:

@@ -20,7 +20,10 @@ Errors raised by the Rust code surface as :class:`ValueError` with the Rust mess
 decode (``from_bytes`` of keys, ciphertexts and contexts) raise :class:`DecodeError`, a ValueError whose
 ``field`` and ``offset`` name where decoding failed (shared by both schemes). :func:`read_header` reads an
 object's header (kind, fingerprint, ``is_secret``) without parsing the rest, for servers that must refuse
-secret material before loading anything.
+secret material before loading anything. Every object ends with a BLAKE3 digest that loading checks first
+(``to_bytes(mac_key=...)`` makes it a MAC under a key the parties share), and parameters loaded from bytes
+(``Context.from_bytes``, unpickling) are bounded by :func:`get_load_limits` (change them with
+:func:`set_load_limits` or the ``with`` block :func:`load_limits`).
 
 >>> import rnsfhe
 >>> p = rnsfhe.ntt_primes_of_bits(30, 2 * 1024, 1)[0]
@@ -38,14 +41,18 @@ from ._rnsfhe import (
     NttPlan,
     WireHeader,
     __version__,
+    get_load_limits,
     is_prime,
     ntt_primes_near_power_of_two,
     ntt_primes_of_bits,
     qu_xu_max_eta,
     qu_xu_primes,
     read_header,
+    reseal,
+    set_load_limits,
 )
 from . import apps, bfv, ckks
+from ._common import load_limits
 
 __all__ = [
     "__version__",
@@ -53,6 +60,10 @@ __all__ = [
     "DecodeError",
     "WireHeader",
     "read_header",
+    "reseal",
+    "get_load_limits",
+    "set_load_limits",
+    "load_limits",
     # primes
     "is_prime",
     "ntt_primes_near_power_of_two",

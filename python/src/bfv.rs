@@ -17,8 +17,9 @@ use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUnt
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt};
+use rnsfhe::core::serialization::{LoadLimits, WireParams};
 use rnsfhe::math::sampling::Csprng;
-use rnsfhe::math::wire::{DecodeError, Serializable};
+use rnsfhe::math::wire::{DecodeError, Integrity, PublicRandomness, Serializable};
 use rnsfhe_bfv::{
     BatchEncoder, BfvContext, BfvError, BfvParams, BfvPreset, Ciphertext, CoeffEncoder, Decryptor,
     Encryptor, Evaluator, GaloisKeys, KeyGenerator, Plaintext, PublicKey, RelinKey, SecretKey,
@@ -46,16 +47,28 @@ const ROW_ROTATION_GENERATOR: u64 = 3;
 static CONTEXTS: ContextCache<Eval> = ContextCache::new();
 
 impl WireContext for BfvContext {
-    fn parameter_bytes(&self) -> PyResult<Vec<u8>> {
-        Ok(Serializable::to_bytes(self))
+    fn parameter_bytes(&self, integrity: Integrity<'_>) -> PyResult<Vec<u8>> {
+        Ok(Serializable::to_bytes_sealed(
+            self,
+            PublicRandomness::Seeded,
+            integrity,
+        ))
     }
 
-    fn from_parameter_bytes(bytes: &[u8]) -> Result<Arc<Self>, DecodeError> {
-        BfvContext::from_bytes(bytes)
+    fn from_parameter_bytes(
+        bytes: &[u8],
+        limits: &LoadLimits,
+        integrity: Integrity<'_>,
+    ) -> Result<Arc<Self>, DecodeError> {
+        BfvContext::from_bytes_sealed(bytes, limits, integrity)
     }
 
-    fn parameter_log_n(bytes: &[u8]) -> Result<u32, DecodeError> {
-        BfvParams::from_bytes(bytes).map(|(params, _)| params.log_n)
+    fn size(&self) -> (u32, usize) {
+        WireParams::size(self.params())
+    }
+
+    fn is_insecure(&self) -> bool {
+        self.security_warning().is_some()
     }
 
     fn insecure_warning(&self) -> Option<String> {
@@ -837,6 +850,14 @@ context_methods! {
             !self.ctx.is_secure()
         }
 
+        /// The security estimate as text: the verdict of the HE Standard table (N, log2(Q), a uniform
+        /// ternary secret and sigma, which must be at least 3.19) and the built-in lattice estimate of
+        /// the same parameters (bits in the HE Standard's cost model and in core-SVP).
+        #[getter]
+        fn security(&self) -> String {
+            self.ctx.security_summary()
+        }
+
         /// The preset name, or None.
         #[getter]
         fn preset(&self) -> Option<String> {
@@ -1006,7 +1027,7 @@ impl WireClass for PyGaloisKeys {
 
 wire_methods! {
     impl PyGaloisKeys {
-        /// GaloisKeys.from_bytes(data, context) -> GaloisKeys
+        /// GaloisKeys.from_bytes(data, context, mac_key=None) -> GaloisKeys
         ///
         /// Loads Galois keys written by ``to_bytes`` into ``context``, validating them (header,
         /// fingerprint, elements odd, below 2N and increasing, residues below their moduli; seeds
@@ -1015,12 +1036,14 @@ wire_methods! {
         /// k - N/2 are the same row rotation). The GIL is released. Raises rnsfhe.DecodeError (a
         /// ValueError) naming the field and byte offset of bad bytes.
         #[staticmethod]
+        #[pyo3(signature = (data, context, mac_key = None))]
         fn from_bytes(
             py: Python<'_>,
             data: &Bound<'_, PyAny>,
             context: &PyContext,
+            mac_key: Option<&Bound<'_, PyAny>>,
         ) -> PyResult<Self> {
-            let keys: GaloisKeys = load_object(py, data, &*context.ctx)?;
+            let keys: GaloisKeys = load_object(py, data, &*context.ctx, mac_key)?;
             let (rotations, column_swap) =
                 steps_from_elements(&keys.elements(), context.ctx.n(), ROW_ROTATION_GENERATOR);
             Ok(Self {
@@ -1433,7 +1456,7 @@ ciphertext_wire_class!(BfvContext;
 ciphertext_methods! {
     wire;
     impl PyCiphertext {
-        /// Ciphertext.from_bytes(data, context, evaluator=None, encoding=None) -> Ciphertext
+        /// Ciphertext.from_bytes(data, context, evaluator=None, encoding=None, mac_key=None) -> Ciphertext
         ///
         /// Loads a ciphertext written by ``to_bytes`` (seeded or not) into ``context``, validating it
         /// (header, fingerprint, part count, residues below their moduli). The bytes do not hold the
@@ -1444,13 +1467,14 @@ ciphertext_methods! {
         /// parameters: ``header.fingerprint``), ValueError for an evaluator of other parameters or an
         /// unknown encoding.
         #[staticmethod]
-        #[pyo3(signature = (data, context, evaluator = None, encoding = None))]
+        #[pyo3(signature = (data, context, evaluator = None, encoding = None, mac_key = None))]
         fn from_bytes(
             py: Python<'_>,
             data: &Bound<'_, PyAny>,
             context: &PyContext,
             evaluator: Option<&PyEvaluator>,
             encoding: Option<&str>,
+            mac_key: Option<&Bound<'_, PyAny>>,
         ) -> PyResult<Self> {
             let eval = match evaluator {
                 Some(e) => {
@@ -1460,7 +1484,7 @@ ciphertext_methods! {
                 None => &context.plain,
             };
             let encoding = Encoding::parse(encoding, &context.ctx)?;
-            let ct = load_object(py, data, &*context.ctx)?;
+            let ct = load_object(py, data, &*context.ctx, mac_key)?;
             Ok(Self::new(ct, eval, encoding))
         }
 

@@ -24,6 +24,8 @@ use rnsfhe::ckks::{
     Polynomial, PolynomialBasis, PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy,
     SecretDistribution, SecretKey, SecurityLevel, SeededCiphertext, Serializable,
 };
+use rnsfhe::core::serialization::{LoadLimits, WireParams};
+use rnsfhe::math::wire::{Integrity, PublicRandomness};
 
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, ciphertext_wire_class, context_methods,
@@ -46,16 +48,28 @@ const ROTATION_GENERATOR: u64 = 5;
 static CONTEXTS: ContextCache<Eval> = ContextCache::new();
 
 impl WireContext for CkksContext {
-    fn parameter_bytes(&self) -> PyResult<Vec<u8>> {
-        Ok(Serializable::to_bytes(self))
+    fn parameter_bytes(&self, integrity: Integrity<'_>) -> PyResult<Vec<u8>> {
+        Ok(Serializable::to_bytes_sealed(
+            self,
+            PublicRandomness::Seeded,
+            integrity,
+        ))
     }
 
-    fn from_parameter_bytes(bytes: &[u8]) -> Result<Arc<Self>, DecodeError> {
-        CkksContext::from_bytes(bytes)
+    fn from_parameter_bytes(
+        bytes: &[u8],
+        limits: &LoadLimits,
+        integrity: Integrity<'_>,
+    ) -> Result<Arc<Self>, DecodeError> {
+        CkksContext::from_bytes_sealed(bytes, limits, integrity)
     }
 
-    fn parameter_log_n(bytes: &[u8]) -> Result<u32, DecodeError> {
-        CkksParams::from_bytes(bytes).map(|(params, _)| params.log_n)
+    fn size(&self) -> (u32, usize) {
+        WireParams::size(self.params())
+    }
+
+    fn is_insecure(&self) -> bool {
+        self.security_warning().is_some()
     }
 
     fn insecure_warning(&self) -> Option<String> {
@@ -1573,10 +1587,12 @@ context_methods! {
             self.ctx.log_qp()
         }
 
-        /// The security estimate against the HE Standard table, as text.
+        /// The security estimate as text: the verdict of the HE Standard table (N, log2(QP), the secret
+        /// distribution and sigma, which must be at least 3.19) and the built-in lattice estimate of the
+        /// same parameters (bits in the HE Standard's cost model and in core-SVP).
         #[getter]
         fn security(&self) -> String {
-            self.ctx.security().to_string()
+            self.ctx.security_summary()
         }
 
         /// True unless 128-bit security is established by the HE Standard table.
@@ -1631,7 +1647,7 @@ context_methods! {
                 p.log_scale,
                 p.levels,
                 self.ctx.log_qp(),
-                self.security()
+                self.ctx.security().to_string()
             )
         }
 
@@ -1745,7 +1761,7 @@ impl WireClass for PyGaloisKeys {
 
 wire_methods! {
     impl PyGaloisKeys {
-        /// GaloisKeys.from_bytes(data, context) -> GaloisKeys
+        /// GaloisKeys.from_bytes(data, context, mac_key=None) -> GaloisKeys
         ///
         /// Loads Galois keys written by ``to_bytes`` into ``context``, validating them (header,
         /// fingerprint, elements odd, below 2N and increasing, residues below their moduli; seeds
@@ -1754,12 +1770,14 @@ wire_methods! {
         /// the same rotation: keygen(rotations=[-1]) comes back as -1, [N/2 - 1] as -1 too). The GIL is
         /// released. Raises rnsfhe.DecodeError (a ValueError) naming the field and byte offset.
         #[staticmethod]
+        #[pyo3(signature = (data, context, mac_key = None))]
         fn from_bytes(
             py: Python<'_>,
             data: &Bound<'_, PyAny>,
             context: &PyContext,
+            mac_key: Option<&Bound<'_, PyAny>>,
         ) -> PyResult<Self> {
-            let key: GaloisKeys = load_object(py, data, &*context.ctx)?;
+            let key: GaloisKeys = load_object(py, data, &*context.ctx, mac_key)?;
             let (rotations, conjugate) =
                 steps_from_elements(&key.elements(), context.ctx.n(), ROTATION_GENERATOR);
             Ok(Self {
@@ -2322,7 +2340,7 @@ ciphertext_wire_class!(CkksContext);
 ciphertext_methods! {
     wire;
     impl PyCiphertext {
-        /// Ciphertext.from_bytes(data, context, evaluator=None) -> Ciphertext
+        /// Ciphertext.from_bytes(data, context, evaluator=None, mac_key=None) -> Ciphertext
         ///
         /// Loads a ciphertext written by ``to_bytes`` (seeded or not) into ``context``, validating it
         /// (header, fingerprint, level within the chain, part count, residues below their moduli, scale
@@ -2332,12 +2350,13 @@ ciphertext_methods! {
         /// bytes (wrong parameters: ``header.fingerprint``), ValueError for an evaluator of other
         /// parameters.
         #[staticmethod]
-        #[pyo3(signature = (data, context, evaluator = None))]
+        #[pyo3(signature = (data, context, evaluator = None, mac_key = None))]
         fn from_bytes(
             py: Python<'_>,
             data: &Bound<'_, PyAny>,
             context: &PyContext,
             evaluator: Option<&PyEvaluator>,
+            mac_key: Option<&Bound<'_, PyAny>>,
         ) -> PyResult<Self> {
             let eval = match evaluator {
                 Some(e) => {
@@ -2353,7 +2372,7 @@ ciphertext_methods! {
                 }
                 None => &context.plain,
             };
-            let ct = load_object(py, data, &*context.ctx)?;
+            let ct = load_object(py, data, &*context.ctx, mac_key)?;
             Ok(Self::new(ct, eval))
         }
 

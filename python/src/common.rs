@@ -20,7 +20,8 @@ use numpy::PyUntypedArray;
 use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
-use rnsfhe::math::wire::{self, PublicRandomness};
+use rnsfhe::core::serialization::LoadLimits;
+use rnsfhe::math::wire::{self, Integrity, MacKey, PublicRandomness};
 use rnsfhe::ring::conversion::ConversionMode;
 
 /// Converts an error of the Rust layers into a Python `ValueError` with the same message.
@@ -262,8 +263,7 @@ impl PyWireHeader {
 #[pyfunction]
 pub(crate) fn read_header(data: &Bound<'_, PyAny>) -> PyResult<PyWireHeader> {
     let data = read_bytes(data)?;
-    let header =
-        wire::Header::read(&mut wire::WireReader::new(data.as_bytes())).map_err(decode_error)?;
+    let header = wire::peek_header(data.as_bytes()).map_err(decode_error)?;
     Ok(PyWireHeader {
         version: header.version,
         kind: header.kind.to_string(),
@@ -271,6 +271,20 @@ pub(crate) fn read_header(data: &Bound<'_, PyAny>) -> PyResult<PyWireHeader> {
         fingerprint: header.fingerprint,
         is_secret: header.kind.is_secret(),
     })
+}
+
+/// reseal(data) -> bytes
+///
+/// The object ``data`` (bytes-like) with its digest recomputed over its header and payload: for tests and
+/// tools that edit an object deliberately, so that the edit reaches the payload's validation instead of
+/// stopping at the digest. The digest detects corruption, not an adversary (anyone can recompute it);
+/// objects that cross a network nobody trusts carry a MAC (``to_bytes(mac_key=...)``), which this cannot
+/// make. Objects shorter than a digest come back unchanged.
+#[pyfunction]
+pub(crate) fn reseal<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    let mut bytes = read_bytes(data)?.as_bytes().to_vec();
+    wire::reseal(&mut bytes);
+    Ok(PyBytes::new(data.py(), &bytes))
 }
 
 /// A [`DecodeError`] (Python) with the Rust message and the attributes `field` and `offset`.
@@ -334,29 +348,137 @@ pub(crate) fn to_py_bytes<'py>(
 /// A scheme context that travels as bytes (its parameters): `Context.to_bytes` / `Context.from_bytes`
 /// and the pickling of the objects of it.
 pub(crate) trait WireContext: Send + Sync + Sized {
-    /// The context's parameters in the wire format, or a TypeError if the scheme has none yet.
-    fn parameter_bytes(&self) -> PyResult<Vec<u8>>;
+    /// The context's parameters in the wire format, digest in the mode `integrity`.
+    fn parameter_bytes(&self, integrity: Integrity<'_>) -> PyResult<Vec<u8>>;
 
-    /// Rebuilds and validates a context from exactly `bytes`.
-    fn from_parameter_bytes(bytes: &[u8]) -> Result<Arc<Self>, wire::DecodeError>;
+    /// Rebuilds and validates a context from exactly `bytes` under `limits`.
+    fn from_parameter_bytes(
+        bytes: &[u8],
+        limits: &LoadLimits,
+        integrity: Integrity<'_>,
+    ) -> Result<Arc<Self>, wire::DecodeError>;
 
-    /// `log2 N` of the parameters in `bytes`, decoded and range-checked **without** building the context
-    /// (no prime search, no tables): what a loader checks against a size it is willing to afford.
-    fn parameter_log_n(bytes: &[u8]) -> Result<u32, wire::DecodeError>;
+    /// `log2 N` and the number of primes (what [`LoadLimits`] bounds), of a built context.
+    fn size(&self) -> (u32, usize);
+
+    /// Whether the context is not established as 128-bit secure.
+    fn is_insecure(&self) -> bool;
 
     /// The warning text of insecure parameters, if they are.
     fn insecure_warning(&self) -> Option<String>;
 }
 
+/// The process-wide limits of `Context.from_bytes` and of unpickling (`rnsfhe.set_load_limits`),
+/// [`LoadLimits::DEFAULT`] until changed.
+static LOAD_LIMITS: Mutex<LoadLimits> = Mutex::new(LoadLimits::DEFAULT);
+
+/// The process-wide limits now in force.
+pub(crate) fn load_limits() -> LoadLimits {
+    *LOAD_LIMITS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The limits as a Python dict (`rnsfhe.get_load_limits()`).
+fn limits_dict<'py>(py: Python<'py>, limits: &LoadLimits) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("max_log_n", limits.max_log_n)?;
+    d.set_item("max_moduli", limits.max_moduli)?;
+    d.set_item("max_words", limits.max_words)?;
+    d.set_item("allow_insecure", limits.allow_insecure)?;
+    Ok(d)
+}
+
+/// `limits` with the keyword arguments that are given (not None) applied.
+pub(crate) fn limits_with(
+    mut limits: LoadLimits,
+    max_log_n: Option<u32>,
+    max_moduli: Option<u32>,
+    max_words: Option<u64>,
+    allow_insecure: Option<bool>,
+) -> LoadLimits {
+    if let Some(v) = max_log_n {
+        limits.max_log_n = v;
+    }
+    if let Some(v) = max_moduli {
+        limits.max_moduli = v;
+    }
+    if let Some(v) = max_words {
+        limits.max_words = v;
+    }
+    if let Some(v) = allow_insecure {
+        limits.allow_insecure = v;
+    }
+    limits
+}
+
+/// get_load_limits() -> dict
+///
+/// The process-wide limits that ``Context.from_bytes`` (for the arguments it is not given) and unpickling
+/// apply to parameters loaded from bytes: ``max_log_n`` (largest log2 N, default 16), ``max_moduli`` (most
+/// primes in Q and P together, default 64), ``max_words`` (largest N x primes, default 2^16 x 48) and
+/// ``allow_insecure`` (whether parameters not established as 128-bit secure load, default False).
+#[pyfunction]
+pub(crate) fn get_load_limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    limits_dict(py, &load_limits())
+}
+
+/// set_load_limits(*, max_log_n=None, max_moduli=None, max_words=None, allow_insecure=None) -> dict
+///
+/// Changes the process-wide limits of ``get_load_limits()`` (the arguments given; None keeps a limit)
+/// and returns the previous ones. ``rnsfhe.load_limits(...)`` does the same for a ``with`` block. Raise
+/// them only for bytes you trust: they bound the work and memory a hostile parameter blob can cost.
+#[pyfunction]
+#[pyo3(signature = (*, max_log_n = None, max_moduli = None, max_words = None, allow_insecure = None))]
+pub(crate) fn set_load_limits(
+    py: Python<'_>,
+    max_log_n: Option<u32>,
+    max_moduli: Option<u32>,
+    max_words: Option<u64>,
+    allow_insecure: Option<bool>,
+) -> PyResult<Bound<'_, PyDict>> {
+    let mut guard = LOAD_LIMITS.lock().unwrap_or_else(|e| e.into_inner());
+    let previous = *guard;
+    *guard = limits_with(previous, max_log_n, max_moduli, max_words, allow_insecure);
+    drop(guard);
+    limits_dict(py, &previous)
+}
+
+/// The MAC key of a Python `mac_key` argument: None, or 32 bytes (bytes, bytearray, memoryview).
+pub(crate) fn mac_key(arg: Option<&Bound<'_, PyAny>>) -> PyResult<Option<MacKey>> {
+    let Some(arg) = arg else {
+        return Ok(None);
+    };
+    let data = read_bytes(arg)?;
+    MacKey::from_slice(data.as_bytes()).map(Some).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "mac_key must be {} bytes (e.g. secrets.token_bytes(32), shared by the parties), got {}",
+            MacKey::LEN,
+            data.as_bytes().len()
+        ))
+    })
+}
+
+/// The digest mode of an optional MAC key.
+pub(crate) fn integrity(key: &Option<MacKey>) -> Integrity<'_> {
+    match key {
+        Some(k) => Integrity::Mac(k),
+        None => Integrity::Digest,
+    }
+}
+
 /// A Rust object with a wire form, loaded against the scheme context `C` (validated: fingerprint,
 /// residues, levels, forms).
 pub(crate) trait WireObject<C>: Sized + Send + Sync {
-    /// The object's bytes; public `a` parts as seeds if `seeded` and the object has them.
-    fn wire_bytes(&self, seeded: bool) -> Vec<u8>;
+    /// The object's bytes; public `a` parts as seeds if `seeded` and the object has them; the digest in
+    /// the mode `integrity`.
+    fn wire_bytes(&self, seeded: bool, integrity: Integrity<'_>) -> Vec<u8>;
     /// The length of [`WireObject::wire_bytes`].
     fn wire_size(&self, seeded: bool) -> u64;
-    /// Reads exactly `bytes` as an object of `ctx`.
-    fn read_wire(bytes: &[u8], ctx: &C) -> Result<Self, wire::DecodeError>;
+    /// Reads exactly `bytes` as an object of `ctx`, checking the digest in the mode `integrity`.
+    fn read_wire(
+        bytes: &[u8],
+        ctx: &C,
+        integrity: Integrity<'_>,
+    ) -> Result<Self, wire::DecodeError>;
 }
 
 /// Implements [`WireObject<$ctx>`] for Rust types that are `Serializable` and
@@ -365,41 +487,49 @@ pub(crate) trait WireObject<C>: Sized + Send + Sync {
 macro_rules! wire_objects {
     ($ctx:ty { $($t:ty => |$c:ident| $inner:expr),* $(,)? }) => {$(
         impl $crate::common::WireObject<$ctx> for $t {
-            fn wire_bytes(&self, seeded: bool) -> Vec<u8> {
-                rnsfhe::math::wire::Serializable::to_bytes_with(
+            fn wire_bytes(
+                &self,
+                seeded: bool,
+                integrity: rnsfhe::math::wire::Integrity<'_>,
+            ) -> Vec<u8> {
+                rnsfhe::math::wire::Serializable::to_bytes_sealed(
+                    self,
+                    $crate::common::randomness(seeded),
+                    integrity,
+                )
+            }
+
+            fn wire_size(&self, seeded: bool) -> u64 {
+                rnsfhe::math::wire::Serializable::serialized_size_with(
                     self,
                     $crate::common::randomness(seeded),
                 )
             }
 
-            fn wire_size(&self, seeded: bool) -> u64 {
-                rnsfhe::math::wire::HEADER_LEN
-                    + rnsfhe::math::wire::Serializable::payload_size(
-                        self,
-                        $crate::common::randomness(seeded),
-                    )
-            }
-
             fn read_wire(
                 bytes: &[u8],
                 $c: &$ctx,
+                integrity: rnsfhe::math::wire::Integrity<'_>,
             ) -> Result<Self, rnsfhe::math::wire::DecodeError> {
-                rnsfhe::math::wire::Deserializable::from_bytes(bytes, $inner)
+                rnsfhe::math::wire::Deserializable::from_bytes_sealed(bytes, $inner, integrity)
             }
         }
     )*};
 }
 
-/// Reads `data` (bytes-like) as a `T` of `ctx` with the GIL released; a [`DecodeError`] naming the field
-/// and offset for bad bytes.
+/// Reads `data` (bytes-like) as a `T` of `ctx` with the GIL released, checking its digest (a MAC under
+/// the Python `mac_key` argument when given); a [`DecodeError`] naming the field and offset for bad
+/// bytes.
 pub(crate) fn load_object<C: Sync, T: WireObject<C>>(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     ctx: &C,
+    key: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<T> {
+    let key = mac_key(key)?;
     let data = read_bytes(data)?;
     let bytes = data.as_bytes();
-    py.allow_threads(|| T::read_wire(bytes, ctx))
+    py.allow_threads(|| T::read_wire(bytes, ctx, integrity(&key)))
         .map_err(decode_error)
 }
 
@@ -416,9 +546,9 @@ pub(crate) trait WireClass: Sync {
     /// The Rust object.
     fn object(&self) -> &Self::Object;
 
-    /// The bytes `to_bytes(seeded)` returns (by default the object's).
-    fn object_bytes(&self, seeded: bool) -> Vec<u8> {
-        self.object().wire_bytes(seeded)
+    /// The bytes `to_bytes(seeded, mac_key)` returns (by default the object's).
+    fn object_bytes(&self, seeded: bool, integrity: Integrity<'_>) -> Vec<u8> {
+        self.object().wire_bytes(seeded, integrity)
     }
 
     /// The size `serialized_size(seeded)` returns (by default the object's).
@@ -433,23 +563,25 @@ pub(crate) trait WireClass: Sync {
     }
 }
 
-/// `__reduce__` of a [`WireClass`] object: `rnsfhe._common._load(cls, context bytes, object bytes)`
-/// (and the [`WireClass::load_options`] if any), which loads the context through the process-wide cache
-/// (`Context.from_bytes`) and then the object with `cls.from_bytes`.
+/// `__reduce__` of a [`WireClass`] object: `rnsfhe._common._load(cls, context bytes, object bytes,
+/// options, insecure)` (the [`WireClass::load_options`], if any), which loads the context through the
+/// process-wide cache (`Context.from_bytes`, under the process-wide limits) and then the object with
+/// `cls.from_bytes`. `insecure` is the context's own insecure opt-in: unpickling is trusted input by
+/// Python's rules (a pickle can run any code), so a pickle carries the opt-in of the context it was made
+/// from; the size limits still apply.
 pub(crate) fn reduce_object<T: WireClass>(
     obj: &T,
     cls: Bound<'_, PyType>,
 ) -> PyResult<(PyObject, PyObject)> {
     let py = cls.py();
     let loader = py.import("rnsfhe._common")?.getattr("_load")?;
-    let context = obj.context().parameter_bytes()?;
-    let bytes = py.allow_threads(|| obj.object_bytes(true));
+    let context = obj.context().parameter_bytes(Integrity::Digest)?;
+    let bytes = py.allow_threads(|| obj.object_bytes(true, Integrity::Digest));
     let (context, bytes) = (PyBytes::new(py, &context), PyBytes::new(py, &bytes));
-    let args = match obj.load_options(py)? {
-        None => (cls, context, bytes).into_pyobject(py)?.into_any(),
-        Some(options) => (cls, context, bytes, options).into_pyobject(py)?.into_any(),
-    };
-    Ok((loader.unbind(), args.unbind()))
+    let options = obj.load_options(py)?;
+    let insecure = obj.context().is_insecure();
+    let args = (cls, context, bytes, options, insecure).into_pyobject(py)?;
+    Ok((loader.unbind(), args.into_any().unbind()))
 }
 
 /// A process-wide cache of loaded contexts keyed by their exact bytes (which start with the header and
@@ -486,41 +618,48 @@ impl<T> ContextCache<T> {
     }
 }
 
-/// Loads a context from the bytes-like `data` through `cache`: the live cached value for these exact
-/// bytes, or `build(bytes)` run with the GIL released (a [`DecodeError`] for bad bytes) and recorded.
-/// The flag is true when the value was built now (so that the caller warns about insecure parameters
-/// once, not on every unpickled object).
-pub(crate) fn cached_context<T: Send + Sync>(
+/// Loads a context from the bytes-like `data` through `cache` under `limits` and the digest mode of
+/// `key`: the live cached value for these exact bytes (its digest checked again and the limits applied
+/// to it, so a context cached under other limits or another key is not handed out), or the context
+/// built from `bytes` with the GIL released (a [`DecodeError`] for bad bytes) and recorded. The flag is
+/// true when the value was built now (so that the caller warns about insecure parameters once, not on
+/// every unpickled object). `get` maps a cached value to its scheme context.
+pub(crate) fn cached_context<T: Send + Sync, C: WireContext>(
     py: Python<'_>,
     cache: &ContextCache<T>,
     data: &Bound<'_, PyAny>,
-    build: impl FnOnce(&[u8]) -> Result<T, wire::DecodeError> + Send,
+    limits: &LoadLimits,
+    key: &Option<MacKey>,
+    get: impl Fn(&T) -> &C,
+    build: impl FnOnce(Arc<C>) -> T + Send,
 ) -> PyResult<(Arc<T>, bool)> {
     let data = read_bytes(data)?;
     let bytes = data.as_bytes();
+    let integrity = integrity(key);
     if let Some(value) = cache.get(bytes) {
+        wire::verify_digest(bytes, integrity).map_err(decode_error)?;
+        let ctx = get(&value);
+        let (log_n, moduli) = ctx.size();
+        limits.check(log_n, moduli).map_err(decode_error)?;
+        if ctx.is_insecure() && !limits.allow_insecure {
+            return Err(decode_error(wire::DecodeError::new(
+                "parameters",
+                wire::HEADER_LEN,
+                wire::DecodeErrorKind::Invalid(
+                    "refused: not established as 128-bit secure; a reader accepts such parameters \
+                     only when it allows insecure parameters itself (allow_insecure=True)"
+                        .into(),
+                ),
+            )));
+        }
         return Ok((value, false));
     }
-    let value = Arc::new(py.allow_threads(|| build(bytes)).map_err(decode_error)?);
+    let value = py
+        .allow_threads(|| C::from_parameter_bytes(bytes, limits, integrity).map(build))
+        .map_err(decode_error)?;
+    let value = Arc::new(value);
     cache.insert(bytes, &value);
     Ok((value, true))
-}
-
-/// Refuses parameters in `data` whose ring degree exceeds `2^max_log_n` (`Context.from_bytes(...,
-/// max_log_n=)`), decoding them without building the context; malformed bytes raise [`DecodeError`].
-pub(crate) fn check_parameter_log_n<C: WireContext>(
-    data: &Bound<'_, PyAny>,
-    max_log_n: u32,
-) -> PyResult<()> {
-    let data = read_bytes(data)?;
-    let log_n = C::parameter_log_n(data.as_bytes()).map_err(decode_error)?;
-    if log_n > max_log_n {
-        return Err(PyValueError::new_err(format!(
-            "the parameters ask for N = 2^{log_n}, above max_log_n = {max_log_n} (N = 2^{max_log_n}); \
-             nothing was built"
-        )));
-    }
-    Ok(())
 }
 
 /// The rotation steps and whether the conjugation (CKKS) or column-swap (BFV) key is present, from the
@@ -733,10 +872,17 @@ macro_rules! ciphertext_wire_class {
                 &self.ct
             }
 
-            fn object_bytes(&self, seeded: bool) -> Vec<u8> {
+            fn object_bytes(
+                &self,
+                seeded: bool,
+                integrity: rnsfhe::math::wire::Integrity<'_>,
+            ) -> Vec<u8> {
                 match (&self.seeded, seeded) {
-                    (Some(s), true) => s.to_bytes(),
-                    _ => self.ct.wire_bytes(false),
+                    (Some(s), true) => s.to_bytes_sealed(
+                        rnsfhe::math::wire::PublicRandomness::Seeded,
+                        integrity,
+                    ),
+                    _ => self.ct.wire_bytes(false, integrity),
                 }
             }
 
@@ -790,12 +936,14 @@ macro_rules! wire_key_class {
             impl $py {
                 $(#[$load_doc])*
                 #[staticmethod]
+                #[pyo3(signature = (data, context, mac_key = None))]
                 fn from_bytes(
                     py: Python<'_>,
                     data: &Bound<'_, PyAny>,
                     context: &PyContext,
+                    mac_key: Option<&Bound<'_, PyAny>>,
                 ) -> PyResult<Self> {
-                    let key = $crate::common::load_object(py, data, &*context.ctx)?;
+                    let key = $crate::common::load_object(py, data, &*context.ctx, mac_key)?;
                     Ok(Self {
                         key: Arc::new(key),
                         ctx: Arc::clone(&context.ctx),
@@ -816,23 +964,31 @@ macro_rules! wire_methods {
     (impl $ty:ident { $($items:tt)* }) => {
         #[pymethods]
         impl $ty {
-            /// to_bytes(seeded=True) -> bytes
+            /// to_bytes(seeded=True, mac_key=None) -> bytes
             ///
             /// The object in rnsfhe's versioned wire format: a 16-byte header (magic "RNSF", format
-            /// version, object kind, parameter fingerprint), then the payload, residues packed at
-            /// their modulus' width. With ``seeded``, uniform public parts are written as 32-byte PRNG
-            /// seeds where the object has them (keys, and a ciphertext fresh from a secret-key
-            /// encryptor), about half the size; ``seeded=False`` writes them expanded. Load with
-            /// ``from_bytes(data, context)``. The GIL is released.
-            #[pyo3(signature = (seeded = true))]
+            /// version, object kind, parameter fingerprint), the payload, residues packed at their
+            /// modulus' width, and a 32-byte BLAKE3 digest of both, which loading checks first. With
+            /// ``seeded``, uniform public parts are written as 32-byte PRNG seeds where the object has
+            /// them (keys, and a ciphertext fresh from a secret-key encryptor), about half the size;
+            /// ``seeded=False`` writes them expanded. With ``mac_key`` (32 bytes the parties share) the
+            /// digest is a MAC under it, which only key holders can make: load with the same key. Load
+            /// with ``from_bytes(data, context, mac_key=None)``. The GIL is released.
+            #[pyo3(signature = (seeded = true, mac_key = None))]
             fn to_bytes<'py>(
                 &self,
                 py: Python<'py>,
                 seeded: bool,
-            ) -> Bound<'py, pyo3::types::PyBytes> {
-                $crate::common::to_py_bytes(py, || {
-                    $crate::common::WireClass::object_bytes(self, seeded)
-                })
+                mac_key: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                let key = $crate::common::mac_key(mac_key)?;
+                Ok($crate::common::to_py_bytes(py, || {
+                    $crate::common::WireClass::object_bytes(
+                        self,
+                        seeded,
+                        $crate::common::integrity(&key),
+                    )
+                }))
             }
 
             /// serialized_size(seeded=True) -> int: the length of ``to_bytes(seeded)``, without
@@ -906,44 +1062,71 @@ macro_rules! context_methods {
                 self.ctx.fingerprint()
             }
 
-            /// to_bytes() -> bytes
+            /// to_bytes(mac_key=None) -> bytes
             ///
-            /// The parameters in rnsfhe's versioned wire format (header with the fingerprint, then the
-            /// literal parameters, including the insecure opt-in): ``Context.from_bytes(data)`` rebuilds
-            /// and validates the same context.
-            fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
-                let bytes = $crate::common::WireContext::parameter_bytes(&*self.ctx)?;
+            /// The parameters in rnsfhe's versioned wire format (header with the fingerprint, the
+            /// literal parameters, including the insecure opt-in, and a BLAKE3 digest; a MAC under
+            /// ``mac_key``): ``Context.from_bytes(data)`` rebuilds and validates the same context.
+            #[pyo3(signature = (mac_key = None))]
+            fn to_bytes<'py>(
+                &self,
+                py: Python<'py>,
+                mac_key: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+                let key = $crate::common::mac_key(mac_key)?;
+                let bytes = $crate::common::WireContext::parameter_bytes(
+                    &*self.ctx,
+                    $crate::common::integrity(&key),
+                )?;
                 Ok(pyo3::types::PyBytes::new(py, &bytes))
             }
 
-            /// Context.from_bytes(data) -> Context
+            /// Context.from_bytes(data, *, max_log_n=None, max_moduli=None, max_words=None,
+            /// allow_insecure=None, mac_key=None) -> Context
             ///
             /// The context of parameters written by ``Context.to_bytes()`` (bytes, bytearray or
-            /// memoryview): every field is range-checked, the context is rebuilt (the same deterministic
-            /// prime checks) and its fingerprint compared with the header's. Insecure parameters load
-            /// only if their bytes carry the opt-in (``allow_insecure=True`` when they were made), with a
+            /// memoryview). The digest (a MAC under ``mac_key``) is checked first; then every field's
+            /// range and the limits: ``max_log_n`` (largest log2 N), ``max_moduli`` (most primes in Q
+            /// and P together), ``max_words`` (largest N x primes) and ``allow_insecure`` (whether
+            /// parameters not established as 128-bit secure load at all: the reader's own opt-in, which
+            /// the bytes cannot give); each None takes the process-wide value of
+            /// ``rnsfhe.get_load_limits()`` (defaults 16, 64, 2^16 x 48, False). The fingerprint is
+            /// compared with the header's and the security verdict taken before any table is built, so
+            /// hostile bytes cost milliseconds. Insecure parameters that are allowed load with a
             /// UserWarning. Contexts are cached process-wide by their bytes while any object uses them,
             /// so loading the same bytes again (unpickling many ciphertexts) does not rebuild. Raises
             /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes.
-            ///
-            /// ``max_log_n``: a server loading parameters from untrusted clients bounds the ring degree
-            /// N = 2^log_n it is willing to build (prime search, tables, key sizes); larger parameters
-            /// raise ValueError before any of that work.
             #[classmethod]
-            #[pyo3(signature = (data, max_log_n = None))]
+            #[pyo3(signature = (data, *, max_log_n = None, max_moduli = None, max_words = None,
+                                allow_insecure = None, mac_key = None))]
+            #[allow(clippy::too_many_arguments)]
             fn from_bytes(
                 _cls: &Bound<'_, pyo3::types::PyType>,
                 py: Python<'_>,
                 data: &Bound<'_, PyAny>,
                 max_log_n: Option<u32>,
+                max_moduli: Option<u32>,
+                max_words: Option<u64>,
+                allow_insecure: Option<bool>,
+                mac_key: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<Self> {
-                if let Some(max) = max_log_n {
-                    $crate::common::check_parameter_log_n::<$context>(data, max)?;
-                }
-                let (plain, built) = $crate::common::cached_context(py, &CONTEXTS, data, |bytes| {
-                    $crate::common::WireContext::from_parameter_bytes(bytes)
-                        .map(|ctx| Self::keyless(&ctx))
-                })?;
+                let limits = $crate::common::limits_with(
+                    $crate::common::load_limits(),
+                    max_log_n,
+                    max_moduli,
+                    max_words,
+                    allow_insecure,
+                );
+                let key = $crate::common::mac_key(mac_key)?;
+                let (plain, built) = $crate::common::cached_context(
+                    py,
+                    &CONTEXTS,
+                    data,
+                    &limits,
+                    &key,
+                    |plain: &Eval| &**plain.ctx(),
+                    |ctx: Arc<$context>| Self::keyless(&ctx),
+                )?;
                 if built {
                     if let Some(warning) =
                         $crate::common::WireContext::insecure_warning(&**plain.ctx())
@@ -954,13 +1137,20 @@ macro_rules! context_methods {
                 Ok(Self::from_plain(plain))
             }
 
-            /// Pickling writes ``to_bytes()``; unpickling is ``Context.from_bytes`` (same parameters,
-            /// same fingerprint, the process-wide cache).
+            /// Pickling writes ``to_bytes()``; unpickling is ``Context.from_bytes`` under the
+            /// process-wide limits (same parameters, same fingerprint, the process-wide cache), with the
+            /// context's own insecure opt-in (a pickle is trusted input by Python's rules).
             fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
                 let py = slf.py();
-                let load = slf.get_type().getattr("from_bytes")?.unbind();
-                let bytes = $crate::common::WireContext::parameter_bytes(&*slf.get().ctx)?;
-                let args = (pyo3::types::PyBytes::new(py, &bytes),).into_pyobject(py)?;
+                let load = py.import("rnsfhe._common")?.getattr("_load_context")?.unbind();
+                let ctx = &*slf.get().ctx;
+                let bytes = $crate::common::WireContext::parameter_bytes(
+                    ctx,
+                    rnsfhe::math::wire::Integrity::Digest,
+                )?;
+                let insecure = $crate::common::WireContext::is_insecure(ctx);
+                let args = (slf.get_type(), pyo3::types::PyBytes::new(py, &bytes), insecure)
+                    .into_pyobject(py)?;
                 Ok((load, args.into_any().unbind()))
             }
         }

@@ -459,6 +459,9 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DecodeError", m.py().get_type::<common::DecodeError>())?;
     m.add_class::<common::PyWireHeader>()?;
     m.add_function(wrap_pyfunction!(common::read_header, m)?)?;
+    m.add_function(wrap_pyfunction!(common::get_load_limits, m)?)?;
+    m.add_function(wrap_pyfunction!(common::reseal, m)?)?;
+    m.add_function(wrap_pyfunction!(common::set_load_limits, m)?)?;
     // CKKS (submodule `ckks`).
     ckks::register(m)?;
     // BFV (submodule `bfv`).

@@ -35,10 +35,10 @@ def small_context(**overrides):
 
 
 def load_context(data):
-    """Context.from_bytes, its UserWarning (insecure test parameters) silenced."""
+    """Context.from_bytes of insecure test parameters (the reader's opt-in), its UserWarning silenced."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return ckks.Context.from_bytes(data)
+        return ckks.Context.from_bytes(data, allow_insecure=True)
 
 
 @pytest.fixture(scope="module")
@@ -103,18 +103,30 @@ def test_presets_round_trip_with_their_name():
     assert not clone.is_insecure and clone.security_warning is None
 
 
-def test_insecure_opt_in_travels_in_the_bytes():
+def test_insecure_parameters_need_the_readers_opt_in():
     # Parameters of this test only, so that the first load builds the context (and warns).
     data = bytearray(small_context(q0_bits=49).to_bytes())
-    with pytest.warns(UserWarning, match="not established as 128-bit secure"):
-        assert ckks.Context.from_bytes(bytes(data)).is_insecure
-    assert data[-1] == 1  # params.insecure_for_testing, the last byte
-    data[-1] = 0
-    with pytest.raises(rnsfhe.DecodeError, match="rejected") as e:
+    # The writer's opt-in travels in the bytes, but a reader loads insecure parameters only when it
+    # allows them itself: a party handing over parameters cannot switch the receiver's check off.
+    with pytest.raises(rnsfhe.DecodeError, match="allow_insecure") as e:
         ckks.Context.from_bytes(bytes(data))
     assert assert_decode_error(e).field == "parameters"
+    with pytest.warns(UserWarning, match="not established as 128-bit secure"):
+        assert ckks.Context.from_bytes(bytes(data), allow_insecure=True).is_insecure
+    # The cached context is not handed out to a reader that does not allow it either.
+    with pytest.raises(rnsfhe.DecodeError, match="allow_insecure"):
+        ckks.Context.from_bytes(bytes(data))
+    with rnsfhe.load_limits(allow_insecure=True):
+        assert ckks.Context.from_bytes(bytes(data)).is_insecure
+    assert data[-33] == 1  # params.insecure_for_testing, the last payload byte (before the digest)
+    data[-33] = 0
+    with pytest.raises(rnsfhe.DecodeError, match="digest") as e:
+        ckks.Context.from_bytes(bytes(data), allow_insecure=True)
+    with pytest.raises(rnsfhe.DecodeError, match="rejected") as e:
+        ckks.Context.from_bytes(rnsfhe.reseal(data), allow_insecure=True)
+    assert assert_decode_error(e).field == "parameters"
     # A secure context does not carry the opt-in.
-    assert ckks.Context.from_preset("Rec128N13").to_bytes()[-1] == 0
+    assert ckks.Context.from_preset("Rec128N13").to_bytes()[-33] == 0
 
 
 def test_keys_round_trip(ctx, keys, x, decryptor):
@@ -135,7 +147,7 @@ def test_secret_key_only_through_explicit_functions(ctx, keys, x, decryptor):
     sk = keys.secret
     assert not hasattr(sk, "to_bytes")
     data = sk.to_secret_bytes()
-    assert len(data) == 16 + 5 + ctx.n // 4  # header, distribution, 2 bits per coefficient
+    assert len(data) == 16 + 5 + ctx.n // 4 + 32  # header, distribution, 2 bits per coefficient, digest
     loaded = ckks.SecretKey.from_secret_bytes(data, ctx)
     ct = ctx.encryptor(keys.public).encrypt(x)
     assert bits(x, ctx.decryptor(loaded).decrypt(ct, real=True)) >= BITS
@@ -276,8 +288,14 @@ def test_every_truncation_of_a_ciphertext(ctx, keys, x):
             ckks.Ciphertext.from_bytes(data[:end], ctx)
         err = e.value
         assert err.field and 0 <= err.offset <= end, (end, err)
-    with pytest.raises(rnsfhe.DecodeError, match="unexpected bytes") as e:
+        # Cut and sealed again (the digest recomputed), the payload's reader runs out of bytes.
+        if 16 <= end < len(data) - 32 and end % 97 == 0:
+            with pytest.raises(rnsfhe.DecodeError, match="truncated"):
+                ckks.Ciphertext.from_bytes(rnsfhe.reseal(data[:end] + bytes(32)), ctx)
+    with pytest.raises(rnsfhe.DecodeError, match="digest"):
         ckks.Ciphertext.from_bytes(data + b"\0", ctx)
+    with pytest.raises(rnsfhe.DecodeError, match="unexpected bytes") as e:
+        ckks.Ciphertext.from_bytes(rnsfhe.reseal(data[:-32] + b"\0" + bytes(32)), ctx)
     assert assert_decode_error(e).field == "end of object"
 
 
@@ -345,7 +363,7 @@ def bkeys(bctx):
 def bfv_load_context(data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return bfv.Context.from_bytes(data)
+        return bfv.Context.from_bytes(data, allow_insecure=True)
 
 
 def test_bfv_context_round_trip(bctx):
@@ -421,7 +439,7 @@ def test_read_header_names_the_kind_without_loading():
     ctx = ckks.Context.from_preset("Rec128N13")
     keys = ctx.keygen()
     h = rnsfhe.read_header(keys.relin.to_bytes())
-    assert (h.kind, h.is_secret, h.version) == ("relinearization key", False, 1)
+    assert (h.kind, h.is_secret, h.version) == ("relinearization key", False, 2)
     assert h.fingerprint == rnsfhe.read_header(ctx.to_bytes()).fingerprint
     secret = rnsfhe.read_header(keys.secret.to_secret_bytes())
     assert secret.kind == "secret key" and secret.is_secret
@@ -433,10 +451,10 @@ def test_read_header_names_the_kind_without_loading():
 def test_context_from_bytes_bounds_the_ring_degree():
     data = ckks.Context.from_preset("Rec128N13").to_bytes()  # N = 2^13
     assert ckks.Context.from_bytes(data, max_log_n=13).n == 1 << 13
-    with pytest.raises(ValueError, match=r"N = 2\^13, above max_log_n = 12"):
+    with pytest.raises(rnsfhe.DecodeError, match=r"13 exceeds the loader's limit \(max_log_n = 12"):
         ckks.Context.from_bytes(data, max_log_n=12)
     with pytest.raises(rnsfhe.DecodeError):
         ckks.Context.from_bytes(data[:10], max_log_n=12)
     bfv_data = bfv.Context.generate(t=65537, depth=1).to_bytes()
-    with pytest.raises(ValueError, match="above max_log_n"):
+    with pytest.raises(rnsfhe.DecodeError, match="max_log_n = 10"):
         bfv.Context.from_bytes(bfv_data, max_log_n=10)

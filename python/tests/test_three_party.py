@@ -24,11 +24,12 @@ STARTUP_SECONDS = 60
 HEADER_LEN = 16
 
 
-def _start_server(record: pathlib.Path):
-    """Starts server.py on a free port of 127.0.0.1; returns (process, base URL)."""
+def _start_server(record: pathlib.Path, *extra: str):
+    """Starts server.py on a free port of 127.0.0.1 (with the ``extra`` arguments); returns (process, base
+    URL)."""
     proc = subprocess.Popen(
         [sys.executable, str(EXAMPLE / "server.py"), "--host", "127.0.0.1", "--port", "0", "--record",
-         str(record)],
+         str(record), *extra],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     line = []
@@ -123,7 +124,7 @@ def test_bytes_on_the_wire_are_recorded(round_trip):
 
 
 def test_server_refuses_bad_requests(round_trip):
-    from rnsfhe import ckks
+    from rnsfhe import ckks, reseal
 
     url, state = round_trip["url"], round_trip["state"]
     params = (state / "params.bin").read_bytes()
@@ -138,19 +139,24 @@ def test_server_refuses_bad_requests(round_trip):
     ctx = ckks.Context.from_bytes(params)
     keys = ctx.keygen(sum_slots=True)
     evaluation_keys = [keys.relin.to_bytes(), keys.galois.to_bytes()]
-    # Parameters above the server's ring-degree limit are refused before the context is built.
+    # Parameters above the server's ring-degree limit are refused before the context is built (sealed
+    # again: an edit without a new digest stops at the digest).
     big = bytearray(params)
     big[HEADER_LEN:HEADER_LEN + 4] = (17).to_bytes(4, "little")
     status, body = _request(url, "POST", "/sessions", protocol.pack([bytes(big), *evaluation_keys]))
-    assert status == 400 and b"2^17" in body, body
+    assert status == 400 and b"digest" in body, body
+    status, body = _request(url, "POST", "/sessions", protocol.pack([reseal(big), *evaluation_keys]))
+    assert status == 400 and b"max_log_n = 15" in body, body
     status, body = _request(url, "POST", "/sessions", protocol.pack([params, *evaluation_keys]))
     assert status == 201, body
     info = json.loads(body)
     sid = info["session"]
     ct = bytearray(ctx.encryptor(keys.public).encrypt(np.ones(8)).to_bytes())
-    ct[-64:] = b"\xff" * 64
+    ct[-96:-32] = b"\xff" * 64
     status, body = _request(url, "POST", f"/sessions/{sid}/mean-variance?n=8", protocol.pack([bytes(ct)]))
-    assert status == 400 and b"at byte" in body and b"ciphertext.parts" in body
+    assert status == 400 and b"field `digest`" in body, body
+    status, body = _request(url, "POST", f"/sessions/{sid}/mean-variance?n=8", protocol.pack([reseal(ct)]))
+    assert status == 400 and b"at byte" in body and b"ciphertext.parts" in body, body
     # Truncated frame, wrong kind, bad count, unknown session, oversized ciphertext.
     status, _ = _request(url, "POST", f"/sessions/{sid}/mean-variance?n=8", protocol.pack([params])[:-3])
     assert status == 400
@@ -165,3 +171,40 @@ def test_server_refuses_bad_requests(round_trip):
     assert status == 413
     status, _ = _request(url, "DELETE", f"/sessions/{sid}")
     assert status == 204
+
+
+def test_mac_mode_authenticates_every_object(tmp_path):
+    """With ``--mac-key`` the three parties share a key: the round trip works, and an upload without the
+    MAC, or under another key, or changed and sealed again with a plain digest, is refused."""
+    from rnsfhe import ckks, reseal
+
+    key_file = tmp_path / "mac.key"
+    proc, url = _start_server(tmp_path / "record", "--mac-key", str(key_file))
+    try:
+        assert len(key_file.read_bytes()) == protocol.MAC_KEY_LEN  # made by the server, mode 0600
+        assert key_file.stat().st_mode & 0o777 == 0o600
+        state = tmp_path / "state"
+        _run("client.py", "--server", url, "--state", str(state), "--mac-key", str(key_file))
+        result = json.loads(_run("decryptor.py", "--state", str(state), "--json", "--mac-key", str(key_file)))
+        x = np.loadtxt(state / "data.txt")
+        assert abs(result["mean"] - np.mean(x)) < 1e-5
+        # The answers carry the MAC: without the key they do not load.
+        out = subprocess.run([sys.executable, str(EXAMPLE / "decryptor.py"), "--state", str(state)],
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode != 0 and "digest" in out.stderr, out.stderr
+        # Uploads without the MAC (plain digests, a reseal, another key) are refused before parsing.
+        ctx = ckks.Context.from_bytes((state / "params.bin").read_bytes())
+        keys = ctx.keygen(sum_slots=True)
+        other = bytes(32)
+        for frames in (
+            [ctx.to_bytes(), keys.relin.to_bytes(), keys.galois.to_bytes()],
+            [reseal(ctx.to_bytes(mac_key=key_file.read_bytes())), keys.relin.to_bytes(),
+             keys.galois.to_bytes()],
+            [ctx.to_bytes(mac_key=other), keys.relin.to_bytes(mac_key=other),
+             keys.galois.to_bytes(mac_key=other)],
+        ):
+            status, body = _request(url, "POST", "/sessions", protocol.pack(frames))
+            assert status == 400 and b"MAC does not match" in body, body
+    finally:
+        proc.terminate()
+        proc.wait(30)
