@@ -740,8 +740,9 @@ fn evaluate(
     unary(py, eval, ct, |e, c| e.ev.evaluate_polynomial(c, p))
 }
 
-/// The polynomial of a `polyval` argument: a [`PyPolynomial`], a `numpy.polynomial` series (converted to
-/// the Chebyshev basis of its domain unless it is a power series on its own window), or a 1-D sequence of
+/// The polynomial of a `polyval` argument: a [`PyPolynomial`], a `numpy.polynomial` series of any kind
+/// (the same function of x, its domain and window included: converted to the Chebyshev basis on its
+/// domain unless it is a power series whose window is its domain), or a 1-D sequence of
 /// real coefficients in `basis` ("power", or "chebyshev" on `interval`, default [-1, 1]).
 fn read_polynomial(
     obj: &Bound<'_, PyAny>,
@@ -783,15 +784,11 @@ fn read_polynomial(
             let coef: Vec<f64> = obj.getattr("coef")?.call_method0("tolist")?.extract()?;
             return Polynomial::power(coef).map_err(ckks_error);
         }
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("kind", &chebyshev)?;
-        kwargs.set_item("window", vec![-1.0, 1.0])?;
-        let series = obj.call_method("convert", (), Some(&kwargs))?;
-        let coef: Vec<f64> = series.getattr("coef")?.call_method0("tolist")?.extract()?;
-        let domain: Vec<f64> = series
-            .getattr("domain")?
-            .call_method0("tolist")?
-            .extract()?;
+        // A series evaluates its basis at the image of x under the linear map of `domain` onto `window`.
+        // Converting it to a Chebyshev series on the same domain with the window [-1, 1] keeps the
+        // function (numpy composes the series by Clenshaw's recurrence in the Chebyshev basis, stable for
+        // every kind and degree, unlike a detour through the power basis): sum_k c_k T_k(y) with y the map
+        // of the domain [a, b] onto [-1, 1], the library's Chebyshev series on the interval (a, b).
         let (a, b) = match domain[..] {
             [a, b] => (a, b),
             _ => {
@@ -800,6 +797,20 @@ fn read_polynomial(
                 ))
             }
         };
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("kind", &chebyshev)?;
+        kwargs.set_item("domain", vec![a, b])?;
+        kwargs.set_item("window", vec![-1.0, 1.0])?;
+        let series = obj.call_method("convert", (), Some(&kwargs))?;
+        let mut coef: Vec<f64> = series.getattr("coef")?.call_method0("tolist")?.extract()?;
+        if a > b {
+            // A reversed domain: the map onto [-1, 1] is the negative of that of [b, a], and
+            // T_k(-y) = (-1)^k T_k(y).
+            for c in coef.iter_mut().skip(1).step_by(2) {
+                *c = -*c;
+            }
+            return Polynomial::chebyshev(coef, b, a).map_err(ckks_error);
+        }
         return Polynomial::chebyshev(coef, a, b).map_err(ckks_error);
     }
     let coeffs = match read_values(obj, "polynomial coefficients")? {
