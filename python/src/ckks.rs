@@ -30,7 +30,7 @@ use crate::common::{
     evaluator_methods, key_classes, keyset_methods, load_object, mode_name, operator_result,
     parse_mode, preset_name, preset_names, preset_prefix, py_bool, steps_from_elements,
     value_error_with_hint, warn_user, wire_key_class, wire_methods, wire_objects, wrong_dimensions,
-    BinOp, ContextCache, Scheme, WireClass, WireContext, WireObject,
+    BinOp, ContextCache, Int, Scheme, WireClass, WireContext, WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
@@ -243,7 +243,11 @@ fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Operand<'a>>> {
     };
     match arr.ndim() {
         0 => Ok(Some(match (kind, values) {
-            (b'i' | b'u' | b'b', _) => Operand::Int(other.call_method0("__int__")?.extract()?),
+            (b'i' | b'u' | b'b', Values::Real(v)) => match other.call_method0("__int__")?.extract()
+            {
+                Ok(k) => Operand::Int(k),
+                Err(_) => Operand::Real(v[0]),
+            },
             (_, Values::Real(v)) => Operand::Real(v[0]),
             (_, Values::Complex(v)) => Operand::Complex(v[0]),
         })),
@@ -437,24 +441,24 @@ const INVERSE_ITERATIONS: usize = 3;
 /// Default degree of the Chebyshev inverse.
 const INVERSE_DEGREE: usize = 31;
 /// Default number of samples of `Polynomial.max_error` and `chebyshev_approx`.
-const ERROR_SAMPLES: i64 = 10_001;
+const ERROR_SAMPLES: Int = Int::new(10_001);
 
 /// `ceil(log2(d + 1))`: the levels of a polynomial of degree `d` without the interval map.
 fn degree_levels(degree: usize) -> usize {
     (usize::BITS - degree.leading_zeros()) as usize
 }
 
-/// A count argument (`degree`, `iterations`, `samples`) as `usize`: ValueError if negative.
-fn read_count(value: i64, what: &str) -> PyResult<usize> {
-    usize::try_from(value).map_err(|_| {
+/// A count argument (`degree`, `iterations`, `samples`) as `usize`: ValueError if negative or too large.
+fn read_count(value: Int, what: &str) -> PyResult<usize> {
+    value.get::<usize>(what).map_err(|_| {
         PyValueError::new_err(format!(
-            "{what} must be a non-negative integer, got {value}"
+            "{what} must be a non-negative integer below 2^64, got {value}"
         ))
     })
 }
 
 /// An optional count argument.
-fn read_optional_count(value: Option<i64>, what: &str) -> PyResult<Option<usize>> {
+fn read_optional_count(value: Option<Int>, what: &str) -> PyResult<Option<usize>> {
     value.map(|v| read_count(v, what)).transpose()
 }
 
@@ -859,7 +863,7 @@ fn chebyshev_on(
     ct: &Ciphertext,
     f: &Bound<'_, PyAny>,
     interval: &Bound<'_, PyAny>,
-    degree: i64,
+    degree: Int,
 ) -> PyResult<PyCiphertext> {
     let (a, b) = read_interval(Some(interval))?
         .ok_or_else(|| PyTypeError::new_err("interval must be a pair (a, b), got None"))?;
@@ -873,9 +877,9 @@ fn inverse_on(
     py: Python<'_>,
     eval: &Arc<Eval>,
     ct: &Ciphertext,
-    iterations: Option<i64>,
+    iterations: Option<Int>,
     interval: Option<&Bound<'_, PyAny>>,
-    degree: Option<i64>,
+    degree: Option<Int>,
 ) -> PyResult<PyCiphertext> {
     let method = Inverse::new(
         read_optional_count(iterations, "iterations")?,
@@ -894,7 +898,7 @@ fn sqrt_on(
     eval: &Arc<Eval>,
     ct: &Ciphertext,
     interval: &Bound<'_, PyAny>,
-    iterations: i64,
+    iterations: Int,
     inverse: bool,
 ) -> PyResult<PyCiphertext> {
     let (a, b) = required_interval(interval)?;
@@ -1005,7 +1009,7 @@ impl PyPolynomial {
     fn interpolate(
         f: &Bound<'_, PyAny>,
         interval: &Bound<'_, PyAny>,
-        degree: i64,
+        degree: Int,
     ) -> PyResult<Self> {
         let (a, b) = read_interval(Some(interval))?
             .ok_or_else(|| PyTypeError::new_err("interval must be a pair (a, b), got None"))?;
@@ -1024,7 +1028,7 @@ impl PyPolynomial {
     fn sigmoid(
         method: &str,
         interval: Option<&Bound<'_, PyAny>>,
-        degree: Option<i64>,
+        degree: Option<Int>,
     ) -> PyResult<Self> {
         let poly = sigmoid_polynomial(
             method,
@@ -1042,7 +1046,7 @@ impl PyPolynomial {
     fn exp(
         method: &str,
         interval: Option<&Bound<'_, PyAny>>,
-        degree: Option<i64>,
+        degree: Option<Int>,
     ) -> PyResult<Self> {
         let poly = exp_polynomial(
             method,
@@ -1061,9 +1065,9 @@ impl PyPolynomial {
     #[staticmethod]
     #[pyo3(signature = (iterations = None, interval = None, degree = None))]
     fn inverse(
-        iterations: Option<i64>,
+        iterations: Option<Int>,
         interval: Option<&Bound<'_, PyAny>>,
-        degree: Option<i64>,
+        degree: Option<Int>,
     ) -> PyResult<Self> {
         let method = Inverse::new(
             read_optional_count(iterations, "iterations")?,
@@ -1152,10 +1156,11 @@ impl PyPolynomial {
     /// default: the Chebyshev interval; required in the power basis), with ``f`` any Python callable
     /// float -> float (its exceptions propagate). NaN if ``f`` returns NaN somewhere.
     #[pyo3(signature = (f, samples = ERROR_SAMPLES, interval = None))]
+    #[pyo3(text_signature = "($self, f, samples=10001, interval=None)")]
     fn max_error(
         &self,
         f: &Bound<'_, PyAny>,
-        samples: i64,
+        samples: Int,
         interval: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<f64> {
         let (a, b) = match (interval.filter(|i| !i.is_none()), self.interval()) {
@@ -1356,33 +1361,40 @@ context_methods! {
 
     impl PyContext(CkksContext) {
         #[new]
-        #[pyo3(signature = (log_n = 13, log_scale = 40, q0_bits = 45, levels = 3, special_primes = 1,
-                            special_bits = 50, dnum = None, secret = "ternary", sigma = 3.2,
+        #[pyo3(signature = (log_n = Int::new(13), log_scale = Int::new(40), q0_bits = Int::new(45),
+                            levels = Int::new(3), special_primes = Int::new(1),
+                            special_bits = Int::new(50), dnum = None, secret = "ternary", sigma = 3.2,
                             conversion = "fast", rescaling = "exact", allow_insecure = false))]
+        #[pyo3(
+            text_signature = "(log_n=13, log_scale=40, q0_bits=45, levels=3, special_primes=1, \
+                                 special_bits=50, dnum=None, secret=\"ternary\", sigma=3.2, \
+                                 conversion=\"fast\", rescaling=\"exact\", allow_insecure=False)"
+        )]
         #[allow(clippy::too_many_arguments)]
         fn new(
             py: Python<'_>,
-            log_n: u32,
-            log_scale: u32,
-            q0_bits: u32,
-            levels: usize,
-            special_primes: usize,
-            special_bits: u32,
-            dnum: Option<usize>,
+            log_n: Int,
+            log_scale: Int,
+            q0_bits: Int,
+            levels: Int,
+            special_primes: Int,
+            special_bits: Int,
+            dnum: Option<Int>,
             secret: &str,
             sigma: f64,
             conversion: &str,
             rescaling: &str,
             allow_insecure: bool,
         ) -> PyResult<Self> {
+            let levels = levels.get::<usize>("levels")?;
             let params = CkksParams {
-                log_n,
-                log_scale,
-                q0_bits,
+                log_n: log_n.get("log_n")?,
+                log_scale: log_scale.get("log_scale")?,
+                q0_bits: q0_bits.get("q0_bits")?,
                 levels,
-                special_primes,
-                special_bits,
-                dnum: dnum.unwrap_or(levels + 1),
+                special_primes: special_primes.get("special_primes")?,
+                special_bits: special_bits.get("special_bits")?,
+                dnum: Int::get_opt(dnum, "dnum")?.unwrap_or(levels.saturating_add(1)),
                 secret: parse_secret(secret)?,
                 sigma,
                 conversion: parse_mode(conversion)?,
@@ -1411,9 +1423,11 @@ context_methods! {
         /// 192 or 256 bits; HE Standard, uniform ternary secret), with the smallest N that fits, in the manner
         /// of OpenFHE's CCParams. Raises ValueError when no N up to 2^17 fits.
         #[staticmethod]
-        #[pyo3(signature = (depth, log_scale = 40, security = 128))]
-        fn generate(py: Python<'_>, depth: usize, log_scale: u32, security: u32) -> PyResult<Self> {
-            let level = match security {
+        #[pyo3(signature = (depth, log_scale = Int::new(40), security = Int::new(128)))]
+        #[pyo3(text_signature = "(depth, log_scale=40, security=128)")]
+        fn generate(py: Python<'_>, depth: Int, log_scale: Int, security: Int) -> PyResult<Self> {
+            let (depth, log_scale) = (depth.get("depth")?, log_scale.get("log_scale")?);
+            let level = match security.get::<u32>("security")? {
                 128 => SecurityLevel::Bits128,
                 192 => SecurityLevel::Bits192,
                 256 => SecurityLevel::Bits256,
@@ -1437,10 +1451,11 @@ context_methods! {
         fn keygen(
             &self,
             py: Python<'_>,
-            rotations: Vec<i64>,
+            rotations: Vec<Int>,
             conjugate: bool,
             sum_slots: bool,
         ) -> PyResult<PyKeySet> {
+            let rotations: Vec<i64> = Int::get_all(&rotations, "rotations")?;
             let slots = self.ctx.max_slots() as i64;
             let mut steps: Vec<i64> = Vec::new();
             let extra = if sum_slots {
@@ -1504,8 +1519,8 @@ context_methods! {
 
         /// level_scale(level) -> float: the default scale of a plaintext encoded at ``level`` (limbs, 1 to
         /// max_level).
-        fn level_scale(&self, level: usize) -> PyResult<f64> {
-            self.ctx.level_scale(level).map_err(ckks_error)
+        fn level_scale(&self, level: Int) -> PyResult<f64> {
+            self.ctx.level_scale(level.get("level")?).map_err(ckks_error)
         }
 
         /// polyval(ct, coeffs, basis="power", interval=None) -> Ciphertext
@@ -1536,7 +1551,7 @@ context_methods! {
             ct: &PyCiphertext,
             f: &Bound<'_, PyAny>,
             interval: &Bound<'_, PyAny>,
-            degree: i64,
+            degree: Int,
         ) -> PyResult<PyCiphertext> {
             self.check_own(ct)?;
             chebyshev_on(py, &ct.eval, &ct.ct, f, interval, degree)
@@ -1856,11 +1871,11 @@ impl PyEncryptor {
         &self,
         py: Python<'_>,
         values: &Bound<'_, PyAny>,
-        slots: Option<usize>,
+        slots: Option<Int>,
     ) -> PyResult<PyCiphertext> {
         let values = read_values(values, "encrypt")?.into_complex();
         let max_slots = self.ctx.max_slots();
-        let slots = slots.unwrap_or(max_slots);
+        let slots = Int::get_opt(slots, "slots")?.unwrap_or(max_slots);
         if self.with_secret && slots == max_slots {
             let seeded = py
                 .allow_threads(|| -> ckks::Result<SeededCiphertext> {
@@ -1920,14 +1935,16 @@ impl PyDecryptor {
     /// coefficient before decoding (``recommended_flooding_bits`` says how many); it costs about
     /// ``flooding_bits + log2(slots) / 2`` bits of precision. 0 decrypts exactly. Raises ValueError when the
     /// flooding would leave no precision (``max_flooding_bits``). The GIL is released.
-    #[pyo3(signature = (ct, real = false, *, flooding_bits = 0))]
+    #[pyo3(signature = (ct, real = false, *, flooding_bits = Int::new(0)))]
+    #[pyo3(text_signature = "($self, ct, real=False, *, flooding_bits=0)")]
     fn decrypt<'py>(
         &self,
         py: Python<'py>,
         ct: &PyCiphertext,
         real: bool,
-        flooding_bits: u32,
+        flooding_bits: Int,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let flooding_bits: u32 = flooding_bits.get("flooding_bits")?;
         let values = py
             .allow_threads(|| {
                 if flooding_bits == 0 {
@@ -2044,14 +2061,16 @@ evaluator_methods! {
             &self,
             py: Python<'_>,
             a: &PyCiphertext,
-            level: usize,
+            level: Int,
         ) -> PyResult<PyCiphertext> {
+            let level = level.get("level")?;
             unary(py, &self.eval, &a.ct, |e, c| e.ev.drop_to_level(c, level))
         }
 
         /// rotate(a, k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
         /// Raises ValueError naming the step if its key was not generated.
-        fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: i64) -> PyResult<PyCiphertext> {
+        fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: Int) -> PyResult<PyCiphertext> {
+            let k = k.get("k")?;
             unary(py, &self.eval, &a.ct, |e, c| e.rotate(c, k))
         }
 
@@ -2061,8 +2080,9 @@ evaluator_methods! {
             &self,
             py: Python<'_>,
             a: &PyCiphertext,
-            steps: Vec<i64>,
+            steps: Vec<Int>,
         ) -> PyResult<Vec<PyCiphertext>> {
+            let steps: Vec<i64> = Int::get_all(&steps, "steps")?;
             let cts = py
                 .allow_threads(|| self.eval.ev.rotate_hoisted(&a.ct, &steps))
                 .map_err(ckks_error)?;
@@ -2114,7 +2134,7 @@ evaluator_methods! {
             ct: &PyCiphertext,
             f: &Bound<'_, PyAny>,
             interval: &Bound<'_, PyAny>,
-            degree: i64,
+            degree: Int,
         ) -> PyResult<PyCiphertext> {
             chebyshev_on(py, &self.eval, &ct.ct, f, interval, degree)
         }
@@ -2128,7 +2148,7 @@ evaluator_methods! {
             ct: &PyCiphertext,
             method: &str,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             let p = sigmoid_polynomial(
                 method,
@@ -2146,7 +2166,7 @@ evaluator_methods! {
             ct: &PyCiphertext,
             method: &str,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             let p = exp_polynomial(
                 method,
@@ -2163,33 +2183,35 @@ evaluator_methods! {
             &self,
             py: Python<'_>,
             ct: &PyCiphertext,
-            iterations: Option<i64>,
+            iterations: Option<Int>,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             inverse_on(py, &self.eval, &ct.ct, iterations, interval, degree)
         }
 
         /// sqrt(ct, interval, iterations=2) -> Ciphertext: see ``Ciphertext.sqrt``.
-        #[pyo3(signature = (ct, interval, iterations = 2))]
+        #[pyo3(signature = (ct, interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, ct, interval, iterations=2)")]
         fn sqrt(
             &self,
             py: Python<'_>,
             ct: &PyCiphertext,
             interval: &Bound<'_, PyAny>,
-            iterations: i64,
+            iterations: Int,
         ) -> PyResult<PyCiphertext> {
             sqrt_on(py, &self.eval, &ct.ct, interval, iterations, false)
         }
 
         /// inv_sqrt(ct, interval, iterations=2) -> Ciphertext: see ``Ciphertext.inv_sqrt``.
-        #[pyo3(signature = (ct, interval, iterations = 2))]
+        #[pyo3(signature = (ct, interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, ct, interval, iterations=2)")]
         fn inv_sqrt(
             &self,
             py: Python<'_>,
             ct: &PyCiphertext,
             interval: &Bound<'_, PyAny>,
-            iterations: i64,
+            iterations: Int,
         ) -> PyResult<PyCiphertext> {
             sqrt_on(py, &self.eval, &ct.ct, interval, iterations, true)
         }
@@ -2409,7 +2431,8 @@ ciphertext_methods! {
         }
 
         /// drop_to_level(level) -> Ciphertext: the same message at a lower level (limbs removed).
-        fn drop_to_level(&self, py: Python<'_>, level: usize) -> PyResult<PyCiphertext> {
+        fn drop_to_level(&self, py: Python<'_>, level: Int) -> PyResult<PyCiphertext> {
+            let level = level.get("level")?;
             unary(py, &self.eval, &self.ct, |e, c| {
                 e.ev.drop_to_level(c, level)
             })
@@ -2417,7 +2440,8 @@ ciphertext_methods! {
 
         /// rotate(k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
         /// Raises ValueError naming the step if its rotation key was not generated.
-        fn rotate(&self, py: Python<'_>, k: i64) -> PyResult<PyCiphertext> {
+        fn rotate(&self, py: Python<'_>, k: Int) -> PyResult<PyCiphertext> {
+            let k = k.get("k")?;
             unary(py, &self.eval, &self.ct, |e, c| e.rotate(c, k))
         }
 
@@ -2486,7 +2510,7 @@ ciphertext_methods! {
             py: Python<'_>,
             f: &Bound<'_, PyAny>,
             interval: &Bound<'_, PyAny>,
-            degree: i64,
+            degree: Int,
         ) -> PyResult<PyCiphertext> {
             chebyshev_on(py, &self.eval, &self.ct, f, interval, degree)
         }
@@ -2515,7 +2539,7 @@ ciphertext_methods! {
             py: Python<'_>,
             method: &str,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             let p = sigmoid_polynomial(
                 method,
@@ -2543,7 +2567,7 @@ ciphertext_methods! {
             py: Python<'_>,
             method: &str,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             let p = exp_polynomial(
                 method,
@@ -2571,9 +2595,9 @@ ciphertext_methods! {
         fn inverse(
             &self,
             py: Python<'_>,
-            iterations: Option<i64>,
+            iterations: Option<Int>,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             inverse_on(py, &self.eval, &self.ct, iterations, interval, degree)
         }
@@ -2583,12 +2607,13 @@ ciphertext_methods! {
         /// The square root of every slot, for slots in ``interval = (a, b)`` with 0 < a < b: ``x * x^(-1/2)``
         /// with ``inv_sqrt``; 3 + 2 * iterations levels (7 by default). See ``inv_sqrt`` for the accuracy.
         /// Raises ValueError for a bad interval, NotEnoughLevelsError (a ValueError).
-        #[pyo3(signature = (interval, iterations = 2))]
+        #[pyo3(signature = (interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, interval, iterations=2)")]
         fn sqrt(
             &self,
             py: Python<'_>,
             interval: &Bound<'_, PyAny>,
-            iterations: i64,
+            iterations: Int,
         ) -> PyResult<PyCiphertext> {
             sqrt_on(py, &self.eval, &self.ct, interval, iterations, false)
         }
@@ -2601,12 +2626,13 @@ ciphertext_methods! {
         /// default 2 iterations: 5e-5 on [0.1, 1], 1e-4 on [0.5, 2]... narrow intervals converge fast
         /// (3 iterations: 3e-9 on [0.1, 1]), wide ones slowly (0.1 on [1, 100]). Raises ValueError for a bad
         /// interval, NotEnoughLevelsError (a ValueError).
-        #[pyo3(signature = (interval, iterations = 2))]
+        #[pyo3(signature = (interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, interval, iterations=2)")]
         fn inv_sqrt(
             &self,
             py: Python<'_>,
             interval: &Bound<'_, PyAny>,
-            iterations: i64,
+            iterations: Int,
         ) -> PyResult<PyCiphertext> {
             sqrt_on(py, &self.eval, &self.ct, interval, iterations, true)
         }
@@ -2788,14 +2814,19 @@ fn presets() -> Vec<String> {
 /// the "noise x 2^(s/2)" rule of Li-Micciancio and OpenFHE (default s = 30, as OpenFHE). Raises ValueError for
 /// a negative or non-finite noise, s above 128 or no decryptions.
 #[pyfunction]
-#[pyo3(signature = (noise_log2, statistical_security = ckks::DEFAULT_STATISTICAL_SECURITY, decryptions = 1))]
+#[pyo3(signature = (noise_log2, statistical_security = Int::new(ckks::DEFAULT_STATISTICAL_SECURITY as i128), decryptions = Int::new(1)))]
+#[pyo3(text_signature = "(noise_log2, statistical_security=30, decryptions=1)")]
 fn recommended_flooding_bits(
     noise_log2: f64,
-    statistical_security: u32,
-    decryptions: u64,
+    statistical_security: Int,
+    decryptions: Int,
 ) -> PyResult<u32> {
-    ckks::recommended_flooding_bits(noise_log2, statistical_security, decryptions)
-        .map_err(ckks_error)
+    ckks::recommended_flooding_bits(
+        noise_log2,
+        statistical_security.get("statistical_security")?,
+        decryptions.get("decryptions")?,
+    )
+    .map_err(ckks_error)
 }
 
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
