@@ -104,6 +104,21 @@ pub(crate) fn ckks_error(err: ckks::Error) -> PyErr {
     value_error_with_hint(err, &hint)
 }
 
+/// ValueError (naming both fingerprints) unless `object`, of the parameter fingerprint `got`, belongs
+/// to `ctx`: what every binding taking a ciphertext, key or evaluator checks at the call.
+fn check_context(ctx: &CkksContext, got: u64, object: &'static str) -> PyResult<()> {
+    let expected = ctx.fingerprint();
+    if expected == got {
+        Ok(())
+    } else {
+        Err(ckks_error(ckks::Error::ContextMismatch {
+            object,
+            expected,
+            got,
+        }))
+    }
+}
+
 fn secret_name(s: SecretDistribution) -> String {
     match s {
         SecretDistribution::Ternary => "ternary".to_string(),
@@ -287,6 +302,11 @@ impl Eval {
         self.ev.context()
     }
 
+    /// ValueError unless `ct` belongs to this evaluator's context.
+    fn check(&self, ct: &Ciphertext) -> PyResult<()> {
+        check_context(self.ctx(), ct.fingerprint(), "the ciphertext")
+    }
+
     /// Rescales a product when auto-rescaling is on and a level is left.
     fn finish_product(&self, r: Ciphertext) -> ckks::Result<Ciphertext> {
         if self.auto_rescale && r.level() >= 2 {
@@ -380,6 +400,10 @@ fn binary(
     let Some(b) = classify(other)? else {
         return Ok(None);
     };
+    eval.check(&a.ct)?;
+    if let Operand::Ct(b) = &b {
+        eval.check(b)?;
+    }
     let ct = py
         .allow_threads(|| eval.apply(&a.ct, op, &b))
         .map_err(ckks_error)?;
@@ -393,6 +417,7 @@ fn unary(
     a: &Ciphertext,
     f: impl FnOnce(&Eval, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
+    eval.check(a)?;
     let ct = py.allow_threads(|| f(eval, a)).map_err(ckks_error)?;
     Ok(PyCiphertext::new(ct, eval))
 }
@@ -740,6 +765,7 @@ fn evaluate(
     p: &Polynomial,
     what: &str,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     check_polynomial_levels(ct, p, what)?;
     unary(py, eval, ct, |e, c| e.ev.evaluate_polynomial(c, p))
 }
@@ -851,6 +877,7 @@ fn polyval_on(
     basis: &str,
     interval: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     let p = read_polynomial(coeffs, basis, read_interval(interval)?)?;
     evaluate(py, eval, ct, &p, "polyval")
 }
@@ -865,6 +892,7 @@ fn chebyshev_on(
     interval: &Bound<'_, PyAny>,
     degree: Int,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     let (a, b) = read_interval(Some(interval))?
         .ok_or_else(|| PyTypeError::new_err("interval must be a pair (a, b), got None"))?;
     let degree = read_count(degree, "degree")?;
@@ -881,6 +909,7 @@ fn inverse_on(
     interval: Option<&Bound<'_, PyAny>>,
     degree: Option<Int>,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     let method = Inverse::new(
         read_optional_count(iterations, "iterations")?,
         read_interval(interval)?,
@@ -901,6 +930,7 @@ fn sqrt_on(
     iterations: Int,
     inverse: bool,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     let (a, b) = required_interval(interval)?;
     if a <= 0.0 {
         return Err(PyValueError::new_err(format!(
@@ -944,8 +974,12 @@ fn dot_on(
     a: &Ciphertext,
     other: &Bound<'_, PyAny>,
 ) -> PyResult<PyCiphertext> {
+    eval.check(a)?;
     let ct = match classify(other)? {
-        Some(Operand::Ct(b)) => py.allow_threads(|| eval.ev.inner_product(a, b)),
+        Some(Operand::Ct(b)) => {
+            eval.check(b)?;
+            py.allow_threads(|| eval.ev.inner_product(a, b))
+        }
         Some(Operand::Vector(v)) => py.allow_threads(|| {
             let product = eval.ev.rescale(&eval.multiply_values(a, &v)?)?;
             eval.ev.sum_slots(&product)
@@ -961,9 +995,15 @@ fn dot_on(
     Ok(PyCiphertext::new(ct, eval))
 }
 
-/// The Rust ciphertexts of a Python sequence of Ciphertexts.
-fn read_ciphertexts(cts: &[Bound<'_, PyCiphertext>]) -> Vec<Ciphertext> {
-    cts.iter().map(|c| c.get().ct.clone()).collect()
+/// The Rust ciphertexts of a Python sequence of Ciphertexts; ValueError for one of another context than
+/// `eval`'s.
+fn read_ciphertexts(eval: &Eval, cts: &[Bound<'_, PyCiphertext>]) -> PyResult<Vec<Ciphertext>> {
+    cts.iter()
+        .map(|c| {
+            eval.check(&c.get().ct)?;
+            Ok(c.get().ct.clone())
+        })
+        .collect()
 }
 
 /// A polynomial for encrypted evaluation: ``sum_k coeffs[k] x^k`` (power basis) or
@@ -1838,8 +1878,9 @@ struct PyEncryptor {
 }
 
 impl PyEncryptor {
-    /// An encryptor of `ctx` with `key`; its ciphertexts are attached to `eval`.
+    /// An encryptor of `ctx` with `key`; its ciphertexts are attached to `eval`, which must be of `ctx`.
     fn new(ctx: &Arc<CkksContext>, key: EncryptionKey, eval: Arc<Eval>) -> PyResult<Self> {
+        check_context(ctx, eval.ctx().fingerprint(), "the evaluator")?;
         let (enc, with_secret) = match key {
             EncryptionKey::Public(pk) => (CkksEncryptor::with_public_key(ctx, &pk), false),
             EncryptionKey::Secret(sk) => (CkksEncryptor::with_secret_key(ctx, &sk), true),
@@ -1916,12 +1957,21 @@ impl PyEncryptor {
 #[pyclass(name = "Decryptor", module = "rnsfhe.ckks", frozen)]
 struct PyDecryptor {
     dec: CkksDecryptor,
+    ctx: Arc<CkksContext>,
 }
 
 impl PyDecryptor {
     fn new(ctx: &Arc<CkksContext>, sk: &SecretKey) -> PyResult<Self> {
         let dec = CkksDecryptor::new(ctx, sk).map_err(ckks_error)?;
-        Ok(Self { dec })
+        Ok(Self {
+            dec,
+            ctx: Arc::clone(ctx),
+        })
+    }
+
+    /// ValueError unless `ct` belongs to this decryptor's context.
+    fn check(&self, ct: &PyCiphertext) -> PyResult<()> {
+        check_context(&self.ctx, ct.ct.fingerprint(), "the ciphertext")
     }
 }
 
@@ -1945,6 +1995,7 @@ impl PyDecryptor {
         flooding_bits: Int,
     ) -> PyResult<Bound<'py, PyAny>> {
         let flooding_bits: u32 = flooding_bits.get("flooding_bits")?;
+        self.check(ct)?;
         let values = py
             .allow_threads(|| {
                 if flooding_bits == 0 {
@@ -1965,6 +2016,7 @@ impl PyDecryptor {
     /// max_flooding_bits(ct) -> int: the most flooding bits ``decrypt`` accepts for ``ct`` (some precision
     /// must remain, and the noise must stay far below the modulus).
     fn max_flooding_bits(&self, ct: &PyCiphertext) -> PyResult<u32> {
+        self.check(ct)?;
         self.dec.max_flooding_bits(&ct.ct).map_err(ckks_error)
     }
 
@@ -1978,6 +2030,7 @@ impl PyDecryptor {
         ct: &PyCiphertext,
         expected: &Bound<'_, PyAny>,
     ) -> PyResult<f64> {
+        self.check(ct)?;
         let expected = read_values(expected, "expected")?.into_complex();
         py.allow_threads(|| self.dec.noise_log2(&ct.ct, &expected))
             .map_err(ckks_error)
@@ -2019,12 +2072,13 @@ evaluator_methods! {
     expected = "a Ciphertext, a 1-D array of numbers or a number";
     impl PyEvaluator {
         /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
-        /// this evaluator's keys and options).
-        fn attach(&self, ct: &PyCiphertext) -> PyCiphertext {
-            PyCiphertext {
+        /// this evaluator's keys and options). Raises ValueError if ``ct`` belongs to another context.
+        fn attach(&self, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
+            self.eval.check(&ct.ct)?;
+            Ok(PyCiphertext {
                 seeded: ct.seeded.clone(),
                 ..PyCiphertext::new(ct.ct.clone(), &self.eval)
-            }
+            })
         }
 
         /// multiply(a, b) -> Ciphertext: a * b (b a Ciphertext, an array or a number), relinearized, and
@@ -2083,6 +2137,7 @@ evaluator_methods! {
             steps: Vec<Int>,
         ) -> PyResult<Vec<PyCiphertext>> {
             let steps: Vec<i64> = Int::get_all(&steps, "steps")?;
+            self.eval.check(&a.ct)?;
             let cts = py
                 .allow_threads(|| self.eval.ev.rotate_hoisted(&a.ct, &steps))
                 .map_err(ckks_error)?;
@@ -2234,7 +2289,7 @@ evaluator_methods! {
             py: Python<'_>,
             cts: Vec<Bound<'_, PyCiphertext>>,
         ) -> PyResult<PyCiphertext> {
-            let cts = read_ciphertexts(&cts);
+            let cts = read_ciphertexts(&self.eval, &cts)?;
             unary_many(py, &self.eval, |e| e.ev.add_many(&cts))
         }
 
@@ -2247,7 +2302,7 @@ evaluator_methods! {
             cts: Vec<Bound<'_, PyCiphertext>>,
             weights: Vec<f64>,
         ) -> PyResult<PyCiphertext> {
-            let cts = read_ciphertexts(&cts);
+            let cts = read_ciphertexts(&self.eval, &cts)?;
             unary_many(py, &self.eval, |e| e.ev.weighted_sum(&cts, &weights))
         }
 

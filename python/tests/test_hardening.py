@@ -1,11 +1,13 @@
-"""Arguments a binding must refuse at the call, with an error that names what was wrong: integer arguments
-out of the range of their Rust type.
+"""Arguments a binding must refuse at the call, with an error that names what was wrong.
 
 * Integer arguments out of the range of their Rust type (negative counts, levels and sizes; 2^70; -2^70)
   raise ValueError naming the argument and its range (PyO3's own conversion raised OverflowError, which is
   not a ValueError, without the argument's name); arguments that are not integers raise TypeError naming
   the argument. Walked over every binding with an integer argument: rnsfhe.ckks, rnsfhe.bfv,
   rnsfhe.apps, the prime searches, NttPlan and BasisConverter.
+* CKKS objects tied to a context (ciphertexts, keys, evaluators, the parts of a Session) are refused by
+  every binding of another context at the call, with a ValueError naming both fingerprints, instead of
+  failing at the first operation (or never, for a rotation by 0).
 """
 
 import re
@@ -212,3 +214,82 @@ def test_non_integer_arguments_raise_type_error_naming_them(ck, bf):
     for call, name in cases:
         with pytest.raises(TypeError, match=f"argument '{name}'"):
             call()
+
+
+# ------------------------------------------------------------------------------------------------------
+# CKKS objects of another context
+# ------------------------------------------------------------------------------------------------------
+
+
+def test_ckks_refuses_objects_of_another_context_at_the_call(ck):
+    s, ct = ck
+    # Same N, other parameters (another fingerprint).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        other_ctx = ckks.Context(log_n=11, levels=2, q0_bits=50, special_bits=55, allow_insecure=True)
+    other = ckks.Session(other_ctx, rotations=[1])
+    foreign = other.encrypt(np.linspace(0.5, 1.0, other.slots))
+    mine, theirs = s.context.fingerprint, other_ctx.fingerprint
+    assert mine != theirs
+    ev, f = s.evaluator, np.tanh
+    calls = {
+        "encryptor with a foreign evaluator": lambda: s.context.encryptor(s.keys.public, evaluator=other.evaluator),
+        "encryptor with a foreign public key": lambda: s.context.encryptor(other.keys.public),
+        "encryptor with a foreign secret key": lambda: s.context.encryptor(other.keys.secret),
+        "encryptor with a foreign key set": lambda: s.context.encryptor(other.keys),
+        "decryptor with a foreign key": lambda: s.context.decryptor(other.keys.secret),
+        "evaluator with a foreign key set": lambda: s.context.evaluator(other.keys),
+        "evaluator with a foreign relin key": lambda: s.context.evaluator(relin_key=other.keys.relin),
+        "evaluator with foreign Galois keys": lambda: s.context.evaluator(galois_keys=other.keys.galois),
+        "Ciphertext.from_bytes with a foreign evaluator":
+            lambda: ckks.Ciphertext.from_bytes(ct.to_bytes(), s.context, other.evaluator),
+        "attach": lambda: ev.attach(foreign),
+        "add": lambda: ev.add(foreign, ct),
+        "add (right operand)": lambda: ev.add(ct, foreign),
+        "sub": lambda: ev.sub(ct, foreign),
+        "multiply": lambda: ev.multiply(ct, foreign),
+        "multiply by a number": lambda: ev.multiply(foreign, 2),
+        "operator +": lambda: ct + foreign,
+        "operator *": lambda: foreign * ct,
+        "square": lambda: ev.square(foreign),
+        "negate": lambda: ev.negate(foreign),
+        "rescale": lambda: ev.rescale(foreign),
+        "drop_to_level": lambda: ev.drop_to_level(foreign, 2),
+        "rotate": lambda: ev.rotate(foreign, 1),
+        "rotate by 0": lambda: ev.rotate(foreign, 0),
+        "rotate_many": lambda: ev.rotate_many(foreign, [1]),
+        "conjugate": lambda: ev.conjugate(foreign),
+        "sum": lambda: ev.sum(foreign),
+        "mean": lambda: ev.mean(foreign),
+        "var": lambda: ev.var(foreign),
+        "polyval": lambda: ev.polyval(foreign, [0, 1, 1]),
+        "chebyshev": lambda: ev.chebyshev(foreign, f, (-1, 1), 3),
+        "sigmoid": lambda: ev.sigmoid(foreign, degree=3),
+        "exp": lambda: ev.exp(foreign, degree=3),
+        "inverse": lambda: ev.inverse(foreign, iterations=1),
+        "sqrt": lambda: ev.sqrt(foreign, (0.5, 2), iterations=0),
+        "inv_sqrt": lambda: ev.inv_sqrt(foreign, (0.5, 2), iterations=0),
+        "dot": lambda: ev.dot(foreign, ct),
+        "dot (right operand)": lambda: ev.dot(ct, foreign),
+        "ciphertext dot": lambda: ct.dot(foreign),
+        "add_many": lambda: ev.add_many([ct, foreign]),
+        "weighted_sum": lambda: ev.weighted_sum([ct, foreign], [1.0, 2.0]),
+        "module weighted_sum": lambda: ckks.weighted_sum([ct, foreign], [1.0, 2.0]),
+        "context polyval": lambda: s.context.polyval(foreign, [0, 1]),
+        "context chebyshev": lambda: s.context.chebyshev(foreign, f, (-1, 1), 3),
+        "decrypt": lambda: s.decryptor.decrypt(foreign),
+        "decrypt with flooding": lambda: s.decryptor.decrypt(foreign, flooding_bits=10),
+        "max_flooding_bits": lambda: s.decryptor.max_flooding_bits(foreign),
+        "noise_log2": lambda: s.decryptor.noise_log2(foreign, np.zeros(4)),
+        "Session.decrypt": lambda: s.decrypt(foreign),
+        "Session.polyval": lambda: s.polyval(foreign, [0, 1]),
+        "Session.chebyshev": lambda: s.chebyshev(foreign, f, (-1, 1), 3),
+    }
+    both = re.compile(f"{theirs:#018x}.*{mine:#018x}|{mine:#018x}.*{theirs:#018x}")
+    for what, call in calls.items():
+        with pytest.raises(ValueError, match="belongs to another (CKKS )?context") as info:
+            call()
+        assert both.search(str(info.value)), (what, str(info.value))
+    # Nothing above changed what works: the objects of one context still work together.
+    assert np.allclose(s.decrypt(ev.attach(ct) + ct, real=True)[:4], 2 * np.linspace(0.5, 1.0, s.slots)[:4],
+                       atol=1e-4)
