@@ -2060,7 +2060,10 @@ impl PyDecryptor {
 /// Ciphertexts, 1-D arrays (encoded at the ciphertext's level; shorter arrays are padded with zeros) or
 /// numbers: ints multiply exactly without using a level, floats and complex numbers use one level
 /// (rescaled automatically when ``auto_rescale``). Operands at different levels or scales are aligned
-/// unless the evaluator is strict. The GIL is released during every operation; evaluators can be shared
+/// unless the evaluator is strict: the result is at the lower level; when the scales differ, the operand
+/// at the higher level (the left one at equal levels) is multiplied by a constant and rescaled onto the
+/// other's scale, which costs a level at equal levels, and two operands at level 1 with different scales
+/// raise ValueError (scale mismatch). The GIL is released during every operation; evaluators can be shared
 /// by threads.
 #[pyclass(name = "Evaluator", module = "rnsfhe.ckks", frozen)]
 struct PyEvaluator {
@@ -2282,8 +2285,15 @@ evaluator_methods! {
             dot_on(py, &self.eval, &a.ct, b)
         }
 
-        /// add_many(cts) -> Ciphertext: the slot-wise sum of a non-empty sequence of Ciphertexts (levels
-        /// and scales aligned as by ``+``; no level used). ValueError for an empty sequence.
+        /// add_many(cts) -> Ciphertext: the slot-wise sum of a non-empty sequence of Ciphertexts, added in
+        /// order with levels and scales aligned as by ``+``. The result is at the lowest level among
+        /// ``cts``: inputs at higher levels are brought down to it (limbs dropped; one whose scale differs
+        /// is first multiplied by a constant and rescaled onto the other's scale), so the sum uses no level
+        /// only when all inputs share one level. Inputs at one level whose scales differ (not by an integer
+        /// factor, as after different rescaling histories) cost one more level, and at level 1 they raise
+        /// ValueError (a scale mismatch naming both levels and scales: neither operand can be rescaled);
+        /// a strict evaluator raises ValueError for any difference of levels or scales. ValueError for an
+        /// empty sequence.
         fn add_many(
             &self,
             py: Python<'_>,
