@@ -21,7 +21,7 @@ use rnsfhe_apps::{
 };
 
 use crate::ckks::{ckks_error, not_enough_levels, PyCiphertext};
-use crate::common::value_error;
+use crate::common::{value_error, Int};
 
 /// An error of `rnsfhe-apps` as a Python exception: CKKS errors as `rnsfhe.ckks` raises them, a lack of
 /// levels as [`not_enough_levels`] (`NotEnoughLevelsError`), the rest as `ValueError` with the Rust message.
@@ -136,7 +136,8 @@ pub(crate) struct PyPackedLayout {
 #[pymethods]
 impl PyPackedLayout {
     #[new]
-    fn new(n_samples: usize, n_features: usize) -> PyResult<Self> {
+    fn new(n_samples: Int, n_features: Int) -> PyResult<Self> {
+        let (n_samples, n_features) = (n_samples.get("n_samples")?, n_features.get("n_features")?);
         let layout = PackedLayout::new(n_samples, n_features).map_err(apps_error)?;
         Ok(Self { layout })
     }
@@ -186,8 +187,10 @@ impl PyPackedLayout {
 
     /// check_fits(slots) -> None: raises ValueError, naming the sizes and the smallest ring degree N that
     /// fits, if the layout needs more than ``slots`` slots (N/2 of a context).
-    fn check_fits(&self, slots: usize) -> PyResult<()> {
-        self.layout.check_fits(slots).map_err(apps_error)
+    fn check_fits(&self, slots: Int) -> PyResult<()> {
+        self.layout
+            .check_fits(slots.get("slots")?)
+            .map_err(apps_error)
     }
 
     /// pack_x(X) -> numpy.ndarray[float64] of ``slots`` values: the rows ``(1, x_i)`` of the float64
@@ -348,8 +351,8 @@ fn load_dataset<'py>(
 /// ``degree`` 3, 5 or 7, coefficients of x^0, x^1, ... (the polynomial training evaluates). Raises
 /// ValueError for another degree.
 #[pyfunction]
-fn sigmoid_coefficients(degree: usize) -> PyResult<Vec<f64>> {
-    Ok(sigmoid_polynomial(degree)
+fn sigmoid_coefficients(degree: Int) -> PyResult<Vec<f64>> {
+    Ok(sigmoid_polynomial(degree.get("degree")?)
         .map_err(apps_error)?
         .coeffs()
         .to_vec())
@@ -359,8 +362,8 @@ fn sigmoid_coefficients(degree: usize) -> PyResult<Vec<f64>> {
 /// iteration, the learning rate ``learning_rate / (t + 1)`` and Nesterov's mixing (``lambda_0 = 0.01``).
 /// Raises ValueError for invalid settings.
 #[pyfunction]
-fn schedule(iterations: usize, learning_rate: f64) -> PyResult<Vec<(f64, f64)>> {
-    let lr = settings(iterations, 3, learning_rate, 0)?;
+fn schedule(iterations: Int, learning_rate: f64) -> PyResult<Vec<(f64, f64)>> {
+    let lr = settings(iterations.get("iterations")?, 3, learning_rate, 0)?;
     Ok(lr.schedule().iter().map(|s| (s.alpha, s.gamma)).collect())
 }
 
@@ -368,7 +371,11 @@ fn schedule(iterations: usize, learning_rate: f64) -> PyResult<Vec<(f64, f64)>> 
 /// ``Z`` uses, ``1 + (iterations - 1) (ceil(log2(degree + 1)) + 3)`` (21 for 5 iterations of degree 3).
 /// Raises ValueError for invalid settings.
 #[pyfunction]
-fn levels_needed(iterations: usize, sigmoid_degree: usize) -> PyResult<usize> {
+fn levels_needed(iterations: Int, sigmoid_degree: Int) -> PyResult<usize> {
+    let (iterations, sigmoid_degree) = (
+        iterations.get("iterations")?,
+        sigmoid_degree.get("sigmoid_degree")?,
+    );
     settings(iterations, sigmoid_degree, 1.0, 0)?
         .levels_needed()
         .map_err(apps_error)
@@ -384,10 +391,14 @@ fn fit_plain<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f64>,
     y: PyReadonlyArray1<'py, f64>,
-    iterations: usize,
-    sigmoid_degree: usize,
+    iterations: Int,
+    sigmoid_degree: Int,
     learning_rate: f64,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let (iterations, sigmoid_degree) = (
+        iterations.get("iterations")?,
+        sigmoid_degree.get("sigmoid_degree")?,
+    );
     let lr = settings(iterations, sigmoid_degree, learning_rate, 0)?;
     let data = dataset(&x, &y)?;
     let model = py
@@ -577,11 +588,16 @@ fn fit_encrypted(
     x: &Bound<'_, PyCiphertext>,
     y: Option<&Bound<'_, PyCiphertext>>,
     layout: &PyPackedLayout,
-    iterations: usize,
-    sigmoid_degree: usize,
+    iterations: Int,
+    sigmoid_degree: Int,
     learning_rate: f64,
-    keep_levels: usize,
+    keep_levels: Int,
 ) -> PyResult<PyEncryptedModel> {
+    let (iterations, sigmoid_degree, keep_levels): (usize, usize, usize) = (
+        iterations.get("iterations")?,
+        sigmoid_degree.get("sigmoid_degree")?,
+        keep_levels.get("keep_levels")?,
+    );
     let lr = settings(iterations, sigmoid_degree, learning_rate, keep_levels)?;
     let xs = x.get();
     let ys = y.map(|y| y.get());
@@ -659,8 +675,9 @@ fn predict_proba_encrypted(
     x: &Bound<'_, PyCiphertext>,
     layout: &PyPackedLayout,
     weights: Vec<f64>,
-    sigmoid_degree: usize,
+    sigmoid_degree: Int,
 ) -> PyResult<PyCiphertext> {
+    let sigmoid_degree: usize = sigmoid_degree.get("sigmoid_degree")?;
     let x = x.get();
     let layout = layout.layout;
     if weights.len() != layout.width() {

@@ -30,7 +30,7 @@ use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, ciphertext_wire_class, context_methods,
     evaluator_methods, key_classes, keyset_methods, load_object, preset_name, preset_names,
     preset_prefix, py_bool, steps_from_elements, value_error_with_hint, warn_user, wire_key_class,
-    wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Scheme, WireClass,
+    wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Int, Scheme, WireClass,
     WireContext, WireObject,
 };
 
@@ -625,7 +625,7 @@ context_methods! {
 
     impl PyContext(BfvContext) {
         #[new]
-        #[pyo3(signature = (log_n, t, q_bits = 55, q_count = 2, *, relin_base_log = None,
+        #[pyo3(signature = (log_n, t, q_bits = Int::new(55), q_count = Int::new(2), *, relin_base_log = None,
                             sigma = HPS_SIGMA, allow_insecure = false))]
         #[pyo3(
             text_signature = "(log_n, t, q_bits=55, q_count=2, *, relin_base_log=None, \
@@ -634,14 +634,17 @@ context_methods! {
         #[allow(clippy::too_many_arguments)]
         fn new(
             py: Python<'_>,
-            log_n: u32,
-            t: u64,
-            q_bits: u32,
-            q_count: usize,
-            relin_base_log: Option<u32>,
+            log_n: Int,
+            t: Int,
+            q_bits: Int,
+            q_count: Int,
+            relin_base_log: Option<Int>,
             sigma: f64,
             allow_insecure: bool,
         ) -> PyResult<Self> {
+            let (log_n, t) = (log_n.get::<u32>("log_n")?, t.get::<u64>("t")?);
+            let (q_bits, q_count) = (q_bits.get::<u32>("q_bits")?, q_count.get::<usize>("q_count")?);
+            let relin_base_log = Int::get_opt::<u32>(relin_base_log, "relin_base_log")?;
             if q_count > 256 {
                 return Err(PyValueError::new_err(format!(
                     "q_count = {q_count} is out of range: at most 256 ciphertext primes"
@@ -668,20 +671,20 @@ context_methods! {
         #[allow(clippy::too_many_arguments)]
         fn from_moduli(
             py: Python<'_>,
-            log_n: u32,
-            t: u64,
-            q_moduli: Vec<u64>,
-            p_moduli: Vec<u64>,
-            relin_base_log: Option<u32>,
+            log_n: Int,
+            t: Int,
+            q_moduli: Vec<Int>,
+            p_moduli: Vec<Int>,
+            relin_base_log: Option<Int>,
             sigma: f64,
             allow_insecure: bool,
         ) -> PyResult<Self> {
             let params = BfvParams {
-                log_n,
-                plaintext_modulus: t,
-                q_moduli,
-                p_moduli,
-                relin_base_log,
+                log_n: log_n.get("log_n")?,
+                plaintext_modulus: t.get("t")?,
+                q_moduli: Int::get_all(&q_moduli, "q_moduli")?,
+                p_moduli: Int::get_all(&p_moduli, "p_moduli")?,
+                relin_base_log: Int::get_opt(relin_base_log, "relin_base_log")?,
                 sigma,
                 insecure_for_testing: allow_insecure,
                 conversion: rnsfhe_bfv::ConversionMode::ExactFloat,
@@ -709,7 +712,8 @@ context_methods! {
         /// noise bound of a depth-``depth`` circuit within the 128-bit HE Standard bound. Raises ValueError
         /// for depth 0, an unsupported t, or when no N up to 2^17 fits.
         #[staticmethod]
-        fn generate(py: Python<'_>, t: u64, depth: usize) -> PyResult<Self> {
+        fn generate(py: Python<'_>, t: Int, depth: Int) -> PyResult<Self> {
+            let (t, depth) = (t.get::<u64>("t")?, depth.get::<usize>("depth")?);
             let params = py
                 .allow_threads(|| BfvParams::generate(t, depth))
                 .map_err(bfv_error)?;
@@ -724,7 +728,8 @@ context_methods! {
         /// rows. Each Galois key is as large as the relinearization key. Randomness comes from the operating
         /// system (ChaCha20). The GIL is released.
         #[pyo3(signature = (rotations = Vec::new(), column_swap = false))]
-        fn keygen(&self, py: Python<'_>, rotations: Vec<i64>, column_swap: bool) -> PyResult<PyKeySet> {
+        fn keygen(&self, py: Python<'_>, rotations: Vec<Int>, column_swap: bool) -> PyResult<PyKeySet> {
+            let rotations: Vec<i64> = Int::get_all(&rotations, "rotations")?;
             let ctx = &self.ctx;
             let mut steps: Vec<i64> = Vec::new();
             for s in rotations {
@@ -1351,8 +1356,8 @@ evaluator_methods! {
         /// rotate_rows(a, step) -> Ciphertext: both rows of the 2 x N/2 slot matrix rotated left by
         /// ``step`` (right for step < 0), like ``numpy.roll(x.reshape(2, -1), -step, axis=1).ravel()``. Needs
         /// a batch-encoded ciphertext and the key of ``step`` (ValueError naming the step otherwise).
-        fn rotate_rows(&self, py: Python<'_>, a: &PyCiphertext, step: i64) -> PyResult<PyCiphertext> {
-            rotate(py, &self.eval, a, Some(step))
+        fn rotate_rows(&self, py: Python<'_>, a: &PyCiphertext, step: Int) -> PyResult<PyCiphertext> {
+            rotate(py, &self.eval, a, Some(step.get("step")?))
         }
 
         /// rotate_columns(a) -> Ciphertext: the two rows of the slot matrix swapped, like
@@ -1503,8 +1508,8 @@ ciphertext_methods! {
         /// (right for step < 0), like ``numpy.roll(x.reshape(2, -1), -step, axis=1).ravel()``. Needs batch
         /// encoding and the key of ``step`` (``keygen(rotations=[...])``; ValueError naming the step
         /// otherwise).
-        fn rotate_rows(&self, py: Python<'_>, step: i64) -> PyResult<PyCiphertext> {
-            rotate(py, &self.eval, self, Some(step))
+        fn rotate_rows(&self, py: Python<'_>, step: Int) -> PyResult<PyCiphertext> {
+            rotate(py, &self.eval, self, Some(step.get("step")?))
         }
 
         /// rotate_columns() -> Ciphertext: the two rows of the slot matrix swapped, like

@@ -32,7 +32,7 @@ use crate::common::{
     evaluator_methods, key_classes, keyset_methods, load_object, mode_name, operator_result,
     parse_mode, preset_name, preset_names, preset_prefix, py_bool, steps_from_elements,
     value_error_with_hint, warn_user, wire_key_class, wire_methods, wire_objects, wrong_dimensions,
-    BinOp, ContextCache, Scheme, WireClass, WireContext, WireObject,
+    BinOp, ContextCache, Int, Scheme, WireClass, WireContext, WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
@@ -116,6 +116,21 @@ pub(crate) fn ckks_error(err: ckks::Error) -> PyErr {
         _ => String::new(),
     };
     value_error_with_hint(err, &hint)
+}
+
+/// ValueError (naming both fingerprints) unless `object`, of the parameter fingerprint `got`, belongs
+/// to `ctx`: what every binding taking a ciphertext, key or evaluator checks at the call.
+fn check_context(ctx: &CkksContext, got: u64, object: &'static str) -> PyResult<()> {
+    let expected = ctx.fingerprint();
+    if expected == got {
+        Ok(())
+    } else {
+        Err(ckks_error(ckks::Error::ContextMismatch {
+            object,
+            expected,
+            got,
+        }))
+    }
 }
 
 fn secret_name(s: SecretDistribution) -> String {
@@ -257,7 +272,11 @@ fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Operand<'a>>> {
     };
     match arr.ndim() {
         0 => Ok(Some(match (kind, values) {
-            (b'i' | b'u' | b'b', _) => Operand::Int(other.call_method0("__int__")?.extract()?),
+            (b'i' | b'u' | b'b', Values::Real(v)) => match other.call_method0("__int__")?.extract()
+            {
+                Ok(k) => Operand::Int(k),
+                Err(_) => Operand::Real(v[0]),
+            },
             (_, Values::Real(v)) => Operand::Real(v[0]),
             (_, Values::Complex(v)) => Operand::Complex(v[0]),
         })),
@@ -295,6 +314,11 @@ impl Eval {
 
     fn ctx(&self) -> &Arc<CkksContext> {
         self.ev.context()
+    }
+
+    /// ValueError unless `ct` belongs to this evaluator's context.
+    fn check(&self, ct: &Ciphertext) -> PyResult<()> {
+        check_context(self.ctx(), ct.fingerprint(), "the ciphertext")
     }
 
     /// Rescales a product when auto-rescaling is on and a level is left.
@@ -390,6 +414,10 @@ fn binary(
     let Some(b) = classify(other)? else {
         return Ok(None);
     };
+    eval.check(&a.ct)?;
+    if let Operand::Ct(b) = &b {
+        eval.check(b)?;
+    }
     let ct = py
         .allow_threads(|| eval.apply(&a.ct, op, &b))
         .map_err(ckks_error)?;
@@ -403,6 +431,7 @@ fn unary(
     a: &Ciphertext,
     f: impl FnOnce(&Eval, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
+    eval.check(a)?;
     let ct = py.allow_threads(|| f(eval, a)).map_err(ckks_error)?;
     Ok(PyCiphertext::new(ct, eval))
 }
@@ -451,24 +480,24 @@ const INVERSE_ITERATIONS: usize = 3;
 /// Default degree of the Chebyshev inverse.
 const INVERSE_DEGREE: usize = 31;
 /// Default number of samples of `Polynomial.max_error` and `chebyshev_approx`.
-const ERROR_SAMPLES: i64 = 10_001;
+const ERROR_SAMPLES: Int = Int::new(10_001);
 
 /// `ceil(log2(d + 1))`: the levels of a polynomial of degree `d` without the interval map.
 fn degree_levels(degree: usize) -> usize {
     (usize::BITS - degree.leading_zeros()) as usize
 }
 
-/// A count argument (`degree`, `iterations`, `samples`) as `usize`: ValueError if negative.
-fn read_count(value: i64, what: &str) -> PyResult<usize> {
-    usize::try_from(value).map_err(|_| {
+/// A count argument (`degree`, `iterations`, `samples`) as `usize`: ValueError if negative or too large.
+fn read_count(value: Int, what: &str) -> PyResult<usize> {
+    value.get::<usize>(what).map_err(|_| {
         PyValueError::new_err(format!(
-            "{what} must be a non-negative integer, got {value}"
+            "{what} must be a non-negative integer below 2^64, got {value}"
         ))
     })
 }
 
 /// An optional count argument.
-fn read_optional_count(value: Option<i64>, what: &str) -> PyResult<Option<usize>> {
+fn read_optional_count(value: Option<Int>, what: &str) -> PyResult<Option<usize>> {
     value.map(|v| read_count(v, what)).transpose()
 }
 
@@ -750,12 +779,14 @@ fn evaluate(
     p: &Polynomial,
     what: &str,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     check_polynomial_levels(ct, p, what)?;
     unary(py, eval, ct, |e, c| e.ev.evaluate_polynomial(c, p))
 }
 
-/// The polynomial of a `polyval` argument: a [`PyPolynomial`], a `numpy.polynomial` series (converted to
-/// the Chebyshev basis of its domain unless it is a power series on its own window), or a 1-D sequence of
+/// The polynomial of a `polyval` argument: a [`PyPolynomial`], a `numpy.polynomial` series of any kind
+/// (the same function of x, its domain and window included: converted to the Chebyshev basis on its
+/// domain unless it is a power series whose window is its domain), or a 1-D sequence of
 /// real coefficients in `basis` ("power", or "chebyshev" on `interval`, default [-1, 1]).
 fn read_polynomial(
     obj: &Bound<'_, PyAny>,
@@ -797,15 +828,11 @@ fn read_polynomial(
             let coef: Vec<f64> = obj.getattr("coef")?.call_method0("tolist")?.extract()?;
             return Polynomial::power(coef).map_err(ckks_error);
         }
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("kind", &chebyshev)?;
-        kwargs.set_item("window", vec![-1.0, 1.0])?;
-        let series = obj.call_method("convert", (), Some(&kwargs))?;
-        let coef: Vec<f64> = series.getattr("coef")?.call_method0("tolist")?.extract()?;
-        let domain: Vec<f64> = series
-            .getattr("domain")?
-            .call_method0("tolist")?
-            .extract()?;
+        // A series evaluates its basis at the image of x under the linear map of `domain` onto `window`.
+        // Converting it to a Chebyshev series on the same domain with the window [-1, 1] keeps the
+        // function (numpy composes the series by Clenshaw's recurrence in the Chebyshev basis, stable for
+        // every kind and degree, unlike a detour through the power basis): sum_k c_k T_k(y) with y the map
+        // of the domain [a, b] onto [-1, 1], the library's Chebyshev series on the interval (a, b).
         let (a, b) = match domain[..] {
             [a, b] => (a, b),
             _ => {
@@ -814,6 +841,20 @@ fn read_polynomial(
                 ))
             }
         };
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("kind", &chebyshev)?;
+        kwargs.set_item("domain", vec![a, b])?;
+        kwargs.set_item("window", vec![-1.0, 1.0])?;
+        let series = obj.call_method("convert", (), Some(&kwargs))?;
+        let mut coef: Vec<f64> = series.getattr("coef")?.call_method0("tolist")?.extract()?;
+        if a > b {
+            // A reversed domain: the map onto [-1, 1] is the negative of that of [b, a], and
+            // T_k(-y) = (-1)^k T_k(y).
+            for c in coef.iter_mut().skip(1).step_by(2) {
+                *c = -*c;
+            }
+            return Polynomial::chebyshev(coef, b, a).map_err(ckks_error);
+        }
         return Polynomial::chebyshev(coef, a, b).map_err(ckks_error);
     }
     let coeffs = match read_values(obj, "polynomial coefficients")? {
@@ -850,6 +891,7 @@ fn polyval_on(
     basis: &str,
     interval: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     let p = read_polynomial(coeffs, basis, read_interval(interval)?)?;
     evaluate(py, eval, ct, &p, "polyval")
 }
@@ -862,8 +904,9 @@ fn chebyshev_on(
     ct: &Ciphertext,
     f: &Bound<'_, PyAny>,
     interval: &Bound<'_, PyAny>,
-    degree: i64,
+    degree: Int,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     let (a, b) = read_interval(Some(interval))?
         .ok_or_else(|| PyTypeError::new_err("interval must be a pair (a, b), got None"))?;
     let degree = read_count(degree, "degree")?;
@@ -876,10 +919,11 @@ fn inverse_on(
     py: Python<'_>,
     eval: &Arc<Eval>,
     ct: &Ciphertext,
-    iterations: Option<i64>,
+    iterations: Option<Int>,
     interval: Option<&Bound<'_, PyAny>>,
-    degree: Option<i64>,
+    degree: Option<Int>,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     let method = Inverse::new(
         read_optional_count(iterations, "iterations")?,
         read_interval(interval)?,
@@ -897,9 +941,10 @@ fn sqrt_on(
     eval: &Arc<Eval>,
     ct: &Ciphertext,
     interval: &Bound<'_, PyAny>,
-    iterations: i64,
+    iterations: Int,
     inverse: bool,
 ) -> PyResult<PyCiphertext> {
+    eval.check(ct)?;
     let (a, b) = required_interval(interval)?;
     if a <= 0.0 {
         return Err(PyValueError::new_err(format!(
@@ -943,8 +988,12 @@ fn dot_on(
     a: &Ciphertext,
     other: &Bound<'_, PyAny>,
 ) -> PyResult<PyCiphertext> {
+    eval.check(a)?;
     let ct = match classify(other)? {
-        Some(Operand::Ct(b)) => py.allow_threads(|| eval.ev.inner_product(a, b)),
+        Some(Operand::Ct(b)) => {
+            eval.check(b)?;
+            py.allow_threads(|| eval.ev.inner_product(a, b))
+        }
         Some(Operand::Vector(v)) => py.allow_threads(|| {
             let product = eval.ev.rescale(&eval.multiply_values(a, &v)?)?;
             eval.ev.sum_slots(&product)
@@ -960,9 +1009,15 @@ fn dot_on(
     Ok(PyCiphertext::new(ct, eval))
 }
 
-/// The Rust ciphertexts of a Python sequence of Ciphertexts.
-fn read_ciphertexts(cts: &[Bound<'_, PyCiphertext>]) -> Vec<Ciphertext> {
-    cts.iter().map(|c| c.get().ct.clone()).collect()
+/// The Rust ciphertexts of a Python sequence of Ciphertexts; ValueError for one of another context than
+/// `eval`'s.
+fn read_ciphertexts(eval: &Eval, cts: &[Bound<'_, PyCiphertext>]) -> PyResult<Vec<Ciphertext>> {
+    cts.iter()
+        .map(|c| {
+            eval.check(&c.get().ct)?;
+            Ok(c.get().ct.clone())
+        })
+        .collect()
 }
 
 /// A polynomial for encrypted evaluation: ``sum_k coeffs[k] x^k`` (power basis) or
@@ -1008,7 +1063,7 @@ impl PyPolynomial {
     fn interpolate(
         f: &Bound<'_, PyAny>,
         interval: &Bound<'_, PyAny>,
-        degree: i64,
+        degree: Int,
     ) -> PyResult<Self> {
         let (a, b) = read_interval(Some(interval))?
             .ok_or_else(|| PyTypeError::new_err("interval must be a pair (a, b), got None"))?;
@@ -1027,7 +1082,7 @@ impl PyPolynomial {
     fn sigmoid(
         method: &str,
         interval: Option<&Bound<'_, PyAny>>,
-        degree: Option<i64>,
+        degree: Option<Int>,
     ) -> PyResult<Self> {
         let poly = sigmoid_polynomial(
             method,
@@ -1045,7 +1100,7 @@ impl PyPolynomial {
     fn exp(
         method: &str,
         interval: Option<&Bound<'_, PyAny>>,
-        degree: Option<i64>,
+        degree: Option<Int>,
     ) -> PyResult<Self> {
         let poly = exp_polynomial(
             method,
@@ -1064,9 +1119,9 @@ impl PyPolynomial {
     #[staticmethod]
     #[pyo3(signature = (iterations = None, interval = None, degree = None))]
     fn inverse(
-        iterations: Option<i64>,
+        iterations: Option<Int>,
         interval: Option<&Bound<'_, PyAny>>,
-        degree: Option<i64>,
+        degree: Option<Int>,
     ) -> PyResult<Self> {
         let method = Inverse::new(
             read_optional_count(iterations, "iterations")?,
@@ -1155,10 +1210,11 @@ impl PyPolynomial {
     /// default: the Chebyshev interval; required in the power basis), with ``f`` any Python callable
     /// float -> float (its exceptions propagate). NaN if ``f`` returns NaN somewhere.
     #[pyo3(signature = (f, samples = ERROR_SAMPLES, interval = None))]
+    #[pyo3(text_signature = "($self, f, samples=10001, interval=None)")]
     fn max_error(
         &self,
         f: &Bound<'_, PyAny>,
-        samples: i64,
+        samples: Int,
         interval: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<f64> {
         let (a, b) = match (interval.filter(|i| !i.is_none()), self.interval()) {
@@ -1359,33 +1415,40 @@ context_methods! {
 
     impl PyContext(CkksContext) {
         #[new]
-        #[pyo3(signature = (log_n = 13, log_scale = 40, q0_bits = 45, levels = 3, special_primes = 1,
-                            special_bits = 50, dnum = None, secret = "ternary", sigma = 3.2,
+        #[pyo3(signature = (log_n = Int::new(13), log_scale = Int::new(40), q0_bits = Int::new(45),
+                            levels = Int::new(3), special_primes = Int::new(1),
+                            special_bits = Int::new(50), dnum = None, secret = "ternary", sigma = 3.2,
                             conversion = "fast", rescaling = "exact", allow_insecure = false))]
+        #[pyo3(
+            text_signature = "(log_n=13, log_scale=40, q0_bits=45, levels=3, special_primes=1, \
+                                 special_bits=50, dnum=None, secret=\"ternary\", sigma=3.2, \
+                                 conversion=\"fast\", rescaling=\"exact\", allow_insecure=False)"
+        )]
         #[allow(clippy::too_many_arguments)]
         fn new(
             py: Python<'_>,
-            log_n: u32,
-            log_scale: u32,
-            q0_bits: u32,
-            levels: usize,
-            special_primes: usize,
-            special_bits: u32,
-            dnum: Option<usize>,
+            log_n: Int,
+            log_scale: Int,
+            q0_bits: Int,
+            levels: Int,
+            special_primes: Int,
+            special_bits: Int,
+            dnum: Option<Int>,
             secret: &str,
             sigma: f64,
             conversion: &str,
             rescaling: &str,
             allow_insecure: bool,
         ) -> PyResult<Self> {
+            let levels = levels.get::<usize>("levels")?;
             let params = CkksParams {
-                log_n,
-                log_scale,
-                q0_bits,
+                log_n: log_n.get("log_n")?,
+                log_scale: log_scale.get("log_scale")?,
+                q0_bits: q0_bits.get("q0_bits")?,
                 levels,
-                special_primes,
-                special_bits,
-                dnum: dnum.unwrap_or(levels + 1),
+                special_primes: special_primes.get("special_primes")?,
+                special_bits: special_bits.get("special_bits")?,
+                dnum: Int::get_opt(dnum, "dnum")?.unwrap_or(levels.saturating_add(1)),
                 secret: parse_secret(secret)?,
                 sigma,
                 conversion: parse_mode(conversion)?,
@@ -1414,9 +1477,11 @@ context_methods! {
         /// 192 or 256 bits; HE Standard, uniform ternary secret), with the smallest N that fits, in the manner
         /// of OpenFHE's CCParams. Raises ValueError when no N up to 2^17 fits.
         #[staticmethod]
-        #[pyo3(signature = (depth, log_scale = 40, security = 128))]
-        fn generate(py: Python<'_>, depth: usize, log_scale: u32, security: u32) -> PyResult<Self> {
-            let level = match security {
+        #[pyo3(signature = (depth, log_scale = Int::new(40), security = Int::new(128)))]
+        #[pyo3(text_signature = "(depth, log_scale=40, security=128)")]
+        fn generate(py: Python<'_>, depth: Int, log_scale: Int, security: Int) -> PyResult<Self> {
+            let (depth, log_scale) = (depth.get("depth")?, log_scale.get("log_scale")?);
+            let level = match security.get::<u32>("security")? {
                 128 => SecurityLevel::Bits128,
                 192 => SecurityLevel::Bits192,
                 256 => SecurityLevel::Bits256,
@@ -1440,10 +1505,11 @@ context_methods! {
         fn keygen(
             &self,
             py: Python<'_>,
-            rotations: Vec<i64>,
+            rotations: Vec<Int>,
             conjugate: bool,
             sum_slots: bool,
         ) -> PyResult<PyKeySet> {
+            let rotations: Vec<i64> = Int::get_all(&rotations, "rotations")?;
             let slots = self.ctx.max_slots() as i64;
             let mut steps: Vec<i64> = Vec::new();
             let extra = if sum_slots {
@@ -1507,8 +1573,8 @@ context_methods! {
 
         /// level_scale(level) -> float: the default scale of a plaintext encoded at ``level`` (limbs, 1 to
         /// max_level).
-        fn level_scale(&self, level: usize) -> PyResult<f64> {
-            self.ctx.level_scale(level).map_err(ckks_error)
+        fn level_scale(&self, level: Int) -> PyResult<f64> {
+            self.ctx.level_scale(level.get("level")?).map_err(ckks_error)
         }
 
         /// polyval(ct, coeffs, basis="power", interval=None) -> Ciphertext
@@ -1539,7 +1605,7 @@ context_methods! {
             ct: &PyCiphertext,
             f: &Bound<'_, PyAny>,
             interval: &Bound<'_, PyAny>,
-            degree: i64,
+            degree: Int,
         ) -> PyResult<PyCiphertext> {
             self.check_own(ct)?;
             chebyshev_on(py, &ct.eval, &ct.ct, f, interval, degree)
@@ -1830,8 +1896,9 @@ struct PyEncryptor {
 }
 
 impl PyEncryptor {
-    /// An encryptor of `ctx` with `key`; its ciphertexts are attached to `eval`.
+    /// An encryptor of `ctx` with `key`; its ciphertexts are attached to `eval`, which must be of `ctx`.
     fn new(ctx: &Arc<CkksContext>, key: EncryptionKey, eval: Arc<Eval>) -> PyResult<Self> {
+        check_context(ctx, eval.ctx().fingerprint(), "the evaluator")?;
         let (enc, with_secret) = match key {
             EncryptionKey::Public(pk) => (CkksEncryptor::with_public_key(ctx, &pk), false),
             EncryptionKey::Secret(sk) => (CkksEncryptor::with_secret_key(ctx, &sk), true),
@@ -1863,11 +1930,11 @@ impl PyEncryptor {
         &self,
         py: Python<'_>,
         values: &Bound<'_, PyAny>,
-        slots: Option<usize>,
+        slots: Option<Int>,
     ) -> PyResult<PyCiphertext> {
         let values = read_values(values, "encrypt")?.into_complex();
         let max_slots = self.ctx.max_slots();
-        let slots = slots.unwrap_or(max_slots);
+        let slots = Int::get_opt(slots, "slots")?.unwrap_or(max_slots);
         if self.with_secret && slots == max_slots {
             let seeded = py
                 .allow_threads(|| -> ckks::Result<SeededCiphertext> {
@@ -1908,12 +1975,21 @@ impl PyEncryptor {
 #[pyclass(name = "Decryptor", module = "rnsfhe.ckks", frozen)]
 struct PyDecryptor {
     dec: CkksDecryptor,
+    ctx: Arc<CkksContext>,
 }
 
 impl PyDecryptor {
     fn new(ctx: &Arc<CkksContext>, sk: &SecretKey) -> PyResult<Self> {
         let dec = CkksDecryptor::new(ctx, sk).map_err(ckks_error)?;
-        Ok(Self { dec })
+        Ok(Self {
+            dec,
+            ctx: Arc::clone(ctx),
+        })
+    }
+
+    /// ValueError unless `ct` belongs to this decryptor's context.
+    fn check(&self, ct: &PyCiphertext) -> PyResult<()> {
+        check_context(&self.ctx, ct.ct.fingerprint(), "the ciphertext")
     }
 }
 
@@ -1927,14 +2003,17 @@ impl PyDecryptor {
     /// coefficient before decoding (``recommended_flooding_bits`` says how many); it costs about
     /// ``flooding_bits + log2(slots) / 2`` bits of precision. 0 decrypts exactly. Raises ValueError when the
     /// flooding would leave no precision (``max_flooding_bits``). The GIL is released.
-    #[pyo3(signature = (ct, real = false, *, flooding_bits = 0))]
+    #[pyo3(signature = (ct, real = false, *, flooding_bits = Int::new(0)))]
+    #[pyo3(text_signature = "($self, ct, real=False, *, flooding_bits=0)")]
     fn decrypt<'py>(
         &self,
         py: Python<'py>,
         ct: &PyCiphertext,
         real: bool,
-        flooding_bits: u32,
+        flooding_bits: Int,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let flooding_bits: u32 = flooding_bits.get("flooding_bits")?;
+        self.check(ct)?;
         let values = py
             .allow_threads(|| {
                 if flooding_bits == 0 {
@@ -1955,6 +2034,7 @@ impl PyDecryptor {
     /// max_flooding_bits(ct) -> int: the most flooding bits ``decrypt`` accepts for ``ct`` (some precision
     /// must remain, and the noise must stay far below the modulus).
     fn max_flooding_bits(&self, ct: &PyCiphertext) -> PyResult<u32> {
+        self.check(ct)?;
         self.dec.max_flooding_bits(&ct.ct).map_err(ckks_error)
     }
 
@@ -1968,6 +2048,7 @@ impl PyDecryptor {
         ct: &PyCiphertext,
         expected: &Bound<'_, PyAny>,
     ) -> PyResult<f64> {
+        self.check(ct)?;
         let expected = read_values(expected, "expected")?.into_complex();
         py.allow_threads(|| self.dec.noise_log2(&ct.ct, &expected))
             .map_err(ckks_error)
@@ -1997,7 +2078,10 @@ impl PyDecryptor {
 /// Ciphertexts, 1-D arrays (encoded at the ciphertext's level; shorter arrays are padded with zeros) or
 /// numbers: ints multiply exactly without using a level, floats and complex numbers use one level
 /// (rescaled automatically when ``auto_rescale``). Operands at different levels or scales are aligned
-/// unless the evaluator is strict. The GIL is released during every operation; evaluators can be shared
+/// unless the evaluator is strict: the result is at the lower level; when the scales differ, the operand
+/// at the higher level (the left one at equal levels) is multiplied by a constant and rescaled onto the
+/// other's scale, which costs a level at equal levels, and two operands at level 1 with different scales
+/// raise ValueError (scale mismatch). The GIL is released during every operation; evaluators can be shared
 /// by threads.
 #[pyclass(name = "Evaluator", module = "rnsfhe.ckks", frozen)]
 struct PyEvaluator {
@@ -2009,12 +2093,13 @@ evaluator_methods! {
     expected = "a Ciphertext, a 1-D array of numbers or a number";
     impl PyEvaluator {
         /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
-        /// this evaluator's keys and options).
-        fn attach(&self, ct: &PyCiphertext) -> PyCiphertext {
-            PyCiphertext {
+        /// this evaluator's keys and options). Raises ValueError if ``ct`` belongs to another context.
+        fn attach(&self, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
+            self.eval.check(&ct.ct)?;
+            Ok(PyCiphertext {
                 seeded: ct.seeded.clone(),
                 ..PyCiphertext::new(ct.ct.clone(), &self.eval)
-            }
+            })
         }
 
         /// multiply(a, b) -> Ciphertext: a * b (b a Ciphertext, an array or a number), relinearized, and
@@ -2051,14 +2136,16 @@ evaluator_methods! {
             &self,
             py: Python<'_>,
             a: &PyCiphertext,
-            level: usize,
+            level: Int,
         ) -> PyResult<PyCiphertext> {
+            let level = level.get("level")?;
             unary(py, &self.eval, &a.ct, |e, c| e.ev.drop_to_level(c, level))
         }
 
         /// rotate(a, k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
         /// Raises ValueError naming the step if its key was not generated.
-        fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: i64) -> PyResult<PyCiphertext> {
+        fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: Int) -> PyResult<PyCiphertext> {
+            let k = k.get("k")?;
             unary(py, &self.eval, &a.ct, |e, c| e.rotate(c, k))
         }
 
@@ -2068,8 +2155,10 @@ evaluator_methods! {
             &self,
             py: Python<'_>,
             a: &PyCiphertext,
-            steps: Vec<i64>,
+            steps: Vec<Int>,
         ) -> PyResult<Vec<PyCiphertext>> {
+            let steps: Vec<i64> = Int::get_all(&steps, "steps")?;
+            self.eval.check(&a.ct)?;
             let cts = py
                 .allow_threads(|| self.eval.ev.rotate_hoisted(&a.ct, &steps))
                 .map_err(ckks_error)?;
@@ -2121,7 +2210,7 @@ evaluator_methods! {
             ct: &PyCiphertext,
             f: &Bound<'_, PyAny>,
             interval: &Bound<'_, PyAny>,
-            degree: i64,
+            degree: Int,
         ) -> PyResult<PyCiphertext> {
             chebyshev_on(py, &self.eval, &ct.ct, f, interval, degree)
         }
@@ -2135,7 +2224,7 @@ evaluator_methods! {
             ct: &PyCiphertext,
             method: &str,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             let p = sigmoid_polynomial(
                 method,
@@ -2153,7 +2242,7 @@ evaluator_methods! {
             ct: &PyCiphertext,
             method: &str,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             let p = exp_polynomial(
                 method,
@@ -2170,33 +2259,35 @@ evaluator_methods! {
             &self,
             py: Python<'_>,
             ct: &PyCiphertext,
-            iterations: Option<i64>,
+            iterations: Option<Int>,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             inverse_on(py, &self.eval, &ct.ct, iterations, interval, degree)
         }
 
         /// sqrt(ct, interval, iterations=2) -> Ciphertext: see ``Ciphertext.sqrt``.
-        #[pyo3(signature = (ct, interval, iterations = 2))]
+        #[pyo3(signature = (ct, interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, ct, interval, iterations=2)")]
         fn sqrt(
             &self,
             py: Python<'_>,
             ct: &PyCiphertext,
             interval: &Bound<'_, PyAny>,
-            iterations: i64,
+            iterations: Int,
         ) -> PyResult<PyCiphertext> {
             sqrt_on(py, &self.eval, &ct.ct, interval, iterations, false)
         }
 
         /// inv_sqrt(ct, interval, iterations=2) -> Ciphertext: see ``Ciphertext.inv_sqrt``.
-        #[pyo3(signature = (ct, interval, iterations = 2))]
+        #[pyo3(signature = (ct, interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, ct, interval, iterations=2)")]
         fn inv_sqrt(
             &self,
             py: Python<'_>,
             ct: &PyCiphertext,
             interval: &Bound<'_, PyAny>,
-            iterations: i64,
+            iterations: Int,
         ) -> PyResult<PyCiphertext> {
             sqrt_on(py, &self.eval, &ct.ct, interval, iterations, true)
         }
@@ -2212,14 +2303,21 @@ evaluator_methods! {
             dot_on(py, &self.eval, &a.ct, b)
         }
 
-        /// add_many(cts) -> Ciphertext: the slot-wise sum of a non-empty sequence of Ciphertexts (levels
-        /// and scales aligned as by ``+``; no level used). ValueError for an empty sequence.
+        /// add_many(cts) -> Ciphertext: the slot-wise sum of a non-empty sequence of Ciphertexts, added in
+        /// order with levels and scales aligned as by ``+``. The result is at the lowest level among
+        /// ``cts``: inputs at higher levels are brought down to it (limbs dropped; one whose scale differs
+        /// is first multiplied by a constant and rescaled onto the other's scale), so the sum uses no level
+        /// only when all inputs share one level. Inputs at one level whose scales differ (not by an integer
+        /// factor, as after different rescaling histories) cost one more level, and at level 1 they raise
+        /// ValueError (a scale mismatch naming both levels and scales: neither operand can be rescaled);
+        /// a strict evaluator raises ValueError for any difference of levels or scales. ValueError for an
+        /// empty sequence.
         fn add_many(
             &self,
             py: Python<'_>,
             cts: Vec<Bound<'_, PyCiphertext>>,
         ) -> PyResult<PyCiphertext> {
-            let cts = read_ciphertexts(&cts);
+            let cts = read_ciphertexts(&self.eval, &cts)?;
             unary_many(py, &self.eval, |e| e.ev.add_many(&cts))
         }
 
@@ -2232,7 +2330,7 @@ evaluator_methods! {
             cts: Vec<Bound<'_, PyCiphertext>>,
             weights: Vec<f64>,
         ) -> PyResult<PyCiphertext> {
-            let cts = read_ciphertexts(&cts);
+            let cts = read_ciphertexts(&self.eval, &cts)?;
             unary_many(py, &self.eval, |e| e.ev.weighted_sum(&cts, &weights))
         }
 
@@ -2417,7 +2515,8 @@ ciphertext_methods! {
         }
 
         /// drop_to_level(level) -> Ciphertext: the same message at a lower level (limbs removed).
-        fn drop_to_level(&self, py: Python<'_>, level: usize) -> PyResult<PyCiphertext> {
+        fn drop_to_level(&self, py: Python<'_>, level: Int) -> PyResult<PyCiphertext> {
+            let level = level.get("level")?;
             unary(py, &self.eval, &self.ct, |e, c| {
                 e.ev.drop_to_level(c, level)
             })
@@ -2425,7 +2524,8 @@ ciphertext_methods! {
 
         /// rotate(k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
         /// Raises ValueError naming the step if its rotation key was not generated.
-        fn rotate(&self, py: Python<'_>, k: i64) -> PyResult<PyCiphertext> {
+        fn rotate(&self, py: Python<'_>, k: Int) -> PyResult<PyCiphertext> {
+            let k = k.get("k")?;
             unary(py, &self.eval, &self.ct, |e, c| e.rotate(c, k))
         }
 
@@ -2494,7 +2594,7 @@ ciphertext_methods! {
             py: Python<'_>,
             f: &Bound<'_, PyAny>,
             interval: &Bound<'_, PyAny>,
-            degree: i64,
+            degree: Int,
         ) -> PyResult<PyCiphertext> {
             chebyshev_on(py, &self.eval, &self.ct, f, interval, degree)
         }
@@ -2523,7 +2623,7 @@ ciphertext_methods! {
             py: Python<'_>,
             method: &str,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             let p = sigmoid_polynomial(
                 method,
@@ -2551,7 +2651,7 @@ ciphertext_methods! {
             py: Python<'_>,
             method: &str,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             let p = exp_polynomial(
                 method,
@@ -2579,9 +2679,9 @@ ciphertext_methods! {
         fn inverse(
             &self,
             py: Python<'_>,
-            iterations: Option<i64>,
+            iterations: Option<Int>,
             interval: Option<&Bound<'_, PyAny>>,
-            degree: Option<i64>,
+            degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
             inverse_on(py, &self.eval, &self.ct, iterations, interval, degree)
         }
@@ -2591,12 +2691,13 @@ ciphertext_methods! {
         /// The square root of every slot, for slots in ``interval = (a, b)`` with 0 < a < b: ``x * x^(-1/2)``
         /// with ``inv_sqrt``; 3 + 2 * iterations levels (7 by default). See ``inv_sqrt`` for the accuracy.
         /// Raises ValueError for a bad interval, NotEnoughLevelsError (a ValueError).
-        #[pyo3(signature = (interval, iterations = 2))]
+        #[pyo3(signature = (interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, interval, iterations=2)")]
         fn sqrt(
             &self,
             py: Python<'_>,
             interval: &Bound<'_, PyAny>,
-            iterations: i64,
+            iterations: Int,
         ) -> PyResult<PyCiphertext> {
             sqrt_on(py, &self.eval, &self.ct, interval, iterations, false)
         }
@@ -2609,12 +2710,13 @@ ciphertext_methods! {
         /// default 2 iterations: 5e-5 on [0.1, 1], 1e-4 on [0.5, 2]... narrow intervals converge fast
         /// (3 iterations: 3e-9 on [0.1, 1]), wide ones slowly (0.1 on [1, 100]). Raises ValueError for a bad
         /// interval, NotEnoughLevelsError (a ValueError).
-        #[pyo3(signature = (interval, iterations = 2))]
+        #[pyo3(signature = (interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, interval, iterations=2)")]
         fn inv_sqrt(
             &self,
             py: Python<'_>,
             interval: &Bound<'_, PyAny>,
-            iterations: i64,
+            iterations: Int,
         ) -> PyResult<PyCiphertext> {
             sqrt_on(py, &self.eval, &self.ct, interval, iterations, true)
         }
@@ -2796,14 +2898,19 @@ fn presets() -> Vec<String> {
 /// the "noise x 2^(s/2)" rule of Li-Micciancio and OpenFHE (default s = 30, as OpenFHE). Raises ValueError for
 /// a negative or non-finite noise, s above 128 or no decryptions.
 #[pyfunction]
-#[pyo3(signature = (noise_log2, statistical_security = ckks::DEFAULT_STATISTICAL_SECURITY, decryptions = 1))]
+#[pyo3(signature = (noise_log2, statistical_security = Int::new(ckks::DEFAULT_STATISTICAL_SECURITY as i128), decryptions = Int::new(1)))]
+#[pyo3(text_signature = "(noise_log2, statistical_security=30, decryptions=1)")]
 fn recommended_flooding_bits(
     noise_log2: f64,
-    statistical_security: u32,
-    decryptions: u64,
+    statistical_security: Int,
+    decryptions: Int,
 ) -> PyResult<u32> {
-    ckks::recommended_flooding_bits(noise_log2, statistical_security, decryptions)
-        .map_err(ckks_error)
+    ckks::recommended_flooding_bits(
+        noise_log2,
+        statistical_security.get("statistical_security")?,
+        decryptions.get("decryptions")?,
+    )
+    .map_err(ckks_error)
 }
 
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {

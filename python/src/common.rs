@@ -17,7 +17,7 @@ use std::fmt::{Debug, Display};
 use std::sync::{Arc, Mutex, Weak};
 
 use numpy::PyUntypedArray;
-use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 use rnsfhe::core::serialization::LoadLimits;
@@ -59,6 +59,105 @@ pub(crate) fn as_array<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyUn
 pub(crate) fn wrong_dimensions(expected: impl Display, ndim: usize) -> PyErr {
     PyValueError::new_err(format!("{expected}, got {ndim} dimensions"))
 }
+
+/// A Python integer argument (an `int`, or anything with `__index__` such as a numpy integer), read
+/// whatever its size and converted to the Rust type a binding needs by [`Int::get`], which raises a
+/// `ValueError` naming the argument and the allowed range. PyO3's own integer extraction raises
+/// `OverflowError` without the argument's name for a negative or too large value; every integer argument
+/// of the bindings goes through this type instead. Anything else raises PyO3's `TypeError` naming the
+/// argument.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Int {
+    /// A value in the range of `i128`.
+    Small(i128),
+    /// A value beyond `i128` (its sign and bit length, for the message).
+    Huge { negative: bool, bits: u64 },
+}
+
+impl Int {
+    /// The integer `value` (a default of a signature).
+    pub(crate) const fn new(value: i128) -> Self {
+        Int::Small(value)
+    }
+
+    /// The value as a `T`, or a `ValueError` "`name` must be an integer in [min, max], got ...".
+    pub(crate) fn get<T: IntType>(&self, name: &str) -> PyResult<T> {
+        let converted = match *self {
+            Int::Small(v) => T::try_from(v).ok(),
+            Int::Huge { .. } => None,
+        };
+        converted.ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{name} must be an integer in [{}, {}], got {self}",
+                T::MIN,
+                T::MAX
+            ))
+        })
+    }
+
+    /// An optional argument as an optional `T` ([`Int::get`]).
+    pub(crate) fn get_opt<T: IntType>(value: Option<Int>, name: &str) -> PyResult<Option<T>> {
+        value.map(|v| v.get(name)).transpose()
+    }
+
+    /// A sequence argument as `T`s ([`Int::get`]; an element out of range is named `name[i]`).
+    pub(crate) fn get_all<T: IntType>(values: &[Int], name: &str) -> PyResult<Vec<T>> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v.get(&format!("{name}[{i}]")))
+            .collect()
+    }
+}
+
+impl Display for Int {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Int::Small(v) => write!(f, "{v}"),
+            Int::Huge { negative, bits } => {
+                write!(
+                    f,
+                    "{}an integer of {bits} bits",
+                    if negative { "-" } else { "" }
+                )
+            }
+        }
+    }
+}
+
+impl<'py> FromPyObject<'py> for Int {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        match ob.extract::<i128>() {
+            Ok(v) => Ok(Int::Small(v)),
+            Err(err) if err.is_instance_of::<PyOverflowError>(ob.py()) => {
+                let index = ob.py().import("operator")?.call_method1("index", (ob,))?;
+                let negative = index.lt(0)?;
+                let bits = index.call_method0("bit_length")?.extract()?;
+                Ok(Int::Huge { negative, bits })
+            }
+            Err(err) => Err(err),
+        }
+    }
+}
+
+/// A Rust integer type an [`Int`] converts to, with its range.
+pub(crate) trait IntType: TryFrom<i128> {
+    /// The smallest value.
+    const MIN: i128;
+    /// The largest value.
+    const MAX: i128;
+}
+
+macro_rules! int_types {
+    ($($t:ty),*) => {$(
+        impl IntType for $t {
+            const MIN: i128 = <$t>::MIN as i128;
+            const MAX: i128 = <$t>::MAX as i128;
+        }
+    )*};
+}
+
+int_types!(u8, u16, u32, u64, usize, i32, i64);
 
 /// An arithmetic operation of a ciphertext with a right operand.
 #[derive(Clone, Copy)]
@@ -430,11 +529,16 @@ pub(crate) fn get_load_limits(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 #[pyo3(signature = (*, max_log_n = None, max_moduli = None, max_words = None, allow_insecure = None))]
 pub(crate) fn set_load_limits(
     py: Python<'_>,
-    max_log_n: Option<u32>,
-    max_moduli: Option<u32>,
-    max_words: Option<u64>,
+    max_log_n: Option<Int>,
+    max_moduli: Option<Int>,
+    max_words: Option<Int>,
     allow_insecure: Option<bool>,
 ) -> PyResult<Bound<'_, PyDict>> {
+    let (max_log_n, max_moduli, max_words) = (
+        Int::get_opt(max_log_n, "max_log_n")?,
+        Int::get_opt(max_moduli, "max_moduli")?,
+        Int::get_opt(max_words, "max_words")?,
+    );
     let mut guard = LOAD_LIMITS.lock().unwrap_or_else(|e| e.into_inner());
     let previous = *guard;
     *guard = limits_with(previous, max_log_n, max_moduli, max_words, allow_insecure);
@@ -1104,17 +1208,17 @@ macro_rules! context_methods {
                 _cls: &Bound<'_, pyo3::types::PyType>,
                 py: Python<'_>,
                 data: &Bound<'_, PyAny>,
-                max_log_n: Option<u32>,
-                max_moduli: Option<u32>,
-                max_words: Option<u64>,
+                max_log_n: Option<$crate::common::Int>,
+                max_moduli: Option<$crate::common::Int>,
+                max_words: Option<$crate::common::Int>,
                 allow_insecure: Option<bool>,
                 mac_key: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<Self> {
                 let limits = $crate::common::limits_with(
                     $crate::common::load_limits(),
-                    max_log_n,
-                    max_moduli,
-                    max_words,
+                    $crate::common::Int::get_opt(max_log_n, "max_log_n")?,
+                    $crate::common::Int::get_opt(max_moduli, "max_moduli")?,
+                    $crate::common::Int::get_opt(max_words, "max_words")?,
                     allow_insecure,
                 );
                 let key = $crate::common::mac_key(mac_key)?;

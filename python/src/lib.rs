@@ -23,7 +23,7 @@ use rnsfhe::math::{primes, NttPlan};
 use rnsfhe::ring::conversion::BasisConverter;
 use rnsfhe::ring::{Coeff, Poly, RnsBasis};
 
-use crate::common::{mode_name, parse_mode, value_error};
+use crate::common::{mode_name, parse_mode, value_error, Int};
 
 /// mimalloc for every Rust allocation of the extension (Python's own objects keep Python's allocator): as
 /// in the `rnsfhe` command, it keeps freed multi-MB polynomial buffers mapped instead of page-faulting
@@ -56,8 +56,8 @@ fn check_count(count: usize) -> PyResult<()> {
 ///
 /// Deterministic Miller-Rabin primality test, exact for every integer in [0, 2^64).
 #[pyfunction]
-fn is_prime(n: u64) -> bool {
-    primes::is_prime(n)
+fn is_prime(n: Int) -> PyResult<bool> {
+    Ok(primes::is_prime(n.get("n")?))
 }
 
 /// ntt_primes_near_power_of_two(bits: int, two_n: int, count: int) -> list[int]
@@ -70,10 +70,11 @@ fn is_prime(n: u64) -> bool {
 #[pyfunction]
 fn ntt_primes_near_power_of_two(
     py: Python<'_>,
-    bits: u32,
-    two_n: u64,
-    count: usize,
+    bits: Int,
+    two_n: Int,
+    count: Int,
 ) -> PyResult<Vec<u64>> {
+    let (bits, two_n, count) = (bits.get("bits")?, two_n.get("two_n")?, count.get("count")?);
     check_count(count)?;
     py.allow_threads(|| primes::ntt_primes_near_power_of_two(bits, two_n, count))
         .map_err(value_error)
@@ -90,11 +91,13 @@ fn ntt_primes_near_power_of_two(
 #[pyo3(text_signature = "(bits, two_n, count, exclude=())")]
 fn ntt_primes_of_bits(
     py: Python<'_>,
-    bits: u32,
-    two_n: u64,
-    count: usize,
-    exclude: Vec<u64>,
+    bits: Int,
+    two_n: Int,
+    count: Int,
+    exclude: Vec<Int>,
 ) -> PyResult<Vec<u64>> {
+    let (bits, two_n, count) = (bits.get("bits")?, two_n.get("two_n")?, count.get("count")?);
+    let exclude: Vec<u64> = Int::get_all(&exclude, "exclude")?;
     check_count(count)?;
     py.allow_threads(|| primes::ntt_primes_of_bits(bits, two_n, count, &exclude))
         .map_err(value_error)
@@ -108,7 +111,8 @@ fn ntt_primes_of_bits(
 ///
 /// Raises ValueError if the arguments are out of range or no eta >= 1 admits `count` primes.
 #[pyfunction]
-fn qu_xu_max_eta(py: Python<'_>, m: u32, two_n: u64, count: usize) -> PyResult<u32> {
+fn qu_xu_max_eta(py: Python<'_>, m: Int, two_n: Int, count: Int) -> PyResult<u32> {
+    let (m, two_n, count) = (m.get("m")?, two_n.get("two_n")?, count.get("count")?);
     check_count(count)?;
     py.allow_threads(|| primes::qu_xu_max_eta(m, two_n, count))
         .map_err(value_error)
@@ -125,12 +129,15 @@ fn qu_xu_max_eta(py: Python<'_>, m: u32, two_n: u64, count: usize) -> PyResult<u
 #[pyo3(text_signature = "(m, eta, two_n, count, exclude=())")]
 fn qu_xu_primes(
     py: Python<'_>,
-    m: u32,
-    eta: u32,
-    two_n: u64,
-    count: usize,
-    exclude: Vec<u64>,
+    m: Int,
+    eta: Int,
+    two_n: Int,
+    count: Int,
+    exclude: Vec<Int>,
 ) -> PyResult<Vec<u64>> {
+    let (m, eta, two_n): (u32, u32, u64) = (m.get("m")?, eta.get("eta")?, two_n.get("two_n")?);
+    let count = count.get("count")?;
+    let exclude: Vec<u64> = Int::get_all(&exclude, "exclude")?;
     check_count(count)?;
     // The interval needs 1 <= eta (eta = 0 is the whole half-line) and 2^(m + eta) to fit the search.
     if !(1..=64).contains(&eta) {
@@ -236,7 +243,8 @@ impl PyNttPlan {
 #[pymethods]
 impl PyNttPlan {
     #[new]
-    fn new(py: Python<'_>, n: usize, p: u64) -> PyResult<Self> {
+    fn new(py: Python<'_>, n: Int, p: Int) -> PyResult<Self> {
+        let (n, p) = (n.get("n")?, p.get("p")?);
         let plan = py
             .allow_threads(|| NttPlan::new(n, p))
             .map_err(value_error)?;
@@ -359,11 +367,14 @@ impl PyBasisConverter {
     #[pyo3(signature = (n, source, target, mode = "fast"))]
     fn new(
         py: Python<'_>,
-        n: usize,
-        source: Vec<u64>,
-        target: Vec<u64>,
+        n: Int,
+        source: Vec<Int>,
+        target: Vec<Int>,
         mode: &str,
     ) -> PyResult<Self> {
+        let n = n.get("n")?;
+        let source: Vec<u64> = Int::get_all(&source, "source")?;
+        let target: Vec<u64> = Int::get_all(&target, "target")?;
         let mode = parse_mode(mode)?;
         let converter = py
             .allow_threads(|| -> rnsfhe::ring::Result<BasisConverter> {

@@ -271,6 +271,36 @@ def test_depth_is_used_up_then_value_error(session, x):
     assert bits(x**4 + x, session.decrypt(p + ct, real=True)) >= PRODUCT - 2  # levels aligned
 
 
+def test_add_many_lands_at_the_lowest_level(session, x):
+    """What ``Evaluator.add_many`` documents: the sum is at the lowest level of its inputs (no level used
+    only when they share one), one level lower when inputs at one level have different scales, and two
+    level-1 inputs of different scales raise the scale mismatch."""
+    ev = session.evaluator
+    ct = session.encrypt(x)
+    square = ct * ct  # level 3
+    cube = square * ct  # level 2, the default scale of level 2
+    assert (ct.level, square.level, cube.level) == (4, 3, 2)
+    want = x + x**2 + x**3
+    for order in [(ct, square, cube), (cube, square, ct), (square, ct, cube)]:
+        total = ev.add_many(list(order))
+        assert total.level == 2
+        assert bits(want, session.decrypt(total, real=True)) >= PRODUCT - 2
+    assert ev.add_many([ct, ct, ct]).level == 4  # one level: none used
+    # One level, different scales (a fresh scale dropped to level 2, and level 2's own): one level lower.
+    dropped = ct.drop_to_level(2)
+    assert dropped.scale != cube.scale
+    total = ev.add_many([dropped, cube])
+    assert total.level == 1
+    assert bits(x + x**3, session.decrypt(total, real=True)) >= PRODUCT - 2
+    # At level 1 neither can be rescaled onto the other's scale.
+    low_a, low_b = ct.drop_to_level(1), cube.drop_to_level(1)
+    assert low_a.scale != low_b.scale
+    with pytest.raises(ValueError, match="scale mismatch in ciphertext addition: .*both operands are at level 1"):
+        ev.add_many([low_a, low_b])
+    with pytest.raises(ValueError, match="scale mismatch in ciphertext addition: .*both operands are at level 1"):
+        low_a + low_b
+
+
 def test_without_auto_rescale(ctx, session, x, y):
     ev = ctx.evaluator(session.keys, auto_rescale=False)
     assert not ev.auto_rescale and ev.has_relin_key

@@ -104,6 +104,54 @@ def test_chebyshev_basis_matches_numpy(session, degree, interval, extra):
     assert bits(want, got) >= POLY
 
 
+# Every numpy.polynomial kind with a non-default domain (and window): the series evaluates its basis at the
+# image of x under the linear map of the domain onto the window. Before the domain was kept, a Chebyshev
+# series on [0, 16] was expanded on [-1, 1] and evaluated at x up to 16 (error 0.27), a Legendre one lost
+# everything (0.91). The reference route is Rust's own Chebyshev interpolation of the series on its domain
+# (ckks.Polynomial.interpolate, exact for a polynomial of that degree): the same degree, depth and scale,
+# so its encrypted error is the CKKS error bound of that polynomial.
+NUMPY_SERIES = [
+    (np.polynomial.Chebyshev, (0, 16), None),
+    (np.polynomial.Chebyshev, (0, 16), (-0.5, 0.5)),
+    (np.polynomial.Chebyshev, (16, 0), None),
+    (np.polynomial.Legendre, (0, 16), None),
+    (np.polynomial.Legendre, (-3, 5), (-1, 0.5)),
+    (np.polynomial.Hermite, (-4, 4), None),
+    (np.polynomial.Hermite, (0, 16), (0, 1)),
+    (np.polynomial.HermiteE, (-6, 2), None),
+    (np.polynomial.Laguerre, (0, 8), (0, 2)),
+    (np.polynomial.Polynomial, (0, 16), None),
+    (np.polynomial.Polynomial, (-3, 5), (0, 2)),
+]
+
+
+@pytest.mark.parametrize("degree", [7, 31])
+@pytest.mark.parametrize("kind, domain, window", NUMPY_SERIES)
+def test_numpy_series_keep_domain_and_window(session, kind, domain, window, degree):
+    window = kind.window if window is None else window
+    # Coefficients decaying like 1/k^2 relative to the size of their basis function on the window (Hermite
+    # and power bases grow fast), so that the series stays of order 1, as smooth functions do.
+    t = np.linspace(*window, 1001)
+    size = [np.max(np.abs(kind.basis(k, domain=window, window=window)(t))) for k in range(degree + 1)]
+    coeffs = np.random.default_rng(degree).uniform(-1, 1, degree + 1) / np.arange(1, degree + 2) ** 2
+    series = kind(coeffs / size, domain=list(domain), window=list(window))
+    lo, hi = min(domain), max(domain)
+    x = uniform(session, lo, hi)
+    want = series(x)
+    reference = ckks.Polynomial.interpolate(lambda t: float(series(t)), (lo, hi), degree)
+    assert reference.max_error(series) < 1e-9 * max(1.0, np.max(np.abs(want)))
+    ct = session.encrypt(x)
+    got, used = run(session, ct, "polyval", series)
+    ref, ref_used = run(session, ct, "polyval", reference)
+    assert used == ref_used == reference.depth
+    assert ckks.Polynomial(series).depth == reference.depth
+    err, ref_err = np.max(np.abs(got - want)), np.max(np.abs(ref - want))
+    assert bits(want, got) >= POLY, (err, ref_err)
+    # As precise as the reference evaluation of the same polynomial (encryption noise differs by less than
+    # a bit between evaluations; two bits of margin).
+    assert err <= 4 * ref_err, (err, ref_err)
+
+
 def test_polyval_inputs_and_entry_points(session):
     x = uniform(session, -2, 2)
     ct = session.encrypt(x)

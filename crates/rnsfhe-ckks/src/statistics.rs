@@ -80,9 +80,15 @@ impl Evaluator {
         self.sum_slots(&self.multiply_rescale(a, b)?)
     }
 
-    /// The slot-wise sum of several ciphertexts (levels and scales aligned as in [`Evaluator::add`]).
+    /// The slot-wise sum of several ciphertexts, added in order with levels and scales aligned as in
+    /// [`Evaluator::add`]: the result is at the lowest level of the inputs (higher ones are brought down
+    /// to it, a higher one of another scale by a constant product and a rescaling onto that scale), one
+    /// level lower still when inputs at one level have scales that differ by a non-integer factor (the
+    /// left operand is rescaled onto the right one's scale). No level is used when all inputs share one
+    /// level.
     ///
-    /// Errors: [`Error::Empty`] for no ciphertext; as [`Evaluator::add`].
+    /// Errors: [`Error::Empty`] for no ciphertext; as [`Evaluator::add`], among them
+    /// [`Error::ScaleMismatch`] for inputs at level 1 with different scales (neither can be rescaled).
     pub fn add_many(&self, cts: &[Ciphertext]) -> Result<Ciphertext> {
         let (first, rest) = cts.split_first().ok_or(Error::Empty {
             what: "the ciphertexts to add",
