@@ -31,8 +31,10 @@ array([2048, 2049, 2050])
 The pieces, for finer control (a server holds only the relinearization key):
 
 * :class:`Context` -- checked parameters: literal ``Context(log_n, t, q_bits, q_count)``, a row of HPS
-  Table 3 (``Context.from_preset``, :func:`presets`), ``Context.generate(t, depth)`` or explicit primes
-  (``Context.from_moduli``); ``ctx.keygen(rotations=..., column_swap=...)`` returns a :class:`KeySet`;
+  Table 3 (``Context.from_preset``, :func:`presets`), ``Context.generate(t, depth)`` (any circuit of
+  ``depth`` multiplications, with a rotation of every ciphertext after encryption and after each
+  multiplication) or explicit primes (``Context.from_moduli``); ``ctx.keygen(rotations=...,
+  column_swap=...)`` returns a :class:`KeySet`;
 * ``ctx.encryptor(keys.public)`` / ``ctx.decryptor(keys.secret)`` -- :class:`Encryptor`, :class:`Decryptor`
   (``decrypt`` and the diagnostic ``noise_budget``);
 * ``ctx.evaluator(keys)`` -- :class:`Evaluator` (holds the relinearization and Galois keys);

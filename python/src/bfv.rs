@@ -659,15 +659,18 @@ context_methods! {
         }
 
         /// Context.from_moduli(log_n, t, q_moduli, p_moduli, relin_base_log=None, sigma=8/sqrt(2 pi),
-        /// allow_insecure=False) -> Context
+        /// allow_insecure=False, galois_base_log=None) -> Context
         ///
         /// A context with explicit primes: ``q_moduli`` (the ciphertext modulus Q) and ``p_moduli`` (the
         /// auxiliary basis of multiplication, P >= 2 t N Q), all distinct NTT primes p = 1 mod 2N below 2^62.
         /// The keyword arguments are those of ``Context.params``, so ``Context.from_moduli(**ctx.params)``
-        /// rebuilds ``ctx``. Raises ValueError for invalid parameters.
+        /// rebuilds ``ctx``. ``galois_base_log``: base-2^w digits of each residue in the key switching of
+        /// rotations, None for the relinearization decomposition (``Context.generate`` sets it where a
+        /// rotation of a fresh ciphertext would otherwise cost too much noise). Raises ValueError for
+        /// invalid parameters.
         #[staticmethod]
         #[pyo3(signature = (log_n, t, q_moduli, p_moduli, relin_base_log = None, sigma = HPS_SIGMA,
-                            allow_insecure = false))]
+                            allow_insecure = false, galois_base_log = None))]
         #[allow(clippy::too_many_arguments)]
         fn from_moduli(
             py: Python<'_>,
@@ -678,6 +681,7 @@ context_methods! {
             relin_base_log: Option<Int>,
             sigma: f64,
             allow_insecure: bool,
+            galois_base_log: Option<Int>,
         ) -> PyResult<Self> {
             let params = BfvParams {
                 log_n: log_n.get("log_n")?,
@@ -685,6 +689,7 @@ context_methods! {
                 q_moduli: Int::get_all(&q_moduli, "q_moduli")?,
                 p_moduli: Int::get_all(&p_moduli, "p_moduli")?,
                 relin_base_log: Int::get_opt(relin_base_log, "relin_base_log")?,
+                galois_base_log: Int::get_opt(galois_base_log, "galois_base_log")?,
                 sigma,
                 insecure_for_testing: allow_insecure,
                 conversion: rnsfhe_bfv::ConversionMode::ExactFloat,
@@ -705,17 +710,31 @@ context_methods! {
             Self::build(py, params, Some(preset), Some(preset.depth()), false)
         }
 
-        /// Context.generate(t, depth) -> Context
+        /// Context.generate(t, depth, rotations_per_level=1) -> Context
         ///
         /// Parameters for plaintext modulus ``t`` and multiplicative ``depth`` by the procedure of HPS
         /// Section 6.1: the smallest N (2^10 to 2^17) whose ciphertext modulus of 55-bit primes satisfies the
-        /// noise bound of a depth-``depth`` circuit within the 128-bit HE Standard bound. Raises ValueError
-        /// for depth 0, an unsupported t, or when no N up to 2^17 fits.
+        /// noise bound (HPS Eqs. (10)-(13)) of a depth-``depth`` circuit within the 128-bit HE Standard
+        /// bound. Every circuit of ``depth`` multiplications (each relinearized) decrypts correctly even when
+        /// each ciphertext is rotated (``rotate_rows``, ``rotate_columns``) up to ``rotations_per_level``
+        /// times after encryption and after each multiplication: rotate, multiply, rotate, multiply, ...,
+        /// rotate. ``rotations_per_level=0`` budgets multiplications only, as HPS Section 6.1 (the presets);
+        /// then a rotation of a fresh ciphertext can cost as much noise budget as a multiplication. Additions
+        /// are not budgeted (adding a ciphertexts costs at most log2(a) bits). Raises ValueError for depth
+        /// 0, an unsupported t, or when no N up to 2^17 fits.
         #[staticmethod]
-        fn generate(py: Python<'_>, t: Int, depth: Int) -> PyResult<Self> {
+        #[pyo3(signature = (t, depth, rotations_per_level = Int::new(1)))]
+        #[pyo3(text_signature = "(t, depth, rotations_per_level=1)")]
+        fn generate(
+            py: Python<'_>,
+            t: Int,
+            depth: Int,
+            rotations_per_level: Int,
+        ) -> PyResult<Self> {
             let (t, depth) = (t.get::<u64>("t")?, depth.get::<usize>("depth")?);
+            let rotations_per_level = rotations_per_level.get::<usize>("rotations_per_level")?;
             let params = py
-                .allow_threads(|| BfvParams::generate(t, depth))
+                .allow_threads(|| BfvParams::generate_with_rotations(t, depth, rotations_per_level))
                 .map_err(bfv_error)?;
             Self::build(py, params, None, Some(depth), false)
         }
@@ -849,6 +868,13 @@ context_methods! {
             self.ctx.params().relin_base_log
         }
 
+        /// log2 of the digit base w of the Galois (rotation) keys, or None for the relinearization
+        /// decomposition.
+        #[getter]
+        fn galois_base_log(&self) -> Option<u32> {
+            self.ctx.params().galois_base_log
+        }
+
         /// True unless 128-bit security is established by the HE Standard table.
         #[getter]
         fn is_insecure(&self) -> bool {
@@ -880,6 +906,7 @@ context_methods! {
             d.set_item("p_moduli", p.p_moduli.clone())?;
             d.set_item("relin_base_log", p.relin_base_log)?;
             d.set_item("sigma", p.sigma)?;
+            d.set_item("galois_base_log", p.galois_base_log)?;
             Ok(d)
         }
 

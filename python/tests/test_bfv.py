@@ -123,6 +123,7 @@ def test_generate_literal_and_explicit_moduli():
         "p_moduli": literal.p_moduli,
         "relin_base_log": 25,
         "sigma": bfv.HPS_SIGMA,
+        "galois_base_log": None,
     }
     assert bfv.Context.from_moduli(**literal.params).fingerprint == literal.fingerprint
     assert bfv.Context.from_moduli(**g.params).fingerprint == g.fingerprint
@@ -402,6 +403,40 @@ def test_rotate_columns_and_compositions(session, x, y):
     assert np.array_equal(session.decrypt(ev.rotate_rows(a, -5)), roll_rows(x, -5))
     assert np.array_equal(session.decrypt(ev.rotate_columns(b)), r(swap_rows(y)))
     assert ev.rotations == ROTATIONS and ev.column_swap
+
+
+@pytest.mark.parametrize("depth", [2, 3, 4])
+def test_generated_parameters_leave_room_for_a_rotation_per_level(depth):
+    # Context.generate(t, depth) budgets one rotation of each ciphertext after encryption and after each
+    # multiplication; a rotation of a fresh ciphertext used to cost as much as a multiplication, and
+    # rotate_rows(1).square().square() at depth 2 decrypted wrongly.
+    s = bfv.Session(bfv.Context.generate(T, depth), rotations=[1], column_swap=True)
+    x = np.random.default_rng(depth).integers(0, T, s.n)
+    ct, want = s.encrypt(x).rotate_rows(1), roll_rows(x, 1)
+    for level in range(depth):
+        ct, want = ct.square(), r(want * want)
+        assert np.array_equal(s.decrypt(ct), want), f"level {level + 1}"
+        if level % 2 == 0:
+            ct, want = ct.rotate_columns(), swap_rows(want)
+        else:
+            ct, want = ct.rotate_rows(1), roll_rows(want, 1)
+    assert np.array_equal(s.decrypt(ct), want)
+    assert s.noise_budget(ct) > 0
+    if depth == 2:  # the reported circuit, exactly
+        y = s.encrypt(x).rotate_rows(1).square().square()
+        assert np.array_equal(s.decrypt(y), r(r(roll_rows(x, 1) ** 2) ** 2))
+        assert s.noise_budget(y) > 0
+
+
+def test_generate_rotations_per_level():
+    one = bfv.Context.generate(T, 2)
+    assert one.params == bfv.Context.generate(T, 2, rotations_per_level=1).params
+    assert one.galois_base_log == 14 and one.relin_base_log == 30 and one.n == 4096
+    # Multiplications only (HPS Section 6.1): the same N and primes, Galois keys as relinearization's.
+    none = bfv.Context.generate(T, 2, rotations_per_level=0)
+    assert none.galois_base_log is None and none.q_moduli == one.q_moduli
+    assert bfv.Context.from_moduli(**one.params).fingerprint == one.fingerprint
+    assert one.fingerprint != none.fingerprint
 
 
 def test_sum_of_all_slots_by_rotations(ctx, x):

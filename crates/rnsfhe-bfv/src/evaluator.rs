@@ -255,8 +255,8 @@ impl Evaluator {
         self.ctx
             .check_fingerprint(rk.fingerprint, "relinearization key")?;
         let (mut c0, mut c1) = key_switch(
-            &self.ctx,
             &ct.parts[2],
+            self.ctx.relin_digits(),
             &rk.key,
             "relinearization key components",
         )?;
@@ -334,7 +334,7 @@ impl Evaluator {
             || ct.parts[0].automorphism(element),
             || {
                 let c1 = ct.parts[1].automorphism(element)?;
-                key_switch(&self.ctx, &c1, key, "Galois key components")
+                key_switch(&c1, self.ctx.galois_digits(), key, "Galois key components")
             },
         );
         let (mut k0, k1) = switched?;

@@ -1,5 +1,16 @@
-//! The parameter generator of HPS Section 6.1 ([`BfvParams::generate`]) and the presets of HPS Table 3
-//! ([`BfvPreset`]).
+//! The parameter generator of HPS Section 6.1 ([`BfvParams::generate`], with rotations budgeted) and the
+//! presets of HPS Table 3 ([`BfvPreset`]).
+//!
+//! # What is promised
+//!
+//! [`BfvParams::generate`]`(t, L)` returns parameters on which every circuit of multiplicative depth `L`
+//! (each product relinearized) decrypts correctly even when every ciphertext goes through one Galois
+//! automorphism (a row rotation, the column swap) after encryption and after each multiplication, i.e.
+//! `rotate, multiply, rotate, multiply, ..., multiply, rotate`. [`BfvParams::generate_with_rotations`]
+//! budgets `r` such automorphisms per level instead of one; with `r = 0` it is the procedure of HPS
+//! Section 6.1 unchanged, which reproduces the `(N, k)` of HPS Table 3 ([`BfvPreset`]). As in HPS, the
+//! bound covers multiplications and key switches, not additions (adding `a` ciphertexts of a level adds
+//! at most `log2(a)` bits to that level's noise).
 //!
 //! # Procedure (HPS Sections 5.1 and 6.1)
 //!
@@ -8,7 +19,7 @@
 //! primes of about [`PRIME_BITS`] = 55 bits both
 //!
 //! * satisfies the depth-`L` correctness condition of the HPS RNS variant, Eqs. (10)-(13):
-//!   `C'_1^L V + L C'_1^(L-1) C'_2 < (Delta - r_t(Q)) / 4`, and
+//!   `C'_1^L V + L C'_1^(L-1) C'_2 < (Delta - r_t(Q)) / 4`, with the rotations budgeted as below, and
 //! * stays within the 128-bit Homomorphic Encryption Standard bound on `log2(Q)` for a uniform ternary
 //!   secret ([`rnsfhe_core::security::max_log_qp`]).
 //!
@@ -33,6 +44,41 @@
 //!   decomposition (the `t^2` term of Eq. (13) dominates there), as OpenFHE's default BFV key switching
 //!   does.
 //! * Auxiliary basis: `P >= 2 t N Q`, primes of 56 bits.
+//!
+//! # Rotations (key switching of Galois automorphisms)
+//!
+//! A Galois automorphism `X -> X^g` keeps the infinity norm of the noise and of `s`, and its key switching
+//! (the HPS key switching of relinearization, Sections 3.3 and 4.5, with `s(X^g)` in place of `s^2`) adds
+//! the key-switching term of Eq. (13), `R = delta l_{w,2^nu} w k B_e` for base-`w` digits (`w = 2^nu`,
+//! one digit, for the plain CRT decomposition). Relinearization adds the same term after the tensor
+//! product, where the noise is already about `C'_1` times larger, so there it costs little; a rotation
+//! of a fresh ciphertext adds it to the fresh noise `V`, and the next multiplication multiplies it by
+//! `C'_1`. With plain CRT digits (`w ~ 2^55`) a rotation of a fresh ciphertext therefore costs as much
+//! noise budget as a multiplication: 24 to 48 bits measured at `t = 65537`, and the depth-2 parameters of
+//! HPS Section 6.1 (`N = 2^12`) decrypted `rotate, square, square` wrongly.
+//!
+//! With `r` rotations per level of key-switching term `R_g` each, the noise of a fresh rotated ciphertext
+//! is at most `V + r R_g`, and that of a product of two level-`i` ciphertexts, relinearized and rotated
+//! `r` times, at most `C'_1 v_i + C'_2 + r R_g`; by the induction of Eq. (11) (`C'_1 >= 1`) the noise
+//! after `L` levels is at most
+//!
+//! `C'_1^L (V + r R_g) + L C'_1^(L-1) (C'_2 + r R_g)`,
+//!
+//! Eq. (11) with `V -> V + r R_g` and `C'_2 -> C'_2 + r R_g`. A rotation before a multiplication is one
+//! after the previous level, so this covers rotations anywhere between multiplications.
+//!
+//! Galois keys may use a decomposition of their own ([`BfvParams::galois_base_log`]): smaller digits
+//! make `R_g` smaller at the cost of larger Galois keys and slower rotations, while multiplication keeps
+//! the relinearization decomposition. The generator sizes `N` and `k` as above with the finest Galois
+//! decomposition it considers (`l = `[`MAX_GALOIS_DIGITS`] digits of `ceil(nu / l)` bits per residue),
+//! then keeps the plain CRT relinearization whenever it fits with these `N` and primes (the speed of
+//! multiplication comes first), and finally gives the Galois keys the fewest digits per residue that
+//! fit: the relinearization decomposition itself where it does (`galois_base_log = None`), else
+//! `l = 2, 3, 4` digits of 28, 19, 14 bits. At `t = 65537` this keeps the `N`, primes and
+//! relinearization of the rotation-free procedure at depths 1, 3, 5, 6, 8, 10 (Galois keys with 28-bit
+//! digits), 12-30 (CRT Galois keys where the rotation fits, 28-bit digits at 30), and needs one prime more
+//! (or `N = 2^13`) only where the rotation-free parameters had used base-`2^30` relinearization digits to
+//! fit at all.
 //!
 //! # Differences from HPS Table 3
 //!
@@ -61,6 +107,13 @@ pub const RELIN_DIGIT_BITS: u32 = 30;
 /// use the CRT decomposition alone (HPS Section 6.1).
 pub const RELIN_DIGIT_MAX_DEPTH: usize = 10;
 
+/// The most digits per residue the generator gives Galois keys (digits of `ceil(nu / l)` bits,
+/// `l = 2 ..= MAX_GALOIS_DIGITS`; see [`crate::generator`]): 4 digits of 14 bits for 55-bit primes.
+pub const MAX_GALOIS_DIGITS: u32 = 4;
+
+/// Rotations per level budgeted by [`BfvParams::generate`].
+pub const ROTATIONS_PER_LEVEL: usize = 1;
+
 /// Smallest and largest `log2(N)` of the search (the span of the HE Standard table).
 const LOG_N_RANGE: std::ops::RangeInclusive<u32> = 10..=17;
 
@@ -83,20 +136,62 @@ pub fn required_log_q(
     nu: u32,
     relin_base_log: Option<u32>,
 ) -> f64 {
+    let no_rotations = KeySwitching {
+        relin_base_log,
+        galois_base_log: None,
+        rotations_per_level: 0,
+    };
+    required_log_q_with_rotations(log_n, t, depth, k, nu, no_rotations)
+}
+
+/// The key switching a parameter set is sized for: the decompositions of relinearization and of Galois
+/// keys, and the Galois automorphisms (rotations) budgeted per level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeySwitching {
+    /// [`BfvParams::relin_base_log`]: base-`2^w` digits of each residue, `None` for plain CRT.
+    pub relin_base_log: Option<u32>,
+    /// [`BfvParams::galois_base_log`]: `None` for the relinearization decomposition.
+    pub galois_base_log: Option<u32>,
+    /// Galois automorphisms each ciphertext may go through after encryption and after each
+    /// multiplication.
+    pub rotations_per_level: usize,
+}
+
+/// The key-switching term of HPS Eq. (13), `delta l_{w,2^nu} w k B_e`: the noise one key switching adds
+/// with base-`2^base_log` digits of `nu`-bit residues (`None` or `base_log >= nu`: plain CRT, `w = 2^nu`).
+fn key_switching_noise(delta: f64, k: usize, nu: u32, base_log: Option<u32>) -> f64 {
+    let (log_w, digits) = match base_log {
+        Some(w) if w < nu => (w, nu.div_ceil(w)),
+        _ => (nu, 1),
+    };
+    let b_e = 6.0 * HPS_SIGMA;
+    delta * digits as f64 * (log_w as f64).exp2() * k as f64 * b_e
+}
+
+/// [`required_log_q`] with `ks.rotations_per_level` Galois automorphisms budgeted per level (see
+/// [`crate::generator`]): HPS Eq. (11) with `V -> V + r R_g` and `C'_2 -> C'_2 + r R_g`, `R_g` the
+/// key-switching term of Eq. (13) for the Galois decomposition. With `r = 0` it is [`required_log_q`].
+pub fn required_log_q_with_rotations(
+    log_n: u32,
+    t: u64,
+    depth: usize,
+    k: usize,
+    nu: u32,
+    ks: KeySwitching,
+) -> f64 {
     let n = (1u64 << log_n) as f64;
     let t = t as f64;
     let s = 1.0; // ||s||_inf of a uniform ternary secret
     let delta = 2.0 * n.sqrt(); // Section 6.1: delta = 2 sqrt(n)
     let b_e = 6.0 * HPS_SIGMA; // Section 6.1: B_e = 6 sigma
     let eps_s = 0.25; // Section 5.1: ||epsilon_s|| < 1/4
-    let (log_w, digits) = match relin_base_log {
-        Some(w) if w < nu => (w, nu.div_ceil(w)),
-        _ => (nu, 1),
-    };
-    let v = b_e * (1.0 + 2.0 * delta * s);
+    let rotations = ks.rotations_per_level as f64
+        * key_switching_noise(delta, k, nu, ks.galois_base_log.or(ks.relin_base_log));
+    let v = b_e * (1.0 + 2.0 * delta * s) + rotations;
     let c1 = (1.0 + 5.0 / (delta * s)) * delta * delta * t * s;
     let c2 = delta * delta * s * ((1.0 + 2.0 * eps_s) * s + t * t)
-        + delta * digits as f64 * (log_w as f64).exp2() * k as f64 * b_e;
+        + key_switching_noise(delta, k, nu, ks.relin_base_log)
+        + rotations;
     let l = depth as f64;
     // log2(C1^L V + L C1^(L-1) C2) = (L - 1) log2 C1 + log2(C1 V + L C2).
     let log_b = (l - 1.0) * c1.log2() + (c1 * v + l * c2).log2();
@@ -121,18 +216,50 @@ fn spread_bits(total: u32, k: usize) -> Vec<u32> {
         .collect()
 }
 
+/// The Galois decompositions the generator tries, fewest digits first, for relinearization `relin`:
+/// `None` (the relinearization decomposition itself), then `l = 2 ..= `[`MAX_GALOIS_DIGITS`] digits of
+/// `ceil(nu / l)` bits each, skipping digit counts not above relinearization's.
+fn galois_candidates(relin: Option<u32>, nu: u32) -> impl Iterator<Item = Option<u32>> {
+    let relin_digits = match relin {
+        Some(w) if w < nu => nu.div_ceil(w),
+        _ => 1,
+    };
+    std::iter::once(None)
+        .chain((relin_digits + 1..=MAX_GALOIS_DIGITS).map(move |l| Some(nu.div_ceil(l))))
+}
+
 impl BfvParams {
+    /// Parameters for plaintext modulus `t` and multiplicative depth `depth` on which every depth-`depth`
+    /// circuit decrypts correctly with one Galois automorphism (row rotation or column swap) of each
+    /// ciphertext after encryption and after each multiplication (`rotate, multiply, ..., multiply,
+    /// rotate`, rotations anywhere between multiplications): [`BfvParams::generate_with_rotations`]`(t,
+    /// depth, `[`ROTATIONS_PER_LEVEL`]`)`. See [`crate::generator`] for the noise bound (HPS Eqs. (10)-(13)
+    /// with the key-switching term of rotations).
+    ///
+    /// Errors: those of [`BfvParams::generate_with_rotations`].
+    pub fn generate(t: u64, depth: usize) -> BfvResult<Self> {
+        Self::generate_with_rotations(t, depth, ROTATIONS_PER_LEVEL)
+    }
+
     /// Parameters for plaintext modulus `t` and multiplicative depth `depth` by the procedure of HPS
-    /// Section 6.1 (see [`crate::generator`]): the smallest ring degree `N` in `2^10 .. 2^17` for which
-    /// `k` primes of about 55 bits satisfy the depth-`L` correctness condition of HPS Eqs. (10)-(13)
-    /// ([`required_log_q`]) within the 128-bit HE Standard bound on `log2(Q)`; auxiliary primes with
-    /// `P >= 2 t N Q`; relinearization by the CRT decomposition, with base-`2^30` digits of each residue
-    /// only where the condition needs them (depths up to 10, see [`crate::generator`]).
+    /// Section 6.1 (see [`crate::generator`]), with `rotations_per_level` Galois automorphisms of each
+    /// ciphertext budgeted after encryption and after each multiplication: the smallest ring degree `N` in
+    /// `2^10 .. 2^17` for which `k` primes of about 55 bits satisfy the correctness condition of HPS
+    /// Eqs. (10)-(13) ([`required_log_q_with_rotations`]) within the 128-bit HE Standard bound on
+    /// `log2(Q)`; auxiliary primes with `P >= 2 t N Q`; relinearization by the CRT decomposition, with
+    /// base-`2^30` digits of each residue only where the condition needs them (depths up to 10); Galois
+    /// keys with the relinearization decomposition, or 2 to [`MAX_GALOIS_DIGITS`] digits per residue where
+    /// the rotations need them. With `rotations_per_level = 0` this is HPS Section 6.1 unchanged (the
+    /// presets of HPS Table 3, [`BfvPreset`]).
     ///
     /// Errors: [`BfvError::InvalidParams`] for `depth = 0` or when no `N <= 2^17` fits;
     /// [`BfvError::InvalidPlaintextModulus`] for `t` outside `[2, 2^60]` or not below every chosen prime;
     /// prime search errors.
-    pub fn generate(t: u64, depth: usize) -> BfvResult<Self> {
+    pub fn generate_with_rotations(
+        t: u64,
+        depth: usize,
+        rotations_per_level: usize,
+    ) -> BfvResult<Self> {
         if depth == 0 {
             return Err(BfvError::InvalidParams {
                 what: "depth",
@@ -145,16 +272,28 @@ impl BfvParams {
                 reason: format!("it must satisfy 2 <= t <= 2^60 = {MAX_PLAINTEXT_MODULUS}"),
             });
         }
+        let with = |relin_base_log, galois_base_log| KeySwitching {
+            relin_base_log,
+            galois_base_log,
+            rotations_per_level,
+        };
         let sizing_relin = sizing_relin_base_log(depth);
+        // N and k are sized with the finest Galois decomposition considered (the least rotation noise).
+        let sizing_galois = if rotations_per_level == 0 {
+            None
+        } else {
+            galois_candidates(sizing_relin, PRIME_BITS).last().flatten()
+        };
+        let sizing = with(sizing_relin, sizing_galois);
         for log_n in LOG_N_RANGE {
             let Some(bound) = max_log_qp(1usize << log_n, SecurityLevel::Bits128) else {
                 continue;
             };
-            // The fewest primes covering the bound; the relinearization term grows with k (Eq. (13)),
-            // so iterate to a fixed point (k only increases).
+            // The fewest primes covering the bound; the key-switching terms grow with k (Eq. (13)), so
+            // iterate to a fixed point (k only increases).
             let mut k = 1usize;
             let needed = loop {
-                let needed = required_log_q(log_n, t, depth, k, PRIME_BITS, sizing_relin);
+                let needed = required_log_q_with_rotations(log_n, t, depth, k, PRIME_BITS, sizing);
                 let k_needed = (needed / PRIME_BITS as f64).ceil().max(1.0) as usize;
                 if k_needed <= k {
                     break needed;
@@ -202,15 +341,30 @@ impl BfvParams {
             let needed_p = 1.0 + (t as f64).log2() + log_n as f64 + log_q;
             let k_p = (needed_p / (AUX_PRIME_BITS - 1) as f64).floor() as usize + 1;
             let p_moduli = ntt_primes_of_bits(AUX_PRIME_BITS, two_n, k_p, &q_moduli)?;
-            // The CRT decomposition alone when it satisfies the same condition with these primes.
-            let crt_fits = required_log_q(log_n, t, depth, k, PRIME_BITS, None) <= log_q;
-            let relin_base_log = if crt_fits { None } else { sizing_relin };
+            let fits = |ks: KeySwitching| {
+                required_log_q_with_rotations(log_n, t, depth, k, PRIME_BITS, ks) <= log_q
+            };
+            // The CRT decomposition alone for relinearization when it satisfies the same condition with
+            // these primes (and the sizing's Galois decomposition); then the fewest Galois digits that fit.
+            let relin_base_log = if fits(with(None, sizing_galois)) {
+                None
+            } else {
+                sizing_relin
+            };
+            let galois_base_log = if rotations_per_level == 0 {
+                None
+            } else {
+                galois_candidates(relin_base_log, PRIME_BITS)
+                    .find(|&g| fits(with(relin_base_log, g)))
+                    .unwrap_or(sizing_galois)
+            };
             return Ok(Self {
                 log_n,
                 plaintext_modulus: t,
                 q_moduli,
                 p_moduli,
                 relin_base_log,
+                galois_base_log,
                 sigma: HPS_SIGMA,
                 insecure_for_testing: false,
                 conversion: rnsfhe_ring::ConversionMode::ExactFloat,
@@ -219,15 +373,16 @@ impl BfvParams {
         Err(BfvError::InvalidParams {
             what: "depth",
             reason: format!(
-                "no ring degree up to 2^17 supports depth {depth} with t = {t} within the 128-bit HE \
-                 Standard bound on log2(Q) (HPS Sections 5.1 and 6.1); lower the depth or t"
+                "no ring degree up to 2^17 supports depth {depth} with t = {t} and \
+                 {rotations_per_level} rotation(s) per level within the 128-bit HE Standard bound on \
+                 log2(Q) (HPS Sections 5.1 and 6.1); lower the depth, the rotations or t"
             ),
         })
     }
 }
 
 /// The parameter sets of HPS Table 3 (`t = 2`, `log2 q_i ~ 55`, `lambda >= 128`), generated by
-/// [`BfvParams::generate`].
+/// [`BfvParams::generate_with_rotations`] with no rotations budgeted (HPS Section 6.1 as in the paper).
 ///
 /// | preset | `L` | `N` | HPS `log2 q` | `k` |
 /// |---|---|---|---|---|
@@ -302,11 +457,13 @@ impl BfvPreset {
         }
     }
 
-    /// The generated parameters: [`BfvParams::generate`]`(2, L)`.
+    /// The generated parameters: [`BfvParams::generate_with_rotations`]`(2, L, 0)`, the procedure of HPS
+    /// Section 6.1 with no rotations budgeted, as in the paper (`t = 2` has no batching slots to rotate;
+    /// an automorphism of a fresh ciphertext may need more room, see [`crate::generator`]).
     ///
-    /// Errors: those of [`BfvParams::generate`] (prime search only, for these rows).
+    /// Errors: those of [`BfvParams::generate_with_rotations`] (prime search only, for these rows).
     pub fn params(self) -> BfvResult<BfvParams> {
-        BfvParams::generate(self.plaintext_modulus(), self.depth())
+        BfvParams::generate_with_rotations(self.plaintext_modulus(), self.depth(), 0)
     }
 }
 

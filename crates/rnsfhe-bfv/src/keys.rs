@@ -25,7 +25,7 @@ pub(crate) use rnsfhe_core::keys::SecretPoly;
 use rnsfhe_core::samplers::expand_uniform;
 pub use rnsfhe_core::{PublicKey, SecretKey};
 use rnsfhe_math::sampling::{Csprng, Seed};
-use rnsfhe_ring::{Coeff, Ntt, Poly};
+use rnsfhe_ring::{Coeff, Ntt, Poly, RnsSignedDigits};
 
 use crate::error::{BfvError, BfvResult};
 use crate::galois::{galois_element_for_column_swap, galois_element_for_row_step, galois_elements};
@@ -180,19 +180,20 @@ impl GaloisKeys {
 
 /// The HPS key-switching key from `target = s'` (NTT form over `Q`) to `s` (Sections 3.3 and 4.1): for
 /// every residue `i` and digit `j`, `beta_{i,j} = [g_{i,j} s' - alpha_{i,j} s + e_{i,j}]_Q` with
-/// `alpha_{i,j} <- U(R_Q)`, `e_{i,j} <- chi_e` and `g_{i,j}` the CRT/digit gadget of the context. The
+/// `alpha_{i,j} <- U(R_Q)`, `e_{i,j} <- chi_e` and `g_{i,j}` the CRT/digit gadget `digits` (the
+/// context's relinearization or Galois decomposition). The
 /// `alpha_{i,j}` are expanded in order from one fresh public seed (as the keys of `rnsfhe-core`), so the
 /// key travels as its `beta` polynomials and 32 bytes.
 fn switching_key(
     ctx: &BfvContext,
     target: &SecretPoly,
     s: &SecretPoly,
+    digits: &RnsSignedDigits,
     rng: &mut Csprng,
 ) -> BfvResult<KeySwitchKey> {
     let q = ctx.q_basis();
-    let digits = ctx.relin_digits();
     let k = q.len();
-    let mut components = Vec::with_capacity(ctx.relin_components());
+    let mut components = Vec::with_capacity(k * digits.count());
     let seed = rng.fresh_seed();
     let mut public = Csprng::from_public_seed(seed);
     for i in 0..k {
@@ -271,7 +272,7 @@ impl KeyGenerator {
         let s2 = SecretPoly::new(s.get().mul(s.get())?);
         Ok(RelinKey {
             fingerprint: ctx.fingerprint(),
-            key: switching_key(ctx, &s2, &s, rng)?,
+            key: switching_key(ctx, &s2, &s, ctx.relin_digits(), rng)?,
         })
     }
 
@@ -279,7 +280,8 @@ impl KeyGenerator {
     /// allowed, see [`crate::galois`]) and, if `include_column_swap`, for the column swap (`2N - 1`):
     /// for each distinct element `g` other than the identity, the key-switching key
     /// `beta_{i,j} = [g_{i,j} s(X^g) - alpha_{i,j} s + e_{i,j}]_Q` (the HPS relinearization key of
-    /// Sections 3.3 and 4.1 with `s(X^g)` in place of `s^2`).
+    /// Sections 3.3 and 4.1 with `s(X^g)` in place of `s^2`, over the Galois decomposition
+    /// [`crate::BfvParams::galois_base_log`]).
     ///
     /// Errors: sampler errors.
     pub fn galois_keys(
@@ -313,7 +315,7 @@ impl KeyGenerator {
                 continue;
             }
             let s_g = SecretPoly::new(s.get().automorphism(g)?);
-            keys.insert(g, switching_key(ctx, &s_g, &s, rng)?);
+            keys.insert(g, switching_key(ctx, &s_g, &s, ctx.galois_digits(), rng)?);
         }
         Ok(GaloisKeys {
             fingerprint: ctx.fingerprint(),

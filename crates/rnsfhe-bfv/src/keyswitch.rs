@@ -19,28 +19,27 @@
 
 use rayon::prelude::*;
 use rnsfhe_math::simd::{sum_of_products, Weights};
-use rnsfhe_ring::{Coeff, Poly};
+use rnsfhe_ring::{Coeff, Poly, RnsSignedDigits};
 
 use crate::error::{BfvError, BfvResult};
 use crate::keys::KeySwitchKey;
-use crate::params::BfvContext;
 
 /// Coefficients per block of the inner products: the block of the `D` lifted digits (`D x 8 KiB`) stays in
 /// L2 between the two sums that read it.
 const INNER_PRODUCT_BLOCK: usize = 1024;
 
 /// `(sum d_{i,j} beta_{i,j}, sum d_{i,j} alpha_{i,j})` in coefficient form for `c` over `Q` (see the module
-/// documentation); `what` names the key in errors.
+/// documentation), `d_{i,j}` the decomposition `digits` of `c` (the one `key` was made with); `what` names
+/// the key in errors.
 ///
 /// Errors: [`BfvError::WrongPartCount`] if the key does not have one component per digit; basis mismatches
-/// between `c`, the key and the context.
+/// between `c`, the key and `digits`.
 pub(crate) fn key_switch(
-    ctx: &BfvContext,
     c: &Poly<Coeff>,
+    digits: &RnsSignedDigits,
     key: &KeySwitchKey,
     what: &'static str,
 ) -> BfvResult<(Poly<Coeff>, Poly<Coeff>)> {
-    let digits = ctx.relin_digits();
     let rows = digits.signed_rows(c)?;
     if rows.len() != key.components.len() {
         return Err(BfvError::WrongPartCount {

@@ -18,6 +18,13 @@
 //! key holds one RLWE sample of `s^2 (Q/q_i)[(Q/q_i)^-1]_{q_i} 2^(w j)` per residue `i` and digit `j`.
 //! [`BfvParams::relin_base_log`] is `None` for the plain CRT decomposition (one "digit" per residue).
 //!
+//! Galois keys (row rotations, the column swap) are key-switching keys of the same kind, from `s(X^g)` to
+//! `s`. Their decomposition is [`BfvParams::galois_base_log`]: by default (`None`) the relinearization
+//! decomposition, or base-`2^w` digits of their own. The choice matters for noise, not for
+//! correctness: key switching adds `sum_{i,j} d_{i,j} e_{i,j}` with digits `d_{i,j}` up to `w / 2` (up to
+//! `q_i / 2` for plain CRT), which relinearization adds to the already grown noise of a tensor product but
+//! a rotation may add to the small noise of a fresh ciphertext (see [`crate::generator`]).
+//!
 //! # Basis conversion
 //!
 //! The two basis extensions of multiplication (`Q -> P` before the tensor product, `P -> Q` after complex
@@ -82,6 +89,11 @@ pub struct BfvParams {
     /// Base `w = 2^relin_base_log` of the digit decomposition of each residue in relinearization (HPS
     /// Section 3.3; the paper uses 30 for depths up to 10); `None` for the plain CRT decomposition.
     pub relin_base_log: Option<u32>,
+    /// Base `w = 2^galois_base_log` of the digit decomposition of each residue in the key switching of
+    /// Galois automorphisms (row rotations, the column swap); `None` for the relinearization decomposition
+    /// ([`BfvParams::relin_base_log`]). [`BfvParams::generate`] sets it to 30 where the plain CRT
+    /// decomposition of relinearization would make a rotation of a fresh ciphertext cost too much noise.
+    pub galois_base_log: Option<u32>,
     /// Standard deviation of the discrete Gaussian error, tail cut at 6 sigma (HPS: `8 / sqrt(2 pi)`,
     /// [`HPS_SIGMA`]).
     pub sigma: f64,
@@ -181,6 +193,7 @@ impl BfvParams {
             q_moduli,
             p_moduli,
             relin_base_log: None,
+            galois_base_log: None,
             sigma: HPS_SIGMA,
             insecure_for_testing: false,
             conversion,
@@ -272,8 +285,8 @@ impl BfvParams {
     }
 
     /// The fingerprint of the context these parameters build, from the literal values alone: the RLWE
-    /// fingerprint ([`RlweParams::fingerprint`]: `N`, `Q`, `P`, secret, `sigma`), `t` and the
-    /// relinearization decomposition.
+    /// fingerprint ([`RlweParams::fingerprint`]: `N`, `Q`, `P`, secret, `sigma`), `t`, the
+    /// relinearization decomposition and the Galois one when it differs.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint_over(self.rlwe_params().fingerprint())
     }
@@ -284,11 +297,15 @@ impl BfvParams {
     }
 
     fn fingerprint_over(&self, rlwe: u64) -> u64 {
-        fingerprint_words([
-            rlwe,
-            self.plaintext_modulus,
-            self.relin_base_log.map_or(0, |w| w as u64 + 1),
-        ])
+        let relin_code = self.relin_base_log.map_or(0, |w| w as u64 + 1);
+        // A Galois decomposition of its own enters the fingerprint (Galois keys carry it); without one,
+        // the fingerprint is that of the relinearization decomposition alone (as before it existed).
+        match self.galois_base_log {
+            Some(w) if self.galois_base_log != self.relin_base_log => {
+                fingerprint_words([rlwe, self.plaintext_modulus, relin_code, w as u64 + 1])
+            }
+            _ => fingerprint_words([rlwe, self.plaintext_modulus, relin_code]),
+        }
     }
 
     /// The security verdict against the HE Standard table: keys and ciphertexts are RLWE samples modulo
@@ -332,6 +349,8 @@ pub struct BfvContext {
     simple: SimpleScaler,
     complex: ComplexScaler,
     relin: RnsSignedDigits,
+    /// The decomposition of Galois key switching when [`BfvParams::galois_base_log`] is set.
+    galois: Option<RnsSignedDigits>,
     /// `[floor(Q / t)]_{q_i}`.
     delta: Vec<u64>,
     /// `[t]_{q_i}`.
@@ -351,6 +370,7 @@ impl std::fmt::Debug for BfvContext {
             .field("q", &self.params.q_moduli)
             .field("p", &self.params.p_moduli)
             .field("relin_base_log", &self.params.relin_base_log)
+            .field("galois_base_log", &self.params.galois_base_log)
             .field("conversion", &self.params.conversion)
             .field("fingerprint", &format_args!("{:#018x}", self.fingerprint))
             .finish_non_exhaustive()
@@ -361,11 +381,36 @@ fn invalid(what: &'static str, reason: String) -> BfvError {
     BfvError::InvalidParams { what, reason }
 }
 
+/// The signed-digit decomposition of `q` for a key-switching base `2^w` (`field` names the parameter in
+/// errors): one digit per residue for `None`, else `ceil(bits / w)` digits of the widest `q_i`.
+fn signed_digits(
+    q: &Arc<RnsBasis>,
+    field: &'static str,
+    base_log: Option<u32>,
+) -> BfvResult<RnsSignedDigits> {
+    let max_bits = q.moduli().iter().map(|m| m.bits()).max().unwrap_or(1);
+    Ok(match base_log {
+        None => RnsSignedDigits::new(q, max_bits, 1)?,
+        Some(w) => {
+            if !(1..=max_bits).contains(&w) {
+                return Err(invalid(
+                    field,
+                    format!(
+                        "base 2^{w}: the digit size must be in [1, {max_bits}] (the widest q_i); \
+                         use None for the plain CRT decomposition"
+                    ),
+                ));
+            }
+            RnsSignedDigits::new(q, w, max_bits.div_ceil(w) as usize)?
+        }
+    })
+}
+
 impl BfvContext {
     /// Checks `params` and precomputes the tables of HPS Section 4.2.
     ///
     /// Errors: [`BfvError::InvalidParams`] (empty `Q` or `P`, `log_n` outside `[4, 17]`, bad
-    /// `relin_base_log`, [`ConversionMode::Fast`], or `ExactInteger` with `Q` or `P` violating Qu-Xu
+    /// `relin_base_log` or `galois_base_log`, [`ConversionMode::Fast`], or `ExactInteger` with `Q` or `P` violating Qu-Xu
     /// Theorem 1 — the message names `eta`, `l` and the bound), [`BfvError::InvalidPlaintextModulus`] (`t` outside `[2, 2^60]`, sharing a factor
     /// with `Q`, or not below every `q_i`), [`BfvError::AuxiliaryBasisTooSmall`] (`P < 2 t N Q`),
     /// [`BfvError::Insecure`] (HE Standard bound exceeded without opt-in); ring and core errors for
@@ -446,21 +491,10 @@ impl BfvContext {
         let p_to_q = BasisConverter::new(&p, &q, params.conversion)?;
         let simple = SimpleScaler::new(&q, t)?;
         let complex = ComplexScaler::new(&q, &p, t)?;
-        let max_bits = q.moduli().iter().map(|m| m.bits()).max().unwrap_or(1);
-        let relin = match params.relin_base_log {
-            None => RnsSignedDigits::new(&q, max_bits, 1)?,
-            Some(w) => {
-                if !(1..=max_bits).contains(&w) {
-                    return Err(invalid(
-                        "relin_base_log",
-                        format!(
-                            "base 2^{w}: the digit size must be in [1, {max_bits}] (the widest q_i); \
-                             use None for the plain CRT decomposition"
-                        ),
-                    ));
-                }
-                RnsSignedDigits::new(&q, w, max_bits.div_ceil(w) as usize)?
-            }
+        let relin = signed_digits(&q, "relin_base_log", params.relin_base_log)?;
+        let galois = match params.galois_base_log {
+            None => None,
+            Some(w) => Some(signed_digits(&q, "galois_base_log", Some(w))?),
         };
         // floor(Q / t) = (Q - r) / t with r = Q mod t, so [floor(Q/t)]_{q_i} = -r t^-1 mod q_i.
         let r = q.product_mod(&t_mod);
@@ -486,6 +520,7 @@ impl BfvContext {
             simple,
             complex,
             relin,
+            galois,
             delta,
             t_mod_q,
             composer,
@@ -571,6 +606,12 @@ impl BfvContext {
         self.q.len() * self.relin.count()
     }
 
+    /// Number of (residue, digit) pairs of the Galois key-switching decomposition (the components of each
+    /// Galois key): [`BfvContext::relin_components`] unless [`BfvParams::galois_base_log`] is set.
+    pub fn galois_components(&self) -> usize {
+        self.q.len() * self.galois_digits().count()
+    }
+
     /// Whether the HE Standard table establishes 128-bit security for these parameters.
     pub fn is_secure(&self) -> bool {
         self.security.is_secure()
@@ -633,6 +674,12 @@ impl BfvContext {
 
     pub(crate) fn relin_digits(&self) -> &RnsSignedDigits {
         &self.relin
+    }
+
+    /// The decomposition of Galois key switching: [`BfvParams::galois_base_log`]'s digits, or the
+    /// relinearization decomposition.
+    pub(crate) fn galois_digits(&self) -> &RnsSignedDigits {
+        self.galois.as_ref().unwrap_or(&self.relin)
     }
 
     pub(crate) fn delta(&self) -> &[u64] {

@@ -5,8 +5,9 @@
 //!
 //! ```text
 //! BfvParameters  u32 log_n | u64 t | u32 k | k x u64 q_i | u32 k' | k' x u64 p_j
-//!                | u32 relin_base_log (0 = plain CRT) | f64 sigma | u8 conversion (1 exact float,
-//!                2 exact integer) | u8 insecure_for_testing
+//!                | u16 relin_base_log (0 = plain CRT) | u16 galois_base_log (0 = the relinearization
+//!                decomposition; older writers always wrote 0 here) | f64 sigma | u8 conversion (1 exact
+//!                float, 2 exact integer) | u8 insecure_for_testing
 //! BfvPlaintext   u8 width (1..=bits of t - 1) | N coefficients, each < t, packed at `width` bits
 //!                (the writer uses the bit length of the largest coefficient: small integers in the
 //!                coefficient encoding cost a few bits each)
@@ -84,7 +85,8 @@ impl Serializable for BfvContext {
             w.u32(moduli.len() as u32)?;
             moduli.iter().try_for_each(|&q| w.u64(q))?;
         }
-        w.u32(p.relin_base_log.unwrap_or(0))?;
+        // Two little-endian u16 in one u32: the bytes of a u32 relin_base_log when galois_base_log is None.
+        w.u32(p.relin_base_log.unwrap_or(0) | (p.galois_base_log.unwrap_or(0) << 16))?;
         w.f64(p.sigma)?;
         write_conversion(w, p.conversion)?;
         w.u8(p.insecure_for_testing as u8)
@@ -220,11 +222,25 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<BfvParams, DecodeError>
     }
     let q_moduli = read_moduli(r, "params.q_moduli")?;
     let p_moduli = read_moduli(r, "params.p_moduli")?;
-    let base = r.u32_in(
-        "params.relin_base_log",
-        0..=62,
-        "digit bits (0 for the plain CRT decomposition)",
-    )?;
+    let at = r.offset();
+    let bases = r.u32("params.relin_base_log")?;
+    let (base, galois_base) = (bases & 0xffff, bases >> 16);
+    if base > 62 {
+        return Err(r.out_of_range(
+            at,
+            "params.relin_base_log",
+            base as u64,
+            "digit bits 0..=62 (0 for the plain CRT decomposition)",
+        ));
+    }
+    if galois_base > 62 {
+        return Err(r.out_of_range(
+            at + 2,
+            "params.galois_base_log",
+            galois_base as u64,
+            "digit bits 0..=62 (0 for the relinearization decomposition)",
+        ));
+    }
     let sigma = read_sigma(r, "params.sigma")?;
     let at = r.offset();
     let conversion = read_conversion(r, "params.conversion")?;
@@ -243,6 +259,7 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<BfvParams, DecodeError>
         q_moduli,
         p_moduli,
         relin_base_log: (base != 0).then_some(base),
+        galois_base_log: (galois_base != 0).then_some(galois_base),
         sigma,
         insecure_for_testing,
         conversion,
@@ -423,13 +440,14 @@ impl KeySwitchKey {
         write_key_pairs(w, &self.components, self.seed.as_ref(), randomness)
     }
 
-    /// Reads the `k x digits` pairs over `Q` of a key of `ctx`.
+    /// Reads the `count` (`k x digits`) pairs over `Q` of a key of `ctx`.
     fn read_wire<R: Read>(
         r: &mut WireReader<R>,
         ctx: &BfvContext,
+        count: usize,
         field: &str,
     ) -> Result<Self, DecodeError> {
-        let (components, seed) = read_key_pairs(r, ctx.q_basis(), ctx.relin_components(), field)?;
+        let (components, seed) = read_key_pairs(r, ctx.q_basis(), count, field)?;
         Ok(KeySwitchKey { components, seed })
     }
 }
@@ -458,7 +476,7 @@ impl Deserializable<BfvContext> for RelinKey {
     fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &BfvContext) -> Result<Self, DecodeError> {
         Ok(RelinKey {
             fingerprint: ctx.fingerprint(),
-            key: KeySwitchKey::read_wire(r, ctx, "relin_key")?,
+            key: KeySwitchKey::read_wire(r, ctx, ctx.relin_components(), "relin_key")?,
         })
     }
 }
@@ -486,7 +504,7 @@ impl Serializable for GaloisKeys {
 impl Deserializable<BfvContext> for GaloisKeys {
     fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &BfvContext) -> Result<Self, DecodeError> {
         let list = read_galois_list(r, ctx.n(), "galois_keys", |r, field| {
-            KeySwitchKey::read_wire(r, ctx, field)
+            KeySwitchKey::read_wire(r, ctx, ctx.galois_components(), field)
         })?;
         Ok(GaloisKeys {
             fingerprint: ctx.fingerprint(),
@@ -507,10 +525,45 @@ mod tests {
     const INSECURE_OK: LoadLimits = LoadLimits::DEFAULT.allowing_insecure();
 
     fn ctx(relin_base_log: Option<u32>) -> Arc<BfvContext> {
+        ctx_with(relin_base_log, None)
+    }
+
+    fn ctx_with(relin_base_log: Option<u32>, galois_base_log: Option<u32>) -> Arc<BfvContext> {
         let mut p = BfvParams::with_bit_sizes(10, 65537, 40, 2).unwrap();
         p.insecure_for_testing = true;
         p.relin_base_log = relin_base_log;
+        p.galois_base_log = galois_base_log;
         BfvContext::new(p).unwrap()
+    }
+
+    /// A Galois decomposition of its own travels in the upper half of the relinearization field (older
+    /// files, always 0 there, read as before), enters the fingerprint only when it differs from
+    /// relinearization's, and is range-checked on load.
+    #[test]
+    fn galois_decomposition_round_trips() {
+        let plain = ctx(Some(20));
+        let same = ctx_with(Some(20), Some(20));
+        assert_eq!(same.fingerprint(), plain.fingerprint());
+        let own = ctx_with(None, Some(14));
+        assert_ne!(own.fingerprint(), ctx(None).fingerprint());
+        assert_eq!(own.galois_components(), 2 * 3);
+        assert_eq!(own.relin_components(), 2);
+        let bytes = own.to_bytes();
+        let back = BfvContext::from_bytes(&bytes).unwrap();
+        assert_eq!(back.params(), own.params());
+        assert_eq!(back.fingerprint(), own.fingerprint());
+        // relin_base_log sits after the header and log_n, t, k, q_i, k', p_j.
+        let at =
+            (HEADER_LEN + 4 + 8 + 4 + 8 * 2 + 4 + 8 * own.params().p_moduli.len() as u64) as usize;
+        assert_eq!(bytes[at..at + 4], (14u32 << 16).to_le_bytes());
+        assert_eq!(plain.to_bytes()[at..at + 4], 20u32.to_le_bytes());
+        let mut bad = bytes.clone();
+        bad[at..at + 4].copy_from_slice(&(99u32 << 16).to_le_bytes());
+        let err = BfvContext::from_bytes(&bad).unwrap_err();
+        assert!(err.to_string().contains("galois_base_log"), "{err}");
+        let mut too_wide = own.params().clone();
+        too_wide.galois_base_log = Some(41);
+        assert!(BfvContext::new(too_wide).is_err());
     }
 
     fn rng() -> Csprng {
@@ -548,8 +601,8 @@ mod tests {
 
     #[test]
     fn keys_plaintexts_and_ciphertexts_round_trip_and_compute() {
-        for base in [None, Some(20)] {
-            let c = ctx(base);
+        for (base, galois) in [(None, None), (Some(20), None), (None, Some(14))] {
+            let c = ctx_with(base, galois);
             let mut rng = rng();
             let kg = KeyGenerator::new(&c, &mut rng).unwrap();
             let sk = kg.secret_key();
