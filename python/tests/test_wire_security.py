@@ -226,8 +226,9 @@ def test_mac_mode(session):
             with pytest.raises(rnsfhe.DecodeError, match="MAC") as e:
                 load(data, mac_key=k)
             assert e.value.field == "digest"
-    assert np.allclose(session.decrypt(ckks.Ciphertext.from_bytes(ct.to_bytes(mac_key=key), ctx,
-                                                                  mac_key=key), real=True)[:4], np.arange(4.0))
+    back = ckks.Ciphertext.from_bytes(ct.to_bytes(mac_key=key), ctx, mac_key=key)
+    # CKKS at scale 2^40: about 30 bits of precision on values of this size.
+    assert np.max(np.abs(session.decrypt(back, real=True)[:4] - np.arange(4.0))) < 1e-6
     for bad in (b"short", bytes(33)):
         with pytest.raises(ValueError, match="mac_key must be 32 bytes"):
             ct.to_bytes(mac_key=bad)

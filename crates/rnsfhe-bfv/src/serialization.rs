@@ -549,7 +549,7 @@ mod tests {
         assert_eq!(own.galois_components(), 2 * 3);
         assert_eq!(own.relin_components(), 2);
         let bytes = own.to_bytes();
-        let back = BfvContext::from_bytes(&bytes).unwrap();
+        let back = BfvContext::from_bytes_with(&bytes, &INSECURE_OK).unwrap();
         assert_eq!(back.params(), own.params());
         assert_eq!(back.fingerprint(), own.fingerprint());
         // relin_base_log sits after the header and log_n, t, k, q_i, k', p_j.
@@ -559,7 +559,8 @@ mod tests {
         assert_eq!(plain.to_bytes()[at..at + 4], 20u32.to_le_bytes());
         let mut bad = bytes.clone();
         bad[at..at + 4].copy_from_slice(&(99u32 << 16).to_le_bytes());
-        let err = BfvContext::from_bytes(&bad).unwrap_err();
+        reseal(&mut bad);
+        let err = BfvContext::from_bytes_with(&bad, &INSECURE_OK).unwrap_err();
         assert!(err.to_string().contains("galois_base_log"), "{err}");
         let mut too_wide = own.params().clone();
         too_wide.galois_base_log = Some(41);
