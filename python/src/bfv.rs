@@ -17,9 +17,8 @@ use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUnt
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt};
-use rnsfhe::core::serialization::{LoadLimits, WireParams};
 use rnsfhe::math::sampling::Csprng;
-use rnsfhe::math::wire::{DecodeError, Integrity, PublicRandomness, Serializable};
+use rnsfhe::math::wire::Serializable;
 use rnsfhe_bfv::{
     BatchEncoder, BfvContext, BfvError, BfvParams, BfvPreset, Ciphertext, CoeffEncoder, Decryptor,
     Encryptor, Evaluator, GaloisKeys, KeyGenerator, Plaintext, PublicKey, RelinKey, SecretKey,
@@ -29,9 +28,9 @@ use rnsfhe_bfv::{
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, ciphertext_wire_class, context_methods,
     evaluator_methods, key_classes, keyset_methods, load_object, preset_name, preset_names,
-    preset_prefix, py_bool, steps_from_elements, value_error_with_hint, warn_user, wire_key_class,
-    wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Int, Scheme, WireClass,
-    WireContext, WireObject,
+    preset_prefix, py_bool, steps_from_elements, value_error_with_hint, warn_user, wire_context,
+    wire_key_class, wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Int, Scheme,
+    WireClass, WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
@@ -46,35 +45,7 @@ const ROW_ROTATION_GENERATOR: u64 = 3;
 /// evaluator of each (which owns the context), held weakly.
 static CONTEXTS: ContextCache<Eval> = ContextCache::new();
 
-impl WireContext for BfvContext {
-    fn parameter_bytes(&self, integrity: Integrity<'_>) -> PyResult<Vec<u8>> {
-        Ok(Serializable::to_bytes_sealed(
-            self,
-            PublicRandomness::Seeded,
-            integrity,
-        ))
-    }
-
-    fn from_parameter_bytes(
-        bytes: &[u8],
-        limits: &LoadLimits,
-        integrity: Integrity<'_>,
-    ) -> Result<Arc<Self>, DecodeError> {
-        BfvContext::from_bytes_sealed(bytes, limits, integrity)
-    }
-
-    fn size(&self) -> (u32, usize) {
-        WireParams::size(self.params())
-    }
-
-    fn is_insecure(&self) -> bool {
-        self.security_warning().is_some()
-    }
-
-    fn insecure_warning(&self) -> Option<String> {
-        self.security_warning()
-    }
-}
+wire_context!(BfvContext);
 
 wire_objects!(BfvContext {
     PublicKey => |c| &**c.rlwe(),

@@ -20,19 +20,17 @@ use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyDict, PyFloat, PyInt, PyType};
 use rnsfhe::ckks::{
     self, functions, ChebyshevSeries, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor,
-    CkksParams, Complex64, Csprng, DecodeError, Evaluator, GaloisKeys, KeyGenerator, PartStats,
-    Polynomial, PolynomialBasis, PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy,
+    CkksParams, Complex64, Csprng, Evaluator, GaloisKeys, KeyGenerator, PartStats, Polynomial,
+    PolynomialBasis, PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy,
     SecretDistribution, SecretKey, SecurityLevel, SeededCiphertext, Serializable,
 };
-use rnsfhe::core::serialization::{LoadLimits, WireParams};
-use rnsfhe::math::wire::{Integrity, PublicRandomness};
 
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, ciphertext_wire_class, context_methods,
     evaluator_methods, key_classes, keyset_methods, load_object, mode_name, operator_result,
     parse_mode, preset_name, preset_names, preset_prefix, py_bool, steps_from_elements,
-    value_error_with_hint, warn_user, wire_key_class, wire_methods, wire_objects, wrong_dimensions,
-    BinOp, ContextCache, Int, Scheme, WireClass, WireContext, WireObject,
+    value_error_with_hint, warn_user, wire_context, wire_key_class, wire_methods, wire_objects,
+    wrong_dimensions, BinOp, ContextCache, Int, Scheme, WireClass, WireObject,
 };
 
 const SCHEME: Scheme = Scheme {
@@ -47,35 +45,7 @@ const ROTATION_GENERATOR: u64 = 5;
 /// evaluator of each (which owns the context), held weakly.
 static CONTEXTS: ContextCache<Eval> = ContextCache::new();
 
-impl WireContext for CkksContext {
-    fn parameter_bytes(&self, integrity: Integrity<'_>) -> PyResult<Vec<u8>> {
-        Ok(Serializable::to_bytes_sealed(
-            self,
-            PublicRandomness::Seeded,
-            integrity,
-        ))
-    }
-
-    fn from_parameter_bytes(
-        bytes: &[u8],
-        limits: &LoadLimits,
-        integrity: Integrity<'_>,
-    ) -> Result<Arc<Self>, DecodeError> {
-        CkksContext::from_bytes_sealed(bytes, limits, integrity)
-    }
-
-    fn size(&self) -> (u32, usize) {
-        WireParams::size(self.params())
-    }
-
-    fn is_insecure(&self) -> bool {
-        self.security_warning().is_some()
-    }
-
-    fn insecure_warning(&self) -> Option<String> {
-        self.security_warning()
-    }
-}
+wire_context!(CkksContext);
 
 wire_objects!(CkksContext {
     PublicKey => |c| &**c.rlwe(),

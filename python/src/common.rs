@@ -467,6 +467,46 @@ pub(crate) trait WireContext: Send + Sync + Sized {
     fn insecure_warning(&self) -> Option<String>;
 }
 
+/// Implements [`WireContext`] for a scheme context `$context` with `Serializable`, `params()` of a
+/// `WireParams` type, `from_bytes_sealed(bytes, limits, integrity)` and `security_warning()` (the
+/// contexts of both schemes have them under the same names).
+macro_rules! wire_context {
+    ($context:ty) => {
+        impl $crate::common::WireContext for $context {
+            fn parameter_bytes(
+                &self,
+                integrity: rnsfhe::math::wire::Integrity<'_>,
+            ) -> PyResult<Vec<u8>> {
+                Ok(rnsfhe::math::wire::Serializable::to_bytes_sealed(
+                    self,
+                    rnsfhe::math::wire::PublicRandomness::Seeded,
+                    integrity,
+                ))
+            }
+
+            fn from_parameter_bytes(
+                bytes: &[u8],
+                limits: &rnsfhe::core::serialization::LoadLimits,
+                integrity: rnsfhe::math::wire::Integrity<'_>,
+            ) -> Result<Arc<Self>, rnsfhe::math::wire::DecodeError> {
+                <$context>::from_bytes_sealed(bytes, limits, integrity)
+            }
+
+            fn size(&self) -> (u32, usize) {
+                rnsfhe::core::serialization::WireParams::size(self.params())
+            }
+
+            fn is_insecure(&self) -> bool {
+                self.security_warning().is_some()
+            }
+
+            fn insecure_warning(&self) -> Option<String> {
+                self.security_warning()
+            }
+        }
+    };
+}
+
 /// The process-wide limits of `Context.from_bytes` and of unpickling (`rnsfhe.set_load_limits`),
 /// [`LoadLimits::DEFAULT`] until changed.
 static LOAD_LIMITS: Mutex<LoadLimits> = Mutex::new(LoadLimits::DEFAULT);
@@ -1479,5 +1519,6 @@ macro_rules! ciphertext_methods {
 
 pub(crate) use {
     add_scheme_classes, ciphertext_methods, ciphertext_wire_class, context_methods,
-    evaluator_methods, key_classes, keyset_methods, wire_key_class, wire_methods, wire_objects,
+    evaluator_methods, key_classes, keyset_methods, wire_context, wire_key_class, wire_methods,
+    wire_objects,
 };
