@@ -289,16 +289,27 @@ mod tests {
                 let listed: Vec<usize> = group.elements().map(GaloisElement::value).collect();
                 assert_eq!(listed, powers, "N = {n}, g = {generator}");
                 let distinct: std::collections::BTreeSet<_> = powers.iter().collect();
-                assert_eq!(distinct.len(), half, "g has order N/2 (N = {n}, g = {generator})");
+                assert_eq!(
+                    distinct.len(),
+                    half,
+                    "g has order N/2 (N = {n}, g = {generator})"
+                );
                 assert!(!distinct.contains(&(2 * n - 1)), "-1 is no power of g");
                 for step in -(2 * half as i64)..=2 * half as i64 {
                     let e = group.element_of_step(step);
                     let r = step.rem_euclid(half as i64) as usize;
-                    assert_eq!(e.value(), powers[r], "N = {n}, g = {generator}, step {step}");
+                    assert_eq!(
+                        e.value(),
+                        powers[r],
+                        "N = {n}, g = {generator}, step {step}"
+                    );
                     assert_eq!(e.degree(), n);
                     // The inverse map gives the representative of smallest magnitude, ties positive.
                     let back = group.step_of_element(e).unwrap();
-                    assert!(-(half as i64) < 2 * back && 2 * back <= half as i64, "{back}");
+                    assert!(
+                        -(half as i64) < 2 * back && 2 * back <= half as i64,
+                        "{back}"
+                    );
                     assert_eq!(back.rem_euclid(half as i64) as usize, r);
                 }
                 // Every odd residue: the steps of the powers, None for the rest (the coset of -1).

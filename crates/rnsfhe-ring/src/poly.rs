@@ -356,7 +356,6 @@ impl<F: Form> Poly<F> {
         self.basis = Arc::clone(basis);
         Ok(())
     }
-
 }
 
 impl Poly<Coeff> {
