@@ -28,7 +28,7 @@ use rnsfhe_bfv::{
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, ciphertext_wire_class, context_methods,
     evaluator_methods, key_classes, keyset_methods, load_object, preset_name, preset_names,
-    preset_prefix, py_bool, steps_from_elements, value_error_with_hint, warn_user, wire_context,
+    preset_prefix, py_bool, rotations_of_elements, value_error_with_hint, warn_user, wire_context,
     wire_key_class, wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Int, Scheme,
     WireClass, WireObject,
 };
@@ -37,9 +37,6 @@ const SCHEME: Scheme = Scheme {
     module: "bfv",
     name: "BFV",
 };
-
-/// The generator of row rotations: rotation by k has the Galois element `3^k mod 2N`.
-const ROW_ROTATION_GENERATOR: u64 = 3;
 
 /// Contexts loaded from bytes (`Context.from_bytes`, unpickling), by their exact bytes: the keyless
 /// evaluator of each (which owns the context), held weakly.
@@ -1048,7 +1045,7 @@ wire_methods! {
         ) -> PyResult<Self> {
             let keys: GaloisKeys = load_object(py, data, &*context.ctx, mac_key)?;
             let (rotations, column_swap) =
-                steps_from_elements(&keys.elements(), context.ctx.n(), ROW_ROTATION_GENERATOR);
+                rotations_of_elements(context.ctx.galois_group(), &keys.elements());
             Ok(Self {
                 galois: Galois {
                     keys: Arc::new(keys),

@@ -28,7 +28,7 @@ use rnsfhe::ckks::{
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, ciphertext_wire_class, context_methods,
     evaluator_methods, key_classes, keyset_methods, load_object, mode_name, operator_result,
-    parse_mode, preset_name, preset_names, preset_prefix, py_bool, steps_from_elements,
+    parse_mode, preset_name, preset_names, preset_prefix, py_bool, rotations_of_elements,
     value_error_with_hint, warn_user, wire_context, wire_key_class, wire_methods, wire_objects,
     wrong_dimensions, BinOp, ContextCache, Int, Scheme, WireClass, WireObject,
 };
@@ -37,9 +37,6 @@ const SCHEME: Scheme = Scheme {
     module: "ckks",
     name: "CKKS",
 };
-
-/// The generator of slot rotations: rotation by k has the Galois element `5^k mod 2N`.
-const ROTATION_GENERATOR: u64 = 5;
 
 /// Contexts loaded from bytes (`Context.from_bytes`, unpickling), by their exact bytes: the keyless
 /// evaluator of each (which owns the context), held weakly.
@@ -1815,7 +1812,7 @@ wire_methods! {
         ) -> PyResult<Self> {
             let key: GaloisKeys = load_object(py, data, &*context.ctx, mac_key)?;
             let (rotations, conjugate) =
-                steps_from_elements(&key.elements(), context.ctx.n(), ROTATION_GENERATOR);
+                rotations_of_elements(context.ctx.galois_group(), &key.elements());
             Ok(Self {
                 key: Arc::new(key),
                 rotations,

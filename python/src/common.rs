@@ -23,6 +23,7 @@ use pyo3::types::{PyBytes, PyDict, PyType};
 use rnsfhe::core::serialization::LoadLimits;
 use rnsfhe::math::wire::{self, Integrity, MacKey, PublicRandomness};
 use rnsfhe::ring::conversion::ConversionMode;
+use rnsfhe::ring::GaloisGroup;
 
 /// Converts an error of the Rust layers into a Python `ValueError` with the same message.
 pub(crate) fn value_error(err: impl Display) -> PyErr {
@@ -807,39 +808,19 @@ pub(crate) fn cached_context<T: Send + Sync, C: WireContext>(
 }
 
 /// The rotation steps and whether the conjugation (CKKS) or column-swap (BFV) key is present, from the
-/// Galois elements of loaded keys: rotation by k has the element `generator^k mod 2N` (5 for CKKS slots,
-/// 3 for BFV rows), conjugation / the column swap `2N - 1`. Steps are given in `(-N/4, N/4]` (a step and
-/// that step minus N/2 are the same rotation), sorted by magnitude; elements of neither kind (never made
-/// by keygen) are left out.
-pub(crate) fn steps_from_elements(
-    elements: &[usize],
-    n: usize,
-    generator: u64,
-) -> (Vec<i64>, bool) {
-    let half = (n / 2).max(1) as i64;
-    let mut steps = Vec::new();
-    let mut conjugate = false;
-    let mut wanted: Vec<usize> = elements.to_vec();
-    if let Some(i) = wanted.iter().position(|&e| e == 2 * n - 1) {
-        conjugate = true;
-        wanted.swap_remove(i);
-    }
-    let two_n = 2 * n as u64;
-    let mut power = 1 % two_n;
-    for k in 0..half {
-        if wanted.is_empty() {
-            break;
-        }
-        if let Some(i) = wanted.iter().position(|&e| e as u64 == power) {
-            wanted.swap_remove(i);
-            if k != 0 {
-                steps.push(if 2 * k > half { k - half } else { k });
-            }
-        }
-        power = power * generator % two_n;
-    }
+/// Galois elements of loaded keys, by the inverse map of the context's Galois group
+/// ([`GaloisGroup::step_of_element`]; generator 5 for CKKS slots, 3 for BFV rows). Steps are given in
+/// `(-N/4, N/4]` (a step and that step minus N/2 are the same rotation), sorted by magnitude; the identity
+/// and elements of neither kind (never made by keygen) are left out.
+pub(crate) fn rotations_of_elements(group: &GaloisGroup, elements: &[usize]) -> (Vec<i64>, bool) {
+    let conjugation = group.conjugation().value();
+    let mut steps: Vec<i64> = elements
+        .iter()
+        .filter_map(|&e| group.step_of_element(group.element(e).ok()?))
+        .filter(|&s| s != 0)
+        .collect();
     steps.sort_by_key(|&s| (s.abs(), s < 0));
-    (steps, conjugate)
+    (steps, elements.contains(&conjugation))
 }
 
 // ------------------------------------------------------------------------------------------------------

@@ -280,7 +280,7 @@ mod tests {
             assert_eq!(rot[j], x[(j + 1) % h]);
             assert_eq!(rot[h + j], x[h + (j + 1) % h]);
         }
-        let right = crate::galois::galois_element_for_row_step(-1, n);
+        let right = c.galois_group().element_of_step(-1).value();
         assert_eq!(right * 3 % (2 * n), 1);
         let rot = enc.decode_u64(&auto(right)).unwrap();
         for j in 0..h {

@@ -112,18 +112,6 @@ pub enum BfvError {
         /// The Galois elements that do have keys.
         available: Vec<usize>,
     },
-    /// A Galois element that is not an odd residue below `2N`.
-    #[error(
-        "Galois element {element} is invalid for N = {n}: it must be odd and below 2N = {two_n}"
-    )]
-    InvalidGaloisElement {
-        /// The element given.
-        element: usize,
-        /// Ring degree.
-        n: usize,
-        /// `2N`.
-        two_n: usize,
-    },
     /// The noise budget is computed through `f64` and is not available for a very large `Q`.
     #[error("the noise budget is unavailable for log2(Q) = {log_q:.0} > {max:.0}; decrypt to check correctness instead")]
     NoiseBudgetUnavailable {

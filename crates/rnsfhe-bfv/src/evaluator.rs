@@ -30,12 +30,11 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_ring::{Coeff, Ntt, Poly};
+use rnsfhe_ring::{Coeff, GaloisElement, Ntt, Poly};
 
 use crate::encoder::Plaintext;
 use crate::encryption::{scaled_message, Ciphertext};
 use crate::error::{BfvError, BfvResult};
-use crate::galois::{galois_element_for_column_swap, galois_element_for_row_step};
 use crate::keys::{GaloisKeys, RelinKey};
 use crate::keyswitch::key_switch;
 use crate::params::BfvContext;
@@ -265,7 +264,8 @@ impl Evaluator {
         Ok(self.wrap(vec![c0, c1]))
     }
 
-    /// The automorphism `X -> X^g` of the encrypted plaintext for any odd `g < 2N`: applies it to both
+    /// The automorphism `X -> X^g` of the encrypted plaintext for any Galois element `g` (odd, below
+    /// `2N`; [`GaloisElement::new`] or the context's [`rnsfhe_ring::GaloisGroup`]): applies it to both
     /// parts (which then decrypt under `s(X^g)`) and key-switches `c_1(X^g)` back to `s` with the Galois
     /// key of `g` (HPS CRT key switching, Sections 3.3 and 4.5, as in [`Evaluator::relinearize`]):
     /// `(c_0(X^g) + sum d_{i,j} beta_{i,j}, sum d_{i,j} alpha_{i,j})` with `d_{i,j}` the residues/digits of
@@ -274,13 +274,13 @@ impl Evaluator {
     /// gains the key-switching term `sum d_{i,j} e_{i,j}` (the relinearization term of HPS Eq. (13)).
     /// `g = 1` returns a copy.
     ///
-    /// Errors: [`BfvError::InvalidGaloisElement`] for an even `g` or `g >= 2N`;
+    /// Errors: a ring error ([`BfvError::Ring`]) if `g` belongs to another ring degree;
     /// [`BfvError::MissingGaloisKey`] if `keys` has no key for `g`; [`BfvError::WrongPartCount`] unless
     /// `ct` has 2 parts; context mismatches.
     pub fn apply_galois(
         &self,
         ct: &Ciphertext,
-        element: usize,
+        element: GaloisElement,
         keys: &GaloisKeys,
     ) -> BfvResult<Ciphertext> {
         self.galois("Galois automorphism", ct, element, None, keys)
@@ -288,7 +288,7 @@ impl Evaluator {
 
     /// Rotates both rows of the `2 x N/2` batching matrix cyclically **left** by `step` (right for a
     /// negative `step`; `step` is taken modulo `N/2`): [`Evaluator::apply_galois`] with the element
-    /// `3^step mod 2N` (SEAL's convention, [`crate::galois::galois_element_for_row_step`]). A multiple of
+    /// `3^step mod 2N` (SEAL's convention, [`crate::BfvContext::galois_group`]). A multiple of
     /// `N/2` returns a copy without needing a key. Without batching (`t` not a prime `= 1 mod 2N`) this is
     /// still the automorphism `X -> X^(3^step)` of the plaintext polynomial.
     ///
@@ -300,7 +300,7 @@ impl Evaluator {
         step: i64,
         keys: &GaloisKeys,
     ) -> BfvResult<Ciphertext> {
-        let element = galois_element_for_row_step(step, self.ctx.n());
+        let element = self.ctx.galois_group().element_of_step(step);
         self.galois("row rotation", ct, element, Some(step), keys)
     }
 
@@ -310,7 +310,7 @@ impl Evaluator {
     /// Errors: [`BfvError::MissingGaloisKey`] if `keys` was generated without the column swap; as
     /// [`Evaluator::apply_galois`] otherwise.
     pub fn rotate_columns(&self, ct: &Ciphertext, keys: &GaloisKeys) -> BfvResult<Ciphertext> {
-        let element = galois_element_for_column_swap(self.ctx.n());
+        let element = self.ctx.galois_group().conjugation();
         self.galois("column swap", ct, element, None, keys)
     }
 
@@ -318,15 +318,15 @@ impl Evaluator {
         &self,
         operation: &'static str,
         ct: &Ciphertext,
-        element: usize,
+        element: GaloisElement,
         step: Option<i64>,
         keys: &GaloisKeys,
     ) -> BfvResult<Ciphertext> {
         self.check_parts(ct, 2, operation)?;
         self.ctx
             .check_fingerprint(keys.fingerprint, "Galois keys")?;
-        self.ctx.check_galois_element(element)?;
-        if element == 1 {
+        element.check_degree(self.ctx.n(), operation)?;
+        if element.is_identity() {
             return Ok(ct.clone());
         }
         let key = keys.require(operation, element, step)?;

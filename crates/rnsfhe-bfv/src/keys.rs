@@ -25,10 +25,10 @@ pub(crate) use rnsfhe_core::keys::SecretPoly;
 use rnsfhe_core::samplers::expand_uniform;
 pub use rnsfhe_core::{PublicKey, SecretKey};
 use rnsfhe_math::sampling::{Csprng, Seed};
-use rnsfhe_ring::{Coeff, Ntt, Poly, RnsSignedDigits};
+use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly, RnsSignedDigits};
 
 use crate::error::{BfvError, BfvResult};
-use crate::galois::{galois_element_for_column_swap, galois_element_for_row_step, galois_elements};
+use crate::galois::galois_elements;
 use crate::params::BfvContext;
 
 /// `s` in NTT form over `Q`, from the key's signed coefficients (zeroized on drop).
@@ -111,13 +111,13 @@ impl RelinKey {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaloisKeys {
     pub(crate) fingerprint: u64,
-    /// Ring degree `N` (to map rotation steps to elements).
-    pub(crate) n: usize,
+    /// The context's Galois group (to map rotation steps to elements).
+    pub(crate) group: GaloisGroup,
     pub(crate) keys: BTreeMap<usize, KeySwitchKey>,
 }
 
 impl GaloisKeys {
-    /// The key of Galois element `element`, if generated.
+    /// The key of Galois element `element` (its value, [`GaloisElement::value`]), if generated.
     pub fn get(&self, element: usize) -> Option<&KeySwitchKey> {
         self.keys.get(&element)
     }
@@ -130,8 +130,8 @@ impl GaloisKeys {
     /// Whether the row rotation by `step` is available: its element has a key, or it is the identity
     /// (`step` a multiple of `N/2`), which needs none.
     pub fn has_row_step(&self, step: i64) -> bool {
-        let g = galois_element_for_row_step(step, self.n);
-        g == 1 || self.contains(g)
+        let g = self.group.element_of_step(step);
+        g.is_identity() || self.contains(g.value())
     }
 
     /// The Galois elements that have keys, in increasing order.
@@ -151,7 +151,7 @@ impl GaloisKeys {
 
     /// Whether the column swap (element `2N - 1`) is available.
     pub fn has_column_swap(&self) -> bool {
-        self.contains(galois_element_for_column_swap(self.n))
+        self.contains(self.group.conjugation().value())
     }
 
     /// Fingerprint of the BFV context the keys belong to.
@@ -164,14 +164,14 @@ impl GaloisKeys {
     pub(crate) fn require(
         &self,
         operation: &'static str,
-        element: usize,
+        element: GaloisElement,
         step: Option<i64>,
     ) -> BfvResult<&KeySwitchKey> {
         self.keys
-            .get(&element)
+            .get(&element.value())
             .ok_or_else(|| BfvError::MissingGaloisKey {
                 operation,
-                element,
+                element: element.value(),
                 step,
                 available: self.elements(),
             })
@@ -290,36 +290,39 @@ impl KeyGenerator {
         include_column_swap: bool,
         rng: &mut Csprng,
     ) -> BfvResult<GaloisKeys> {
-        let elements = galois_elements(steps, include_column_swap, self.ctx.n());
+        let elements = galois_elements(self.ctx.galois_group(), steps, include_column_swap);
         self.galois_keys_for_elements(&elements, rng)
     }
 
-    /// Galois keys for arbitrary Galois elements (odd `g < 2N`; automorphisms `X -> X^g`); duplicates are
-    /// generated once, the identity `1` is skipped (it needs no key). See [`KeyGenerator::galois_keys`].
+    /// Galois keys for arbitrary Galois elements (automorphisms `X -> X^g`, made by
+    /// [`GaloisElement::new`] or the context's [`GaloisGroup`]); duplicates are generated once, the
+    /// identity `1` is skipped (it needs no key). See [`KeyGenerator::galois_keys`].
     ///
-    /// Errors: [`BfvError::InvalidGaloisElement`] for an even element or one not below `2N`; sampler
-    /// errors.
+    /// Errors: a ring error ([`BfvError::Ring`]) for an element of another ring degree; sampler errors.
     pub fn galois_keys_for_elements(
         &self,
-        elements: &[usize],
+        elements: &[GaloisElement],
         rng: &mut Csprng,
     ) -> BfvResult<GaloisKeys> {
         let ctx = &self.ctx;
         for &g in elements {
-            ctx.check_galois_element(g)?;
+            g.check_degree(ctx.n(), "Galois key generation")?;
         }
         let s = secret_ntt(ctx, self.secret_key())?;
         let mut keys = BTreeMap::new();
         for &g in elements {
-            if g == 1 || keys.contains_key(&g) {
+            if g.is_identity() || keys.contains_key(&g.value()) {
                 continue;
             }
             let s_g = SecretPoly::new(s.get().automorphism(g)?);
-            keys.insert(g, switching_key(ctx, &s_g, &s, ctx.galois_digits(), rng)?);
+            keys.insert(
+                g.value(),
+                switching_key(ctx, &s_g, &s, ctx.galois_digits(), rng)?,
+            );
         }
         Ok(GaloisKeys {
             fingerprint: ctx.fingerprint(),
-            n: ctx.n(),
+            group: *ctx.galois_group(),
             keys,
         })
     }

@@ -74,10 +74,7 @@ pub use encoder::{BatchEncoder, CoeffEncoder, Plaintext};
 pub use encryption::{Ciphertext, Decryptor, Encryptor, MAX_BUDGET_LOG_Q};
 pub use error::{BfvError, BfvResult};
 pub use evaluator::Evaluator;
-pub use galois::{
-    galois_element_for_column_swap, galois_element_for_row_step, galois_elements,
-    ROW_ROTATION_GENERATOR,
-};
+pub use galois::{galois_elements, ROW_ROTATION_GENERATOR};
 pub use generator::BfvPreset;
 pub use keys::{GaloisKeys, KeyGenerator, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 pub use params::{max_log_q_128, BfvContext, BfvParams, HPS_SIGMA, MAX_PLAINTEXT_MODULUS};
@@ -85,4 +82,5 @@ pub use rnsfhe_core::serialization::LoadLimits;
 pub use rnsfhe_math::wire::{Integrity, MacKey};
 /// The basis-conversion modes of [`BfvParams::conversion`] (re-exported from `rnsfhe-ring`).
 pub use rnsfhe_ring::ConversionMode;
+pub use rnsfhe_ring::{GaloisElement, GaloisGroup};
 pub use serialization::{SeededCiphertext, MAX_WIRE_MODULI};

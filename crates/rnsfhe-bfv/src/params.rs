@@ -55,11 +55,12 @@ use rnsfhe_ring::conversion::{
     theorem1_eta_lower_bound, QuXuCloseness, DEFAULT_QU_XU_FAILURE_TARGET,
 };
 use rnsfhe_ring::{
-    BasisConverter, ComplexScaler, ConversionMode, CrtComposer, RnsBasis, RnsSignedDigits,
-    SimpleScaler,
+    BasisConverter, ComplexScaler, ConversionMode, CrtComposer, GaloisGroup, RnsBasis,
+    RnsSignedDigits, SimpleScaler,
 };
 
 use crate::error::{BfvError, BfvResult};
+use crate::galois::ROW_ROTATION_GENERATOR;
 
 /// The error standard deviation of HPS Section 6.1 (after the HE Standard): `8 / sqrt(2 pi)`, about 3.19.
 pub const HPS_SIGMA: f64 = 3.191_538_243_211_461;
@@ -357,6 +358,7 @@ pub struct BfvContext {
     t_mod_q: Vec<u64>,
     composer: CrtComposer,
     batch: Option<BatchTables>,
+    galois_group: GaloisGroup,
     log_q: f64,
     log_p: f64,
     security: SecurityEstimate,
@@ -504,7 +506,8 @@ impl BfvContext {
             .map(|qi| Ok(qi.mul(qi.neg(qi.reduce(r)), qi.inv(qi.reduce(t))?)))
             .collect::<BfvResult<Vec<u64>>>()?;
         let t_mod_q = q.moduli().iter().map(|qi| qi.reduce(t)).collect();
-        let batch = batch_tables(n, t);
+        let galois_group = GaloisGroup::new(n, ROW_ROTATION_GENERATOR)?;
+        let batch = batch_tables(&galois_group, t);
         let composer = CrtComposer::new(&q);
         Ok(Arc::new(Self {
             params,
@@ -525,6 +528,7 @@ impl BfvContext {
             t_mod_q,
             composer,
             batch,
+            galois_group,
             log_q,
             log_p,
             security,
@@ -698,16 +702,10 @@ impl BfvContext {
         self.batch.as_ref()
     }
 
-    /// Checks that `element` is a Galois element: odd and below `2N`.
-    pub(crate) fn check_galois_element(&self, element: usize) -> BfvResult<()> {
-        if element.is_multiple_of(2) || element >= 2 * self.n {
-            return Err(BfvError::InvalidGaloisElement {
-                element,
-                n: self.n,
-                two_n: 2 * self.n,
-            });
-        }
-        Ok(())
+    /// The Galois group of the batching matrix (generator [`ROW_ROTATION_GENERATOR`] = 3 for the row
+    /// rotations, conjugation `2N - 1` for the column swap; see [`crate::galois`]).
+    pub fn galois_group(&self) -> &GaloisGroup {
+        &self.galois_group
     }
 
     /// Checks that a key of `rnsfhe-core` (secret or public) belongs to [`BfvContext::rlwe`].
@@ -740,11 +738,13 @@ impl BfvContext {
 
 /// The batching tables when `t` is a prime `= 1 mod 2N`, else `None`.
 ///
-/// Slot order (SEAL's batching layout, generator [`crate::galois::ROW_ROTATION_GENERATOR`] = 3): slots form
-/// a `2 x N/2` matrix; slot `j < N/2` of row 0 is the evaluation at `psi^(3^j)`, slot `N/2 + j` of row 1
-/// the evaluation at `psi^(-3^j)`, `psi` a primitive `2N`-th root of unity mod `t`. The automorphism
-/// `X -> X^(3^r)` then rotates both rows left by `r`, and `X -> X^(2N-1)` swaps the rows.
-fn batch_tables(n: usize, t: u64) -> Option<BatchTables> {
+/// Slot order (SEAL's batching layout: the elements of `group`, generator [`ROW_ROTATION_GENERATOR`] =
+/// 3, in step order): slots form a `2 x N/2` matrix; slot `j < N/2` of row 0 is the evaluation at
+/// `psi^(3^j)`, slot `N/2 + j` of row 1 the evaluation at `psi^(-3^j)`, `psi` a primitive `2N`-th root of
+/// unity mod `t`. The automorphism `X -> X^(3^r)` then rotates both rows left by `r`, and
+/// `X -> X^(2N-1)` swaps the rows.
+fn batch_tables(group: &GaloisGroup, t: u64) -> Option<BatchTables> {
+    let n = group.degree();
     if t % (2 * n as u64) != 1 || !is_prime(t) {
         return None;
     }
@@ -753,13 +753,11 @@ fn batch_tables(n: usize, t: u64) -> Option<BatchTables> {
     let log_n = n.trailing_zeros();
     let half = n / 2;
     let mut index = vec![0usize; n];
-    let mut g = 1usize;
-    for j in 0..half {
+    for (j, g) in group.elements().enumerate() {
         // NTT entry i evaluates at psi^(2 bitrev(i) + 1): exponent e sits at bitrev((e - 1) / 2).
-        index[j] = rnsfhe_math::ntt::bit_reverse((g - 1) / 2, log_n);
-        let conj = two_n - g;
+        index[j] = rnsfhe_math::ntt::bit_reverse((g.value() - 1) / 2, log_n);
+        let conj = two_n - g.value();
         index[half + j] = rnsfhe_math::ntt::bit_reverse((conj - 1) / 2, log_n);
-        g = g * crate::galois::ROW_ROTATION_GENERATOR as usize % two_n;
     }
     Some(BatchTables { plan, index })
 }

@@ -508,8 +508,8 @@ impl Deserializable<BfvContext> for GaloisKeys {
         })?;
         Ok(GaloisKeys {
             fingerprint: ctx.fingerprint(),
-            n: ctx.n(),
-            keys: list.into_iter().collect(),
+            group: *ctx.galois_group(),
+            keys: list.into_iter().map(|(e, k)| (e.value(), k)).collect(),
         })
     }
 }

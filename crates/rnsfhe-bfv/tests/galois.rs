@@ -9,8 +9,8 @@ mod common;
 
 use rand::SeedableRng;
 use rnsfhe_bfv::{
-    galois_element_for_column_swap, galois_element_for_row_step, galois_elements, BatchEncoder,
-    BfvError, Ciphertext, CoeffEncoder, Decryptor, Encryptor, Evaluator, KeyGenerator,
+    galois_elements, BatchEncoder, BfvError, Ciphertext, CoeffEncoder, Decryptor, Encryptor,
+    Evaluator, GaloisElement, KeyGenerator,
 };
 
 use common::{automorphism_plain, context, random_values, rng, Setup};
@@ -41,11 +41,17 @@ fn row_rotations_and_column_swap_batch_t65537() {
             .galois_keys(&steps, true, &mut setup.r)
             .unwrap();
         // h + 3 and 3 share an element; the identity never gets a key.
-        assert_eq!(gk.elements(), galois_elements(&steps, true, n));
+        let group = ctx.galois_group();
+        let expected: Vec<usize> = galois_elements(group, &steps, true)
+            .into_iter()
+            .map(usize::from)
+            .collect();
+        assert_eq!(gk.elements(), expected);
         assert_eq!(gk.len(), steps.len());
         assert!(gk.has_row_step(3) && gk.has_row_step(h) && !gk.has_row_step(5));
         assert!(gk.has_row_step(-100) && gk.has_row_step(-100 + h));
-        assert!(gk.contains(galois_element_for_column_swap(n)) && gk.has_column_swap());
+        assert!(gk.contains(group.conjugation().value()) && gk.has_column_swap());
+        assert_eq!(group.conjugation().value(), 2 * n - 1);
         assert_eq!(gk.fingerprint(), ctx.fingerprint());
         let encoder = BatchEncoder::new(ctx).unwrap();
         let mut vr = rand::rngs::StdRng::seed_from_u64(seed as u64 + 10);
@@ -89,7 +95,7 @@ fn row_rotations_and_column_swap_batch_t65537() {
         assert_eq!(&d(&sw)[hu..], &x[..hu]);
         assert_eq!(d(&ev.rotate_columns(&sw, &gk).unwrap()), x);
         // apply_galois with the row element is rotate_rows.
-        let g7 = galois_element_for_row_step(7, n);
+        let g7 = group.element_of_step(7);
         assert_eq!(
             d(&ev.apply_galois(&ct, g7, &gk).unwrap()),
             rotate_rows_plain(&x, 7)
@@ -141,6 +147,7 @@ fn apply_galois_on_coefficient_encoding() {
         // Elements that are no row rotation (5, 2N - 3 = -3, 2N - 1) and row rotations (3, 9), plus the
         // identity (no key made).
         let elements = [1usize, 3, 5, 9, 2 * n - 3, 2 * n - 1, n + 1];
+        let elements = elements.map(|g| GaloisElement::new(g, n).unwrap());
         let gk = kg.galois_keys_for_elements(&elements, &mut r).unwrap();
         assert_eq!(gk.len(), elements.len() - 1);
         assert!(!gk.contains(1));
@@ -157,13 +164,14 @@ fn apply_galois_on_coefficient_encoding() {
             let out = ev.apply_galois(&ct, g, &gk).unwrap();
             assert_eq!(
                 encoder.decode_u64(&dec.decrypt(&out).unwrap()).unwrap(),
-                automorphism_plain(&m, g, t),
+                automorphism_plain(&m, g.value(), t),
                 "t = {t}, g = {g}"
             );
         }
         // Composition: (m(X^5))(X^(2N-3)) = m(X^(5 (2N-3) mod 2N)).
+        let (five, minus_three) = (elements[2], elements[4]);
         let twice = ev
-            .apply_galois(&ev.apply_galois(&ct, 5, &gk).unwrap(), 2 * n - 3, &gk)
+            .apply_galois(&ev.apply_galois(&ct, five, &gk).unwrap(), minus_three, &gk)
             .unwrap();
         assert_eq!(
             encoder.decode_u64(&dec.decrypt(&twice).unwrap()).unwrap(),
@@ -189,7 +197,7 @@ fn galois_errors() {
         .unwrap();
     // A missing rotation key names the step and the element.
     let err = ev.rotate_rows(&ct, 7, &gk).unwrap_err();
-    let g7 = galois_element_for_row_step(7, n);
+    let g7 = ctx.galois_group().element_of_step(7).value();
     assert_eq!(
         err,
         BfvError::MissingGaloisKey {
@@ -214,28 +222,39 @@ fn galois_errors() {
     );
     assert!(err.to_string().contains("column swap"), "{err}");
     // Missing key for an arbitrary element.
+    let five = GaloisElement::new(5, n).unwrap();
     assert!(matches!(
-        ev.apply_galois(&ct, 5, &gk),
+        ev.apply_galois(&ct, five, &gk),
         Err(BfvError::MissingGaloisKey {
             element: 5,
             step: None,
             ..
         })
     ));
-    // Invalid elements, in key generation and in evaluation.
+    // Invalid elements are refused when made; elements of another ring degree in key generation and in
+    // evaluation.
     for bad in [0usize, 4, 2 * n, 2 * n + 1] {
         assert!(
             matches!(
-                ev.apply_galois(&ct, bad, &gk),
-                Err(BfvError::InvalidGaloisElement { element, .. }) if element == bad
+                GaloisElement::new(bad, n),
+                Err(rnsfhe_ring::Error::InvalidGaloisElement { element, .. }) if element == bad
             ),
             "{bad}"
         );
-        assert!(matches!(
-            kg.galois_keys_for_elements(&[3, bad], &mut r),
-            Err(BfvError::InvalidGaloisElement { .. })
-        ));
     }
+    let foreign = GaloisElement::new(3, 2 * n).unwrap();
+    assert!(matches!(
+        ev.apply_galois(&ct, foreign, &gk),
+        Err(BfvError::Ring(
+            rnsfhe_ring::Error::GaloisDegreeMismatch { .. }
+        ))
+    ));
+    assert!(matches!(
+        kg.galois_keys_for_elements(&[five, foreign], &mut r),
+        Err(BfvError::Ring(
+            rnsfhe_ring::Error::GaloisDegreeMismatch { .. }
+        ))
+    ));
     // Three-part ciphertexts must be relinearized first.
     let three = ev.multiply_no_relin(&ct, &ct).unwrap();
     assert!(matches!(
@@ -275,7 +294,8 @@ fn galois_errors() {
     let none = kg.galois_keys(&[], false, &mut r).unwrap();
     assert!(none.is_empty());
     assert_eq!(ev.rotate_rows(&ct, 0, &none).unwrap(), ct);
-    assert_eq!(ev.apply_galois(&ct, 1, &none).unwrap(), ct);
+    let identity = GaloisElement::new(1, n).unwrap();
+    assert_eq!(ev.apply_galois(&ct, identity, &none).unwrap(), ct);
 }
 
 #[test]

@@ -623,7 +623,7 @@ fn galois_noise_within_key_switching_term() {
             for (g, out) in [
                 (3usize, ev.rotate_rows(ct, 1, &gk).unwrap()),
                 (
-                    rnsfhe_bfv::galois_element_for_row_step(-5, n),
+                    fx.setup.ctx.galois_group().element_of_step(-5).value(),
                     ev.rotate_rows(ct, -5, &gk).unwrap(),
                 ),
                 (2 * n - 1, ev.rotate_columns(ct, &gk).unwrap()),

@@ -42,7 +42,7 @@ use rnsfhe_math::primes::{
 use rnsfhe_ring::conversion::{
     theorem1_eta_lower_bound, QuXuCloseness, DEFAULT_QU_XU_FAILURE_TARGET,
 };
-use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis, RnsGadget};
+use rnsfhe_ring::{Coeff, GaloisGroup, Ntt, Poly, RnsBasis, RnsGadget};
 
 use crate::encoder::Encoder;
 use crate::error::{Error, Result};
@@ -364,6 +364,12 @@ impl CkksContext {
     /// Ring degree `N`.
     pub fn n(&self) -> usize {
         self.rlwe.n()
+    }
+
+    /// The Galois group of the slots (generator [`crate::encoder::ROTATION_GENERATOR`] = 5, conjugation
+    /// `2N - 1`): the elements of rotations and the steps of elements.
+    pub fn galois_group(&self) -> &GaloisGroup {
+        self.encoder.galois_group()
     }
 
     /// Largest slot count `N/2`.

@@ -18,9 +18,10 @@
 //!
 //! Because the automorphism `X -> X^k` maps `m(zeta^(5^j))` to `m(zeta^(k 5^j))`, this order gives:
 //!
-//! * **rotation**: `k = 5^r mod 2N` ([`Encoder::rotation_galois_element`]) rotates the slots **left** by
-//!   `r`: slot `j` of the result is slot `j + r mod N/2` of the input;
-//! * **conjugation**: `k = 2N - 1` ([`Encoder::conjugation_galois_element`]) conjugates every slot.
+//! * **rotation**: `k = 5^r mod 2N` ([`rnsfhe_ring::GaloisGroup::element_of_step`] of
+//!   [`Encoder::galois_group`], generator [`ROTATION_GENERATOR`]) rotates the slots **left** by `r`: slot
+//!   `j` of the result is slot `j + r mod N/2` of the input;
+//! * **conjugation**: `k = 2N - 1` ([`rnsfhe_ring::GaloisGroup::conjugation`]) conjugates every slot.
 //!
 //! The evaluator relies on exactly this; the tests of this module check it on plaintexts.
 //!
@@ -46,7 +47,7 @@ use std::sync::Arc;
 use num_complex::Complex64;
 use rayon::prelude::*;
 use rnsfhe_math::Modulus;
-use rnsfhe_ring::{Coeff, CrtComposer, Ntt, Poly, RnsBasis};
+use rnsfhe_ring::{Coeff, CrtComposer, GaloisGroup, Ntt, Poly, RnsBasis};
 
 use crate::error::{Error, Result};
 
@@ -57,17 +58,21 @@ const HALF_Q_MARGIN: f64 = 1.0 - 1.0 / (1u64 << 48) as f64;
 /// `2^63`: scaled coefficients below it in magnitude are reduced through `i64`.
 const TWO_POW_63: f64 = (1u64 << 63) as f64;
 
+/// The generator of the CKKS slot rotations: slot `j` is the evaluation at `zeta^(5^j)`, and the Galois
+/// element `5^r mod 2N` rotates the slots left by `r` (RNS-CKKS Section 2.1; see [`rnsfhe_ring::galois`]).
+pub const ROTATION_GENERATOR: usize = 5;
+
 /// The CKKS encoder for ring degree `N`: up to `N/2` complex slots, see the [module documentation](self)
 /// for the slot order, sparse packing and the algorithm.
 ///
-/// Built once per ring degree (roots of unity, the rotation group `5^j mod 2N`, the FFT twiddles and the
-/// bit-reversal table), then immutable: `Send + Sync`, shareable between threads; it works with any RNS
+/// Built once per ring degree (the rotation group of [`ROTATION_GENERATOR`], the FFT twiddles from its
+/// elements `5^j mod 2N` and the bit-reversal table), then immutable: `Send + Sync`, shareable between threads; it works with any RNS
 /// basis of degree `N`.
 #[derive(Clone)]
 pub struct Encoder {
     n: usize,
-    /// `5^j mod 2N` for `j < N/2`.
-    rot_group: Vec<usize>,
+    /// The slot rotations: generator 5 of order `N/2`, conjugation `2N - 1`.
+    group: GaloisGroup,
     /// Forward twiddles, stage by stage: stage `len` (2, 4, ..., N/2) holds `len/2` entries at offset
     /// `len/2 - 1`, entry `j` being `zeta^((5^j mod 4 len) 2N / (4 len))`.
     twiddles: Vec<Complex64>,
@@ -118,12 +123,8 @@ impl Encoder {
         rnsfhe_math::ntt::check_degree(n)?;
         let two_n = 2 * n;
         let half = n / 2;
-        let mut rot_group = Vec::with_capacity(half);
-        let mut g = 1usize;
-        for _ in 0..half {
-            rot_group.push(g);
-            g = g * 5 % two_n;
-        }
+        let group = GaloisGroup::new(n, ROTATION_GENERATOR)?;
+        let rot_group: Vec<usize> = group.elements().take(half / 2).map(usize::from).collect();
         let mut twiddles = Vec::with_capacity(half);
         let mut len = 2;
         while len <= half {
@@ -145,7 +146,7 @@ impl Encoder {
             .collect();
         Ok(Self {
             n,
-            rot_group,
+            group,
             twiddles,
             bitrev,
         })
@@ -163,23 +164,13 @@ impl Encoder {
         self.n / 2
     }
 
-    /// The Galois element `5^steps mod 2N` that rotates the slots left by `steps` (right for negative
-    /// `steps`); steps are taken modulo `N/2`, the order of 5.
-    pub fn rotation_galois_element(&self, steps: i64) -> usize {
-        let half = (self.n / 2) as i64;
-        self.rot_group[steps.rem_euclid(half) as usize]
-    }
-
-    /// The Galois element `2N - 1` (`X -> X^-1`) that conjugates every slot.
+    /// The Galois group of the slots: [`GaloisGroup::element_of_step`] gives the element `5^r mod 2N`
+    /// that rotates the slots left by `r` (right for negative `r`; `r` taken modulo `N/2`, the order of
+    /// 5), [`GaloisGroup::conjugation`] the element `2N - 1` that conjugates every slot, and
+    /// [`GaloisGroup::elements`] the roots' exponents in slot order (slot `j` at `zeta^(5^j)`).
     #[inline]
-    pub fn conjugation_galois_element(&self) -> usize {
-        2 * self.n - 1
-    }
-
-    /// The rotation group: `5^j mod 2N` for `j < N/2` (slot `j` is the evaluation at `zeta^(5^j)`).
-    #[inline]
-    pub fn rotation_group(&self) -> &[usize] {
-        &self.rot_group
+    pub fn galois_group(&self) -> &GaloisGroup {
+        &self.group
     }
 
     fn check_slots(&self, slots: usize) -> Result<()> {
@@ -631,13 +622,14 @@ mod tests {
         for slots in [n / 2, 64, 8] {
             let values = random_disc(&mut rng, slots);
             let pt = enc.encode(&values, slots, scale, &b).unwrap().into_coeff();
+            let group = enc.galois_group();
             for r in [1i64, 2, 5, (slots as i64) - 1, -1, -3] {
-                let k = enc.rotation_galois_element(r);
+                let k = group.element_of_step(r);
                 let mut g = 1usize;
                 for _ in 0..r.rem_euclid((n / 2) as i64) {
                     g = g * 5 % (2 * n);
                 }
-                assert_eq!(k, g);
+                assert_eq!(k.value(), g);
                 let rotated = pt.automorphism(k).unwrap();
                 let got = enc.decode(&rotated, slots, scale).unwrap();
                 let want: Vec<Complex64> = (0..slots)
@@ -646,7 +638,7 @@ mod tests {
                 let stats = PrecisionStats::compare(&want, &got).unwrap();
                 assert!(stats.min_bits() >= 40.0, "slots {slots}, r = {r}: {stats}");
             }
-            let conj = pt.automorphism(enc.conjugation_galois_element()).unwrap();
+            let conj = pt.automorphism(group.conjugation()).unwrap();
             let got = enc.decode(&conj, slots, scale).unwrap();
             let want: Vec<Complex64> = values.iter().map(|z| z.conj()).collect();
             let stats = PrecisionStats::compare(&want, &got).unwrap();

@@ -796,7 +796,10 @@ impl Evaluator {
     pub fn rotate(&self, ct: &Ciphertext, step: i64) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let gk = self.galois_keys("rotation")?;
-        let inner = self.ctx.rlwe().rotate(&ct.inner, step, gk)?;
+        let inner = self
+            .ctx
+            .rlwe()
+            .rotate(&ct.inner, self.ctx.galois_group(), step, gk)?;
         Ok(self.wrap(inner, ct.scale(), ct.slots()))
     }
 
@@ -806,7 +809,8 @@ impl Evaluator {
     pub fn conjugate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let gk = self.galois_keys("conjugation")?;
-        let inner = self.ctx.rlwe().conjugate(&ct.inner, gk)?;
+        let conjugation = self.ctx.galois_group().conjugation();
+        let inner = self.ctx.rlwe().apply_galois(&ct.inner, conjugation, gk)?;
         Ok(self.wrap(inner, ct.scale(), ct.slots()))
     }
 
@@ -819,10 +823,11 @@ impl Evaluator {
         let gk = self.galois_keys("hoisted rotation")?;
         let rlwe = self.ctx.rlwe();
         let hoisted = rlwe.hoist(&ct.inner)?;
+        let group = self.ctx.galois_group();
         steps
             .iter()
             .map(|&s| {
-                let inner = rlwe.rotate_hoisted(&ct.inner, &hoisted, s, gk)?;
+                let inner = rlwe.rotate_hoisted(&ct.inner, &hoisted, group, s, gk)?;
                 Ok(self.wrap(inner, ct.scale(), ct.slots()))
             })
             .collect()

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 pub use rnsfhe_core::{GaloisKeys, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 use rnsfhe_math::sampling::Csprng;
+use rnsfhe_ring::GaloisGroup;
 
 use crate::context::CkksContext;
 use crate::error::Result;
@@ -86,19 +87,16 @@ impl KeyGenerator {
         conjugate: bool,
         rng: &mut Csprng,
     ) -> Result<GaloisKeys> {
-        Ok(self.inner.galois_keys_for_steps(steps, conjugate, rng)?)
+        let group = self.ctx.galois_group();
+        Ok(self
+            .inner
+            .galois_keys_for_steps(group, steps, conjugate, rng)?)
     }
 
     /// The rotation steps `1, 2, 4, ..., slots/2` that [`crate::Evaluator::sum_slots`] and
     /// [`crate::Evaluator::partial_sums`] use (RNS-CKKS Section 5.2).
     pub fn power_of_two_steps(slots: usize) -> Vec<i64> {
-        let mut steps = Vec::new();
-        let mut s = 1usize;
-        while s < slots {
-            steps.push(s as i64);
-            s *= 2;
-        }
-        steps
+        GaloisGroup::power_of_two_steps(slots).collect()
     }
 
     /// The secret key, a public key, the relinearization key and Galois keys for `steps` (+ conjugation).

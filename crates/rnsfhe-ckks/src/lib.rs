@@ -7,7 +7,8 @@
 //! * [`encoder`]: the [`Encoder`], mapping complex (or real) vectors of up to `N/2` slots to scaled integer
 //!   polynomials through the inverse canonical embedding (a "special FFT" over the powers of 5) and back,
 //!   with sparse packing for fewer slots. Its slot order fixes the meaning of rotations: Galois element
-//!   `5^r mod 2N` rotates the slots left by `r`, and `2N - 1` conjugates them.
+//!   `5^r mod 2N` rotates the slots left by `r`, and `2N - 1` conjugates them (the
+//!   [`GaloisGroup`] of [`ROTATION_GENERATOR`], [`CkksContext::galois_group`]).
 //! * [`precision`]: [`PrecisionStats`], the min / mean / median / max of the bits of precision over all
 //!   slots, the source of every CKKS test threshold.
 //! * [`chebyshev`]: [`ChebyshevSeries`], Chebyshev interpolation of any function on an interval with its
@@ -58,10 +59,11 @@ pub use rnsfhe_math::sampling::Csprng;
 pub use rnsfhe_math::wire::{
     DecodeError, Deserializable, Integrity, MacKey, PublicRandomness, Serializable,
 };
+pub use rnsfhe_ring::{GaloisElement, GaloisGroup};
 pub use serialization::SeededCiphertext;
 
 pub use chebyshev::ChebyshevSeries;
-pub use encoder::Encoder;
+pub use encoder::{Encoder, ROTATION_GENERATOR};
 pub use error::{Error, Result};
 pub use num_complex::Complex64;
 pub use precision::{PartStats, PrecisionStats, PRECISION_CAP_BITS};

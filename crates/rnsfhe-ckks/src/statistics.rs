@@ -9,6 +9,7 @@
 use crate::error::{Error, Result};
 use crate::evaluator::Evaluator;
 use crate::plaintext::Ciphertext;
+use rnsfhe_ring::GaloisGroup;
 
 impl Evaluator {
     /// Partial sums (RNS-CKKS Section 5.2, after [9, Algorithm 2]): `log2(n)` rotations by
@@ -30,11 +31,9 @@ impl Evaluator {
             });
         }
         let mut acc = ct.clone();
-        let mut step = 1usize;
-        while step < n {
-            let r = self.rotate(&acc, step as i64)?;
+        for step in GaloisGroup::power_of_two_steps(n) {
+            let r = self.rotate(&acc, step)?;
             acc = self.add(&acc, &r)?;
-            step *= 2;
         }
         Ok(acc)
     }

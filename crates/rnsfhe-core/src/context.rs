@@ -29,7 +29,9 @@ use std::sync::{Arc, OnceLock, RwLock};
 use rnsfhe_math::sampling::DiscreteGaussian;
 use rnsfhe_math::ShoupConstant;
 use rnsfhe_ring::poly::ntt_automorphism_permutation;
-use rnsfhe_ring::{BasisConverter, ConversionMode, Form, Poly, Rescaler, RnsBasis, RnsGadget};
+use rnsfhe_ring::{
+    BasisConverter, ConversionMode, Form, GaloisElement, Poly, Rescaler, RnsBasis, RnsGadget,
+};
 
 use crate::error::{Error, Result};
 
@@ -510,32 +512,29 @@ impl RlweContext {
     /// The NTT slot permutation of `X -> X^k` (`out[j] = in[perm[j]]`), computed once per Galois element and
     /// cached.
     ///
-    /// Errors: [`Error::InvalidGaloisElement`] unless `k` is odd and below `2N`.
-    pub fn galois_permutation(&self, element: usize) -> Result<Arc<[usize]>> {
-        self.check_galois_element(element)?;
+    /// Errors: a ring error ([`rnsfhe_ring::Error::GaloisDegreeMismatch`]) if `element` belongs to another
+    /// ring degree.
+    pub fn galois_permutation(&self, element: GaloisElement) -> Result<Arc<[usize]>> {
+        element.check_degree(self.n, "Galois permutation")?;
         if let Ok(map) = self.permutations.read() {
-            if let Some(p) = map.get(&element) {
+            if let Some(p) = map.get(&element.value()) {
                 return Ok(Arc::clone(p));
             }
         }
-        let perm: Arc<[usize]> = ntt_automorphism_permutation(&self.q, element).into();
+        let perm: Arc<[usize]> = ntt_automorphism_permutation(&self.q, element)?.into();
         if let Ok(mut map) = self.permutations.write() {
-            return Ok(Arc::clone(map.entry(element).or_insert(perm)));
+            return Ok(Arc::clone(map.entry(element.value()).or_insert(perm)));
         }
         // A poisoned lock only loses the cache, never correctness.
         Ok(perm)
     }
 
-    /// Checks that `k` is an odd residue below `2N`.
-    pub(crate) fn check_galois_element(&self, element: usize) -> Result<()> {
-        if element.is_multiple_of(2) || element >= 2 * self.n {
-            return Err(Error::InvalidGaloisElement {
-                element,
-                n: self.n,
-                two_n: 2 * self.n,
-            });
-        }
-        Ok(())
+    /// The Galois element `value` of this context's ring ([`GaloisElement::new`] with degree `N`).
+    ///
+    /// Errors: a ring error ([`rnsfhe_ring::Error::InvalidGaloisElement`]) unless `value` is odd and below
+    /// `2N`.
+    pub fn galois_element(&self, value: usize) -> Result<GaloisElement> {
+        Ok(GaloisElement::new(value, self.n)?)
     }
 }
 
@@ -625,8 +624,11 @@ mod tests {
         let mut bad = params(1);
         bad.p_moduli[0] = bad.q_moduli[0];
         assert!(RlweContext::new(bad).is_err());
-        assert!(ctx.galois_permutation(4).is_err());
-        assert_eq!(ctx.galois_permutation(5).unwrap().len(), 1024);
+        assert!(ctx.galois_element(4).is_err());
+        let five = ctx.galois_element(5).unwrap();
+        assert_eq!(ctx.galois_permutation(five).unwrap().len(), 1024);
+        let foreign = GaloisElement::new(5, 2048).unwrap();
+        assert!(ctx.galois_permutation(foreign).is_err());
     }
 
     #[test]

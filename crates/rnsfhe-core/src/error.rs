@@ -87,7 +87,7 @@ pub enum Error {
         got: usize,
     },
     /// No Galois key for the requested automorphism.
-    #[error("no Galois key for Galois element {element}{}: the available elements are {available:?}; generate it with KeyGenerator::galois_keys (rotation by step r uses 5^r mod 2N, conjugation 2N - 1)", match .step { Some(s) => format!(" (rotation step {s})"), None => String::new() })]
+    #[error("no Galois key for Galois element {element}{}: the available elements are {available:?}; generate it with KeyGenerator::galois_keys (the rotation by step r of a Galois group with generator g uses g^r mod 2N, conjugation 2N - 1)", match .step { Some(s) => format!(" (rotation step {s})"), None => String::new() })]
     MissingGaloisKey {
         /// The Galois element `k` of `X -> X^k`.
         element: usize,
@@ -95,18 +95,6 @@ pub enum Error {
         step: Option<i64>,
         /// Galois elements that do have keys.
         available: Vec<usize>,
-    },
-    /// A Galois element that is not an odd residue modulo `2N`.
-    #[error(
-        "Galois element {element} is invalid for N = {n}: it must be odd and below 2N = {two_n}"
-    )]
-    InvalidGaloisElement {
-        /// The element.
-        element: usize,
-        /// Ring degree.
-        n: usize,
-        /// `2N`.
-        two_n: usize,
     },
     /// A hoisted decomposition used with a ciphertext other than the one it was computed from.
     #[error("the hoisted decomposition was computed at level {hoisted_level} for another ciphertext (level {level}); compute it from the ciphertext being rotated")]

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rnsfhe_math::sampling::{fill_ternary, fill_ternary_hamming, Csprng, Seed};
-use rnsfhe_ring::{Coeff, Ntt, Poly};
+use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly};
 use zeroize::Zeroize;
 
 use crate::context::{RlweContext, SecretDistribution};
@@ -243,7 +243,7 @@ pub struct GaloisKeys {
 }
 
 impl GaloisKeys {
-    /// The key of element `k`, if generated.
+    /// The key of Galois element `element` (its value, [`GaloisElement::value`]), if generated.
     pub fn get(&self, element: usize) -> Option<&KeySwitchKey> {
         self.keys.get(&element)
     }
@@ -259,52 +259,19 @@ impl GaloisKeys {
     }
 
     /// The key of `element`, or [`Error::MissingGaloisKey`] naming it (and `step` if given).
-    pub(crate) fn require(&self, element: usize, step: Option<i64>) -> Result<&KeySwitchKey> {
+    pub(crate) fn require(
+        &self,
+        element: GaloisElement,
+        step: Option<i64>,
+    ) -> Result<&KeySwitchKey> {
         self.keys
-            .get(&element)
+            .get(&element.value())
             .ok_or_else(|| Error::MissingGaloisKey {
-                element,
+                element: element.value(),
                 step,
                 available: self.elements(),
             })
     }
-}
-
-/// The Galois element of a slot rotation by `step` (CKKS convention): `5^step mod 2N`, negative steps
-/// allowed (`5` has order `N/2` modulo `2N`, so `step` is taken modulo `N/2`).
-pub fn galois_element_for_step(step: i64, n: usize) -> usize {
-    galois_power(5, step, n)
-}
-
-/// `g^step mod 2N` for a generator `g` of order `N/2` modulo `2N` (5 for CKKS slots, 3 for the BFV batching
-/// rows), with `step` taken modulo `N/2` (negative steps allowed).
-pub fn galois_power(g: u64, step: i64, n: usize) -> usize {
-    let two_n = 2 * n as u64;
-    let order = (n / 2).max(1) as i64;
-    let mut e = step.rem_euclid(order) as u64;
-    let mut acc = 1 % two_n;
-    let mut base = g % two_n;
-    while e > 0 {
-        if e & 1 == 1 {
-            acc = acc * base % two_n;
-        }
-        base = base * base % two_n;
-        e >>= 1;
-    }
-    acc as usize
-}
-
-/// The Galois elements of rotations by each of `steps` (see [`galois_element_for_step`]), in order.
-pub fn galois_elements_for_steps(steps: &[i64], n: usize) -> Vec<usize> {
-    steps
-        .iter()
-        .map(|&s| galois_element_for_step(s, n))
-        .collect()
-}
-
-/// The Galois element of complex conjugation of the slots, `2N - 1` (`X -> X^-1`).
-pub fn galois_conjugate(n: usize) -> usize {
-    2 * n - 1
 }
 
 /// Samples keys for one context from one secret key (RNS-CKKS Section 4 `KeyGen`/`KSGen`). All randomness
@@ -410,8 +377,8 @@ impl KeyGenerator {
 
     /// The key-switching key from `s(X^k)` to `s` for one Galois element `k`.
     ///
-    /// Errors: [`Error::InvalidGaloisElement`] unless `k` is odd and below `2N`.
-    pub fn galois_key(&self, element: usize, rng: &mut Csprng) -> Result<KeySwitchKey> {
+    /// Errors: a ring error if `element` belongs to another ring degree; sampler errors.
+    pub fn galois_key(&self, element: GaloisElement, rng: &mut Csprng) -> Result<KeySwitchKey> {
         let perm = self.ctx.galois_permutation(element)?;
         let s = self.sk.ntt_qp();
         let n = self.ctx.n();
@@ -427,11 +394,11 @@ impl KeyGenerator {
 
     /// Galois keys for each of `elements` (duplicates are generated once).
     ///
-    /// Errors: [`Error::InvalidGaloisElement`] for an element that is not odd or not below `2N`.
-    pub fn galois_keys(&self, elements: &[usize], rng: &mut Csprng) -> Result<GaloisKeys> {
+    /// Errors: a ring error if an element belongs to another ring degree; sampler errors.
+    pub fn galois_keys(&self, elements: &[GaloisElement], rng: &mut Csprng) -> Result<GaloisKeys> {
         let mut keys = BTreeMap::new();
         for &k in elements {
-            if let std::collections::btree_map::Entry::Vacant(slot) = keys.entry(k) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = keys.entry(k.value()) {
                 slot.insert(self.galois_key(k, rng)?);
             }
         }
@@ -441,17 +408,20 @@ impl KeyGenerator {
         })
     }
 
-    /// Galois keys for slot rotations by `steps` ([`galois_elements_for_steps`]) and, if `conjugate`,
-    /// for complex conjugation ([`galois_conjugate`]).
+    /// Galois keys for the rotations of `group` by `steps` ([`GaloisGroup::element_of_step`]) and, if
+    /// `conjugate`, for its conjugation ([`GaloisGroup::conjugation`]).
+    ///
+    /// Errors: a ring error if `group` belongs to another ring degree; sampler errors.
     pub fn galois_keys_for_steps(
         &self,
+        group: &GaloisGroup,
         steps: &[i64],
         conjugate: bool,
         rng: &mut Csprng,
     ) -> Result<GaloisKeys> {
-        let mut elements = galois_elements_for_steps(steps, self.ctx.n());
+        let mut elements = group.elements_of_steps(steps);
         if conjugate {
-            elements.push(galois_conjugate(self.ctx.n()));
+            elements.push(group.conjugation());
         }
         self.galois_keys(&elements, rng)
     }
@@ -542,18 +512,5 @@ mod tests {
                 .hamming_weight(),
             1024
         );
-    }
-
-    #[test]
-    fn galois_elements() {
-        let n = 1024;
-        assert_eq!(galois_element_for_step(0, n), 1);
-        assert_eq!(galois_element_for_step(1, n), 5);
-        assert_eq!(galois_element_for_step(2, n), 25);
-        let k = galois_element_for_step(-1, n);
-        assert_eq!(k * 5 % (2 * n), 1, "5^-1 mod 2N");
-        assert_eq!(galois_element_for_step(512, n), 1, "5 has order N/2");
-        assert_eq!(galois_elements_for_steps(&[1, -1, 3], n)[2], 125);
-        assert_eq!(galois_conjugate(n), 2047);
     }
 }

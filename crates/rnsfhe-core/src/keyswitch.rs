@@ -27,12 +27,12 @@ use rnsfhe_math::simd::{
 };
 use rnsfhe_math::NttPlan;
 use rnsfhe_math::ShoupConstant;
-use rnsfhe_ring::{Ntt, Poly};
+use rnsfhe_ring::{GaloisElement, GaloisGroup, Ntt, Poly};
 
 use crate::context::{DownRescaleTables, LevelTables, RlweContext};
 use crate::encryption::RlweCiphertext;
 use crate::error::{Error, Result};
-use crate::keys::{galois_conjugate, galois_element_for_step, GaloisKeys, KeySwitchKey, RelinKey};
+use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
 
 /// Inverse NTT of every limb of a limb-major buffer, in parallel over limbs.
 fn inverse_all(plans: &[Arc<NttPlan>], data: &mut [u64], n: usize) -> Result<()> {
@@ -555,19 +555,19 @@ impl RlweContext {
     /// The Galois key of `element`, after checking the keys' context and the element.
     fn galois_key<'a>(
         &self,
-        element: usize,
+        element: GaloisElement,
         step: Option<i64>,
         gk: &'a GaloisKeys,
     ) -> Result<&'a KeySwitchKey> {
         self.check_fingerprint(gk.fingerprint(), "Galois keys")?;
-        self.check_galois_element(element)?;
+        element.check_degree(self.n(), "Galois automorphism")?;
         gk.require(element, step)
     }
 
     fn apply_galois_with(
         &self,
         ct: &RlweCiphertext,
-        element: usize,
+        element: GaloisElement,
         key: &KeySwitchKey,
     ) -> Result<RlweCiphertext> {
         ct.check(self, Some(2), "Galois automorphism")?;
@@ -587,34 +587,35 @@ impl RlweContext {
     /// `s(X^k)`; key switching `c_1(X^k)` back to `s` gives an encryption of `m(X^k)` under `s`
     /// (RNS-CKKS Section 4, rotation and conjugation).
     ///
-    /// Errors: [`Error::MissingGaloisKey`] naming `k` if `gk` has no key for it;
-    /// [`Error::InvalidGaloisElement`], [`Error::WrongPartCount`], [`Error::ContextMismatch`].
+    /// The conjugation of a scheme is `apply_galois` with [`GaloisGroup::conjugation`].
+    ///
+    /// Errors: [`Error::MissingGaloisKey`] naming `k` if `gk` has no key for it; a ring error if `k`
+    /// belongs to another ring degree; [`Error::WrongPartCount`], [`Error::ContextMismatch`].
     pub fn apply_galois(
         &self,
         ct: &RlweCiphertext,
-        element: usize,
+        element: GaloisElement,
         gk: &GaloisKeys,
     ) -> Result<RlweCiphertext> {
         let key = self.galois_key(element, None, gk)?;
         self.apply_galois_with(ct, element, key)
     }
 
-    /// Rotation of the CKKS slots by `step` (negative allowed): [`RlweContext::apply_galois`] with
-    /// `k = 5^step mod 2N`. A missing key is reported with both the element and the step.
+    /// Rotation by `step` (negative allowed) in a scheme's Galois `group`: [`RlweContext::apply_galois`]
+    /// with `k = g^step mod 2N` ([`GaloisGroup::element_of_step`]). A missing key is reported with both
+    /// the element and the step.
+    ///
+    /// Errors: as [`RlweContext::apply_galois`].
     pub fn rotate(
         &self,
         ct: &RlweCiphertext,
+        group: &GaloisGroup,
         step: i64,
         gk: &GaloisKeys,
     ) -> Result<RlweCiphertext> {
-        let element = galois_element_for_step(step, self.n());
+        let element = group.element_of_step(step);
         let key = self.galois_key(element, Some(step), gk)?;
         self.apply_galois_with(ct, element, key)
-    }
-
-    /// Complex conjugation of the CKKS slots: [`RlweContext::apply_galois`] with `k = 2N - 1`.
-    pub fn conjugate(&self, ct: &RlweCiphertext, gk: &GaloisKeys) -> Result<RlweCiphertext> {
-        self.apply_galois(ct, galois_conjugate(self.n()), gk)
     }
 
     /// The hoisted decomposition of a 2-part ciphertext: decomposition and ModUp of `c_1` done once, for
@@ -636,7 +637,7 @@ impl RlweContext {
         &self,
         ct: &RlweCiphertext,
         hoisted: &HoistedDecomposition,
-        element: usize,
+        element: GaloisElement,
         key: &KeySwitchKey,
     ) -> Result<RlweCiphertext> {
         let level = ct.check(self, Some(2), "hoisted Galois automorphism")?;
@@ -671,7 +672,7 @@ impl RlweContext {
         &self,
         ct: &RlweCiphertext,
         hoisted: &HoistedDecomposition,
-        element: usize,
+        element: GaloisElement,
         gk: &GaloisKeys,
     ) -> Result<RlweCiphertext> {
         let key = self.galois_key(element, None, gk)?;
@@ -679,14 +680,17 @@ impl RlweContext {
     }
 
     /// [`RlweContext::rotate`] with hoisted digits.
+    ///
+    /// Errors: as [`RlweContext::apply_galois_hoisted`].
     pub fn rotate_hoisted(
         &self,
         ct: &RlweCiphertext,
         hoisted: &HoistedDecomposition,
+        group: &GaloisGroup,
         step: i64,
         gk: &GaloisKeys,
     ) -> Result<RlweCiphertext> {
-        let element = galois_element_for_step(step, self.n());
+        let element = group.element_of_step(step);
         let key = self.galois_key(element, Some(step), gk)?;
         self.apply_galois_hoisted_with(ct, hoisted, element, key)
     }

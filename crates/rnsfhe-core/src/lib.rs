@@ -11,7 +11,8 @@
 //! * Encryption ([`encryption`]): [`RlweCiphertext`], [`Encryptor`] (public or secret key),
 //!   [`Decryptor`].
 //! * Key switching ([`keyswitch`]): [`RlweContext::key_switch`], [`RlweContext::relinearize`],
-//!   [`RlweContext::apply_galois`] / [`RlweContext::rotate`] / [`RlweContext::conjugate`] and hoisted
+//!   [`RlweContext::apply_galois`] / [`RlweContext::rotate`] (Galois elements and groups are the
+//!   ring's [`GaloisElement`] and [`GaloisGroup`]; each scheme owns its generator) and hoisted
 //!   automorphisms ([`HoistedDecomposition`]), in any basis-conversion mode (fast, HPS, Qu-Xu).
 //! * Wire encodings of keys and ciphertext parts ([`serialization`], format in
 //!   [`rnsfhe_math::wire`]).
@@ -34,14 +35,11 @@ pub mod serialization;
 pub use context::{RlweContext, RlweParams, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
 pub use encryption::{Decryptor, Encryptor, RlweCiphertext, SeededRlweCiphertext};
 pub use error::{Error, Result};
-pub use keys::{
-    galois_conjugate, galois_element_for_step, galois_elements_for_steps, GaloisKeys, KeyGenerator,
-    KeySwitchKey, PublicKey, RelinKey, SecretKey,
-};
+pub use keys::{GaloisKeys, KeyGenerator, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 pub use keyswitch::HoistedDecomposition;
 pub use lwe_estimator::{
     estimate_lwe, estimate_rlwe, LweEstimate, LweEstimatorError, LweParams, LweSecret,
 };
 pub use noise::{NoiseEstimate, HIGH_PROBABILITY_SIGMAS};
-pub use rnsfhe_ring::ConversionMode;
+pub use rnsfhe_ring::{ConversionMode, GaloisElement, GaloisGroup};
 pub use security::{max_log_qp, SecurityEstimate, SecurityLevel};

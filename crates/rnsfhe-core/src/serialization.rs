@@ -30,7 +30,7 @@ use rnsfhe_math::wire::{
     DIGEST_LEN, HEADER_LEN,
 };
 use rnsfhe_ring::wire::poly_wire_size;
-use rnsfhe_ring::{Coeff, ConversionMode, Form, Ntt, Poly, RnsBasis};
+use rnsfhe_ring::{Coeff, ConversionMode, Form, GaloisElement, Ntt, Poly, RnsBasis};
 use zeroize::Zeroize;
 
 use crate::context::{RlweContext, SecretDistribution};
@@ -247,26 +247,29 @@ impl Deserializable<RlweContext> for RelinKey {
 }
 
 /// Reads a list of Galois elements with one key each: a `u32` count (at most `N`, the number of odd
-/// residues below `2N`), then per key the element (odd, below `2N`, strictly increasing, so no
-/// duplicates) and the key read by `read_key`. Shared with BFV's Galois keys.
+/// residues below `2N`), then per key the element (a [`GaloisElement`] of degree `n`, strictly
+/// increasing, so no duplicates) and the key read by `read_key`. Shared with BFV's Galois keys.
 pub fn read_galois_list<R: Read, K>(
     r: &mut WireReader<R>,
     n: usize,
     field: &str,
     mut read_key: impl FnMut(&mut WireReader<R>, &str) -> Result<K, DecodeError>,
-) -> Result<Vec<(usize, K)>, DecodeError> {
+) -> Result<Vec<(GaloisElement, K)>, DecodeError> {
     let count = r.u32_in(
         &format!("{field}.count"),
         0..=n as u32,
         "at most N keys (one per odd element below 2N)",
     )?;
-    let mut out: Vec<(usize, K)> = Vec::new();
+    let mut out: Vec<(GaloisElement, K)> = Vec::new();
     for i in 0..count as usize {
         let at = r.offset();
         let name = format!("{field}.element[{i}]");
         let element = r.u32(&name)? as usize;
-        let previous = out.last().map(|(e, _)| *e);
-        if element.is_multiple_of(2) || element >= 2 * n || previous.is_some_and(|p| element <= p) {
+        let previous = out.last().map(|(e, _)| e.value());
+        let valid = GaloisElement::new(element, n)
+            .ok()
+            .filter(|_| previous.is_none_or(|p| element > p));
+        let Some(valid) = valid else {
             return Err(r.out_of_range(
                 at,
                 &name,
@@ -277,9 +280,9 @@ pub fn read_galois_list<R: Read, K>(
                     previous.map_or("(none)".to_string(), |p| p.to_string())
                 ),
             ));
-        }
+        };
         let key = read_key(r, &format!("{field}.key[{i}]"))?;
-        out.push((element, key));
+        out.push((valid, key));
     }
     Ok(out)
 }
@@ -334,7 +337,7 @@ impl Deserializable<RlweContext> for GaloisKeys {
         })?;
         Ok(GaloisKeys {
             fingerprint: ctx.fingerprint(),
-            keys: list.into_iter().collect(),
+            keys: list.into_iter().map(|(e, k)| (e.value(), k)).collect(),
         })
     }
 }
@@ -924,6 +927,11 @@ mod tests {
         Csprng::insecure_from_seed_for_tests([7; 32])
     }
 
+    /// A rotation group of the context's ring (CKKS's generator; any of 3 or 5 modulo 8 would do).
+    fn group(ctx: &RlweContext) -> rnsfhe_ring::GaloisGroup {
+        rnsfhe_ring::GaloisGroup::new(ctx.n(), 5).unwrap()
+    }
+
     #[test]
     fn keys_round_trip_seeded_and_expanded() {
         let ctx = ctx();
@@ -931,7 +939,9 @@ mod tests {
         let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
         let pk = kg.public_key(&mut rng).unwrap();
         let rk = kg.relin_key(&mut rng).unwrap();
-        let gk = kg.galois_keys_for_steps(&[1, -3], true, &mut rng).unwrap();
+        let gk = kg
+            .galois_keys_for_steps(&group(&ctx), &[1, -3], true, &mut rng)
+            .unwrap();
         for randomness in [PublicRandomness::Seeded, PublicRandomness::Expanded] {
             let bytes = pk.to_bytes_with(randomness);
             assert_eq!(bytes.len() as u64, pk.serialized_size_with(randomness));
@@ -1013,7 +1023,9 @@ mod tests {
         let mut rng = rng();
         let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
         let pk = kg.public_key(&mut rng).unwrap();
-        let gk = kg.galois_keys_for_steps(&[1], false, &mut rng).unwrap();
+        let gk = kg
+            .galois_keys_for_steps(&group(&ctx), &[1], false, &mut rng)
+            .unwrap();
         let path = std::env::temp_dir().join(format!("rnsfhe-stream-{}.bin", std::process::id()));
         {
             let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use rand::Rng;
 use rnsfhe_core::{
-    galois_conjugate, galois_element_for_step, ConversionMode, Decryptor, Encryptor, Error,
-    KeyGenerator, RlweCiphertext, RlweContext, RlweParams, SecretDistribution, SecretKey,
+    ConversionMode, Decryptor, Encryptor, Error, GaloisGroup, KeyGenerator, RlweCiphertext,
+    RlweContext, RlweParams, SecretDistribution, SecretKey,
 };
 use rnsfhe_math::primes::{ntt_primes_of_bits, qu_xu_max_eta, qu_xu_primes};
 use rnsfhe_math::sampling::{fill_uniform_mod, Csprng};
@@ -144,6 +144,11 @@ fn negacyclic(a: &[i64], b: &[i64]) -> Vec<i128> {
         }
     }
     out
+}
+
+/// A rotation group of degree `n` (CKKS's generator; the core works with any).
+fn group(n: usize) -> GaloisGroup {
+    GaloisGroup::new(n, 5).unwrap()
 }
 
 fn automorphism_i64(a: &[i64], k: usize) -> Vec<i64> {
@@ -373,7 +378,10 @@ fn galois_automorphisms_plain_and_hoisted() {
         let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
         let pk = kg.public_key(&mut r).unwrap();
         let steps = [1i64, -1, 3, 100];
-        let gk = kg.galois_keys_for_steps(&steps, true, &mut r).unwrap();
+        let group = group(n);
+        let gk = kg
+            .galois_keys_for_steps(&group, &steps, true, &mut r)
+            .unwrap();
         assert_eq!(gk.elements().len(), 5);
         let enc = Encryptor::with_public_key(&ctx, &pk).unwrap();
         let dec = Decryptor::new(&ctx, kg.secret_key()).unwrap();
@@ -391,22 +399,25 @@ fn galois_automorphisms_plain_and_hoisted() {
             let est = ctx
                 .key_switch_noise(level, kg.secret_key().hamming_weight())
                 .unwrap();
-            let mut elements: Vec<(usize, Option<i64>)> = steps
+            let mut elements: Vec<_> = steps
                 .iter()
-                .map(|&s| (galois_element_for_step(s, n), Some(s)))
+                .map(|&s| (group.element_of_step(s), Some(s)))
                 .collect();
-            elements.push((galois_conjugate(n), None));
-            for (k, step) in elements {
+            elements.push((group.conjugation(), None));
+            for (element, step) in elements {
                 let plain = match step {
-                    Some(s) => ctx.rotate(&ct, s, &gk).unwrap(),
-                    None => ctx.conjugate(&ct, &gk).unwrap(),
+                    Some(s) => ctx.rotate(&ct, &group, s, &gk).unwrap(),
+                    None => ctx.apply_galois(&ct, element, &gk).unwrap(),
                 };
                 let hoist = match step {
-                    Some(s) => ctx.rotate_hoisted(&ct, &hoisted, s, &gk).unwrap(),
-                    None => ctx.apply_galois_hoisted(&ct, &hoisted, k, &gk).unwrap(),
+                    Some(s) => ctx.rotate_hoisted(&ct, &hoisted, &group, s, &gk).unwrap(),
+                    None => ctx
+                        .apply_galois_hoisted(&ct, &hoisted, element, &gk)
+                        .unwrap(),
                 };
-                assert_eq!(plain, ctx.apply_galois(&ct, k, &gk).unwrap());
-                let expect_phase = before.automorphism(k).unwrap();
+                assert_eq!(plain, ctx.apply_galois(&ct, element, &gk).unwrap());
+                let expect_phase = before.automorphism(element).unwrap();
+                let k = element.value();
                 let mut worst = 0;
                 for (name, out) in [("plain", &plain), ("hoisted", &hoist)] {
                     let after = dec.decrypt_coeff(out).unwrap();
@@ -503,9 +514,12 @@ fn errors_name_the_numbers() {
     ));
 
     // Missing Galois key, naming the element and step.
-    let gk = kg.galois_keys_for_steps(&[1], false, &mut r).unwrap();
+    let group = group(n);
+    let gk = kg
+        .galois_keys_for_steps(&group, &[1], false, &mut r)
+        .unwrap();
     let zero2 = enc.encrypt_zero(3, &mut r).unwrap();
-    match ctx.rotate(&zero2, 3, &gk) {
+    match ctx.rotate(&zero2, &group, 3, &gk) {
         Err(
             e @ Error::MissingGaloisKey {
                 element: 125,
@@ -519,16 +533,25 @@ fn errors_name_the_numbers() {
         other => panic!("expected a missing Galois key, got {other:?}"),
     }
     assert!(matches!(
-        ctx.conjugate(&zero2, &gk),
+        ctx.apply_galois(&zero2, group.conjugation(), &gk),
         Err(Error::MissingGaloisKey { element, step: None, .. }) if element == 2 * n - 1
     ));
     assert!(matches!(
-        ctx.apply_galois(&zero2, 4, &gk),
-        Err(Error::InvalidGaloisElement { element: 4, .. })
+        ctx.galois_element(4),
+        Err(Error::Ring(rnsfhe_ring::Error::InvalidGaloisElement {
+            element: 4,
+            ..
+        }))
+    ));
+    // An element of another ring degree is refused by the automorphism and by key generation.
+    let foreign = GaloisGroup::new(2 * n, 5).unwrap().element_of_step(1);
+    assert!(matches!(
+        ctx.apply_galois(&zero2, foreign, &gk),
+        Err(Error::Ring(rnsfhe_ring::Error::GaloisDegreeMismatch { .. }))
     ));
     assert!(matches!(
-        kg.galois_keys(&[2 * n + 1], &mut r),
-        Err(Error::Ring(_)) | Err(Error::InvalidGaloisElement { .. })
+        kg.galois_keys(&[foreign], &mut r),
+        Err(Error::Ring(rnsfhe_ring::Error::GaloisDegreeMismatch { .. }))
     ));
 
     // Level mismatches and part counts.
@@ -580,11 +603,11 @@ fn errors_name_the_numbers() {
     let h = ctx.hoist(&zero2).unwrap();
     let other_ct = enc.encrypt_zero(3, &mut r).unwrap();
     assert!(matches!(
-        ctx.rotate_hoisted(&other_ct, &h, 1, &gk),
+        ctx.rotate_hoisted(&other_ct, &h, &group, 1, &gk),
         Err(Error::HoistMismatch { .. })
     ));
     assert!(matches!(
-        ctx.rotate_hoisted(&low, &h, 1, &gk),
+        ctx.rotate_hoisted(&low, &h, &group, 1, &gk),
         Err(Error::HoistMismatch {
             hoisted_level: 3,
             level: 2

@@ -67,17 +67,39 @@ pub enum Error {
         /// Limbs available.
         available: usize,
     },
-    /// A Galois element that is not an odd residue modulo 2N.
+    /// A Galois element that is not an odd residue below `2N`.
     #[error(
-        "automorphism exponent {k} is invalid for N = {n}: it must be odd and below 2N = {two_n}"
+        "Galois element {element} is invalid for N = {n}: it must be odd and below 2N = {two_n}"
     )]
     InvalidGaloisElement {
-        /// The exponent.
-        k: usize,
+        /// The element (the exponent `k` of `X -> X^k`).
+        element: usize,
         /// Ring degree.
         n: usize,
-        /// 2N.
+        /// `2N`.
         two_n: usize,
+    },
+    /// A Galois element made for one ring degree applied in a ring of another.
+    #[error("Galois element {element} belongs to the ring of degree N = {element_n}, but the {operation} is in degree N = {n}: make the element from this context's Galois group")]
+    GaloisDegreeMismatch {
+        /// The operation attempted.
+        operation: &'static str,
+        /// The element.
+        element: usize,
+        /// The degree it was made for.
+        element_n: usize,
+        /// The degree of the operand.
+        n: usize,
+    },
+    /// A ring degree and generator that do not make a rotation group.
+    #[error("no Galois group of N = {n} with generator {generator}: {reason}")]
+    InvalidGaloisGroup {
+        /// Ring degree.
+        n: usize,
+        /// The generator given.
+        generator: usize,
+        /// What is wrong.
+        reason: &'static str,
     },
     /// A basis conversion mode whose precondition the bases do not meet.
     #[error("{mode} basis conversion is not available for this basis: {reason}")]

@@ -2,9 +2,9 @@
 //!
 //! RNS bases and polynomials for rnsfhe: [`RnsBasis`] (a list of NTT primes with its precomputations;
 //! levels are prefixes), [`Poly<Coeff>`](Poly) / [`Poly<Ntt>`](Poly) (one contiguous buffer, the form in
-//! the type), automorphisms, basis conversion in three modes ([`conversion`]), ModUp / ModDown and
-//! rescaling ([`modswitch`]), HPS simple and complex scaling ([`scaling`]) and gadget decompositions
-//! ([`gadget`]), and the wire encoding of polynomials ([`wire`]).
+//! the type), automorphisms and the Galois group of rotations ([`galois`]), basis conversion in three
+//! modes ([`conversion`]), ModUp / ModDown and rescaling ([`modswitch`]), HPS simple and complex scaling
+//! ([`scaling`]) and gadget decompositions ([`gadget`]), and the wire encoding of polynomials ([`wire`]).
 //!
 //! This crate knows nothing of keys or encryption; that is `rnsfhe-core`.
 
@@ -13,6 +13,7 @@ pub mod conversion;
 pub mod crt;
 pub mod error;
 pub mod gadget;
+pub mod galois;
 pub mod modswitch;
 mod multiword;
 pub mod poly;
@@ -24,6 +25,7 @@ pub use conversion::{BasisConverter, ConversionMode, Exactness};
 pub use crt::CrtComposer;
 pub use error::{Error, Result};
 pub use gadget::{RnsGadget, RnsSignedDigits, SignedDigits};
+pub use galois::{GaloisElement, GaloisGroup};
 pub use modswitch::{ModSwitcher, Rescaler};
 pub use poly::{Coeff, Form, Ntt, Poly};
 pub use scaling::{ComplexScaler, FractionPath, SimpleScaler};

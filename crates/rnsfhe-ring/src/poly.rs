@@ -17,6 +17,7 @@ use rnsfhe_math::{Modulus, NttPlan};
 
 use crate::basis::RnsBasis;
 use crate::error::{Error, Result};
+use crate::galois::GaloisElement;
 
 mod sealed {
     pub trait Sealed {}
@@ -355,14 +356,6 @@ impl<F: Form> Poly<F> {
         self.basis = Arc::clone(basis);
         Ok(())
     }
-
-    fn check_galois(&self, k: usize) -> Result<()> {
-        let n = self.degree();
-        if k.is_multiple_of(2) || k >= 2 * n {
-            return Err(Error::InvalidGaloisElement { k, n, two_n: 2 * n });
-        }
-        Ok(())
-    }
 }
 
 impl Poly<Coeff> {
@@ -446,10 +439,13 @@ impl Poly<Coeff> {
         })
     }
 
-    /// The automorphism `a(X) -> a(X^k)` for odd `k < 2N`, in coefficient form: coefficient `i` moves to
-    /// `i k mod 2N`, negated when that exponent is at least `N` (since `X^N = -1`).
-    pub fn automorphism(&self, k: usize) -> Result<Self> {
-        self.check_galois(k)?;
+    /// The automorphism `a(X) -> a(X^k)` of a Galois element `k`, in coefficient form: coefficient `i`
+    /// moves to `i k mod 2N`, negated when that exponent is at least `N` (since `X^N = -1`).
+    ///
+    /// Errors: [`Error::GaloisDegreeMismatch`] if `k` belongs to another ring degree.
+    pub fn automorphism(&self, k: GaloisElement) -> Result<Self> {
+        k.check_degree(self.degree(), "automorphism")?;
+        let k = k.value();
         let n = self.degree();
         let mask = 2 * n - 1;
         let mut out = Self::zero(&self.basis);
@@ -618,9 +614,11 @@ impl Poly<Ntt> {
     /// The automorphism `a(X) -> a(X^k)` in NTT form: a permutation of the evaluation slots. Slot `j`
     /// holds `a(psi^e_j)`; the result at slot `j` is `a(psi^(e_j k))`, read from the slot whose exponent is
     /// `e_j k mod 2N`.
-    pub fn automorphism(&self, k: usize) -> Result<Self> {
-        self.check_galois(k)?;
-        let perm = ntt_automorphism_permutation(&self.basis, k);
+    ///
+    /// Errors: [`Error::GaloisDegreeMismatch`] if `k` belongs to another ring degree.
+    pub fn automorphism(&self, k: GaloisElement) -> Result<Self> {
+        k.check_degree(self.degree(), "automorphism")?;
+        let perm = ntt_automorphism_permutation(&self.basis, k)?;
         let n = self.degree();
         let mut out = Self::zero(&self.basis);
         out.data
@@ -637,16 +635,20 @@ impl Poly<Ntt> {
 
 /// The slot permutation of `X -> X^k` in NTT form: `out[j] = in[perm[j]]`. Depends only on `N` and `k`
 /// (all plans of a basis use the same slot order), so schemes precompute it once per Galois element.
-pub fn ntt_automorphism_permutation(basis: &RnsBasis, k: usize) -> Vec<usize> {
+///
+/// Errors: [`Error::GaloisDegreeMismatch`] if `k` belongs to another ring degree.
+pub fn ntt_automorphism_permutation(basis: &RnsBasis, k: GaloisElement) -> Result<Vec<usize>> {
+    k.check_degree(basis.degree(), "automorphism permutation")?;
+    let k = k.value();
     let n = basis.degree();
     let log_n = n.trailing_zeros();
     let mask = 2 * n - 1;
-    (0..n)
+    Ok((0..n)
         .map(|j| {
             let e = ((2 * rnsfhe_math::ntt::bit_reverse(j, log_n) + 1) * k) & mask;
             rnsfhe_math::ntt::bit_reverse((e - 1) / 2, log_n)
         })
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
@@ -782,7 +784,9 @@ mod tests {
         for n in [16usize, 1024] {
             let b = basis(n, 2);
             let x = random(&b, &mut rng);
+            let element = |k| GaloisElement::new(k, n).unwrap();
             for k in [1usize, 3, 5, 25, 2 * n - 1] {
+                let k = element(k);
                 let direct = x.automorphism(k).unwrap();
                 let via_ntt = x.clone().into_ntt().automorphism(k).unwrap().into_coeff();
                 assert_eq!(direct, via_ntt, "N = {n}, k = {k}");
@@ -794,22 +798,24 @@ mod tests {
             let mut expect = vec![0i64; n];
             expect[5] = 1;
             assert_eq!(
-                xpoly.automorphism(5).unwrap(),
+                xpoly.automorphism(element(5)).unwrap(),
                 Poly::from_i64(&b, &expect).unwrap()
             );
             let mut expect = vec![0i64; n];
             expect[n - 1] = -1;
             assert_eq!(
-                xpoly.automorphism(2 * n - 1).unwrap(),
+                xpoly.automorphism(element(2 * n - 1)).unwrap(),
                 Poly::from_i64(&b, &expect).unwrap()
             );
+            // An element of another ring degree is refused in both forms.
+            let other = GaloisElement::new(5, 2 * n).unwrap();
             assert!(matches!(
-                x.automorphism(4),
-                Err(Error::InvalidGaloisElement { k: 4, .. })
+                x.automorphism(other),
+                Err(Error::GaloisDegreeMismatch { element: 5, .. })
             ));
             assert!(matches!(
-                x.automorphism(2 * n + 1),
-                Err(Error::InvalidGaloisElement { .. })
+                x.clone().into_ntt().automorphism(other),
+                Err(Error::GaloisDegreeMismatch { .. })
             ));
         }
     }
