@@ -364,12 +364,20 @@ impl PyWireHeader {
 pub(crate) fn read_header(data: &Bound<'_, PyAny>) -> PyResult<PyWireHeader> {
     let data = read_bytes(data)?;
     let header = wire::peek_header(data.as_bytes()).map_err(decode_error)?;
+    let code = header.kind_code;
+    let kind = rnsfhe::object_kind(code).ok_or_else(|| {
+        decode_error(wire::DecodeError::new(
+            "header.kind",
+            6,
+            wire::DecodeErrorKind::Invalid(format!("unknown object kind code {code}")),
+        ))
+    })?;
     Ok(PyWireHeader {
         version: header.version,
-        kind: header.kind.to_string(),
-        kind_code: header.kind.code(),
+        kind: kind.to_string(),
+        kind_code: code,
         fingerprint: header.fingerprint,
-        is_secret: header.kind.is_secret(),
+        is_secret: kind.is_secret(),
     })
 }
 
@@ -389,8 +397,15 @@ pub(crate) fn reseal<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyByt
 
 /// A [`DecodeError`] (Python) with the Rust message and the attributes `field` and `offset`.
 pub(crate) fn decode_error(err: wire::DecodeError) -> PyErr {
+    // A header of another kind: name the kind found (the wire layer knows only its code).
+    let found = match &err.kind {
+        wire::DecodeErrorKind::WrongKind { found, .. } => {
+            rnsfhe::object_kind(*found).map(|k| format!(" (a {k})"))
+        }
+        _ => None,
+    };
     Python::with_gil(|py| {
-        let py_err = DecodeError::new_err(err.to_string());
+        let py_err = DecodeError::new_err(format!("{err}{}", found.unwrap_or_default()));
         let value = py_err.value(py);
         match (
             value.setattr("field", err.field.as_str()),
@@ -436,13 +451,14 @@ pub(crate) fn read_bytes<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
         })
 }
 
-/// `bytes` of what `write` returns, computed with the GIL released.
-pub(crate) fn to_py_bytes<'py>(
+/// `bytes` of what `write` returns, computed with the GIL released (a buffer that wipes itself, such as
+/// `Zeroizing<Vec<u8>>`, is wiped once copied into the Python object).
+pub(crate) fn to_py_bytes<'py, B: AsRef<[u8]> + Send>(
     py: Python<'py>,
-    write: impl FnOnce() -> Vec<u8> + Send,
+    write: impl FnOnce() -> B + Send,
 ) -> Bound<'py, PyBytes> {
     let bytes = py.allow_threads(write);
-    PyBytes::new(py, &bytes)
+    PyBytes::new(py, bytes.as_ref())
 }
 
 /// A scheme context that travels as bytes (its parameters): `Context.to_bytes` / `Context.from_bytes`

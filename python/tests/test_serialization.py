@@ -269,7 +269,7 @@ def test_wrong_context_and_wrong_kind(ctx, keys, x):
         with pytest.raises(rnsfhe.DecodeError, match="other parameters") as e:
             cls.from_bytes(data, other)
         assert assert_decode_error(e).field == "header.fingerprint" and e.value.offset == 8
-    with pytest.raises(rnsfhe.DecodeError, match="expected a relinearization key, found a CKKS ciphertext") as e:
+    with pytest.raises(rnsfhe.DecodeError, match=r"expected a relinearization key \(kind code 18\), found kind code 33.* \(a CKKS ciphertext\)") as e:
         ckks.RelinKey.from_bytes(ct.to_bytes(), ctx)
     assert assert_decode_error(e).field == "header.kind"
     with pytest.raises(rnsfhe.DecodeError) as e:
@@ -446,6 +446,9 @@ def test_read_header_names_the_kind_without_loading():
     with pytest.raises(rnsfhe.DecodeError) as e:
         rnsfhe.read_header(b"RNSF\x09\x00" + bytes(10))  # format version 9
     assert e.value.field == "header.version" and e.value.offset == 4
+    with pytest.raises(rnsfhe.DecodeError, match="unknown object kind code 999") as e:
+        rnsfhe.read_header(b"RNSF\x02\x00\xe7\x03" + bytes(8))  # a kind code no crate defines
+    assert e.value.field == "header.kind" and e.value.offset == 6
 
 
 def test_context_from_bytes_bounds_the_ring_degree():

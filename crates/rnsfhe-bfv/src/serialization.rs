@@ -48,6 +48,33 @@ use crate::error::BfvResult;
 use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
 use crate::params::{BfvContext, BfvParams, MAX_PLAINTEXT_MODULUS};
 
+/// The wire object kinds of `rnsfhe-bfv` (parameters: code 2 of
+/// [`rnsfhe_math::wire::kind_codes::SCHEME_PARAMETERS`]; the rest in [`rnsfhe_math::wire::kind_codes::BFV`]).
+/// Its secret and public keys are those of `rnsfhe-core` ([`rnsfhe_core::serialization::kinds`]).
+pub mod kinds {
+    use rnsfhe_math::wire::ObjectKind;
+
+    /// BFV parameters ([`crate::BfvParams`], a context's bytes).
+    pub const BFV_PARAMETERS: ObjectKind = ObjectKind::new(2, "BFV parameters");
+    /// The HPS relinearization key of BFV.
+    pub const BFV_RELIN_KEY: ObjectKind = ObjectKind::new(48, "BFV relinearization key");
+    /// BFV Galois keys.
+    pub const BFV_GALOIS_KEYS: ObjectKind = ObjectKind::new(49, "BFV Galois keys");
+    /// A BFV plaintext.
+    pub const BFV_PLAINTEXT: ObjectKind = ObjectKind::new(50, "BFV plaintext");
+    /// A BFV ciphertext (also written by seeded symmetric ciphertexts).
+    pub const BFV_CIPHERTEXT: ObjectKind = ObjectKind::new(51, "BFV ciphertext");
+
+    /// Every kind of this crate.
+    pub const KINDS: [ObjectKind; 5] = [
+        BFV_PARAMETERS,
+        BFV_RELIN_KEY,
+        BFV_GALOIS_KEYS,
+        BFV_PLAINTEXT,
+        BFV_CIPHERTEXT,
+    ];
+}
+
 /// The largest number of primes a loaded parameter set may list in `Q` or in `P` (the deepest preset,
 /// HPS Table 3 at depth 100, has 38 and 40): a bound on what a hostile input can make the loader
 /// allocate and check before the context is built.
@@ -62,7 +89,7 @@ fn bit_width(v: u64) -> u32 {
 }
 
 impl Serializable for BfvContext {
-    const KIND: ObjectKind = ObjectKind::BfvParameters;
+    const KIND: ObjectKind = kinds::BFV_PARAMETERS;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint()
@@ -163,7 +190,7 @@ impl BfvParams {
 }
 
 impl WireParams for BfvParams {
-    const KIND: ObjectKind = ObjectKind::BfvParameters;
+    const KIND: ObjectKind = kinds::BFV_PARAMETERS;
     type Context = Arc<BfvContext>;
     type BuildError = crate::BfvError;
 
@@ -274,7 +301,7 @@ impl Plaintext {
 }
 
 impl Serializable for Plaintext {
-    const KIND: ObjectKind = ObjectKind::BfvPlaintext;
+    const KIND: ObjectKind = kinds::BFV_PLAINTEXT;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint
@@ -331,7 +358,7 @@ impl Deserializable<BfvContext> for Plaintext {
 }
 
 impl Serializable for Ciphertext {
-    const KIND: ObjectKind = ObjectKind::BfvCiphertext;
+    const KIND: ObjectKind = kinds::BFV_CIPHERTEXT;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint
@@ -404,7 +431,7 @@ impl SeededCiphertext {
 }
 
 impl Serializable for SeededCiphertext {
-    const KIND: ObjectKind = ObjectKind::BfvCiphertext;
+    const KIND: ObjectKind = kinds::BFV_CIPHERTEXT;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint
@@ -453,7 +480,7 @@ impl KeySwitchKey {
 }
 
 impl Serializable for RelinKey {
-    const KIND: ObjectKind = ObjectKind::BfvRelinKey;
+    const KIND: ObjectKind = kinds::BFV_RELIN_KEY;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint
@@ -482,7 +509,7 @@ impl Deserializable<BfvContext> for RelinKey {
 }
 
 impl Serializable for GaloisKeys {
-    const KIND: ObjectKind = ObjectKind::BfvGaloisKeys;
+    const KIND: ObjectKind = kinds::BFV_GALOIS_KEYS;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint
@@ -518,6 +545,18 @@ impl Deserializable<BfvContext> for GaloisKeys {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kinds_stay_in_the_crates_range() {
+        assert!(rnsfhe_math::wire::kind_codes::SCHEME_PARAMETERS
+            .contains(&kinds::BFV_PARAMETERS.code()));
+        for kind in &kinds::KINDS[1..] {
+            assert!(
+                rnsfhe_math::wire::kind_codes::BFV.contains(&kind.code()),
+                "{kind}"
+            );
+        }
+    }
     use crate::{BatchEncoder, CoeffEncoder, Decryptor, Encryptor, Evaluator, KeyGenerator};
     use rnsfhe_math::sampling::Csprng;
     use rnsfhe_math::wire::{reseal, DIGEST_LEN, HEADER_LEN};
@@ -720,10 +759,10 @@ mod tests {
         assert_eq!((err.field.as_str(), err.offset), ("header.kind", 6));
         let err = c.public_key_from_bytes(&rk).unwrap_err();
         assert_eq!(err.field, "header.kind");
-        // A CKKS-kind header is refused by every BFV loader.
+        // A CKKS-kind header (code 32, a CKKS plaintext) is refused by every BFV loader.
         let pt = CoeffEncoder::new(&c).encode_u64(&[1]).unwrap();
         let mut bytes = pt.to_bytes();
-        bytes[6..8].copy_from_slice(&ObjectKind::CkksPlaintext.code().to_le_bytes());
+        bytes[6..8].copy_from_slice(&32u16.to_le_bytes());
         assert_eq!(
             Plaintext::from_bytes(&bytes, &c).unwrap_err().field,
             "digest"

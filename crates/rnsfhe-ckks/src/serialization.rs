@@ -35,6 +35,23 @@ use crate::context::CkksContext;
 use crate::params::{CkksParams, RescalingPolicy};
 use crate::plaintext::{Ciphertext, Plaintext};
 
+/// The wire object kinds of `rnsfhe-ckks` (parameters: code 1 of
+/// [`rnsfhe_math::wire::kind_codes::SCHEME_PARAMETERS`]; the rest in [`rnsfhe_math::wire::kind_codes::CKKS`]).
+/// Its keys are those of `rnsfhe-core` ([`rnsfhe_core::serialization::kinds`]).
+pub mod kinds {
+    use rnsfhe_math::wire::ObjectKind;
+
+    /// CKKS parameters ([`crate::CkksParams`], a context's bytes).
+    pub const CKKS_PARAMETERS: ObjectKind = ObjectKind::new(1, "CKKS parameters");
+    /// A CKKS plaintext.
+    pub const CKKS_PLAINTEXT: ObjectKind = ObjectKind::new(32, "CKKS plaintext");
+    /// A CKKS ciphertext (also written by seeded symmetric ciphertexts).
+    pub const CKKS_CIPHERTEXT: ObjectKind = ObjectKind::new(33, "CKKS ciphertext");
+
+    /// Every kind of this crate.
+    pub const KINDS: [ObjectKind; 3] = [CKKS_PARAMETERS, CKKS_PLAINTEXT, CKKS_CIPHERTEXT];
+}
+
 /// The largest number of scaling primes or special primes a loaded parameter set may ask for (the
 /// largest presets use 32 and 9): a bound on the prime search a hostile input can trigger.
 pub const MAX_WIRE_PRIMES: u32 = 128;
@@ -43,7 +60,7 @@ pub const MAX_WIRE_PRIMES: u32 = 128;
 const PARAMS_PAYLOAD: u64 = 7 * 4 + 5 + 8 + 3;
 
 impl Serializable for CkksContext {
-    const KIND: ObjectKind = ObjectKind::CkksParameters;
+    const KIND: ObjectKind = kinds::CKKS_PARAMETERS;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint()
@@ -130,7 +147,7 @@ impl CkksParams {
 }
 
 impl WireParams for CkksParams {
-    const KIND: ObjectKind = ObjectKind::CkksParameters;
+    const KIND: ObjectKind = kinds::CKKS_PARAMETERS;
     type Context = Arc<CkksContext>;
     type BuildError = crate::Error;
 
@@ -235,7 +252,7 @@ fn read_scale_and_slots<R: Read>(
 }
 
 impl Serializable for Plaintext {
-    const KIND: ObjectKind = ObjectKind::CkksPlaintext;
+    const KIND: ObjectKind = kinds::CKKS_PLAINTEXT;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint()
@@ -278,7 +295,7 @@ impl Deserializable<CkksContext> for Plaintext {
 }
 
 impl Serializable for Ciphertext {
-    const KIND: ObjectKind = ObjectKind::CkksCiphertext;
+    const KIND: ObjectKind = kinds::CKKS_CIPHERTEXT;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint()
@@ -358,7 +375,7 @@ impl SeededCiphertext {
 }
 
 impl Serializable for SeededCiphertext {
-    const KIND: ObjectKind = ObjectKind::CkksCiphertext;
+    const KIND: ObjectKind = kinds::CKKS_CIPHERTEXT;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint
@@ -384,6 +401,18 @@ impl Serializable for SeededCiphertext {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kinds_stay_in_the_crates_range() {
+        assert!(rnsfhe_math::wire::kind_codes::SCHEME_PARAMETERS
+            .contains(&kinds::CKKS_PARAMETERS.code()));
+        for kind in &kinds::KINDS[1..] {
+            assert!(
+                rnsfhe_math::wire::kind_codes::CKKS.contains(&kind.code()),
+                "{kind}"
+            );
+        }
+    }
     use crate::{CkksDecryptor, CkksEncryptor, Csprng, KeyGenerator};
     use rnsfhe_core::SecretDistribution;
     use rnsfhe_ring::ConversionMode;

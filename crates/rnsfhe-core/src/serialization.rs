@@ -31,13 +31,30 @@ use rnsfhe_math::wire::{
 };
 use rnsfhe_ring::wire::poly_wire_size;
 use rnsfhe_ring::{Coeff, ConversionMode, Form, GaloisElement, Ntt, Poly, RnsBasis};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::context::{RlweContext, SecretDistribution};
 use crate::encryption::{RlweCiphertext, SeededRlweCiphertext};
 use crate::keys::{GaloisKeys, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 use crate::samplers::expand_uniform;
 use crate::security::SecurityEstimate;
+
+/// The wire object kinds of `rnsfhe-core` (codes in [`rnsfhe_math::wire::kind_codes::CORE`]).
+pub mod kinds {
+    use rnsfhe_math::wire::ObjectKind;
+
+    /// An RLWE secret key (written and read only by explicitly named functions).
+    pub const SECRET_KEY: ObjectKind = ObjectKind::secret(16, "secret key");
+    /// An RLWE public key `(b, a)`.
+    pub const PUBLIC_KEY: ObjectKind = ObjectKind::new(17, "public key");
+    /// The relinearization key of hybrid key switching (CKKS).
+    pub const RELIN_KEY: ObjectKind = ObjectKind::new(18, "relinearization key");
+    /// Galois keys of hybrid key switching (CKKS rotations and conjugation).
+    pub const GALOIS_KEYS: ObjectKind = ObjectKind::new(19, "Galois keys");
+
+    /// Every kind of this crate.
+    pub const KINDS: [ObjectKind; 4] = [SECRET_KEY, PUBLIC_KEY, RELIN_KEY, GALOIS_KEYS];
+}
 
 /// Whether a seed is written: the caller asked for seeds and one is known.
 fn use_seed(seed: Option<&Seed>, randomness: PublicRandomness) -> Option<&Seed> {
@@ -130,7 +147,7 @@ pub fn read_key_pairs<R: Read>(
 }
 
 impl Serializable for PublicKey {
-    const KIND: ObjectKind = ObjectKind::PublicKey;
+    const KIND: ObjectKind = kinds::PUBLIC_KEY;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint
@@ -218,7 +235,7 @@ impl KeySwitchKey {
 }
 
 impl Serializable for RelinKey {
-    const KIND: ObjectKind = ObjectKind::RelinKey;
+    const KIND: ObjectKind = kinds::RELIN_KEY;
 
     fn wire_fingerprint(&self) -> u64 {
         self.0.fingerprint
@@ -308,7 +325,7 @@ pub fn galois_list_size<K>(keys: &BTreeMap<usize, K>, key_size: impl Fn(&K) -> u
 }
 
 impl Serializable for GaloisKeys {
-    const KIND: ObjectKind = ObjectKind::GaloisKeys;
+    const KIND: ObjectKind = kinds::GALOIS_KEYS;
 
     fn wire_fingerprint(&self) -> u64 {
         self.fingerprint
@@ -808,7 +825,7 @@ impl SecretKey {
         let coeffs = self.coefficients();
         write_object(
             w,
-            ObjectKind::SecretKey,
+            kinds::SECRET_KEY,
             self.fingerprint(),
             secret_key_payload_size(coeffs.len()),
             Integrity::Digest,
@@ -829,11 +846,12 @@ impl SecretKey {
         )
     }
 
-    /// The **secret** key as bytes ([`SecretKey::write_secret_to`]).
-    pub fn to_secret_bytes(&self, ctx: &RlweContext) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.secret_serialized_size() as usize);
-        // Writing to a Vec cannot fail.
-        let _ = self.write_secret_to(&mut out, ctx);
+    /// The **secret** key as bytes ([`SecretKey::write_secret_to`]), in a buffer wiped when it is dropped.
+    pub fn to_secret_bytes(&self, ctx: &RlweContext) -> Zeroizing<Vec<u8>> {
+        let mut out = Zeroizing::new(Vec::with_capacity(self.secret_serialized_size() as usize));
+        // Writing to a Vec cannot fail, and the capacity is exact, so the buffer never reallocates
+        // (which would leave a copy of the key behind).
+        let _ = self.write_secret_to(&mut *out, ctx);
         out
     }
 
@@ -853,7 +871,7 @@ impl SecretKey {
     fn read_secret<R: Read>(r: &mut WireReader<R>, ctx: &RlweContext) -> Result<Self, DecodeError> {
         let header = Header::read(r)?;
         header.expect(
-            ObjectKind::SecretKey,
+            kinds::SECRET_KEY,
             Some(ctx.wire_fingerprint_for(header.version)),
         )?;
         let at = r.offset();
@@ -903,6 +921,18 @@ impl SecretKey {
 mod tests {
     use super::*;
     use crate::context::RlweParams;
+
+    #[test]
+    fn kinds_stay_in_the_crates_range() {
+        for kind in kinds::KINDS {
+            assert!(
+                rnsfhe_math::wire::kind_codes::CORE.contains(&kind.code()),
+                "{kind}"
+            );
+        }
+        assert!(kinds::SECRET_KEY.is_secret());
+        assert_eq!(kinds::KINDS.iter().filter(|k| k.is_secret()).count(), 1);
+    }
     use crate::encryption::{Decryptor, Encryptor};
     use crate::keys::KeyGenerator;
     use rnsfhe_math::primes::ntt_primes_of_bits;

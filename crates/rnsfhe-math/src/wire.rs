@@ -6,14 +6,15 @@
 //! offset  size  field
 //!      0     4  magic "RNSF"
 //!      4     2  format version (little endian), FORMAT_VERSION
-//!      6     2  object kind (ObjectKind code)
+//!      6     2  object kind (ObjectKind code; each crate owns a range, kind_codes)
 //!      8     8  fingerprint of the parameters the object belongs to
 //!     16     .  payload (defined by each object type; integers little endian)
 //! end-32    32  digest: BLAKE3 of every byte before it (header and payload), or keyed BLAKE3 (a MAC)
 //!               under a MacKey the parties share
 //! ```
 //!
-//! This module holds the parts every layer shares: the header, the registry of object kinds, the digest
+//! This module holds the parts every layer shares: the header, the object kind type (each crate defines
+//! its own kinds in a range of codes it owns, [`kind_codes`]), the digest
 //! ([`Integrity`], [`MacKey`]), a [`WireWriter`] that counts (and digests) the bytes it writes and a
 //! [`WireReader`] that tracks the byte offset so that every error names the field and the offset where
 //! decoding failed ([`DecodeError`]).
@@ -164,100 +165,86 @@ impl fmt::Debug for Digester {
     }
 }
 
-/// The kind of object a header announces. Codes are part of the format and never reused.
+/// The kind of object a header announces: the code written in the header, a name for messages, and
+/// whether objects of the kind hold secret material (a server must refuse them). Codes are part of the
+/// format and never reused.
+///
+/// This module defines no kind: each crate defines the kinds of its own objects as constants with codes
+/// from the range [`kind_codes`] gives it, and lists them (`KINDS` in its serialization module), so adding
+/// an object type never edits this module. A reader compares a header's code with the kind it expects
+/// ([`Header::expect`]); naming an arbitrary code takes the list of every crate's kinds, which the facade
+/// crate composes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ObjectKind {
-    /// CKKS parameters (`CkksParams`).
-    CkksParameters,
-    /// BFV parameters (`BfvParams`).
-    BfvParameters,
-    /// An RLWE secret key (written only by an explicitly named function).
-    SecretKey,
-    /// An RLWE public key `(b, a)`.
-    PublicKey,
-    /// The hybrid relinearization key of `rnsfhe-core` (CKKS).
-    RelinKey,
-    /// Hybrid Galois keys of `rnsfhe-core` (CKKS rotations and conjugation).
-    GaloisKeys,
-    /// A CKKS plaintext.
-    CkksPlaintext,
-    /// A CKKS ciphertext (also written by seeded symmetric ciphertexts).
-    CkksCiphertext,
-    /// The HPS relinearization key of BFV.
-    BfvRelinKey,
-    /// BFV Galois keys.
-    BfvGaloisKeys,
-    /// A BFV plaintext.
-    BfvPlaintext,
-    /// A BFV ciphertext (also written by seeded symmetric ciphertexts).
-    BfvCiphertext,
+pub struct ObjectKind {
+    code: u16,
+    name: &'static str,
+    secret: bool,
 }
 
 impl ObjectKind {
-    /// Every kind, for lookups by code.
-    pub const ALL: [ObjectKind; 12] = [
-        ObjectKind::CkksParameters,
-        ObjectKind::BfvParameters,
-        ObjectKind::SecretKey,
-        ObjectKind::PublicKey,
-        ObjectKind::RelinKey,
-        ObjectKind::GaloisKeys,
-        ObjectKind::CkksPlaintext,
-        ObjectKind::CkksCiphertext,
-        ObjectKind::BfvRelinKey,
-        ObjectKind::BfvGaloisKeys,
-        ObjectKind::BfvPlaintext,
-        ObjectKind::BfvCiphertext,
-    ];
-
-    /// The code written in the header.
-    pub fn code(self) -> u16 {
-        match self {
-            ObjectKind::CkksParameters => 1,
-            ObjectKind::BfvParameters => 2,
-            ObjectKind::SecretKey => 16,
-            ObjectKind::PublicKey => 17,
-            ObjectKind::RelinKey => 18,
-            ObjectKind::GaloisKeys => 19,
-            ObjectKind::CkksPlaintext => 32,
-            ObjectKind::CkksCiphertext => 33,
-            ObjectKind::BfvRelinKey => 48,
-            ObjectKind::BfvGaloisKeys => 49,
-            ObjectKind::BfvPlaintext => 50,
-            ObjectKind::BfvCiphertext => 51,
+    /// A kind of public objects with header code `code` and the name `name` ("CKKS ciphertext").
+    pub const fn new(code: u16, name: &'static str) -> Self {
+        Self {
+            code,
+            name,
+            secret: false,
         }
     }
 
-    /// The kind with header code `code`, if any.
-    pub fn from_code(code: u16) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.code() == code)
+    /// A kind of objects that hold secret material (read and written only by explicitly named
+    /// functions; [`ObjectKind::is_secret`]).
+    pub const fn secret(code: u16, name: &'static str) -> Self {
+        Self {
+            code,
+            name,
+            secret: true,
+        }
+    }
+
+    /// The code written in the header.
+    pub const fn code(self) -> u16 {
+        self.code
+    }
+
+    /// The name used in messages.
+    pub const fn name(self) -> &'static str {
+        self.name
     }
 
     /// Whether objects of this kind hold secret material (a server must refuse them).
-    pub fn is_secret(self) -> bool {
-        self == ObjectKind::SecretKey
+    pub const fn is_secret(self) -> bool {
+        self.secret
+    }
+
+    /// The kind among `kinds` with header code `code`, if any.
+    pub fn find(kinds: &[ObjectKind], code: u16) -> Option<Self> {
+        kinds.iter().copied().find(|k| k.code == code)
     }
 }
 
 impl fmt::Display for ObjectKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match self {
-            ObjectKind::CkksParameters => "CKKS parameters",
-            ObjectKind::BfvParameters => "BFV parameters",
-            ObjectKind::SecretKey => "secret key",
-            ObjectKind::PublicKey => "public key",
-            ObjectKind::RelinKey => "relinearization key",
-            ObjectKind::GaloisKeys => "Galois keys",
-            ObjectKind::CkksPlaintext => "CKKS plaintext",
-            ObjectKind::CkksCiphertext => "CKKS ciphertext",
-            ObjectKind::BfvRelinKey => "BFV relinearization key",
-            ObjectKind::BfvGaloisKeys => "BFV Galois keys",
-            ObjectKind::BfvPlaintext => "BFV plaintext",
-            ObjectKind::BfvCiphertext => "BFV ciphertext",
-        };
-        f.write_str(name)
+        f.write_str(self.name)
     }
+}
+
+/// The ranges of header codes each crate owns for its object kinds (codes are never reused; a crate with
+/// objects of its own takes a free range, and its tests check that its kinds stay inside it).
+pub mod kind_codes {
+    use std::ops::Range;
+
+    /// The parameters of each scheme (one code per scheme: CKKS 1, BFV 2).
+    pub const SCHEME_PARAMETERS: Range<u16> = 1..16;
+    /// `rnsfhe-core`: secret and public keys, relinearization and Galois keys of hybrid key switching.
+    pub const CORE: Range<u16> = 16..32;
+    /// `rnsfhe-ckks`: plaintexts and ciphertexts.
+    pub const CKKS: Range<u16> = 32..48;
+    /// `rnsfhe-bfv`: its keys, plaintexts and ciphertexts.
+    pub const BFV: Range<u16> = 48..64;
+    /// `rnsfhe-lwe`: LWE ciphertexts and keys.
+    pub const LWE: Range<u16> = 64..80;
+    /// `rnsfhe-pegasus`: the keys of the CKKS <-> LWE bridge.
+    pub const PEGASUS: Range<u16> = 80..96;
 }
 
 /// A decoded header.
@@ -265,15 +252,16 @@ impl fmt::Display for ObjectKind {
 pub struct Header {
     /// The format version the object was written with.
     pub version: u16,
-    /// The object kind.
-    pub kind: ObjectKind,
+    /// The code of the object kind ([`ObjectKind::code`]; which crate's kind it is, the reader knows:
+    /// [`Header::expect`], [`ObjectKind::find`]).
+    pub kind_code: u16,
     /// The fingerprint of the parameters the object belongs to.
     pub fingerprint: u64,
 }
 
 impl Header {
-    /// Reads and checks a header: magic, a readable version and a known kind. The kind and fingerprint
-    /// are checked against expectations by [`Header::expect`].
+    /// Reads and checks a header: magic and a readable version. The kind and the fingerprint are checked
+    /// against expectations by [`Header::expect`].
     pub fn read<R: Read>(r: &mut WireReader<R>) -> Result<Self, DecodeError> {
         let version = Self::read_magic_and_version(r)?;
         if r.requires_mac() && !has_digest(version) {
@@ -283,14 +271,11 @@ impl Header {
                 DecodeErrorKind::Unauthenticated { version },
             ));
         }
-        let code = r.u16("header.kind")?;
-        let kind = ObjectKind::from_code(code).ok_or_else(|| {
-            r.invalid_at(6, "header.kind", format!("unknown object kind code {code}"))
-        })?;
+        let kind_code = r.u16("header.kind")?;
         let fingerprint = r.u64("header.fingerprint")?;
         Ok(Self {
             version,
-            kind,
+            kind_code,
             fingerprint,
         })
     }
@@ -298,13 +283,13 @@ impl Header {
     /// Checks that the header announces `kind` and, if given, the fingerprint of the context the caller
     /// loads into.
     pub fn expect(&self, kind: ObjectKind, fingerprint: Option<u64>) -> Result<(), DecodeError> {
-        if self.kind != kind {
+        if self.kind_code != kind.code() {
             return Err(DecodeError::new(
                 "header.kind",
                 6,
                 DecodeErrorKind::WrongKind {
                     expected: kind,
-                    found: self.kind,
+                    found: self.kind_code,
                 },
             ));
         }
@@ -377,8 +362,8 @@ pub enum DecodeErrorKind {
     WrongKind {
         /// The kind the caller asked for.
         expected: ObjectKind,
-        /// The kind in the header.
-        found: ObjectKind,
+        /// The kind code in the header.
+        found: u16,
     },
     /// The object belongs to other parameters.
     FingerprintMismatch {
@@ -457,7 +442,9 @@ impl fmt::Display for DecodeError {
             DecodeErrorKind::Io(e) => write!(f, "read error: {e}"),
             DecodeErrorKind::WrongKind { expected, found } => write!(
                 f,
-                "expected a {expected}, found a {found}; load it with the matching type"
+                "expected a {expected} (kind code {}), found kind code {found}; load it with the \
+                 matching type (rnsfhe::object_kind names every code)",
+                expected.code()
             ),
             DecodeErrorKind::FingerprintMismatch { expected, found } => write!(
                 f,
@@ -1196,18 +1183,37 @@ mod tests {
         assert!(err.to_string().contains("field `b` at byte 3"));
     }
 
+    /// Kinds of this module's tests (codes outside every crate's range).
+    const TEST_KEY: ObjectKind = ObjectKind::new(0xf000, "test key");
+    const TEST_WORD: ObjectKind = ObjectKind::new(0xf001, "test word");
+    const TEST_SECRET: ObjectKind = ObjectKind::secret(0xf002, "test secret");
+
+    #[test]
+    fn kinds_are_found_among_a_list() {
+        let all = [TEST_KEY, TEST_WORD, TEST_SECRET];
+        for kind in all {
+            assert_eq!(ObjectKind::find(&all, kind.code()), Some(kind));
+        }
+        assert!(TEST_SECRET.is_secret() && !TEST_KEY.is_secret());
+        assert_eq!(TEST_WORD.to_string(), "test word");
+        assert_eq!(ObjectKind::find(&all, 0xf003), None);
+    }
+
     #[test]
     fn headers_round_trip_and_reject_garbage() {
         let mut w = WireWriter::new(Vec::new());
-        Header::write(&mut w, ObjectKind::PublicKey, 0xabcd).unwrap();
+        Header::write(&mut w, TEST_KEY, 0xabcd).unwrap();
         let bytes = w.into_inner();
         assert_eq!(bytes.len() as u64, HEADER_LEN);
         let h = peek_header(&bytes).unwrap();
-        assert_eq!(h.kind, ObjectKind::PublicKey);
-        h.expect(ObjectKind::PublicKey, Some(0xabcd)).unwrap();
-        let e = h.expect(ObjectKind::GaloisKeys, None).unwrap_err();
-        assert_eq!(e.field, "header.kind");
-        let e = h.expect(ObjectKind::PublicKey, Some(1)).unwrap_err();
+        assert_eq!(h.kind_code, TEST_KEY.code());
+        h.expect(TEST_KEY, Some(0xabcd)).unwrap();
+        let e = h.expect(TEST_WORD, None).unwrap_err();
+        assert_eq!((e.field.as_str(), e.offset), ("header.kind", 6));
+        assert!(e
+            .to_string()
+            .contains("expected a test word (kind code 61441), found kind code 61440"));
+        let e = h.expect(TEST_KEY, Some(1)).unwrap_err();
         assert_eq!(e.offset, 8);
         let mut bad = bytes.clone();
         bad[0] = b'X';
@@ -1215,12 +1221,18 @@ mod tests {
         let mut bad = bytes.clone();
         bad[4] = 99;
         assert_eq!(peek_header(&bad).unwrap_err().field, "header.version");
+        // An unknown code reads (the header is well formed) and is refused by the reader that expects
+        // another kind.
         let mut bad = bytes;
         bad[6] = 0xff;
-        assert_eq!(peek_header(&bad).unwrap_err().field, "header.kind");
-        for code in ObjectKind::ALL {
-            assert_eq!(ObjectKind::from_code(code.code()), Some(code));
-        }
+        assert_eq!(
+            peek_header(&bad)
+                .unwrap()
+                .expect(TEST_KEY, None)
+                .unwrap_err()
+                .field,
+            "header.kind"
+        );
     }
 
     /// A one-field object for the digest tests.
@@ -1228,7 +1240,7 @@ mod tests {
     struct Word(u64);
 
     impl Serializable for Word {
-        const KIND: ObjectKind = ObjectKind::CkksPlaintext;
+        const KIND: ObjectKind = TEST_WORD;
 
         fn wire_fingerprint(&self) -> u64 {
             7

@@ -10,6 +10,63 @@ pub use rnsfhe_ring as ring;
 
 pub mod wire_samples;
 
+use rnsfhe_math::wire::ObjectKind;
+
+/// Every wire object kind of every crate of the library: the one place that lists the crates, so that a
+/// reader can name any header's kind code ([`object_kind`]); each crate defines its own kinds in the
+/// range of codes it owns ([`rnsfhe_math::wire::kind_codes`]).
+pub fn object_kinds() -> impl Iterator<Item = ObjectKind> {
+    rnsfhe_core::serialization::kinds::KINDS
+        .into_iter()
+        .chain(rnsfhe_ckks::serialization::kinds::KINDS)
+        .chain(rnsfhe_bfv::serialization::kinds::KINDS)
+}
+
+/// The kind with header code `code` among [`object_kinds`], if any.
+pub fn object_kind(code: u16) -> Option<ObjectKind> {
+    object_kinds().find(|k| k.code() == code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_codes_are_unique_and_stable() {
+        let mut codes: Vec<u16> = object_kinds().map(|k| k.code()).collect();
+        let n = codes.len();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), n, "a kind code is used twice");
+        // The codes of format versions 1 and 2 (fixtures and corpora depend on them).
+        let named: Vec<(u16, &str)> = object_kinds().map(|k| (k.code(), k.name())).collect();
+        for (code, name) in [
+            (1, "CKKS parameters"),
+            (2, "BFV parameters"),
+            (16, "secret key"),
+            (17, "public key"),
+            (18, "relinearization key"),
+            (19, "Galois keys"),
+            (32, "CKKS plaintext"),
+            (33, "CKKS ciphertext"),
+            (48, "BFV relinearization key"),
+            (49, "BFV Galois keys"),
+            (50, "BFV plaintext"),
+            (51, "BFV ciphertext"),
+        ] {
+            assert!(named.contains(&(code, name)), "{code} {name}");
+        }
+        assert_eq!(
+            object_kinds()
+                .filter(|k| k.is_secret())
+                .map(|k| k.code())
+                .collect::<Vec<_>>(),
+            [16]
+        );
+        assert_eq!(object_kind(999), None);
+    }
+}
+
 /// The README's Rust code blocks, compiled and run as doc tests by `cargo test` (the README is a tutorial
 /// that must keep working).
 #[cfg(doctest)]

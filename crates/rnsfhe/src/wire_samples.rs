@@ -11,6 +11,13 @@ use std::sync::Arc;
 use rnsfhe_bfv::{BatchEncoder, BfvContext, BfvParams};
 use rnsfhe_ckks::{CkksContext, CkksEncryptor, CkksParams, Csprng, KeyGenerator, RescalingPolicy};
 use rnsfhe_core::serialization::LoadLimits;
+
+/// The kinds of every crate under one name (the samples cover all of them).
+mod kinds {
+    pub use rnsfhe_bfv::serialization::kinds::*;
+    pub use rnsfhe_ckks::serialization::kinds::*;
+    pub use rnsfhe_core::serialization::kinds::*;
+}
 use rnsfhe_core::{ConversionMode, GaloisKeys, PublicKey, RelinKey, SecretDistribution, SecretKey};
 use rnsfhe_math::wire::{
     digest_of, peek_header, DecodeError, Deserializable, Integrity, ObjectKind, Serializable,
@@ -122,24 +129,20 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> anyhow::Result<Vec<Sample>> {
     let seeded = enc.encrypt_seeded(&SAMPLE_VALUES[..], &mut rng)?;
     let sample = |name, kind, bytes| Sample { name, kind, bytes };
     Ok([
-        sample("ckks_params", ObjectKind::CkksParameters, ctx.to_bytes()),
+        sample("ckks_params", kinds::CKKS_PARAMETERS, ctx.to_bytes()),
         sample(
             "secret_key",
-            ObjectKind::SecretKey,
-            keys.secret.to_secret_bytes(ctx.rlwe()),
+            kinds::SECRET_KEY,
+            keys.secret.to_secret_bytes(ctx.rlwe()).to_vec(),
         ),
-        sample("public_key", ObjectKind::PublicKey, keys.public.to_bytes()),
-        sample("relin_key", ObjectKind::RelinKey, keys.relin.to_bytes()),
-        sample(
-            "galois_keys",
-            ObjectKind::GaloisKeys,
-            keys.galois.to_bytes(),
-        ),
-        sample("ckks_plaintext", ObjectKind::CkksPlaintext, pt.to_bytes()),
-        sample("ckks_ciphertext", ObjectKind::CkksCiphertext, ct.to_bytes()),
+        sample("public_key", kinds::PUBLIC_KEY, keys.public.to_bytes()),
+        sample("relin_key", kinds::RELIN_KEY, keys.relin.to_bytes()),
+        sample("galois_keys", kinds::GALOIS_KEYS, keys.galois.to_bytes()),
+        sample("ckks_plaintext", kinds::CKKS_PLAINTEXT, pt.to_bytes()),
+        sample("ckks_ciphertext", kinds::CKKS_CIPHERTEXT, ct.to_bytes()),
         sample(
             "ckks_seeded_ciphertext",
-            ObjectKind::CkksCiphertext,
+            kinds::CKKS_CIPHERTEXT,
             seeded.to_bytes(),
         ),
     ]
@@ -165,25 +168,25 @@ fn bfv_samples(ctx: &Arc<BfvContext>, seed: u8) -> anyhow::Result<Vec<Sample>> {
     let seeded = enc.encrypt_seeded(&pt, &mut rng)?;
     let sample = |name, kind, bytes| Sample { name, kind, bytes };
     Ok(vec![
-        sample("bfv_params", ObjectKind::BfvParameters, ctx.to_bytes()),
+        sample("bfv_params", kinds::BFV_PARAMETERS, ctx.to_bytes()),
         sample(
             "bfv_secret_key",
-            ObjectKind::SecretKey,
-            kg.secret_key().to_secret_bytes(ctx.rlwe()),
+            kinds::SECRET_KEY,
+            kg.secret_key().to_secret_bytes(ctx.rlwe()).to_vec(),
         ),
-        sample("bfv_public_key", ObjectKind::PublicKey, pk.to_bytes()),
-        sample("bfv_relin_key", ObjectKind::BfvRelinKey, rk.to_bytes()),
-        sample("bfv_galois_keys", ObjectKind::BfvGaloisKeys, gk.to_bytes()),
-        sample("bfv_plaintext", ObjectKind::BfvPlaintext, pt.to_bytes()),
-        sample("bfv_ciphertext", ObjectKind::BfvCiphertext, ct.to_bytes()),
+        sample("bfv_public_key", kinds::PUBLIC_KEY, pk.to_bytes()),
+        sample("bfv_relin_key", kinds::BFV_RELIN_KEY, rk.to_bytes()),
+        sample("bfv_galois_keys", kinds::BFV_GALOIS_KEYS, gk.to_bytes()),
+        sample("bfv_plaintext", kinds::BFV_PLAINTEXT, pt.to_bytes()),
+        sample("bfv_ciphertext", kinds::BFV_CIPHERTEXT, ct.to_bytes()),
         sample(
             "bfv_product_ciphertext",
-            ObjectKind::BfvCiphertext,
+            kinds::BFV_CIPHERTEXT,
             product.to_bytes(),
         ),
         sample(
             "bfv_seeded_ciphertext",
-            ObjectKind::BfvCiphertext,
+            kinds::BFV_CIPHERTEXT,
             seeded.to_bytes(),
         ),
     ])
@@ -204,46 +207,46 @@ pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(
         _ => ctx.rlwe(),
     };
     match kind {
-        ObjectKind::CkksParameters => {
+        kinds::CKKS_PARAMETERS => {
             let (params, _) = CkksParams::from_bytes(bytes)?;
             if params.log_n <= 11 && params.levels <= 4 && params.special_primes <= 4 {
                 CkksContext::from_bytes_with(bytes, &SAMPLE_LIMITS)?;
             }
         }
-        ObjectKind::BfvParameters => {
+        kinds::BFV_PARAMETERS => {
             let (params, _) = BfvParams::from_bytes(bytes)?;
             if params.log_n <= 11 && params.q_moduli.len() <= 4 && params.p_moduli.len() <= 4 {
                 BfvContext::from_bytes_with(bytes, &SAMPLE_LIMITS)?;
             }
         }
-        ObjectKind::SecretKey => {
+        kinds::SECRET_KEY => {
             SecretKey::from_secret_bytes(bytes, rlwe)?;
         }
-        ObjectKind::PublicKey => {
+        kinds::PUBLIC_KEY => {
             PublicKey::from_bytes(bytes, rlwe)?;
         }
-        ObjectKind::RelinKey => {
+        kinds::RELIN_KEY => {
             RelinKey::from_bytes(bytes, ctx.rlwe())?;
         }
-        ObjectKind::GaloisKeys => {
+        kinds::GALOIS_KEYS => {
             GaloisKeys::from_bytes(bytes, ctx.rlwe())?;
         }
-        ObjectKind::CkksPlaintext => {
+        kinds::CKKS_PLAINTEXT => {
             rnsfhe_ckks::Plaintext::from_bytes(bytes, ctx)?;
         }
-        ObjectKind::CkksCiphertext => {
+        kinds::CKKS_CIPHERTEXT => {
             rnsfhe_ckks::Ciphertext::from_bytes(bytes, ctx)?;
         }
-        ObjectKind::BfvRelinKey => {
+        kinds::BFV_RELIN_KEY => {
             rnsfhe_bfv::RelinKey::from_bytes(bytes, bfv)?;
         }
-        ObjectKind::BfvGaloisKeys => {
+        kinds::BFV_GALOIS_KEYS => {
             rnsfhe_bfv::GaloisKeys::from_bytes(bytes, bfv)?;
         }
-        ObjectKind::BfvPlaintext => {
+        kinds::BFV_PLAINTEXT => {
             rnsfhe_bfv::Plaintext::from_bytes(bytes, bfv)?;
         }
-        ObjectKind::BfvCiphertext => {
+        kinds::BFV_CIPHERTEXT => {
             rnsfhe_bfv::Ciphertext::from_bytes(bytes, bfv)?;
         }
         other => {
@@ -261,7 +264,14 @@ pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(
 
 /// [`decode`] with the kind taken from the header (for inputs whose kind is unknown).
 pub fn decode_any(bytes: &[u8], ctxs: &SampleContexts) -> Result<ObjectKind, DecodeError> {
-    let kind = peek_header(bytes)?.kind;
+    let code = peek_header(bytes)?.kind_code;
+    let kind = crate::object_kind(code).ok_or_else(|| {
+        DecodeError::new(
+            "header.kind",
+            6,
+            rnsfhe_math::wire::DecodeErrorKind::Invalid(format!("unknown object kind code {code}")),
+        )
+    })?;
     decode(kind, bytes, ctxs)?;
     Ok(kind)
 }
@@ -270,28 +280,25 @@ pub fn decode_any(bytes: &[u8], ctxs: &SampleContexts) -> Result<ObjectKind, Dec
 /// byte (which deserializer, modulo the group's size) followed by the bytes to load; together the groups
 /// cover every deserializer.
 pub const FUZZ_TARGETS: [(&str, &[ObjectKind]); 4] = [
-    (
-        "params",
-        &[ObjectKind::CkksParameters, ObjectKind::BfvParameters],
-    ),
+    ("params", &[kinds::CKKS_PARAMETERS, kinds::BFV_PARAMETERS]),
     (
         "keys",
         &[
-            ObjectKind::SecretKey,
-            ObjectKind::PublicKey,
-            ObjectKind::RelinKey,
-            ObjectKind::GaloisKeys,
-            ObjectKind::BfvRelinKey,
-            ObjectKind::BfvGaloisKeys,
+            kinds::SECRET_KEY,
+            kinds::PUBLIC_KEY,
+            kinds::RELIN_KEY,
+            kinds::GALOIS_KEYS,
+            kinds::BFV_RELIN_KEY,
+            kinds::BFV_GALOIS_KEYS,
         ],
     ),
     (
         "ciphertexts",
         &[
-            ObjectKind::CkksPlaintext,
-            ObjectKind::CkksCiphertext,
-            ObjectKind::BfvPlaintext,
-            ObjectKind::BfvCiphertext,
+            kinds::CKKS_PLAINTEXT,
+            kinds::CKKS_CIPHERTEXT,
+            kinds::BFV_PLAINTEXT,
+            kinds::BFV_CIPHERTEXT,
         ],
     ),
     ("any", &[]),

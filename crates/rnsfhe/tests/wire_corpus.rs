@@ -65,11 +65,12 @@ fn corruptions(s: &Sample) -> Vec<(String, Vec<u8>, &'static str)> {
     ];
     let is_params = matches!(
         s.kind,
-        ObjectKind::CkksParameters | ObjectKind::BfvParameters
+        rnsfhe::ckks::serialization::kinds::CKKS_PARAMETERS
+            | rnsfhe::bfv::serialization::kinds::BFV_PARAMETERS
     );
     if !is_params {
         // Another kind in the header of this object.
-        let other = if s.kind == ObjectKind::PublicKey {
+        let other = if s.kind == rnsfhe::core::serialization::kinds::PUBLIC_KEY {
             19u16
         } else {
             17
