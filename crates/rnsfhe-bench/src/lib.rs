@@ -507,6 +507,15 @@ mod tests {
     }
 
     #[test]
+    fn the_first_allocator_name_is_kept() {
+        set_allocator("test-allocator");
+        set_allocator("another");
+        assert_eq!(allocator(), "test-allocator");
+        assert!(version_string().ends_with("(allocator: test-allocator)"));
+        assert_eq!(Machine::detect().allocator, "test-allocator");
+    }
+
+    #[test]
     fn median_of_odd_and_even_lengths() {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);

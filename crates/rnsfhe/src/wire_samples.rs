@@ -343,7 +343,7 @@ pub fn fuzz_input(target: &str, data: &[u8], ctxs: &SampleContexts) -> bool {
 /// Seed inputs of a fuzz target: every sample whose kind the target covers, with its selector byte and
 /// without its digest (the fuzzer mutates header and payload; [`fuzz_input`] seals them again).
 ///
-/// Errors: as [`samples`].
+/// Errors: as [`samples`]; [`SampleError::UnknownFuzzTarget`] for a target not in [`FUZZ_TARGETS`].
 pub fn fuzz_seeds(target: &str, ctxs: &SampleContexts) -> Result<Vec<Vec<u8>>, SampleError> {
     let Some((_, kinds)) = FUZZ_TARGETS.iter().find(|(name, _)| *name == target) else {
         return Err(SampleError::UnknownFuzzTarget(target.to_string()));
