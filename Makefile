@@ -25,12 +25,13 @@ REQUIREMENTS_HASH := $(shell sha256sum $(REQUIREMENTS) | cut -c1-16)
 VENV_STAMP := $(VENV)/.requirements-$(REQUIREMENTS_HASH)
 RNSFHE := target/release/rnsfhe
 
-.PHONY: help demo test test-rust test-python build python-ext venv bench clean check-tools
+.PHONY: help demo test test-rust test-python build python-ext venv bench bench-kernels clean check-tools
 
 help:
 	@echo "make demo    build everything in release mode and run the demo"
 	@echo "make test    run the Rust and Python tests (creates $(VENV) with pinned tools on first use)"
 	@echo "make bench   regenerate the NTT benchmark table (bench-results/ntt.json)"
+	@echo "make bench-kernels   criterion micro-benchmarks of the hot kernels (cargo bench -p rnsfhe-bench)"
 	@echo "make clean   remove build outputs, $(VENV) and bench-results/"
 
 check-tools:
@@ -51,7 +52,11 @@ build: check-tools
 	$(CARGO) build --release --workspace --exclude rnsfhe-python
 
 bench: check-tools
-	$(CARGO) run --release -p rnsfhe -- bench ntt
+	$(CARGO) run --release -p rnsfhe-cli -- bench ntt
+
+# NTT, basis conversion, HPS scaling and key switching under criterion (target/criterion/); a few minutes.
+bench-kernels: check-tools
+	$(CARGO) bench -p rnsfhe-bench
 
 # ---- tests ------------------------------------------------------------------------------------------------
 
@@ -94,7 +99,7 @@ PEERS_ARGS ?=
 .PHONY: bench-peers
 bench-peers: check-tools
 	bash bench/peers/setup.sh
-	$(CARGO) build --release -p rnsfhe
+	$(CARGO) build --release -p rnsfhe-cli
 	$(PYTHON) bench/peers/compare_table1.py --rounds $(ROUNDS) $(foreach p,$(PRESET),--preset $(p)) $(PEERS_ARGS)
 
 # ---- peers: our BFV against OpenFHE BFVRNS (bench/peers/README.md, "BFV") ---------------------------------
@@ -107,7 +112,7 @@ BFV_PRESET ?=
 .PHONY: bench-peers-bfv
 bench-peers-bfv: check-tools
 	bash bench/peers/setup.sh
-	$(CARGO) build --release -p rnsfhe
+	$(CARGO) build --release -p rnsfhe-cli
 	$(PYTHON) bench/peers/compare_bfv.py --rounds $(ROUNDS) $(foreach p,$(BFV_PRESET),--preset $(p)) $(PEERS_ARGS)
 
 # ---- peers: CKKS functions and statistics against OpenFHE (RNS-CKKS Tables 2 and 3; bench/peers/README.md) ---
@@ -120,7 +125,7 @@ bench-peers-bfv: check-tools
 .PHONY: bench-peers-functions
 bench-peers-functions: check-tools
 	bash bench/peers/setup.sh
-	$(CARGO) build --release -p rnsfhe
+	$(CARGO) build --release -p rnsfhe-cli
 	$(PYTHON) bench/peers/compare_functions.py --rounds $(ROUNDS) $(PEERS_ARGS)
 
 # Qu-Xu Figures 1 and 2 as PNG from docs/bench/figure*.csv (written by `rnsfhe bench exact-conversion`):

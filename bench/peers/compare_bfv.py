@@ -63,7 +63,7 @@ def start_peers(args, preset, params):
         if args.ours_cmd or os.path.exists(binary):
             cmds["ours"] = base + ["--depth", str(params["depth"]), "--t", str(params["t"])]
         else:
-            skipped["ours"] = "target/release/rnsfhe not found (build it: cargo build --release -p rnsfhe)"
+            skipped["ours"] = "target/release/rnsfhe not found (build it: cargo build --release -p rnsfhe-cli)"
     names = list(OPENFHE) + (list(NATIVE) if args.native else [])
     for name in names:
         if not os.path.exists(py):

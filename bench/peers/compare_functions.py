@@ -75,7 +75,7 @@ def commands(args):
         elif os.path.exists(binary):
             cmds["ours"] = [binary, "bench", "ckks-fn-op"]
         else:
-            skipped["ours"] = "target/release/rnsfhe not found (build it: cargo build --release -p rnsfhe)"
+            skipped["ours"] = "target/release/rnsfhe not found (build it: cargo build --release -p rnsfhe-cli)"
     if args.no_openfhe:
         skipped["openfhe"] = "not asked for (--no-openfhe)"
     else:

@@ -172,7 +172,7 @@ def start_peers(args, preset, params):
             if os.path.exists(binary):
                 cmds["ours"] = [binary, "bench", "ckks-op", "--preset", preset]
             else:
-                skipped["ours"] = "target/release/rnsfhe not found (build it: cargo build --release -p rnsfhe)"
+                skipped["ours"] = "target/release/rnsfhe not found (build it: cargo build --release -p rnsfhe-cli)"
     else:
         skipped["ours"] = "not asked for (--no-ours)"
     for name, script in (("openfhe", "openfhe_table1.py"), ("seal", "seal_table1.py")):

@@ -1,7 +1,9 @@
 //! # rnsfhe
 //!
-//! The facade crate: re-exports the public API of the layers below.
+//! The facade crate: re-exports the public API of the layers below. It is a library only; the `rnsfhe`
+//! command lives in the unpublished crate `rnsfhe-cli`, the benchmark tables in `rnsfhe-bench`.
 
+pub use rnsfhe_apps as apps;
 pub use rnsfhe_bfv as bfv;
 pub use rnsfhe_ckks as ckks;
 pub use rnsfhe_core as core;

@@ -24,6 +24,22 @@ use rnsfhe_math::wire::{
     WireFingerprint, DIGEST_LEN,
 };
 
+/// Why the samples could not be made: an error of the scheme that generated them (none is expected, the
+/// parameters and seeds are fixed), or a fuzz target that does not exist.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SampleError {
+    /// Building a CKKS context or generating a CKKS sample failed.
+    #[error("CKKS sample: {0}")]
+    Ckks(#[from] rnsfhe_ckks::Error),
+    /// Building a BFV context or generating a BFV sample failed.
+    #[error("BFV sample: {0}")]
+    Bfv(#[from] rnsfhe_bfv::BfvError),
+    /// [`fuzz_seeds`] was asked for a target that is not in [`FUZZ_TARGETS`].
+    #[error("unknown fuzz target {0}")]
+    UnknownFuzzTarget(String),
+}
+
 /// The limits the samples load under: the defaults, with insecure parameters allowed (the samples'
 /// parameters are tiny and insecure on purpose).
 pub const SAMPLE_LIMITS: LoadLimits = LoadLimits::DEFAULT.allowing_insecure();
@@ -67,7 +83,7 @@ pub const SAMPLE_VALUES: [f64; 4] = [0.5, -1.25, 2.0, 3.75];
 /// digits (so the key has `2 x 2` pairs and the digit path is exercised). Insecure (for tests only).
 ///
 /// Errors: none expected (a deterministic prime search).
-pub fn bfv_sample_params() -> anyhow::Result<BfvParams> {
+pub fn bfv_sample_params() -> Result<BfvParams, SampleError> {
     let mut params = BfvParams::with_bit_sizes(10, BFV_SAMPLE_T, 40, 2)?;
     params.relin_base_log = Some(20);
     params.insecure_for_testing = true;
@@ -107,7 +123,7 @@ impl SampleContexts {
     /// Builds the contexts.
     ///
     /// Errors: none expected (the parameters are fixed); context errors are passed through.
-    pub fn new() -> anyhow::Result<Self> {
+    pub fn new() -> Result<Self, SampleError> {
         Ok(Self {
             ckks: CkksContext::new(ckks_sample_params())?,
             bfv: BfvContext::new(bfv_sample_params()?)?,
@@ -118,7 +134,7 @@ impl SampleContexts {
 /// Generates one sample of every kind from the fixed seed `seed`.
 ///
 /// Errors: none expected; key generation or encryption errors are passed through.
-pub fn samples(ctxs: &SampleContexts, seed: u8) -> anyhow::Result<Vec<Sample>> {
+pub fn samples(ctxs: &SampleContexts, seed: u8) -> Result<Vec<Sample>, SampleError> {
     let ctx = &ctxs.ckks;
     let mut rng = Csprng::insecure_from_seed_for_tests([seed; 32]);
     let kg = KeyGenerator::new(ctx, &mut rng)?;
@@ -154,7 +170,7 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> anyhow::Result<Vec<Sample>> {
 /// The BFV samples, from their own generator (so that the CKKS samples do not depend on them): every
 /// BFV kind, the keys of `rnsfhe-core` over the BFV context, a fresh ciphertext, a 3-part product and a
 /// seeded secret-key ciphertext.
-fn bfv_samples(ctx: &Arc<BfvContext>, seed: u8) -> anyhow::Result<Vec<Sample>> {
+fn bfv_samples(ctx: &Arc<BfvContext>, seed: u8) -> Result<Vec<Sample>, SampleError> {
     use rnsfhe_bfv::{Encryptor, Evaluator};
     let mut rng = Csprng::insecure_from_seed_for_tests([seed.wrapping_add(100); 32]);
     let kg = rnsfhe_bfv::KeyGenerator::new(ctx, &mut rng)?;
@@ -334,10 +350,10 @@ pub fn fuzz_input(target: &str, data: &[u8], ctxs: &SampleContexts) -> bool {
 /// Seed inputs of a fuzz target: every sample whose kind the target covers, with its selector byte and
 /// without its digest (the fuzzer mutates header and payload; [`fuzz_input`] seals them again).
 ///
-/// Errors: as [`samples`].
-pub fn fuzz_seeds(target: &str, ctxs: &SampleContexts) -> anyhow::Result<Vec<Vec<u8>>> {
+/// Errors: as [`samples`]; [`SampleError::UnknownFuzzTarget`] for a target not in [`FUZZ_TARGETS`].
+pub fn fuzz_seeds(target: &str, ctxs: &SampleContexts) -> Result<Vec<Vec<u8>>, SampleError> {
     let Some((_, kinds)) = FUZZ_TARGETS.iter().find(|(name, _)| *name == target) else {
-        anyhow::bail!("unknown fuzz target {target}");
+        return Err(SampleError::UnknownFuzzTarget(target.to_string()));
     };
     Ok(samples(ctxs, 3)?
         .into_iter()

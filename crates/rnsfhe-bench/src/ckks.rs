@@ -117,6 +117,16 @@ impl Table1Bench {
         &self.ctx
     }
 
+    /// The evaluator, with the relinearization key and the rotation key of step 1.
+    pub fn evaluator(&self) -> &Evaluator {
+        &self.evaluator
+    }
+
+    /// The two encrypted inputs, at the top level.
+    pub fn inputs(&self) -> (&Ciphertext, &Ciphertext) {
+        (&self.x, &self.y)
+    }
+
     /// Runs operation `op` once (its result is dropped).
     pub fn run(&mut self, op: &str) -> anyhow::Result<()> {
         match op {

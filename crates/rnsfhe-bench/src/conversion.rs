@@ -138,6 +138,35 @@ fn per_coeff_ns(t: &Timing, n: usize) -> f64 {
     t.median_us * 1e3 / n as f64
 }
 
+/// The inputs of one conversion row: `l` source primes (Qu-Xu, near `2^50`) and `k` target primes (60-bit)
+/// at degree `n`, and a random polynomial over the source basis (seeded by `l` and `k`).
+#[derive(Debug, Clone)]
+pub struct ConversionCase {
+    /// The source basis `C`.
+    pub from: Arc<RnsBasis>,
+    /// The target basis `B`.
+    pub to: Arc<RnsBasis>,
+    /// Closeness of the source primes to `2^m` (Qu-Xu eta).
+    pub eta: u32,
+    /// The polynomial to convert.
+    pub x: Poly<Coeff>,
+}
+
+impl ConversionCase {
+    /// Builds the bases and the input of row (`l`, `k`) at degree `n`.
+    pub fn new(n: usize, l: usize, k: usize) -> anyhow::Result<Self> {
+        let (from, to, eta) = bases(n, l, k)?;
+        let mut rng = rand::rngs::StdRng::seed_from_u64((l * 100 + k) as u64);
+        let x = random_poly(&from, &mut rng)?;
+        Ok(Self { from, to, eta, x })
+    }
+
+    /// The converter from the source to the target basis in `mode`.
+    pub fn converter(&self, mode: ConversionMode) -> anyhow::Result<BasisConverter> {
+        Ok(BasisConverter::new(&self.from, &self.to, mode)?)
+    }
+}
+
 /// Times the three modes for one (l, k), after checking that the exact modes agree.
 pub fn measure_conversion(
     n: usize,
@@ -145,16 +174,14 @@ pub fn measure_conversion(
     k: usize,
     config: &TimingConfig,
 ) -> anyhow::Result<ConversionRow> {
-    let (from, to, eta) = bases(n, l, k)?;
-    let mut rng = rand::rngs::StdRng::seed_from_u64((l * 100 + k) as u64);
-    let x = random_poly(&from, &mut rng)?;
-    let conv = |mode| BasisConverter::new(&from, &to, mode);
+    let case = ConversionCase::new(n, l, k)?;
+    let (eta, x) = (case.eta, &case.x);
     let (fast, float, integer) = (
-        conv(ConversionMode::Fast)?,
-        conv(ConversionMode::ExactFloat)?,
-        conv(ConversionMode::ExactInteger)?,
+        case.converter(ConversionMode::Fast)?,
+        case.converter(ConversionMode::ExactFloat)?,
+        case.converter(ConversionMode::ExactInteger)?,
     );
-    if float.convert(&x)? != integer.convert(&x)? {
+    if float.convert(x)? != integer.convert(x)? {
         anyhow::bail!(
             "ExactFloat and ExactInteger disagree for l = {l}, k = {k}: refusing to time them"
         );
@@ -186,18 +213,51 @@ pub fn measure_conversion(
     })
 }
 
+/// The inputs of one HPS scaling row: `Q` of `l` 60-bit primes, `P` of `l + 1` (as in HPS
+/// multiplication), both scalers for `t = 65537`, and random polynomials over `Q` and `Q ∪ P` (seeded by
+/// `l`).
+#[derive(Debug, Clone)]
+pub struct ScalingCase {
+    /// Simple scaling `round(t/Q x) mod t` over `Q`.
+    pub simple: SimpleScaler,
+    /// Complex scaling `round(t/Q x)` from `Q ∪ P` to `P`.
+    pub complex: ComplexScaler,
+    /// The input of simple scaling, over `Q`.
+    pub xq: Poly<Coeff>,
+    /// The input of complex scaling, over `Q ∪ P`.
+    pub xqp: Poly<Coeff>,
+}
+
+impl ScalingCase {
+    /// Builds the bases, the scalers and the inputs of row `l` at degree `n`.
+    pub fn new(n: usize, l: usize) -> anyhow::Result<Self> {
+        let two_n = 2 * n as u64;
+        let qs = ntt_primes_of_bits(TARGET_BITS, two_n, l, &[])?;
+        let ps = ntt_primes_of_bits(TARGET_BITS, two_n, l + 1, &qs)?;
+        let (q, p) = (RnsBasis::new(n, &qs)?, RnsBasis::new(n, &ps)?);
+        let simple = SimpleScaler::new(&q, PLAINTEXT_MODULUS)?;
+        let complex = ComplexScaler::new(&q, &p, PLAINTEXT_MODULUS)?;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(l as u64);
+        let xq = random_poly(&q, &mut rng)?;
+        let xqp = random_poly(complex.extended_basis(), &mut rng)?;
+        Ok(Self {
+            simple,
+            complex,
+            xq,
+            xqp,
+        })
+    }
+}
+
 /// Times HPS simple scaling over Q (l primes) and complex scaling from Q ∪ P to P (P of l + 1 primes).
 pub fn measure_scaling(n: usize, l: usize, config: &TimingConfig) -> anyhow::Result<ScalingRow> {
     let k = l + 1;
-    let two_n = 2 * n as u64;
-    let qs = ntt_primes_of_bits(TARGET_BITS, two_n, l, &[])?;
-    let ps = ntt_primes_of_bits(TARGET_BITS, two_n, k, &qs)?;
-    let (q, p) = (RnsBasis::new(n, &qs)?, RnsBasis::new(n, &ps)?);
-    let simple = SimpleScaler::new(&q, PLAINTEXT_MODULUS)?;
-    let complex = ComplexScaler::new(&q, &p, PLAINTEXT_MODULUS)?;
-    let mut rng = rand::rngs::StdRng::seed_from_u64(l as u64);
-    let xq = random_poly(&q, &mut rng)?;
-    let xqp = random_poly(complex.extended_basis(), &mut rng)?;
+    let ScalingCase {
+        simple,
+        complex,
+        xq,
+        xqp,
+    } = ScalingCase::new(n, l)?;
     let mut out = vec![0u64; n];
     let failed = Cell::new(None);
     let mut a = || {

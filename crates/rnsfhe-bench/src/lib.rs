@@ -1,12 +1,14 @@
-//! `rnsfhe bench <table>`: each module regenerates one table as markdown (stdout) and JSON
-//! (`<out>/<table>.json`).
+//! The benchmark tables of `rnsfhe bench <table>` (the command lives in `rnsfhe-cli`): each module
+//! regenerates one table as markdown (stdout) and JSON (`<out>/<table>.json`), and the `*-op` tables serve
+//! the line protocol the peer comparisons of `bench/peers/` drive.
 //!
-//! This module holds what the tables share: the options, the timing helper ([`measure_interleaved`]), the
-//! description of the machine ([`Machine`]: date, CPU, thread count), the output helpers, and the line
-//! protocol of the peer comparisons ([`serve_line_protocol`]).
+//! This crate root holds what the tables share: the options, the timing helper ([`measure_interleaved`]),
+//! the description of the machine ([`Machine`]: date, CPU, thread count, allocator), the output helpers, and
+//! the line protocol of the peer comparisons ([`serve_line_protocol`]). The criterion micro-benchmarks of
+//! the hot kernels are under `benches/` (`cargo bench -p rnsfhe-bench`).
 //!
-//! To add a table: a module `bench/<table>.rs` with a `run(&BenchOptions) -> anyhow::Result<()>`, a variant
-//! of `BenchTable` in `main.rs`, and a line in the dispatch there.
+//! To add a table: a module `<table>.rs` here with a `run(&BenchOptions) -> anyhow::Result<()>`, a variant
+//! of `BenchTable` in the command's `main.rs`, and a line in the dispatch there.
 
 pub mod bfv;
 pub mod ckks;
@@ -23,11 +25,29 @@ use std::fs;
 use std::hint::black_box;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use serde::Serialize;
 use serde_json::{json, Value};
+
+/// The global allocator named by [`set_allocator`].
+static ALLOCATOR: OnceLock<&'static str> = OnceLock::new();
+
+/// Records the name of the program's global allocator, reported with every table's machine description
+/// and by [`version_string`]: large polynomials are allocated and freed on every operation, so it affects
+/// the timings. A program that installs its own allocator calls this once at start; later calls are
+/// ignored. Without it the tables report `system`.
+pub fn set_allocator(name: &'static str) {
+    // A second call keeps the first name: the allocator of a process cannot change.
+    let _ = ALLOCATOR.set(name);
+}
+
+/// The name recorded by [`set_allocator`], `system` if none was.
+pub fn allocator() -> &'static str {
+    ALLOCATOR.get().copied().unwrap_or("system")
+}
 
 /// Options common to every table.
 #[derive(Debug, Clone)]
@@ -198,8 +218,8 @@ pub struct Machine {
     pub target: String,
     /// Version of this crate.
     pub rnsfhe_version: String,
-    /// The global allocator of this command ([`crate::ALLOCATOR`]): large polynomials are allocated and
-    /// freed on every operation, so it affects the timings.
+    /// The global allocator of the program ([`allocator`]): large polynomials are allocated and freed on
+    /// every operation, so it affects the timings.
     pub allocator: String,
 }
 
@@ -208,7 +228,7 @@ pub fn version_string() -> String {
     format!(
         "rnsfhe {} (allocator: {})",
         env!("CARGO_PKG_VERSION"),
-        crate::ALLOCATOR
+        allocator()
     )
 }
 
@@ -227,7 +247,7 @@ impl Machine {
             threads: rayon::current_num_threads(),
             target: format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH),
             rnsfhe_version: env!("CARGO_PKG_VERSION").to_string(),
-            allocator: crate::ALLOCATOR.to_string(),
+            allocator: allocator().to_string(),
         }
     }
 
@@ -484,6 +504,15 @@ mod tests {
             json!({"op": "b", "error": "unknown operation \"b\""})
         );
         assert_eq!(lines[4], json!({"op": "quit", "ok": true}));
+    }
+
+    #[test]
+    fn the_first_allocator_name_is_kept() {
+        set_allocator("test-allocator");
+        set_allocator("another");
+        assert_eq!(allocator(), "test-allocator");
+        assert!(version_string().ends_with("(allocator: test-allocator)"));
+        assert_eq!(Machine::detect().allocator, "test-allocator");
     }
 
     #[test]

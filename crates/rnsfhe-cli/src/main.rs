@@ -1,14 +1,13 @@
-//! The `rnsfhe` command: `demo`, `bench <table>` and `params`.
+//! The `rnsfhe` command: `demo`, `bench <table>` (the tables of `rnsfhe-bench`), `params` and `sizes`.
 //!
 //! Every failure is reported as a message on stderr with a non-zero exit code; nothing here panics on user
 //! input.
-
-mod bench;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use rnsfhe_bench as bench;
 
 /// mimalloc instead of the system allocator: HE operations allocate and free polynomials of several MB
 /// (60 MB of fresh buffers per BFV multiplication at depth 20); glibc's malloc returns such blocks to the
@@ -16,7 +15,8 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// The name of the global allocator, reported with every benchmark's machine description.
+/// The name of the global allocator, reported with every benchmark's machine description
+/// ([`bench::set_allocator`]).
 const ALLOCATOR: &str = "mimalloc";
 
 /// Homomorphic encryption in RNS form (CKKS, BFV, PEGASUS): demo, benchmarks and parameter presets.
@@ -69,7 +69,7 @@ struct BenchCliOptions {
     out: PathBuf,
 }
 
-/// The benchmark tables, one module of `bench/` each.
+/// The benchmark tables, one module of `rnsfhe-bench` each.
 #[derive(Debug, Subcommand)]
 enum BenchTable {
     /// Forward negacyclic NTT: our plan vs the raw tfhe-ntt engine vs the scalar reference, N = 2^12..2^16.
@@ -179,6 +179,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 fn main() -> ExitCode {
+    bench::set_allocator(ALLOCATOR);
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -44,7 +44,7 @@ use rnsfhe_core::lwe_estimator::{estimate_rlwe, AttackCost, LweEstimate};
 use rnsfhe_core::security::SecurityEstimate;
 use rnsfhe_core::SecretDistribution;
 
-use crate::bench::markdown_table;
+use rnsfhe_bench::markdown_table;
 
 /// The security level below which a preset is marked `INSECURE` (bits, HE Standard cost model).
 pub const TARGET_BITS: f64 = 128.0;

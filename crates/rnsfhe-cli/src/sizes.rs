@@ -8,7 +8,7 @@ use rnsfhe_ckks::{
 
 use rnsfhe_bfv::BfvPreset;
 
-use crate::bench::markdown_table;
+use rnsfhe_bench::markdown_table;
 
 /// The largest BFV ring degree measured. `T2Depth100` (`N = 2^17`, 38 ciphertext primes, CRT
 /// relinearization) is skipped for memory, not time: each of its keys holds `2 x 38` polynomials of 38
