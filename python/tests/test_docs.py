@@ -1,4 +1,5 @@
-"""Documentation that runs: the package docstring's examples, the README's Python blocks, docstrings."""
+"""Documentation that runs: the package docstring's examples, the Python blocks of README.md and docs/*.md,
+the links between those pages, docstrings."""
 
 import inspect
 import pathlib
@@ -9,26 +10,70 @@ import pytest
 import rnsfhe
 from conftest import assert_doctests_pass
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def test_package_docstring_examples():
     assert_doctests_pass(rnsfhe)
 
 
-def readme_python_blocks():
-    text = README.read_text(encoding="utf-8")
-    return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+def code_blocks(page, language):
+    text = page.read_text(encoding="utf-8")
+    return re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def python_blocks():
+    """(page, index, code) of every Python block of the README and of docs/."""
+    return [
+        (page, index, code)
+        for page in PAGES
+        for index, code in enumerate(code_blocks(page, "python"))
+    ]
 
 
 def test_readme_has_python_examples():
-    assert readme_python_blocks(), "README.md shows the Python API"
+    assert code_blocks(README, "python"), "README.md shows the Python API"
 
 
-@pytest.mark.parametrize("index", range(len(readme_python_blocks())))
-def test_readme_python_block_runs(index):
-    code = readme_python_blocks()[index]
-    exec(compile(code, f"README.md python block {index + 1}", "exec"), {"__name__": "__readme__"})
+@pytest.mark.parametrize(
+    "page, index, code",
+    python_blocks(),
+    ids=[f"{page.relative_to(ROOT)}-{index + 1}" for page, index, _ in python_blocks()],
+)
+def test_python_block_runs(page, index, code):
+    name = f"{page.relative_to(ROOT)} python block {index + 1}"
+    exec(compile(code, name, "exec"), {"__name__": "__docs__"})
+
+
+def test_rust_blocks_run_as_doc_tests():
+    """Every page with Rust blocks is included as a doc test of the facade crate (crates/rnsfhe/src/lib.rs)."""
+    lib = (ROOT / "crates" / "rnsfhe" / "src" / "lib.rs").read_text(encoding="utf-8")
+    included = {ROOT / "crates" / "rnsfhe" / "src" / path for path in re.findall(r'=> "([^"]+\.md)"', lib)}
+    included = {path.resolve() for path in included}
+    missing = [str(page.relative_to(ROOT)) for page in PAGES if code_blocks(page, "rust") and page not in included]
+    assert not missing, f"pages whose Rust blocks are not doc tests: {missing}"
+
+
+def relative_links(page):
+    """The relative link targets of a markdown page, outside code blocks (anchors and URLs left out)."""
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.S | re.M)
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    return [t.split("#")[0] for t in targets if not re.match(r"[a-z]+:", t) and not t.startswith("#")]
+
+
+@pytest.mark.parametrize("page", [*PAGES, ROOT / "SECURITY.md"], ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(page):
+    broken = [t for t in relative_links(page) if not (page.parent / t).exists()]
+    assert not broken, f"{page.relative_to(ROOT)} links to missing files: {broken}"
+
+
+def test_docs_name_no_issue_numbers_or_outside_files():
+    for page in [*PAGES, ROOT / "SECURITY.md"]:
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"\bissues? \d", text, flags=re.I), page
+        assert "../shared" not in text, page
 
 
 @pytest.mark.parametrize("name", rnsfhe.__all__)

@@ -69,8 +69,21 @@ mod tests {
     }
 }
 
-/// The README's Rust code blocks, compiled and run as doc tests by `cargo test` (the README is a tutorial
-/// that must keep working).
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
+/// Runs the Rust code blocks of a markdown page as doc tests (`cargo test`): the README and the pages of
+/// `docs/` are tutorials that must keep working. One item per page, so a failure names its page.
+macro_rules! markdown_doctests {
+    ($($name:ident => $path:literal),* $(,)?) => {
+        $(
+            #[cfg(doctest)]
+            #[doc = include_str!($path)]
+            pub struct $name;
+        )*
+    };
+}
+
+markdown_doctests! {
+    ReadmeDoctests => "../../../README.md",
+    CkksTutorialDoctests => "../../../docs/ckks-tutorial.md",
+    WireFormatDoctests => "../../../docs/wire-format.md",
+    MathLayersDoctests => "../../../docs/math-layers.md",
+}
