@@ -63,14 +63,21 @@ def relative_links(page):
     return [t.split("#")[0] for t in targets if not re.match(r"[a-z]+:", t) and not t.startswith("#")]
 
 
-@pytest.mark.parametrize("page", [*PAGES, ROOT / "SECURITY.md"], ids=lambda p: str(p.relative_to(ROOT)))
+LINKED_PAGES = sorted(
+    page
+    for page in {*PAGES, ROOT / "SECURITY.md", *ROOT.glob("docs/**/*.md"), *ROOT.glob("*/*/README.md"), *ROOT.glob("*/README.md")}
+    if not any(part.startswith(".") or part == "target" for part in page.relative_to(ROOT).parts)
+)
+
+
+@pytest.mark.parametrize("page", LINKED_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_resolve(page):
     broken = [t for t in relative_links(page) if not (page.parent / t).exists()]
     assert not broken, f"{page.relative_to(ROOT)} links to missing files: {broken}"
 
 
 def test_docs_name_no_issue_numbers_or_outside_files():
-    for page in [*PAGES, ROOT / "SECURITY.md"]:
+    for page in LINKED_PAGES:
         text = page.read_text(encoding="utf-8")
         assert not re.search(r"\bissues? \d", text, flags=re.I), page
         assert "../shared" not in text, page
