@@ -5,7 +5,7 @@ Starts one benchmark process per implementation, all speaking the line protocol 
   ours              target/release/rnsfhe bench bfv-op --depth L --t T
   OpenFHE HPS       .venv-peers/openfhe/bin/python bench/peers/openfhe_bfv.py --params <json> --technique HPS
   OpenFHE HPSPOQL   ... --technique HPSPOVERQLEVELED
-  (--native adds the same two with OpenFHE's own parameters for t and L: the setting of the issue's reference)
+  (--native adds the same two with OpenFHE's own parameters for t and L: the setting of the reference times)
 For each operation it runs R rounds; a round asks every implementation in turn (the order rotates from round to
 round) for `reps` timed calls, whose median is that round's sample. The table gives the median over rounds of
 each implementation's samples and the median over rounds of the per-round ratios ours / OpenFHE (computed inside
@@ -176,12 +176,12 @@ def markdown(res):
         lines.append(f"- WARNING: {w}")
     lines.append(f"- {res['rounds']} interleaved rounds per operation (order rotating); a round's sample is the "
                  f"median of its calls; times are medians over rounds; ratios are medians of per-round ratios; "
-                 f"best = the faster OpenFHE technique of each round; issue ref. = the issue's OpenFHE numbers "
+                 f"best = the faster OpenFHE technique of each round; ref. = the reference OpenFHE numbers "
                  f"(OpenFHE's own parameters, fastest technique)")
     native = any(n in order for n in NATIVE)
     head = ["operation"] + [f"{SHORT[n]} (ms)" for n in order] \
         + ["ours / HPS", "ours / POQL", "ours / best"] + (["ours / best native"] if native else []) \
-        + ["issue ref. (ms)", "ours / issue ref."]
+        + ["ref. (ms)", "ours / ref."]
     lines += ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in res["rows"]:
         ours, ref = row.get("ours", {}).get("median_ms"), row["issue_ref_ms"]
@@ -201,7 +201,7 @@ def main():
                     help=f"one of {', '.join(presets)} (repeatable; default: depths 1, 5, 10, 20)")
     ap.add_argument("--depth30", action="store_true", help="add BfvT65537L30 (N = 2^16, 20 primes; slow)")
     ap.add_argument("--native", action="store_true",
-                    help="also run OpenFHE with its own parameters for t and the depth (the issue's reference)")
+                    help="also run OpenFHE with its own parameters for t and the depth (the reference times' setting)")
     add_run_args(ap, "BfvT65537L1", f"comma-separated subset of {', '.join(o for o, _, _ in OPS)}",
                  "run OpenFHE only", "bench bfv-op (--depth L --t T is appended)", 900)
     args, names = parse_run_args(ap, DEFAULT_PRESETS, "BfvT65537L1")

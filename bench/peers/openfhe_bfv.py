@@ -15,7 +15,7 @@ Two ways to choose OpenFHE's parameters (see README.md, "BFV"):
                      where ours are 54 + 55 bits).
   native (--native)  OpenFHE's own choice for t and the depth: PlaintextModulus, MultiplicativeDepth and the
                      multiplication technique only, everything else at OpenFHE's defaults (60-bit primes, the
-                     smallest secure ring dimension, BV without digits): the setting of the issue's reference.
+                     smallest secure ring dimension, BV without digits): the setting of the reference times.
 
 Ops (all on fresh inputs encrypted once at setup; outputs discarded):
   encrypt     MakePackedPlaintext (n values) + Encrypt (public key)

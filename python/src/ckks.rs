@@ -3,7 +3,7 @@
 //!
 //! Objects: `Context` (checked parameters), `KeySet` and its keys, `Encryptor`, `Decryptor`, `Evaluator`,
 //! `Ciphertext` (with Python operators), `PrecisionStats` and `Polynomial` (the plaintext side of
-//! polynomial and function evaluation, issue 4). Every `Ciphertext` holds a shared reference to the
+//! polynomial and function evaluation). Every `Ciphertext` holds a shared reference to the
 //! evaluator that made it (`Arc<Eval>`), so `a * b` needs no evaluator argument. Errors of the Rust layers
 //! become `ValueError` with the Rust message (a lack of levels its subclass `NotEnoughLevelsError`);
 //! keygen, encryption, decryption and every homomorphic operation run with the GIL released. Python
@@ -404,7 +404,7 @@ fn unary(
 }
 
 // ------------------------------------------------------------------------------------------------------
-// Polynomials, functions and statistics (issue 4)
+// Polynomials, functions and statistics
 // ------------------------------------------------------------------------------------------------------
 
 pyo3::create_exception!(

@@ -20,7 +20,7 @@ from conftest import assert_doctests_pass, assert_public_names_documented
 #: about 2^-20 relative per slot at scale 2^40, grows with the sums over up to 2^8 rows): the bound of the
 #: Rust tests (crates/rnsfhe-apps/tests/logistic_small.rs).
 WEIGHT_TOLERANCE = 1.0 / 8192
-#: Issue 4's acceptance: accuracy and AUC within 1 percentage point of the plaintext procedure.
+#: The acceptance criterion: accuracy and AUC within 1 percentage point of the plaintext procedure.
 METRIC_TOLERANCE = 0.01
 
 

@@ -1,4 +1,4 @@
-"""rnsfhe.ckks polynomials, functions and statistics (issue 4) against numpy.
+"""rnsfhe.ckks polynomials, functions and statistics against numpy.
 
 Every encrypted result is compared twice: with the exact polynomial the method evaluates (``ckks.Polynomial``,
 evaluated in float64), which measures the encryption, and with the true function, which adds the

@@ -1,7 +1,7 @@
 //! RNS-CKKS Table 4 at the paper's parameters (`Preset::PaperTable4`: `N = 2^16`, `log q = 40`,
 //! `ceil(log Q_L) = 1061`, 25 levels): encrypted logistic-regression training on lbw and uis, 5 iterations of
 //! Nesterov's accelerated gradient with the degree-3 least-squares sigmoid (Kim, Song, Kim, Lee, Cheon 2018),
-//! and the acceptance of issue 4: the encrypted model's accuracy and AUC within 1 percentage point of the
+//! and the acceptance criterion: the encrypted model's accuracy and AUC within 1 percentage point of the
 //! same procedure in plaintext. The paper's figures are printed beside ours.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

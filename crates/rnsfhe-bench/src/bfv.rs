@@ -859,7 +859,7 @@ fn load_average() -> Option<String> {
 const MAX_KEY_BYTES: f64 = 8.0 * 1024.0 * 1024.0 * 1024.0;
 /// Rows whose first multiplication takes longer than this are skipped.
 const MAX_MUL_SECONDS: f64 = 30.0;
-/// Rows up to this depth also run the full-depth random circuit (the exactness criterion covers the
+/// Rows up to this depth also run the full-depth random circuit (the exactness criterion covers the
 /// presets up to `L = 30`).
 pub const CIRCUIT_MAX_DEPTH: usize = 30;
 /// Target time of the measured rounds of one row in a full run.

@@ -1,7 +1,7 @@
 //! Chebyshev interpolation of real functions on an interval (plaintext math, no encryption).
 //!
 //! CKKS evaluates non-polynomial functions (the sigmoid, `exp`, `1/x` of the RNS-CKKS paper, Section 5.2 and
-//! Table 2) through polynomial approximations. Issue 4 asks for Chebyshev interpolation of any
+//! Table 2) through polynomial approximations. We provide Chebyshev interpolation of any
 //! `Fn(f64) -> f64` on `[a, b]` to a requested degree, with its approximation error reported; this module is
 //! that plaintext half: [`ChebyshevSeries::interpolate`] builds the series, [`ChebyshevSeries::evaluate`]
 //! evaluates it (Clenshaw), [`ChebyshevSeries::max_error`] measures `max |f - p|`, and
@@ -28,14 +28,14 @@ use crate::error::{Error, Result};
 /// Largest degree [`ChebyshevSeries::interpolate`] and [`ChebyshevSeries::from_coeffs`] accept.
 ///
 /// The interpolation costs `O(d^2)` operations (a direct discrete cosine transform), about 17 million
-/// multiply-adds at this degree; the polynomial evaluator of issue 4 needs degrees up to at least 255.
+/// multiply-adds at this degree; the polynomial evaluator needs degrees up to at least 255.
 pub const MAX_DEGREE: usize = 4095;
 
 /// A polynomial `p(x) = sum_{k=0}^{d} c_k T_k(y)` in the Chebyshev basis on an interval `[a, b]`, with
 /// `y = (2x - a - b) / (b - a)`.
 ///
 /// Built by [`interpolate`](Self::interpolate) (or [`from_coeffs`](Self::from_coeffs)); it is the
-/// plaintext form of the Chebyshev approximations of issue 4 (sigmoid, `exp`, `1/x` as in the RNS-CKKS
+/// plaintext form of the Chebyshev approximations of the functions (sigmoid, `exp`, `1/x` as in the RNS-CKKS
 /// paper, Section 5.2). The interval is always finite with `a < b`, and the degree is between 1 and
 /// [`MAX_DEGREE`].
 #[derive(Debug, Clone, PartialEq)]
@@ -153,7 +153,7 @@ impl ChebyshevSeries {
     /// (both ends included when `samples >= 2`; the midpoint when `samples == 1`) and the `d + 1`
     /// interpolation nodes.
     ///
-    /// At the nodes the error is only rounding; between them it is what the issue's "approximation error"
+    /// At the nodes the error is only rounding; between them it is what an "approximation error"
     /// means, so use a dense grid (10^4 or more points for degrees up to a few hundred). Returns NaN if `f`
     /// or `p` is NaN at a sampled point, and infinity if one of them is infinite there.
     pub fn max_error(&self, f: impl Fn(f64) -> f64, samples: usize) -> f64 {

@@ -1,4 +1,4 @@
-//! Non-polynomial functions on ciphertexts (RNS-CKKS Section 5.2, Table 2; issue 4): the sigmoid, `exp`
+//! Non-polynomial functions on ciphertexts (RNS-CKKS Section 5.2, Table 2): the sigmoid, `exp`
 //! and `1/x` as the paper evaluates them, Chebyshev approximations of each on a user interval, the
 //! least-squares sigmoids of encrypted logistic regression, and square roots by Newton's method.
 //!

@@ -1,5 +1,5 @@
 //! Polynomial evaluation on ciphertexts: a baby-step giant-step (Paterson-Stockmeyer style) schedule in the
-//! power basis or the Chebyshev basis, at the minimal depth, with exact scale management (issue 4; the
+//! power basis or the Chebyshev basis, at the minimal depth, with exact scale management (the
 //! functions of RNS-CKKS Section 5.2, Table 2, are polynomials evaluated this way).
 //!
 //! # What is evaluated

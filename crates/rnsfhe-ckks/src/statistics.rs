@@ -1,4 +1,4 @@
-//! Statistics on encrypted slots (RNS-CKKS Section 5.2, Table 3; issue 4): partial sums by rotate-and-add,
+//! Statistics on encrypted slots (RNS-CKKS Section 5.2, Table 3): partial sums by rotate-and-add,
 //! the sum, mean and variance of the slots, the inner product of two ciphertexts, and sums and weighted sums
 //! across ciphertexts.
 //!

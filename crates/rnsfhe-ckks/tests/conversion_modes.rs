@@ -1,4 +1,4 @@
-//! Issue 6 acceptance matrix: every basis-conversion mode (`Fast`, `ExactFloat`, `ExactInteger`) under GHS
+//! The conversion-mode matrix: every basis-conversion mode (`Fast`, `ExactFloat`, `ExactInteger`) under GHS
 //! (`dnum = 1`) and hybrid (`dnum = 2`) key switching and under both rescaling policies.
 //!
 //! For each combination, over 20 trials (inputs uniform in `[0, 1]`, full packing, public-key encryption as

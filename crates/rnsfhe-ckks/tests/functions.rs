@@ -1,4 +1,4 @@
-//! The functions of RNS-CKKS Table 2 and issue 4 on ciphertexts: Taylor `exp` and sigmoid of degree 7 and
+//! The functions of RNS-CKKS Table 2 on ciphertexts: Taylor `exp` and sigmoid of degree 7 and
 //! the degree-15 inverse (CKKS Algorithm 2) at the paper's parameters (>= 30 bits against the exact
 //! polynomial), Chebyshev versions, least-squares sigmoids, Newton square roots, and the statistics across
 //! ciphertexts (inner product, weighted sum).

@@ -1,6 +1,6 @@
 //! RNS-CKKS Table 3 (Section 5.2) at the paper's parameters (`N = 2^14`, `log q = 55`, `log Q_L = 171`):
 //! mean and variance of `2^13` encrypted numbers in `[-1, 1]` within `2^-25` of the plaintext values
-//! (issue 4's acceptance; the paper reports the times, not the precision).
+//! (the acceptance criterion; the paper reports the times, not the precision).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

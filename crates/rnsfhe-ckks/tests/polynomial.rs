@@ -1,4 +1,4 @@
-//! Homomorphic polynomial evaluation (issue 4): agreement with the plaintext evaluation of the same
+//! Homomorphic polynomial evaluation: agreement with the plaintext evaluation of the same
 //! polynomial, the depth `ceil(log2(d + 1))`, the output scale, and the error cases. Full-size checks at the
 //! RNS-CKKS Table 2 parameters (degrees 7 and 15, >= 30 bits) and degree 255 on `[-1, 1]` (>= 20 bits).
 #![allow(clippy::unwrap_used, clippy::expect_used)]

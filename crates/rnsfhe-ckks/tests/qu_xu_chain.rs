@@ -1,4 +1,4 @@
-//! Issue 6: with `ConversionMode::ExactInteger`, `CkksContext::new` chooses the scaling primes the Qu-Xu
+//! With `ConversionMode::ExactInteger`, `CkksContext::new` chooses the scaling primes the Qu-Xu
 //! way (Qu-Xu Algorithm 2 for the largest `eta` giving enough NTT primes around `2^log_scale`, Algorithm 3
 //! for the primes), so the chain's `eta` is Algorithm 2's maximum; a multiplication and a rotation still
 //! decrypt within the thresholds of `tests/evaluator.rs` and `tests/conversion_modes.rs`.
