@@ -10,20 +10,6 @@ import contextlib
 import importlib
 from typing import Any, Iterator, Mapping, Optional
 
-#: The classes every scheme module re-exports, in the order of its ``__all__``.
-SCHEME_CLASSES = (
-    "Context",
-    "KeySet",
-    "SecretKey",
-    "PublicKey",
-    "RelinKey",
-    "GaloisKeys",
-    "Encryptor",
-    "Decryptor",
-    "Evaluator",
-    "Ciphertext",
-)
-
 
 def _load_context(context_cls, context_bytes: bytes, insecure: bool = False):
     """The pickle loader of contexts (``Context.__reduce__`` names it): ``Context.from_bytes`` under the

@@ -63,7 +63,7 @@ levels, and :class:`NotFittedError` for a model without (decrypted) weights.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 import numpy as np
 
@@ -112,7 +112,7 @@ class NotFittedError(ValueError, AttributeError):
 # Input checks
 # ------------------------------------------------------------------------------------------------------
 
-_ENCRYPTED = ()  # filled below with the encrypted containers, for the type checks
+_ENCRYPTED: Tuple[Type[Any], ...] = ()  # filled below with the encrypted containers, for the type checks
 
 
 def _matrix(X: Any, what: str = "X", n_features: Optional[int] = None) -> np.ndarray:

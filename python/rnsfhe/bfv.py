@@ -156,4 +156,20 @@ class Session(_common.SessionBase):
         return self.decryptor.noise_budget(ct)
 
 
-__all__ = ["Session", *_common.SCHEME_CLASSES, "presets", "reduce", "DecodeError"]
+# Written out (not built from a shared tuple) so that type checkers see what the module exports.
+__all__ = [
+    "Session",
+    "Context",
+    "KeySet",
+    "SecretKey",
+    "PublicKey",
+    "RelinKey",
+    "GaloisKeys",
+    "Encryptor",
+    "Decryptor",
+    "Evaluator",
+    "Ciphertext",
+    "presets",
+    "reduce",
+    "DecodeError",
+]

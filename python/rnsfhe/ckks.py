@@ -168,9 +168,19 @@ def weighted_sum(cts: Sequence[Ciphertext], weights: Sequence[float]) -> Ciphert
     return cts[0].evaluator.weighted_sum(list(cts), list(weights))
 
 
+# Written out (not built from a shared tuple) so that type checkers see what the module exports.
 __all__ = [
     "Session",
-    *_common.SCHEME_CLASSES,
+    "Context",
+    "KeySet",
+    "SecretKey",
+    "PublicKey",
+    "RelinKey",
+    "GaloisKeys",
+    "Encryptor",
+    "Decryptor",
+    "Evaluator",
+    "Ciphertext",
     "PartStats",
     "PrecisionStats",
     "precision",
