@@ -708,7 +708,8 @@ fn predict_proba_encrypted(
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = parent.py();
     let m = PyModule::new(py, "apps")?;
-    m.add(
+    // setattr, not add: add would also list the docstring in the module's __all__.
+    m.setattr(
         "__doc__",
         "Bindings of rnsfhe-apps (import rnsfhe.apps, which re-exports them and adds LogisticRegression).",
     )?;

@@ -2857,7 +2857,6 @@ fn presets() -> Vec<String> {
     preset_names(&Preset::ALL)
 }
 
-/// Builds the submodule `ckks` of `_rnsfhe`.
 /// recommended_flooding_bits(noise_log2, statistical_security=30, decryptions=1) -> int
 ///
 /// The flooding bits for shared decryptions of results whose error has norm 2^noise_log2
@@ -2880,6 +2879,7 @@ fn recommended_flooding_bits(
     .map_err(ckks_error)
 }
 
+/// Builds the submodule `ckks` of `_rnsfhe`.
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     SCHEME.register(parent, |m| {
         add_scheme_classes!(m);

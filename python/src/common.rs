@@ -293,7 +293,8 @@ impl Scheme {
     ) -> PyResult<()> {
         let py = parent.py();
         let m = PyModule::new(py, self.module)?;
-        m.add(
+        // setattr, not add: add would also list the docstring in the module's __all__.
+        m.setattr(
             "__doc__",
             format!(
                 "{} bindings (import rnsfhe.{}, which re-exports them and adds Session).",

@@ -11,8 +11,6 @@ from numpy.typing import NDArray
 from .ckks import Ciphertext
 
 __all__ = [
-    # The bindings set the module docstring with PyModule::add, which also lists it in __all__.
-    "__doc__",
     "PackedLayout",
     "EncryptedModel",
     "load_dataset",

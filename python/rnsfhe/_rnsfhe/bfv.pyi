@@ -10,8 +10,6 @@ from numpy.typing import ArrayLike, NDArray
 from . import _Bytes
 
 __all__ = [
-    # The bindings set the module docstring with PyModule::add, which also lists it in __all__.
-    "__doc__",
     "Context",
     "KeySet",
     "SecretKey",
