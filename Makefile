@@ -31,6 +31,7 @@ RNSFHE := target/release/rnsfhe
 help:
 	@echo "make demo    build everything in release mode and run the demo"
 	@echo "make test    check fmt, clippy and rustdoc, then run the Rust and Python tests (creates $(VENV) on first use)"
+	@echo "make lint    only the checks of make test: cargo fmt --check, clippy and rustdoc, warnings denied"
 	@echo "make bench   regenerate the NTT benchmark table (bench-results/ntt.json)"
 	@echo "make bench-kernels   criterion micro-benchmarks of the hot kernels (cargo bench -p rnsfhe-bench)"
 	@echo "make clean   remove build outputs, $(VENV) and bench-results/"
@@ -79,7 +80,7 @@ test: lint test-rust test-python
 
 # The habits, checked before the tests (cheapest first): formatting, clippy with every warning an error
 # (the workspace lints in Cargo.toml deny unwrap, expect and panic in library code) and rustdoc with every
-# warning an error (broken or private intra-doc links, missing docs).
+# warning an error (broken or private intra-doc links and rustdoc's other lints).
 lint: fmt-check clippy doc-check
 
 fmt-check: check-lint-tools
