@@ -1,7 +1,8 @@
 # rnsfhe: build, demo and tests.
 #
 #   make demo   build everything (release) and run the demo
-#   make test   run every test: Rust (unit, integration, doc tests) and Python (pytest)
+#   make test   check formatting, clippy and rustdoc (warnings denied), then run every test: Rust (unit,
+#               integration, doc tests) and Python (pytest)
 #
 # Both install what they need by themselves: the Rust crates come from crates.io through cargo, the Python
 # tools (pinned in python/requirements-dev.txt) go into the virtualenv $(VENV), created from $(PYTHON).
@@ -25,11 +26,12 @@ REQUIREMENTS_HASH := $(shell sha256sum $(REQUIREMENTS) | cut -c1-16)
 VENV_STAMP := $(VENV)/.requirements-$(REQUIREMENTS_HASH)
 RNSFHE := target/release/rnsfhe
 
-.PHONY: help demo test test-rust test-python build python-ext venv bench bench-kernels clean check-tools
+.PHONY: help demo test lint fmt-check clippy doc-check test-rust test-python build python-ext venv bench bench-kernels clean check-tools check-lint-tools
 
 help:
 	@echo "make demo    build everything in release mode and run the demo"
-	@echo "make test    run the Rust and Python tests (creates $(VENV) with pinned tools on first use)"
+	@echo "make test    check fmt, clippy and rustdoc, then run the Rust and Python tests (creates $(VENV) on first use)"
+	@echo "make lint    only the checks of make test: cargo fmt --check, clippy and rustdoc, warnings denied"
 	@echo "make bench   regenerate the NTT benchmark table (bench-results/ntt.json)"
 	@echo "make bench-kernels   criterion micro-benchmarks of the hot kernels (cargo bench -p rnsfhe-bench)"
 	@echo "make clean   remove build outputs, $(VENV) and bench-results/"
@@ -38,6 +40,20 @@ check-tools:
 	@command -v $(CARGO) >/dev/null || { echo "error: cargo not found; install Rust (https://rustup.rs)" >&2; exit 1; }
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python >= 3.10" >&2; exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { echo "error: $(PYTHON) is older than 3.10" >&2; exit 1; }
+
+# rustfmt and clippy are rustup components that a minimal toolchain lacks: add them when rustup manages the
+# toolchain, otherwise say what is missing. Only `make test` needs them (`make demo` does not).
+check-lint-tools: check-tools
+	@for c in fmt:rustfmt clippy:clippy; do \
+	  sub=$${c%%:*}; comp=$${c#*:}; \
+	  $(CARGO) $$sub --version >/dev/null 2>&1 && continue; \
+	  if command -v rustup >/dev/null; then \
+	    echo "cargo $$sub missing: rustup component add $$comp"; rustup component add $$comp; \
+	  else \
+	    echo "error: cargo $$sub not found and no rustup to add it; install the $$comp component of your Rust toolchain" >&2; exit 1; \
+	  fi; \
+	  $(CARGO) $$sub --version >/dev/null 2>&1 || { echo "error: cargo $$sub still not available after rustup component add $$comp" >&2; exit 1; }; \
+	done
 
 # ---- demo -------------------------------------------------------------------------------------------------
 
@@ -60,7 +76,26 @@ bench-kernels: check-tools
 
 # ---- tests ------------------------------------------------------------------------------------------------
 
-test: test-rust test-python
+test: lint test-rust test-python
+
+# The habits, checked before the tests (cheapest first): formatting, clippy with every warning an error
+# (the workspace lints in Cargo.toml deny unwrap, expect and panic in library code) and rustdoc with every
+# warning an error (broken or private intra-doc links and rustdoc's other lints).
+lint: fmt-check clippy doc-check
+
+fmt-check: check-lint-tools
+	$(CARGO) fmt --all --check
+
+# --release like the tests: the build scripts and proc macros (serde_derive, clap_derive, pyo3's build
+# script, ...) are then compiled once for both, and `doc-check` reuses the dependencies clippy checked.
+clippy: check-lint-tools
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+
+# The extension crate is left out: rustdoc crashes on it (an internal compiler error resolving an intra-doc
+# link of numpy 0.23, `ToPyArray::to_pyarray`, which it documents through its numpy types). It has no Rust
+# API of its own to document: its API is the Python package.
+doc-check: check-tools
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --release --no-deps --workspace --exclude rnsfhe-python
 
 # Unit, integration and doc tests of every crate except the extension module (it links only into Python);
 # the Rust code blocks of README.md run as doc tests of the facade crate (`ReadmeDoctests`).

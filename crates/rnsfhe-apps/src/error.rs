@@ -7,6 +7,7 @@ use thiserror::Error;
 
 /// Everything that can go wrong in `rnsfhe-apps`.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// An error of the CKKS layer (evaluation, keys, encoding), passed through.
     #[error(transparent)]

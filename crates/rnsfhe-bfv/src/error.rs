@@ -5,6 +5,7 @@ use thiserror::Error;
 /// Everything that can go wrong in `rnsfhe-bfv`; every variant carries the numbers at fault and says
 /// what to do.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum BfvError {
     /// An error from the RLWE layer (keys, contexts, levels).
     #[error(transparent)]

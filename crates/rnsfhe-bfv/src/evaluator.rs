@@ -24,7 +24,7 @@
 //!
 //! [`Evaluator::apply_galois`] maps `(c_0, c_1)` to `(c_0(X^g), c_1(X^g))`, which decrypts under
 //! `s(X^g)`, and switches the key back to `s` with the routine of step 4 applied to `c_1(X^g)` and the
-//! [`GaloisKeys`] entry of `g` (a [`KeySwitchKey`] from `s(X^g)` to `s`). [`Evaluator::rotate_rows`] and
+//! [`GaloisKeys`] entry of `g` (a [`KeySwitchKey`](crate::KeySwitchKey) from `s(X^g)` to `s`). [`Evaluator::rotate_rows`] and
 //! [`Evaluator::rotate_columns`] pick `g` for the batching matrix ([`crate::galois`]).
 
 use std::sync::Arc;

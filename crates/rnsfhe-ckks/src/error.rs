@@ -9,6 +9,7 @@ use thiserror::Error;
 
 /// Everything that can go wrong in `rnsfhe-ckks`; variants carry the values at fault.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// An error of the RLWE layer (keys, key switching, missing Galois key naming the step, ...).
     #[error(transparent)]

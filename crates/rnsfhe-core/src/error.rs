@@ -5,6 +5,7 @@ use thiserror::Error;
 /// Everything that can go wrong in `rnsfhe-core`; every variant carries the numbers at fault and says what
 /// to do.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// An error from the ring layer (bases, polynomials, conversions, gadgets).
     #[error(transparent)]

@@ -501,10 +501,11 @@ impl RlweContext {
     }
 
     /// Relinearization followed by rescaling by the last prime `q_{l-1}` (RNS-CKKS `Mult` then `RS`), with
-    /// ModDown and the rescaling merged into one division by `P q_{l-1}` where the level tables allow it
-    /// (see [`DownRescaleTables`]): a 3-part ciphertext at level `l >= 2` to a 2-part one at level `l - 1`
-    /// encrypting `round(m / q_{l-1})`. Same result as [`RlweContext::relinearize`] and rescaling up to
-    /// rounding (one rounding instead of two).
+    /// ModDown and the rescaling merged into one basis conversion from `{q_{l-1}} ∪ P` to `Q_{l-1}` dividing
+    /// by `P q_{l-1}` where the level's tables allow it (not when the conversion mode cannot be built on
+    /// those moduli; then ModDown and rescaling run one after the other): a 3-part ciphertext at level
+    /// `l >= 2` to a 2-part one at level `l - 1` encrypting `round(m / q_{l-1})`. Same result as
+    /// [`RlweContext::relinearize`] and rescaling up to rounding (one rounding instead of two).
     ///
     /// Errors: [`Error::WrongPartCount`] unless `ct` has 3 parts; [`Error::NoLevelToRescale`] at level 1;
     /// as [`RlweContext::relinearize`] otherwise.

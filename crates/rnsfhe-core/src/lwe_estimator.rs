@@ -111,6 +111,7 @@ const GRID_POINTS: usize = 32;
 
 /// Invalid input of the estimator.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LweEstimatorError {
     /// A parameter outside the range the estimator models.
     #[error("LWE estimator: {what} = {value} is invalid: {reason}")]

@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// Everything that can go wrong in `rnsfhe-math`, each variant carrying the offending value and the limit.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A modulus outside the supported range `[2, 2^62)`.
     #[error(

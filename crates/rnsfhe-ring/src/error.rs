@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// Everything that can go wrong in `rnsfhe-ring`; variants carry the values at fault.
 #[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
 pub enum Error {
     /// An error from the math layer (modulus, degree, NTT plan, prime search).
     #[error(transparent)]

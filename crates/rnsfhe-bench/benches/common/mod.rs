@@ -20,6 +20,7 @@ pub fn criterion() -> Criterion {
 }
 
 /// The value of a setup step, or a panic naming the step and the error.
+#[allow(clippy::panic)] // benchmark code, not library code: criterion has no error path for a failed setup
 pub fn setup<T>(what: &str, result: anyhow::Result<T>) -> T {
     match result {
         Ok(value) => value,
