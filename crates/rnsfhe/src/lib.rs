@@ -29,6 +29,25 @@ pub fn object_kind(code: u16) -> Option<ObjectKind> {
     object_kinds().find(|k| k.code() == code)
 }
 
+/// Runs the Rust code blocks of a markdown page as doc tests (`cargo test`): the README and the pages of
+/// `docs/` are tutorials that must keep working. One item per page, so a failure names its page.
+macro_rules! markdown_doctests {
+    ($($name:ident => $path:literal),* $(,)?) => {
+        $(
+            #[cfg(doctest)]
+            #[doc = include_str!($path)]
+            pub struct $name;
+        )*
+    };
+}
+
+markdown_doctests! {
+    ReadmeDoctests => "../../../README.md",
+    CkksTutorialDoctests => "../../../docs/ckks-tutorial.md",
+    WireFormatDoctests => "../../../docs/wire-format.md",
+    MathLayersDoctests => "../../../docs/math-layers.md",
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,23 +86,4 @@ mod tests {
         );
         assert_eq!(object_kind(999), None);
     }
-}
-
-/// Runs the Rust code blocks of a markdown page as doc tests (`cargo test`): the README and the pages of
-/// `docs/` are tutorials that must keep working. One item per page, so a failure names its page.
-macro_rules! markdown_doctests {
-    ($($name:ident => $path:literal),* $(,)?) => {
-        $(
-            #[cfg(doctest)]
-            #[doc = include_str!($path)]
-            pub struct $name;
-        )*
-    };
-}
-
-markdown_doctests! {
-    ReadmeDoctests => "../../../README.md",
-    CkksTutorialDoctests => "../../../docs/ckks-tutorial.md",
-    WireFormatDoctests => "../../../docs/wire-format.md",
-    MathLayersDoctests => "../../../docs/math-layers.md",
 }
