@@ -1,0 +1,99 @@
+"""Two builds of rnsfhe, interleaved in one run: the no-regression check of a refactoring.
+
+    python3 bench/peers/compare_builds.py --old OLD/target/release/rnsfhe --new target/release/rnsfhe
+
+Starts each binary's line-protocol servers (`rnsfhe bench ckks-op` at PaperTable1L10 and `rnsfhe bench
+bfv-op` at t = 65537, depths 10 and 20; the protocol of README.md), single thread, and times the same
+operations in both, alternating which build goes first in each round. Per operation: the median over rounds
+of each build's per-round median, and the median of the per-round ratios new / old (the figure to compare
+with a tolerance: drift of the machine affects both sides of a round alike). Prints a markdown table with
+the load average before and after; the machine should be otherwise idle.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+from compare_table1 import Peer, cpu_model
+
+#: (label, arguments of `rnsfhe`, operations, repetitions per round).
+CASES = [
+    ("CKKS PaperTable1L10", ["bench", "ckks-op", "--preset", "PaperTable1L10"],
+     [("mult_rs", "Mult&RS"), ("rotate", "Rotate"), ("encode_encrypt", "Enc")], 5),
+    ("BFV t = 65537, depth 10", ["bench", "bfv-op", "--depth", "10"], [("mult_relin", "Mul + Relin")], 5),
+    ("BFV t = 65537, depth 20", ["bench", "bfv-op", "--depth", "20"], [("mult_relin", "Mul + Relin")], 3),
+]
+
+
+def start(name, argv, env, timeout):
+    peer = Peer(name, argv, env)
+    if not peer.wait_ready(timeout):
+        tail = " | ".join(peer.stderr_tail[-5:])
+        peer.close()
+        sys.exit(f"{name}: {' '.join(argv)} did not start: {tail}")
+    return peer
+
+
+def sample(peer, op, reps):
+    msg = peer.ask(op, reps)
+    if "error" in msg:
+        sys.exit(f"{peer.name}: {op}: {msg['error']}")
+    return statistics.median(msg["seconds"])
+
+
+def run_case(args, env, label, argv, ops, reps):
+    builds = {name: start(name, [path] + argv, env, args.setup_timeout)
+              for name, path in (("old", args.old), ("new", args.new))}
+    rows = []
+    try:
+        for op, op_label in ops:
+            for peer in builds.values():  # warm-up
+                sample(peer, op, reps)
+            times = {"old": [], "new": []}
+            ratios = []
+            for r in range(args.rounds):
+                order = ("old", "new") if r % 2 == 0 else ("new", "old")
+                got = {name: sample(builds[name], op, reps) for name in order}
+                for name in order:
+                    times[name].append(got[name])
+                ratios.append(got["new"] / got["old"])
+            rows.append((label, op_label, statistics.median(times["old"]) * 1e3,
+                         statistics.median(times["new"]) * 1e3, statistics.median(ratios),
+                         min(ratios), max(ratios)))
+            print(f"  {label} {op_label}: ratio {rows[-1][4]:.3f}", file=sys.stderr)
+    finally:
+        for peer in builds.values():
+            peer.close()
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--old", required=True, help="the reference build's rnsfhe binary")
+    ap.add_argument("--new", required=True, help="the build under test's rnsfhe binary")
+    ap.add_argument("--rounds", type=int, default=9, help="interleaved rounds per operation (default 9)")
+    ap.add_argument("--setup-timeout", type=float, default=600)
+    args = ap.parse_args()
+    env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
+    load_before = os.getloadavg()
+    start_time = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    rows = []
+    for label, argv, ops, reps in CASES:
+        rows += run_case(args, env, label, argv, ops, reps)
+    load_after = os.getloadavg()
+    print(f"- date: {start_time}; CPU: {cpu_model()}; 1 thread (RAYON_NUM_THREADS=1); {args.rounds} "
+          f"interleaved rounds per operation, order alternating")
+    print(f"- old: `{args.old}`; new: `{args.new}`")
+    print(f"- load average before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, after "
+          f"{load_after[0]:.2f} / {load_after[1]:.2f} / {load_after[2]:.2f}")
+    print()
+    print("| parameters | operation | old (ms) | new (ms) | new / old (median of rounds) | min | max |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for label, op, old, new, ratio, lo, hi in rows:
+        print(f"| {label} | {op} | {old:.2f} | {new:.2f} | {ratio:.3f} | {lo:.3f} | {hi:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
