@@ -712,8 +712,10 @@ context_methods! {
         /// Samples a secret key (uniform ternary) and the public, relinearization and Galois keys: a row
         /// rotation key for each step in ``rotations`` (left by k for k > 0, right for k < 0; steps are taken
         /// modulo N/2, and multiples of N/2 need no key) and, if ``column_swap``, the key that swaps the two
-        /// rows. Each Galois key is as large as the relinearization key. Randomness comes from the operating
-        /// system (ChaCha20). The GIL is released.
+        /// rows. Each Galois key has ``Context.galois_base_log``'s decomposition: as many components as the
+        /// relinearization key when it is None, more with digits of its own (parameters from ``generate``
+        /// at some depths, so that a rotation of a fresh ciphertext stays within the noise budget).
+        /// Randomness comes from the operating system (ChaCha20). The GIL is released.
         #[pyo3(signature = (rotations = Vec::new(), column_swap = false))]
         fn keygen(&self, py: Python<'_>, rotations: Vec<Int>, column_swap: bool) -> PyResult<PyKeySet> {
             let rotations: Vec<i64> = Int::get_all(&rotations, "rotations")?;
