@@ -478,8 +478,13 @@ pub(crate) trait WireContext: Send + Sync + Sized {
     /// `log2 N` and the number of primes (what [`LoadLimits`] bounds), of a built context.
     fn size(&self) -> (u32, usize);
 
+    /// The security verdict of the context (the HE Standard check).
+    fn security(&self) -> rnsfhe::core::SecurityEstimate;
+
     /// Whether the context is not established as 128-bit secure.
-    fn is_insecure(&self) -> bool;
+    fn is_insecure(&self) -> bool {
+        !self.security().is_secure()
+    }
 
     /// The warning text of insecure parameters, if they are.
     fn insecure_warning(&self) -> Option<String>;
@@ -514,8 +519,8 @@ macro_rules! wire_context {
                 rnsfhe::core::serialization::WireParams::size(self.params())
             }
 
-            fn is_insecure(&self) -> bool {
-                self.security_warning().is_some()
+            fn security(&self) -> rnsfhe::core::SecurityEstimate {
+                <$context>::security(self)
             }
 
             fn insecure_warning(&self) -> Option<String> {
@@ -803,17 +808,9 @@ pub(crate) fn cached_context<T: Send + Sync, C: WireContext>(
         let ctx = get(&value);
         let (log_n, moduli) = ctx.size();
         limits.check(log_n, moduli).map_err(decode_error)?;
-        if ctx.is_insecure() && !limits.allow_insecure {
-            return Err(decode_error(wire::DecodeError::new(
-                "parameters",
-                wire::HEADER_LEN,
-                wire::DecodeErrorKind::Invalid(
-                    "refused: not established as 128-bit secure; a reader accepts such parameters \
-                     only when it allows insecure parameters itself (allow_insecure=True)"
-                        .into(),
-                ),
-            )));
-        }
+        limits
+            .check_security(ctx.security())
+            .map_err(decode_error)?;
         return Ok((value, false));
     }
     let value = py

@@ -50,6 +50,7 @@ use rnsfhe_core::{RlweContext, RlweParams, SecretDistribution};
 use rnsfhe_math::primes::{
     is_prime, ntt_primes_of_bits, qu_xu_interval, qu_xu_max_eta, qu_xu_primes,
 };
+use rnsfhe_math::wire::Fingerprints;
 use rnsfhe_math::{Modulus, NttPlan};
 use rnsfhe_ring::conversion::{
     theorem1_eta_lower_bound, QuXuCloseness, DEFAULT_QU_XU_FAILURE_TARGET,
@@ -289,12 +290,17 @@ impl BfvParams {
     /// fingerprint ([`RlweParams::fingerprint`]: `N`, `Q`, `P`, secret, `sigma`), `t`, the
     /// relinearization decomposition and the Galois one when it differs.
     pub fn fingerprint(&self) -> u64 {
-        self.fingerprint_over(self.rlwe_params().fingerprint())
+        self.fingerprints().current
     }
 
-    /// The fingerprint of wire format version 1 (over the RLWE fingerprint of that version).
-    pub fn legacy_fingerprint(&self) -> u64 {
-        self.fingerprint_over(self.rlwe_params().legacy_fingerprint())
+    /// The fingerprints of the current and of the first wire format version (each over the RLWE
+    /// fingerprint of that version, [`RlweParams::fingerprints`]).
+    pub fn fingerprints(&self) -> Fingerprints {
+        let rlwe = self.rlwe_params().fingerprints();
+        Fingerprints {
+            current: self.fingerprint_over(rlwe.current),
+            legacy: self.fingerprint_over(rlwe.legacy),
+        }
     }
 
     fn fingerprint_over(&self, rlwe: u64) -> u64 {
@@ -314,10 +320,15 @@ impl BfvParams {
     pub fn security(&self) -> SecurityEstimate {
         estimate(
             self.n(),
-            self.rlwe_params().log2_q(),
+            self.log2_q(),
             SecretDistribution::Ternary,
             self.sigma,
         )
+    }
+
+    /// `log2(Q)` of the literal ciphertext moduli.
+    fn log2_q(&self) -> f64 {
+        self.q_moduli.iter().map(|&q| (q as f64).log2()).sum()
     }
 }
 
@@ -340,8 +351,7 @@ pub struct BfvContext {
     params: BfvParams,
     n: usize,
     t: Modulus,
-    fingerprint: u64,
-    legacy_fingerprint: u64,
+    fingerprints: Fingerprints,
     rlwe: Arc<RlweContext>,
     q: Arc<RnsBasis>,
     p: Arc<RnsBasis>,
@@ -374,7 +384,10 @@ impl std::fmt::Debug for BfvContext {
             .field("relin_base_log", &self.params.relin_base_log)
             .field("galois_base_log", &self.params.galois_base_log)
             .field("conversion", &self.params.conversion)
-            .field("fingerprint", &format_args!("{:#018x}", self.fingerprint))
+            .field(
+                "fingerprint",
+                &format_args!("{:#018x}", self.fingerprints.current),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -465,14 +478,13 @@ impl BfvContext {
         if !security.is_secure() && !params.insecure_for_testing {
             return Err(BfvError::Insecure {
                 n,
-                log_q: params.rlwe_params().log2_q(),
+                log_q: params.log2_q(),
                 bound: max_log_q_128(n).unwrap_or(0),
                 sigma: params.sigma,
                 estimate: security,
             });
         }
-        let fingerprint = params.fingerprint();
-        let legacy_fingerprint = params.legacy_fingerprint();
+        let fingerprints = params.fingerprints();
         let rlwe = RlweContext::new(params.rlwe_params())?;
         let q = Arc::clone(rlwe.chain());
         let p = Arc::clone(rlwe.special_basis());
@@ -513,8 +525,7 @@ impl BfvContext {
             params,
             n,
             t: t_mod,
-            fingerprint,
-            legacy_fingerprint,
+            fingerprints,
             rlwe,
             q,
             p,
@@ -580,12 +591,12 @@ impl BfvContext {
     /// A fingerprint of the parameters ([`BfvParams::fingerprint`]: `N`, `Q`, `P`, `sigma`, `t`,
     /// relinearization decomposition) that plaintexts, ciphertexts and relinearization keys carry.
     pub fn fingerprint(&self) -> u64 {
-        self.fingerprint
+        self.fingerprints.current
     }
 
-    /// The fingerprint objects of wire format version 1 carry ([`BfvParams::legacy_fingerprint`]).
-    pub fn legacy_fingerprint(&self) -> u64 {
-        self.legacy_fingerprint
+    /// The fingerprints of the current and of the first wire format version ([`BfvParams::fingerprints`]).
+    pub fn fingerprints(&self) -> Fingerprints {
+        self.fingerprints
     }
 
     /// The underlying RLWE context (`Q` as the chain, `P` as its special basis), over which secret and
@@ -724,12 +735,12 @@ impl BfvContext {
 
     /// Checks that an object's fingerprint is this context's.
     pub(crate) fn check_fingerprint(&self, got: u64, object: &'static str) -> BfvResult<()> {
-        if got == self.fingerprint {
+        if got == self.fingerprints.current {
             Ok(())
         } else {
             Err(BfvError::ContextMismatch {
                 object,
-                expected: self.fingerprint,
+                expected: self.fingerprints.current,
                 got,
             })
         }
@@ -816,7 +827,7 @@ mod tests {
         assert!(!opted.is_secure());
         assert!(opted.security_warning().unwrap().contains("sigma"));
         assert_ne!(opted.fingerprint(), ctx.fingerprint());
-        assert_eq!(opted.legacy_fingerprint(), ctx.legacy_fingerprint());
+        assert_eq!(opted.fingerprints().legacy, ctx.fingerprints().legacy);
         for sigma in [1e9, f64::NAN, 0.0] {
             let err = BfvContext::new(BfvParams {
                 sigma,

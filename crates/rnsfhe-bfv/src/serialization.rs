@@ -37,8 +37,8 @@ use rnsfhe_core::serialization::{
 use rnsfhe_core::{PublicKey, SecretKey};
 use rnsfhe_math::sampling::Seed;
 use rnsfhe_math::wire::{
-    has_digest, packed_len, DecodeError, Deserializable, Integrity, ObjectKind, PublicRandomness,
-    Serializable, WireFingerprint, WireReader, WireWriter,
+    packed_len, DecodeError, Deserializable, Integrity, ObjectKind, PublicRandomness, Serializable,
+    WireFingerprint, WireReader, WireWriter,
 };
 use rnsfhe_ring::{Coeff, ConversionMode, Poly};
 
@@ -122,11 +122,7 @@ impl Serializable for BfvContext {
 
 impl WireFingerprint for BfvContext {
     fn wire_fingerprint_for(&self, version: u16) -> u64 {
-        if has_digest(version) {
-            self.fingerprint()
-        } else {
-            self.legacy_fingerprint()
-        }
+        self.fingerprints().for_version(version)
     }
 }
 
@@ -204,8 +200,7 @@ impl WireParams for BfvParams {
 
     fn check(&self) -> BfvResult<ParamsCheck> {
         Ok(ParamsCheck {
-            fingerprint: self.fingerprint(),
-            legacy_fingerprint: self.legacy_fingerprint(),
+            fingerprints: self.fingerprints(),
             security: self.security(),
         })
     }

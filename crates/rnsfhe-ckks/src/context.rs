@@ -204,6 +204,9 @@ impl CkksContext {
     /// [module documentation](self) (no tables; [`CkksParams::rlwe_params`]).
     fn derive_rlwe_params(params: &CkksParams) -> Result<RlweParams> {
         let p = params;
+        // A usable error width first (as BFV checks it): an absurd one is refused as such, not reported
+        // as insecure by the security check that follows.
+        rnsfhe_core::security::check_sigma(p.sigma).map_err(|reason| invalid("sigma", reason))?;
         if !(10..=17).contains(&p.log_n) {
             return Err(invalid(
                 "log_n",
@@ -1015,7 +1018,7 @@ mod tests {
         }
         // Objects of format version 1 carry the old fingerprint (N, moduli, dnum only).
         let rlwe = base.rlwe_params().unwrap();
-        assert_eq!(ctx.rlwe().legacy_fingerprint(), rlwe.legacy_fingerprint());
+        assert_eq!(ctx.rlwe().fingerprints().legacy, rlwe.legacy_fingerprint());
         assert_ne!(rlwe.legacy_fingerprint(), rlwe.fingerprint());
     }
 

@@ -162,8 +162,7 @@ impl WireParams for CkksParams {
     fn check(&self) -> Result<ParamsCheck, crate::Error> {
         let rlwe = self.rlwe_params()?;
         Ok(ParamsCheck {
-            fingerprint: rlwe.fingerprint(),
-            legacy_fingerprint: rlwe.legacy_fingerprint(),
+            fingerprints: rlwe.fingerprints(),
             security: rnsfhe_core::security::estimate(
                 self.n(),
                 rlwe.log2_qp(),

@@ -27,6 +27,7 @@ use std::ops::Range;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use rnsfhe_math::sampling::DiscreteGaussian;
+use rnsfhe_math::wire::Fingerprints;
 use rnsfhe_math::ShoupConstant;
 use rnsfhe_ring::poly::ntt_automorphism_permutation;
 use rnsfhe_ring::{
@@ -97,6 +98,14 @@ impl RlweParams {
         fingerprint_words(self.legacy_words())
     }
 
+    /// Both fingerprints ([`RlweParams::fingerprint`], [`RlweParams::legacy_fingerprint`]).
+    pub fn fingerprints(&self) -> Fingerprints {
+        Fingerprints {
+            current: self.fingerprint(),
+            legacy: self.legacy_fingerprint(),
+        }
+    }
+
     /// `log2(Q)` of the chain, from the literal moduli.
     pub fn log2_q(&self) -> f64 {
         self.q_moduli.iter().map(|&q| (q as f64).log2()).sum()
@@ -125,11 +134,7 @@ impl RlweParams {
 
 impl rnsfhe_math::wire::WireFingerprint for RlweContext {
     fn wire_fingerprint_for(&self, version: u16) -> u64 {
-        if version < rnsfhe_math::wire::FIRST_DIGEST_VERSION {
-            self.legacy_fingerprint
-        } else {
-            self.fingerprint
-        }
+        self.fingerprints.for_version(version)
     }
 }
 
@@ -184,8 +189,7 @@ pub(crate) struct DownRescaleTables {
 pub struct RlweContext {
     params: RlweParams,
     n: usize,
-    fingerprint: u64,
-    legacy_fingerprint: u64,
+    fingerprints: Fingerprints,
     q: Arc<RnsBasis>,
     q_levels: Vec<Arc<RnsBasis>>,
     p: Arc<RnsBasis>,
@@ -206,7 +210,10 @@ impl std::fmt::Debug for RlweContext {
             .field("p", &self.params.p_moduli)
             .field("dnum", &self.params.dnum)
             .field("conversion", &self.params.conversion)
-            .field("fingerprint", &format_args!("{:#018x}", self.fingerprint))
+            .field(
+                "fingerprint",
+                &format_args!("{:#018x}", self.fingerprints.current),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -281,14 +288,12 @@ impl RlweContext {
             reason,
         })?;
         let gaussian = DiscreteGaussian::with_sigma(params.sigma)?;
-        let fingerprint = params.fingerprint();
-        let legacy_fingerprint = params.legacy_fingerprint();
+        let fingerprints = params.fingerprints();
         let levels = (0..q.len()).map(|_| OnceLock::new()).collect();
         let ctx = Self {
             params,
             n,
-            fingerprint,
-            legacy_fingerprint,
+            fingerprints,
             q,
             q_levels,
             p,
@@ -321,12 +326,12 @@ impl RlweContext {
 
     /// A fingerprint of the parameters that keys and ciphertexts must share ([`RlweParams::fingerprint`]).
     pub fn fingerprint(&self) -> u64 {
-        self.fingerprint
+        self.fingerprints.current
     }
 
-    /// The fingerprint objects of format version 1 carry ([`RlweParams::legacy_fingerprint`]).
-    pub fn legacy_fingerprint(&self) -> u64 {
-        self.legacy_fingerprint
+    /// The fingerprints of the current and of the first format version ([`RlweParams::fingerprints`]).
+    pub fn fingerprints(&self) -> Fingerprints {
+        self.fingerprints
     }
 
     /// The full chain `Q = q_0 .. q_{L-1}`.
@@ -387,12 +392,12 @@ impl RlweContext {
 
     /// Checks that a fingerprint is this context's.
     pub(crate) fn check_fingerprint(&self, got: u64, object: &'static str) -> Result<()> {
-        if got == self.fingerprint {
+        if got == self.fingerprints.current {
             Ok(())
         } else {
             Err(Error::ContextMismatch {
                 object,
-                expected: self.fingerprint,
+                expected: self.fingerprints.current,
                 got,
             })
         }

@@ -25,9 +25,9 @@ use std::sync::Arc;
 
 use rnsfhe_math::sampling::{Csprng, Seed, SEED_LEN};
 use rnsfhe_math::wire::{
-    packed_len, read_exactly, write_object, DecodeError, DecodeErrorKind, Deserializable, Header,
-    Integrity, ObjectKind, PublicRandomness, Serializable, WireFingerprint, WireReader, WireWriter,
-    DIGEST_LEN, HEADER_LEN,
+    packed_len, read_exactly, write_object, DecodeError, DecodeErrorKind, Deserializable,
+    Fingerprints, Header, Integrity, ObjectKind, PublicRandomness, Serializable, WireFingerprint,
+    WireReader, WireWriter, DIGEST_LEN, HEADER_LEN,
 };
 use rnsfhe_ring::wire::poly_wire_size;
 use rnsfhe_ring::{Coeff, ConversionMode, Form, GaloisElement, Ntt, Poly, RnsBasis};
@@ -600,6 +600,25 @@ impl LoadLimits {
     }
 }
 
+impl LoadLimits {
+    /// Refuses parameters of the verdict `security` unless it establishes 128-bit security or the limits
+    /// allow insecure parameters; the error names the field `parameters` at the payload's start.
+    pub fn check_security(&self, security: SecurityEstimate) -> Result<(), DecodeError> {
+        if security.is_secure() || self.allow_insecure {
+            return Ok(());
+        }
+        Err(DecodeError::new(
+            "parameters",
+            HEADER_LEN,
+            DecodeErrorKind::Invalid(format!(
+                "refused: not established as 128-bit secure ({security}); a reader accepts such \
+                 parameters only when it allows insecure parameters itself (LoadLimits::allow_insecure, \
+                 Python allow_insecure=True)"
+            )),
+        ))
+    }
+}
+
 impl Default for LoadLimits {
     fn default() -> Self {
         Self::DEFAULT
@@ -610,23 +629,10 @@ impl Default for LoadLimits {
 /// fingerprints and the security verdict, so that a loader can refuse bytes before any precomputation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParamsCheck {
-    /// The fingerprint the built context will have (format version 2).
-    pub fingerprint: u64,
-    /// The fingerprint of format version 1.
-    pub legacy_fingerprint: u64,
+    /// The fingerprints the built context will have.
+    pub fingerprints: Fingerprints,
     /// The security verdict the built context will report.
     pub security: SecurityEstimate,
-}
-
-impl ParamsCheck {
-    /// The fingerprint objects of format `version` carry.
-    pub fn fingerprint_for(&self, version: u16) -> u64 {
-        if rnsfhe_math::wire::has_digest(version) {
-            self.fingerprint
-        } else {
-            self.legacy_fingerprint
-        }
-    }
 }
 
 /// The literal parameters of a scheme on the wire (a context's bytes): the header (kind checked, its
@@ -691,7 +697,7 @@ pub trait WireParams: Sized {
         let checked = params
             .check()
             .map_err(|e| invalid("parameters", HEADER_LEN, format!("rejected: {e}")))?;
-        let expected = checked.fingerprint_for(header.version);
+        let expected = checked.fingerprints.for_version(header.version);
         if header.fingerprint != expected {
             return Err(invalid(
                 "header.fingerprint",
@@ -703,17 +709,7 @@ pub trait WireParams: Sized {
                 ),
             ));
         }
-        if !checked.security.is_secure() && !limits.allow_insecure {
-            return Err(invalid(
-                "parameters",
-                HEADER_LEN,
-                format!(
-                    "refused: not established as 128-bit secure ({}); a reader accepts such parameters \
-                     only when it allows insecure parameters itself (LoadLimits::allow_insecure)",
-                    checked.security
-                ),
-            ));
-        }
+        limits.check_security(checked.security)?;
         params
             .build()
             .map_err(|e| invalid("parameters", HEADER_LEN, format!("rejected: {e}")))

@@ -999,6 +999,27 @@ pub fn write_object<W: Write>(
     Ok(ww.written())
 }
 
+/// The fingerprints of one parameter set in the readable format versions: `current` (format 2 on) and
+/// `legacy` (format 1, which covered fewer parameters; see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fingerprints {
+    /// The fingerprint objects of format 2 and later carry.
+    pub current: u64,
+    /// The fingerprint objects of format 1 carry.
+    pub legacy: u64,
+}
+
+impl Fingerprints {
+    /// The fingerprint objects of format `version` carry.
+    pub fn for_version(&self, version: u16) -> u64 {
+        if has_digest(version) {
+            self.current
+        } else {
+            self.legacy
+        }
+    }
+}
+
 /// A context objects are loaded into: the fingerprint its objects carry in each readable format
 /// version (version 1 fingerprints cover fewer parameters, see the module documentation).
 pub trait WireFingerprint {
