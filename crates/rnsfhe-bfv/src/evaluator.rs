@@ -15,7 +15,8 @@
 //!    value is far from `P/2`), giving `c*_l = [round(t/Q c'_l)]_Q`.
 //! 4. **Relinearization** (Sections 3.3, 4.5): decompose `c*_2` into its residues `[c*_2]_{q_i}` (each
 //!    optionally into signed base-`w` digits `d_{i,j}`), lift each to all of `Q`, and output
-//!    `(c*_0 + sum d_{i,j} beta_{i,j}, c*_1 + sum d_{i,j} alpha_{i,j})`.
+//!    `(c*_0 + sum d_{i,j} beta_{i,j}, c*_1 + sum d_{i,j} alpha_{i,j})`: the gadget product of core
+//!    ([`rnsfhe_core::GadgetCiphertext::product`]), which lifts the digits one limb of `Q` at a time.
 //!
 //! Steps 1-3 are [`Evaluator::multiply_no_relin`], step 4 is [`Evaluator::relinearize`], both are
 //! [`Evaluator::multiply`].
@@ -36,7 +37,6 @@ use crate::encoder::Plaintext;
 use crate::encryption::{scaled_message, Ciphertext};
 use crate::error::{BfvError, BfvResult};
 use crate::keys::{GaloisKeys, RelinKey};
-use crate::keyswitch::key_switch;
 use crate::params::BfvContext;
 
 /// Evaluates homomorphic operations. Holds no mutable state: `Send + Sync`, shareable by threads.
@@ -253,12 +253,7 @@ impl Evaluator {
         self.check_parts(ct, 3, "relinearization")?;
         self.ctx
             .check_fingerprint(rk.fingerprint, "relinearization key")?;
-        let (mut c0, mut c1) = key_switch(
-            &ct.parts[2],
-            self.ctx.relin_digits(),
-            &rk.key,
-            "relinearization key components",
-        )?;
+        let (mut c0, mut c1) = rk.key.product(&ct.parts[2], self.ctx.relin_digits())?;
         c0.add_assign(&ct.parts[0])?;
         c1.add_assign(&ct.parts[1])?;
         Ok(self.wrap(vec![c0, c1]))
@@ -334,7 +329,7 @@ impl Evaluator {
             || ct.parts[0].automorphism(element),
             || {
                 let c1 = ct.parts[1].automorphism(element)?;
-                key_switch(&c1, self.ctx.galois_digits(), key, "Galois key components")
+                Ok::<_, BfvError>(key.product(&c1, self.ctx.galois_digits())?)
             },
         );
         let (mut k0, k1) = switched?;

@@ -22,9 +22,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub(crate) use rnsfhe_core::keys::SecretPoly;
-use rnsfhe_core::samplers::expand_uniform;
-pub use rnsfhe_core::{PublicKey, SecretKey};
-use rnsfhe_math::sampling::{Csprng, Seed};
+use rnsfhe_core::{Gadget, GadgetCiphertext};
+pub use rnsfhe_core::{KeySwitchKey, PublicKey, SecretKey};
+use rnsfhe_math::sampling::Csprng;
 use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly, RnsSignedDigits};
 
 use crate::error::{BfvError, BfvResult};
@@ -48,37 +48,8 @@ pub(crate) fn sample_error(ctx: &BfvContext, rng: &mut Csprng) -> BfvResult<Poly
     )?)
 }
 
-/// An HPS key-switching key from a secret `s'` to `s` (Sections 3.3 and 4.1, generalized from `s' = s^2`):
-/// one pair `W_{i,j} = (beta_{i,j}, alpha_{i,j})` in NTT form over `Q` per residue `i` and digit `j`,
-/// ordered `i * digits + j`, with `beta_{i,j} = [g_{i,j} s' - alpha_{i,j} s + e_{i,j}]_Q`.
-///
-/// Key switching of a polynomial `c` (decrypting under `s'` as `c s'`) decomposes `c` into the residues
-/// `[c]_{q_i}` (optionally their signed base-`w` digits) `d_{i,j}` and returns
-/// `(sum d_{i,j} beta_{i,j}, sum d_{i,j} alpha_{i,j})`, which decrypts under `s` to
-/// `c s' + sum d_{i,j} e_{i,j}`. Relinearization (`s' = s^2`, [`RelinKey`]) and Galois automorphisms
-/// (`s' = s(X^g)`, [`GaloisKeys`]) share this key type and one key-switching routine in the evaluator.
-#[derive(Clone, Debug, PartialEq)]
-pub struct KeySwitchKey {
-    pub(crate) components: Vec<(Poly<Ntt>, Poly<Ntt>)>,
-    /// The public seed the `alpha_{i,j}` were expanded from, in order, when known: the wire format then
-    /// stores 32 bytes instead of the `alpha` polynomials (about half the key).
-    pub(crate) seed: Option<Seed>,
-}
-
-impl KeySwitchKey {
-    /// The pairs `(beta_{i,j}, alpha_{i,j})`, ordered `i * digits + j`.
-    pub fn components(&self) -> &[(Poly<Ntt>, Poly<Ntt>)] {
-        &self.components
-    }
-
-    /// The public seed the `alpha_{i,j}` were expanded from, if known (keys from [`KeyGenerator`]
-    /// always have one; keys loaded from expanded bytes do not).
-    pub fn seed(&self) -> Option<&Seed> {
-        self.seed.as_ref()
-    }
-}
-
-/// The HPS relinearization key (Sections 3.3 and 4.1): the [`KeySwitchKey`] from `s^2` to `s`, one pair
+/// The HPS relinearization key (Sections 3.3 and 4.1): the [`KeySwitchKey`] from `s^2` to `s` (a gadget
+/// ciphertext of `s^2` for the context's relinearization digits), one pair
 /// `W_{i,j} = (beta_{i,j}, alpha_{i,j})` in NTT form over `Q` per residue `i` and digit `j`, ordered
 /// `i * digits + j`.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,7 +61,7 @@ pub struct RelinKey {
 impl RelinKey {
     /// The pairs `(beta_{i,j}, alpha_{i,j})`.
     pub fn components(&self) -> &[(Poly<Ntt>, Poly<Ntt>)] {
-        self.key.components()
+        self.key.rows()
     }
 
     /// The underlying key-switching key from `s^2` to `s`.
@@ -178,12 +149,11 @@ impl GaloisKeys {
     }
 }
 
-/// The HPS key-switching key from `target = s'` (NTT form over `Q`) to `s` (Sections 3.3 and 4.1): for
-/// every residue `i` and digit `j`, `beta_{i,j} = [g_{i,j} s' - alpha_{i,j} s + e_{i,j}]_Q` with
-/// `alpha_{i,j} <- U(R_Q)`, `e_{i,j} <- chi_e` and `g_{i,j}` the CRT/digit gadget `digits` (the
-/// context's relinearization or Galois decomposition). The
-/// `alpha_{i,j}` are expanded in order from one fresh public seed (as the keys of `rnsfhe-core`), so the
-/// key travels as its `beta` polynomials and 32 bytes.
+/// The HPS key-switching key from `target = s'` (NTT form over `Q`) to `s` (Sections 3.3 and 4.1): the
+/// gadget ciphertext of `s'` for the CRT/digit gadget `digits` (the context's relinearization or Galois
+/// decomposition), whose entries `g_{i,j}` are `w^j mod q_i` on limb `i` and 0 elsewhere, so that
+/// `beta_{i,j} = [g_{i,j} s' - alpha_{i,j} s + e_{i,j}]_Q`. The `alpha_{i,j}` are expanded in order from
+/// one fresh public seed, so the key travels as its `beta` polynomials and 32 bytes.
 fn switching_key(
     ctx: &BfvContext,
     target: &SecretPoly,
@@ -191,30 +161,18 @@ fn switching_key(
     digits: &RnsSignedDigits,
     rng: &mut Csprng,
 ) -> BfvResult<KeySwitchKey> {
-    let q = ctx.q_basis();
-    let k = q.len();
-    let mut components = Vec::with_capacity(k * digits.count());
-    let seed = rng.fresh_seed();
-    let mut public = Csprng::from_public_seed(seed);
-    for i in 0..k {
-        for j in 0..digits.count() {
-            let g = digits.gadget_residues(i, j, k)?;
-            let alpha = expand_uniform(q, &mut public)?;
-            let e = SecretPoly::new(sample_error(ctx, rng)?.into_ntt());
-            let mut beta = e.get().clone();
-            let a_s = SecretPoly::new(alpha.mul(s.get())?);
-            beta.sub_assign(a_s.get())?;
-            let mut g_t = target.get().clone();
-            g_t.mul_scalars_assign(&g)?;
-            let g_t = SecretPoly::new(g_t);
-            beta.add_assign(g_t.get())?;
-            components.push((beta, alpha));
-        }
-    }
-    Ok(KeySwitchKey {
-        components,
-        seed: Some(seed),
-    })
+    let k = ctx.q_basis().len();
+    let constants = (0..k)
+        .flat_map(|i| (0..digits.count()).map(move |j| digits.gadget_residues(i, j, k)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(GadgetCiphertext::encrypt(
+        ctx.rlwe(),
+        Gadget::of_digits(digits),
+        s.get(),
+        target.get(),
+        &constants,
+        rng,
+    )?)
 }
 
 /// Samples the keys of a [`BfvContext`] from one secret key (HPS Section 4.1 "Key generation").

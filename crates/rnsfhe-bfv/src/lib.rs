@@ -12,7 +12,8 @@
 //! * Keys ([`keys`]): secret and public keys of `rnsfhe-core`; the HPS [`RelinKey`] (CRT decomposition
 //!   without special primes, optional base-`w` digits, Sections 3.3 and 4.1) and [`GaloisKeys`] (the same
 //!   [`KeySwitchKey`] construction from `s(X^g)` instead of `s^2`), made by
-//!   [`KeyGenerator::relin_key`] and [`KeyGenerator::galois_keys`].
+//!   [`KeyGenerator::relin_key`] and [`KeyGenerator::galois_keys`]. Both are core gadget ciphertexts,
+//!   applied with core's gadget product ([`rnsfhe_core::GadgetCiphertext::product`]).
 //! * [`Encryptor`] (public or secret key, `Delta = floor(Q/t)`), [`Decryptor`] (HPS simple scaling,
 //!   Sections 2.3 and 4.4) with the diagnostic [`Decryptor::noise_budget`] ([`encryption`]).
 //! * [`Evaluator`]: addition, subtraction, negation, plaintext and scalar operations, and multiplication
@@ -66,7 +67,6 @@ pub mod evaluator;
 pub mod galois;
 pub mod generator;
 pub mod keys;
-mod keyswitch;
 pub mod params;
 pub mod serialization;
 

@@ -30,17 +30,17 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 
 use rnsfhe_core::serialization::{
-    galois_list_size, key_pairs_size, parts_size, read_conversion, read_galois_list,
-    read_key_pairs, read_parts, read_sigma, write_conversion, write_galois_list, write_key_pairs,
-    write_parts, write_seeded_pair, LoadLimits, ParamsCheck, SeedExpansion, WireParams,
+    galois_list_size, parts_size, read_conversion, read_galois_list, read_parts, read_sigma,
+    write_conversion, write_galois_list, write_parts, write_seeded_pair, LoadLimits, ParamsCheck,
+    SeedExpansion, WireParams,
 };
-use rnsfhe_core::{PublicKey, SecretKey};
+use rnsfhe_core::{Gadget, GadgetCiphertext, PublicKey, SecretKey};
 use rnsfhe_math::sampling::Seed;
 use rnsfhe_math::wire::{
     packed_len, DecodeError, Deserializable, Integrity, ObjectKind, PublicRandomness, Serializable,
     WireFingerprint, WireReader, WireWriter,
 };
-use rnsfhe_ring::{Coeff, ConversionMode, Poly};
+use rnsfhe_ring::{Coeff, ConversionMode, Poly, RnsSignedDigits};
 
 use crate::encoder::Plaintext;
 use crate::encryption::Ciphertext;
@@ -445,33 +445,22 @@ impl Serializable for SeededCiphertext {
     }
 }
 
-impl KeySwitchKey {
-    fn wire_size(&self, randomness: PublicRandomness) -> u64 {
-        let Some((b, _)) = self.components.first() else {
-            return 1;
-        };
-        let seeded = randomness == PublicRandomness::Seeded && self.seed.is_some();
-        key_pairs_size(b.basis(), self.components.len(), seeded)
-    }
-
-    fn write_wire<W: Write>(
-        &self,
-        w: &mut WireWriter<W>,
-        randomness: PublicRandomness,
-    ) -> io::Result<()> {
-        write_key_pairs(w, &self.components, self.seed.as_ref(), randomness)
-    }
-
-    /// Reads the `count` (`k x digits`) pairs over `Q` of a key of `ctx`.
-    fn read_wire<R: Read>(
-        r: &mut WireReader<R>,
-        ctx: &BfvContext,
-        count: usize,
-        field: &str,
-    ) -> Result<Self, DecodeError> {
-        let (components, seed) = read_key_pairs(r, ctx.q_basis(), count, field)?;
-        Ok(KeySwitchKey { components, seed })
-    }
+/// Reads the `count` (`k x digits`) rows over `Q` of a key of `ctx` made for the decomposition `digits`.
+fn read_key<R: Read>(
+    r: &mut WireReader<R>,
+    ctx: &BfvContext,
+    digits: &RnsSignedDigits,
+    count: usize,
+    field: &str,
+) -> Result<KeySwitchKey, DecodeError> {
+    GadgetCiphertext::read_wire(
+        r,
+        ctx.rlwe().fingerprint(),
+        Gadget::of_digits(digits),
+        ctx.q_basis(),
+        count,
+        field,
+    )
 }
 
 impl Serializable for RelinKey {
@@ -498,7 +487,13 @@ impl Deserializable<BfvContext> for RelinKey {
     fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &BfvContext) -> Result<Self, DecodeError> {
         Ok(RelinKey {
             fingerprint: ctx.fingerprint(),
-            key: KeySwitchKey::read_wire(r, ctx, ctx.relin_components(), "relin_key")?,
+            key: read_key(
+                r,
+                ctx,
+                ctx.relin_digits(),
+                ctx.relin_components(),
+                "relin_key",
+            )?,
         })
     }
 }
@@ -526,7 +521,7 @@ impl Serializable for GaloisKeys {
 impl Deserializable<BfvContext> for GaloisKeys {
     fn read_payload<R: Read>(r: &mut WireReader<R>, ctx: &BfvContext) -> Result<Self, DecodeError> {
         let list = read_galois_list(r, ctx.n(), "galois_keys", |r, field| {
-            KeySwitchKey::read_wire(r, ctx, ctx.galois_components(), field)
+            read_key(r, ctx, ctx.galois_digits(), ctx.galois_components(), field)
         })?;
         Ok(GaloisKeys {
             fingerprint: ctx.fingerprint(),

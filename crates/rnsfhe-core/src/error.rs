@@ -97,6 +97,17 @@ pub enum Error {
         /// Galois elements that do have keys.
         available: Vec<usize>,
     },
+    /// A gadget product whose decomposition belongs to another gadget than the gadget ciphertext's
+    /// (for example a BFV Galois key used with the relinearization decomposition).
+    #[error("{operation}: the gadget ciphertext was made for {key}, the decomposition is {decomposition}; use the key generated for this operation")]
+    GadgetMismatch {
+        /// The operation attempted.
+        operation: &'static str,
+        /// The gadget of the key.
+        key: crate::gadget::Gadget,
+        /// The gadget of the decomposition.
+        decomposition: crate::gadget::Gadget,
+    },
     /// A hoisted decomposition used with a ciphertext other than the one it was computed from.
     #[error("the hoisted decomposition was computed at level {hoisted_level} for another ciphertext (level {level}); compute it from the ciphertext being rotated")]
     HoistMismatch {

@@ -20,6 +20,7 @@ use zeroize::Zeroize;
 
 use crate::context::{RlweContext, SecretDistribution};
 use crate::error::{Error, Result};
+use crate::gadget::{Gadget, GadgetCiphertext};
 use crate::samplers::{expand_uniform, sample_error};
 
 /// A polynomial holding secret material (a secret key in NTT form, a product with it, encryption
@@ -195,33 +196,11 @@ impl PublicKey {
     }
 }
 
-/// A hybrid key-switching key from a secret `s'` to `s` (RNS-CKKS `KSGen` generalized to `dnum` digits,
-/// Han-Ki Section 2.4): one pair `(b_j, a_j)` over `QP` in NTT form per digit group `j`, with
-/// `b_j = -a_j s + e_j + [P g_j] s'`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct KeySwitchKey {
-    pub(crate) fingerprint: u64,
-    pub(crate) components: Vec<(Poly<Ntt>, Poly<Ntt>)>,
-    /// The public seed the `a_j` were expanded from, in order ([`expand_uniform`]), when known.
-    pub(crate) seed: Option<Seed>,
-}
-
-impl KeySwitchKey {
-    /// The pairs `(b_j, a_j)`, one per digit group of the full chain.
-    pub fn components(&self) -> &[(Poly<Ntt>, Poly<Ntt>)] {
-        &self.components
-    }
-
-    /// Fingerprint of the context the key belongs to.
-    pub fn fingerprint(&self) -> u64 {
-        self.fingerprint
-    }
-
-    /// The public seed the `a_j` were expanded from, if known.
-    pub fn seed(&self) -> Option<&Seed> {
-        self.seed.as_ref()
-    }
-}
+/// A key-switching key from a secret `s'` to `s`: the [`GadgetCiphertext`] of `s'` under `s`. The keys
+/// of this crate use the context's hybrid gadget (RNS-CKKS `KSGen` generalized to `dnum` digits, Han-Ki
+/// Section 2.4): one row `(b_j, a_j)` over `QP` per digit group `j`, `b_j = -a_j s + e_j + [P g_j] s'`;
+/// BFV's use its per-limb digit gadgets over `Q` (HPS Section 3.3).
+pub type KeySwitchKey = GadgetCiphertext;
 
 /// The relinearization key: a [`KeySwitchKey`] from `s^2` to `s` (RNS-CKKS `evk = KSGen(s^2, s)`).
 #[derive(Clone, Debug, PartialEq)]
@@ -329,34 +308,17 @@ impl KeyGenerator {
         })
     }
 
-    /// A key-switching key from `s' = new` (given in NTT form over `QP`) to this generator's `s`.
+    /// A key-switching key from `s' = new` (given in NTT form over `QP`) to this generator's `s`: the
+    /// gadget ciphertext of `s'` with the context's hybrid gadget.
     fn key_switch_key_ntt(&self, new: &Poly<Ntt>, rng: &mut Csprng) -> Result<KeySwitchKey> {
-        let qp = self.ctx.extended_basis();
-        let s = self.sk.ntt_qp();
-        let seed = rng.fresh_seed();
-        let mut public = Csprng::from_public_seed(seed);
-        let components = self
-            .ctx
-            .special_constants()
-            .iter()
-            .map(|pg| {
-                let a = expand_uniform(qp, &mut public)?;
-                let mut b = sample_error(&self.ctx, qp, rng)?;
-                let a_s = SecretPoly::new(a.mul(s)?);
-                b.sub_assign(a_s.get())?;
-                let mut scaled = new.clone();
-                scaled.mul_scalars_assign(pg)?;
-                b.add_assign(&scaled)?;
-                // `scaled` is P g_j s': secret material.
-                drop(SecretPoly::new(scaled));
-                Ok((b, a))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(KeySwitchKey {
-            fingerprint: self.ctx.fingerprint(),
-            components,
-            seed: Some(seed),
-        })
+        GadgetCiphertext::encrypt(
+            &self.ctx,
+            Gadget::of_context(&self.ctx),
+            self.sk.ntt_qp(),
+            new,
+            self.ctx.special_constants(),
+            rng,
+        )
     }
 
     /// A key-switching key from the secret `from` to this generator's secret (RNS-CKKS `KSGen(s', s)`).

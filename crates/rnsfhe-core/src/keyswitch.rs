@@ -22,9 +22,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::simd::{
-    map_in_place, sum_of_products, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd, Weights,
-};
+use rnsfhe_math::simd::{map_in_place, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd};
 use rnsfhe_math::NttPlan;
 use rnsfhe_math::ShoupConstant;
 use rnsfhe_ring::{GaloisElement, GaloisGroup, Ntt, Poly};
@@ -32,6 +30,7 @@ use rnsfhe_ring::{GaloisElement, GaloisGroup, Ntt, Poly};
 use crate::context::{DownRescaleTables, LevelTables, RlweContext};
 use crate::encryption::RlweCiphertext;
 use crate::error::{Error, Result};
+use crate::gadget::{multiply_accumulate, DigitRows, Gadget, LimbForm};
 use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
 
 /// Inverse NTT of every limb of a limb-major buffer, in parallel over limbs.
@@ -250,9 +249,9 @@ impl RlweContext {
         digits
     }
 
-    /// Step 3: `sum_j digit_j (b_j, a_j)` over `Q_l ∪ P` (NTT form), reading the key's limb `i` for
-    /// `i < l` and its limb `L + i` for the special primes; digits are read through `perm` (an NTT slot
-    /// permutation) when given. Products are accumulated in `u128` and reduced lazily.
+    /// Step 3: `sum_j digit_j (b_j, a_j)` over `Q_l ∪ P` (NTT form), the gadget product's
+    /// multiply-accumulate ([`multiply_accumulate`]) reading the key's limb `i` for `i < l` and its limb
+    /// `L + i` for the special primes; digits are read through `perm` (an NTT slot permutation) when given.
     fn inner_product(
         &self,
         tables: &LevelTables,
@@ -260,83 +259,22 @@ impl RlweContext {
         key: &KeySwitchKey,
         perm: Option<&[usize]>,
     ) -> Result<(Vec<u64>, Vec<u64>)> {
+        key.check_gadget(Gadget::of_context(self), "hybrid key switching")?;
         let n = self.n();
-        let l = tables.limbs;
-        let big_l = self.max_level();
-        let comps = key.components();
-        if comps.len() < digits.len() {
-            return Err(Error::InvalidParams {
-                what: "key-switching key",
-                reason: format!(
-                    "the key has {} digit components but level {l} needs {}",
-                    comps.len(),
-                    digits.len()
-                ),
-            });
-        }
-        for (b, a) in comps.iter().take(digits.len()) {
-            for p in [b, a] {
-                if p.data().len() != (big_l + self.special_basis().len()) * n {
-                    return Err(Error::InvalidParams {
-                        what: "key-switching key",
-                        reason: format!(
-                            "a component has {} limbs, expected L + k = {}",
-                            p.limb_count(),
-                            big_l + self.special_basis().len()
-                        ),
-                    });
-                }
-            }
-        }
+        let (l, big_l) = (tables.limbs, self.max_level());
         let ext_len = tables.ext.len();
-        let moduli = tables.ext.moduli();
         // Both outputs are overwritten entirely: no zeroing.
         let mut out0 = scratch::take_dirty(ext_len * n);
         let mut out1 = scratch::take_dirty(ext_len * n);
-        // Limb by limb: each output limb is a sum of `digits x key limb` products, accumulated lazily
-        // and reduced once ([`rnsfhe_math::simd::sum_of_products`]). Digits read through `perm` are
-        // gathered into a per-thread copy first.
-        let limb = |t: usize, o0: &mut [u64], o1: &mut [u64], tmp: &mut Vec<u64>| {
-            let kt = if t < l { t } else { big_l + t - l };
-            let key_rows = |i: usize| -> Vec<&[u64]> {
-                comps[..digits.len()]
-                    .iter()
-                    .map(|pair| {
-                        let p = if i == 0 { &pair.0 } else { &pair.1 };
-                        &p.data()[kt * n..(kt + 1) * n]
-                    })
-                    .collect()
-            };
-            let rows: Vec<&[u64]> = match perm {
-                None => digits.iter().map(|d| &d[t * n..(t + 1) * n]).collect(),
-                Some(perm) => {
-                    tmp.clear();
-                    for d in digits {
-                        let dl = &d[t * n..(t + 1) * n];
-                        tmp.extend(perm.iter().map(|&s| dl[s]));
-                    }
-                    tmp.chunks_exact(n).collect()
-                }
-            };
-            let m = &moduli[t];
-            sum_of_products(m, &rows, Weights::PerElement(&key_rows(0)), o0);
-            sum_of_products(m, &rows, Weights::PerElement(&key_rows(1)), o1);
-        };
-        if rayon::current_num_threads() > 1 {
-            out0.par_chunks_mut(n)
-                .zip(out1.par_chunks_mut(n))
-                .enumerate()
-                .for_each_init(Vec::new, |tmp, (t, (o0, o1))| limb(t, o0, o1, tmp));
-        } else {
-            let mut tmp = Vec::new();
-            for (t, (o0, o1)) in out0
-                .chunks_exact_mut(n)
-                .zip(out1.chunks_exact_mut(n))
-                .enumerate()
-            {
-                limb(t, o0, o1, &mut tmp);
-            }
-        }
+        multiply_accumulate(
+            &tables.ext,
+            key,
+            self.extended_basis(),
+            &|t| if t < l { t } else { big_l + t - l },
+            DigitRows::Extended { digits, perm },
+            LimbForm::Ntt,
+            (&mut out0, &mut out1),
+        )?;
         Ok((out0, out1))
     }
 

@@ -6,8 +6,12 @@
 //!   `QP`, the hybrid key-switching gadget with `dnum` digits and cached ModUp / ModDown tables
 //!   ([`context`]). **A level is a limb count**: level `l` means the basis `q_0 .. q_{l-1}` (the papers'
 //!   level `l - 1`).
-//! * Keys ([`keys`]): [`SecretKey`], [`PublicKey`], [`KeySwitchKey`], [`RelinKey`], [`GaloisKeys`] and
-//!   the [`KeyGenerator`] (RNS-CKKS Section 4 `KeyGen` / `KSGen`, hybrid as in Han-Ki Section 2.4).
+//! * Gadget ciphertexts ([`gadget`]): [`GadgetCiphertext`] over any [`Gadget`] (hybrid RNS digits with
+//!   special primes, CRT digits, signed base-`2^w` digits) and the one gadget product every scheme's key
+//!   switching runs through.
+//! * Keys ([`keys`]): [`SecretKey`], [`PublicKey`], [`KeySwitchKey`] (a gadget ciphertext of the source
+//!   secret), [`RelinKey`], [`GaloisKeys`] and the [`KeyGenerator`] (RNS-CKKS Section 4 `KeyGen` /
+//!   `KSGen`, hybrid as in Han-Ki Section 2.4).
 //! * Encryption ([`encryption`]): [`RlweCiphertext`], [`Encryptor`] (public or secret key),
 //!   [`Decryptor`].
 //! * Key switching ([`keyswitch`]): [`RlweContext::key_switch`], [`RlweContext::relinearize`],
@@ -24,6 +28,7 @@
 pub mod context;
 pub mod encryption;
 pub mod error;
+pub mod gadget;
 pub mod keys;
 pub mod keyswitch;
 pub mod lwe_estimator;
@@ -35,6 +40,7 @@ pub mod serialization;
 pub use context::{RlweContext, RlweParams, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
 pub use encryption::{Decryptor, Encryptor, RlweCiphertext, SeededRlweCiphertext};
 pub use error::{Error, Result};
+pub use gadget::{Gadget, GadgetCiphertext};
 pub use keys::{GaloisKeys, KeyGenerator, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 pub use keyswitch::HoistedDecomposition;
 pub use lwe_estimator::{

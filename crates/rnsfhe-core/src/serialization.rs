@@ -35,7 +35,8 @@ use zeroize::{Zeroize, Zeroizing};
 
 use crate::context::{RlweContext, SecretDistribution};
 use crate::encryption::{RlweCiphertext, SeededRlweCiphertext};
-use crate::keys::{GaloisKeys, KeySwitchKey, PublicKey, RelinKey, SecretKey};
+use crate::gadget::{Gadget, GadgetCiphertext};
+use crate::keys::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 use crate::samplers::expand_uniform;
 use crate::security::SecurityEstimate;
 
@@ -94,10 +95,10 @@ fn expansion_failed(r: &WireReader<impl Read>, field: &str, e: crate::Error) -> 
 }
 
 /// Key-switching pairs `(b_j, a_j)` in NTT form, as [`read_key_pairs`] returns them.
-pub type KeyPairs = Vec<(Poly<Ntt>, Poly<Ntt>)>;
+type KeyPairs = Vec<(Poly<Ntt>, Poly<Ntt>)>;
 
 /// Wire size of key-switching pairs `(b_j, a_j)` over `basis`, `count` of them.
-pub fn key_pairs_size(basis: &RnsBasis, count: usize, seeded: bool) -> u64 {
+fn key_pairs_size(basis: &RnsBasis, count: usize, seeded: bool) -> u64 {
     let poly = poly_wire_size(basis);
     1 + count as u64 * poly
         + if seeded {
@@ -108,8 +109,8 @@ pub fn key_pairs_size(basis: &RnsBasis, count: usize, seeded: bool) -> u64 {
 }
 
 /// Writes key-switching pairs `(b_j, a_j)`: all `b_j`, then the seed of the `a_j` if known and wanted,
-/// else all `a_j`. Shared by the hybrid keys here and the HPS keys of BFV.
-pub fn write_key_pairs<W: Write>(
+/// else all `a_j`: the wire form of every [`GadgetCiphertext`].
+fn write_key_pairs<W: Write>(
     w: &mut WireWriter<W>,
     pairs: &[(Poly<Ntt>, Poly<Ntt>)],
     seed: Option<&Seed>,
@@ -128,7 +129,7 @@ pub fn write_key_pairs<W: Write>(
 
 /// Reads `count` key-switching pairs over `basis` written by [`write_key_pairs`]; returns them with the
 /// seed if one was stored.
-pub fn read_key_pairs<R: Read>(
+fn read_key_pairs<R: Read>(
     r: &mut WireReader<R>,
     basis: &Arc<RnsBasis>,
     count: usize,
@@ -202,35 +203,63 @@ impl Deserializable<RlweContext> for PublicKey {
     }
 }
 
-impl KeySwitchKey {
-    fn wire_size(&self, randomness: PublicRandomness) -> u64 {
-        let Some((b, _)) = self.components.first() else {
+impl GadgetCiphertext {
+    /// Wire size of the rows ([`write_key_pairs`]): all `b_i`, then the seed or all `a_i`.
+    pub fn wire_size(&self, randomness: PublicRandomness) -> u64 {
+        let Some((b, _)) = self.rows.first() else {
             return 1;
         };
         let seeded = use_seed(self.seed.as_ref(), randomness).is_some();
-        key_pairs_size(b.basis(), self.components.len(), seeded)
+        key_pairs_size(b.basis(), self.rows.len(), seeded)
     }
 
-    fn write_wire<W: Write>(
+    /// Writes the rows ([`write_key_pairs`]); the gadget and fingerprint are not written: the reader
+    /// takes them from its context.
+    ///
+    /// Errors: I/O errors of the writer.
+    pub fn write_wire<W: Write>(
         &self,
         w: &mut WireWriter<W>,
         randomness: PublicRandomness,
     ) -> io::Result<()> {
-        write_key_pairs(w, &self.components, self.seed.as_ref(), randomness)
+        write_key_pairs(w, &self.rows, self.seed.as_ref(), randomness)
     }
 
-    fn read_wire<R: Read>(
+    /// Reads the `count` rows over `basis` of a gadget ciphertext for `gadget` under the secret of the
+    /// context with fingerprint `fingerprint` ([`read_key_pairs`]).
+    ///
+    /// Errors: decoding errors naming `field`.
+    pub fn read_wire<R: Read>(
+        r: &mut WireReader<R>,
+        fingerprint: u64,
+        gadget: Gadget,
+        basis: &Arc<RnsBasis>,
+        count: usize,
+        field: &str,
+    ) -> Result<Self, DecodeError> {
+        let (rows, seed) = read_key_pairs(r, basis, count, field)?;
+        Ok(GadgetCiphertext {
+            fingerprint,
+            gadget,
+            rows,
+            seed,
+        })
+    }
+
+    /// Reads a key-switching key of `ctx`'s hybrid gadget (one row per digit group, over `QP`).
+    fn read_hybrid<R: Read>(
         r: &mut WireReader<R>,
         ctx: &RlweContext,
         field: &str,
     ) -> Result<Self, DecodeError> {
-        let count = ctx.special_constants().len();
-        let (components, seed) = read_key_pairs(r, ctx.extended_basis(), count, field)?;
-        Ok(KeySwitchKey {
-            fingerprint: ctx.fingerprint(),
-            components,
-            seed,
-        })
+        Self::read_wire(
+            r,
+            ctx.fingerprint(),
+            Gadget::of_context(ctx),
+            ctx.extended_basis(),
+            ctx.special_constants().len(),
+            field,
+        )
     }
 }
 
@@ -259,7 +288,11 @@ impl Deserializable<RlweContext> for RelinKey {
         r: &mut WireReader<R>,
         ctx: &RlweContext,
     ) -> Result<Self, DecodeError> {
-        Ok(RelinKey(KeySwitchKey::read_wire(r, ctx, "relin_key")?))
+        Ok(RelinKey(GadgetCiphertext::read_hybrid(
+            r,
+            ctx,
+            "relin_key",
+        )?))
     }
 }
 
@@ -350,7 +383,7 @@ impl Deserializable<RlweContext> for GaloisKeys {
         ctx: &RlweContext,
     ) -> Result<Self, DecodeError> {
         let list = read_galois_list(r, ctx.n(), "galois_keys", |r, field| {
-            KeySwitchKey::read_wire(r, ctx, field)
+            GadgetCiphertext::read_hybrid(r, ctx, field)
         })?;
         Ok(GaloisKeys {
             fingerprint: ctx.fingerprint(),
@@ -975,15 +1008,12 @@ mod tests {
             assert_eq!((back.b(), back.a()), (pk.b(), pk.a()));
             let bytes = rk.to_bytes_with(randomness);
             let back = RelinKey::from_bytes(&bytes, &ctx).unwrap();
-            assert_eq!(back.key().components(), rk.key().components());
+            assert_eq!(back.key().rows(), rk.key().rows());
             let bytes = gk.to_bytes_with(randomness);
             let back = GaloisKeys::from_bytes(&bytes, &ctx).unwrap();
             assert_eq!(back.elements(), gk.elements());
             for e in gk.elements() {
-                assert_eq!(
-                    back.get(e).unwrap().components(),
-                    gk.get(e).unwrap().components()
-                );
+                assert_eq!(back.get(e).unwrap().rows(), gk.get(e).unwrap().rows());
             }
         }
         let seeded = rk.to_bytes().len() as f64;
@@ -1065,10 +1095,7 @@ mod tests {
         let gk2 = GaloisKeys::read_from(&mut file, &ctx).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(pk2.b(), pk.b());
-        assert_eq!(
-            gk2.get(5).unwrap().components(),
-            gk.get(5).unwrap().components()
-        );
+        assert_eq!(gk2.get(5).unwrap().rows(), gk.get(5).unwrap().rows());
         // The expanded key has no seed; written again with seeds requested it stays expanded.
         assert!(gk2.get(5).unwrap().seed().is_none());
         assert_eq!(

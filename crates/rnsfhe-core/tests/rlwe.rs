@@ -243,7 +243,7 @@ fn key_switching_noise_all_modes_and_dnums() {
                 let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
                 let from = SecretKey::generate(&ctx, &mut r).unwrap();
                 let ksk = kg.key_switch_key(&from, &mut r).unwrap();
-                assert_eq!(ksk.components().len(), ctx.gadget().group_count());
+                assert_eq!(ksk.rows().len(), ctx.gadget().group_count());
                 let basis = ctx.basis_at(level).unwrap();
                 let d = uniform_ntt(basis, &mut r);
                 let (u0, u1) = ctx.key_switch(&d, &ksk).unwrap();

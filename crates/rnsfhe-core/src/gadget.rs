@@ -1,0 +1,402 @@
+//! Gadget ciphertexts and the gadget product: the one key-switching stack of every scheme.
+//!
+//! A **gadget ciphertext** of a message `m` under a secret `s` is a vector of RLWE samples
+//!
+//! ```text
+//! (b_i, a_i),   a_i <- U(R),   b_i = -a_i s + e_i + g_i m,   e_i <- chi_err,
+//! ```
+//!
+//! one per entry `g_i` of a gadget vector `g`, stored in NTT form. For any input `x` with a decomposition
+//! `d_i` (`sum_i d_i g_i = x`, every `d_i` small), the **gadget product** `sum_i d_i (b_i, a_i)` decrypts
+//! under `s` to `x m + sum_i d_i e_i`. A key-switching key from `s'` to `s` is the gadget ciphertext of
+//! `m = s'`: relinearization keys (`m = s^2`), Galois keys (`m = s(X^k)`), and in the LWE and PEGASUS
+//! layers RGSW rows, LWE switching keys and repacking keys are all gadget ciphertexts (Lattigo's
+//! `GadgetCiphertext`; fhe.rs's key-switching keys).
+//!
+//! The gadgets ([`Gadget`]) and the decompositions that go with them (in [`rnsfhe_ring::gadget`]):
+//!
+//! - **Hybrid RNS digits with special primes `P`** (Han-Ki Section 2.4; RNS-CKKS `KSGen` for one digit):
+//!   `g_j = P (Q/Q_j)[(Q/Q_j)^-1]_{Q_j}` over `QP` for `dnum` groups `Q_j` of limbs
+//!   ([`rnsfhe_ring::RnsGadget`]). The digits are raised to `Q_l ∪ P` (ModUp) before the product and the
+//!   result is divided by `P` (ModDown): [`crate::RlweContext::key_switch`]. One group and a single
+//!   special prime `q'` is the **single special modulus** gadget (GHS).
+//! - **RNS/CRT digits without special primes** (HPS Sections 3.3 and 4.1): `g_i = (Q/q_i)[(Q/q_i)^-1]_{q_i}`
+//!   over `Q`, the residues of `x` as digits ([`rnsfhe_ring::RnsSignedDigits`] with one digit per limb).
+//! - **RNS digits refined by signed base-`2^w` digits** (HPS Section 3.3 with `w`): `g_{i,k} =
+//!   (Q/q_i)[(Q/q_i)^-1]_{q_i} 2^(w k)` ([`rnsfhe_ring::RnsSignedDigits`] with several digits per limb).
+//! - **Signed base-`2^w` digits of one modulus** (the RGSW and LWE gadget `g_k = 2^(w k)`): the same
+//!   decomposition over a one-limb basis.
+//!
+//! The three digit gadgets share [`GadgetCiphertext::product`]; the hybrid gadget adds ModUp and
+//! ModDown around the same multiply-accumulate ([`multiply_accumulate`]).
+//!
+//! # The multiply-accumulate, limb by limb
+//!
+//! Lifting every digit to the whole target basis first materializes `D x k` limbs (`D` digits, `k`
+//! target limbs): 51 MB for BFV at depth 20 (`N = 2^15`, `k = D = 14`), written once, transformed, and read
+//! again far out of cache. Instead every target limb `t` is finished on its own: its `D` digit rows
+//! (read from the ModUp output, possibly through a slot permutation for hoisted automorphisms, or lifted
+//! from small signed digits and transformed right there), the two inner products with limb `t` of the
+//! key rows, in blocks that stay in L2, and for coefficient-form outputs the two inverse NTTs. The
+//! working set is `D` limbs, reused from limb to limb; limbs are independent and run in parallel when
+//! the pool has several threads.
+
+use rayon::prelude::*;
+use rnsfhe_math::sampling::{Csprng, Seed};
+use rnsfhe_math::simd::{sum_of_products, Weights};
+use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis, RnsSignedDigits};
+
+use crate::context::RlweContext;
+use crate::error::{Error, Result};
+use crate::keys::SecretPoly;
+use crate::samplers::{expand_uniform, sample_error};
+
+/// Coefficients per block of the inner products: the block of the `D` digit rows (`D x 8 KiB`) stays in
+/// L2 between the two sums that read it.
+const INNER_PRODUCT_BLOCK: usize = 1024;
+
+/// The gadget vector a [`GadgetCiphertext`] was made with (see the module documentation). It is recorded
+/// with the rows so that a product with a decomposition of another gadget is refused instead of
+/// returning garbage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Gadget {
+    /// Hybrid RNS digits over `dnum` groups of limbs of `Q`, with `special_primes` special primes `P`
+    /// (Han-Ki Section 2.4); `dnum = 1` with one special prime is the single special modulus `q'`.
+    Hybrid {
+        /// The requested number of digit groups.
+        dnum: usize,
+        /// Number of special primes in `P`.
+        special_primes: usize,
+    },
+    /// Per-limb CRT digits refined by `count` signed base-`2^base_log` digits each (HPS Section 3.3); one
+    /// digit per limb (`count = 1`) is the plain CRT decomposition, a one-limb basis the signed digits of
+    /// a single modulus.
+    Digits {
+        /// `log2` of the digit base.
+        base_log: u32,
+        /// Digits per limb.
+        count: usize,
+    },
+}
+
+impl Gadget {
+    /// The gadget of a per-limb signed-digit decomposition.
+    pub fn of_digits(digits: &RnsSignedDigits) -> Self {
+        Self::Digits {
+            base_log: digits.limbs().first().map_or(0, |d| d.base_log()),
+            count: digits.count(),
+        }
+    }
+
+    /// The hybrid gadget of a context (its `dnum` and special primes).
+    pub fn of_context(ctx: &RlweContext) -> Self {
+        Self::Hybrid {
+            dnum: ctx.gadget().dnum(),
+            special_primes: ctx.special_basis().len(),
+        }
+    }
+}
+
+impl std::fmt::Display for Gadget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Hybrid {
+                dnum,
+                special_primes,
+            } => write!(
+                f,
+                "hybrid RNS digits (dnum = {dnum}, {special_primes} special primes)"
+            ),
+            Self::Digits { base_log, count } => write!(
+                f,
+                "per-limb signed digits ({count} of base 2^{base_log} per limb)"
+            ),
+        }
+    }
+}
+
+/// A gadget ciphertext: RLWE samples `(b_i, a_i)` with `b_i = -a_i s + e_i + g_i m` in NTT form over the
+/// key basis (`QP` for the hybrid gadget, `Q` for the digit gadgets), one per gadget entry (see the module
+/// documentation). Key-switching keys are gadget ciphertexts of the source secret
+/// ([`crate::KeySwitchKey`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GadgetCiphertext {
+    pub(crate) fingerprint: u64,
+    pub(crate) gadget: Gadget,
+    pub(crate) rows: Vec<(Poly<Ntt>, Poly<Ntt>)>,
+    /// The public seed the `a_i` were expanded from, in order ([`expand_uniform`]), when known: the wire
+    /// format then stores 32 bytes instead of the `a_i` (about half the key).
+    pub(crate) seed: Option<Seed>,
+}
+
+impl GadgetCiphertext {
+    /// Encrypts `message` (NTT form over the key basis) under `s` (NTT form over the same basis) with the
+    /// gadget entries `constants[i]` (residues of `g_i` over the key basis, or over its first limbs, the
+    /// others taken as 0): `b_i = -a_i s + e_i + g_i m`, the `a_i` expanded in order from one fresh public
+    /// seed, the `e_i` drawn with the context's `sigma` (RNS-CKKS `KSGen`; HPS Section 4.1). `gadget`
+    /// records which gadget `constants` are the entries of; `ctx` is the context whose secret `s` is.
+    ///
+    /// Errors: basis mismatches between `s`, `message` and the constants; sampler errors.
+    pub fn encrypt(
+        ctx: &RlweContext,
+        gadget: Gadget,
+        s: &Poly<Ntt>,
+        message: &Poly<Ntt>,
+        constants: &[Vec<u64>],
+        rng: &mut Csprng,
+    ) -> Result<Self> {
+        let basis = s.basis();
+        basis.check_same(message.basis(), "gadget encryption (message basis)")?;
+        let seed = rng.fresh_seed();
+        let mut public = Csprng::from_public_seed(seed);
+        let rows = constants
+            .iter()
+            .map(|g| {
+                let a = expand_uniform(basis, &mut public)?;
+                let mut b = sample_error(ctx, basis, rng)?;
+                let a_s = SecretPoly::new(a.mul(s)?);
+                b.sub_assign(a_s.get())?;
+                let mut g_m = message.clone();
+                g_m.mul_scalars_assign(g)?;
+                // `g_m` is the secret times a public constant: secret material.
+                let g_m = SecretPoly::new(g_m);
+                b.add_assign(g_m.get())?;
+                Ok((b, a))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            fingerprint: ctx.fingerprint(),
+            gadget,
+            rows,
+            seed: Some(seed),
+        })
+    }
+
+    /// A gadget ciphertext from its rows (for deserialization and for tests that build noiseless or
+    /// chosen rows). All rows must be over one basis; nothing about the encryption is checked.
+    ///
+    /// Errors: [`Error::InvalidParams`] if there is no row; basis mismatches between the rows.
+    pub fn from_rows(
+        fingerprint: u64,
+        gadget: Gadget,
+        rows: Vec<(Poly<Ntt>, Poly<Ntt>)>,
+        seed: Option<Seed>,
+    ) -> Result<Self> {
+        let Some((first, _)) = rows.first() else {
+            return Err(Error::InvalidParams {
+                what: "gadget ciphertext",
+                reason: "it needs at least one row".into(),
+            });
+        };
+        let basis = first.basis();
+        for p in rows.iter().flat_map(|(b, a)| [b, a]) {
+            basis.check_same(p.basis(), "gadget ciphertext (row basis)")?;
+        }
+        Ok(Self {
+            fingerprint,
+            gadget,
+            rows,
+            seed,
+        })
+    }
+
+    /// The rows `(b_i, a_i)`, one per gadget entry.
+    pub fn rows(&self) -> &[(Poly<Ntt>, Poly<Ntt>)] {
+        &self.rows
+    }
+
+    /// The gadget the rows encrypt multiples of.
+    pub fn gadget(&self) -> Gadget {
+        self.gadget
+    }
+
+    /// Fingerprint of the RLWE context whose secret the rows decrypt under.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The public seed the `a_i` were expanded from, if known (ciphertexts from
+    /// [`GadgetCiphertext::encrypt`] always have one; those loaded from expanded bytes do not).
+    pub fn seed(&self) -> Option<&Seed> {
+        self.seed.as_ref()
+    }
+
+    /// Refuses a product with a decomposition of another gadget.
+    pub(crate) fn check_gadget(&self, expected: Gadget, operation: &'static str) -> Result<()> {
+        if self.gadget == expected {
+            Ok(())
+        } else {
+            Err(Error::GadgetMismatch {
+                operation,
+                key: self.gadget,
+                decomposition: expected,
+            })
+        }
+    }
+
+    /// The gadget product of `x` (coefficient form, over the digits' basis or a prefix of it) with the
+    /// per-limb signed-digit decomposition `digits` (the digit gadgets of the module documentation):
+    /// `(sum_i d_i b_i, sum_i d_i a_i)` in coefficient form over `x`'s basis, which decrypts under `s` to
+    /// `x m + sum_i d_i e_i` (HPS Sections 3.3 and 4.5 for `m = s^2`). Computed limb by limb
+    /// ([`multiply_accumulate`]).
+    ///
+    /// Errors: [`Error::GadgetMismatch`] if the rows were made for another gadget; basis mismatches
+    /// between `x`, `digits` and the rows.
+    pub fn product(
+        &self,
+        x: &Poly<Coeff>,
+        digits: &RnsSignedDigits,
+    ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
+        self.check_gadget(Gadget::of_digits(digits), "gadget product")?;
+        let rows = digits.signed_rows(x)?;
+        let basis = x.basis();
+        let n = basis.degree();
+        let size = basis.len() * n;
+        let (mut out0, mut out1) = (vec![0u64; size], vec![0u64; size]);
+        multiply_accumulate(
+            basis,
+            self,
+            digits.basis(),
+            &|t| t,
+            DigitRows::Signed {
+                rows: &rows,
+                digits,
+            },
+            LimbForm::Coeff,
+            (&mut out0, &mut out1),
+        )?;
+        Ok((Poly::from_data(basis, out0)?, Poly::from_data(basis, out1)?))
+    }
+}
+
+/// The digits of a gadget product's input, as [`multiply_accumulate`] reads them one target limb at a
+/// time.
+#[derive(Clone, Copy)]
+pub(crate) enum DigitRows<'a> {
+    /// Digits already raised to the whole target basis in NTT form (the ModUp output of the hybrid
+    /// gadget), one limb-major buffer per digit, read through an NTT slot permutation when given (hoisted
+    /// automorphisms).
+    Extended {
+        digits: &'a [Vec<u64>],
+        perm: Option<&'a [usize]>,
+    },
+    /// Small signed digits ([`RnsSignedDigits::signed_rows`]), lifted into each target limb and
+    /// transformed there.
+    Signed {
+        rows: &'a [Vec<i64>],
+        digits: &'a RnsSignedDigits,
+    },
+}
+
+impl DigitRows<'_> {
+    fn count(&self) -> usize {
+        match self {
+            Self::Extended { digits, .. } => digits.len(),
+            Self::Signed { rows, .. } => rows.len(),
+        }
+    }
+}
+
+/// The form in which [`multiply_accumulate`] leaves its outputs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LimbForm {
+    /// NTT form (ModDown follows).
+    Ntt,
+    /// Coefficient form (one inverse NTT per output limb).
+    Coeff,
+}
+
+/// The multiply-accumulate of every gadget product: for each limb `t` of `target`,
+/// `out0_t = sum_i d_{i,t} b_{i, key_limb(t)}` and `out1_t = sum_i d_{i,t} a_{i, key_limb(t)}` (see
+/// the module documentation for the working set), with the digits `d_i` read or lifted from `digits`
+/// and the rows of `key` (over `key_basis`, of which `key_limb` maps target limbs to limbs). The outputs
+/// are limb-major over `target` and overwritten entirely.
+///
+/// Errors: [`Error::InvalidParams`] if the key has fewer rows than there are digits or its rows are
+/// not over `key_basis`; NTT errors.
+pub(crate) fn multiply_accumulate(
+    target: &RnsBasis,
+    key: &GadgetCiphertext,
+    key_basis: &RnsBasis,
+    key_limb: &(dyn Fn(usize) -> usize + Sync),
+    digits: DigitRows<'_>,
+    form: LimbForm,
+    (out0, out1): (&mut [u64], &mut [u64]),
+) -> Result<()> {
+    let count = digits.count();
+    if key.rows.len() < count {
+        return Err(Error::InvalidParams {
+            what: "gadget ciphertext",
+            reason: format!(
+                "it has {} rows but the decomposition has {count} digits",
+                key.rows.len()
+            ),
+        });
+    }
+    let rows = &key.rows[..count];
+    for p in rows.iter().flat_map(|(b, a)| [b, a]) {
+        key_basis.check_same(p.basis(), "gadget product (row basis)")?;
+    }
+    let n = target.degree();
+    let limb = |t: usize, o0: &mut [u64], o1: &mut [u64], work: &mut Vec<u64>| -> Result<()> {
+        let m = &target.moduli()[t];
+        let plan = &target.plans()[t];
+        let d: Vec<&[u64]> = match digits {
+            DigitRows::Extended { digits, perm: None } => {
+                digits.iter().map(|d| &d[t * n..(t + 1) * n]).collect()
+            }
+            DigitRows::Extended {
+                digits,
+                perm: Some(perm),
+            } => {
+                work.clear();
+                for d in digits {
+                    let dl = &d[t * n..(t + 1) * n];
+                    work.extend(perm.iter().map(|&s| dl[s]));
+                }
+                work.chunks_exact(n).collect()
+            }
+            DigitRows::Signed { rows, digits } => {
+                let per_limb = digits.count();
+                work.resize(rows.len() * n, 0);
+                for (r, (row, w)) in rows.iter().zip(work.chunks_exact_mut(n)).enumerate() {
+                    digits.lift_row(r / per_limb, row, m, w);
+                    plan.forward(w)?;
+                }
+                work.chunks_exact(n).collect()
+            }
+        };
+        let kt = key_limb(t);
+        let (mut ds, mut bs, mut as_) = (Vec::new(), Vec::new(), Vec::new());
+        for start in (0..n).step_by(INNER_PRODUCT_BLOCK) {
+            let range = start..(start + INNER_PRODUCT_BLOCK).min(n);
+            let (lo, hi) = (kt * n + range.start, kt * n + range.end);
+            ds.clear();
+            ds.extend(d.iter().map(|w| &w[range.clone()]));
+            bs.clear();
+            bs.extend(rows.iter().map(|(b, _)| &b.data()[lo..hi]));
+            as_.clear();
+            as_.extend(rows.iter().map(|(_, a)| &a.data()[lo..hi]));
+            sum_of_products(m, &ds, Weights::PerElement(&bs), &mut o0[range.clone()]);
+            sum_of_products(m, &ds, Weights::PerElement(&as_), &mut o1[range]);
+        }
+        if form == LimbForm::Coeff {
+            plan.inverse(o0)?;
+            plan.inverse(o1)?;
+        }
+        Ok(())
+    };
+    if rayon::current_num_threads() > 1 {
+        out0.par_chunks_mut(n)
+            .zip(out1.par_chunks_mut(n))
+            .enumerate()
+            .try_for_each_init(Vec::new, |work, (t, (o0, o1))| limb(t, o0, o1, work))
+    } else {
+        let mut work = Vec::new();
+        out0.chunks_mut(n)
+            .zip(out1.chunks_mut(n))
+            .enumerate()
+            .try_for_each(|(t, (o0, o1))| limb(t, o0, o1, &mut work))
+    }
+}
