@@ -1,6 +1,8 @@
-//! Criterion micro-benchmarks of key switching through the scheme evaluators: CKKS relinearization of a
+//! Criterion micro-benchmarks of key switching, i.e. of core's one gadget product
+//! (`rnsfhe_core::gadget`), through the scheme evaluators: the hybrid gadget in CKKS relinearization of a
 //! three-part product and a rotation by one slot at a small preset (`Rec128N13`, `N = 2^13`) and a mid-size
-//! one (`PaperTable1L5`, `N = 2^15`, `dnum = 3`), and BFV relinearization at `t = 65537`, depths 5 and 20
+//! one (`PaperTable1L5`, `N = 2^15`, `dnum = 3`), and the per-limb digit gadget in BFV relinearization at
+//! `t = 65537`, depths 5 and 20
 //! (`BfvParams::generate`). Inputs and keys come from the benchmark tables' own set-ups ([`Table1Bench`],
 //! [`BfvBench`]). Threads: rayon's default (`RAYON_NUM_THREADS`).
 //!
