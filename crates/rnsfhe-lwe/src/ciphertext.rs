@@ -1,0 +1,224 @@
+//! LWE ciphertexts over one modulus: arithmetic and modulus switching.
+//!
+//! An LWE encryption of `m in Z_q` under `s in Z^n` is `(b, a) = (m + e - <a, s>, a)` with `a` uniform in
+//! `Z_q^n` and a small error `e` (PEGASUS Section II.B), so that the phase `b + <a, s> = m + e (mod q)`.
+//! Sums, differences and integer multiples of ciphertexts are ciphertexts of the sums, differences and
+//! multiples of the messages (errors add, or scale by the integer). Modulus switching
+//! ([`LweCiphertext::switch_modulus`]) rescales every component to another modulus, as blind rotation
+//! needs (`q -> 2N`, PEGASUS Fig. 2 step 2) and as a key switch to a smaller modulus does.
+
+use rnsfhe_math::Modulus;
+
+use crate::dimension::LweDimension;
+use crate::error::{LweError, LweResult};
+
+/// An LWE ciphertext `(b, a)` over the modulus `q`, components reduced in `[0, q)` (see the module
+/// documentation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LweCiphertext {
+    modulus: Modulus,
+    dimension: LweDimension,
+    b: u64,
+    a: Vec<u64>,
+}
+
+impl LweCiphertext {
+    /// A ciphertext from its components: `a` gives the dimension, `modulus` is `q`.
+    ///
+    /// Errors: [`LweError::Math`] for a modulus outside `[2, 2^62)`; [`LweError::InvalidParams`] for an
+    /// empty or too long `a` or a component not reduced below `q`.
+    pub fn from_parts(modulus: u64, b: u64, a: Vec<u64>) -> LweResult<Self> {
+        let modulus = Modulus::new(modulus)?;
+        let dimension = LweDimension::new(a.len())?;
+        if let Some(i) = std::iter::once(&b)
+            .chain(&a)
+            .position(|&x| x >= modulus.value())
+        {
+            return Err(LweError::InvalidParams {
+                what: "LWE ciphertext",
+                reason: format!(
+                    "component {i} (0 is b) is not reduced below q = {}",
+                    modulus.value()
+                ),
+            });
+        }
+        Ok(Self {
+            modulus,
+            dimension,
+            b,
+            a,
+        })
+    }
+
+    /// Builds from components known to be reduced modulo `modulus`, with `a.len() == dimension`.
+    pub(crate) fn from_reduced(
+        modulus: Modulus,
+        dimension: LweDimension,
+        b: u64,
+        a: Vec<u64>,
+    ) -> Self {
+        debug_assert_eq!(a.len(), dimension.get());
+        Self {
+            modulus,
+            dimension,
+            b,
+            a,
+        }
+    }
+
+    /// The trivial (noiseless, public) encryption `(m mod q, 0)` of a signed message.
+    pub fn trivial(modulus: &Modulus, dimension: LweDimension, m: i64) -> Self {
+        Self::from_reduced(
+            *modulus,
+            dimension,
+            modulus.reduce_i64(m),
+            vec![0; dimension.get()],
+        )
+    }
+
+    /// The modulus `q`.
+    pub fn modulus(&self) -> &Modulus {
+        &self.modulus
+    }
+
+    /// The dimension `n`.
+    pub fn dimension(&self) -> LweDimension {
+        self.dimension
+    }
+
+    /// The body `b`.
+    pub fn b(&self) -> u64 {
+        self.b
+    }
+
+    /// The mask `a`.
+    pub fn a(&self) -> &[u64] {
+        &self.a
+    }
+
+    /// Checks that `other` has this ciphertext's dimension and modulus.
+    ///
+    /// Errors: [`LweError::DimensionMismatch`], [`LweError::ModulusMismatch`].
+    pub fn check_compatible(&self, other: &Self, operation: &'static str) -> LweResult<()> {
+        self.dimension.check_same(other.dimension, operation)?;
+        check_modulus(&self.modulus, &other.modulus, operation)
+    }
+
+    /// `self <- self + other` (an encryption of the sum of the messages).
+    ///
+    /// Errors: as [`LweCiphertext::check_compatible`].
+    pub fn add_assign(&mut self, other: &Self) -> LweResult<()> {
+        self.zip_assign(other, "LWE addition", Modulus::add)
+    }
+
+    /// `self <- self - other` (an encryption of the difference of the messages).
+    ///
+    /// Errors: as [`LweCiphertext::check_compatible`].
+    pub fn sub_assign(&mut self, other: &Self) -> LweResult<()> {
+        self.zip_assign(other, "LWE subtraction", Modulus::sub)
+    }
+
+    /// `self + other`.
+    ///
+    /// Errors: as [`LweCiphertext::check_compatible`].
+    pub fn add(&self, other: &Self) -> LweResult<Self> {
+        let mut out = self.clone();
+        out.add_assign(other)?;
+        Ok(out)
+    }
+
+    /// `self - other`.
+    ///
+    /// Errors: as [`LweCiphertext::check_compatible`].
+    pub fn sub(&self, other: &Self) -> LweResult<Self> {
+        let mut out = self.clone();
+        out.sub_assign(other)?;
+        Ok(out)
+    }
+
+    /// `-self` (an encryption of `-m`).
+    pub fn neg(&self) -> Self {
+        let m = &self.modulus;
+        Self::from_reduced(
+            *m,
+            self.dimension,
+            m.neg(self.b),
+            self.a.iter().map(|&x| m.neg(x)).collect(),
+        )
+    }
+
+    /// `self <- c self` for an integer `c` (an encryption of `c m`; the error is multiplied by `c`).
+    pub fn mul_scalar_assign(&mut self, c: i64) {
+        let m = self.modulus;
+        let c = m.reduce_i64(c);
+        self.b = m.mul(self.b, c);
+        self.a.iter_mut().for_each(|x| *x = m.mul(*x, c));
+    }
+
+    /// `self <- self + (m, 0)`: adds a public signed message (no noise).
+    pub fn add_plain_assign(&mut self, m: i64) {
+        self.b = self.modulus.add(self.b, self.modulus.reduce_i64(m));
+    }
+
+    /// Modulus switching to `new_modulus` (`q -> q'`): every component `x` becomes `round(x q' / q)`
+    /// (PEGASUS Fig. 2 step 2 with `q' = 2n`). The phase becomes `(q'/q)(m + e)` plus a rounding error
+    /// of at most `(1 + ||s||_1) / 2` in absolute value (each of the `n + 1` components is off by at
+    /// most 1/2, times the key coefficient it meets).
+    ///
+    /// Errors: [`LweError::Math`] for a modulus outside `[2, 2^62)`.
+    pub fn switch_modulus(&self, new_modulus: u64) -> LweResult<Self> {
+        let to = Modulus::new(new_modulus)?;
+        let q = self.modulus.value() as u128;
+        let q_new = new_modulus as u128;
+        // x < q < 2^62 and q' < 2^62: x q' + q/2 < 2^125, no overflow; the quotient is at most q', which
+        // is 0 modulo q'.
+        let round = |x: u64| -> u64 {
+            let r = ((x as u128 * q_new + q / 2) / q) as u64;
+            if r == new_modulus {
+                0
+            } else {
+                r
+            }
+        };
+        Ok(Self::from_reduced(
+            to,
+            self.dimension,
+            round(self.b),
+            self.a.iter().map(|&x| round(x)).collect(),
+        ))
+    }
+
+    fn zip_assign(
+        &mut self,
+        other: &Self,
+        operation: &'static str,
+        op: fn(&Modulus, u64, u64) -> u64,
+    ) -> LweResult<()> {
+        self.check_compatible(other, operation)?;
+        let m = self.modulus;
+        self.b = op(&m, self.b, other.b);
+        for (x, &y) in self.a.iter_mut().zip(&other.a) {
+            *x = op(&m, *x, y);
+        }
+        Ok(())
+    }
+}
+
+/// Checks that two moduli are equal.
+///
+/// Errors: [`LweError::ModulusMismatch`] naming `operation`.
+pub(crate) fn check_modulus(
+    left: &Modulus,
+    right: &Modulus,
+    operation: &'static str,
+) -> LweResult<()> {
+    if left.value() == right.value() {
+        Ok(())
+    } else {
+        Err(LweError::ModulusMismatch {
+            operation,
+            left: left.value(),
+            right: right.value(),
+        })
+    }
+}

@@ -1,0 +1,27 @@
+//! # rnsfhe-lwe
+//!
+//! LWE ciphertexts, the half of PEGASUS (Lu et al., IEEE S&P 2021) that evaluates non-polynomial
+//! functions: CKKS slots become LWE ciphertexts by sample extraction, LWE ciphertexts are key-switched to a
+//! small dimension and go through look-up tables by blind rotation, and the results are repacked into
+//! CKKS.
+//!
+//! * [`LweDimension`]: the dimension as a type ([`dimension`]).
+//! * [`LweCiphertext`]: `(b, a)` over one modulus with addition, subtraction, integer multiples, public
+//!   additions and modulus switching ([`ciphertext`]).
+//! * [`LweSecretKey`]: ternary secrets, encryption and decryption for clients and tests ([`secret`]).
+//! * [`extract`] / [`extract_many`]: sample extraction of RLWE coefficients (PEGASUS Section II.C).
+//!
+//! Conventions follow PEGASUS Section II.B: `LWE_s^{n,q}(m) = (m + e - <a, s>, a)`, decrypted by the
+//! phase `b + <a, s>`; RLWE ciphertexts `(c_0, c_1)` decrypt to `c_0 + c_1 s` as in `rnsfhe-core`.
+
+pub mod ciphertext;
+pub mod dimension;
+pub mod error;
+pub mod extract;
+pub mod secret;
+
+pub use ciphertext::LweCiphertext;
+pub use dimension::{LweDimension, MAX_LWE_DIMENSION};
+pub use error::{LweError, LweResult};
+pub use extract::{extract, extract_many};
+pub use secret::LweSecretKey;

@@ -1,0 +1,165 @@
+//! LWE ciphertexts end to end: encryption and decryption, arithmetic, modulus switching and sample
+//! extraction from RLWE ciphertexts of `rnsfhe-core`, each against the exact error bound it documents.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use rand::Rng;
+use rnsfhe_core::{Encryptor, RlweContext, RlweParams, SecretDistribution, SecretKey};
+use rnsfhe_lwe::{extract_many, LweCiphertext, LweDimension, LweError, LweSecretKey};
+use rnsfhe_math::primes::ntt_primes_of_bits;
+use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
+use rnsfhe_math::Modulus;
+use rnsfhe_ring::{Coeff, Poly};
+
+fn rng(seed: u8) -> Csprng {
+    Csprng::insecure_from_seed_for_tests([seed; 32])
+}
+
+/// A 45-bit modulus (PEGASUS Table IV's `q_0` size) and the default error width.
+fn setup(n: usize, seed: u8) -> (LweSecretKey, Modulus, DiscreteGaussian, Csprng) {
+    let mut r = rng(seed);
+    let sk = LweSecretKey::generate(
+        LweDimension::new(n).unwrap(),
+        SecretDistribution::HammingWeight(64),
+        &mut r,
+    )
+    .unwrap();
+    let q = Modulus::new((1 << 45) - 55).unwrap();
+    (sk, q, DiscreteGaussian::with_sigma(3.2).unwrap(), r)
+}
+
+#[test]
+fn encryption_round_trip_and_arithmetic() {
+    let (sk, q, noise, mut r) = setup(512, 1);
+    let bound = noise.bound();
+    let msgs: Vec<i64> = (0..20)
+        .map(|_| r.gen_range(-(1i64 << 40)..(1i64 << 40)))
+        .collect();
+    let cts: Vec<LweCiphertext> = msgs
+        .iter()
+        .map(|&m| sk.encrypt(m, &q, &noise, &mut r))
+        .collect();
+    for (ct, &m) in cts.iter().zip(&msgs) {
+        assert!((sk.decrypt(ct).unwrap() - m).abs() <= bound);
+        assert_eq!(ct.dimension().get(), 512);
+    }
+    let (x, y) = (&cts[0], &cts[1]);
+    let (mx, my) = (msgs[0], msgs[1]);
+    assert!((sk.decrypt(&x.add(y).unwrap()).unwrap() - (mx + my)).abs() <= 2 * bound);
+    assert!((sk.decrypt(&x.sub(y).unwrap()).unwrap() - (mx - my)).abs() <= 2 * bound);
+    assert!((sk.decrypt(&x.neg()).unwrap() + mx).abs() <= bound);
+    let mut z = x.clone();
+    z.mul_scalar_assign(-7);
+    assert!((sk.decrypt(&z).unwrap() + 7 * mx).abs() <= 7 * bound);
+    z.add_plain_assign(7 * mx + 5);
+    assert!((sk.decrypt(&z).unwrap() - 5).abs() <= 7 * bound);
+    let t = LweCiphertext::trivial(&q, x.dimension(), -3);
+    assert_eq!(sk.decrypt(&t).unwrap(), -3);
+}
+
+#[test]
+fn mismatched_operands_are_errors() {
+    let (sk, q, noise, mut r) = setup(128, 2);
+    let x = sk.encrypt(1, &q, &noise, &mut r);
+    let other_q = Modulus::new((1 << 40) - 87).unwrap();
+    let y = sk.encrypt(1, &other_q, &noise, &mut r);
+    assert!(matches!(x.add(&y), Err(LweError::ModulusMismatch { .. })));
+    let (small, ..) = setup(64, 3);
+    let w = small.encrypt(1, &q, &noise, &mut r);
+    assert!(matches!(
+        x.sub(&w),
+        Err(LweError::DimensionMismatch {
+            left: 128,
+            right: 64,
+            ..
+        })
+    ));
+    assert!(matches!(
+        sk.decrypt(&w),
+        Err(LweError::DimensionMismatch { .. })
+    ));
+    assert!(LweCiphertext::from_parts(q.value(), q.value(), vec![0; 4]).is_err());
+    assert!(LweCiphertext::from_parts(q.value(), 0, Vec::new()).is_err());
+    assert!(LweSecretKey::from_coefficients(&[0, 1, 2]).is_err());
+    assert!(format!("{sk:?}").contains("<redacted>"));
+}
+
+/// Switching to `2N` (blind rotation) and to a smaller prime: the phase becomes `(q'/q)(m + e)` up to
+/// `(1 + ||s||_1) / 2`.
+#[test]
+fn modulus_switching_rescales_the_phase() {
+    let (sk, q, noise, mut r) = setup(1024, 4);
+    let l1: i64 = sk.coefficients().iter().map(|c| c.abs()).sum();
+    for new_q in [2048u64, (1 << 30) - 35] {
+        for _ in 0..50 {
+            let m = r.gen_range(-(1i64 << 43)..(1i64 << 43));
+            let ct = sk.encrypt(m, &q, &noise, &mut r);
+            let phase = sk.decrypt(&ct).unwrap() as f64;
+            let switched = ct.switch_modulus(new_q).unwrap();
+            assert_eq!(switched.modulus().value(), new_q);
+            let expected = phase * new_q as f64 / q.value() as f64;
+            let got = sk.decrypt(&switched).unwrap() as f64;
+            // Centered modulo q': compare on the circle.
+            let mut diff = (got - expected).rem_euclid(new_q as f64);
+            if diff > new_q as f64 / 2.0 {
+                diff -= new_q as f64;
+            }
+            assert!(
+                diff.abs() <= (1 + l1) as f64 / 2.0,
+                "q' = {new_q}: off by {diff}, allowed {}",
+                (1 + l1) as f64 / 2.0
+            );
+        }
+    }
+}
+
+/// Every extracted coefficient of an RLWE encryption (secret key, coefficient-form message) decrypts
+/// under the ring key's coefficient vector to the message coefficient plus the fresh error.
+#[test]
+fn extraction_gives_each_coefficient() {
+    let q = ntt_primes_of_bits(45, 2048, 2, &[]).unwrap();
+    let p = ntt_primes_of_bits(50, 2048, 1, &q).unwrap();
+    let ctx = RlweContext::new(RlweParams {
+        log_n: 10,
+        q_moduli: q,
+        p_moduli: p,
+        dnum: 1,
+        conversion: rnsfhe_core::ConversionMode::Fast,
+        secret: SecretDistribution::HammingWeight(64),
+        sigma: 3.2,
+    })
+    .unwrap();
+    let mut r = rng(5);
+    let sk = SecretKey::generate(&ctx, &mut r).unwrap();
+    let n = ctx.n();
+    let m: Vec<i64> = (0..n)
+        .map(|_| r.gen_range(-(1i64 << 40)..(1i64 << 40)))
+        .collect();
+    let pt = Poly::<Coeff>::from_i64(ctx.chain(), &m).unwrap();
+    let ct = Encryptor::with_secret_key(&ctx, &sk)
+        .unwrap()
+        .encrypt_coeff(&pt, &mut r)
+        .unwrap();
+    let c0 = ct.parts[0].clone().into_coeff();
+    let c1 = ct.parts[1].clone().into_coeff();
+    let indices = [0, 1, 17, n / 2, n - 2, n - 1];
+    let lwe_sk = LweSecretKey::from_ring_key(&sk).unwrap();
+    let bound = DiscreteGaussian::with_sigma(3.2).unwrap().bound();
+    for (ct, &k) in extract_many(&c0, &c1, &indices)
+        .unwrap()
+        .iter()
+        .zip(&indices)
+    {
+        assert_eq!(ct.dimension().get(), n);
+        assert_eq!(ct.modulus().value(), ctx.chain().moduli()[0].value());
+        let got = lwe_sk.decrypt(ct).unwrap();
+        assert!(
+            (got - m[k]).abs() <= bound,
+            "coefficient {k}: {got} vs {}",
+            m[k]
+        );
+    }
+    assert!(matches!(
+        extract_many(&c0, &c1, &[n]),
+        Err(LweError::InvalidParams { .. })
+    ));
+}
