@@ -166,8 +166,9 @@ fn switching_key(
         .flat_map(|i| (0..digits.count()).map(move |j| digits.gadget_residues(i, j, k)))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(GadgetCiphertext::encrypt(
-        ctx.rlwe(),
+        ctx.rlwe().fingerprint(),
         Gadget::of_digits(digits),
+        ctx.rlwe().gaussian(),
         s.get(),
         target.get(),
         &constants,

@@ -28,7 +28,7 @@
 //!   decomposition over a one-limb basis.
 //!
 //! The three digit gadgets share [`GadgetCiphertext::product`]; the hybrid gadget adds ModUp and
-//! ModDown around the same multiply-accumulate ([`multiply_accumulate`]).
+//! ModDown around the same multiply-accumulate (`multiply_accumulate`, described below).
 //!
 //! # The multiply-accumulate, limb by limb
 //!
@@ -42,14 +42,14 @@
 //! the pool has several threads.
 
 use rayon::prelude::*;
-use rnsfhe_math::sampling::{Csprng, Seed};
+use rnsfhe_math::sampling::{Csprng, DiscreteGaussian, Seed};
 use rnsfhe_math::simd::{sum_of_products, Weights};
 use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis, RnsSignedDigits};
 
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
 use crate::keys::SecretPoly;
-use crate::samplers::{expand_uniform, sample_error};
+use crate::samplers::{expand_uniform, sample_error_from};
 
 /// Coefficients per block of the inner products: the block of the `D` digit rows (`D x 8 KiB`) stays in
 /// L2 between the two sums that read it.
@@ -134,13 +134,15 @@ impl GadgetCiphertext {
     /// Encrypts `message` (NTT form over the key basis) under `s` (NTT form over the same basis) with the
     /// gadget entries `constants[i]` (residues of `g_i` over the key basis, or over its first limbs, the
     /// others taken as 0): `b_i = -a_i s + e_i + g_i m`, the `a_i` expanded in order from one fresh public
-    /// seed, the `e_i` drawn with the context's `sigma` (RNS-CKKS `KSGen`; HPS Section 4.1). `gadget`
-    /// records which gadget `constants` are the entries of; `ctx` is the context whose secret `s` is.
+    /// seed, the `e_i` drawn from `noise` (RNS-CKKS `KSGen`; HPS Section 4.1; PEGASUS Table IV gives the
+    /// LWE keys their own widths). `gadget` records which gadget `constants` are the entries of;
+    /// `fingerprint` names the parameters `s` belongs to (an RLWE context's, or an LWE parameter set's).
     ///
     /// Errors: basis mismatches between `s`, `message` and the constants; sampler errors.
     pub fn encrypt(
-        ctx: &RlweContext,
+        fingerprint: u64,
         gadget: Gadget,
+        noise: &DiscreteGaussian,
         s: &Poly<Ntt>,
         message: &Poly<Ntt>,
         constants: &[Vec<u64>],
@@ -154,7 +156,7 @@ impl GadgetCiphertext {
             .iter()
             .map(|g| {
                 let a = expand_uniform(basis, &mut public)?;
-                let mut b = sample_error(ctx, basis, rng)?;
+                let mut b = sample_error_from(noise, basis, rng)?.into_ntt();
                 let a_s = SecretPoly::new(a.mul(s)?);
                 b.sub_assign(a_s.get())?;
                 let mut g_m = message.clone();
@@ -166,7 +168,7 @@ impl GadgetCiphertext {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(Self {
-            fingerprint: ctx.fingerprint(),
+            fingerprint,
             gadget,
             rows,
             seed: Some(seed),
@@ -238,36 +240,75 @@ impl GadgetCiphertext {
     /// The gadget product of `x` (coefficient form, over the digits' basis or a prefix of it) with the
     /// per-limb signed-digit decomposition `digits` (the digit gadgets of the module documentation):
     /// `(sum_i d_i b_i, sum_i d_i a_i)` in coefficient form over `x`'s basis, which decrypts under `s` to
-    /// `x m + sum_i d_i e_i` (HPS Sections 3.3 and 4.5 for `m = s^2`). Computed limb by limb
-    /// ([`multiply_accumulate`]).
+    /// `x m + sum_i d_i e_i` (HPS Sections 3.3 and 4.5 for `m = s^2`). [`product_sum`] of one term.
     ///
-    /// Errors: [`Error::GadgetMismatch`] if the rows were made for another gadget; basis mismatches
-    /// between `x`, `digits` and the rows.
+    /// Errors: as [`product_sum`].
     pub fn product(
         &self,
         x: &Poly<Coeff>,
         digits: &RnsSignedDigits,
     ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
-        self.check_gadget(Gadget::of_digits(digits), "gadget product")?;
-        let rows = digits.signed_rows(x)?;
-        let basis = x.basis();
-        let n = basis.degree();
-        let size = basis.len() * n;
-        let (mut out0, mut out1) = (vec![0u64; size], vec![0u64; size]);
-        multiply_accumulate(
-            basis,
-            self,
-            digits.basis(),
-            &|t| t,
-            DigitRows::Signed {
-                rows: &rows,
-                digits,
-            },
-            LimbForm::Coeff,
-            (&mut out0, &mut out1),
-        )?;
-        Ok((Poly::from_data(basis, out0)?, Poly::from_data(basis, out1)?))
+        product_sum(&[(x, self)], digits)
     }
+}
+
+/// The sum of gadget products `sum_j x_j ⋄ key_j` for one per-limb signed-digit decomposition `digits`
+/// (every `x_j` in coefficient form over one basis, the digits' basis or a prefix of it; every key made
+/// for `digits`), in coefficient form: one multiply-accumulate over the digits of all terms
+/// (see the module documentation), so the sum costs the forward NTTs of the digits and two inverse NTTs in
+/// all. The LWE key switch of PEGASUS Fig. 9 (one term per block of the secret) and the external
+/// product of RGSW (two terms) are such sums.
+///
+/// Errors: [`Error::InvalidParams`] for no term; [`Error::GadgetMismatch`] if a key was made for another
+/// gadget; basis mismatches between the inputs, `digits` and the rows.
+pub fn product_sum(
+    terms: &[(&Poly<Coeff>, &GadgetCiphertext)],
+    digits: &RnsSignedDigits,
+) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
+    let Some((first, _)) = terms.first() else {
+        return Err(Error::InvalidParams {
+            what: "gadget product",
+            reason: "the sum needs at least one term".into(),
+        });
+    };
+    let basis = first.basis();
+    let gadget = Gadget::of_digits(digits);
+    let mut rows = Vec::new();
+    let mut key_rows = Vec::new();
+    for (x, key) in terms {
+        key.check_gadget(gadget, "gadget product")?;
+        basis.check_same(x.basis(), "gadget product (inputs)")?;
+        let term_rows = digits.signed_rows(x)?;
+        let count = term_rows.len();
+        if key.rows.len() < count {
+            return Err(Error::InvalidParams {
+                what: "gadget ciphertext",
+                reason: format!(
+                    "it has {} rows but the decomposition has {count} digits",
+                    key.rows.len()
+                ),
+            });
+        }
+        key_rows.extend(key.rows[..count].iter());
+        rows.extend(term_rows);
+    }
+    let n = basis.degree();
+    let size = basis.len() * n;
+    let (mut out0, mut out1) = (vec![0u64; size], vec![0u64; size]);
+    multiply_accumulate(
+        basis,
+        &key_rows,
+        digits.basis(),
+        &|t| t,
+        DigitRows::Signed {
+            rows: &rows,
+            limbs: basis.len(),
+            digits,
+        },
+        LimbForm::Coeff,
+        (&mut out0, &mut out1),
+    )?;
+    Ok((Poly::from_data(basis, out0)?, Poly::from_data(basis, out1)?))
 }
 
 /// The digits of a gadget product's input, as [`multiply_accumulate`] reads them one target limb at a
@@ -281,10 +322,11 @@ pub(crate) enum DigitRows<'a> {
         digits: &'a [Vec<u64>],
         perm: Option<&'a [usize]>,
     },
-    /// Small signed digits ([`RnsSignedDigits::signed_rows`]), lifted into each target limb and
-    /// transformed there.
+    /// Small signed digits ([`RnsSignedDigits::signed_rows`] of one or several inputs of `limbs` limbs
+    /// each, concatenated), lifted into each target limb and transformed there.
     Signed {
         rows: &'a [Vec<i64>],
+        limbs: usize,
         digits: &'a RnsSignedDigits,
     },
 }
@@ -310,14 +352,14 @@ pub(crate) enum LimbForm {
 /// The multiply-accumulate of every gadget product: for each limb `t` of `target`,
 /// `out0_t = sum_i d_{i,t} b_{i, key_limb(t)}` and `out1_t = sum_i d_{i,t} a_{i, key_limb(t)}` (see
 /// the module documentation for the working set), with the digits `d_i` read or lifted from `digits`
-/// and the rows of `key` (over `key_basis`, of which `key_limb` maps target limbs to limbs). The outputs
-/// are limb-major over `target` and overwritten entirely.
+/// and the gadget-ciphertext rows `key_rows` (one per digit, over `key_basis`, of which `key_limb` maps
+/// target limbs to limbs). The outputs are limb-major over `target` and overwritten entirely.
 ///
-/// Errors: [`Error::InvalidParams`] if the key has fewer rows than there are digits or its rows are
-/// not over `key_basis`; NTT errors.
+/// Errors: [`Error::InvalidParams`] if there are not as many rows as digits; basis mismatches if a row
+/// is not over `key_basis`; NTT errors.
 pub(crate) fn multiply_accumulate(
     target: &RnsBasis,
-    key: &GadgetCiphertext,
+    key_rows: &[&(Poly<Ntt>, Poly<Ntt>)],
     key_basis: &RnsBasis,
     key_limb: &(dyn Fn(usize) -> usize + Sync),
     digits: DigitRows<'_>,
@@ -325,16 +367,16 @@ pub(crate) fn multiply_accumulate(
     (out0, out1): (&mut [u64], &mut [u64]),
 ) -> Result<()> {
     let count = digits.count();
-    if key.rows.len() < count {
+    if key_rows.len() != count {
         return Err(Error::InvalidParams {
-            what: "gadget ciphertext",
+            what: "gadget product",
             reason: format!(
-                "it has {} rows but the decomposition has {count} digits",
-                key.rows.len()
+                "{} gadget-ciphertext rows for {count} digits",
+                key_rows.len()
             ),
         });
     }
-    let rows = &key.rows[..count];
+    let rows = key_rows;
     for p in rows.iter().flat_map(|(b, a)| [b, a]) {
         key_basis.check_same(p.basis(), "gadget product (row basis)")?;
     }
@@ -357,11 +399,16 @@ pub(crate) fn multiply_accumulate(
                 }
                 work.chunks_exact(n).collect()
             }
-            DigitRows::Signed { rows, digits } => {
+            DigitRows::Signed {
+                rows,
+                limbs,
+                digits,
+            } => {
                 let per_limb = digits.count();
                 work.resize(rows.len() * n, 0);
                 for (r, (row, w)) in rows.iter().zip(work.chunks_exact_mut(n)).enumerate() {
-                    digits.lift_row(r / per_limb, row, m, w);
+                    // Row `r` is digit `r % per_limb` of limb `(r / per_limb) % limbs` of its term.
+                    digits.lift_row((r / per_limb) % limbs, row, m, w);
                     plan.forward(w)?;
                 }
                 work.chunks_exact(n).collect()

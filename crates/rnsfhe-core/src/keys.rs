@@ -312,8 +312,9 @@ impl KeyGenerator {
     /// gadget ciphertext of `s'` with the context's hybrid gadget.
     fn key_switch_key_ntt(&self, new: &Poly<Ntt>, rng: &mut Csprng) -> Result<KeySwitchKey> {
         GadgetCiphertext::encrypt(
-            &self.ctx,
+            self.ctx.fingerprint(),
             Gadget::of_context(&self.ctx),
+            self.ctx.gaussian(),
             self.sk.ntt_qp(),
             new,
             self.ctx.special_constants(),

@@ -260,6 +260,17 @@ impl RlweContext {
         perm: Option<&[usize]>,
     ) -> Result<(Vec<u64>, Vec<u64>)> {
         key.check_gadget(Gadget::of_context(self), "hybrid key switching")?;
+        if key.rows().len() < digits.len() {
+            return Err(Error::InvalidParams {
+                what: "key-switching key",
+                reason: format!(
+                    "the key has {} digit components but this level needs {}",
+                    key.rows().len(),
+                    digits.len()
+                ),
+            });
+        }
+        let key_rows: Vec<_> = key.rows()[..digits.len()].iter().collect();
         let n = self.n();
         let (l, big_l) = (tables.limbs, self.max_level());
         let ext_len = tables.ext.len();
@@ -268,7 +279,7 @@ impl RlweContext {
         let mut out1 = scratch::take_dirty(ext_len * n);
         multiply_accumulate(
             &tables.ext,
-            key,
+            &key_rows,
             self.extended_basis(),
             &|t| if t < l { t } else { big_l + t - l },
             DigitRows::Extended { digits, perm },

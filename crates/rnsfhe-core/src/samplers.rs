@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use rnsfhe_math::sampling::{fill_ternary, fill_uniform_mod, Csprng, WideGaussian};
+use rnsfhe_math::sampling::{
+    fill_ternary, fill_uniform_mod, Csprng, DiscreteGaussian, WideGaussian,
+};
 use rnsfhe_math::{Modulus, ShoupConstant};
 use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
 use zeroize::Zeroize;
@@ -39,7 +41,18 @@ pub fn sample_error_coeff(
     basis: &Arc<RnsBasis>,
     rng: &mut Csprng,
 ) -> Result<Poly<Coeff>> {
-    let mut e = ctx.gaussian().sample_vec(rng, basis.degree());
+    sample_error_from(ctx.gaussian(), basis, rng)
+}
+
+/// An error polynomial over `basis` drawn from `noise`, in coefficient form: for keys whose error width
+/// is not the context's (PEGASUS Table IV gives the LWE switching and blind-rotation keys their own
+/// `sigma_ks` and `sigma_lut`). The sampled integers are wiped after reduction.
+pub fn sample_error_from(
+    noise: &DiscreteGaussian,
+    basis: &Arc<RnsBasis>,
+    rng: &mut Csprng,
+) -> Result<Poly<Coeff>> {
+    let mut e = noise.sample_vec(rng, basis.degree());
     let p = Poly::from_i64(basis, &e);
     e.zeroize();
     Ok(p?)

@@ -204,7 +204,7 @@ impl Deserializable<RlweContext> for PublicKey {
 }
 
 impl GadgetCiphertext {
-    /// Wire size of the rows ([`write_key_pairs`]): all `b_i`, then the seed or all `a_i`.
+    /// Wire size of the rows: all `b_i`, then the seed or all `a_i`.
     pub fn wire_size(&self, randomness: PublicRandomness) -> u64 {
         let Some((b, _)) = self.rows.first() else {
             return 1;
@@ -213,7 +213,7 @@ impl GadgetCiphertext {
         key_pairs_size(b.basis(), self.rows.len(), seeded)
     }
 
-    /// Writes the rows ([`write_key_pairs`]); the gadget and fingerprint are not written: the reader
+    /// Writes the rows (a seeded-flag byte, all `b_i`, then the seed or all `a_i`); the gadget and fingerprint are not written: the reader
     /// takes them from its context.
     ///
     /// Errors: I/O errors of the writer.
@@ -226,7 +226,7 @@ impl GadgetCiphertext {
     }
 
     /// Reads the `count` rows over `basis` of a gadget ciphertext for `gadget` under the secret of the
-    /// context with fingerprint `fingerprint` ([`read_key_pairs`]).
+    /// context with fingerprint `fingerprint`.
     ///
     /// Errors: decoding errors naming `field`.
     pub fn read_wire<R: Read>(

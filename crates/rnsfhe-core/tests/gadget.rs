@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use num_bigint::{BigInt, BigUint};
+use rnsfhe_core::gadget::product_sum;
 use rnsfhe_core::{
     ConversionMode, Error, Gadget, GadgetCiphertext, RlweContext, RlweParams, SecretDistribution,
 };
@@ -232,6 +233,21 @@ fn digit_gadget_products_match_big_integers() {
             );
             assert!(u1.data().iter().all(|&c| c == 0), "{what}: u1 != 0");
         }
+        // A sum of two products (one multiply-accumulate): x m + y m' exactly.
+        let m2 = ternary(&mut r);
+        let key2 = noiseless(7, gadget, digits.basis(), &m2, &digit_constants(digits));
+        let basis = digits.basis();
+        let (x, y) = (uniform(basis, &mut r), uniform(basis, &mut r));
+        let q = modulus_product(basis);
+        let xm = negacyclic_product(&reconstruct(&x), &m, &q);
+        let ym = negacyclic_product(&reconstruct(&y), &m2, &q);
+        let expected: Vec<BigInt> = xm.iter().zip(&ym).map(|(a, b)| a + b).collect();
+        let (u0, _) = product_sum(&[(&x, &key), (&y, &key2)], digits).unwrap();
+        assert_eq!(
+            max_distance(&u0, &expected),
+            BigInt::default(),
+            "{what}: sum of two products"
+        );
     }
 }
 
@@ -248,9 +264,16 @@ fn encrypted_digit_gadget_product_decrypts_to_the_product() {
     let m = ternary(&mut r);
     let m_ntt = Poly::<Coeff>::from_i64(q, &m).unwrap().into_ntt();
     let gadget = Gadget::of_digits(&digits);
-    let key =
-        GadgetCiphertext::encrypt(&ctx, gadget, &s, &m_ntt, &digit_constants(&digits), &mut r)
-            .unwrap();
+    let key = GadgetCiphertext::encrypt(
+        ctx.fingerprint(),
+        gadget,
+        ctx.gaussian(),
+        &s,
+        &m_ntt,
+        &digit_constants(&digits),
+        &mut r,
+    )
+    .unwrap();
     assert_eq!(key.rows().len(), 9);
     assert!(key.seed().is_some());
     let x = uniform(q, &mut r);

@@ -9,7 +9,9 @@
 //! * [`LweCiphertext`]: `(b, a)` over one modulus with addition, subtraction, integer multiples, public
 //!   additions and modulus switching ([`ciphertext`]).
 //! * [`LweSecretKey`]: ternary secrets, encryption and decryption for clients and tests ([`secret`]).
-//! * [`extract`] / [`extract_many`]: sample extraction of RLWE coefficients (PEGASUS Section II.C).
+//! * [`extract()`] / [`extract_many`]: sample extraction of RLWE coefficients (PEGASUS Section II.C).
+//! * [`LweSwitchingKey`]: key switching between dimensions in the ring form of PEGASUS Fig. 9, on the
+//!   core's gadget ciphertexts ([`keyswitch`]).
 //!
 //! Conventions follow PEGASUS Section II.B: `LWE_s^{n,q}(m) = (m + e - <a, s>, a)`, decrypted by the
 //! phase `b + <a, s>`; RLWE ciphertexts `(c_0, c_1)` decrypt to `c_0 + c_1 s` as in `rnsfhe-core`.
@@ -18,10 +20,12 @@ pub mod ciphertext;
 pub mod dimension;
 pub mod error;
 pub mod extract;
+pub mod keyswitch;
 pub mod secret;
 
 pub use ciphertext::LweCiphertext;
 pub use dimension::{LweDimension, MAX_LWE_DIMENSION};
 pub use error::{LweError, LweResult};
 pub use extract::{extract, extract_many};
+pub use keyswitch::{LweKeySwitchParams, LweSwitchingKey};
 pub use secret::LweSecretKey;

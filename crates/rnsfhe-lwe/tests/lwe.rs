@@ -4,7 +4,10 @@
 
 use rand::Rng;
 use rnsfhe_core::{Encryptor, RlweContext, RlweParams, SecretDistribution, SecretKey};
-use rnsfhe_lwe::{extract_many, LweCiphertext, LweDimension, LweError, LweSecretKey};
+use rnsfhe_lwe::{
+    extract_many, LweCiphertext, LweDimension, LweError, LweKeySwitchParams, LweSecretKey,
+    LweSwitchingKey,
+};
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
@@ -161,5 +164,67 @@ fn extraction_gives_each_coefficient() {
     assert!(matches!(
         extract_many(&c0, &c1, &[n]),
         Err(LweError::InvalidParams { .. })
+    ));
+}
+
+/// PEGASUS Fig. 9 at reduced dimensions (`N' = 2048 -> n = 256`, Table IV's `q_0` size, `B = 2^7`,
+/// `d = 7`, `sigma_ks = 2^13`): every switched ciphertext decrypts under the target key to the message,
+/// and the added error's variance over 1000 switches matches `N' d B^2 sigma^2 / 12` (Appendix C.1)
+/// within 10 %.
+#[test]
+fn key_switching_matches_the_variance_formula() {
+    let q = ntt_primes_of_bits(45, 512, 1, &[]).unwrap()[0];
+    let modulus = Modulus::new(q).unwrap();
+    let mut r = rng(6);
+    let from = LweSecretKey::generate(
+        LweDimension::new(2048).unwrap(),
+        SecretDistribution::HammingWeight(64),
+        &mut r,
+    )
+    .unwrap();
+    let to = LweSecretKey::generate(
+        LweDimension::new(256).unwrap(),
+        SecretDistribution::HammingWeight(64),
+        &mut r,
+    )
+    .unwrap();
+    let params = LweKeySwitchParams {
+        modulus: q,
+        base_log: 7,
+        digits: 7,
+        sigma: 8192.0,
+    };
+    let ksk = LweSwitchingKey::generate(&from, &to, params, &mut r).unwrap();
+    assert_eq!(ksk.blocks().len(), 8);
+    // The input's own error is measured and subtracted: only the switch's error is counted.
+    let noise = DiscreteGaussian::with_sigma(3.2).unwrap();
+    let samples = 1000;
+    let mut sum_sq = 0.0;
+    for _ in 0..samples {
+        let m = r.gen_range(-(1i64 << 40)..(1i64 << 40));
+        let ct = from.encrypt(m, &modulus, &noise, &mut r);
+        let input_error = from.decrypt(&ct).unwrap() - m;
+        let switched = ksk.switch(&ct).unwrap();
+        assert_eq!(switched.dimension().get(), 256);
+        let added = (to.decrypt(&switched).unwrap() - m - input_error) as f64;
+        sum_sq += added * added;
+    }
+    let measured = sum_sq / samples as f64;
+    let expected = ksk.added_variance();
+    let ratio = measured / expected;
+    assert!(
+        (0.9..=1.1).contains(&ratio),
+        "measured variance {measured:.3e}, formula {expected:.3e} (ratio {ratio:.3})"
+    );
+    // Wrong inputs are errors.
+    let wrong = to.encrypt(1, &modulus, &noise, &mut r);
+    assert!(matches!(
+        ksk.switch(&wrong),
+        Err(LweError::DimensionMismatch { .. })
+    ));
+    let other = from.encrypt(1, &Modulus::new((1 << 40) - 87).unwrap(), &noise, &mut r);
+    assert!(matches!(
+        ksk.switch(&other),
+        Err(LweError::ModulusMismatch { .. })
     ));
 }

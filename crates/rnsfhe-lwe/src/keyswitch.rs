@@ -1,0 +1,183 @@
+//! LWE key switching between dimensions in the ring-based form of PEGASUS Fig. 9 (after Chen, Dai, Kim
+//! and Song, "Efficient homomorphic conversion between (ring) LWE ciphertexts", Section 3.2).
+//!
+//! The source secret `s'` (dimension `N'`) is cut into blocks of `n` coefficients (the target dimension,
+//! a power of two); block `j` becomes the polynomial `s'_j = sum_l s'[j n + l] X^l`, and the switching key
+//! holds for every block the gadget ciphertext `RLWE_s^{n,q}(s'_j; g_digit)` under the target secret `s`
+//! seen as a ring element, with the signed digit gadget `g_k = B^k` (`B = 2^base_log`, PEGASUS Section
+//! IV.A). To switch `(b, a)`, the mask's blocks become `a_j = a[j n] - sum_{l >= 1} a[j n + l] X^(n - l)`,
+//! whose product with `s'_j` has constant coefficient `sum_l a[j n + l] s'[j n + l]`; the sum of the
+//! gadget products `a_j ⋄ SwK_j` therefore encrypts `<a, s'>` in its constant coefficient, and
+//! `(b, 0) + Extract^0` of it is an LWE encryption of the same message under `s` (PEGASUS Theorem 3).
+//! All blocks go through one multiply-accumulate ([`rnsfhe_core::gadget::product_sum`]).
+//!
+//! The error grows by `sum_{j,k} d_{j,k} e_{j,k}` of variance `N' d B^2 sigma^2 / 12` (PEGASUS Appendix
+//! C.1, [`LweSwitchingKey::added_variance`]).
+
+use rnsfhe_core::context::fingerprint_words;
+use rnsfhe_core::gadget::product_sum;
+use rnsfhe_core::keys::SecretPoly;
+use rnsfhe_core::{Gadget, GadgetCiphertext};
+use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
+use rnsfhe_math::Modulus;
+use rnsfhe_ring::{Coeff, Poly, RnsBasis, RnsSignedDigits};
+
+use crate::ciphertext::{check_modulus, LweCiphertext};
+use crate::dimension::LweDimension;
+use crate::error::LweResult;
+use crate::extract::extract;
+use crate::secret::LweSecretKey;
+
+/// Parameters of an LWE switching key, as a literal struct (PEGASUS Table IV, first row:
+/// `q_0 ~ 2^45`, `sigma_ks = 2^13`, `B_ks = 2^7`, `d_ks = 7`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LweKeySwitchParams {
+    /// The modulus `q` of the ciphertexts: a prime `= 1 mod 2n` for the target dimension `n` (the
+    /// products run in NTT form over it).
+    pub modulus: u64,
+    /// `log2(B)` of the digit gadget.
+    pub base_log: u32,
+    /// Number of digits `d`, with `d * base_log >= bits(q)` (an exact decomposition).
+    pub digits: usize,
+    /// Standard deviation of the keys' errors (`sigma_ks`).
+    pub sigma: f64,
+}
+
+/// A switching key from an LWE secret of dimension `N'` to one of dimension `n` (see the module
+/// documentation).
+#[derive(Clone, Debug)]
+pub struct LweSwitchingKey {
+    from: LweDimension,
+    to: LweDimension,
+    params: LweKeySwitchParams,
+    modulus: Modulus,
+    digits: RnsSignedDigits,
+    blocks: Vec<GadgetCiphertext>,
+}
+
+impl LweSwitchingKey {
+    /// Generates the key from `from` (dimension `N'`) to `to` (dimension `n`, a power of two supported
+    /// as a ring degree): one gadget ciphertext of each block of `from` under `to`, errors of width
+    /// `params.sigma`. `N'` need not be a multiple of `n` (the last block is padded with zeros).
+    ///
+    /// Errors: [`LweError::InvalidParams`](crate::LweError::InvalidParams) for a digit decomposition that is not exact or a modulus that
+    /// is not an NTT prime for `n`; errors of the lower layers for an unsupported `n` or `sigma`.
+    pub fn generate(
+        from: &LweSecretKey,
+        to: &LweSecretKey,
+        params: LweKeySwitchParams,
+        rng: &mut Csprng,
+    ) -> LweResult<Self> {
+        let n = to.dimension().get();
+        let basis = RnsBasis::new(n, &[params.modulus])?;
+        let modulus = basis.moduli()[0];
+        let digits = RnsSignedDigits::new(&basis, params.base_log, params.digits)?;
+        let noise = DiscreteGaussian::with_sigma(params.sigma)?;
+        let gadget = Gadget::of_digits(&digits);
+        let constants = (0..params.digits)
+            .map(|k| digits.gadget_residues(0, k, 1))
+            .collect::<Result<Vec<_>, _>>()?;
+        let s = SecretPoly::new(Poly::<Coeff>::from_i64(&basis, to.coefficients())?.into_ntt());
+        let fingerprint = key_fingerprint(to.dimension(), &params);
+        let blocks = from
+            .coefficients()
+            .chunks(n)
+            .map(|block| {
+                let mut padded = block.to_vec();
+                padded.resize(n, 0);
+                let message = Poly::<Coeff>::from_i64(&basis, &padded);
+                zeroize::Zeroize::zeroize(&mut padded);
+                let message = SecretPoly::new(message?.into_ntt());
+                Ok(GadgetCiphertext::encrypt(
+                    fingerprint,
+                    gadget,
+                    &noise,
+                    s.get(),
+                    message.get(),
+                    &constants,
+                    rng,
+                )?)
+            })
+            .collect::<LweResult<Vec<_>>>()?;
+        Ok(Self {
+            from: from.dimension(),
+            to: to.dimension(),
+            params,
+            modulus,
+            digits,
+            blocks,
+        })
+    }
+
+    /// The source dimension `N'`.
+    pub fn from_dimension(&self) -> LweDimension {
+        self.from
+    }
+
+    /// The target dimension `n`.
+    pub fn to_dimension(&self) -> LweDimension {
+        self.to
+    }
+
+    /// The parameters the key was made with.
+    pub fn params(&self) -> &LweKeySwitchParams {
+        &self.params
+    }
+
+    /// The gadget ciphertexts, one per block of `n` source coefficients.
+    pub fn blocks(&self) -> &[GadgetCiphertext] {
+        &self.blocks
+    }
+
+    /// Variance added to the error by one switch, `N' d B^2 sigma^2 / 12` (PEGASUS Appendix C.1: the
+    /// digits are modelled as uniform of variance `B^2 / 12`), with `N'` the padded source dimension.
+    pub fn added_variance(&self) -> f64 {
+        let padded = (self.blocks.len() * self.to.get()) as f64;
+        let base = 2f64.powi(self.params.base_log as i32);
+        padded * self.params.digits as f64 * base * base * self.params.sigma.powi(2) / 12.0
+    }
+
+    /// Switches `ct` (dimension `N'`, modulus `q`) to an encryption of the same message under the target
+    /// secret (PEGASUS Fig. 9).
+    ///
+    /// Errors: [`LweError::DimensionMismatch`](crate::LweError::DimensionMismatch) / [`LweError::ModulusMismatch`](crate::LweError::ModulusMismatch) for a ciphertext of another
+    /// dimension or modulus.
+    pub fn switch(&self, ct: &LweCiphertext) -> LweResult<LweCiphertext> {
+        self.from.check_same(ct.dimension(), "LWE key switching")?;
+        check_modulus(&self.modulus, ct.modulus(), "LWE key switching")?;
+        let n = self.to.get();
+        let basis = self.digits.basis();
+        let q = &self.modulus;
+        // a_j = a[j n] - sum_{l >= 1} a[j n + l] X^(n - l): coefficient 0 is a[j n], coefficient n - l is
+        // -a[j n + l]; the padding of the last block contributes zeros.
+        let masks = ct
+            .a()
+            .chunks(n)
+            .map(|block| {
+                let mut c = vec![0u64; n];
+                c[0] = block[0];
+                for (l, &x) in block.iter().enumerate().skip(1) {
+                    c[n - l] = q.neg(x);
+                }
+                Ok(Poly::<Coeff>::from_data(basis, c)?)
+            })
+            .collect::<LweResult<Vec<_>>>()?;
+        let terms: Vec<_> = masks.iter().zip(&self.blocks).collect();
+        let (u0, u1) = product_sum(&terms, &self.digits)?;
+        let mut out = extract(&u0, &u1, 0)?;
+        out.add_plain_assign(q.center(ct.b()));
+        Ok(out)
+    }
+}
+
+/// The fingerprint of the target key's parameters, carried by the gadget ciphertexts.
+fn key_fingerprint(to: LweDimension, params: &LweKeySwitchParams) -> u64 {
+    fingerprint_words([
+        0x4c57_455f_4b53, // "LWE_KS"
+        to.get() as u64,
+        params.modulus,
+        params.base_log as u64,
+        params.digits as u64,
+        params.sigma.to_bits(),
+    ])
+}
