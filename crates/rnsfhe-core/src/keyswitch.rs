@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use rnsfhe_math::simd::{map_in_place, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd};
 use rnsfhe_math::NttPlan;
 use rnsfhe_math::ShoupConstant;
-use rnsfhe_ring::{GaloisElement, GaloisGroup, Ntt, Poly};
+use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly};
 
 use crate::context::{DownRescaleTables, LevelTables, RlweContext};
 use crate::encryption::RlweCiphertext;
@@ -215,20 +215,41 @@ impl RlweContext {
     /// complement limbs are converted in place and take a forward NTT; its own limbs are copied.
     fn mod_up_digits(&self, tables: &LevelTables, d: &Poly<Ntt>) -> Result<Vec<Vec<u64>>> {
         let n = self.n();
+        let q_plans = &self.chain().plans()[..tables.limbs];
+        let mut coeff = scratch::take_copy(d.data());
+        inverse_all(q_plans, &mut coeff, n)?;
+        let digits = self.mod_up_from(tables, &coeff, Some(d.data()));
+        scratch::give(coeff);
+        digits
+    }
+
+    /// Steps 1-2 from the coefficient form `coeff` of the input (limb-major over `Q_l`): the digits raised
+    /// to `Q_l ∪ P` in NTT form, one buffer per group. A digit's own limbs are copied from `ntt` (the
+    /// input's NTT form) when the caller has it, and transformed from `coeff` otherwise.
+    fn mod_up_from(
+        &self,
+        tables: &LevelTables,
+        coeff: &[u64],
+        ntt: Option<&[u64]>,
+    ) -> Result<Vec<Vec<u64>>> {
+        let n = self.n();
         let ext_len = tables.ext.len();
         let q_plans = &self.chain().plans()[..tables.limbs];
-        let data = d.data();
-        let mut coeff = scratch::take_copy(data);
-        inverse_all(q_plans, &mut coeff, n)?;
-        let coeff_ref = &coeff;
         let one_digit = |dt: &crate::context::DigitTables| -> Result<Vec<u64>> {
-            let coeff = coeff_ref;
             let r = dt.range.clone();
-            // Every limb is overwritten below (own limbs copied, the others converted).
+            // Every limb is overwritten below (own limbs copied or transformed, the others converted).
             let mut out = scratch::take_dirty(ext_len * n);
             let (head, rest) = out.split_at_mut(r.start * n);
             let (own, tail) = rest.split_at_mut(r.len() * n);
-            own.copy_from_slice(&data[r.start * n..r.end * n]);
+            match ntt {
+                Some(data) => own.copy_from_slice(&data[r.start * n..r.end * n]),
+                None => {
+                    own.copy_from_slice(&coeff[r.start * n..r.end * n]);
+                    own.chunks_exact_mut(n)
+                        .zip(&q_plans[r.clone()])
+                        .try_for_each(|(a, plan)| plan.forward(a))?;
+                }
+            }
             let mut comp: Vec<&mut [u64]> = head.chunks_exact_mut(n).collect();
             comp.extend(tail.chunks_exact_mut(n));
             dt.up
@@ -240,18 +261,15 @@ impl RlweContext {
                 .try_for_each(|(a, plan)| plan.forward(a))?;
             Ok(out)
         };
-        let digits = if rayon::current_num_threads() > 1 {
+        if rayon::current_num_threads() > 1 {
             tables.digits.par_iter().map(one_digit).collect()
         } else {
             tables.digits.iter().map(one_digit).collect()
-        };
-        scratch::give(coeff);
-        digits
+        }
     }
 
-    /// Step 3: `sum_j digit_j (b_j, a_j)` over `Q_l ∪ P` (NTT form), the gadget product's
-    /// multiply-accumulate ([`multiply_accumulate`]) reading the key's limb `i` for `i < l` and its limb
-    /// `L + i` for the special primes; digits are read through `perm` (an NTT slot permutation) when given.
+    /// Step 3: `sum_j digit_j (b_j, a_j)` over `Q_l ∪ P` (NTT form) for one key, after checking its
+    /// gadget and row count; digits are read through `perm` (an NTT slot permutation) when given.
     fn inner_product(
         &self,
         tables: &LevelTables,
@@ -271,6 +289,19 @@ impl RlweContext {
             });
         }
         let key_rows: Vec<_> = key.rows()[..digits.len()].iter().collect();
+        self.multiply_digits(tables, digits, &key_rows, perm)
+    }
+
+    /// The gadget product's multiply-accumulate ([`multiply_accumulate`]) of extended digits with key
+    /// rows over `Q_l ∪ P`, reading the rows' limb `i` for `i < l` and their limb `L + i` for the special
+    /// primes.
+    fn multiply_digits(
+        &self,
+        tables: &LevelTables,
+        digits: &[Vec<u64>],
+        key_rows: &[&(Poly<Ntt>, Poly<Ntt>)],
+        perm: Option<&[usize]>,
+    ) -> Result<(Vec<u64>, Vec<u64>)> {
         let n = self.n();
         let (l, big_l) = (tables.limbs, self.max_level());
         let ext_len = tables.ext.len();
@@ -279,7 +310,7 @@ impl RlweContext {
         let mut out1 = scratch::take_dirty(ext_len * n);
         multiply_accumulate(
             &tables.ext,
-            &key_rows,
+            key_rows,
             self.extended_basis(),
             &|t| if t < l { t } else { big_l + t - l },
             DigitRows::Extended { digits, perm },
@@ -330,6 +361,82 @@ impl RlweContext {
         for_each_limb(&mut corr, n, limb)?;
         scratch::give(y);
         Ok(Poly::from_data(q_l, corr)?)
+    }
+
+    /// Step 4 with a coefficient-form result: `y` over `Q_l ∪ P` (NTT form) to
+    /// `(y_Q - Conv_{P -> Q_l}(y_P)) P^-1` over `Q_l` in coefficient form. Every limb takes one inverse NTT
+    /// and no forward NTT is needed (the subtraction and the multiplication by `P^-1` happen in
+    /// coefficient form).
+    fn mod_down_coeff(&self, tables: &LevelTables, mut y: Vec<u64>) -> Result<Poly<Coeff>> {
+        let n = self.n();
+        let l = tables.limbs;
+        let q_l = self.basis_at(l)?;
+        inverse_all(tables.ext.plans(), &mut y, n)?;
+        let (y_q, y_p) = y.split_at(l * n);
+        let mut corr = vec![0u64; l * n];
+        tables.down.convert_into(y_p, &mut corr)?;
+        let moduli = q_l.moduli();
+        for_each_limb(&mut corr, n, |j, c, _| {
+            let range = j * n..(j + 1) * n;
+            map_in_place(&moduli[j], c, [&y_q[range]], &SubMulShoup(tables.p_inv[j]));
+            Ok(())
+        })?;
+        scratch::give(y);
+        Ok(Poly::from_data(q_l, corr)?)
+    }
+
+    /// The sum of hybrid gadget products `sum_j x_j ⋄ key_j` (every `x_j` over `Q_l` in coefficient form,
+    /// every key of this context's hybrid gadget), in coefficient form: ModUp of every input, one
+    /// multiply-accumulate over all their digits ([`crate::gadget`]), and one ModDown per output. The
+    /// external product of an RLWE ciphertext `(c_0, c_1)` with an RGSW ciphertext `(K_m, K_sm)` is the sum
+    /// `c_0 ⋄ K_m + c_1 ⋄ K_sm` (PEGASUS Appendix A); blind rotation runs it in coefficient form because
+    /// its monomial multiplications are rotations there.
+    ///
+    /// Errors: [`Error::InvalidParams`] for no term; [`Error::ContextMismatch`] for a key of another
+    /// context; [`Error::GadgetMismatch`] for a key of another gadget; [`Error::NotOnChain`] or basis
+    /// mismatches for inputs not over one prefix of the chain.
+    pub fn gadget_product_sum(
+        &self,
+        terms: &[(&Poly<Coeff>, &KeySwitchKey)],
+    ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
+        let Some((first, _)) = terms.first() else {
+            return Err(Error::InvalidParams {
+                what: "gadget product",
+                reason: "the sum needs at least one term".into(),
+            });
+        };
+        let level = self.level_of(first, "gadget product input")?;
+        let tables = self.level_tables(level)?;
+        let gadget = Gadget::of_context(self);
+        let mut digits = Vec::new();
+        let mut key_rows = Vec::new();
+        for (x, key) in terms {
+            self.check_fingerprint(key.fingerprint(), "gadget ciphertext")?;
+            key.check_gadget(gadget, "hybrid gadget product")?;
+            first
+                .basis()
+                .check_same(x.basis(), "gadget product (inputs)")?;
+            let term = self.mod_up_from(&tables, x.data(), None)?;
+            if key.rows().len() < term.len() {
+                return Err(Error::InvalidParams {
+                    what: "gadget ciphertext",
+                    reason: format!(
+                        "it has {} rows but level {level} needs {}",
+                        key.rows().len(),
+                        term.len()
+                    ),
+                });
+            }
+            key_rows.extend(key.rows()[..term.len()].iter());
+            digits.extend(term);
+        }
+        let (y0, y1) = self.multiply_digits(&tables, &digits, &key_rows, None)?;
+        digits.into_iter().for_each(scratch::give);
+        let (u0, u1) = join(
+            || self.mod_down_coeff(&tables, y0),
+            || self.mod_down_coeff(&tables, y1),
+        );
+        Ok((u0?, u1?))
     }
 
     /// Step 4 merged with rescaling (see [`DownRescaleTables`]): `y` over `Q_l ∪ P` and the ciphertext part

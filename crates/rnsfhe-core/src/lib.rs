@@ -8,7 +8,8 @@
 //!   level `l - 1`).
 //! * Gadget ciphertexts ([`gadget`]): [`GadgetCiphertext`] over any [`Gadget`] (hybrid RNS digits with
 //!   special primes, CRT digits, signed base-`2^w` digits) and the one gadget product every scheme's key
-//!   switching runs through.
+//!   switching runs through; [`RgswCiphertext`] (a pair of them) and the external product
+//!   ([`RlweContext::external_product`], [`rgsw`]).
 //! * Keys ([`keys`]): [`SecretKey`], [`PublicKey`], [`KeySwitchKey`] (a gadget ciphertext of the source
 //!   secret), [`RelinKey`], [`GaloisKeys`] and the [`KeyGenerator`] (RNS-CKKS Section 4 `KeyGen` /
 //!   `KSGen`, hybrid as in Han-Ki Section 2.4).
@@ -33,6 +34,7 @@ pub mod keys;
 pub mod keyswitch;
 pub mod lwe_estimator;
 pub mod noise;
+pub mod rgsw;
 pub mod samplers;
 pub mod security;
 pub mod serialization;
@@ -47,5 +49,6 @@ pub use lwe_estimator::{
     estimate_lwe, estimate_rlwe, LweEstimate, LweEstimatorError, LweParams, LweSecret,
 };
 pub use noise::{NoiseEstimate, HIGH_PROBABILITY_SIGMAS};
+pub use rgsw::RgswCiphertext;
 pub use rnsfhe_ring::{ConversionMode, GaloisElement, GaloisGroup};
 pub use security::{max_log_qp, SecurityEstimate, SecurityLevel};

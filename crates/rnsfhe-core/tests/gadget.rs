@@ -193,6 +193,25 @@ fn hybrid_gadget_product_matches_big_integers() {
                     "{what}: u0 != x m"
                 );
                 assert!(u1.data().iter().all(|&c| c == 0), "{what}: u1 != 0");
+                // The coefficient-form sum of two products, one ModDown: x m + y m'.
+                let m2 = ternary(&mut r);
+                let key2 = noiseless(
+                    ctx.fingerprint(),
+                    Gadget::of_context(&ctx),
+                    ctx.extended_basis(),
+                    &m2,
+                    ctx.special_constants(),
+                );
+                let y = uniform(basis, &mut r);
+                let q_l = modulus_product(basis);
+                let ym = negacyclic_product(&reconstruct(&y), &m2, &q_l);
+                let sum: Vec<BigInt> = expected.iter().zip(&ym).map(|(a, b)| a + b).collect();
+                let (v0, v1) = ctx.gadget_product_sum(&[(&x, &key), (&y, &key2)]).unwrap();
+                assert!(
+                    max_distance(&v0, &sum) <= BigInt::from(allowed),
+                    "{what}: sum of two products"
+                );
+                assert!(v1.data().iter().all(|&c| c == 0), "{what}: v1 != 0");
             }
         }
     }

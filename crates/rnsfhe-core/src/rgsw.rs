@@ -1,0 +1,93 @@
+//! RGSW ciphertexts and the external product (Gentry-Sahai-Waters in ring form; PEGASUS Appendix A).
+//!
+//! `RGSW_s(m; g) = (RLWE~_s(m; g), RLWE~_s(s m; g))`: a pair of gadget ciphertexts, of `m` and of `s m`
+//! ([`crate::GadgetCiphertext`]). For an RLWE ciphertext `(c_0, c_1)` decrypting to `c_0 + c_1 s = x`, the
+//! external product `(c_0, c_1) ⊙ RGSW(m) = c_0 ⋄ RLWE~(m) + c_1 ⋄ RLWE~(s m)` decrypts to `m (c_0 + c_1
+//! s) = m x` plus the gadget products' errors: one sum of gadget products, computed by
+//! [`RlweContext::gadget_product_sum`] with the context's hybrid gadget (PEGASUS Table IV: `g_rns` over
+//! `q_0` with the special modulus `q'`, i.e. one digit group and one special prime).
+
+use rnsfhe_math::sampling::Csprng;
+use rnsfhe_ring::{Coeff, Ntt, Poly};
+
+use crate::context::RlweContext;
+use crate::error::Result;
+use crate::gadget::{Gadget, GadgetCiphertext};
+use crate::keys::{SecretKey, SecretPoly};
+
+/// An RGSW ciphertext of a small integer `m`: the gadget ciphertexts of `m` and of `s m` under the
+/// context's secret and hybrid gadget (see the module documentation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RgswCiphertext {
+    m: GadgetCiphertext,
+    sm: GadgetCiphertext,
+}
+
+impl RgswCiphertext {
+    /// Encrypts the integer `m` (a constant polynomial; blind rotation encrypts key bits) under `sk`,
+    /// with the context's error width.
+    ///
+    /// Errors: [`crate::Error::ContextMismatch`] for a key of another context; sampler errors.
+    pub fn encrypt_scalar(
+        ctx: &RlweContext,
+        sk: &SecretKey,
+        m: i64,
+        rng: &mut Csprng,
+    ) -> Result<Self> {
+        ctx.check_fingerprint(sk.fingerprint(), "secret key")?;
+        let qp = ctx.extended_basis();
+        let s = sk.ntt_qp();
+        // The NTT form of a constant polynomial is that constant in every slot.
+        let scalars: Vec<u64> = qp.moduli().iter().map(|q| q.reduce_i64(m)).collect();
+        let n = ctx.n();
+        let data = scalars
+            .iter()
+            .flat_map(|&c| std::iter::repeat_n(c, n))
+            .collect();
+        let constant = SecretPoly::new(Poly::<Ntt>::from_data(qp, data)?);
+        let mut s_m = s.clone();
+        s_m.mul_scalars_assign(&scalars)?;
+        let s_m = SecretPoly::new(s_m);
+        let gadget = Gadget::of_context(ctx);
+        let encrypt = |message: &SecretPoly, rng: &mut Csprng| {
+            GadgetCiphertext::encrypt(
+                ctx.fingerprint(),
+                gadget,
+                ctx.gaussian(),
+                s,
+                message.get(),
+                ctx.special_constants(),
+                rng,
+            )
+        };
+        Ok(Self {
+            m: encrypt(&constant, rng)?,
+            sm: encrypt(&s_m, rng)?,
+        })
+    }
+
+    /// The gadget ciphertext of `m`.
+    pub fn of_message(&self) -> &GadgetCiphertext {
+        &self.m
+    }
+
+    /// The gadget ciphertext of `s m`.
+    pub fn of_secret_times_message(&self) -> &GadgetCiphertext {
+        &self.sm
+    }
+}
+
+impl RlweContext {
+    /// The external product `(c_0, c_1) ⊙ RGSW(m) = c_0 ⋄ RLWE~(m) + c_1 ⋄ RLWE~(s m)` of a 2-part
+    /// ciphertext in coefficient form over a prefix of the chain: an encryption of `m x` for
+    /// `c_0 + c_1 s = x`, in coefficient form (one sum of gadget products, see the module documentation).
+    ///
+    /// Errors: as [`RlweContext::gadget_product_sum`].
+    pub fn external_product(
+        &self,
+        (c0, c1): (&Poly<Coeff>, &Poly<Coeff>),
+        rgsw: &RgswCiphertext,
+    ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
+        self.gadget_product_sum(&[(c0, &rgsw.m), (c1, &rgsw.sm)])
+    }
+}

@@ -1,0 +1,67 @@
+//! The external product with RGSW ciphertexts of the hybrid gadget with one special modulus over `q_0`
+//! (PEGASUS Table IV's `g_rns`): `(c_0, c_1) ⊙ RGSW(m)` decrypts to `m x` within the noise bound of two
+//! key switches plus `|m|` times the input's error.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use rand::Rng;
+use rnsfhe_core::{
+    ConversionMode, Decryptor, Encryptor, RgswCiphertext, RlweCiphertext, RlweContext, RlweParams,
+    SecretDistribution, SecretKey,
+};
+use rnsfhe_math::primes::ntt_primes_of_bits;
+use rnsfhe_math::sampling::Csprng;
+use rnsfhe_ring::{Coeff, Poly};
+
+#[test]
+fn external_product_multiplies_by_the_rgsw_message() {
+    let q = ntt_primes_of_bits(45, 1024, 1, &[]).unwrap();
+    let p = ntt_primes_of_bits(60, 1024, 1, &q).unwrap();
+    let ctx = RlweContext::new(RlweParams {
+        log_n: 9,
+        q_moduli: q,
+        p_moduli: p,
+        dnum: 1,
+        conversion: ConversionMode::ExactFloat,
+        secret: SecretDistribution::HammingWeight(64),
+        sigma: 3.2,
+    })
+    .unwrap();
+    let mut r = Csprng::insecure_from_seed_for_tests([9; 32]);
+    let sk = SecretKey::generate(&ctx, &mut r).unwrap();
+    let n = ctx.n();
+    let x: Vec<i64> = (0..n)
+        .map(|_| r.gen_range(-(1i64 << 40)..(1i64 << 40)))
+        .collect();
+    let pt = Poly::<Coeff>::from_i64(ctx.chain(), &x).unwrap();
+    let ct = Encryptor::with_secret_key(&ctx, &sk)
+        .unwrap()
+        .encrypt_coeff(&pt, &mut r)
+        .unwrap();
+    let (c0, c1) = (
+        ct.parts[0].clone().into_coeff(),
+        ct.parts[1].clone().into_coeff(),
+    );
+    let dec = Decryptor::new(&ctx, &sk).unwrap();
+    let fresh = ctx.fresh_noise_secret().bound;
+    let switch = ctx.key_switch_noise(1, 64).unwrap().bound;
+    let q0 = ctx.chain().moduli()[0];
+    for m in [1i64, 0, -1, 3] {
+        let rgsw = RgswCiphertext::encrypt_scalar(&ctx, &sk, m, &mut r).unwrap();
+        let (u0, u1) = ctx.external_product((&c0, &c1), &rgsw).unwrap();
+        let out = RlweCiphertext::new(vec![u0.into_ntt(), u1.into_ntt()]).unwrap();
+        let got = dec.decrypt_coeff(&out).unwrap();
+        let bound = 2.0 * switch + m.abs() as f64 * fresh;
+        let worst = got
+            .limb(0)
+            .unwrap()
+            .iter()
+            .zip(&x)
+            .map(|(&g, &xi)| (q0.center(g) - m * xi).unsigned_abs())
+            .max()
+            .unwrap();
+        assert!(
+            worst as f64 <= bound,
+            "m = {m}: error {worst} above the bound {bound}"
+        );
+    }
+}
