@@ -12,20 +12,27 @@
 //! * [`extract()`] / [`extract_many`]: sample extraction of RLWE coefficients (PEGASUS Section II.C).
 //! * [`LweSwitchingKey`]: key switching between dimensions in the ring form of PEGASUS Fig. 9, on the
 //!   core's gadget ciphertexts ([`keyswitch`]).
+//! * [`BlindRotationKey`] (RGSW encryptions of the LWE key's indicator bits) and blind rotation
+//!   ([`blind_rotation`], PEGASUS Fig. 2 steps 3-6); [`LookupTable`] and [`LutEvaluator`]: any function
+//!   as a look-up table on LWE ciphertexts ([`lut`], PEGASUS Section III.B).
 //!
 //! Conventions follow PEGASUS Section II.B: `LWE_s^{n,q}(m) = (m + e - <a, s>, a)`, decrypted by the
 //! phase `b + <a, s>`; RLWE ciphertexts `(c_0, c_1)` decrypt to `c_0 + c_1 s` as in `rnsfhe-core`.
 
+pub mod blind_rotation;
 pub mod ciphertext;
 pub mod dimension;
 pub mod error;
 pub mod extract;
 pub mod keyswitch;
+pub mod lut;
 pub mod secret;
 
+pub use blind_rotation::BlindRotationKey;
 pub use ciphertext::LweCiphertext;
 pub use dimension::{LweDimension, MAX_LWE_DIMENSION};
 pub use error::{LweError, LweResult};
 pub use extract::{extract, extract_many};
 pub use keyswitch::{LweKeySwitchParams, LweSwitchingKey};
+pub use lut::{LookupTable, LutEvaluator, LutParams};
 pub use secret::LweSecretKey;

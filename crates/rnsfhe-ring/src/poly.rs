@@ -392,6 +392,46 @@ impl Poly<Coeff> {
         Ok(p)
     }
 
+    /// The product `X^k * self` in `Z_q[X]/(X^N + 1)` for any `k` (taken modulo `2N`, the order of `X`):
+    /// a negacyclic rotation, `X^N = -1` flipping the sign of the coefficients that wrap around.
+    pub fn mul_monomial(&self, k: usize) -> Self {
+        let mut out = Self::zero(&self.basis);
+        self.rotate_into(k, &mut out, |_, x, _| x);
+        out
+    }
+
+    /// `(X^k - 1) * self`, the step of blind rotation (PEGASUS Fig. 2 step 5): the negacyclic rotation
+    /// minus the polynomial, in one pass.
+    pub fn mul_monomial_minus_one(&self, k: usize) -> Self {
+        let mut out = Self::zero(&self.basis);
+        self.rotate_into(k, &mut out, |m, rotated, original| m.sub(rotated, original));
+        out
+    }
+
+    /// Writes `combine(m, (X^k self)_i, self_i)` into `out_i` for every coefficient of every limb.
+    fn rotate_into(&self, k: usize, out: &mut Self, combine: impl Fn(&Modulus, u64, u64) -> u64) {
+        let n = self.degree();
+        let k = k % (2 * n);
+        let (shift, negate) = if k >= n { (k - n, true) } else { (k, false) };
+        for ((dst, src), m) in out
+            .data
+            .chunks_exact_mut(n)
+            .zip(self.data.chunks_exact(n))
+            .zip(self.basis.moduli())
+        {
+            // Coefficient i moves to i + shift; those that pass N wrap to i + shift - N with a sign flip.
+            let sign = |x: u64, flip: bool| if flip { m.neg(x) } else { x };
+            for (i, &x) in src.iter().enumerate() {
+                let j = i + shift;
+                let (j, flip) = if j < n { (j, negate) } else { (j - n, !negate) };
+                dst[j] = sign(x, flip);
+            }
+            for (d, &x) in dst.iter_mut().zip(src) {
+                *d = combine(m, *d, x);
+            }
+        }
+    }
+
     /// Forward NTT of every limb (in parallel over limbs).
     pub fn into_ntt(self) -> Poly<Ntt> {
         self.transform(NttPlan::forward)
@@ -671,6 +711,31 @@ mod tests {
             .map(|_| rng.gen_range(-1000..1000))
             .collect();
         Poly::from_i64(b, &coeffs).unwrap()
+    }
+
+    /// `X^k * x` against the product with the monomial `X^(k mod N)` (negated for `N <= k mod 2N < 2N`)
+    /// by NTT multiplication, for shifts on both sides of `N` and beyond `2N`.
+    #[test]
+    fn monomial_products_match_ntt_multiplication() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
+        let n = 64;
+        let b = basis(n, 2);
+        let x = random(&b, &mut rng);
+        for k in [0, 1, 5, n - 1, n, n + 3, 2 * n - 1, 2 * n + 7] {
+            let mut monomial = vec![0i64; n];
+            let r = k % (2 * n);
+            monomial[r % n] = if r >= n { -1 } else { 1 };
+            let want = x
+                .clone()
+                .into_ntt()
+                .mul(&Poly::from_i64(&b, &monomial).unwrap().into_ntt())
+                .unwrap()
+                .into_coeff();
+            assert_eq!(x.mul_monomial(k), want, "X^{k}");
+            let mut minus = want.clone();
+            minus.sub_assign(&x).unwrap();
+            assert_eq!(x.mul_monomial_minus_one(k), minus, "(X^{k} - 1)");
+        }
     }
 
     #[test]

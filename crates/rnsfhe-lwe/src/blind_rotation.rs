@@ -1,0 +1,130 @@
+//! Blind rotation: `X^(b~ + <a~, s>)` times a table polynomial, computed under RGSW encryptions of the LWE
+//! key (PEGASUS Fig. 2 steps 3-6, after Micciancio and Polyakov's ternary-key variant of FHEW).
+//!
+//! For an LWE ciphertext `(b~, a~)` modulo `2n` (the ring degree `n`), the accumulator starts as the
+//! trivial encryption of `f X^b~` and absorbs one key coefficient at a time: with
+//! `EK_{j,0} = RGSW(I(s_j >= 0))` and `EK_{j,1} = RGSW(I(s_j <= 0))`,
+//!
+//! ```text
+//! t_j      = ((X^(a~_j) - 1) AC_j) ⊙ EK_{j,0} + AC_j,
+//! AC_{j+1} = ((X^(-a~_j) - 1) t_j) ⊙ EK_{j,1} + t_j,
+//! ```
+//!
+//! which multiplies the accumulator by `X^(a~_j s_j)` for `s_j` in `{-1, 0, 1}` (PEGASUS Appendix B, proof
+//! of Theorem 1). After `n_lwe` steps it encrypts `f X^(b~ + <a~, s>)`. The accumulator stays in
+//! coefficient form, where the monomial products are rotations; each external product is one sum of two
+//! hybrid gadget products ([`rnsfhe_core::RlweContext::external_product`]).
+
+use std::sync::Arc;
+
+use rnsfhe_core::{RgswCiphertext, RlweContext, SecretKey};
+use rnsfhe_math::sampling::Csprng;
+use rnsfhe_ring::{Coeff, Poly};
+
+use crate::ciphertext::LweCiphertext;
+use crate::dimension::LweDimension;
+use crate::error::{LweError, LweResult};
+use crate::secret::LweSecretKey;
+
+/// The blind-rotation (evaluation) key of PEGASUS Fig. 2 and Fig. 6: for every coefficient `s_j` of the
+/// LWE secret, `RGSW(I(s_j >= 0))` and `RGSW(I(s_j <= 0))` under the ring secret of the look-up-table
+/// context (`EK_{j,0}`, `EK_{j,1}`).
+#[derive(Clone, Debug)]
+pub struct BlindRotationKey {
+    ctx: Arc<RlweContext>,
+    lwe_dimension: LweDimension,
+    keys: Vec<(RgswCiphertext, RgswCiphertext)>,
+}
+
+impl BlindRotationKey {
+    /// Encrypts the indicator bits of every coefficient of `lwe_sk` under `ring_sk` (a key of `ctx`, the
+    /// ring of degree `n` over `q_0` with the special modulus `q'` and the error width `sigma_lut` of
+    /// PEGASUS Table IV).
+    ///
+    /// Errors: [`LweError::Core`] for a ring key of another context; sampler errors.
+    pub fn generate(
+        ctx: &Arc<RlweContext>,
+        ring_sk: &SecretKey,
+        lwe_sk: &LweSecretKey,
+        rng: &mut Csprng,
+    ) -> LweResult<Self> {
+        let keys = lwe_sk
+            .coefficients()
+            .iter()
+            .map(|&s| {
+                // I(s >= 0) and I(s <= 0) for s in {-1, 0, 1}, without a branch on the key.
+                let (plus, minus) = ((s + 1) >> 1 | (s + 1) & 1, (1 - s) >> 1 | (1 - s) & 1);
+                Ok((
+                    RgswCiphertext::encrypt_scalar(ctx, ring_sk, plus, rng)?,
+                    RgswCiphertext::encrypt_scalar(ctx, ring_sk, minus, rng)?,
+                ))
+            })
+            .collect::<LweResult<Vec<_>>>()?;
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            lwe_dimension: lwe_sk.dimension(),
+            keys,
+        })
+    }
+
+    /// The ring context of the accumulator.
+    pub fn context(&self) -> &Arc<RlweContext> {
+        &self.ctx
+    }
+
+    /// The dimension of the LWE ciphertexts it rotates by.
+    pub fn lwe_dimension(&self) -> LweDimension {
+        self.lwe_dimension
+    }
+
+    /// Blind rotation of `table` (coefficient form over `q_0`, the context's first prime) by the LWE
+    /// ciphertext `ct` modulo `2n`: the RLWE ciphertext (coefficient form, over `q_0`) of
+    /// `table X^(b + <a, s>)` under the ring secret (see the module documentation).
+    ///
+    /// Errors: [`LweError::DimensionMismatch`] / [`LweError::ModulusMismatch`] for a ciphertext of
+    /// another dimension or not modulo `2n`; ring errors for a table over another basis.
+    pub fn rotate(
+        &self,
+        table: &Poly<Coeff>,
+        ct: &LweCiphertext,
+    ) -> LweResult<(Poly<Coeff>, Poly<Coeff>)> {
+        self.lwe_dimension
+            .check_same(ct.dimension(), "blind rotation")?;
+        let two_n = 2 * self.ctx.n() as u64;
+        if ct.modulus().value() != two_n {
+            return Err(LweError::ModulusMismatch {
+                operation: "blind rotation (switch the ciphertext to 2n first)",
+                left: two_n,
+                right: ct.modulus().value(),
+            });
+        }
+        let q0 = self.ctx.basis_at(1)?;
+        q0.check_same(table.basis(), "blind rotation (table basis)")?;
+        let mut acc = (table.mul_monomial(ct.b() as usize), Poly::<Coeff>::zero(q0));
+        for (&a, (plus, minus)) in ct.a().iter().zip(&self.keys) {
+            if a == 0 {
+                // X^0 - 1 = 0: both half-steps leave the accumulator unchanged.
+                continue;
+            }
+            let a = a as usize;
+            acc = self.half_step(acc, a, plus)?;
+            acc = self.half_step(acc, 2 * self.ctx.n() - a, minus)?;
+        }
+        Ok(acc)
+    }
+
+    /// `((X^k - 1) AC) ⊙ EK + AC`.
+    fn half_step(
+        &self,
+        (c0, c1): (Poly<Coeff>, Poly<Coeff>),
+        k: usize,
+        ek: &RgswCiphertext,
+    ) -> LweResult<(Poly<Coeff>, Poly<Coeff>)> {
+        let d0 = c0.mul_monomial_minus_one(k);
+        let d1 = c1.mul_monomial_minus_one(k);
+        let (mut u0, mut u1) = self.ctx.external_product((&d0, &d1), ek)?;
+        u0.add_assign(&c0)?;
+        u1.add_assign(&c1)?;
+        Ok((u0, u1))
+    }
+}

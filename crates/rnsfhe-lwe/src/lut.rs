@@ -1,0 +1,234 @@
+//! Look-up tables on LWE ciphertexts by blind rotation (PEGASUS Section III.B, Fig. 2).
+//!
+//! A table is a polynomial `f` of the ring of degree `n` over `q_0`: for an input scale `Delta_in`, the
+//! grid `eta_k = k q_0 / (2 n Delta_in)` and a function `T`,
+//!
+//! ```text
+//! f_0 = round(Delta_out T(0)),   f_j = round(Delta_out T(-eta_j)) for 1 <= j <= n/2,
+//! f_j = -round(Delta_out T(eta_(n-j))) for n/2 < j < n       (PEGASUS Fig. 2 step 1).
+//! ```
+//!
+//! The LWE input `(b, a)` modulo `q_0` is switched to `2n` (step 2), blind rotation computes
+//! `f X^(b~ + <a~, s>)` (steps 3-6, [`crate::BlindRotationKey`]) and the constant coefficient, extracted
+//! (step 7), encrypts `Delta_out T(m)` for the input message `Delta_in m`, up to the grid's rounding.
+//!
+//! **Input contract**: `|Delta_in m| < q_0 / 4`, so that the index `b~ + <a~, s>` stays in `[-n/2, n/2)`
+//! (PEGASUS Appendix B); outside it the table reads a negated value. For a negacyclic `T`
+//! (`T(x + q_0/(2 Delta_in)) = -T(x)`) the whole range works. The error is bounded by PEGASUS Eq. (3)
+//! ([`LookupTable::error_bound`]).
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rnsfhe_core::{ConversionMode, RlweContext, RlweParams, SecretDistribution};
+use rnsfhe_ring::{Coeff, Poly};
+
+use crate::blind_rotation::BlindRotationKey;
+use crate::ciphertext::{check_modulus, LweCiphertext};
+use crate::error::{LweError, LweResult};
+use crate::extract::extract;
+
+/// Parameters of the look-up-table ring, a literal struct (PEGASUS Table IV second row: `n = 2^12`,
+/// `q' ~ 2^60`, `sigma_lut = 2^10`, over the `q_0 ~ 2^45` of the LWE ciphertexts).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LutParams {
+    /// `log2` of the ring degree `n`.
+    pub log_n: u32,
+    /// The modulus `q_0` of the LWE ciphertexts and of the accumulator: a prime `= 1 mod 2n`.
+    pub q0: u64,
+    /// The special modulus `q'` of the RGSW gadget `g_rns` (a prime `= 1 mod 2n`, distinct from `q_0`).
+    pub special: u64,
+    /// Standard deviation of the evaluation key's errors (`sigma_lut`).
+    pub sigma: f64,
+    /// The distribution of the ring secret (PEGASUS: Hamming weight 64).
+    pub secret: SecretDistribution,
+}
+
+impl LutParams {
+    /// The RLWE context of the accumulator: `Q = {q_0}`, `P = {q'}`, one digit (the gadget `g_rns` of
+    /// PEGASUS Section IV.A), exact (centered) basis conversion, error width `sigma_lut`.
+    ///
+    /// Errors: [`LweError::Core`] for invalid moduli, degree or width.
+    pub fn context(&self) -> LweResult<Arc<RlweContext>> {
+        Ok(RlweContext::new(RlweParams {
+            log_n: self.log_n,
+            q_moduli: vec![self.q0],
+            p_moduli: vec![self.special],
+            dnum: 1,
+            conversion: ConversionMode::ExactFloat,
+            secret: self.secret,
+            sigma: self.sigma,
+        })?)
+    }
+}
+
+/// A table polynomial for one function, with the scales it was built for (see the module
+/// documentation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LookupTable {
+    poly: Poly<Coeff>,
+    input_scale: f64,
+    output_scale: f64,
+}
+
+impl LookupTable {
+    /// The table of `f` for inputs encrypted with scale `input_scale` (`Delta_in`) and outputs with
+    /// scale `output_scale` (`Delta_out`), over the first prime `q_0` of `ctx` (PEGASUS Fig. 2 step 1).
+    ///
+    /// Errors: [`LweError::InvalidParams`] for a scale that is not finite and positive, or a function
+    /// value whose scaled image does not fit in `(-q_0/2, q_0/2)`.
+    pub fn from_fn(
+        ctx: &RlweContext,
+        input_scale: f64,
+        output_scale: f64,
+        f: impl Fn(f64) -> f64,
+    ) -> LweResult<Self> {
+        for (what, s) in [("input scale", input_scale), ("output scale", output_scale)] {
+            if !(s.is_finite() && s > 0.0) {
+                return Err(LweError::InvalidParams {
+                    what,
+                    reason: format!("{s} is not a finite positive number"),
+                });
+            }
+        }
+        let n = ctx.n();
+        let q0 = ctx.chain().moduli()[0].value() as f64;
+        let eta = |k: usize| k as f64 * q0 / (2.0 * n as f64 * input_scale);
+        let values: Vec<f64> = (0..n)
+            .map(|j| match j {
+                0 => f(0.0),
+                j if j <= n / 2 => f(-eta(j)),
+                j => -f(eta(n - j)),
+            })
+            .collect();
+        Self::from_values(ctx, &values, input_scale, output_scale)
+    }
+
+    /// A table from its `n` values (already in the order of the coefficients of `f`, unscaled: the
+    /// coefficient `j` is `round(output_scale values[j])`).
+    ///
+    /// Errors: as [`LookupTable::from_fn`], and [`LweError::InvalidParams`] unless there are `n` values.
+    pub fn from_values(
+        ctx: &RlweContext,
+        values: &[f64],
+        input_scale: f64,
+        output_scale: f64,
+    ) -> LweResult<Self> {
+        let n = ctx.n();
+        if values.len() != n {
+            return Err(LweError::InvalidParams {
+                what: "look-up table",
+                reason: format!("{} values for a ring of degree n = {n}", values.len()),
+            });
+        }
+        let q0 = ctx.chain().moduli()[0].value() as f64;
+        let coeffs = values
+            .iter()
+            .enumerate()
+            .map(|(j, &v)| {
+                let c = (v * output_scale).round();
+                if c.is_finite() && c.abs() < q0 / 2.0 {
+                    Ok(c as i64)
+                } else {
+                    Err(LweError::InvalidParams {
+                        what: "look-up table",
+                        reason: format!(
+                            "coefficient {j}: value {v} times the output scale {output_scale} is not \
+                             below q_0/2 = {:.3e} in absolute value",
+                            q0 / 2.0
+                        ),
+                    })
+                }
+            })
+            .collect::<LweResult<Vec<i64>>>()?;
+        Ok(Self {
+            poly: Poly::from_i64(ctx.basis_at(1)?, &coeffs)?,
+            input_scale,
+            output_scale,
+        })
+    }
+
+    /// The table polynomial `f` (coefficient form over `q_0`).
+    pub fn poly(&self) -> &Poly<Coeff> {
+        &self.poly
+    }
+
+    /// The input scale `Delta_in`.
+    pub fn input_scale(&self) -> f64 {
+        self.input_scale
+    }
+
+    /// The output scale `Delta_out`.
+    pub fn output_scale(&self) -> f64 {
+        self.output_scale
+    }
+
+    /// The bound of PEGASUS Eq. (3) on `|T(m) - output / Delta_out|` for an `lipschitz`-Lipschitz `T`,
+    /// an input error of standard deviation `input_sigma`, an LWE key of squared norm `key_norm_sq`
+    /// and dimension `lwe_dimension`, in the ring of `ctx` with evaluation-key width `sigma_lut`:
+    /// `6 (L sqrt((sigma_0/Delta)^2 + q_0^2 (||s||^2 + 2) / (48 n^2 Delta^2)) + sqrt(4 n_lwe q_0
+    /// sigma_lut^2 / q') / Delta)`.
+    pub fn error_bound(
+        &self,
+        ctx: &RlweContext,
+        lipschitz: f64,
+        input_sigma: f64,
+        key_norm_sq: f64,
+        lwe_dimension: usize,
+    ) -> f64 {
+        let n = ctx.n() as f64;
+        let q0 = ctx.chain().moduli()[0].value() as f64;
+        let q_special = ctx.special_basis().moduli()[0].value() as f64;
+        let (d_in, d_out) = (self.input_scale, self.output_scale);
+        let sigma_lut = ctx.params().sigma;
+        let index = (input_sigma / d_in).powi(2)
+            + q0 * q0 * (key_norm_sq + 2.0) / (48.0 * n * n * d_in * d_in);
+        let rotation = (4.0 * lwe_dimension as f64 * q0 * sigma_lut * sigma_lut / q_special).sqrt();
+        6.0 * (lipschitz * index.sqrt() + rotation / d_out)
+    }
+}
+
+/// Evaluates look-up tables on LWE ciphertexts modulo `q_0` under the LWE key of a
+/// [`BlindRotationKey`] (PEGASUS Fig. 2): the outputs are LWE ciphertexts of dimension `n` (the ring
+/// degree) modulo `q_0` under the ring secret's coefficients, to be key-switched back to the LWE key.
+#[derive(Clone, Debug)]
+pub struct LutEvaluator {
+    key: BlindRotationKey,
+}
+
+impl LutEvaluator {
+    /// An evaluator with the blind-rotation key `key`.
+    pub fn new(key: BlindRotationKey) -> Self {
+        Self { key }
+    }
+
+    /// The blind-rotation key.
+    pub fn key(&self) -> &BlindRotationKey {
+        &self.key
+    }
+
+    /// `LWE(Delta_out T(m))` from `ct = LWE(Delta_in m)` (PEGASUS Fig. 2: modulus switch to `2n`, blind
+    /// rotation, extraction of the constant coefficient).
+    ///
+    /// Errors: [`LweError::DimensionMismatch`] / [`LweError::ModulusMismatch`] for a ciphertext of
+    /// another dimension or modulus; [`LweError::InvalidParams`] for a table of another ring.
+    pub fn evaluate(&self, ct: &LweCiphertext, table: &LookupTable) -> LweResult<LweCiphertext> {
+        let ctx = self.key.context();
+        check_modulus(&ctx.chain().moduli()[0], ct.modulus(), "look-up table")?;
+        let switched = ct.switch_modulus(2 * ctx.n() as u64)?;
+        let (c0, c1) = self.key.rotate(table.poly(), &switched)?;
+        extract(&c0, &c1, 0)
+    }
+
+    /// [`LutEvaluator::evaluate`] on every ciphertext of `cts`, in parallel over the ciphertexts (the key
+    /// is shared), results in order.
+    ///
+    /// Errors: the first error of any evaluation.
+    pub fn evaluate_many(
+        &self,
+        cts: &[LweCiphertext],
+        table: &LookupTable,
+    ) -> LweResult<Vec<LweCiphertext>> {
+        cts.par_iter().map(|ct| self.evaluate(ct, table)).collect()
+    }
+}

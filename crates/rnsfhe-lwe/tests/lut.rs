@@ -1,0 +1,84 @@
+//! Look-up tables by blind rotation (PEGASUS Fig. 2) at small insecure sizes: every output is within
+//! the bound of PEGASUS Eq. (3) of the function's value, for several functions and inputs spread over the
+//! whole admissible range `|Delta m| < q_0 / 4`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use rand::Rng;
+use rnsfhe_core::{SecretDistribution, SecretKey};
+use rnsfhe_lwe::{
+    BlindRotationKey, LookupTable, LutEvaluator, LutParams, LweDimension, LweError, LweSecretKey,
+};
+use rnsfhe_math::primes::ntt_primes_of_bits;
+use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
+use rnsfhe_math::Modulus;
+
+#[test]
+fn tables_of_several_functions_meet_the_error_bound() {
+    let log_n = 10;
+    let two_n = 2u64 << log_n;
+    let q0 = ntt_primes_of_bits(45, two_n, 1, &[]).unwrap()[0];
+    let special = ntt_primes_of_bits(60, two_n, 1, &[q0]).unwrap()[0];
+    let params = LutParams {
+        log_n,
+        q0,
+        special,
+        sigma: 3.2,
+        secret: SecretDistribution::HammingWeight(64),
+    };
+    let ctx = params.context().unwrap();
+    let mut r = Csprng::insecure_from_seed_for_tests([11; 32]);
+    let ring_sk = SecretKey::generate(&ctx, &mut r).unwrap();
+    let lwe_sk = LweSecretKey::generate(
+        LweDimension::new(64).unwrap(),
+        SecretDistribution::Ternary,
+        &mut r,
+    )
+    .unwrap();
+    let key = BlindRotationKey::generate(&ctx, &ring_sk, &lwe_sk, &mut r).unwrap();
+    let eval = LutEvaluator::new(key);
+    let out_sk = LweSecretKey::from_ring_key(&ring_sk).unwrap();
+    let modulus = Modulus::new(q0).unwrap();
+    let noise = DiscreteGaussian::with_sigma(3.2).unwrap();
+    // Inputs m in [-8, 8) with Delta = q_0 / 64: |Delta m| < q_0 / 8, inside the contract.
+    let delta = q0 as f64 / 64.0;
+    let key_norm_sq = lwe_sk.coefficients().iter().map(|c| (c * c) as f64).sum();
+    let functions: [(&str, fn(f64) -> f64, f64); 4] = [
+        ("sigmoid", |x| 1.0 / (1.0 + (-x).exp()), 0.25),
+        ("tanh", f64::tanh, 1.0),
+        ("relu", |x| x.max(0.0), 1.0),
+        ("identity", |x| x, 1.0),
+    ];
+    let inputs: Vec<f64> = (0..12).map(|_| r.gen_range(-8.0..8.0)).collect();
+    let cts: Vec<_> = inputs
+        .iter()
+        .map(|&m| lwe_sk.encrypt((m * delta).round() as i64, &modulus, &noise, &mut r))
+        .collect();
+    for (name, f, lipschitz) in functions {
+        let table = LookupTable::from_fn(&ctx, delta, delta, f).unwrap();
+        let bound = table.error_bound(&ctx, lipschitz, 3.2, key_norm_sq, 64);
+        let outs = eval.evaluate_many(&cts, &table).unwrap();
+        for (out, &m) in outs.iter().zip(&inputs) {
+            assert_eq!(out.dimension().get(), ctx.n());
+            let got = out_sk.decrypt(out).unwrap() as f64 / delta;
+            assert!(
+                (got - f(m)).abs() <= bound,
+                "{name}({m}) = {}, got {got}, bound {bound}",
+                f(m)
+            );
+        }
+    }
+    // A ciphertext of another modulus or dimension is refused.
+    let other = lwe_sk.encrypt(1, &Modulus::new((1 << 40) - 87).unwrap(), &noise, &mut r);
+    let table = LookupTable::from_fn(&ctx, delta, delta, |x| x).unwrap();
+    assert!(matches!(
+        eval.evaluate(&other, &table),
+        Err(LweError::ModulusMismatch { .. })
+    ));
+    let wide = out_sk.encrypt(1, &modulus, &noise, &mut r);
+    assert!(matches!(
+        eval.evaluate(&wide, &table),
+        Err(LweError::DimensionMismatch { .. })
+    ));
+    assert!(LookupTable::from_fn(&ctx, delta, 1e30, |x| x).is_err());
+    assert!(LookupTable::from_fn(&ctx, f64::NAN, delta, |x| x).is_err());
+}
