@@ -12,6 +12,9 @@ use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
 
+/// A named function and its Lipschitz constant.
+type Case = (&'static str, fn(f64) -> f64, f64);
+
 #[test]
 fn tables_of_several_functions_meet_the_error_bound() {
     let log_n = 10;
@@ -42,7 +45,7 @@ fn tables_of_several_functions_meet_the_error_bound() {
     // Inputs m in [-8, 8) with Delta = q_0 / 64: |Delta m| < q_0 / 8, inside the contract.
     let delta = q0 as f64 / 64.0;
     let key_norm_sq = lwe_sk.coefficients().iter().map(|c| (c * c) as f64).sum();
-    let functions: [(&str, fn(f64) -> f64, f64); 4] = [
+    let functions: [Case; 4] = [
         ("sigmoid", |x| 1.0 / (1.0 + (-x).exp()), 0.25),
         ("tanh", f64::tanh, 1.0),
         ("relu", |x| x.max(0.0), 1.0),
