@@ -361,7 +361,7 @@ impl Deserializable<RlweContext> for GaloisKeys {
 
 /// The polynomial forms a seeded uniform part expands into: NTT (keys, CKKS ciphertexts) and
 /// coefficient (BFV ciphertexts, which live in coefficient form), both from one seed format
-/// ([`RlweForm::expand_seed`]). The name the wire layer has always used for [`RlweForm`].
+/// ([`crate::RlweForm::expand_seed`]). The name the wire layer has always used for [`crate::RlweForm`].
 pub use crate::encryption::RlweForm as SeedExpansion;
 
 /// Wire size of ciphertext polynomials over `basis` without a level ([`write_parts`]): count and seeded
