@@ -9,8 +9,9 @@
 //!
 //! One [`Encryptor`] and one [`Decryptor`] serve both forms ([`RlweForm`]): encryption samples the
 //! error (and takes the message) in coefficient form and multiplies by the key in NTT form, so each form
-//! costs the transforms of its own representation only, `l` per part: the NTT of `e_i (+ m)` for an NTT
-//! ciphertext, the inverse NTT of the key product for a coefficient one (never both).
+//! costs the transforms of its own representation only, at most `l` per part: the NTT of `e_i (+ m)` for
+//! an NTT ciphertext, the inverse NTT of `v pk_i` (public key) or of `a s` and `a` (secret key) for a
+//! coefficient one, never a round trip.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use crate::samplers::{expand_uniform, sample_error_coeff, sample_ternary_poly};
 /// The polynomial forms RLWE ciphertexts are computed in, [`Ntt`] and [`Coeff`]: the few operations
 /// whose cost depends on the form, so that encryption, decryption and seed expansion are written once.
 /// Every product is taken in NTT form (the ring has no other); what differs is which side is transformed.
+/// Implemented for the ring's two forms only (its [`Form`] is sealed).
 pub trait RlweForm: Form + Sized {
     /// `p` in this form: `p` itself for [`Coeff`], its forward NTT for [`Ntt`].
     fn from_coeff(p: Poly<Coeff>) -> Poly<Self>;
