@@ -4,19 +4,23 @@
 //! Ciphertexts are kept in **coefficient form** over `Q`: HPS multiplication (Section 4.5) starts with a
 //! basis extension and decryption (Section 4.4) ends with a scaling, both coefficient-wise, so this saves
 //! transforms; NTTs are computed where products are taken.
+//!
+//! The RLWE part is `rnsfhe-core`'s, in its coefficient form: a [`Ciphertext`] wraps an
+//! [`RlweCiphertext<Coeff>`], the [`Encryptor`] scales the message by `Delta` and hands it to core's
+//! [`rnsfhe_core::Encryptor`] (public or secret key, seeded or not), and the [`Decryptor`] takes
+//! `c_1 s (+ c_2 s^2)` from core's [`rnsfhe_core::Decryptor`] and does the HPS scaling itself.
 
 use std::sync::Arc;
 
-use rnsfhe_core::serialization::SeedExpansion;
-use rnsfhe_math::sampling::{fill_ternary, Csprng, Seed};
-use rnsfhe_ring::{Coeff, Ntt, Poly};
-use zeroize::Zeroize;
+use rnsfhe_core::RlweCiphertext;
+use rnsfhe_math::sampling::Csprng;
+use rnsfhe_ring::{Coeff, Poly};
 
 use crate::encoder::Plaintext;
 use crate::error::{BfvError, BfvResult};
 use crate::serialization::SeededCiphertext;
 
-use crate::keys::{sample_error, secret_ntt, PublicKey, SecretKey, SecretPoly};
+use crate::keys::{PublicKey, SecretKey};
 use crate::params::BfvContext;
 
 /// A BFV ciphertext: polynomials `(c_0, c_1[, c_2])` over `Q` in coefficient form with
@@ -25,7 +29,8 @@ use crate::params::BfvContext;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ciphertext {
     pub(crate) fingerprint: u64,
-    pub(crate) parts: Vec<Poly<Coeff>>,
+    /// The RLWE ciphertext of `rnsfhe-core`, in coefficient form over `Q`.
+    pub(crate) rlwe: RlweCiphertext<Coeff>,
 }
 
 impl Ciphertext {
@@ -36,31 +41,50 @@ impl Ciphertext {
     /// Errors: [`BfvError::WrongPartCount`] unless there are 2 or 3 parts; [`BfvError::Ring`] (basis
     /// mismatch) if a part is not over the context's `Q`.
     pub fn from_parts(ctx: &BfvContext, parts: Vec<Poly<Coeff>>) -> BfvResult<Self> {
-        if !(2..=3).contains(&parts.len()) {
+        Self::from_rlwe(ctx, RlweCiphertext { parts })
+    }
+
+    /// A ciphertext of `ctx` from an RLWE ciphertext of `rnsfhe-core` in coefficient form over `Q` (for
+    /// example one converted from NTT form with [`RlweCiphertext::into_coeff`]). Nothing about the
+    /// decryption invariant is checked.
+    ///
+    /// Errors: as [`Ciphertext::from_parts`].
+    pub fn from_rlwe(ctx: &BfvContext, mut rlwe: RlweCiphertext<Coeff>) -> BfvResult<Self> {
+        let count = rlwe.part_count();
+        if !(2..=3).contains(&count) {
             return Err(BfvError::WrongPartCount {
                 operation: "ciphertext construction",
-                expected: if parts.len() < 2 { 2 } else { 3 },
-                got: parts.len(),
+                expected: if count < 2 { 2 } else { 3 },
+                got: count,
             });
         }
-        let mut parts = parts;
-        for p in &mut parts {
+        for p in &mut rlwe.parts {
             p.rebase(ctx.q_basis())?;
         }
         Ok(Self {
             fingerprint: ctx.fingerprint(),
-            parts,
+            rlwe,
         })
     }
 
     /// The polynomials `c_0, c_1, ...` (coefficient form over `Q`).
     pub fn parts(&self) -> &[Poly<Coeff>] {
-        &self.parts
+        &self.rlwe.parts
+    }
+
+    /// The underlying RLWE ciphertext of `rnsfhe-core` (coefficient form over `Q`).
+    pub fn rlwe(&self) -> &RlweCiphertext<Coeff> {
+        &self.rlwe
+    }
+
+    /// The underlying RLWE ciphertext, by value.
+    pub fn into_rlwe(self) -> RlweCiphertext<Coeff> {
+        self.rlwe
     }
 
     /// Number of parts (2, or 3 before relinearization).
     pub fn part_count(&self) -> usize {
-        self.parts.len()
+        self.rlwe.part_count()
     }
 
     /// Fingerprint of the BFV context the ciphertext belongs to.
@@ -77,26 +101,12 @@ pub(crate) fn scaled_message(ctx: &BfvContext, pt: &Plaintext) -> BfvResult<Poly
     Ok(m)
 }
 
-/// Adds a fresh error `e <- chi_e` to `c` and overwrites the error's buffer.
-fn add_error(ctx: &BfvContext, c: &mut Poly<Coeff>, rng: &mut Csprng) -> BfvResult<()> {
-    let e = sample_error(ctx, rng)?;
-    c.add_assign(&e)?;
-    e.into_data().zeroize();
-    Ok(())
-}
-
-#[derive(Clone, Debug)]
-enum EncryptionKey {
-    Public(PublicKey),
-    /// The secret key (its NTT form over `Q` is recomputed per encryption and zeroized after use).
-    Secret(SecretKey),
-}
-
-/// Encrypts plaintexts (HPS Section 4.1 "Encryption"), with the public key or with the secret key.
+/// Encrypts plaintexts (HPS Section 4.1 "Encryption"), with the public key or with the secret key: the
+/// message scaled by `Delta`, encrypted by core's [`rnsfhe_core::Encryptor`] in coefficient form.
 #[derive(Clone, Debug)]
 pub struct Encryptor {
     ctx: Arc<BfvContext>,
-    key: EncryptionKey,
+    inner: rnsfhe_core::Encryptor,
 }
 
 impl Encryptor {
@@ -108,7 +118,7 @@ impl Encryptor {
         ctx.check_rlwe_fingerprint(pk.fingerprint(), "public key")?;
         Ok(Self {
             ctx: Arc::clone(ctx),
-            key: EncryptionKey::Public(pk.clone()),
+            inner: rnsfhe_core::Encryptor::with_public_key(ctx.rlwe(), pk)?,
         })
     }
 
@@ -119,53 +129,34 @@ impl Encryptor {
         ctx.check_rlwe_fingerprint(sk.fingerprint(), "secret key")?;
         Ok(Self {
             ctx: Arc::clone(ctx),
-            key: EncryptionKey::Secret(sk.clone()),
+            inner: rnsfhe_core::Encryptor::with_secret_key(ctx.rlwe(), sk)?,
         })
     }
 
-    /// Encrypts `pt`.
+    /// Encrypts `pt`: `Delta m` joins the error `e_0` in coefficient form, at no extra pass.
     ///
     /// Errors: [`BfvError::ContextMismatch`] for a plaintext of another context.
     pub fn encrypt(&self, pt: &Plaintext, rng: &mut Csprng) -> BfvResult<Ciphertext> {
         let m = scaled_message(&self.ctx, pt)?;
-        let mut ct = self.encrypt_zero(rng)?;
-        ct.parts[0].add_assign(&m)?;
-        Ok(ct)
+        let rlwe = self.inner.encrypt_coeff_in::<Coeff>(&m, rng)?;
+        Ok(self.wrap(rlwe))
     }
 
     /// An encryption of zero.
     ///
     /// Errors: sampler errors.
     pub fn encrypt_zero(&self, rng: &mut Csprng) -> BfvResult<Ciphertext> {
-        let ctx = &self.ctx;
-        let q = ctx.q_basis();
-        let parts = match &self.key {
-            EncryptionKey::Public(pk) => {
-                let mut u = vec![0i64; ctx.n()];
-                fill_ternary(rng, &mut u);
-                let u_poly = Poly::from_i64(q, &u);
-                u.zeroize();
-                let u_ntt = SecretPoly::new(u_poly?.into_ntt());
-                let mut b = pk.b().clone();
-                b.rebase(q)?;
-                let mut a = pk.a().clone();
-                a.rebase(q)?;
-                let mut c0 = b.mul(u_ntt.get())?.into_coeff();
-                add_error(ctx, &mut c0, rng)?;
-                let mut c1 = a.mul(u_ntt.get())?.into_coeff();
-                add_error(ctx, &mut c1, rng)?;
-                vec![c0, c1]
-            }
-            EncryptionKey::Secret(sk) => {
-                let seed = rng.fresh_seed();
-                let c0 = secret_c0(ctx, sk, &seed, rng)?;
-                vec![c0, Coeff::expand_seed(q, seed)?]
-            }
-        };
-        Ok(Ciphertext {
-            fingerprint: ctx.fingerprint(),
-            parts,
-        })
+        let rlwe = self
+            .inner
+            .encrypt_zero_in::<Coeff>(self.ctx.q_basis().len(), rng)?;
+        Ok(self.wrap(rlwe))
+    }
+
+    fn wrap(&self, rlwe: RlweCiphertext<Coeff>) -> Ciphertext {
+        Ciphertext {
+            fingerprint: self.ctx.fingerprint(),
+            rlwe,
+        }
     }
 
     /// Secret-key encryption of `pt` whose uniform part `a` is kept as the 32-byte public seed it expands
@@ -176,7 +167,7 @@ impl Encryptor {
     /// Errors: [`BfvError::InvalidParams`] for an encryptor built with the public key (its ciphertexts
     /// have no uniform part to seed); [`BfvError::ContextMismatch`] for a plaintext of another context.
     pub fn encrypt_seeded(&self, pt: &Plaintext, rng: &mut Csprng) -> BfvResult<SeededCiphertext> {
-        let EncryptionKey::Secret(sk) = &self.key else {
+        if !self.inner.has_secret_key() {
             return Err(BfvError::InvalidParams {
                 what: "seeded encryption",
                 reason:
@@ -184,35 +175,13 @@ impl Encryptor {
                          public-key ciphertexts have no uniform part to seed"
                         .into(),
             });
-        };
+        }
         let m = scaled_message(&self.ctx, pt)?;
-        let seed = rng.fresh_seed();
-        let mut c0 = secret_c0(&self.ctx, sk, &seed, rng)?;
-        c0.add_assign(&m)?;
         Ok(SeededCiphertext {
             fingerprint: self.ctx.fingerprint(),
-            c0,
-            seed,
+            inner: self.inner.encrypt_coeff_seeded_in::<Coeff>(&m, rng)?,
         })
     }
-}
-
-/// `c_0 = [-a s + e]_Q` (coefficient form) of a secret-key encryption of zero whose `a` expands from the
-/// public `seed` ([`SeedExpansion`]); `a s` is overwritten after use.
-fn secret_c0(
-    ctx: &BfvContext,
-    sk: &SecretKey,
-    seed: &Seed,
-    rng: &mut Csprng,
-) -> BfvResult<Poly<Coeff>> {
-    let s = secret_ntt(ctx, sk)?;
-    let a = Ntt::expand_seed(ctx.q_basis(), *seed)?;
-    let a_s = SecretPoly::new(a.mul(s.get())?);
-    let mut c0 = sample_error(ctx, rng)?;
-    let a_s = a_s.get().clone().into_coeff();
-    c0.sub_assign(&a_s)?;
-    a_s.into_data().zeroize();
-    Ok(c0)
 }
 
 /// Largest `log2(Q)` for which [`Decryptor::noise_budget`] is available (its composition goes through
@@ -220,11 +189,11 @@ fn secret_c0(
 pub const MAX_BUDGET_LOG_Q: f64 = 2000.0;
 
 /// Decrypts ciphertexts with the secret key by HPS simple scaling (Sections 2.3 and 4.4), and measures
-/// their noise budget (a diagnostic that needs the secret key).
+/// their noise budget (a diagnostic that needs the secret key). The products with `s` are core's
+/// [`rnsfhe_core::Decryptor`]; the scaling to `t` is BFV's.
 pub struct Decryptor {
     ctx: Arc<BfvContext>,
-    /// `s` in NTT form over `Q` (zeroized on drop).
-    s: SecretPoly,
+    inner: rnsfhe_core::Decryptor,
 }
 
 impl std::fmt::Debug for Decryptor {
@@ -238,54 +207,29 @@ impl Decryptor {
     ///
     /// Errors: [`BfvError::ContextMismatch`] if the key belongs to other parameters.
     pub fn new(ctx: &Arc<BfvContext>, sk: &SecretKey) -> BfvResult<Self> {
+        ctx.check_rlwe_fingerprint(sk.fingerprint(), "secret key")?;
         Ok(Self {
             ctx: Arc::clone(ctx),
-            s: secret_ntt(ctx, sk)?,
+            inner: rnsfhe_core::Decryptor::new(ctx.rlwe(), sk)?,
         })
     }
 
     /// `y = [c_1 s (+ c_2 s^2)]_Q` in coefficient form, so that `x = [c_0 + y]_Q` (HPS Section 4.4, first
-    /// step). Two parts (the usual case) take one product, [`Poly::mul_by_ntt`] (limb by limb: transform,
-    /// product, inverse transform), which leaves `c_0` to be added by the caller in its own pass over `y`.
-    /// More parts take Horner's rule in NTT form over `c_1, c_2, ...`, which needs one inverse transform
-    /// for all of them.
+    /// step): core's [`rnsfhe_core::Decryptor::secret_part`], which for two parts is one
+    /// [`Poly::mul_by_ntt`] and leaves `c_0` to be added in the caller's own pass over `y`.
     fn secret_part(&self, ct: &Ciphertext) -> BfvResult<Poly<Coeff>> {
         self.ctx.check_fingerprint(ct.fingerprint, "ciphertext")?;
-        let Some((top, middle)) = ct.parts.get(1..).and_then(|h| h.split_last()) else {
-            return Err(BfvError::WrongPartCount {
-                operation: "decryption",
-                expected: 2,
-                got: ct.parts.len(),
-            });
-        };
-        let s = self.s.get();
-        if middle.is_empty() {
-            return Ok(top.mul_by_ntt(s)?);
-        }
-        let mut acc = top.clone().into_ntt();
-        acc.mul_assign(s)?;
-        for c in middle.iter().rev() {
-            acc.add_assign(&c.clone().into_ntt())?;
-            acc.mul_assign(s)?;
-        }
-        Ok(acc.into_coeff())
-    }
-
-    /// `x = [c_0 + c_1 s (+ c_2 s^2)]_Q` in coefficient form (HPS Section 4.4, first step).
-    fn phase(&self, ct: &Ciphertext) -> BfvResult<Poly<Coeff>> {
-        let mut x = self.secret_part(ct)?;
-        x.add_assign(&ct.parts[0])?;
-        Ok(x)
+        Ok(self.inner.secret_part(&ct.rlwe)?)
     }
 
     /// Decrypts: `m = [round(t/Q x)]_t` with `x = [c_0 + c_1 s (+ c_2 s^2)]_Q`, computed by HPS simple
-    /// scaling (Section 2.3, Eq. 4; ring [`rnsfhe_ring::SimpleScaler`], exact for moduli up to 62 bits).
-    /// Correct while the noise budget is positive.
+    /// scaling (Section 2.3, Eq. 4; ring [`rnsfhe_ring::SimpleScaler`], exact for moduli up to 62 bits)
+    /// with the addition of `c_0` fused into it. Correct while the noise budget is positive.
     ///
     /// Errors: [`BfvError::ContextMismatch`] or [`BfvError::WrongPartCount`] for a malformed ciphertext.
     pub fn decrypt(&self, ct: &Ciphertext) -> BfvResult<Plaintext> {
         let y = self.secret_part(ct)?;
-        let coeffs = self.ctx.simple_scaler().scale_sum(&ct.parts[0], &y)?;
+        let coeffs = self.ctx.simple_scaler().scale_sum(&ct.rlwe.parts[0], &y)?;
         Ok(Plaintext {
             fingerprint: self.ctx.fingerprint(),
             coeffs,
@@ -303,7 +247,8 @@ impl Decryptor {
     /// Errors: as [`Decryptor::decrypt`]; [`BfvError::NoiseBudgetUnavailable`] when `log2(Q)` exceeds
     /// [`MAX_BUDGET_LOG_Q`].
     pub fn noise_budget(&self, ct: &Ciphertext) -> BfvResult<f64> {
-        let mut x = self.phase(ct)?;
+        self.ctx.check_fingerprint(ct.fingerprint, "ciphertext")?;
+        let mut x = self.inner.phase(&ct.rlwe)?;
         x.mul_scalars_assign(self.ctx.t_mod_q())?;
         let log_q = self.ctx.log_q();
         if log_q > MAX_BUDGET_LOG_Q {

@@ -31,6 +31,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rnsfhe_core::RlweCiphertext;
 use rnsfhe_ring::{Coeff, GaloisElement, Ntt, Poly};
 
 use crate::encoder::Plaintext;
@@ -63,11 +64,11 @@ impl Evaluator {
 
     fn check(&self, ct: &Ciphertext, operation: &'static str) -> BfvResult<()> {
         self.ctx.check_fingerprint(ct.fingerprint, "ciphertext")?;
-        if ct.parts.len() < 2 {
+        if ct.rlwe.parts.len() < 2 {
             return Err(BfvError::WrongPartCount {
                 operation,
                 expected: 2,
-                got: ct.parts.len(),
+                got: ct.rlwe.parts.len(),
             });
         }
         Ok(())
@@ -75,11 +76,11 @@ impl Evaluator {
 
     fn check_parts(&self, ct: &Ciphertext, parts: usize, operation: &'static str) -> BfvResult<()> {
         self.check(ct, operation)?;
-        if ct.parts.len() != parts {
+        if ct.rlwe.parts.len() != parts {
             return Err(BfvError::WrongPartCount {
                 operation,
                 expected: parts,
-                got: ct.parts.len(),
+                got: ct.rlwe.parts.len(),
             });
         }
         Ok(())
@@ -88,7 +89,7 @@ impl Evaluator {
     fn wrap(&self, parts: Vec<Poly<Coeff>>) -> Ciphertext {
         Ciphertext {
             fingerprint: self.ctx.fingerprint(),
-            parts,
+            rlwe: RlweCiphertext { parts },
         }
     }
 
@@ -101,10 +102,10 @@ impl Evaluator {
     ) -> BfvResult<Ciphertext> {
         self.check(a, operation)?;
         self.check(b, operation)?;
-        let len = a.parts.len().max(b.parts.len());
+        let len = a.rlwe.parts.len().max(b.rlwe.parts.len());
         let mut parts = Vec::with_capacity(len);
         for i in 0..len {
-            let p = match (a.parts.get(i), b.parts.get(i)) {
+            let p = match (a.rlwe.parts.get(i), b.rlwe.parts.get(i)) {
                 (Some(x), Some(y)) if subtract => x.sub(y)?,
                 (Some(x), Some(y)) => x.add(y)?,
                 (Some(x), None) => x.clone(),
@@ -142,7 +143,7 @@ impl Evaluator {
     pub fn negate(&self, a: &Ciphertext) -> BfvResult<Ciphertext> {
         self.check(a, "negation")?;
         let mut out = a.clone();
-        out.parts.iter_mut().for_each(Poly::neg_assign);
+        out.rlwe.parts.iter_mut().for_each(Poly::neg_assign);
         Ok(out)
     }
 
@@ -153,7 +154,7 @@ impl Evaluator {
         self.check(a, "plaintext addition")?;
         let m = scaled_message(&self.ctx, pt)?;
         let mut out = a.clone();
-        out.parts[0].add_assign(&m)?;
+        out.rlwe.parts[0].add_assign(&m)?;
         Ok(out)
     }
 
@@ -164,7 +165,7 @@ impl Evaluator {
         self.check(a, "plaintext subtraction")?;
         let m = scaled_message(&self.ctx, pt)?;
         let mut out = a.clone();
-        out.parts[0].sub_assign(&m)?;
+        out.rlwe.parts[0].sub_assign(&m)?;
         Ok(out)
     }
 
@@ -179,6 +180,7 @@ impl Evaluator {
         let centered: Vec<i64> = pt.coeffs.iter().map(|&c| t.center(c)).collect();
         let m = Poly::from_i64(self.ctx.q_basis(), &centered)?.into_ntt();
         let parts = a
+            .rlwe
             .parts
             .par_iter()
             .map(|c| Ok(c.clone().into_ntt().mul(&m)?.into_coeff()))
@@ -194,7 +196,7 @@ impl Evaluator {
         let t = self.ctx.t();
         let c = t.center(t.reduce_i64(c));
         let mut out = a.clone();
-        out.parts.iter_mut().for_each(|p| p.mul_i64_assign(c));
+        out.rlwe.parts.iter_mut().for_each(|p| p.mul_i64_assign(c));
         Ok(out)
     }
 
@@ -223,9 +225,9 @@ impl Evaluator {
         self.check_parts(b, 2, "multiplication")?;
         let square = std::ptr::eq(a, b) || a == b;
         let inputs: Vec<&Poly<Coeff>> = if square {
-            a.parts.iter().collect()
+            a.rlwe.parts.iter().collect()
         } else {
-            a.parts.iter().chain(&b.parts).collect()
+            a.rlwe.parts.iter().chain(&b.rlwe.parts).collect()
         };
         let ext = inputs
             .into_par_iter()
@@ -253,9 +255,9 @@ impl Evaluator {
         self.check_parts(ct, 3, "relinearization")?;
         self.ctx
             .check_fingerprint(rk.fingerprint, "relinearization key")?;
-        let (mut c0, mut c1) = rk.key.product(&ct.parts[2], self.ctx.relin_digits())?;
-        c0.add_assign(&ct.parts[0])?;
-        c1.add_assign(&ct.parts[1])?;
+        let (mut c0, mut c1) = rk.key.product(&ct.rlwe.parts[2], self.ctx.relin_digits())?;
+        c0.add_assign(&ct.rlwe.parts[0])?;
+        c1.add_assign(&ct.rlwe.parts[1])?;
         Ok(self.wrap(vec![c0, c1]))
     }
 
@@ -326,9 +328,9 @@ impl Evaluator {
         }
         let key = keys.require(operation, element, step)?;
         let (c0, switched) = rayon::join(
-            || ct.parts[0].automorphism(element),
+            || ct.rlwe.parts[0].automorphism(element),
             || {
-                let c1 = ct.parts[1].automorphism(element)?;
+                let c1 = ct.rlwe.parts[1].automorphism(element)?;
                 Ok::<_, BfvError>(key.product(&c1, self.ctx.galois_digits())?)
             },
         );

@@ -39,15 +39,6 @@ pub(crate) fn secret_ntt(ctx: &BfvContext, sk: &SecretKey) -> BfvResult<SecretPo
     ))
 }
 
-/// A discrete Gaussian error polynomial `e <- chi_e` over `Q` in coefficient form.
-pub(crate) fn sample_error(ctx: &BfvContext, rng: &mut Csprng) -> BfvResult<Poly<Coeff>> {
-    Ok(rnsfhe_core::samplers::sample_error_coeff(
-        ctx.rlwe(),
-        ctx.q_basis(),
-        rng,
-    )?)
-}
-
 /// The HPS relinearization key (Sections 3.3 and 4.1): the [`KeySwitchKey`] from `s^2` to `s` (a gadget
 /// ciphertext of `s^2` for the context's relinearization digits), one pair
 /// `W_{i,j} = (beta_{i,j}, alpha_{i,j})` in NTT form over `Q` per residue `i` and digit `j`, ordered

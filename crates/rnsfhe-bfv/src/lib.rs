@@ -15,7 +15,9 @@
 //!   [`KeyGenerator::relin_key`] and [`KeyGenerator::galois_keys`]. Both are core gadget ciphertexts,
 //!   applied with core's gadget product ([`rnsfhe_core::GadgetCiphertext::product`]).
 //! * [`Encryptor`] (public or secret key, `Delta = floor(Q/t)`), [`Decryptor`] (HPS simple scaling,
-//!   Sections 2.3 and 4.4) with the diagnostic [`Decryptor::noise_budget`] ([`encryption`]).
+//!   Sections 2.3 and 4.4) with the diagnostic [`Decryptor::noise_budget`] ([`encryption`]): the scheme's
+//!   scalings on top of the RLWE encryptor and decryptor of `rnsfhe-core` in coefficient form, whose
+//!   [`rnsfhe_core::RlweCiphertext<Coeff>`](rnsfhe_core::RlweCiphertext) a [`Ciphertext`] wraps.
 //! * [`Evaluator`]: addition, subtraction, negation, plaintext and scalar operations, and multiplication
 //!   per HPS Section 4.5 (basis extension `Q -> P`, tensor product in `R_QP`, complex scaling, extension
 //!   back to `Q`, CRT relinearization), and Galois automorphisms with the same CRT key switching:

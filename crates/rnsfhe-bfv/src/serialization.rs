@@ -32,9 +32,11 @@ use std::sync::Arc;
 use rnsfhe_core::serialization::{
     galois_list_size, parts_size, read_conversion, read_galois_list, read_parts, read_sigma,
     write_conversion, write_galois_list, write_parts, write_seeded_pair, LoadLimits, ParamsCheck,
-    SeedExpansion, WireParams,
+    WireParams,
 };
-use rnsfhe_core::{Gadget, GadgetCiphertext, PublicKey, SecretKey};
+use rnsfhe_core::{
+    Gadget, GadgetCiphertext, PublicKey, RlweCiphertext, SecretKey, SeededRlweCiphertext,
+};
 use rnsfhe_math::sampling::Seed;
 use rnsfhe_math::wire::{
     packed_len, DecodeError, Deserializable, Integrity, ObjectKind, PublicRandomness, Serializable,
@@ -361,9 +363,9 @@ impl Serializable for Ciphertext {
 
     fn payload_size(&self, _: PublicRandomness) -> u64 {
         // A ciphertext always has 2 or 3 parts over Q (Ciphertext::from_parts, the evaluator).
-        self.parts
+        self.parts()
             .first()
-            .map_or(2, |p| parts_size(p.basis(), self.parts.len(), false))
+            .map_or(2, |p| parts_size(p.basis(), self.part_count(), false))
     }
 
     fn write_payload<W: Write>(
@@ -371,7 +373,7 @@ impl Serializable for Ciphertext {
         w: &mut WireWriter<W>,
         _: PublicRandomness,
     ) -> io::Result<()> {
-        write_parts(w, &self.parts)
+        write_parts(w, self.parts())
     }
 }
 
@@ -380,7 +382,7 @@ impl Deserializable<BfvContext> for Ciphertext {
         let parts = read_parts::<R, Coeff>(r, ctx.q_basis(), "ciphertext")?;
         Ok(Ciphertext {
             fingerprint: ctx.fingerprint(),
-            parts,
+            rlwe: RlweCiphertext { parts },
         })
     }
 }
@@ -392,20 +394,19 @@ impl Deserializable<BfvContext> for Ciphertext {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SeededCiphertext {
     pub(crate) fingerprint: u64,
-    /// `c_0 = [-a s + e + Delta m]_Q` in coefficient form.
-    pub(crate) c0: Poly<Coeff>,
-    pub(crate) seed: Seed,
+    /// `c_0 = [-a s + e + Delta m]_Q` in coefficient form, with the seed of `a`.
+    pub(crate) inner: SeededRlweCiphertext<Coeff>,
 }
 
 impl SeededCiphertext {
     /// `c_0 = [-a s + e + Delta m]_Q` (coefficient form over `Q`).
     pub fn c0(&self) -> &Poly<Coeff> {
-        &self.c0
+        self.inner.c0()
     }
 
     /// The public seed `a` expands from.
     pub fn seed(&self) -> &Seed {
-        &self.seed
+        self.inner.seed()
     }
 
     /// Fingerprint of the BFV context the ciphertext belongs to.
@@ -417,10 +418,9 @@ impl SeededCiphertext {
     ///
     /// Errors: [`crate::BfvError::Core`] only if the basis were inconsistent.
     pub fn expand(&self) -> BfvResult<Ciphertext> {
-        let a = Coeff::expand_seed(self.c0.basis(), self.seed)?;
         Ok(Ciphertext {
             fingerprint: self.fingerprint,
-            parts: vec![self.c0.clone(), a],
+            rlwe: self.inner.expand()?,
         })
     }
 }
@@ -433,7 +433,7 @@ impl Serializable for SeededCiphertext {
     }
 
     fn payload_size(&self, randomness: PublicRandomness) -> u64 {
-        parts_size(self.c0.basis(), 2, randomness == PublicRandomness::Seeded)
+        parts_size(self.c0().basis(), 2, randomness == PublicRandomness::Seeded)
     }
 
     fn write_payload<W: Write>(
@@ -441,7 +441,7 @@ impl Serializable for SeededCiphertext {
         w: &mut WireWriter<W>,
         randomness: PublicRandomness,
     ) -> io::Result<()> {
-        write_seeded_pair(w, &self.c0, &self.seed, randomness)
+        write_seeded_pair(w, self.c0(), self.seed(), randomness)
     }
 }
 

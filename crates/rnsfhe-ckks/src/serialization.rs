@@ -489,4 +489,29 @@ mod tests {
         assert_eq!(err.field, "header.fingerprint");
         assert!(err.to_string().contains("other parameters"), "{err}");
     }
+
+    /// Sample extraction reads coefficients: a CKKS ciphertext's RLWE part (NTT form, also one loaded
+    /// from the wire) converts to the coefficient form, whose phase is the decrypted plaintext's inverse
+    /// transform, and back to the same ciphertext.
+    #[test]
+    fn ciphertexts_convert_to_the_coefficient_form() {
+        let ctx = CkksContext::new(params()).unwrap();
+        let mut rng = Csprng::insecure_from_seed_for_tests([4; 32]);
+        let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
+        let pk = kg.public_key(&mut rng).unwrap();
+        let enc = CkksEncryptor::with_public_key(&ctx, &pk).unwrap();
+        let dec = CkksDecryptor::new(&ctx, kg.secret_key()).unwrap();
+        let ct = enc.encrypt(&[0.5, -1.25][..], &mut rng).unwrap();
+        let loaded = Ciphertext::from_bytes(&ct.to_bytes(), &ctx).unwrap();
+        let coeff = loaded.inner.clone().into_coeff();
+        let core = rnsfhe_core::Decryptor::new(ctx.rlwe(), kg.secret_key()).unwrap();
+        let expected = dec
+            .decrypt_plaintext(&ct)
+            .unwrap()
+            .poly()
+            .clone()
+            .into_coeff();
+        assert_eq!(core.phase(&coeff).unwrap(), expected);
+        assert_eq!(coeff.into_ntt(), ct.inner);
+    }
 }

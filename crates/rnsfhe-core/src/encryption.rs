@@ -1,34 +1,144 @@
-//! RLWE ciphertexts, encryption (public and secret key) and decryption.
+//! RLWE ciphertexts, encryption (public and secret key) and decryption, in either polynomial form.
 //!
-//! A ciphertext at level `l` is a list of polynomials `(c_0, c_1[, c_2])` over `Q_l = q_0 .. q_{l-1}` in
-//! NTT form, decrypting to `c_0 + c_1 s (+ c_2 s^2) mod Q_l` (RNS-CKKS Section 4, `Enc`/`Dec`; the
-//! plaintext encoding, scale and slots belong to the scheme crates).
+//! A ciphertext at level `l` is a list of polynomials `(c_0, c_1[, c_2])` over `Q_l = q_0 .. q_{l-1}`,
+//! decrypting to `c_0 + c_1 s (+ c_2 s^2) mod Q_l` (RNS-CKKS Section 4, `Enc`/`Dec`; HPS Section 4.1 for
+//! BFV; the plaintext encoding, scale and slots belong to the scheme crates). Its form is part of its
+//! type, [`RlweCiphertext<F>`] for the ring's forms [`Ntt`] (the default: CKKS computes on evaluations)
+//! and [`Coeff`] (BFV, whose multiplication and decryption work coefficient-wise, and sample extraction,
+//! which reads coefficients); [`RlweCiphertext::into_coeff`] and [`RlweCiphertext::into_ntt`] convert.
+//!
+//! One [`Encryptor`] and one [`Decryptor`] serve both forms ([`RlweForm`]): encryption samples the
+//! error (and takes the message) in coefficient form and multiplies by the key in NTT form, so each form
+//! costs the transforms of its own representation only, at most `l` per part: the NTT of `e_i (+ m)` for
+//! an NTT ciphertext, the inverse NTT of `v pk_i` (public key) or of `a s` and `a` (secret key) for a
+//! coefficient one, never a round trip.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use rnsfhe_math::sampling::{Csprng, Seed};
-use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
+use rnsfhe_ring::{Coeff, Form, Ntt, Poly, RnsBasis};
 
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
-use crate::keys::{PublicKey, SecretKey};
-use crate::samplers::{expand_uniform, sample_error, sample_error_coeff, sample_ternary_poly};
+use crate::keys::{PublicKey, SecretKey, SecretPoly};
+use crate::samplers::{expand_uniform, sample_error_coeff, sample_ternary_poly};
 
-/// An RLWE ciphertext: `parts` in NTT form over the same level `Q_l` (2 parts normally, 3 after a tensor
-/// product), decrypting to `sum_i parts[i] s^i`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RlweCiphertext {
-    /// The polynomials `c_0, c_1, ...`, all over the same basis `Q_l`.
-    pub parts: Vec<Poly<Ntt>>,
+/// The polynomial forms RLWE ciphertexts are computed in, [`Ntt`] and [`Coeff`]: the few operations
+/// whose cost depends on the form, so that encryption, decryption and seed expansion are written once.
+/// Every product is taken in NTT form (the ring has no other); what differs is which side is transformed.
+/// Implemented for the ring's two forms only (its [`Form`] is sealed).
+pub trait RlweForm: Form + Sized {
+    /// `p` in this form: `p` itself for [`Coeff`], its forward NTT for [`Ntt`].
+    fn from_coeff(p: Poly<Coeff>) -> Poly<Self>;
+
+    /// `p` in this form: `p` itself for [`Ntt`], its inverse NTT for [`Coeff`].
+    fn from_ntt(p: Poly<Ntt>) -> Poly<Self>;
+
+    /// `p` in NTT form: borrowed for [`Ntt`], a transformed copy for [`Coeff`].
+    fn ntt_of(p: &Poly<Self>) -> Cow<'_, Poly<Ntt>>;
+
+    /// `p s` in this form, for `s` in NTT form ([`Coeff`]: [`Poly::mul_by_ntt`], limb by limb in cache).
+    ///
+    /// Errors: ring basis mismatch.
+    fn mul_ntt(p: &Poly<Self>, s: &Poly<Ntt>) -> Result<Poly<Self>>;
+
+    /// `acc += a b` for `a`, `b` in NTT form, where the product is secret (encryption randomness times a
+    /// key): [`Ntt`] accumulates in one fused pass; [`Coeff`] transforms the product back and wipes it.
+    ///
+    /// Errors: ring basis mismatch.
+    fn add_secret_product(acc: &mut Poly<Self>, a: &Poly<Ntt>, b: &Poly<Ntt>) -> Result<()> {
+        let product = Wiped(Self::from_ntt(a.mul(b)?));
+        Ok(acc.add_assign(&product.0)?)
+    }
+
+    /// `acc -= a b` for `a`, `b` in NTT form, where the product is secret (`a s` of secret-key
+    /// encryption); the product is wiped after use.
+    ///
+    /// Errors: ring basis mismatch.
+    fn sub_secret_product(acc: &mut Poly<Self>, a: &Poly<Ntt>, b: &Poly<Ntt>) -> Result<()> {
+        let product = Wiped(Self::from_ntt(a.mul(b)?));
+        Ok(acc.sub_assign(&product.0)?)
+    }
+
+    /// The uniform polynomial over `basis` expanded from the public `seed`, in this form: the one
+    /// expansion of the wire format ([`expand_uniform`] in NTT form from [`Csprng::from_public_seed`];
+    /// the coefficient form is its inverse transform, still uniform), so one seed serves every scheme.
+    ///
+    /// Errors: ring errors only if the basis were inconsistent.
+    fn expand_seed(basis: &Arc<RnsBasis>, seed: Seed) -> Result<Poly<Self>> {
+        Ok(Self::from_ntt(expand_uniform(
+            basis,
+            &mut Csprng::from_public_seed(seed),
+        )?))
+    }
 }
 
-impl RlweCiphertext {
+impl RlweForm for Ntt {
+    fn from_coeff(p: Poly<Coeff>) -> Poly<Ntt> {
+        p.into_ntt()
+    }
+
+    fn from_ntt(p: Poly<Ntt>) -> Poly<Ntt> {
+        p
+    }
+
+    fn ntt_of(p: &Poly<Ntt>) -> Cow<'_, Poly<Ntt>> {
+        Cow::Borrowed(p)
+    }
+
+    fn mul_ntt(p: &Poly<Ntt>, s: &Poly<Ntt>) -> Result<Poly<Ntt>> {
+        Ok(p.mul(s)?)
+    }
+
+    fn add_secret_product(acc: &mut Poly<Ntt>, a: &Poly<Ntt>, b: &Poly<Ntt>) -> Result<()> {
+        // Fused: the product never exists on its own, so there is nothing to wipe.
+        Ok(acc.mul_add_assign(a, b)?)
+    }
+}
+
+impl RlweForm for Coeff {
+    fn from_coeff(p: Poly<Coeff>) -> Poly<Coeff> {
+        p
+    }
+
+    fn from_ntt(p: Poly<Ntt>) -> Poly<Coeff> {
+        p.into_coeff()
+    }
+
+    fn ntt_of(p: &Poly<Coeff>) -> Cow<'_, Poly<Ntt>> {
+        Cow::Owned(p.clone().into_ntt())
+    }
+
+    fn mul_ntt(p: &Poly<Coeff>, s: &Poly<Ntt>) -> Result<Poly<Coeff>> {
+        Ok(p.mul_by_ntt(s)?)
+    }
+}
+
+/// A polynomial of either form holding secret material for a moment (a key product, an error plus the
+/// message), overwritten with zeros when dropped, on error paths too.
+struct Wiped<F: Form>(Poly<F>);
+
+impl<F: Form> Drop for Wiped<F> {
+    fn drop(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+/// An RLWE ciphertext: `parts` in form `F` ([`Ntt`] unless named) over the same level `Q_l` (2 parts
+/// normally, 3 after a tensor product), decrypting to `sum_i parts[i] s^i`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RlweCiphertext<F: Form = Ntt> {
+    /// The polynomials `c_0, c_1, ...`, all over the same basis `Q_l`.
+    pub parts: Vec<Poly<F>>,
+}
+
+impl<F: Form> RlweCiphertext<F> {
     /// Wraps parts, checking that there is at least one and that all share a basis.
     ///
     /// Errors: [`Error::WrongPartCount`] for no parts; [`Error::LevelMismatch`] (or a ring basis
     /// mismatch) when the parts do not share one basis.
-    pub fn new(parts: Vec<Poly<Ntt>>) -> Result<Self> {
+    pub fn new(parts: Vec<Poly<F>>) -> Result<Self> {
         let Some(first) = parts.first() else {
             return Err(Error::WrongPartCount {
                 operation: "ciphertext construction",
@@ -123,6 +233,21 @@ impl RlweCiphertext {
         Ok(Self { parts })
     }
 
+    /// The same ciphertext modulo the lower level `Q_level` (drops the last limbs of every part).
+    ///
+    /// Errors: ring [`rnsfhe_ring::Error::InvalidLimbCount`] unless `1 <= level <= self.level()`.
+    pub fn drop_to_level(&self, level: usize) -> Result<Self> {
+        Ok(Self {
+            parts: self
+                .parts
+                .iter()
+                .map(|p| p.drop_to(level))
+                .collect::<rnsfhe_ring::Result<Vec<_>>>()?,
+        })
+    }
+}
+
+impl RlweCiphertext<Ntt> {
     /// The tensor product of two 2-part ciphertexts, `(c_0 c'_0, c_0 c'_1 + c_1 c'_0, c_1 c'_1)`, which
     /// decrypts to the product of the two decryptions under `(1, s, s^2)` (RNS-CKKS `Mult`, first step).
     ///
@@ -155,17 +280,45 @@ impl RlweCiphertext {
         })
     }
 
-    /// The same ciphertext modulo the lower level `Q_level` (drops the last limbs of every part).
-    ///
-    /// Errors: ring [`rnsfhe_ring::Error::InvalidLimbCount`] unless `1 <= level <= self.level()`.
-    pub fn drop_to_level(&self, level: usize) -> Result<Self> {
+    /// The same ciphertext in coefficient form (the inverse NTT of every part, in place): what sample
+    /// extraction reads, since an LWE sample is made of coefficients.
+    pub fn into_coeff(self) -> RlweCiphertext<Coeff> {
+        RlweCiphertext {
+            parts: self.parts.into_iter().map(Poly::into_coeff).collect(),
+        }
+    }
+}
+
+impl RlweCiphertext<Coeff> {
+    /// The same ciphertext in NTT form (the forward NTT of every part, in place).
+    pub fn into_ntt(self) -> RlweCiphertext<Ntt> {
+        RlweCiphertext {
+            parts: self.parts.into_iter().map(Poly::into_ntt).collect(),
+        }
+    }
+}
+
+/// The secret key with `s` in NTT form over the whole chain `Q`, taken once: at the top level (every
+/// fresh CKKS ciphertext, every BFV ciphertext) encryption and decryption borrow it instead of copying
+/// `s` per call; lower levels copy its first limbs.
+#[derive(Clone, Debug)]
+struct ChainSecret {
+    top: SecretPoly,
+}
+
+impl ChainSecret {
+    fn new(ctx: &RlweContext, sk: &SecretKey) -> Result<Self> {
         Ok(Self {
-            parts: self
-                .parts
-                .iter()
-                .map(|p| p.drop_to(level))
-                .collect::<rnsfhe_ring::Result<Vec<_>>>()?,
+            top: sk.ntt_at(ctx, ctx.max_level())?,
         })
+    }
+
+    /// `s` in NTT form over `Q_level` (`level` checked by the caller's ciphertext or plaintext).
+    fn at(&self, level: usize) -> Result<Cow<'_, SecretPoly>> {
+        if level == self.top.get().limb_count() {
+            return Ok(Cow::Borrowed(&self.top));
+        }
+        Ok(Cow::Owned(SecretPoly::new(self.top.get().drop_to(level)?)))
     }
 }
 
@@ -173,10 +326,12 @@ impl RlweCiphertext {
 #[derive(Clone, Debug)]
 enum EncryptionKey {
     Public(PublicKey),
-    Secret(SecretKey),
+    Secret(ChainSecret),
 }
 
-/// Encrypts plaintext polynomials (RNS-CKKS `Enc`), with a public key or with the secret key.
+/// Encrypts plaintext polynomials (RNS-CKKS `Enc`, HPS Section 4.1 "Encryption" without the scaling by
+/// `Delta`), with a public key or with the secret key, into ciphertexts of either form: the `*_in`
+/// methods name the form ([`RlweForm`]), the others give [`Ntt`] ciphertexts.
 #[derive(Clone, Debug)]
 pub struct Encryptor {
     ctx: Arc<RlweContext>,
@@ -203,8 +358,14 @@ impl Encryptor {
         ctx.check_fingerprint(sk.fingerprint(), "secret key")?;
         Ok(Self {
             ctx: Arc::clone(ctx),
-            key: EncryptionKey::Secret(sk.clone()),
+            key: EncryptionKey::Secret(ChainSecret::new(ctx, sk)?),
         })
+    }
+
+    /// Whether the encryptor was built with the secret key (only such an encryptor makes seeded
+    /// ciphertexts).
+    pub fn has_secret_key(&self) -> bool {
+        matches!(self.key, EncryptionKey::Secret(_))
     }
 
     /// Encrypts `m` (NTT form, over a prefix `Q_l` of the chain); the ciphertext has level `l`.
@@ -218,25 +379,51 @@ impl Encryptor {
     }
 
     /// [`Encryptor::encrypt`] of a plaintext in coefficient form: `m` is added to the error `e_0` before
-    /// its NTT, which saves the `l` NTTs of transforming `m` separately.
+    /// its NTT, which saves the `l` NTTs of transforming `m` separately. [`Encryptor::encrypt_coeff_in`]
+    /// in NTT form.
     ///
     /// Errors: [`Error::NotOnChain`] if `m` is not over a prefix of the chain.
     pub fn encrypt_coeff(&self, m: &Poly<Coeff>, rng: &mut Csprng) -> Result<RlweCiphertext> {
+        self.encrypt_coeff_in(m, rng)
+    }
+
+    /// Encrypts `m` (coefficient form, over a prefix `Q_l` of the chain) into a ciphertext of form `F`
+    /// and level `l`. `m` is added to the error `e_0` in coefficient form, so it costs no transform: an
+    /// [`Ntt`] ciphertext transforms `e_i (+ m)`, a [`Coeff`] one the products with the key.
+    ///
+    /// Errors: [`Error::NotOnChain`] if `m` is not over a prefix of the chain.
+    pub fn encrypt_coeff_in<F: RlweForm>(
+        &self,
+        m: &Poly<Coeff>,
+        rng: &mut Csprng,
+    ) -> Result<RlweCiphertext<F>> {
         let level = self.ctx.level_of(m, "plaintext")?;
         self.encrypt_with(level, Some(m), rng)
     }
 
-    /// An encryption of zero at level `l`.
+    /// An encryption of zero at level `l` ([`Encryptor::encrypt_zero_in`] in NTT form).
     ///
     /// Errors: [`Error::LevelOutOfRange`] unless `1 <= l <= L`.
     pub fn encrypt_zero(&self, level: usize, rng: &mut Csprng) -> Result<RlweCiphertext> {
+        self.encrypt_zero_in(level, rng)
+    }
+
+    /// An encryption of zero at level `l` in form `F`.
+    ///
+    /// Errors: [`Error::LevelOutOfRange`] unless `1 <= l <= L`.
+    pub fn encrypt_zero_in<F: RlweForm>(
+        &self,
+        level: usize,
+        rng: &mut Csprng,
+    ) -> Result<RlweCiphertext<F>> {
         self.encrypt_with(level, None, rng)
     }
 
     /// Secret-key encryption of `m` (coefficient form, over a prefix `Q_l` of the chain) whose uniform
     /// part `a` is kept as its public seed: a [`SeededRlweCiphertext`] is about half the size on the wire
     /// (SEAL's seeded symmetric ciphertexts). It supports no arithmetic: send it, and the receiver loads
-    /// a full ciphertext, or call [`SeededRlweCiphertext::expand`].
+    /// a full ciphertext, or call [`SeededRlweCiphertext::expand`]. [`Encryptor::encrypt_coeff_seeded_in`]
+    /// in NTT form.
     ///
     /// Errors: [`Error::InvalidParams`] for an encryptor built with the public key (its ciphertexts have
     /// no uniform part); [`Error::NotOnChain`] if `m` is not over a prefix of the chain.
@@ -245,7 +432,18 @@ impl Encryptor {
         m: &Poly<Coeff>,
         rng: &mut Csprng,
     ) -> Result<SeededRlweCiphertext> {
-        if matches!(self.key, EncryptionKey::Public(_)) {
+        self.encrypt_coeff_seeded_in(m, rng)
+    }
+
+    /// [`Encryptor::encrypt_coeff_seeded`] with `c_0` in form `F`.
+    ///
+    /// Errors: as [`Encryptor::encrypt_coeff_seeded`].
+    pub fn encrypt_coeff_seeded_in<F: RlweForm>(
+        &self,
+        m: &Poly<Coeff>,
+        rng: &mut Csprng,
+    ) -> Result<SeededRlweCiphertext<F>> {
+        if !self.has_secret_key() {
             return Err(Error::InvalidParams {
                 what: "seeded encryption",
                 reason:
@@ -256,87 +454,90 @@ impl Encryptor {
         }
         let level = self.ctx.level_of(m, "plaintext")?;
         let seed = rng.fresh_seed();
-        let mut ct = self.encrypt_with_seed(level, Some(m), seed, rng)?;
-        let c0 = ct.parts.swap_remove(0);
+        let (c0, _) = self.secret_c0(level, Some(m), seed, rng)?;
         Ok(SeededRlweCiphertext { c0, seed })
     }
 
-    /// `c_0`'s error term plus the message `m` (coefficient form), transformed to NTT form.
-    fn error_plus(
+    /// `e (+ m)` in form `F` for a fresh error `e <- chi_err` over `basis`: sampled in coefficient form,
+    /// where adding the message costs no transform.
+    fn error_plus<F: RlweForm>(
         &self,
         basis: &Arc<RnsBasis>,
         m: Option<&Poly<Coeff>>,
         rng: &mut Csprng,
-    ) -> Result<Poly<Ntt>> {
+    ) -> Result<Poly<F>> {
         let mut e = sample_error_coeff(&self.ctx, basis, rng)?;
         if let Some(m) = m {
             e.add_assign(m)?;
         }
-        Ok(e.into_ntt())
+        Ok(F::from_coeff(e))
     }
 
-    fn encrypt_with(
+    fn encrypt_with<F: RlweForm>(
         &self,
         level: usize,
         m: Option<&Poly<Coeff>>,
         rng: &mut Csprng,
-    ) -> Result<RlweCiphertext> {
+    ) -> Result<RlweCiphertext<F>> {
         let basis = self.ctx.basis_at(level)?;
         match &self.key {
             EncryptionKey::Public(pk) => {
                 // Wrapped at once so that `v` is wiped on every return path, errors included.
-                let v = crate::keys::SecretPoly::new(sample_ternary_poly(basis, rng)?);
-                let mut c0 = self.error_plus(basis, m, rng)?;
-                c0.mul_add_assign(v.get(), &*key_at_level(pk.b(), basis)?)?;
-                let mut c1 = sample_error(&self.ctx, basis, rng)?;
-                c1.mul_add_assign(v.get(), &*key_at_level(pk.a(), basis)?)?;
+                let v = SecretPoly::new(sample_ternary_poly(basis, rng)?);
+                let mut c0 = self.error_plus::<F>(basis, m, rng)?;
+                F::add_secret_product(&mut c0, v.get(), &*key_at_level(pk.b(), basis)?)?;
+                let mut c1 = self.error_plus::<F>(basis, None, rng)?;
+                F::add_secret_product(&mut c1, v.get(), &*key_at_level(pk.a(), basis)?)?;
                 Ok(RlweCiphertext {
                     parts: vec![c0, c1],
                 })
             }
             EncryptionKey::Secret(_) => {
                 let seed = rng.fresh_seed();
-                self.encrypt_with_seed(level, m, seed, rng)
+                let (c0, a) = self.secret_c0(level, m, seed, rng)?;
+                Ok(RlweCiphertext {
+                    parts: vec![c0, F::from_ntt(a)],
+                })
             }
         }
     }
 
-    /// Secret-key encryption with `a` expanded from the public `seed`.
-    fn encrypt_with_seed(
+    /// Secret-key encryption with `a` expanded from the public `seed`: `c_0 = -a s + e (+ m)` in form
+    /// `F`, and `a` in NTT form (a seeded ciphertext drops it without transforming it).
+    fn secret_c0<F: RlweForm>(
         &self,
         level: usize,
         m: Option<&Poly<Coeff>>,
         seed: Seed,
         rng: &mut Csprng,
-    ) -> Result<RlweCiphertext> {
-        let EncryptionKey::Secret(sk) = &self.key else {
+    ) -> Result<(Poly<F>, Poly<Ntt>)> {
+        let EncryptionKey::Secret(secret) = &self.key else {
             return Err(Error::InvalidParams {
                 what: "seeded encryption",
                 reason: "needs the secret key".into(),
             });
         };
         let basis = self.ctx.basis_at(level)?;
-        let s = sk.ntt_at(&self.ctx, level)?;
+        let s = secret.at(level)?;
         let a = expand_uniform(basis, &mut Csprng::from_public_seed(seed))?;
-        let mut c0 = self.error_plus(basis, m, rng)?;
-        let a_s = crate::keys::SecretPoly::new(a.mul(s.get())?);
-        c0.sub_assign(a_s.get())?;
-        Ok(RlweCiphertext { parts: vec![c0, a] })
+        let mut c0 = self.error_plus::<F>(basis, m, rng)?;
+        F::sub_secret_product(&mut c0, &a, s.get())?;
+        Ok((c0, a))
     }
 }
 
 /// A fresh secret-key ciphertext `(c_0, a)` whose uniform part `a` is kept as the public seed it expands
-/// from ([`Encryptor::encrypt_coeff_seeded`]). Only for sending: [`SeededRlweCiphertext::expand`] gives
-/// the ciphertext to compute with.
+/// from ([`Encryptor::encrypt_coeff_seeded`]), `c_0` in form `F`. Only for sending:
+/// [`SeededRlweCiphertext::expand`] gives the ciphertext to compute with.
 #[derive(Clone, Debug, PartialEq)]
-pub struct SeededRlweCiphertext {
-    pub(crate) c0: Poly<Ntt>,
+pub struct SeededRlweCiphertext<F: Form = Ntt> {
+    pub(crate) c0: Poly<F>,
     pub(crate) seed: Seed,
 }
 
-impl SeededRlweCiphertext {
-    /// `c_0 = -a s + m + e` (NTT form over `Q_l`).
-    pub fn c0(&self) -> &Poly<Ntt> {
+impl<F: Form> SeededRlweCiphertext<F> {
+    /// `c_0 = -a s + m + e` (over `Q_l`, in form `F`).
+    pub fn c0(&self) -> &Poly<F> {
         &self.c0
     }
 
@@ -349,12 +550,14 @@ impl SeededRlweCiphertext {
     pub fn level(&self) -> usize {
         self.c0.limb_count()
     }
+}
 
-    /// The full ciphertext `(c_0, a)`, `a` expanded from the seed.
+impl<F: RlweForm> SeededRlweCiphertext<F> {
+    /// The full ciphertext `(c_0, a)`, `a` expanded from the seed ([`RlweForm::expand_seed`]).
     ///
     /// Errors: none in practice (ring errors if the basis were inconsistent).
-    pub fn expand(&self) -> Result<RlweCiphertext> {
-        let a = expand_uniform(self.c0.basis(), &mut Csprng::from_public_seed(self.seed))?;
+    pub fn expand(&self) -> Result<RlweCiphertext<F>> {
+        let a = F::expand_seed(self.c0.basis(), self.seed)?;
         Ok(RlweCiphertext {
             parts: vec![self.c0.clone(), a],
         })
@@ -372,11 +575,13 @@ fn key_at_level<'a>(k: &'a Poly<Ntt>, basis: &Arc<RnsBasis>) -> Result<Cow<'a, P
     Ok(Cow::Owned(low))
 }
 
-/// Decrypts ciphertexts with the secret key (RNS-CKKS `Dec`): `sum_i c_i s^i mod Q_l`.
+/// Decrypts ciphertexts of either form with the secret key (RNS-CKKS `Dec`): `sum_i c_i s^i mod Q_l`.
+/// The schemes decode from there (CKKS) or scale it (BFV, HPS Section 4.4, which takes
+/// [`Decryptor::secret_part`] to fuse the addition of `c_0` into its scaling).
 #[derive(Clone, Debug)]
 pub struct Decryptor {
     ctx: Arc<RlweContext>,
-    sk: SecretKey,
+    secret: ChainSecret,
 }
 
 impl Decryptor {
@@ -387,35 +592,58 @@ impl Decryptor {
         ctx.check_fingerprint(sk.fingerprint(), "secret key")?;
         Ok(Self {
             ctx: Arc::clone(ctx),
-            sk: sk.clone(),
+            secret: ChainSecret::new(ctx, sk)?,
         })
     }
 
-    /// `c_0 + c_1 s + c_2 s^2 + ...` (Horner) in NTT form over the ciphertext's level.
+    /// `c_0 + c_1 s + c_2 s^2 + ...` in NTT form over the ciphertext's level ([`Decryptor::phase`] of an
+    /// NTT ciphertext).
     ///
     /// Errors: [`Error::NotOnChain`], [`Error::LevelMismatch`] or [`Error::WrongPartCount`] for a
     /// malformed ciphertext or one of another chain.
     pub fn decrypt(&self, ct: &RlweCiphertext) -> Result<Poly<Ntt>> {
-        let level = ct.check(&self.ctx, None, "decryption")?;
-        let s = self.sk.ntt_at(&self.ctx, level)?;
-        let mut parts = ct.parts.iter().rev();
-        let Some(last) = parts.next() else {
-            return Err(Error::WrongPartCount {
-                operation: "decryption",
-                expected: 2,
-                got: 0,
-            });
-        };
-        let mut acc = last.clone();
-        for c in parts {
-            acc.mul_assign(s.get())?;
-            acc.add_assign(c)?;
-        }
-        Ok(acc)
+        self.phase(ct)
     }
 
     /// [`Decryptor::decrypt`] followed by the inverse NTT.
+    ///
+    /// Errors: as [`Decryptor::decrypt`].
     pub fn decrypt_coeff(&self, ct: &RlweCiphertext) -> Result<Poly<Coeff>> {
         Ok(self.decrypt(ct)?.into_coeff())
+    }
+
+    /// The phase `c_0 + c_1 s + c_2 s^2 + ...` over the ciphertext's level, in the ciphertext's form.
+    ///
+    /// Errors: as [`Decryptor::decrypt`].
+    pub fn phase<F: RlweForm>(&self, ct: &RlweCiphertext<F>) -> Result<Poly<F>> {
+        let mut x = self.secret_part(ct)?;
+        x.add_assign(&ct.parts[0])?;
+        Ok(x)
+    }
+
+    /// The phase without `c_0`, `c_1 s + c_2 s^2 + ...` (zero for a 1-part ciphertext), in the
+    /// ciphertext's form, for a caller that adds `c_0` in a pass of its own (BFV fuses it into the
+    /// scaling of decryption). Two parts take one product ([`RlweForm::mul_ntt`]: for [`Coeff`] limb
+    /// by limb, transform, product and inverse transform in cache); more take Horner's rule in NTT form,
+    /// with one inverse transform at the end for [`Coeff`].
+    ///
+    /// Errors: as [`Decryptor::decrypt`].
+    pub fn secret_part<F: RlweForm>(&self, ct: &RlweCiphertext<F>) -> Result<Poly<F>> {
+        let level = ct.check(&self.ctx, None, "decryption")?;
+        let s = self.secret.at(level)?;
+        let s = s.get();
+        let Some((top, middle)) = ct.parts.get(1..).and_then(|h| h.split_last()) else {
+            return Ok(Poly::zero(ct.parts[0].basis()));
+        };
+        if middle.is_empty() {
+            return F::mul_ntt(top, s);
+        }
+        let mut acc = F::ntt_of(top).into_owned();
+        acc.mul_assign(s)?;
+        for c in middle.iter().rev() {
+            acc.add_assign(&F::ntt_of(c))?;
+            acc.mul_assign(s)?;
+        }
+        Ok(F::from_ntt(acc))
     }
 }

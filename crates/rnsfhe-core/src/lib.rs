@@ -13,8 +13,9 @@
 //! * Keys ([`keys`]): [`SecretKey`], [`PublicKey`], [`KeySwitchKey`] (a gadget ciphertext of the source
 //!   secret), [`RelinKey`], [`GaloisKeys`] and the [`KeyGenerator`] (RNS-CKKS Section 4 `KeyGen` /
 //!   `KSGen`, hybrid as in Han-Ki Section 2.4).
-//! * Encryption ([`encryption`]): [`RlweCiphertext`], [`Encryptor`] (public or secret key),
-//!   [`Decryptor`].
+//! * Encryption ([`encryption`]): [`RlweCiphertext`] typed by form (NTT by default, or coefficient:
+//!   [`RlweForm`]), one [`Encryptor`] (public or secret key, seeded ciphertexts) and one [`Decryptor`]
+//!   for both forms, on which the schemes add only their encodings and scalings.
 //! * Key switching ([`keyswitch`]): [`RlweContext::key_switch`], [`RlweContext::relinearize`],
 //!   [`RlweContext::apply_galois`] / [`RlweContext::rotate`] (Galois elements and groups are the
 //!   ring's [`GaloisElement`] and [`GaloisGroup`]; each scheme owns its generator) and hoisted
@@ -40,7 +41,7 @@ pub mod security;
 pub mod serialization;
 
 pub use context::{RlweContext, RlweParams, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
-pub use encryption::{Decryptor, Encryptor, RlweCiphertext, SeededRlweCiphertext};
+pub use encryption::{Decryptor, Encryptor, RlweCiphertext, RlweForm, SeededRlweCiphertext};
 pub use error::{Error, Result};
 pub use gadget::{Gadget, GadgetCiphertext};
 pub use keys::{GaloisKeys, KeyGenerator, KeySwitchKey, PublicKey, RelinKey, SecretKey};

@@ -30,7 +30,7 @@ use rnsfhe_math::wire::{
     WireReader, WireWriter, DIGEST_LEN, HEADER_LEN,
 };
 use rnsfhe_ring::wire::poly_wire_size;
-use rnsfhe_ring::{Coeff, ConversionMode, Form, GaloisElement, Ntt, Poly, RnsBasis};
+use rnsfhe_ring::{ConversionMode, Form, GaloisElement, Ntt, Poly, RnsBasis};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::context::{RlweContext, SecretDistribution};
@@ -393,27 +393,9 @@ impl Deserializable<RlweContext> for GaloisKeys {
 }
 
 /// The polynomial forms a seeded uniform part expands into: NTT (keys, CKKS ciphertexts) and
-/// coefficient (BFV ciphertexts, which live in coefficient form). Both expand the same uniform NTT
-/// polynomial ([`expand_uniform`] from [`Csprng::from_public_seed`]); the coefficient form is its inverse
-/// transform, still uniform, so one seed format serves every scheme.
-pub trait SeedExpansion: Form + Sized {
-    /// The uniform polynomial over `basis` expanded from the public `seed`, in this form.
-    ///
-    /// Errors: ring errors only if the basis were inconsistent.
-    fn expand_seed(basis: &Arc<RnsBasis>, seed: Seed) -> Result<Poly<Self>, crate::Error>;
-}
-
-impl SeedExpansion for Ntt {
-    fn expand_seed(basis: &Arc<RnsBasis>, seed: Seed) -> Result<Poly<Ntt>, crate::Error> {
-        expand_uniform(basis, &mut Csprng::from_public_seed(seed))
-    }
-}
-
-impl SeedExpansion for Coeff {
-    fn expand_seed(basis: &Arc<RnsBasis>, seed: Seed) -> Result<Poly<Coeff>, crate::Error> {
-        Ok(Ntt::expand_seed(basis, seed)?.into_coeff())
-    }
-}
+/// coefficient (BFV ciphertexts, which live in coefficient form), both from one seed format
+/// ([`crate::RlweForm::expand_seed`]). The name the wire layer has always used for [`crate::RlweForm`].
+pub use crate::encryption::RlweForm as SeedExpansion;
 
 /// Wire size of ciphertext polynomials over `basis` without a level ([`write_parts`]): count and seeded
 /// bytes, then `count` polynomials, the second one as a seed if `seeded`.

@@ -220,6 +220,84 @@ fn fresh_encryption_noise_is_within_bounds() {
     }
 }
 
+/// The coefficient form: encrypting into `Coeff` draws the same samples in the same order as encrypting
+/// into `Ntt`, so from the same randomness the two ciphertexts are each other's transforms (public key,
+/// secret key, seeded, zero); a `Coeff` ciphertext decrypts to `m + e` within the fresh-noise bound, and
+/// decryption commutes with the conversions, for 2 parts and for the 3 parts of a tensor product
+/// (Horner's rule in NTT form behind a coefficient-form phase).
+#[test]
+fn coefficient_form_round_trip_and_conversions() {
+    let n = 1 << 10;
+    let q = ntt_primes_of_bits(50, 2 * n as u64, 3, &[]).unwrap();
+    let p = ntt_primes_of_bits(60, 2 * n as u64, 1, &[]).unwrap();
+    let ctx = RlweContext::new(params(10, q, p, 1, ConversionMode::Fast)).unwrap();
+    let mut r = rng(11);
+    let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
+    let h = kg.secret_key().hamming_weight();
+    let pk = kg.public_key(&mut r).unwrap();
+    let dec = Decryptor::new(&ctx, kg.secret_key()).unwrap();
+    let public = Encryptor::with_public_key(&ctx, &pk).unwrap();
+    let secret = Encryptor::with_secret_key(&ctx, kg.secret_key()).unwrap();
+    assert!(!public.has_secret_key() && secret.has_secret_key());
+    let m = random_small(&mut r, n, 1000);
+    for level in [3, 2] {
+        let basis = ctx.basis_at(level).unwrap();
+        let mc = Poly::from_i64(basis, &m).unwrap();
+        for (name, enc, bound) in [
+            ("public", &public, ctx.fresh_noise_public(h).bound),
+            ("secret", &secret, ctx.fresh_noise_secret().bound),
+        ] {
+            let ct_c: RlweCiphertext<Coeff> = enc.encrypt_coeff_in(&mc, &mut rng(7)).unwrap();
+            let ct_n: RlweCiphertext = enc.encrypt_coeff_in(&mc, &mut rng(7)).unwrap();
+            assert_eq!((ct_c.level(), ct_c.part_count()), (level, 2));
+            assert_eq!(ct_c, ct_n.clone().into_coeff(), "{name}, level {level}");
+            assert_eq!(ct_c.clone().into_ntt(), ct_n, "{name}, level {level}");
+            let phase = dec.phase(&ct_c).unwrap();
+            assert_eq!(phase, dec.decrypt_coeff(&ct_n).unwrap());
+            let e: Vec<i64> = small_coeffs(&phase)
+                .iter()
+                .zip(&m)
+                .map(|(a, b)| a - b)
+                .collect();
+            assert!((max_abs(&e) as f64) <= bound, "{name}, level {level}");
+            let mut x = dec.secret_part(&ct_c).unwrap();
+            x.add_assign(&ct_c.parts[0]).unwrap();
+            assert_eq!(x, phase);
+
+            let zero_c: RlweCiphertext<Coeff> = enc.encrypt_zero_in(level, &mut rng(8)).unwrap();
+            let zero_n = enc.encrypt_zero(level, &mut rng(8)).unwrap();
+            assert_eq!(zero_c, zero_n.into_coeff());
+        }
+        let seeded_c = secret
+            .encrypt_coeff_seeded_in::<Coeff>(&mc, &mut rng(9))
+            .unwrap();
+        let seeded_n = secret.encrypt_coeff_seeded(&mc, &mut rng(9)).unwrap();
+        assert_eq!(seeded_c.seed(), seeded_n.seed());
+        assert_eq!(seeded_c.level(), level);
+        assert_eq!(seeded_c.c0(), &seeded_n.c0().clone().into_coeff());
+        let full_c = seeded_c.expand().unwrap();
+        assert_eq!(full_c, seeded_n.expand().unwrap().into_coeff());
+        assert_eq!(small_coeffs(&dec.phase(&full_c).unwrap()).len(), n);
+        assert!(matches!(
+            public.encrypt_coeff_seeded_in::<Coeff>(&mc, &mut r),
+            Err(Error::InvalidParams { .. })
+        ));
+    }
+
+    // Three parts (Horner), both forms; and one part, whose phase is c_0 itself.
+    let basis = ctx.basis_at(3).unwrap();
+    let mc = Poly::from_i64(basis, &m).unwrap();
+    let a = public.encrypt_coeff(&mc, &mut r).unwrap();
+    let b = secret.encrypt_coeff(&mc, &mut r).unwrap();
+    let t = a.tensor(&b).unwrap();
+    let t_c = t.clone().into_coeff();
+    assert_eq!(t_c.part_count(), 3);
+    assert_eq!(dec.phase(&t_c).unwrap(), dec.decrypt_coeff(&t).unwrap());
+    assert_eq!(t_c.into_ntt(), t);
+    let one = RlweCiphertext::new(vec![mc.clone()]).unwrap();
+    assert_eq!(dec.phase(&one).unwrap(), mc);
+}
+
 /// Key switching of a uniform `d` from a fresh secret `s'` to `s`, for every conversion mode and
 /// `dnum in {1, 2, L}`, at the top level and one level below. `P` is chosen so that `P >= Q_j`
 /// (`k = alpha` special primes of 60 bits for digits of `alpha` 50-bit primes), where the ModDown
