@@ -11,6 +11,7 @@ use rnsfhe_math::sampling::Csprng;
 use rnsfhe_ring::{Coeff, Ntt, Poly};
 
 use crate::context::RlweContext;
+use crate::encryption::RlweCiphertext;
 use crate::error::Result;
 use crate::gadget::{Gadget, GadgetCiphertext};
 use crate::keys::{SecretKey, SecretPoly};
@@ -82,12 +83,21 @@ impl RlweContext {
     /// ciphertext in coefficient form over a prefix of the chain: an encryption of `m x` for
     /// `c_0 + c_1 s = x`, in coefficient form (one sum of gadget products, see the module documentation).
     ///
-    /// Errors: as [`RlweContext::gadget_product_sum`].
+    /// Errors: [`crate::Error::WrongPartCount`] unless `ct` has 2 parts; as
+    /// [`RlweContext::gadget_product_sum`].
     pub fn external_product(
         &self,
-        (c0, c1): (&Poly<Coeff>, &Poly<Coeff>),
+        ct: &RlweCiphertext<Coeff>,
         rgsw: &RgswCiphertext,
-    ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
-        self.gadget_product_sum(&[(c0, &rgsw.m), (c1, &rgsw.sm)])
+    ) -> Result<RlweCiphertext<Coeff>> {
+        let [c0, c1] = ct.parts.as_slice() else {
+            return Err(crate::Error::WrongPartCount {
+                operation: "external product",
+                expected: 2,
+                got: ct.parts.len(),
+            });
+        };
+        let (u0, u1) = self.gadget_product_sum(&[(c0, &rgsw.m), (c1, &rgsw.sm)])?;
+        RlweCiphertext::new(vec![u0, u1])
     }
 }

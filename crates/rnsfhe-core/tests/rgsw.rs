@@ -5,7 +5,7 @@
 
 use rand::Rng;
 use rnsfhe_core::{
-    ConversionMode, Decryptor, Encryptor, RgswCiphertext, RlweCiphertext, RlweContext, RlweParams,
+    ConversionMode, Decryptor, Encryptor, RgswCiphertext, RlweContext, RlweParams,
     SecretDistribution, SecretKey,
 };
 use rnsfhe_math::primes::ntt_primes_of_bits;
@@ -37,19 +37,15 @@ fn external_product_multiplies_by_the_rgsw_message() {
         .unwrap()
         .encrypt_coeff(&pt, &mut r)
         .unwrap();
-    let (c0, c1) = (
-        ct.parts[0].clone().into_coeff(),
-        ct.parts[1].clone().into_coeff(),
-    );
+    let ct = ct.into_coeff();
     let dec = Decryptor::new(&ctx, &sk).unwrap();
     let fresh = ctx.fresh_noise_secret().bound;
     let switch = ctx.key_switch_noise(1, 64).unwrap().bound;
     let q0 = ctx.chain().moduli()[0];
     for m in [1i64, 0, -1, 3] {
         let rgsw = RgswCiphertext::encrypt_scalar(&ctx, &sk, m, &mut r).unwrap();
-        let (u0, u1) = ctx.external_product((&c0, &c1), &rgsw).unwrap();
-        let out = RlweCiphertext::new(vec![u0.into_ntt(), u1.into_ntt()]).unwrap();
-        let got = dec.decrypt_coeff(&out).unwrap();
+        let out = ctx.external_product(&ct, &rgsw).unwrap();
+        let got = dec.decrypt_coeff(&out.into_ntt()).unwrap();
         let bound = 2.0 * switch + m.abs() as f64 * fresh;
         let worst = got
             .limb(0)

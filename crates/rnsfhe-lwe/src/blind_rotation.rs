@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use rnsfhe_core::{RgswCiphertext, RlweContext, SecretKey};
+use rnsfhe_core::{RgswCiphertext, RlweCiphertext, RlweContext, SecretKey};
 use rnsfhe_math::sampling::Csprng;
 use rnsfhe_ring::{Coeff, Poly};
 
@@ -87,7 +87,7 @@ impl BlindRotationKey {
         &self,
         table: &Poly<Coeff>,
         ct: &LweCiphertext,
-    ) -> LweResult<(Poly<Coeff>, Poly<Coeff>)> {
+    ) -> LweResult<RlweCiphertext<Coeff>> {
         self.lwe_dimension
             .check_same(ct.dimension(), "blind rotation")?;
         let two_n = 2 * self.ctx.n() as u64;
@@ -100,7 +100,10 @@ impl BlindRotationKey {
         }
         let q0 = self.ctx.basis_at(1)?;
         q0.check_same(table.basis(), "blind rotation (table basis)")?;
-        let mut acc = (table.mul_monomial(ct.b() as usize), Poly::<Coeff>::zero(q0));
+        let mut acc = RlweCiphertext::new(vec![
+            table.mul_monomial(ct.b() as usize),
+            Poly::<Coeff>::zero(q0),
+        ])?;
         for (&a, (plus, minus)) in ct.a().iter().zip(&self.keys) {
             if a == 0 {
                 // X^0 - 1 = 0: both half-steps leave the accumulator unchanged.
@@ -116,15 +119,16 @@ impl BlindRotationKey {
     /// `((X^k - 1) AC) ⊙ EK + AC`.
     fn half_step(
         &self,
-        (c0, c1): (Poly<Coeff>, Poly<Coeff>),
+        acc: RlweCiphertext<Coeff>,
         k: usize,
         ek: &RgswCiphertext,
-    ) -> LweResult<(Poly<Coeff>, Poly<Coeff>)> {
-        let d0 = c0.mul_monomial_minus_one(k);
-        let d1 = c1.mul_monomial_minus_one(k);
-        let (mut u0, mut u1) = self.ctx.external_product((&d0, &d1), ek)?;
-        u0.add_assign(&c0)?;
-        u1.add_assign(&c1)?;
-        Ok((u0, u1))
+    ) -> LweResult<RlweCiphertext<Coeff>> {
+        let d = RlweCiphertext::new(
+            acc.parts
+                .iter()
+                .map(|p| p.mul_monomial_minus_one(k))
+                .collect(),
+        )?;
+        Ok(self.ctx.external_product(&d, ek)?.add(&acc)?)
     }
 }

@@ -7,32 +7,36 @@
 //! encryption of `m_k` under the coefficient vector of `s` ([`crate::LweSecretKey::from_ring_key`]), of
 //! dimension `N`, with the RLWE error's coefficient `k` as its error.
 
-use rnsfhe_ring::{Coeff, Poly};
+use rnsfhe_core::RlweCiphertext;
+use rnsfhe_ring::Coeff;
 
 use crate::ciphertext::LweCiphertext;
 use crate::dimension::LweDimension;
 use crate::error::{LweError, LweResult};
 
-/// The LWE encryption of coefficient `k` of the plaintext of `(c_0, c_1)` (coefficient form), over the
-/// first prime `q_0` of their basis: the other limbs are dropped, as PEGASUS Fig. 6 step 1 drops to `q_0`
-/// before extracting (decryption modulo `q_0` of an encryption modulo `Q_l` is still correct for the
-/// message modulo `q_0`).
+/// The LWE encryption of coefficient `k` of the plaintext of the 2-part `ct` (coefficient form; an
+/// NTT-form ciphertext converts with [`RlweCiphertext::into_coeff`]), over the first prime `q_0` of its
+/// basis: the other limbs are dropped, as PEGASUS Fig. 6 step 1 drops to `q_0` before extracting
+/// (decryption modulo `q_0` of an encryption modulo `Q_l` is still correct for the message modulo `q_0`).
 ///
-/// Errors: basis mismatches between the parts; [`LweError::InvalidParams`] for `k >= N`.
-pub fn extract(c0: &Poly<Coeff>, c1: &Poly<Coeff>, k: usize) -> LweResult<LweCiphertext> {
-    Ok(extract_many(c0, c1, &[k])?.remove(0))
+/// Errors: [`LweError::InvalidParams`] unless `ct` has 2 parts, or for `k >= N`.
+pub fn extract(ct: &RlweCiphertext<Coeff>, k: usize) -> LweResult<LweCiphertext> {
+    Ok(extract_many(ct, &[k])?.remove(0))
 }
 
 /// [`extract`] for each index of `indices` (one LWE ciphertext per index, in order).
 ///
 /// Errors: as [`extract`].
 pub fn extract_many(
-    c0: &Poly<Coeff>,
-    c1: &Poly<Coeff>,
+    ct: &RlweCiphertext<Coeff>,
     indices: &[usize],
 ) -> LweResult<Vec<LweCiphertext>> {
-    c0.basis()
-        .check_same(c1.basis(), "sample extraction (parts)")?;
+    let [c0, c1] = ct.parts.as_slice() else {
+        return Err(LweError::InvalidParams {
+            what: "extracted RLWE ciphertext",
+            reason: format!("it has {} parts; extraction needs 2", ct.parts.len()),
+        });
+    };
     let n = c0.degree();
     let dimension = LweDimension::new(n)?;
     let q0 = c0.basis().moduli()[0];

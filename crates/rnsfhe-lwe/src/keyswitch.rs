@@ -17,7 +17,7 @@
 use rnsfhe_core::context::fingerprint_words;
 use rnsfhe_core::gadget::product_sum;
 use rnsfhe_core::keys::SecretPoly;
-use rnsfhe_core::{Gadget, GadgetCiphertext};
+use rnsfhe_core::{Gadget, GadgetCiphertext, RlweCiphertext};
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
 use rnsfhe_ring::{Coeff, Poly, RnsBasis, RnsSignedDigits};
@@ -164,7 +164,7 @@ impl LweSwitchingKey {
             .collect::<LweResult<Vec<_>>>()?;
         let terms: Vec<_> = masks.iter().zip(&self.blocks).collect();
         let (u0, u1) = product_sum(&terms, &self.digits)?;
-        let mut out = extract(&u0, &u1, 0)?;
+        let mut out = extract(&RlweCiphertext::new(vec![u0, u1])?, 0)?;
         out.add_plain_assign(q.center(ct.b()));
         Ok(out)
     }

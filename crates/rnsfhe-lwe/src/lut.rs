@@ -216,8 +216,7 @@ impl LutEvaluator {
         let ctx = self.key.context();
         check_modulus(&ctx.chain().moduli()[0], ct.modulus(), "look-up table")?;
         let switched = ct.switch_modulus(2 * ctx.n() as u64)?;
-        let (c0, c1) = self.key.rotate(table.poly(), &switched)?;
-        extract(&c0, &c1, 0)
+        extract(&self.key.rotate(table.poly(), &switched)?, 0)
     }
 
     /// [`LutEvaluator::evaluate`] on every ciphertext of `cts`, in parallel over the ciphertexts (the key

@@ -142,16 +142,11 @@ fn extraction_gives_each_coefficient() {
         .unwrap()
         .encrypt_coeff(&pt, &mut r)
         .unwrap();
-    let c0 = ct.parts[0].clone().into_coeff();
-    let c1 = ct.parts[1].clone().into_coeff();
+    let ct = ct.into_coeff();
     let indices = [0, 1, 17, n / 2, n - 2, n - 1];
     let lwe_sk = LweSecretKey::from_ring_key(&sk).unwrap();
     let bound = DiscreteGaussian::with_sigma(3.2).unwrap().bound();
-    for (ct, &k) in extract_many(&c0, &c1, &indices)
-        .unwrap()
-        .iter()
-        .zip(&indices)
-    {
+    for (ct, &k) in extract_many(&ct, &indices).unwrap().iter().zip(&indices) {
         assert_eq!(ct.dimension().get(), n);
         assert_eq!(ct.modulus().value(), ctx.chain().moduli()[0].value());
         let got = lwe_sk.decrypt(ct).unwrap();
@@ -162,7 +157,7 @@ fn extraction_gives_each_coefficient() {
         );
     }
     assert!(matches!(
-        extract_many(&c0, &c1, &[n]),
+        extract_many(&ct, &[n]),
         Err(LweError::InvalidParams { .. })
     ));
 }
