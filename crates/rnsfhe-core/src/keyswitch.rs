@@ -33,11 +33,31 @@ use crate::error::{Error, Result};
 use crate::gadget::{multiply_accumulate, DigitRows, Gadget, LimbForm};
 use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
 
-/// Inverse NTT of every limb of a limb-major buffer, in parallel over limbs.
+/// Inverse NTT of every limb of a limb-major buffer ([`transform_limbs`]).
 fn inverse_all(plans: &[Arc<NttPlan>], data: &mut [u64], n: usize) -> Result<()> {
-    data.par_chunks_mut(n)
-        .zip(plans.par_iter())
-        .try_for_each(|(a, plan)| plan.inverse(a))?;
+    transform_limbs(data.chunks_exact_mut(n).collect(), plans, NttPlan::inverse)
+}
+
+/// Applies `transform` (a plan's forward or inverse NTT) to each limb with its plan, in parallel over
+/// limbs when the pool has more than one thread. With one thread the loop stays on the calling thread:
+/// handing each small transform to the pool costs a thread wake-up, which at `N = 2^12` (blind rotation)
+/// is as long as the transform.
+fn transform_limbs(
+    limbs: Vec<&mut [u64]>,
+    plans: &[Arc<NttPlan>],
+    transform: fn(&NttPlan, &mut [u64]) -> rnsfhe_math::Result<()>,
+) -> Result<()> {
+    if rayon::current_num_threads() > 1 {
+        limbs
+            .into_par_iter()
+            .zip(plans.par_iter())
+            .try_for_each(|(a, plan)| transform(plan, a))?;
+    } else {
+        limbs
+            .into_iter()
+            .zip(plans)
+            .try_for_each(|(a, plan)| transform(plan, a))?;
+    }
     Ok(())
 }
 
@@ -254,11 +274,8 @@ impl RlweContext {
             comp.extend(tail.chunks_exact_mut(n));
             dt.up
                 .convert_into_limbs(&coeff[r.start * n..r.end * n], comp)?;
-            let plans = dt.up.to().plans();
-            head.par_chunks_mut(n)
-                .chain(tail.par_chunks_mut(n))
-                .zip(plans.par_iter())
-                .try_for_each(|(a, plan)| plan.forward(a))?;
+            let converted = head.chunks_exact_mut(n).chain(tail.chunks_exact_mut(n));
+            transform_limbs(converted.collect(), dt.up.to().plans(), NttPlan::forward)?;
             Ok(out)
         };
         if rayon::current_num_threads() > 1 {
