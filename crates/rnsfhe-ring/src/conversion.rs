@@ -527,7 +527,29 @@ impl BasisConverter {
         self.convert_limbs(input, n, outputs)
     }
 
+    /// The conversion from a single source modulus `q` (ModUp from one digit and ModDown by one special
+    /// prime, as blind rotation's gadget does): no sum over source limbs is needed, and every mode's
+    /// result is the centered representative of `x` (`x - q` above `q/2`): the exact modes by
+    /// definition, the fast mode because its rounding term `round(x / q)` is exact for one limb. One
+    /// pass per target limb instead of the general blocked algorithm, the same output.
+    fn convert_single(&self, input: &[u64], outputs: Vec<&mut [u64]>) {
+        let q = &self.from.moduli()[0];
+        let half = q.value() / 2;
+        for (out, p) in outputs.into_iter().zip(self.to.moduli()) {
+            let q_mod_p = p.reduce(q.value());
+            for (o, &x) in out.iter_mut().zip(input) {
+                let x = q.reduce(x);
+                let shift = if x > half { q_mod_p } else { 0 };
+                *o = p.sub(p.reduce(x), shift);
+            }
+        }
+    }
+
     fn convert_limbs(&self, input: &[u64], n: usize, outputs: Vec<&mut [u64]>) -> Result<()> {
+        if self.from.len() == 1 {
+            self.convert_single(input, outputs);
+            return Ok(());
+        }
         let block = BLOCK.min(n);
         let (l, k) = (self.from.len(), self.to.len());
         let words = self.qu_xu.as_ref().map_or(0, |t| t.words);

@@ -179,9 +179,11 @@ fn qu_xu_set_for(m: u32, l: usize, exclude: &[u64], two_n: u64) -> (u32, Vec<u64
 #[test]
 fn generic_primes_fast_and_exact_float() {
     let modes = [ConversionMode::Fast, ConversionMode::ExactFloat];
-    // (l, source bits, target bits): l = 2, 5, 12, 30 with primes of 30..61 bits; k = 1, 2, 4 inside.
+    // (l, source bits, target bits): l = 1 (the single-modulus path of blind rotation's gadget), 2, 5,
+    // 12, 30 with primes of 30..61 bits; k = 1, 2, 4 inside.
     for (seed, &(l, src_bits, dst_bits)) in [
-        (2usize, 61u32, 30u32),
+        (1usize, 45u32, 61u32),
+        (2, 61, 30),
         (5, 45, 61),
         (12, 30, 50),
         (30, 52, 36),
@@ -205,7 +207,8 @@ fn generic_primes_fast_and_exact_float() {
 fn qu_xu_primes_all_modes() {
     // (l, m, target bits); ExactInteger needs source moduli near 2^m; targets are arbitrary NTT primes.
     for (seed, &(l, m, dst_bits)) in [
-        (2usize, 61u32, 40u32),
+        (1usize, 45u32, 50u32),
+        (2, 61, 40),
         (5, 30, 61),
         (12, 45, 30),
         (30, 55, 50),
