@@ -54,7 +54,7 @@ pub use plaintext::{Ciphertext, Plaintext};
 pub use polynomial::{Polynomial, PolynomialBasis};
 pub use rnsfhe_core::security::{self, max_log_qp, SecurityEstimate, SecurityLevel};
 pub use rnsfhe_core::serialization::LoadLimits;
-pub use rnsfhe_core::{ConversionMode, SecretDistribution};
+pub use rnsfhe_core::{ConversionMode, RlweCiphertext, SecretDistribution};
 pub use rnsfhe_math::sampling::Csprng;
 pub use rnsfhe_math::wire::{
     DecodeError, Deserializable, Integrity, MacKey, PublicRandomness, Serializable,

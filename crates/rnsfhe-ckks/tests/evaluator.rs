@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use common::{bits, c, complex_values, rng, small, values};
 use rnsfhe_ckks::{
-    CkksContext, CkksDecryptor, CkksEncryptor, Complex64, ConversionMode, Error, Evaluator,
-    KeyGenerator, KeySet, RescalingPolicy,
+    Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, Complex64, ConversionMode,
+    Error, Evaluator, KeyGenerator, KeySet, RescalingPolicy,
 };
+use rnsfhe_core::RlweCiphertext;
 
 struct Setup {
     ctx: Arc<CkksContext>,
@@ -493,4 +494,49 @@ fn constant_and_vector_products_land_on_the_default_scales() {
         let expected: Vec<f64> = x.iter().zip(&w).map(|(a, b)| 0.75 * a + a * b).collect();
         assert!(bits(&c(&expected), &s.dec.decrypt(&sum).unwrap()) >= FRESH_BITS - 2.0);
     }
+}
+
+#[test]
+fn checked_constructor_rebuilds_and_refuses() {
+    let s = setup(RescalingPolicy::ExactScale, ConversionMode::Fast, 9);
+    let mut r = rng(10);
+    let a = complex_values(8, 3);
+    let ct = s.enc.encrypt(&a, &mut r).unwrap();
+    let ct = s.eval.drop_to_level(&ct, 3).unwrap();
+    let rebuilt = Ciphertext::new(&s.ctx, ct.inner().clone(), ct.scale(), ct.slots()).unwrap();
+    assert_eq!(rebuilt, ct);
+
+    // Scale and slot count are checked.
+    for scale in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let err = Ciphertext::new(&s.ctx, ct.inner().clone(), scale, ct.slots()).unwrap_err();
+        assert!(matches!(err, Error::InvalidScale { .. }), "{err}");
+    }
+    for slots in [0, 3, s.ctx.max_slots() * 2] {
+        let err = Ciphertext::new(&s.ctx, ct.inner().clone(), ct.scale(), slots).unwrap_err();
+        assert!(matches!(err, Error::InvalidSlots { .. }), "{err}");
+    }
+    // One part is no CKKS ciphertext.
+    let one = RlweCiphertext::new(vec![ct.inner().parts[0].clone()]).unwrap();
+    let err = Ciphertext::new(&s.ctx, one, ct.scale(), ct.slots()).unwrap_err();
+    assert!(err.to_string().contains("2 parts"), "{err}");
+    // Parts over another context's moduli.
+    let other = CkksContext::new(CkksParams {
+        q0_bits: 55,
+        ..small(RescalingPolicy::ExactScale, ConversionMode::Fast)
+    })
+    .unwrap();
+    let err = Ciphertext::new(&other, ct.inner().clone(), ct.scale(), ct.slots()).unwrap_err();
+    assert!(matches!(err, Error::Ring(_)), "{err}");
+    // A level beyond the chain of a shorter context.
+    let short = CkksContext::new(CkksParams {
+        levels: 1,
+        dnum: 2,
+        ..small(RescalingPolicy::ExactScale, ConversionMode::Fast)
+    })
+    .unwrap();
+    let err = Ciphertext::new(&short, ct.inner().clone(), ct.scale(), ct.slots()).unwrap_err();
+    assert!(
+        err.to_string().contains("level 3 is outside [1, 2]"),
+        "{err}"
+    );
 }
