@@ -19,10 +19,11 @@ use pyo3::exceptions::{PyTypeError, PyValueError, PyZeroDivisionError};
 use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyDict, PyFloat, PyInt, PyType};
 use rnsfhe::ckks::{
-    self, functions, ChebyshevSeries, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor,
-    CkksParams, Complex64, Csprng, Evaluator, GaloisKeys, KeyGenerator, PartStats, Polynomial,
-    PolynomialBasis, PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy,
-    SecretDistribution, SecretKey, SecurityLevel, SeededCiphertext, Serializable,
+    self, approximation, BinaryOp, ChebyshevSeries, Ciphertext, CkksContext, CkksDecryptor,
+    CkksEncryptor, CkksParams, Complex64, Csprng, Evaluator, ExpMethod, GaloisKeys, InverseMethod,
+    KeyGenerator, Operand, PartStats, Polynomial, PolynomialBasis, PrecisionStats, Preset,
+    PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey, SecurityLevel,
+    SeededCiphertext, Serializable, SigmoidMethod,
 };
 
 use crate::common::{
@@ -67,6 +68,16 @@ pub(crate) fn ckks_error(err: ckks::Error) -> PyErr {
         ),
         ckks::Error::Core(rnsfhe::core::Error::MissingGaloisKey { step: None, .. }) => {
             " (Python: conjugation needs keygen(conjugate=True))".to_string()
+        }
+        ckks::Error::PolynomialTooDeep { depth, level, .. } => {
+            return not_enough_levels(
+                format!("{err} (Python: Context.generate(depth), a larger preset)"),
+                *depth,
+                level.saturating_sub(1),
+            );
+        }
+        ckks::Error::NewtonTooDeep { needed, level, .. } => {
+            return not_enough_levels(err.to_string(), *needed, level.saturating_sub(1));
         }
         ckks::Error::NotEnoughLevels { level, needed, .. } => {
             // Rust counts the smallest level (limbs) the operation accepts; Python users count levels.
@@ -201,8 +212,8 @@ fn read_values(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Values> {
     })
 }
 
-/// The right operand of an arithmetic operation with a ciphertext.
-enum Operand<'a> {
+/// The right operand of an arithmetic operation with a ciphertext, as read from Python.
+enum Arg<'a> {
     Ct(&'a Ciphertext),
     Int(i64),
     Real(f64),
@@ -210,23 +221,36 @@ enum Operand<'a> {
     Vector(Vec<Complex64>),
 }
 
+impl Arg<'_> {
+    /// The operand of [`Evaluator::apply`] (borrows the values: no copy).
+    fn operand(&self) -> Operand<'_> {
+        match self {
+            Arg::Ct(ct) => Operand::Ciphertext(ct),
+            Arg::Int(k) => Operand::Int(*k),
+            Arg::Real(x) => Operand::Constant(Complex64::new(*x, 0.0)),
+            Arg::Complex(z) => Operand::Constant(*z),
+            Arg::Vector(v) => Operand::Values(v),
+        }
+    }
+}
+
 /// Classifies a Python operand: a Ciphertext, a Python/numpy number, or a 1-D array-like of numbers.
 /// `None` for anything else (the operators then return `NotImplemented`).
-fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Operand<'a>>> {
+fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Arg<'a>>> {
     if let Ok(ct) = other.downcast::<PyCiphertext>() {
-        return Ok(Some(Operand::Ct(&ct.get().ct)));
+        return Ok(Some(Arg::Ct(&ct.get().ct)));
     }
     if other.is_instance_of::<PyInt>() {
         return Ok(Some(match other.extract::<i64>() {
-            Ok(k) => Operand::Int(k),
-            Err(_) => Operand::Real(other.extract::<f64>()?),
+            Ok(k) => Arg::Int(k),
+            Err(_) => Arg::Real(other.extract::<f64>()?),
         }));
     }
     if other.is_instance_of::<PyFloat>() {
-        return Ok(Some(Operand::Real(other.extract::<f64>()?)));
+        return Ok(Some(Arg::Real(other.extract::<f64>()?)));
     }
     if let Ok(z) = other.downcast::<PyComplex>() {
-        return Ok(Some(Operand::Complex(Complex64::new(z.real(), z.imag()))));
+        return Ok(Some(Arg::Complex(Complex64::new(z.real(), z.imag()))));
     }
     let arr = match as_array(other) {
         Ok(a) => a,
@@ -241,13 +265,13 @@ fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Operand<'a>>> {
         0 => Ok(Some(match (kind, values) {
             (b'i' | b'u' | b'b', Values::Real(v)) => match other.call_method0("__int__")?.extract()
             {
-                Ok(k) => Operand::Int(k),
-                Err(_) => Operand::Real(v[0]),
+                Ok(k) => Arg::Int(k),
+                Err(_) => Arg::Real(v[0]),
             },
-            (_, Values::Real(v)) => Operand::Real(v[0]),
-            (_, Values::Complex(v)) => Operand::Complex(v[0]),
+            (_, Values::Real(v)) => Arg::Real(v[0]),
+            (_, Values::Complex(v)) => Arg::Complex(v[0]),
         })),
-        1 => Ok(Some(Operand::Vector(values.into_complex()))),
+        1 => Ok(Some(Arg::Vector(values.into_complex()))),
         d => Err(wrong_dimensions("expected a 1-D array of slot values", d)),
     }
 }
@@ -256,13 +280,10 @@ fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Operand<'a>>> {
 // The evaluator shared by ciphertexts
 // ------------------------------------------------------------------------------------------------------
 
-/// A Rust evaluator with the Python-side options; shared by `Arc` between an `Evaluator` and the
-/// ciphertexts it produced.
+/// A Rust evaluator (with its automatic rescaling) and the keys it has as Python shows them; shared by
+/// `Arc` between an `Evaluator` and the ciphertexts it produced.
 struct Eval {
     ev: Evaluator,
-    auto_rescale: bool,
-    has_relin: bool,
-    has_galois: bool,
     rotations: Vec<i64>,
     conjugate: bool,
 }
@@ -270,10 +291,7 @@ struct Eval {
 impl Eval {
     fn keyless(ctx: &Arc<CkksContext>, auto_rescale: bool) -> Self {
         Self {
-            ev: Evaluator::new(ctx),
-            auto_rescale,
-            has_relin: false,
-            has_galois: false,
+            ev: Evaluator::new(ctx).with_auto_rescale(auto_rescale),
             rotations: Vec::new(),
             conjugate: false,
         }
@@ -287,86 +305,15 @@ impl Eval {
     fn check(&self, ct: &Ciphertext) -> PyResult<()> {
         check_context(self.ctx(), ct.fingerprint(), "the ciphertext")
     }
+}
 
-    /// Rescales a product when auto-rescaling is on and a level is left.
-    fn finish_product(&self, r: Ciphertext) -> ckks::Result<Ciphertext> {
-        if self.auto_rescale && r.level() >= 2 {
-            self.ev.rescale(&r)
-        } else {
-            Ok(r)
-        }
-    }
-
-    /// `ct * values` slot-wise (the evaluator picks the scale so that the rescaled product lands on the
-    /// next level's default scale: `Evaluator::factor_scale`); not rescaled.
-    fn multiply_values(&self, ct: &Ciphertext, values: &[Complex64]) -> ckks::Result<Ciphertext> {
-        self.ev.multiply_values(ct, values)
-    }
-
-    /// `ct * c` in every slot; not rescaled.
-    fn multiply_scalar(&self, ct: &Ciphertext, c: Complex64) -> ckks::Result<Ciphertext> {
-        self.ev.multiply_const(ct, c)
-    }
-
-    /// The mean of all slots in every slot (RNS-CKKS Section 5.2).
-    fn mean(&self, ct: &Ciphertext) -> ckks::Result<Ciphertext> {
-        self.ev.mean(ct)
-    }
-
-    /// The variance of all slots in every slot (RNS-CKKS Section 5.2: `E[x^2] - E[x]^2`).
-    fn variance(&self, ct: &Ciphertext) -> ckks::Result<Ciphertext> {
-        self.ev.variance(ct)
-    }
-
-    fn apply(&self, a: &Ciphertext, op: BinOp, b: &Operand<'_>) -> ckks::Result<Ciphertext> {
-        let ev = &self.ev;
-        let scalar = |z: Complex64| -> ckks::Result<Ciphertext> {
-            match op {
-                BinOp::Add => ev.add_const(a, z),
-                BinOp::Sub => ev.add_const(a, -z),
-                BinOp::RSub => ev.add_const(&ev.negate(a)?, z),
-                BinOp::Mul => self.finish_product(self.multiply_scalar(a, z)?),
-            }
-        };
-        match b {
-            Operand::Ct(b) => match op {
-                BinOp::Add => ev.add(a, b),
-                BinOp::Sub => ev.sub(a, b),
-                BinOp::RSub => ev.sub(b, a),
-                BinOp::Mul => self.finish_product(ev.multiply(a, b)?),
-            },
-            Operand::Int(k) => match op {
-                BinOp::Mul => ev.multiply_int(a, *k),
-                _ => scalar(Complex64::new(*k as f64, 0.0)),
-            },
-            Operand::Real(x) => scalar(Complex64::new(*x, 0.0)),
-            Operand::Complex(z) => scalar(*z),
-            Operand::Vector(v) => match op {
-                BinOp::Add => ev.add_plain(a, &ev.encode_like(v, a)?),
-                BinOp::Sub => ev.sub_plain(a, &ev.encode_like(v, a)?),
-                BinOp::RSub => ev.add_plain(&ev.negate(a)?, &ev.encode_like(v, a)?),
-                BinOp::Mul => self.finish_product(self.multiply_values(a, v)?),
-            },
-        }
-    }
-
-    /// Rotation by `step`; a step without a key is replaced by an equivalent one (modulo the slot count)
-    /// that has a key, so that sparse ciphertexts reuse the keys of the full slot count.
-    fn rotate(&self, ct: &Ciphertext, step: i64) -> ckks::Result<Ciphertext> {
-        let slots = ct.slots() as i64;
-        if step.rem_euclid(slots) == 0 {
-            return Ok(ct.clone());
-        }
-        let step = if self.rotations.contains(&step) {
-            step
-        } else {
-            self.rotations
-                .iter()
-                .copied()
-                .find(|r| (r - step).rem_euclid(slots) == 0)
-                .unwrap_or(step)
-        };
-        self.ev.rotate(ct, step)
+/// The Rust operation of a Python operator.
+fn bin_op(op: BinOp) -> BinaryOp {
+    match op {
+        BinOp::Add => BinaryOp::Add,
+        BinOp::Sub => BinaryOp::Sub,
+        BinOp::RSub => BinaryOp::ReverseSub,
+        BinOp::Mul => BinaryOp::Mul,
     }
 }
 
@@ -382,11 +329,11 @@ fn binary(
         return Ok(None);
     };
     eval.check(&a.ct)?;
-    if let Operand::Ct(b) = &b {
+    if let Arg::Ct(b) = &b {
         eval.check(b)?;
     }
     let ct = py
-        .allow_threads(|| eval.apply(&a.ct, op, &b))
+        .allow_threads(|| eval.ev.apply(&a.ct, bin_op(op), b.operand()))
         .map_err(ckks_error)?;
     Ok(Some(PyCiphertext::new(ct, eval)))
 }
@@ -396,10 +343,10 @@ fn unary(
     py: Python<'_>,
     eval: &Arc<Eval>,
     a: &Ciphertext,
-    f: impl FnOnce(&Eval, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
+    f: impl FnOnce(&Evaluator, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
     eval.check(a)?;
-    let ct = py.allow_threads(|| f(eval, a)).map_err(ckks_error)?;
+    let ct = py.allow_threads(|| f(&eval.ev, a)).map_err(ckks_error)?;
     Ok(PyCiphertext::new(ct, eval))
 }
 
@@ -432,27 +379,8 @@ pub(crate) fn not_enough_levels(message: String, needed: usize, available: usize
     })
 }
 
-/// Default interval and degree of `sigmoid(method="chebyshev")`: 18 bits on [-8, 8] with 6 levels.
-const SIGMOID_INTERVAL: (f64, f64) = (-8.0, 8.0);
-const SIGMOID_DEGREE: usize = 31;
-/// Default degree of the Taylor methods (RNS-CKKS Table 2).
-const TAYLOR_DEGREE: usize = 7;
-/// Default degree of `sigmoid(method="least_squares")` (Kim et al. 2018).
-const LEAST_SQUARES_DEGREE: usize = 3;
-/// Default interval and degree of `exp(method="chebyshev")`: 22 bits on [-1, 1] with 3 levels.
-const EXP_INTERVAL: (f64, f64) = (-1.0, 1.0);
-const EXP_DEGREE: usize = 7;
-/// Default iterations of the iterative inverse (RNS-CKKS Table 2: degree 15).
-const INVERSE_ITERATIONS: usize = 3;
-/// Default degree of the Chebyshev inverse.
-const INVERSE_DEGREE: usize = 31;
 /// Default number of samples of `Polynomial.max_error` and `chebyshev_approx`.
 const ERROR_SAMPLES: Int = Int::new(10_001);
-
-/// `ceil(log2(d + 1))`: the levels of a polynomial of degree `d` without the interval map.
-fn degree_levels(degree: usize) -> usize {
-    (usize::BITS - degree.leading_zeros()) as usize
-}
 
 /// A count argument (`degree`, `iterations`, `samples`) as `usize`: ValueError if negative or too large.
 fn read_count(value: Int, what: &str) -> PyResult<usize> {
@@ -500,16 +428,6 @@ fn required_interval(interval: &Bound<'_, PyAny>) -> PyResult<(f64, f64)> {
         Ok((a, b))
     } else {
         Err(ckks_error(ckks::Error::InvalidInterval { a, b }))
-    }
-}
-
-/// ValueError unless `interval` is None: the methods with a fixed polynomial take no interval.
-fn no_interval(interval: Option<(f64, f64)>, method: &str, why: &str) -> PyResult<()> {
-    match interval {
-        None => Ok(()),
-        Some((a, b)) => Err(PyValueError::new_err(format!(
-            "interval=({a}, {b}) applies to method=\"chebyshev\" only: method={method:?} {why}"
-        ))),
     }
 }
 
@@ -572,20 +490,6 @@ impl<'a, 'py> PyCallable<'a, 'py> {
     }
 }
 
-/// The [`Polynomial`] of an interpolant; ValueError if it is a constant (no polynomial to evaluate).
-fn nonconstant(series: ChebyshevSeries) -> PyResult<Polynomial> {
-    let (a, b) = series.interval();
-    let c0 = series.coeffs()[0];
-    let p = Polynomial::from(series);
-    if p.degree() == 0 {
-        return Err(PyValueError::new_err(format!(
-            "the interpolant on [{a}, {b}] is the constant {c0}: add it to the ciphertext (ct * 0 + c) \
-             instead of evaluating a polynomial"
-        )));
-    }
-    Ok(p)
-}
-
 /// Chebyshev interpolation of the Python callable `f` on `[a, b]` (called `degree + 1` times, GIL held).
 fn interpolate_callable(
     f: &Bound<'_, PyAny>,
@@ -595,146 +499,20 @@ fn interpolate_callable(
 ) -> PyResult<Polynomial> {
     let call = PyCallable::new(f)?;
     let result = ChebyshevSeries::interpolate(|x| call.call(x), a, b, degree);
-    nonconstant(call.finish(result)?)
+    Polynomial::nonconstant(call.finish(result)?).map_err(ckks_error)
 }
 
-/// The Chebyshev interpolant of a Rust function, as a [`Polynomial`].
-fn interpolant(f: impl Fn(f64) -> f64, (a, b): (f64, f64), degree: usize) -> PyResult<Polynomial> {
-    nonconstant(ChebyshevSeries::interpolate(f, a, b, degree).map_err(ckks_error)?)
-}
+/// The interval and degree of a function approximation (`None`: the method's default).
+type ApproximationArgs = (Option<(f64, f64)>, Option<usize>);
 
-/// The polynomial `sigmoid(method, interval, degree)` evaluates.
-fn sigmoid_polynomial(
-    method: &str,
-    interval: Option<(f64, f64)>,
-    degree: Option<usize>,
-) -> PyResult<Polynomial> {
-    match method {
-        "chebyshev" => interpolant(
-            functions::sigmoid,
-            interval.unwrap_or(SIGMOID_INTERVAL),
-            degree.unwrap_or(SIGMOID_DEGREE),
-        ),
-        "taylor" => {
-            no_interval(interval, method, "is the Taylor polynomial at 0")?;
-            functions::sigmoid_taylor_polynomial(degree.unwrap_or(TAYLOR_DEGREE)).map_err(ckks_error)
-        }
-        "least_squares" => {
-            no_interval(interval, method, "is the least-squares fit on [-8, 8]")?;
-            functions::sigmoid_least_squares(degree.unwrap_or(LEAST_SQUARES_DEGREE))
-                .map_err(ckks_error)
-        }
-        other => Err(PyValueError::new_err(format!(
-            "unknown sigmoid method {other:?}: expected \"chebyshev\", \"taylor\" or \"least_squares\""
-        ))),
-    }
-}
-
-/// The polynomial `exp(method, interval, degree)` evaluates.
-fn exp_polynomial(
-    method: &str,
-    interval: Option<(f64, f64)>,
-    degree: Option<usize>,
-) -> PyResult<Polynomial> {
-    match method {
-        "chebyshev" => interpolant(
-            f64::exp,
-            interval.unwrap_or(EXP_INTERVAL),
-            degree.unwrap_or(EXP_DEGREE),
-        ),
-        "taylor" => {
-            no_interval(interval, method, "is the Taylor polynomial at 0")?;
-            functions::exp_taylor_polynomial(degree.unwrap_or(TAYLOR_DEGREE)).map_err(ckks_error)
-        }
-        other => Err(PyValueError::new_err(format!(
-            "unknown exp method {other:?}: expected \"chebyshev\" or \"taylor\""
-        ))),
-    }
-}
-
-/// How `inverse(iterations, interval, degree)` computes `1/x`.
-enum Inverse {
-    /// Cheon-Kim-Kim-Song Algorithm 2 with this many iterations.
-    Iterative(usize),
-    /// A Chebyshev interpolant.
-    Chebyshev(Polynomial),
-}
-
-impl Inverse {
-    /// The method the arguments of `inverse` select: Chebyshev with an interval, Algorithm 2 without.
-    fn new(
-        iterations: Option<usize>,
-        interval: Option<(f64, f64)>,
-        degree: Option<usize>,
-    ) -> PyResult<Self> {
-        match (interval, iterations) {
-            (None, _) => {
-                if let Some(d) = degree {
-                    return Err(PyValueError::new_err(format!(
-                        "degree={d} applies to the Chebyshev inverse: pass interval=(a, b) too (without \
-                         an interval, inverse() runs CKKS Algorithm 2 for inputs in (0, 2))"
-                    )));
-                }
-                Ok(Self::Iterative(iterations.unwrap_or(INVERSE_ITERATIONS)))
-            }
-            (Some((a, b)), Some(r)) => Err(PyValueError::new_err(format!(
-                "iterations={r} applies to CKKS Algorithm 2 (no interval); with interval=({a}, {b}) \
-                 the inverse is a Chebyshev interpolant: give degree= instead"
-            ))),
-            (Some((a, b)), None) => {
-                if a < b && a <= 0.0 && b >= 0.0 {
-                    return Err(PyValueError::new_err(format!(
-                        "the interval [{a}, {b}] contains 0, the pole of 1/x: choose an interval on one \
-                         side of 0 (scale the input if needed)"
-                    )));
-                }
-                let p = interpolant(|x| 1.0 / x, (a, b), degree.unwrap_or(INVERSE_DEGREE))?;
-                Ok(Self::Chebyshev(p))
-            }
-        }
-    }
-
-    /// The polynomial this method computes (Algorithm 2 with `r` iterations is a polynomial of degree
-    /// `2^(r+1) - 1`).
-    fn polynomial(self) -> PyResult<Polynomial> {
-        match self {
-            Self::Iterative(r) => functions::inverse_polynomial(r).map_err(ckks_error),
-            Self::Chebyshev(p) => Ok(p),
-        }
-    }
-}
-
-/// A NotEnoughLevelsError unless `ct` has the levels to evaluate `p` (`p.depth()`), naming them and what
-/// to change.
-fn check_polynomial_levels(ct: &Ciphertext, p: &Polynomial, what: &str) -> PyResult<()> {
-    let depth = p.depth();
-    if ct.level() > depth {
-        return Ok(());
-    }
-    let degree = p.degree();
-    let for_degree = degree_levels(degree);
-    let (basis, map, advice) = match p.basis() {
-        PolynomialBasis::Chebyshev { a, b } if depth > for_degree => (
-            format!("Chebyshev basis on [{a}, {b}]"),
-            format!(", plus 1 to map [{a}, {b}] onto [-1, 1]"),
-            ", an interval of width 2 such as [-1, 1] (whose map uses no level)",
-        ),
-        PolynomialBasis::Chebyshev { a, b } => {
-            (format!("Chebyshev basis on [{a}, {b}]"), String::new(), "")
-        }
-        PolynomialBasis::Power => ("power basis".to_string(), String::new(), ""),
-    };
-    let available = ct.level().saturating_sub(1);
-    Err(not_enough_levels(
-        format!(
-            "not enough levels for {what}: the polynomial of degree {degree} ({basis}) uses {depth} levels \
-             ({for_degree} for degree {degree}{map}), but the ciphertext has {available} left (level {}); \
-             use a lower degree (degree 2^k - 1 uses k levels){advice}, or a context with more levels \
-             (Context.generate(depth), a larger preset)",
-            ct.level()
-        ),
-        depth,
-        available,
+/// The `interval` and `degree` arguments of a function approximation (None: the method's default).
+fn approximation_args(
+    interval: Option<&Bound<'_, PyAny>>,
+    degree: Option<Int>,
+) -> PyResult<ApproximationArgs> {
+    Ok((
+        read_interval(interval)?,
+        read_optional_count(degree, "degree")?,
     ))
 }
 
@@ -744,11 +522,9 @@ fn evaluate(
     eval: &Arc<Eval>,
     ct: &Ciphertext,
     p: &Polynomial,
-    what: &str,
+    what: &'static str,
 ) -> PyResult<PyCiphertext> {
-    eval.check(ct)?;
-    check_polynomial_levels(ct, p, what)?;
-    unary(py, eval, ct, |e, c| e.ev.evaluate_polynomial(c, p))
+    unary(py, eval, ct, |e, c| e.evaluate_polynomial_for(c, p, what))
 }
 
 /// The polynomial of a `polyval` argument: a [`PyPolynomial`], a `numpy.polynomial` series of any kind
@@ -881,6 +657,34 @@ fn chebyshev_on(
     evaluate(py, eval, ct, &p, "chebyshev")
 }
 
+/// `ct.sigmoid(method, interval, degree)` with `eval`.
+fn sigmoid_on(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    ct: &Ciphertext,
+    method: &str,
+    interval: Option<&Bound<'_, PyAny>>,
+    degree: Option<Int>,
+) -> PyResult<PyCiphertext> {
+    let method: SigmoidMethod = method.parse().map_err(ckks_error)?;
+    let (interval, degree) = approximation_args(interval, degree)?;
+    unary(py, eval, ct, |e, c| e.sigmoid(c, method, interval, degree))
+}
+
+/// `ct.exp(method, interval, degree)` with `eval`.
+fn exp_on(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    ct: &Ciphertext,
+    method: &str,
+    interval: Option<&Bound<'_, PyAny>>,
+    degree: Option<Int>,
+) -> PyResult<PyCiphertext> {
+    let method: ExpMethod = method.parse().map_err(ckks_error)?;
+    let (interval, degree) = approximation_args(interval, degree)?;
+    unary(py, eval, ct, |e, c| e.exp(c, method, interval, degree))
+}
+
 /// `ct.inverse(iterations, interval, degree)` with `eval`.
 fn inverse_on(
     py: Python<'_>,
@@ -890,16 +694,11 @@ fn inverse_on(
     interval: Option<&Bound<'_, PyAny>>,
     degree: Option<Int>,
 ) -> PyResult<PyCiphertext> {
-    eval.check(ct)?;
-    let method = Inverse::new(
-        read_optional_count(iterations, "iterations")?,
-        read_interval(interval)?,
-        read_optional_count(degree, "degree")?,
-    )?;
-    match method {
-        Inverse::Iterative(r) => unary(py, eval, ct, |e, c| e.ev.inverse(c, r)),
-        Inverse::Chebyshev(p) => evaluate(py, eval, ct, &p, "inverse (Chebyshev)"),
-    }
+    let iterations = read_optional_count(iterations, "iterations")?;
+    let (interval, degree) = approximation_args(interval, degree)?;
+    unary(py, eval, ct, |e, c| {
+        e.inverse_approx(c, iterations, interval, degree)
+    })
 }
 
 /// `ct.sqrt(interval, iterations)` (or `inv_sqrt` if `inverse`) with `eval`.
@@ -911,39 +710,14 @@ fn sqrt_on(
     iterations: Int,
     inverse: bool,
 ) -> PyResult<PyCiphertext> {
-    eval.check(ct)?;
-    let (a, b) = required_interval(interval)?;
-    if a <= 0.0 {
-        return Err(PyValueError::new_err(format!(
-            "the interval [{a}, {b}] must lie in x > 0 (its left end must be positive)"
-        )));
-    }
+    let (a, b) = read_interval(Some(interval))?
+        .ok_or_else(|| PyTypeError::new_err("interval must be a pair (a, b), got None"))?;
     let iterations = read_count(iterations, "iterations")?;
-    let needed = ckks::functions::newton_sqrt_depth(iterations.min(1 << 20), inverse);
-    let what = if inverse { "inv_sqrt" } else { "sqrt" };
-    if ct.level() <= needed {
-        let available = ct.level().saturating_sub(1);
-        let last = if inverse {
-            ""
-        } else {
-            ", 1 for the product x * x^(-1/2)"
-        };
-        return Err(not_enough_levels(
-            format!(
-                "not enough levels for {what} with {iterations} Newton iterations: it uses {needed} levels \
-                 (2 for the degree-3 start, 2 per iteration{last}), but the ciphertext has {available} \
-                 left (level {}); use fewer iterations or a context with more levels",
-                ct.level()
-            ),
-            needed,
-            available,
-        ));
-    }
     unary(py, eval, ct, |e, c| {
         if inverse {
-            e.ev.inverse_sqrt(c, a, b, iterations)
+            e.inverse_sqrt(c, a, b, iterations)
         } else {
-            e.ev.sqrt(c, a, b, iterations)
+            e.sqrt(c, a, b, iterations)
         }
     })
 }
@@ -956,24 +730,19 @@ fn dot_on(
     other: &Bound<'_, PyAny>,
 ) -> PyResult<PyCiphertext> {
     eval.check(a)?;
-    let ct = match classify(other)? {
-        Some(Operand::Ct(b)) => {
-            eval.check(b)?;
-            py.allow_threads(|| eval.ev.inner_product(a, b))
-        }
-        Some(Operand::Vector(v)) => py.allow_threads(|| {
-            let product = eval.ev.rescale(&eval.multiply_values(a, &v)?)?;
-            eval.ev.sum_slots(&product)
-        }),
+    let b = match classify(other)? {
+        Some(b @ (Arg::Ct(_) | Arg::Vector(_))) => b,
         _ => {
             return Err(PyTypeError::new_err(format!(
                 "dot: expected a Ciphertext or a 1-D array of slot values, got {}",
                 other.get_type().name()?
             )))
         }
+    };
+    if let Arg::Ct(b) = &b {
+        eval.check(b)?;
     }
-    .map_err(ckks_error)?;
-    Ok(PyCiphertext::new(ct, eval))
+    unary(py, eval, a, |e, c| e.dot(c, b.operand()))
 }
 
 /// The Rust ciphertexts of a Python sequence of Ciphertexts; ValueError for one of another context than
@@ -1051,12 +820,12 @@ impl PyPolynomial {
         interval: Option<&Bound<'_, PyAny>>,
         degree: Option<Int>,
     ) -> PyResult<Self> {
-        let poly = sigmoid_polynomial(
-            method,
-            read_interval(interval)?,
-            read_optional_count(degree, "degree")?,
-        )?;
-        Ok(Self { poly })
+        let method: SigmoidMethod = method.parse().map_err(ckks_error)?;
+        let (interval, degree) = approximation_args(interval, degree)?;
+        let poly = approximation::sigmoid_polynomial(method, interval, degree);
+        Ok(Self {
+            poly: poly.map_err(ckks_error)?,
+        })
     }
 
     /// Polynomial.exp(method="chebyshev", interval=None, degree=None) -> Polynomial
@@ -1069,12 +838,12 @@ impl PyPolynomial {
         interval: Option<&Bound<'_, PyAny>>,
         degree: Option<Int>,
     ) -> PyResult<Self> {
-        let poly = exp_polynomial(
-            method,
-            read_interval(interval)?,
-            read_optional_count(degree, "degree")?,
-        )?;
-        Ok(Self { poly })
+        let method: ExpMethod = method.parse().map_err(ckks_error)?;
+        let (interval, degree) = approximation_args(interval, degree)?;
+        let poly = approximation::exp_polynomial(method, interval, degree);
+        Ok(Self {
+            poly: poly.map_err(ckks_error)?,
+        })
     }
 
     /// Polynomial.inverse(iterations=None, interval=None, degree=None) -> Polynomial
@@ -1090,13 +859,12 @@ impl PyPolynomial {
         interval: Option<&Bound<'_, PyAny>>,
         degree: Option<Int>,
     ) -> PyResult<Self> {
-        let method = Inverse::new(
-            read_optional_count(iterations, "iterations")?,
-            read_interval(interval)?,
-            read_optional_count(degree, "degree")?,
-        )?;
+        let iterations = read_optional_count(iterations, "iterations")?;
+        let (interval, degree) = approximation_args(interval, degree)?;
+        let poly =
+            InverseMethod::new(iterations, interval, degree).and_then(InverseMethod::polynomial);
         Ok(Self {
-            poly: method.polynomial()?,
+            poly: poly.map_err(ckks_error)?,
         })
     }
 
@@ -1247,9 +1015,9 @@ impl PyPolynomial {
 fn unary_many(
     py: Python<'_>,
     eval: &Arc<Eval>,
-    f: impl FnOnce(&Eval) -> ckks::Result<Ciphertext> + Send,
+    f: impl FnOnce(&Evaluator) -> ckks::Result<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
-    let ct = py.allow_threads(|| f(eval)).map_err(ckks_error)?;
+    let ct = py.allow_threads(|| f(&eval.ev)).map_err(ckks_error)?;
     Ok(PyCiphertext::new(ct, eval))
 }
 
@@ -1351,7 +1119,8 @@ impl PyContext {
             Evaluator::strict(&self.ctx)
         } else {
             Evaluator::new(&self.ctx)
-        };
+        }
+        .with_auto_rescale(auto_rescale);
         if let Some(rk) = relin {
             ev = ev.with_relin_key(rk.clone()).map_err(ckks_error)?;
         }
@@ -1363,9 +1132,6 @@ impl PyContext {
         }
         Ok(Eval {
             ev,
-            auto_rescale,
-            has_relin: relin.is_some(),
-            has_galois: galois.is_some(),
             rotations,
             conjugate,
         })
@@ -2083,19 +1849,19 @@ evaluator_methods! {
         /// square(a) -> Ciphertext: a * a (rescaled if auto_rescale).
         fn square(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
             unary(py, &self.eval, &a.ct, |e, c| {
-                e.finish_product(e.ev.square(c)?)
+                e.finish_product(e.square(c)?)
             })
         }
 
         /// negate(a) -> Ciphertext: -a.
         fn negate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &a.ct, |e, c| e.ev.negate(c))
+            unary(py, &self.eval, &a.ct, |e, c| e.negate(c))
         }
 
         /// rescale(a) -> Ciphertext: divides by the last prime of the level (one level less, scale divided by
         /// that prime). Raises ValueError at level 1.
         fn rescale(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &a.ct, |e, c| e.ev.rescale(c))
+            unary(py, &self.eval, &a.ct, |e, c| e.rescale(c))
         }
 
         /// drop_to_level(a, level) -> Ciphertext: the same message at a lower level (limbs removed).
@@ -2106,7 +1872,7 @@ evaluator_methods! {
             level: Int,
         ) -> PyResult<PyCiphertext> {
             let level = level.get("level")?;
-            unary(py, &self.eval, &a.ct, |e, c| e.ev.drop_to_level(c, level))
+            unary(py, &self.eval, &a.ct, |e, c| e.drop_to_level(c, level))
         }
 
         /// rotate(a, k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
@@ -2137,12 +1903,12 @@ evaluator_methods! {
 
         /// conjugate(a) -> Ciphertext: complex conjugate of every slot (needs keygen(conjugate=True)).
         fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &a.ct, |e, c| e.ev.conjugate(c))
+            unary(py, &self.eval, &a.ct, |e, c| e.conjugate(c))
         }
 
         /// sum(a) -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)).
         fn sum(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &a.ct, |e, c| e.ev.sum_slots(c))
+            unary(py, &self.eval, &a.ct, |e, c| e.sum_slots(c))
         }
 
         /// mean(a) -> Ciphertext: the mean of all ``a.slots`` slots (zero padding included), in every slot;
@@ -2193,12 +1959,7 @@ evaluator_methods! {
             interval: Option<&Bound<'_, PyAny>>,
             degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
-            let p = sigmoid_polynomial(
-                method,
-                read_interval(interval)?,
-                read_optional_count(degree, "degree")?,
-            )?;
-            evaluate(py, &self.eval, &ct.ct, &p, "sigmoid")
+            sigmoid_on(py, &self.eval, &ct.ct, method, interval, degree)
         }
 
         /// exp(ct, method="chebyshev", interval=None, degree=None) -> Ciphertext: see ``Ciphertext.exp``.
@@ -2211,12 +1972,7 @@ evaluator_methods! {
             interval: Option<&Bound<'_, PyAny>>,
             degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
-            let p = exp_polynomial(
-                method,
-                read_interval(interval)?,
-                read_optional_count(degree, "degree")?,
-            )?;
-            evaluate(py, &self.eval, &ct.ct, &p, "exp")
+            exp_on(py, &self.eval, &ct.ct, method, interval, degree)
         }
 
         /// inverse(ct, iterations=None, interval=None, degree=None) -> Ciphertext: see
@@ -2285,7 +2041,7 @@ evaluator_methods! {
             cts: Vec<Bound<'_, PyCiphertext>>,
         ) -> PyResult<PyCiphertext> {
             let cts = read_ciphertexts(&self.eval, &cts)?;
-            unary_many(py, &self.eval, |e| e.ev.add_many(&cts))
+            unary_many(py, &self.eval, |e| e.add_many(&cts))
         }
 
         /// weighted_sum(cts, weights) -> Ciphertext: ``sum_i weights[i] * cts[i]`` slot-wise, one real weight
@@ -2298,13 +2054,13 @@ evaluator_methods! {
             weights: Vec<f64>,
         ) -> PyResult<PyCiphertext> {
             let cts = read_ciphertexts(&self.eval, &cts)?;
-            unary_many(py, &self.eval, |e| e.ev.weighted_sum(&cts, &weights))
+            unary_many(py, &self.eval, |e| e.weighted_sum(&cts, &weights))
         }
 
         /// Whether products are rescaled automatically.
         #[getter]
         fn auto_rescale(&self) -> bool {
-            self.eval.auto_rescale
+            self.eval.ev.auto_rescale()
         }
 
         /// Whether level or scale mismatches are errors (instead of being aligned).
@@ -2316,7 +2072,7 @@ evaluator_methods! {
         /// Whether the evaluator has a relinearization key (needed by ciphertext products).
         #[getter]
         fn has_relin_key(&self) -> bool {
-            self.eval.has_relin
+            self.eval.ev.has_relin_key()
         }
 
         /// The rotation steps with keys ([] without Galois keys).
@@ -2328,17 +2084,17 @@ evaluator_methods! {
         /// Whether the evaluator can conjugate.
         #[getter]
         fn conjugate_key(&self) -> bool {
-            self.eval.has_galois && self.eval.conjugate
+            self.eval.ev.galois().is_some() && self.eval.conjugate
         }
 
         fn __repr__(&self) -> String {
             format!(
                 "Evaluator(N={}, relin_key={}, rotations={:?}, conjugate={}, auto_rescale={}, strict={})",
                 self.eval.ctx().n(),
-                py_bool(self.eval.has_relin),
+                py_bool(self.eval.ev.has_relin_key()),
                 self.eval.rotations,
                 py_bool(self.conjugate_key()),
-                py_bool(self.eval.auto_rescale),
+                py_bool(self.eval.ev.auto_rescale()),
                 py_bool(self.strict())
             )
         }
@@ -2443,9 +2199,9 @@ ciphertext_methods! {
 
         fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<PyObject> {
             let inverse = match classify(other)? {
-                Some(Operand::Int(k)) => Complex64::new(k as f64, 0.0),
-                Some(Operand::Real(x)) => Complex64::new(x, 0.0),
-                Some(Operand::Complex(z)) => z,
+                Some(Arg::Int(k)) => Complex64::new(k as f64, 0.0),
+                Some(Arg::Real(x)) => Complex64::new(x, 0.0),
+                Some(Arg::Complex(z)) => z,
                 _ => return Ok(py.NotImplemented()),
             };
             if inverse.norm_sqr() == 0.0 {
@@ -2454,30 +2210,30 @@ ciphertext_methods! {
                 ));
             }
             let factor = if inverse.im == 0.0 {
-                Operand::Real(1.0 / inverse.re)
+                Complex64::new(1.0 / inverse.re, 0.0)
             } else {
-                Operand::Complex(inverse.inv())
+                inverse.inv()
             };
             let eval = &self.eval;
             let ct = py
-                .allow_threads(|| eval.apply(&self.ct, BinOp::Mul, &factor))
+                .allow_threads(|| eval.ev.apply(&self.ct, BinaryOp::Mul, Operand::Constant(factor)))
                 .map_err(ckks_error)?;
             operator_result(py, Some(PyCiphertext::new(ct, eval)))
         }
 
         fn __neg__(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &self.ct, |e, c| e.ev.negate(c))
+            unary(py, &self.eval, &self.ct, |e, c| e.negate(c))
         }
 
         /// rescale() -> Ciphertext: divides by the last prime (one level less); ValueError at level 1.
         fn rescale(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &self.ct, |e, c| e.ev.rescale(c))
+            unary(py, &self.eval, &self.ct, |e, c| e.rescale(c))
         }
 
         /// square() -> Ciphertext: self * self (rescaled if the evaluator auto-rescales).
         fn square(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
             unary(py, &self.eval, &self.ct, |e, c| {
-                e.finish_product(e.ev.square(c)?)
+                e.finish_product(e.square(c)?)
             })
         }
 
@@ -2485,7 +2241,7 @@ ciphertext_methods! {
         fn drop_to_level(&self, py: Python<'_>, level: Int) -> PyResult<PyCiphertext> {
             let level = level.get("level")?;
             unary(py, &self.eval, &self.ct, |e, c| {
-                e.ev.drop_to_level(c, level)
+                e.drop_to_level(c, level)
             })
         }
 
@@ -2498,13 +2254,13 @@ ciphertext_methods! {
 
         /// conjugate() -> Ciphertext: the complex conjugate of every slot (needs keygen(conjugate=True)).
         fn conjugate(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &self.ct, |e, c| e.ev.conjugate(c))
+            unary(py, &self.eval, &self.ct, |e, c| e.conjugate(c))
         }
 
         /// sum() -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)); no level
         /// used.
         fn sum(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &self.ct, |e, c| e.ev.sum_slots(c))
+            unary(py, &self.eval, &self.ct, |e, c| e.sum_slots(c))
         }
 
         /// mean() -> Ciphertext: the mean of all ``slots`` slots (zero padding included), in every slot;
@@ -2592,12 +2348,7 @@ ciphertext_methods! {
             interval: Option<&Bound<'_, PyAny>>,
             degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
-            let p = sigmoid_polynomial(
-                method,
-                read_interval(interval)?,
-                read_optional_count(degree, "degree")?,
-            )?;
-            evaluate(py, &self.eval, &self.ct, &p, "sigmoid")
+            sigmoid_on(py, &self.eval, &self.ct, method, interval, degree)
         }
 
         /// exp(method="chebyshev", interval=None, degree=None) -> Ciphertext
@@ -2620,12 +2371,7 @@ ciphertext_methods! {
             interval: Option<&Bound<'_, PyAny>>,
             degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
-            let p = exp_polynomial(
-                method,
-                read_interval(interval)?,
-                read_optional_count(degree, "degree")?,
-            )?;
-            evaluate(py, &self.eval, &self.ct, &p, "exp")
+            exp_on(py, &self.eval, &self.ct, method, interval, degree)
         }
 
         /// inverse(iterations=None, interval=None, degree=None) -> Ciphertext
