@@ -883,9 +883,9 @@ macro_rules! key_classes {
         /// The secret key (zeroized when freed, never printed). Saved only explicitly, with
         /// ``to_secret_bytes()``; not picklable.
         #[pyclass(name = "SecretKey", module = $module, frozen)]
-        struct PySecretKey {
-            key: Arc<SecretKey>,
-            ctx: Arc<$context>,
+        pub(crate) struct PySecretKey {
+            pub(crate) key: Arc<SecretKey>,
+            pub(crate) ctx: Arc<$context>,
         }
 
         #[pymethods]
@@ -954,14 +954,14 @@ macro_rules! key_classes {
         }
 
         /// The key of an encryptor.
-        enum EncryptionKey {
+        pub(crate) enum EncryptionKey {
             Public(Arc<PublicKey>),
             /// Secret-key encryption (less noise).
             Secret(Arc<SecretKey>),
         }
 
         /// The key argument of `Context.encryptor`.
-        fn encryption_key(key: &Bound<'_, PyAny>) -> PyResult<EncryptionKey> {
+        pub(crate) fn encryption_key(key: &Bound<'_, PyAny>) -> PyResult<EncryptionKey> {
             if let Ok(ks) = key.downcast::<PyKeySet>() {
                 Ok(EncryptionKey::Public(Arc::clone(&ks.get().public)))
             } else if let Ok(pk) = key.downcast::<PyPublicKey>() {
@@ -977,7 +977,7 @@ macro_rules! key_classes {
         }
 
         /// The key argument of `Context.decryptor`.
-        fn decryption_key(key: &Bound<'_, PyAny>) -> PyResult<Arc<SecretKey>> {
+        pub(crate) fn decryption_key(key: &Bound<'_, PyAny>) -> PyResult<Arc<SecretKey>> {
             if let Ok(ks) = key.downcast::<PyKeySet>() {
                 Ok(Arc::clone(&ks.get().secret))
             } else if let Ok(sk) = key.downcast::<PySecretKey>() {
@@ -1053,9 +1053,9 @@ macro_rules! wire_key_class {
     ) => {
         $(#[$class_doc])*
         #[pyclass(name = $name, module = $module, frozen)]
-        struct $py {
-            key: Arc<$object>,
-            ctx: Arc<$context>,
+        pub(crate) struct $py {
+            pub(crate) key: Arc<$object>,
+            pub(crate) ctx: Arc<$context>,
         }
 
         impl $crate::common::WireClass for $py {
