@@ -1,7 +1,7 @@
 //! `rnsfhe._rnsfhe.bfv`: Python bindings of the BFV scheme (`rnsfhe-bfv`, HPS form), re-exported by the
 //! pure-Python module `rnsfhe.bfv` (which adds the `Session` convenience class and `reduce`).
 //!
-//! One submodule per object: [`context`] (`Context`), [`keys`] (`KeySet` and its keys), [`encryption`]
+//! One submodule per object: [`context`] (`Context`), [`keys`] (`KeySet` and its keys), [`plaintext`] (`Plaintext`), [`encryption`]
 //! (`Encryptor`, `Decryptor` with the diagnostic noise budget), [`evaluator`] (`Evaluator`),
 //! [`ciphertext`] (`Ciphertext`, with Python operators and row / column rotations), [`encoding`] (the
 //! "batch" and "coeff" encodings) and [`values`] (integer values and operands read from Python). As in
@@ -41,6 +41,7 @@ mod encoding;
 mod encryption;
 mod evaluator;
 mod keys;
+mod plaintext;
 mod values;
 
 use ciphertext::*;
@@ -49,6 +50,7 @@ use encoding::*;
 use encryption::*;
 use evaluator::*;
 use keys::*;
+use plaintext::*;
 use values::*;
 
 const SCHEME: Scheme = Scheme {
@@ -67,6 +69,7 @@ wire_objects!(BfvContext {
     RelinKey => |c| c,
     GaloisKeys => |c| c,
     Ciphertext => |c| c,
+    Plaintext => |c| c,
 });
 
 /// A BFV error as a Python `ValueError` with the Rust message, plus a Python hint where one helps.
@@ -116,6 +119,7 @@ fn missing_relin_key() -> PyErr {
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     SCHEME.register(parent, |m| {
         add_scheme_classes!(m);
+        m.add_class::<PyPlaintext>()?;
         m.add_function(wrap_pyfunction!(context::presets, m)?)?;
         m.add("HPS_SIGMA", HPS_SIGMA)?;
         Ok(())

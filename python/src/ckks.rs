@@ -1,7 +1,7 @@
 //! `rnsfhe._rnsfhe.ckks`: Python bindings of the CKKS scheme (`rnsfhe::ckks`), re-exported by the pure-Python
 //! module `rnsfhe.ckks` (which adds the `Session` convenience class).
 //!
-//! One submodule per object: [`context`] (`Context`), [`keys`] (`KeySet` and its keys), [`encryption`]
+//! One submodule per object: [`context`] (`Context`), [`keys`] (`KeySet` and its keys), [`plaintext`] (`Plaintext`), [`encryption`]
 //! (`Encryptor`, `Decryptor`), [`evaluator`] (`Evaluator`), [`ciphertext`] (`Ciphertext`, with Python
 //! operators), [`polynomial`] (`Polynomial`, the plaintext side of polynomial and function evaluation),
 //! [`functions`] (the polynomial functions on ciphertexts), [`stats`] (`PrecisionStats`), and [`values`]
@@ -25,8 +25,8 @@ use pyo3::types::{PyComplex, PyDict, PyFloat, PyInt, PyType};
 use rnsfhe::ckks::{
     self, approximation, BinaryOp, ChebyshevSeries, Ciphertext, CkksContext, CkksDecryptor,
     CkksEncryptor, CkksParams, Complex64, Csprng, Evaluator, ExpMethod, GaloisKeys, InverseMethod,
-    KeyGenerator, Operand, PartStats, Polynomial, PolynomialBasis, PrecisionStats, Preset,
-    PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey, SecurityLevel,
+    KeyGenerator, Operand, PartStats, Plaintext, Polynomial, PolynomialBasis, PrecisionStats,
+    Preset, PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey, SecurityLevel,
     SeededCiphertext, Serializable, SigmoidMethod,
 };
 
@@ -44,6 +44,7 @@ mod encryption;
 mod evaluator;
 mod functions;
 mod keys;
+mod plaintext;
 mod polynomial;
 mod stats;
 mod values;
@@ -54,6 +55,7 @@ use encryption::*;
 use evaluator::*;
 use functions::*;
 use keys::*;
+use plaintext::*;
 use polynomial::*;
 use stats::*;
 use values::*;
@@ -74,6 +76,7 @@ wire_objects!(CkksContext {
     RelinKey => |c| &**c.rlwe(),
     GaloisKeys => |c| &**c.rlwe(),
     Ciphertext => |c| c,
+    Plaintext => |c| c,
 });
 
 /// A CKKS error as a Python `ValueError` with the Rust message, plus a Python hint for missing keys; a
@@ -82,6 +85,11 @@ pub(crate) fn ckks_error(err: ckks::Error) -> PyErr {
     let hint = match &err {
         ckks::Error::Insecure { .. } => {
             " (Python: pass allow_insecure=True to use them anyway)".to_string()
+        }
+        ckks::Error::ScaleMismatch { operation, .. } if operation.contains("plaintext") => {
+            " (Python: encode at the ciphertext's level and scale, ctx.encode(values, level=ct.level, \
+             scale=ct.scale))"
+                .to_string()
         }
         ckks::Error::MissingKey { .. } => {
             " (Python: build the evaluator from a KeySet, ctx.evaluator(keys), or use a ckks.Session)"
@@ -167,6 +175,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_class::<PyPartStats>()?;
         m.add_class::<PyPrecisionStats>()?;
         m.add_class::<PyPolynomial>()?;
+        m.add_class::<PyPlaintext>()?;
         m.add(
             "NotEnoughLevelsError",
             m.py().get_type::<NotEnoughLevelsError>(),

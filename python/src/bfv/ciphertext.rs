@@ -6,8 +6,8 @@ use super::*;
 /// An encrypted vector of N integers modulo t: N slots (``encoding == "batch"``) or the N coefficients
 /// of a polynomial (``encoding == "coeff"``).
 ///
-/// Immutable; operations return new ciphertexts. Operators ``+ - *`` take Ciphertexts, 1-D integer
-/// arrays and integers on either side, and unary ``-``; all results are exact modulo t while the noise
+/// Immutable; operations return new ciphertexts. Operators ``+ - *`` take Ciphertexts, Plaintexts
+/// (``Context.encode``), 1-D integer arrays and integers on either side, and unary ``-``; all results are exact modulo t while the noise
 /// budget lasts (``Decryptor.noise_budget``). An integer k is the constant polynomial k: k in every slot
 /// (batch) or added to coefficient 0 only (coeff); ``ct * k`` multiplies every value by k in both
 /// encodings. Batch slots form a 2 x N/2 matrix (slots 0 .. N/2-1 and N/2 .. N-1): ``rotate_rows(k)``

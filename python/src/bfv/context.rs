@@ -269,6 +269,33 @@ context_methods! {
             })
         }
 
+        /// encode(values, encoding=None) -> Plaintext
+        ///
+        /// Encodes a 1-D integer array of at most N values in (-t, t) (missing values are zero) once, as
+        /// ``encoding``: "batch" (slots), "coeff" (coefficients) or None (``context.encoding``). The
+        /// Plaintext is then reused in sums and products with ciphertexts of that encoding without
+        /// encoding again. Raises TypeError for floats, ValueError for too many or out-of-range values or
+        /// an unknown encoding. The GIL is released.
+        #[pyo3(signature = (values, encoding = None))]
+        fn encode(
+            &self,
+            py: Python<'_>,
+            values: &Bound<'_, PyAny>,
+            encoding: Option<&str>,
+        ) -> PyResult<PyPlaintext> {
+            let encoding = Encoding::parse(encoding, &self.ctx)?;
+            let values = read_values(values, &self.ctx, "encode")?;
+            let plain = &self.plain;
+            let pt = py
+                .allow_threads(|| plain.enc.encode(&values, encoding))
+                .map_err(bfv_error)?;
+            Ok(PyPlaintext {
+                pt,
+                encoding,
+                plain: Arc::clone(plain),
+            })
+        }
+
         /// Ring degree N (the number of slots or coefficients of a plaintext).
         #[getter]
         fn n(&self) -> usize {

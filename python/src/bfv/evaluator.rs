@@ -107,6 +107,7 @@ impl Eval {
                     .and_then(|pt| plain(&pt))
                     .map_err(bfv_error),
             },
+            Operand::Pt(p) => plain(&p.pt).map_err(bfv_error),
             Operand::Vector(v) => self
                 .enc
                 .encode(v, encoding)
@@ -116,17 +117,24 @@ impl Eval {
     }
 }
 
-/// Checks that two ciphertext operands use the same encoding.
+/// Checks that a ciphertext or plaintext operand uses the encoding `a` of the ciphertext.
 pub(super) fn check_encodings(a: Encoding, b: &Operand<'_>) -> PyResult<()> {
-    if let Operand::Ct(b) = b {
-        if b.encoding != a {
-            return Err(PyValueError::new_err(format!(
-                "cannot combine a {:?}-encoded ciphertext with a {:?}-encoded one: their values are laid \
-                 out differently in the plaintext polynomial; encrypt both with the same encoding",
-                a.name(),
-                b.encoding.name()
-            )));
-        }
+    let (b, what, advice) = match b {
+        Operand::Ct(b) => (b.encoding, "one", "encrypt both with the same encoding"),
+        Operand::Pt(p) => (
+            p.encoding,
+            "plaintext",
+            "encode the plaintext with the ciphertext's encoding",
+        ),
+        _ => return Ok(()),
+    };
+    if b != a {
+        return Err(PyValueError::new_err(format!(
+            "cannot combine a {:?}-encoded ciphertext with a {:?}-encoded {what}: their values are laid \
+             out differently in the plaintext polynomial; {advice}",
+            a.name(),
+            b.name()
+        )));
     }
     Ok(())
 }
@@ -199,7 +207,7 @@ impl PyEvaluator {
 }
 
 evaluator_methods! {
-    operands = "a Ciphertext, an integer array or an integer";
+    operands = "a Ciphertext, a Plaintext, an integer array or an integer";
     expected = "a Ciphertext, a 1-D array of integers or an integer";
     impl PyEvaluator {
         /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use

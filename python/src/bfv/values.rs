@@ -114,11 +114,12 @@ pub(super) fn check_length(len: usize, ctx: &BfvContext, what: &str) -> PyResult
 /// The right operand of an arithmetic operation with a ciphertext.
 pub(super) enum Operand<'a> {
     Ct(&'a PyCiphertext),
+    Pt(&'a PyPlaintext),
     Int(i64),
     Vector(Vec<i64>),
 }
 
-/// Classifies a Python operand: a Ciphertext, an integer (Python or numpy), or a 1-D array-like of
+/// Classifies a Python operand: a Ciphertext, a Plaintext, an integer (Python or numpy), or a 1-D array-like of
 /// integers. Floats and float arrays raise TypeError (BFV is exact); anything else gives `None` (the
 /// operators then return `NotImplemented`). Values out of range raise ValueError.
 pub(super) fn classify<'a>(
@@ -128,6 +129,9 @@ pub(super) fn classify<'a>(
     let what = "operand";
     if let Ok(ct) = other.downcast::<PyCiphertext>() {
         return Ok(Some(Operand::Ct(ct.get())));
+    }
+    if let Ok(pt) = other.downcast::<PyPlaintext>() {
+        return Ok(Some(Operand::Pt(pt.get())));
     }
     let t = ctx.plaintext_modulus();
     if other.is_instance_of::<PyInt>() {

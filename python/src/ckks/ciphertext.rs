@@ -5,8 +5,8 @@ use super::*;
 /// An encrypted vector of ``slots`` complex numbers at a level (limbs; ``level - 1`` more rescalings are
 /// possible) and an exact scale.
 ///
-/// Immutable; operations return new ciphertexts. Operators ``+ - *`` take Ciphertexts, 1-D arrays and
-/// numbers on either side, ``/`` numbers, unary ``-``; they and the methods use the evaluator the
+/// Immutable; operations return new ciphertexts. Operators ``+ - *`` take Ciphertexts, Plaintexts
+/// (``Context.encode``), 1-D arrays and numbers on either side, ``/`` numbers, unary ``-``; they and the methods use the evaluator the
 /// ciphertext is attached to (``ct.evaluator``: the one that made it, or the one given to the encryptor).
 /// Errors raise ValueError with the Rust message. ``to_bytes()`` / ``Ciphertext.from_bytes(data,
 /// context)``; picklable (unpickled ciphertexts are attached to the keyless evaluator of their

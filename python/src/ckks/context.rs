@@ -326,6 +326,41 @@ context_methods! {
             })
         }
 
+        /// encode(values, level=None, scale=None, slots=None) -> Plaintext
+        ///
+        /// Encodes a 1-D array (float64 or complex128, or anything numpy converts to one) of at most
+        /// ``slots`` values (a power of two up to N/2, default N/2; missing values are zero) at ``level``
+        /// (limbs, 1 to max_level, default max_level) and ``scale`` (default ``level_scale(level)``), once:
+        /// the Plaintext is then reused in sums and products without encoding again. To add it to a
+        /// ciphertext without any correction, encode at ``level=ct.level, scale=ct.scale, slots=ct.slots``.
+        /// Raises ValueError for a level off the chain, a scale that is not finite and positive or too
+        /// large for the modulus, too many or non-finite values. The GIL is released.
+        #[pyo3(signature = (values, level = None, scale = None, slots = None))]
+        fn encode(
+            &self,
+            py: Python<'_>,
+            values: &Bound<'_, PyAny>,
+            level: Option<Int>,
+            scale: Option<f64>,
+            slots: Option<Int>,
+        ) -> PyResult<PyPlaintext> {
+            let values = read_values(values, "encode")?.into_complex();
+            let ctx = &self.ctx;
+            let level = Int::get_opt(level, "level")?.unwrap_or(ctx.max_level());
+            let slots = Int::get_opt(slots, "slots")?.unwrap_or(ctx.max_slots());
+            let pt = py
+                .allow_threads(|| {
+                    // The level is checked first (its default scale exists only on the chain).
+                    let default = ctx.level_scale(level)?;
+                    ctx.encode_at_scale(&values, slots, level, scale.unwrap_or(default))
+                })
+                .map_err(ckks_error)?;
+            Ok(PyPlaintext {
+                pt,
+                ctx: Arc::clone(ctx),
+            })
+        }
+
         /// level_scale(level) -> float: the default scale of a plaintext encoded at ``level`` (limbs, 1 to
         /// max_level).
         fn level_scale(&self, level: Int) -> PyResult<f64> {

@@ -143,12 +143,7 @@ impl PyDecryptor {
                 self.dec.decrypt_flooded(&ct.ct, flooding_bits, &mut rng)
             })
             .map_err(ckks_error)?;
-        Ok(if real {
-            let re: Vec<f64> = values.iter().map(|z| z.re).collect();
-            PyArray1::from_vec(py, re).into_any()
-        } else {
-            PyArray1::from_vec(py, values).into_any()
-        })
+        Ok(slot_array(py, values, real))
     }
 
     /// max_flooding_bits(ct) -> int: the most flooding bits ``decrypt`` accepts for ``ct`` (some precision

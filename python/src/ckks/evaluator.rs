@@ -98,8 +98,8 @@ pub(super) fn unary_many(
 ///
 /// Every method returns a new Ciphertext attached to this evaluator, so that its Python operators
 /// (``+ - * /``, unary ``-``) and methods use this evaluator's keys and options. Right operands may be
-/// Ciphertexts, 1-D arrays (encoded at the ciphertext's level; shorter arrays are padded with zeros) or
-/// numbers: ints multiply exactly without using a level, floats and complex numbers use one level
+/// Ciphertexts, Plaintexts (``Context.encode``: encoded once, reused), 1-D arrays (encoded at the
+/// ciphertext's level on each use; shorter arrays are padded with zeros) or numbers: ints multiply exactly without using a level, floats and complex numbers use one level
 /// (rescaled automatically when ``auto_rescale``). Operands at different levels or scales are aligned
 /// unless the evaluator is strict: the result is at the lower level; when the scales differ, the operand
 /// at the higher level (the left one at equal levels) is multiplied by a constant and rescaled onto the
@@ -112,8 +112,8 @@ pub(super) struct PyEvaluator {
 }
 
 evaluator_methods! {
-    operands = "a Ciphertext, an array or a number";
-    expected = "a Ciphertext, a 1-D array of numbers or a number";
+    operands = "a Ciphertext, a Plaintext, an array or a number";
+    expected = "a Ciphertext, a Plaintext, a 1-D array of numbers or a number";
     impl PyEvaluator {
         /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
         /// this evaluator's keys and options). Raises ValueError if ``ct`` belongs to another context.

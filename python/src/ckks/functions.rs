@@ -120,7 +120,7 @@ pub(super) fn dot_on(
 ) -> PyResult<PyCiphertext> {
     eval.check(a)?;
     let b = match classify(other)? {
-        Some(b @ (Arg::Ct(_) | Arg::Vector(_))) => b,
+        Some(b @ (Arg::Ct(_) | Arg::Pt(_) | Arg::Vector(_))) => b,
         _ => {
             return Err(PyTypeError::new_err(format!(
                 "dot: expected a Ciphertext or a 1-D array of slot values, got {}",

@@ -55,9 +55,20 @@ pub(super) fn read_values(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Values
     })
 }
 
+/// Decrypted or decoded slot values as a numpy array: complex128, or float64 (the real parts) if `real`.
+pub(super) fn slot_array(py: Python<'_>, values: Vec<Complex64>, real: bool) -> Bound<'_, PyAny> {
+    if real {
+        let re: Vec<f64> = values.iter().map(|z| z.re).collect();
+        PyArray1::from_vec(py, re).into_any()
+    } else {
+        PyArray1::from_vec(py, values).into_any()
+    }
+}
+
 /// The right operand of an arithmetic operation with a ciphertext, as read from Python.
 pub(super) enum Arg<'a> {
     Ct(&'a Ciphertext),
+    Pt(&'a Plaintext),
     Int(i64),
     Real(f64),
     Complex(Complex64),
@@ -69,6 +80,7 @@ impl Arg<'_> {
     pub(super) fn operand(&self) -> Operand<'_> {
         match self {
             Arg::Ct(ct) => Operand::Ciphertext(ct),
+            Arg::Pt(pt) => Operand::Plaintext(pt),
             Arg::Int(k) => Operand::Int(*k),
             Arg::Real(x) => Operand::Constant(Complex64::new(*x, 0.0)),
             Arg::Complex(z) => Operand::Constant(*z),
@@ -77,11 +89,14 @@ impl Arg<'_> {
     }
 }
 
-/// Classifies a Python operand: a Ciphertext, a Python/numpy number, or a 1-D array-like of numbers.
+/// Classifies a Python operand: a Ciphertext, a Plaintext, a Python/numpy number, or a 1-D array-like of numbers.
 /// `None` for anything else (the operators then return `NotImplemented`).
 pub(super) fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Arg<'a>>> {
     if let Ok(ct) = other.downcast::<PyCiphertext>() {
         return Ok(Some(Arg::Ct(&ct.get().ct)));
+    }
+    if let Ok(pt) = other.downcast::<PyPlaintext>() {
+        return Ok(Some(Arg::Pt(&pt.get().pt)));
     }
     if other.is_instance_of::<PyInt>() {
         return Ok(Some(match other.extract::<i64>() {
