@@ -24,10 +24,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyDict, PyFloat, PyInt, PyType};
 use rnsfhe::ckks::{
     self, approximation, BinaryOp, ChebyshevSeries, Ciphertext, CkksContext, CkksDecryptor,
-    CkksEncryptor, CkksParams, Complex64, Csprng, Evaluator, ExpMethod, GaloisKeys, InverseMethod,
+    CkksEncryptor, CkksParams, Complex64, Csprng, Evaluator, GaloisKeys, InverseMethod,
     KeyGenerator, Operand, PartStats, Plaintext, Polynomial, PolynomialBasis, PrecisionStats,
     Preset, PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey, SecurityLevel,
-    SeededCiphertext, Serializable, SigmoidMethod,
+    SeededCiphertext, Serializable,
 };
 
 use crate::common::{

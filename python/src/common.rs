@@ -1037,8 +1037,9 @@ macro_rules! ciphertext_wire_class {
     };
 }
 
-/// A Python class that wraps one wire object of a scheme with the context it belongs to: the
-/// `#[pyclass]` `$py` (Python name `$name` in `$module`) with fields `key: Arc<$object>` and
+/// A Python class that wraps one wire object of a scheme (a key, or a CKKS plaintext, which needs nothing
+/// more) with the context it belongs to: the `#[pyclass]` `$py` (Python name `$name` in `$module`) with
+/// fields `key: Arc<$object>` (the object, whatever it is) and
 /// `ctx: Arc<$context>`, its [`WireClass`] implementation, the members of `wire_methods!`, a static
 /// `from_bytes(data, context)` documented by the attributes before `fn from_bytes;`, and the class's own
 /// `$items`. Needs a `PyContext` with a field `ctx: Arc<$context>` and `WireObject<$context>` for

@@ -6,8 +6,8 @@ use super::*;
 /// possible) and an exact scale.
 ///
 /// Immutable; operations return new ciphertexts. Operators ``+ - *`` take Ciphertexts, Plaintexts
-/// (``Context.encode``), 1-D arrays and numbers on either side, ``/`` numbers, unary ``-``; they and the methods use the evaluator the
-/// ciphertext is attached to (``ct.evaluator``: the one that made it, or the one given to the encryptor).
+/// (``Context.encode``), 1-D arrays and numbers on either side, ``/`` numbers, unary ``-``; they and the
+/// methods use the evaluator the ciphertext is attached to (``ct.evaluator``: the one that made it, or the one given to the encryptor).
 /// Errors raise ValueError with the Rust message. ``to_bytes()`` / ``Ciphertext.from_bytes(data,
 /// context)``; picklable (unpickled ciphertexts are attached to the keyless evaluator of their
 /// context: use ``evaluator.attach(ct)``).
@@ -245,7 +245,7 @@ ciphertext_methods! {
             interval: Option<&Bound<'_, PyAny>>,
             degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
-            sigmoid_on(py, &self.eval, &self.ct, method, interval, degree)
+            approximation_on(py, &self.eval, &self.ct, method, interval, degree, Evaluator::sigmoid)
         }
 
         /// exp(method="chebyshev", interval=None, degree=None) -> Ciphertext
@@ -268,7 +268,7 @@ ciphertext_methods! {
             interval: Option<&Bound<'_, PyAny>>,
             degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
-            exp_on(py, &self.eval, &self.ct, method, interval, degree)
+            approximation_on(py, &self.eval, &self.ct, method, interval, degree, Evaluator::exp)
         }
 
         /// inverse(iterations=None, interval=None, degree=None) -> Ciphertext

@@ -356,7 +356,7 @@ context_methods! {
                 })
                 .map_err(ckks_error)?;
             Ok(PyPlaintext {
-                pt,
+                key: Arc::new(pt),
                 ctx: Arc::clone(ctx),
             })
         }

@@ -99,8 +99,9 @@ pub(super) fn unary_many(
 /// Every method returns a new Ciphertext attached to this evaluator, so that its Python operators
 /// (``+ - * /``, unary ``-``) and methods use this evaluator's keys and options. Right operands may be
 /// Ciphertexts, Plaintexts (``Context.encode``: encoded once, reused), 1-D arrays (encoded at the
-/// ciphertext's level on each use; shorter arrays are padded with zeros) or numbers: ints multiply exactly without using a level, floats and complex numbers use one level
-/// (rescaled automatically when ``auto_rescale``). Operands at different levels or scales are aligned
+/// ciphertext's level on each use; shorter arrays are padded with zeros) or numbers: ints multiply
+/// exactly without using a level, floats and complex numbers use one level (rescaled automatically when
+/// ``auto_rescale``). Operands at different levels or scales are aligned
 /// unless the evaluator is strict: the result is at the lower level; when the scales differ, the operand
 /// at the higher level (the left one at equal levels) is multiplied by a constant and rescaled onto the
 /// other's scale, which costs a level at equal levels, and two operands at level 1 with different scales
@@ -249,7 +250,7 @@ evaluator_methods! {
             interval: Option<&Bound<'_, PyAny>>,
             degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
-            sigmoid_on(py, &self.eval, &ct.ct, method, interval, degree)
+            approximation_on(py, &self.eval, &ct.ct, method, interval, degree, Evaluator::sigmoid)
         }
 
         /// exp(ct, method="chebyshev", interval=None, degree=None) -> Ciphertext: see ``Ciphertext.exp``.
@@ -262,7 +263,7 @@ evaluator_methods! {
             interval: Option<&Bound<'_, PyAny>>,
             degree: Option<Int>,
         ) -> PyResult<PyCiphertext> {
-            exp_on(py, &self.eval, &ct.ct, method, interval, degree)
+            approximation_on(py, &self.eval, &ct.ct, method, interval, degree, Evaluator::exp)
         }
 
         /// inverse(ct, iterations=None, interval=None, degree=None) -> Ciphertext: see

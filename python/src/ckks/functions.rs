@@ -14,6 +14,7 @@ pub(super) fn evaluate(
 ) -> PyResult<PyCiphertext> {
     unary(py, eval, ct, |e, c| e.evaluate_polynomial_for(c, p, what))
 }
+
 /// `ct.polyval(coeffs, basis, interval)` with `eval`.
 pub(super) fn polyval_on(
     py: Python<'_>,
@@ -46,32 +47,28 @@ pub(super) fn chebyshev_on(
     evaluate(py, eval, ct, &p, "chebyshev")
 }
 
-/// `ct.sigmoid(method, interval, degree)` with `eval`.
-pub(super) fn sigmoid_on(
+/// `ct.sigmoid(...)` or `ct.exp(...)` with `eval`: the method `M` named `method` by `f`
+/// ([`Evaluator::sigmoid`], [`Evaluator::exp`]) with the `interval` and `degree` given (None: defaults).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn approximation_on<M: std::str::FromStr<Err = ckks::Error> + Send>(
     py: Python<'_>,
     eval: &Arc<Eval>,
     ct: &Ciphertext,
     method: &str,
     interval: Option<&Bound<'_, PyAny>>,
     degree: Option<Int>,
+    f: impl FnOnce(
+            &Evaluator,
+            &Ciphertext,
+            M,
+            Option<(f64, f64)>,
+            Option<usize>,
+        ) -> ckks::Result<Ciphertext>
+        + Send,
 ) -> PyResult<PyCiphertext> {
-    let method: SigmoidMethod = method.parse().map_err(ckks_error)?;
+    let method: M = method.parse().map_err(ckks_error)?;
     let (interval, degree) = approximation_args(interval, degree)?;
-    unary(py, eval, ct, |e, c| e.sigmoid(c, method, interval, degree))
-}
-
-/// `ct.exp(method, interval, degree)` with `eval`.
-pub(super) fn exp_on(
-    py: Python<'_>,
-    eval: &Arc<Eval>,
-    ct: &Ciphertext,
-    method: &str,
-    interval: Option<&Bound<'_, PyAny>>,
-    degree: Option<Int>,
-) -> PyResult<PyCiphertext> {
-    let method: ExpMethod = method.parse().map_err(ckks_error)?;
-    let (interval, degree) = approximation_args(interval, degree)?;
-    unary(py, eval, ct, |e, c| e.exp(c, method, interval, degree))
+    unary(py, eval, ct, |e, c| f(e, c, method, interval, degree))
 }
 
 /// `ct.inverse(iterations, interval, degree)` with `eval`.

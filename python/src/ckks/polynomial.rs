@@ -237,6 +237,23 @@ pub(super) fn read_polynomial(
         ))),
     }
 }
+/// The polynomial of an approximation method `M` with an interval and a degree (None: defaults).
+type PolynomialOf<M> = fn(M, Option<(f64, f64)>, Option<usize>) -> ckks::Result<Polynomial>;
+
+/// The polynomial of the method `M` named `method` that `f` ([`approximation::sigmoid_polynomial`],
+/// [`approximation::exp_polynomial`]) gives with the `interval` and `degree` given (None: defaults).
+fn approximation_polynomial<M: std::str::FromStr<Err = ckks::Error>>(
+    method: &str,
+    interval: Option<&Bound<'_, PyAny>>,
+    degree: Option<Int>,
+    f: PolynomialOf<M>,
+) -> PyResult<PyPolynomial> {
+    let method: M = method.parse().map_err(ckks_error)?;
+    let (interval, degree) = approximation_args(interval, degree)?;
+    let poly = f(method, interval, degree).map_err(ckks_error)?;
+    Ok(PyPolynomial { poly })
+}
+
 /// A polynomial for encrypted evaluation: ``sum_k coeffs[k] x^k`` (power basis) or
 /// ``sum_k coeffs[k] T_k((2x - a - b) / (b - a))`` (Chebyshev basis on ``interval = (a, b)``).
 ///
@@ -301,12 +318,7 @@ impl PyPolynomial {
         interval: Option<&Bound<'_, PyAny>>,
         degree: Option<Int>,
     ) -> PyResult<Self> {
-        let method: SigmoidMethod = method.parse().map_err(ckks_error)?;
-        let (interval, degree) = approximation_args(interval, degree)?;
-        let poly = approximation::sigmoid_polynomial(method, interval, degree);
-        Ok(Self {
-            poly: poly.map_err(ckks_error)?,
-        })
+        approximation_polynomial(method, interval, degree, approximation::sigmoid_polynomial)
     }
 
     /// Polynomial.exp(method="chebyshev", interval=None, degree=None) -> Polynomial
@@ -319,12 +331,7 @@ impl PyPolynomial {
         interval: Option<&Bound<'_, PyAny>>,
         degree: Option<Int>,
     ) -> PyResult<Self> {
-        let method: ExpMethod = method.parse().map_err(ckks_error)?;
-        let (interval, degree) = approximation_args(interval, degree)?;
-        let poly = approximation::exp_polynomial(method, interval, degree);
-        Ok(Self {
-            poly: poly.map_err(ckks_error)?,
-        })
+        approximation_polynomial(method, interval, degree, approximation::exp_polynomial)
     }
 
     /// Polynomial.inverse(iterations=None, interval=None, degree=None) -> Polynomial

@@ -96,7 +96,7 @@ pub(super) fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Arg<'
         return Ok(Some(Arg::Ct(&ct.get().ct)));
     }
     if let Ok(pt) = other.downcast::<PyPlaintext>() {
-        return Ok(Some(Arg::Pt(&pt.get().pt)));
+        return Ok(Some(Arg::Pt(&pt.get().key)));
     }
     if other.is_instance_of::<PyInt>() {
         return Ok(Some(match other.extract::<i64>() {
