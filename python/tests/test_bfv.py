@@ -17,6 +17,7 @@ from conftest import (
     assert_doctests_pass,
     assert_secret_holders_not_picklable,
     assert_public_names_documented,
+    plaintext_and_array_results,
     sums_and_differences,
 )
 from rnsfhe import bfv, ckks
@@ -650,17 +651,7 @@ def test_plaintext_operands_equal_raw_values(session, ctx, x, y):
     assert pt.encoding == "batch" and repr(pt) == f'Plaintext(N={ctx.n}, t={T}, encoding="batch")'
     assert np.array_equal(pt.decode(), r(y)) and np.array_equal(pt.decode(signed=False), y % T)
     ev = session.evaluator
-    for got, raw in [
-        (ct * pt, ct * y),
-        (pt * ct, y * ct),
-        (ct + pt, ct + y),
-        (pt + ct, y + ct),
-        (ct - pt, ct - y),
-        (pt - ct, y - ct),
-        (ev.multiply(ct, pt), ev.multiply(ct, y)),
-        (ev.add(ct, pt), ev.add(ct, y)),
-        (ev.sub(ct, pt), ev.sub(ct, y)),
-    ]:
+    for got, raw in plaintext_and_array_results(ct, pt, y, ev):
         assert np.array_equal(session.decrypt(got), session.decrypt(raw))
     assert np.array_equal(session.decrypt(ct * pt), r(x * y))
     # Coefficient encoding: products are negacyclic convolutions, as with arrays.

@@ -18,6 +18,7 @@ from conftest import (
     assert_doctests_pass,
     assert_secret_holders_not_picklable,
     assert_public_names_documented,
+    plaintext_and_array_results,
     sums_and_differences,
 )
 from rnsfhe import ckks
@@ -477,17 +478,7 @@ def test_plaintext_operands_equal_raw_values(session, ctx, x, y, z):
     assert "Plaintext(level=4" in repr(pt)
     assert bits(y, pt.decode(real=True)) >= 30 and bits(z, ctx.encode(z).decode()) >= 30
     ev = session.evaluator
-    for got, raw in [
-        (ct * pt, ct * y),
-        (pt * ct, y * ct),
-        (ct + pt, ct + y),
-        (pt + ct, y + ct),
-        (ct - pt, ct - y),
-        (pt - ct, y - ct),
-        (ev.multiply(ct, pt), ev.multiply(ct, y)),
-        (ev.add(ct, pt), ev.add(ct, y)),
-        (ev.sub(ct, pt), ev.sub(ct, y)),
-    ]:
+    for got, raw in plaintext_and_array_results(ct, pt, y, ev):
         assert (got.level, got.slots) == (raw.level, raw.slots)
         assert bits(session.decrypt(raw), session.decrypt(got)) >= PRODUCT
     assert bits(x * y, session.decrypt(ct * pt, real=True)) >= PRODUCT
