@@ -247,7 +247,7 @@ pub enum Error {
         /// Level (limbs) of the ciphertext.
         level: usize,
     },
-    /// A method name that [`crate::functions::SigmoidMethod`] or [`crate::functions::ExpMethod`] does not
+    /// A method name that [`crate::SigmoidMethod`] or [`crate::ExpMethod`] does not
     /// know.
     #[error("unknown {function} method {name:?}: expected {expected}")]
     UnknownMethod {

@@ -816,13 +816,13 @@ impl Evaluator {
     /// Rotates the slots left by `step` (right for negative `step`): slot `j` of the result is slot
     /// `j + step mod slots` of the input (automorphism `X -> X^(5^step)` and key switching).
     ///
-    /// Errors: [`Error::MissingKey`] without Galois keys; [`Error::Core`] with
-    /// `MissingGaloisKey` naming the step and its Galois element when its key was not generated.
-    ///
     /// A ciphertext of `slots < N/2` slots repeats its slots `N / (2 slots)` times, so steps equal modulo
     /// `slots` rotate it alike: a step without a key is replaced by the first equivalent one that has a
     /// key (sparse ciphertexts reuse the keys of the full slot count), and a multiple of `slots` is the
     /// identity (no key needed).
+    ///
+    /// Errors: [`Error::MissingKey`] without Galois keys; [`Error::Core`] with
+    /// `MissingGaloisKey` naming the step and its Galois element when its key was not generated.
     pub fn rotate(&self, ct: &Ciphertext, step: i64) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         if step.rem_euclid(ct.slots() as i64) == 0 {
