@@ -38,6 +38,8 @@ The pieces, for finer control (a server holds only the relinearization key):
 * ``ctx.encryptor(keys.public)`` / ``ctx.decryptor(keys.secret)`` -- :class:`Encryptor`, :class:`Decryptor`
   (``decrypt`` and the diagnostic ``noise_budget``);
 * ``ctx.evaluator(keys)`` -- :class:`Evaluator` (holds the relinearization and Galois keys);
+* ``ctx.encode(values, encoding=None)`` -- a :class:`Plaintext`, encoded once and reused as an operand
+  (``ct * pt``, ``ct + pt``, ``ev.multiply(ct, pt)``), ``pt.decode()``;
 * :class:`Ciphertext` -- operators, ``square()``, ``rotate_rows(k)``, ``rotate_columns()``, ``encoding``,
   ``parts``;
 * :func:`reduce` -- numpy values modulo t in the form ``decrypt`` returns.
@@ -78,7 +80,7 @@ import numpy as np
 from . import _common
 from ._rnsfhe import DecodeError
 from ._rnsfhe.bfv import HPS_SIGMA, Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys
-from ._rnsfhe.bfv import KeySet, PublicKey, RelinKey, SecretKey, presets
+from ._rnsfhe.bfv import KeySet, Plaintext, PublicKey, RelinKey, SecretKey, presets
 
 
 def reduce(values, t: int, signed: bool = True) -> np.ndarray:
@@ -169,6 +171,7 @@ __all__ = [
     "Decryptor",
     "Evaluator",
     "Ciphertext",
+    "Plaintext",
     "presets",
     "reduce",
     "DecodeError",

@@ -20,6 +20,8 @@ The pieces, for finer control (a server holds only the evaluation keys):
   literal bit sizes; ``ctx.keygen(rotations=..., conjugate=..., sum_slots=...)`` returns a :class:`KeySet`;
 * ``ctx.encryptor(keys.public)`` / ``ctx.decryptor(keys.secret)`` -- :class:`Encryptor`, :class:`Decryptor`;
 * ``ctx.evaluator(keys, auto_rescale=True)`` -- :class:`Evaluator` (relinearization and Galois keys);
+* ``ctx.encode(values, level=..., scale=...)`` -- a :class:`Plaintext`, encoded once and reused as an
+  operand (``ct * pt``, ``ct + pt``, ``ev.multiply(ct, pt)``), ``pt.decode()``;
 * :class:`Ciphertext` -- operators, ``rescale()``, ``rotate(k)``, ``conjugate()``, ``sum()``, ``mean()``,
   ``var()``, ``dot(other)``, ``level``, ``scale``, ``log2_scale``, ``slots``;
 * functions of the slots, by polynomials at the minimal depth: ``ct.polyval(coeffs, basis=...)``,
@@ -75,7 +77,8 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
 from . import _common
 from ._rnsfhe import DecodeError
 from ._rnsfhe.ckks import Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys, KeySet
-from ._rnsfhe.ckks import NotEnoughLevelsError, PartStats, Polynomial, PrecisionStats, PublicKey, RelinKey
+from ._rnsfhe.ckks import NotEnoughLevelsError, PartStats, Plaintext, Polynomial, PrecisionStats, PublicKey
+from ._rnsfhe.ckks import RelinKey
 from ._rnsfhe.ckks import SecretKey, precision, presets, recommended_flooding_bits
 
 
@@ -181,6 +184,7 @@ __all__ = [
     "Decryptor",
     "Evaluator",
     "Ciphertext",
+    "Plaintext",
     "PartStats",
     "PrecisionStats",
     "precision",

@@ -883,9 +883,9 @@ macro_rules! key_classes {
         /// The secret key (zeroized when freed, never printed). Saved only explicitly, with
         /// ``to_secret_bytes()``; not picklable.
         #[pyclass(name = "SecretKey", module = $module, frozen)]
-        struct PySecretKey {
-            key: Arc<SecretKey>,
-            ctx: Arc<$context>,
+        pub(crate) struct PySecretKey {
+            pub(crate) key: Arc<SecretKey>,
+            pub(crate) ctx: Arc<$context>,
         }
 
         #[pymethods]
@@ -954,14 +954,14 @@ macro_rules! key_classes {
         }
 
         /// The key of an encryptor.
-        enum EncryptionKey {
+        pub(crate) enum EncryptionKey {
             Public(Arc<PublicKey>),
             /// Secret-key encryption (less noise).
             Secret(Arc<SecretKey>),
         }
 
         /// The key argument of `Context.encryptor`.
-        fn encryption_key(key: &Bound<'_, PyAny>) -> PyResult<EncryptionKey> {
+        pub(crate) fn encryption_key(key: &Bound<'_, PyAny>) -> PyResult<EncryptionKey> {
             if let Ok(ks) = key.downcast::<PyKeySet>() {
                 Ok(EncryptionKey::Public(Arc::clone(&ks.get().public)))
             } else if let Ok(pk) = key.downcast::<PyPublicKey>() {
@@ -977,7 +977,7 @@ macro_rules! key_classes {
         }
 
         /// The key argument of `Context.decryptor`.
-        fn decryption_key(key: &Bound<'_, PyAny>) -> PyResult<Arc<SecretKey>> {
+        pub(crate) fn decryption_key(key: &Bound<'_, PyAny>) -> PyResult<Arc<SecretKey>> {
             if let Ok(ks) = key.downcast::<PyKeySet>() {
                 Ok(Arc::clone(&ks.get().secret))
             } else if let Ok(sk) = key.downcast::<PySecretKey>() {
@@ -1037,8 +1037,9 @@ macro_rules! ciphertext_wire_class {
     };
 }
 
-/// A Python class that wraps one wire object of a scheme with the context it belongs to: the
-/// `#[pyclass]` `$py` (Python name `$name` in `$module`) with fields `key: Arc<$object>` and
+/// A Python class that wraps one wire object of a scheme (a key, or a CKKS plaintext, which needs nothing
+/// more) with the context it belongs to: the `#[pyclass]` `$py` (Python name `$name` in `$module`) with
+/// fields `key: Arc<$object>` (the object, whatever it is) and
 /// `ctx: Arc<$context>`, its [`WireClass`] implementation, the members of `wire_methods!`, a static
 /// `from_bytes(data, context)` documented by the attributes before `fn from_bytes;`, and the class's own
 /// `$items`. Needs a `PyContext` with a field `ctx: Arc<$context>` and `WireObject<$context>` for
@@ -1053,9 +1054,9 @@ macro_rules! wire_key_class {
     ) => {
         $(#[$class_doc])*
         #[pyclass(name = $name, module = $module, frozen)]
-        struct $py {
-            key: Arc<$object>,
-            ctx: Arc<$context>,
+        pub(crate) struct $py {
+            pub(crate) key: Arc<$object>,
+            pub(crate) ctx: Arc<$context>,
         }
 
         impl $crate::common::WireClass for $py {

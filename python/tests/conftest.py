@@ -118,6 +118,22 @@ def sums_and_differences(a, b, x, y):
     return [(a + b, x + y), (a - b, x - y), (a + y, x + y), (y + a, x + y), (a - y, x - y), (y - a, y - x)]
 
 
+def plaintext_and_array_results(ct, pt, y, ev):
+    """(result with the plaintext `pt`, result with the array `y` it encodes) pairs: the operators on either
+    side and the evaluator methods `ev.multiply`, `ev.add`, `ev.sub`, for the ciphertext `ct`."""
+    return [
+        (ct * pt, ct * y),
+        (pt * ct, y * ct),
+        (ct + pt, ct + y),
+        (pt + ct, y + ct),
+        (ct - pt, ct - y),
+        (pt - ct, y - ct),
+        (ev.multiply(ct, pt), ev.multiply(ct, y)),
+        (ev.add(ct, pt), ev.add(ct, y)),
+        (ev.sub(ct, pt), ev.sub(ct, y)),
+    ]
+
+
 @pytest.fixture
 def run_example(capsys):
     """run_example(name) runs main() of python/examples/<name>.py and returns what it printed."""

@@ -17,6 +17,7 @@ from conftest import (
     assert_doctests_pass,
     assert_secret_holders_not_picklable,
     assert_public_names_documented,
+    plaintext_and_array_results,
     sums_and_differences,
 )
 from rnsfhe import bfv, ckks
@@ -637,3 +638,46 @@ def test_module_docstring_examples():
 def test_example_bfv_dot_product_runs(run_example):
     out = run_example("bfv_dot_product")
     assert "encrypted total" in out and "exact: True" in out
+
+
+# ------------------------------------------------------------------------------------------------------
+# Plaintext
+# ------------------------------------------------------------------------------------------------------
+
+
+def test_plaintext_operands_equal_raw_values(session, ctx, x, y):
+    ct = session.encrypt(x)
+    pt = ctx.encode(y)
+    assert pt.encoding == "batch" and repr(pt) == f'Plaintext(N={ctx.n}, t={T}, encoding="batch")'
+    assert np.array_equal(pt.decode(), r(y)) and np.array_equal(pt.decode(signed=False), y % T)
+    ev = session.evaluator
+    for got, raw in plaintext_and_array_results(ct, pt, y, ev):
+        assert np.array_equal(session.decrypt(got), session.decrypt(raw))
+    assert np.array_equal(session.decrypt(ct * pt), r(x * y))
+    # Coefficient encoding: products are negacyclic convolutions, as with arrays.
+    small = np.arange(ctx.n) % 7 - 3
+    cc = session.encrypt(small, encoding="coeff")
+    pc = ctx.encode(small, encoding="coeff")
+    assert pc.encoding == "coeff"
+    assert np.array_equal(session.decrypt(cc * pc), negacyclic(small, small, T))
+
+
+def test_plaintext_wire_and_errors(session, ctx, x, y):
+    pt = ctx.encode(y, encoding="coeff")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the small test context is insecure
+        unpickled = pickle.loads(pickle.dumps(pt))
+    for back in [unpickled, bfv.Plaintext.from_bytes(pt.to_bytes(), ctx, encoding="coeff")]:
+        assert back.encoding == "coeff" and np.array_equal(back.decode(), pt.decode())
+    assert len(pt.to_bytes()) == pt.serialized_size()
+    ct = session.encrypt(x)
+    with pytest.raises(ValueError, match='"batch"-encoded ciphertext with a "coeff"-encoded plaintext'):
+        ct + pt
+    with pytest.raises(ValueError, match="another"):
+        ct * small_context(q_count=2).encode(y)
+    with pytest.raises(ValueError, match="do not fit"):
+        ctx.encode(np.zeros(ctx.n + 1, dtype=np.int64))
+    with pytest.raises(TypeError):
+        ctx.encode([0.5])
+    with pytest.raises(ValueError, match="unknown encoding"):
+        ctx.encode(y, encoding="slots")

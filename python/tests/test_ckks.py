@@ -18,6 +18,7 @@ from conftest import (
     assert_doctests_pass,
     assert_secret_holders_not_picklable,
     assert_public_names_documented,
+    plaintext_and_array_results,
     sums_and_differences,
 )
 from rnsfhe import ckks
@@ -463,3 +464,67 @@ def test_reprs_and_docstrings(session, x):
 
 def test_module_docstring_examples():
     assert_doctests_pass(ckks)
+
+
+# ------------------------------------------------------------------------------------------------------
+# Plaintext
+# ------------------------------------------------------------------------------------------------------
+
+
+def test_plaintext_operands_equal_raw_values(session, ctx, x, y, z):
+    ct = session.encrypt(x)
+    pt = ctx.encode(y)
+    assert (pt.level, pt.slots, pt.scale) == (ctx.max_level, ctx.slots, ctx.level_scale(ctx.max_level))
+    assert "Plaintext(level=4" in repr(pt)
+    assert bits(y, pt.decode(real=True)) >= 30 and bits(z, ctx.encode(z).decode()) >= 30
+    ev = session.evaluator
+    for got, raw in plaintext_and_array_results(ct, pt, y, ev):
+        assert (got.level, got.slots) == (raw.level, raw.slots)
+        assert bits(session.decrypt(raw), session.decrypt(got)) >= PRODUCT
+    assert bits(x * y, session.decrypt(ct * pt, real=True)) >= PRODUCT
+    assert bits(x - y, session.decrypt(ct - pt, real=True)) >= FRESH
+    # One encoding, many uses; a plaintext at a lower level brings the ciphertext down to it.
+    low = ctx.encode(y, level=2)
+    assert (ct * low).level == 1 and bits(x * y, session.decrypt(ct * low, real=True)) >= PRODUCT
+    # Sparse slots.
+    sparse = session.encrypt(x[:8], slots=8)
+    assert bits(x[:8] + y[:8], session.decrypt(sparse + ctx.encode(y[:8], slots=8), real=True)) >= FRESH
+
+
+def test_plaintext_dot_and_wire(session, ctx, x, y):
+    s = ckks.Session(ctx, sum_slots=True)
+    ct = s.encrypt(x)
+    got = s.decrypt(ct.dot(ctx.encode(y)), real=True)
+    assert abs(got[0] - x @ y) < 1e-3
+    pt = ctx.encode(y[:1024], level=3, scale=2.0**35, slots=1024)
+    for back in [pickle.loads(pickle.dumps(pt)), ckks.Plaintext.from_bytes(pt.to_bytes(), ctx)]:
+        assert (back.level, back.scale, back.slots) == (3, 2.0**35, 1024)
+        assert np.array_equal(back.decode(), pt.decode())
+    assert len(pt.to_bytes()) == pt.serialized_size()
+
+
+def test_plaintext_errors(session, ctx, x, y):
+    ct = session.encrypt(x)
+    other = ckks.Context.from_preset("Rec128N14")
+    with pytest.raises(ValueError, match="plaintext belongs to another CKKS context"):
+        ct + other.encode(y)
+    with pytest.raises(ValueError, match="plaintext belongs to another CKKS context"):
+        ct * other.encode(y)
+    with pytest.raises(ValueError, match=r"level 9 is outside \[1, 4\]"):
+        ctx.encode(y, level=9)
+    with pytest.raises(ValueError, match="scale NaN is invalid"):
+        ctx.encode(y, scale=float("nan"))
+    with pytest.raises(ValueError, match="do not fit in 8 slots"):
+        ctx.encode(y[:9], slots=8)
+    # A sum at level 1 with a plaintext of another scale: neither can be brought to the other's.
+    last = ct.drop_to_level(1)
+    with pytest.raises(ValueError, match=r"scale mismatch in ciphertext-plaintext addition.*ctx\.encode"):
+        last + ctx.encode(y, level=1, scale=2.0**41)
+    # A strict evaluator refuses a plaintext at another level.
+    strict = ctx.evaluator(session.keys, strict=True)
+    with pytest.raises(ValueError, match="level mismatch in ciphertext-plaintext addition"):
+        strict.add(ct, ctx.encode(y, level=2, scale=ct.scale))
+    same = ctx.encode(y, level=ct.level, scale=ct.scale)
+    assert bits(x + y, session.decrypt(strict.add(ct, same), real=True)) >= FRESH
+    with pytest.raises(TypeError):
+        ct / ctx.encode(y)

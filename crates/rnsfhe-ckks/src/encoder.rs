@@ -173,7 +173,7 @@ impl Encoder {
         &self.group
     }
 
-    fn check_slots(&self, slots: usize) -> Result<()> {
+    pub(crate) fn check_slots(&self, slots: usize) -> Result<()> {
         let max = self.n / 2;
         if !slots.is_power_of_two() || slots > max {
             return Err(Error::InvalidSlots {
@@ -195,7 +195,7 @@ impl Encoder {
         Ok(())
     }
 
-    fn check_scale(scale: f64) -> Result<()> {
+    pub(crate) fn check_scale(scale: f64) -> Result<()> {
         if !(scale.is_finite() && scale > 0.0) {
             return Err(Error::InvalidScale { scale });
         }

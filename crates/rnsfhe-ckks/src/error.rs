@@ -7,6 +7,8 @@
 
 use thiserror::Error;
 
+use crate::polynomial::{degree_levels, PolynomialBasis};
+
 /// Everything that can go wrong in `rnsfhe-ckks`; variants carry the values at fault.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
@@ -214,6 +216,48 @@ pub enum Error {
         /// Why, with the numbers.
         reason: String,
     },
+    /// A polynomial that needs more levels than the ciphertext has left
+    /// ([`crate::Evaluator::evaluate_polynomial_for`] and the functions built on it): names the levels of
+    /// the degree and of the interval map, and what to change.
+    #[error("not enough levels for {operation}: the polynomial of degree {degree} ({}) uses {depth} levels ({}), but the ciphertext has {} left (level {level}); use a lower degree (degree 2^k - 1 uses k levels){}, or a context with more levels", basis_name(.basis), depth_parts(*.degree, .basis, *.depth), .level.saturating_sub(1), interval_advice(*.degree, .basis, *.depth))]
+    PolynomialTooDeep {
+        /// The operation attempted (`"sigmoid"`, `"polyval"`, ...).
+        operation: &'static str,
+        /// Degree of the polynomial.
+        degree: usize,
+        /// Its basis (and Chebyshev interval).
+        basis: PolynomialBasis,
+        /// The levels its evaluation uses ([`crate::Polynomial::depth`]).
+        depth: usize,
+        /// Level (limbs) of the ciphertext.
+        level: usize,
+    },
+    /// A Newton square root ([`crate::Evaluator::sqrt`], [`crate::Evaluator::inverse_sqrt`]) with more
+    /// iterations than the ciphertext has levels for.
+    #[error("not enough levels for {operation} with {iterations} Newton iterations: it uses {needed} levels (2 for the degree-3 start, 2 per iteration{}), but the ciphertext has {} left (level {level}); use fewer iterations or a context with more levels", if *.inverse { "" } else { ", 1 for the product x * x^(-1/2)" }, .level.saturating_sub(1))]
+    NewtonTooDeep {
+        /// `"sqrt"` or `"inv_sqrt"`.
+        operation: &'static str,
+        /// Newton iterations asked for.
+        iterations: usize,
+        /// Whether this is `1 / sqrt(x)` (no final product).
+        inverse: bool,
+        /// The levels the evaluation uses ([`crate::functions::newton_sqrt_depth`]).
+        needed: usize,
+        /// Level (limbs) of the ciphertext.
+        level: usize,
+    },
+    /// A method name that [`crate::SigmoidMethod`] or [`crate::ExpMethod`] does not
+    /// know.
+    #[error("unknown {function} method {name:?}: expected {expected}")]
+    UnknownMethod {
+        /// The function (`"sigmoid"`, `"exp"`).
+        function: &'static str,
+        /// The name given.
+        name: String,
+        /// The names accepted.
+        expected: &'static str,
+    },
     /// A flooded decryption ([`crate::CkksDecryptor::decrypt_flooded`]) whose noise would destroy the
     /// message: the flooding standard deviation `2^bits` must leave at least one bit of precision per slot
     /// (`bits < log2(scale) - log2(sqrt(slots))`) and stay far below the modulus (`bits + 4 < log2(Q_l) - 1`),
@@ -258,6 +302,42 @@ pub enum Error {
         /// The value returned there.
         value: f64,
     },
+}
+
+/// How [`Error::PolynomialTooDeep`] names a basis.
+fn basis_name(basis: &PolynomialBasis) -> String {
+    match basis {
+        PolynomialBasis::Chebyshev { a, b } => format!("Chebyshev basis on [{a}, {b}]"),
+        PolynomialBasis::Power => "power basis".to_string(),
+    }
+}
+
+/// Whether a polynomial of `degree` and `depth` in `basis` spends a level on the map of its interval
+/// onto `[-1, 1]` (its depth exceeds that of the degree alone).
+fn maps_interval(degree: usize, basis: &PolynomialBasis, depth: usize) -> Option<(f64, f64)> {
+    match basis {
+        PolynomialBasis::Chebyshev { a, b } if depth > degree_levels(degree) => Some((*a, *b)),
+        _ => None,
+    }
+}
+
+/// The levels of [`Error::PolynomialTooDeep`] by cause: the degree's, and the interval map's.
+fn depth_parts(degree: usize, basis: &PolynomialBasis, depth: usize) -> String {
+    let for_degree = degree_levels(degree);
+    match maps_interval(degree, basis, depth) {
+        Some((a, b)) => {
+            format!("{for_degree} for degree {degree}, plus 1 to map [{a}, {b}] onto [-1, 1]")
+        }
+        None => format!("{for_degree} for degree {degree}"),
+    }
+}
+
+/// The advice of [`Error::PolynomialTooDeep`] on the interval: one of width 2 maps for free.
+fn interval_advice(degree: usize, basis: &PolynomialBasis, depth: usize) -> &'static str {
+    match maps_interval(degree, basis, depth) {
+        Some(_) => ", an interval of width 2 such as [-1, 1] (whose map uses no level)",
+        None => "",
+    }
 }
 
 /// Result alias of this crate.

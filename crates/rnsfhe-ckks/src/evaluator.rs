@@ -61,6 +61,7 @@ pub struct Evaluator {
     relin: Option<RelinKey>,
     galois: Option<GaloisKeys>,
     strict: bool,
+    auto_rescale: bool,
 }
 
 /// `|a / b - 1|`.
@@ -94,6 +95,7 @@ impl Evaluator {
             relin: None,
             galois: None,
             strict: false,
+            auto_rescale: false,
         }
     }
 
@@ -124,6 +126,29 @@ impl Evaluator {
             .check_fingerprint(gk.fingerprint(), "Galois keys")?;
         self.galois = Some(gk);
         Ok(self)
+    }
+
+    /// Sets automatic rescaling: with it, the products of [`Evaluator::apply`] and
+    /// [`Evaluator::finish_product`] are rescaled (one level) while a level is left, as the Python
+    /// operators do; without it (the default), every rescaling is the caller's.
+    pub fn with_auto_rescale(mut self, on: bool) -> Self {
+        self.auto_rescale = on;
+        self
+    }
+
+    /// Whether products are rescaled automatically ([`Evaluator::with_auto_rescale`]).
+    pub fn auto_rescale(&self) -> bool {
+        self.auto_rescale
+    }
+
+    /// Whether the evaluator has a relinearization key.
+    pub fn has_relin_key(&self) -> bool {
+        self.relin.is_some()
+    }
+
+    /// The Galois keys, if any.
+    pub fn galois(&self) -> Option<&GaloisKeys> {
+        self.galois.as_ref()
     }
 
     /// The context.
@@ -791,16 +816,41 @@ impl Evaluator {
     /// Rotates the slots left by `step` (right for negative `step`): slot `j` of the result is slot
     /// `j + step mod slots` of the input (automorphism `X -> X^(5^step)` and key switching).
     ///
+    /// A ciphertext of `slots < N/2` slots repeats its slots `N / (2 slots)` times, so steps equal modulo
+    /// `slots` rotate it alike: a step without a key is replaced by the first equivalent one that has a
+    /// key (sparse ciphertexts reuse the keys of the full slot count), and a multiple of `slots` is the
+    /// identity (no key needed).
+    ///
     /// Errors: [`Error::MissingKey`] without Galois keys; [`Error::Core`] with
     /// `MissingGaloisKey` naming the step and its Galois element when its key was not generated.
     pub fn rotate(&self, ct: &Ciphertext, step: i64) -> Result<Ciphertext> {
         self.check_ct(ct)?;
+        if step.rem_euclid(ct.slots() as i64) == 0 {
+            return Ok(ct.clone());
+        }
         let gk = self.galois_keys("rotation")?;
+        let step = self.keyed_step(gk, step, ct.slots());
         let inner = self
             .ctx
             .rlwe()
             .rotate(&ct.inner, self.ctx.galois_group(), step, gk)?;
         Ok(self.wrap(inner, ct.scale(), ct.slots()))
+    }
+
+    /// `step`, or the first step equal to it modulo `slots` whose Galois key is in `gk` (see
+    /// [`Evaluator::rotate`]); `step` itself when none is, so that the error names the step asked for.
+    fn keyed_step(&self, gk: &GaloisKeys, step: i64, slots: usize) -> i64 {
+        let group = self.ctx.galois_group();
+        let has_key = |s: i64| gk.get(group.element_of_step(s).value()).is_some();
+        if has_key(step) {
+            return step;
+        }
+        // The max_slots / slots classes of `step` modulo max_slots (rotations are periodic in N/2).
+        let copies = (self.ctx.max_slots() / slots.max(1)) as i64;
+        (1..copies)
+            .map(|k| step + k * slots as i64)
+            .find(|&s| has_key(s))
+            .unwrap_or(step)
     }
 
     /// Conjugates every slot (automorphism `X -> X^(2N-1)`).
@@ -817,6 +867,8 @@ impl Evaluator {
     /// Rotations of one ciphertext by each of `steps`, sharing one decomposition and ModUp of `c_1`
     /// (Halevi-Shoup hoisting).
     ///
+    /// Steps without a key are replaced as in [`Evaluator::rotate`].
+    ///
     /// Errors: as [`Evaluator::rotate`].
     pub fn rotate_hoisted(&self, ct: &Ciphertext, steps: &[i64]) -> Result<Vec<Ciphertext>> {
         self.check_ct(ct)?;
@@ -827,6 +879,7 @@ impl Evaluator {
         steps
             .iter()
             .map(|&s| {
+                let s = self.keyed_step(gk, s, ct.slots());
                 let inner = rlwe.rotate_hoisted(&ct.inner, &hoisted, group, s, gk)?;
                 Ok(self.wrap(inner, ct.scale(), ct.slots()))
             })

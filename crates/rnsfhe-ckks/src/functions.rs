@@ -142,7 +142,9 @@ pub fn newton_sqrt_depth(iterations: usize, inverse: bool) -> usize {
     let start = (NEWTON_START_DEGREE + 1)
         .next_power_of_two()
         .trailing_zeros() as usize;
-    start + 2 * iterations + usize::from(!inverse)
+    start
+        .saturating_add(iterations.saturating_mul(2))
+        .saturating_add(usize::from(!inverse))
 }
 
 fn check_iterations(iterations: usize, max: usize, operation: &'static str) -> Result<()> {
@@ -223,6 +225,32 @@ impl Evaluator {
         Ok(a)
     }
 
+    /// The checks of the Newton square roots, in the order a caller meets them: the context, the
+    /// interval, the levels (all of them, before any work), the iteration count.
+    fn check_newton(
+        &self,
+        ct: &Ciphertext,
+        a: f64,
+        b: f64,
+        iterations: usize,
+        inverse: bool,
+    ) -> Result<()> {
+        let operation = if inverse { "inv_sqrt" } else { "sqrt" };
+        self.check_ct(ct)?;
+        check_positive_interval(a, b, operation)?;
+        let needed = newton_sqrt_depth(iterations, inverse);
+        if ct.level() <= needed {
+            return Err(Error::NewtonTooDeep {
+                operation,
+                iterations,
+                inverse,
+                needed,
+                level: ct.level(),
+            });
+        }
+        check_iterations(iterations, 10, operation)
+    }
+
     /// The sigmoid by Chebyshev interpolation of the given degree on `[a, b]`.
     ///
     /// Errors: as [`Evaluator::evaluate_function`].
@@ -268,9 +296,10 @@ impl Evaluator {
     /// `y <- y (3 - x y^2) / 2` (2 levels each: `(-x/2 y) y^2` and `3/2 y`, the halving folded into the
     /// scale). The relative error `e` of the start becomes about `3/2 e^2` at each step.
     ///
-    /// Errors: [`Error::InvalidInterval`]; [`Error::InvalidArgument`] unless `a > 0`, or for more than 10
-    /// iterations; [`Error::NotEnoughLevels`] unless `ct` has `2 + 2 iterations + 1` levels (one more if the
-    /// start's interval map is not free, see [`Polynomial::depth`]).
+    /// Errors: [`Error::ContextMismatch`]; [`Error::InvalidInterval`]; [`Error::InvalidArgument`] unless
+    /// `a > 0`; [`Error::NewtonTooDeep`] unless `ct` has `2 + 2 iterations` levels left
+    /// ([`newton_sqrt_depth`], naming the levels needed and available); [`Error::InvalidArgument`] for
+    /// more than 10 iterations.
     pub fn inverse_sqrt(
         &self,
         ct: &Ciphertext,
@@ -278,10 +307,7 @@ impl Evaluator {
         b: f64,
         iterations: usize,
     ) -> Result<Ciphertext> {
-        const OP: &str = "inverse square root (Newton)";
-        check_positive_interval(a, b, OP)?;
-        check_iterations(iterations, 10, OP)?;
-        self.check_levels(ct, newton_sqrt_depth(iterations, true), OP)?;
+        self.check_newton(ct, a, b, iterations, true)?;
         let start = ChebyshevSeries::interpolate(|x| 1.0 / x.sqrt(), a, b, NEWTON_START_DEGREE)?;
         let start = Polynomial::power(start.to_power_basis())?;
         let x = self.relinearize(ct)?;
@@ -303,8 +329,10 @@ impl Evaluator {
 
     /// `sqrt(x)` for slots in `[a, b]`, `0 < a < b`: `x * `[`Evaluator::inverse_sqrt`] (one more level).
     ///
-    /// Errors: as [`Evaluator::inverse_sqrt`], with one level more.
+    /// Errors: as [`Evaluator::inverse_sqrt`], with one level more ([`Error::NewtonTooDeep`] names it).
     pub fn sqrt(&self, ct: &Ciphertext, a: f64, b: f64, iterations: usize) -> Result<Ciphertext> {
+        // All levels checked before any work (the final product would fail only at the end).
+        self.check_newton(ct, a, b, iterations, false)?;
         let r = self.inverse_sqrt(ct, a, b, iterations)?;
         self.multiply_rescale(ct, &r)
     }

@@ -19,6 +19,11 @@
 //! * [`statistics`]: sums, mean and variance of the slots, inner products, weighted sums (Table 3).
 //! * [`functions`]: sigmoid, `exp`, `1/x` (Taylor, CKKS Algorithm 2, Chebyshev), least-squares sigmoids,
 //!   square roots by Newton's method (RNS-CKKS Table 2).
+//! * [`approximation`]: the method, interval and degree of the sigmoid, `exp` and `1/x` approximations
+//!   with their defaults ([`Evaluator::sigmoid`], [`Evaluator::exp`], [`Evaluator::inverse_approx`]),
+//!   levels checked with advice ([`Error::PolynomialTooDeep`]).
+//! * [`operators`]: arithmetic with any right operand as operators do ([`Evaluator::apply`], with
+//!   automatic rescaling and [`Evaluator::dot`]).
 //! * [`serialization`]: parameters, plaintexts, ciphertexts and seeded ciphertexts as versioned bytes
 //!   ([`Serializable`] / [`Deserializable`]; keys through `rnsfhe_core::serialization`).
 //!
@@ -29,18 +34,21 @@ pub mod encoder;
 pub mod error;
 pub mod precision;
 
+pub mod approximation;
 pub mod context;
 pub mod encryption;
 pub mod evaluator;
 pub mod flooding;
 pub mod functions;
 pub mod keys;
+pub mod operators;
 pub mod params;
 pub mod plaintext;
 pub mod polynomial;
 pub mod serialization;
 pub mod statistics;
 
+pub use approximation::{ExpMethod, InverseMethod, SigmoidMethod};
 pub use context::{CkksContext, EXACT_SCALE_TOLERANCE, MAX_DIGIT_EXCESS_BITS};
 pub use encryption::{CkksDecryptor, CkksEncryptor, SlotValues};
 pub use evaluator::Evaluator;
@@ -49,12 +57,13 @@ pub use flooding::{
     MAX_FLOODING_BITS,
 };
 pub use keys::{GaloisKeys, KeyGenerator, KeySet, PublicKey, RelinKey, SecretKey};
+pub use operators::{BinaryOp, Operand};
 pub use params::{CkksParams, Preset, RescalingPolicy};
 pub use plaintext::{Ciphertext, Plaintext};
 pub use polynomial::{Polynomial, PolynomialBasis};
 pub use rnsfhe_core::security::{self, max_log_qp, SecurityEstimate, SecurityLevel};
 pub use rnsfhe_core::serialization::LoadLimits;
-pub use rnsfhe_core::{ConversionMode, SecretDistribution};
+pub use rnsfhe_core::{ConversionMode, RlweCiphertext, SecretDistribution};
 pub use rnsfhe_math::sampling::Csprng;
 pub use rnsfhe_math::wire::{
     DecodeError, Deserializable, Integrity, MacKey, PublicRandomness, Serializable,

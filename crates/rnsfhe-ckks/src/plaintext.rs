@@ -3,6 +3,10 @@
 use rnsfhe_core::RlweCiphertext;
 use rnsfhe_ring::{Ntt, Poly};
 
+use crate::context::CkksContext;
+use crate::encoder::Encoder;
+use crate::error::{Error, Result};
+
 /// An encoded message (RNS-CKKS Section 2.1: `m = round(Delta * tau^-1(z))`) in NTT form over a prefix of
 /// the chain, with the scale `Delta` it was encoded at and its slot count.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,12 +60,13 @@ impl Plaintext {
 /// [`scale`]: Ciphertext::scale
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ciphertext {
-    /// The RLWE ciphertext.
-    pub inner: RlweCiphertext,
+    // Private to the crate: the scale and slot count must stay consistent with the RLWE parts (a wrong
+    // scale decodes to wrong values silently), so other crates build one through `Ciphertext::new`.
+    pub(crate) inner: RlweCiphertext,
     /// The exact scale `Delta` (product of the operands' scales, divided by each dropped prime).
-    pub scale: f64,
+    pub(crate) scale: f64,
     /// Number of slots (a power of two up to `N/2`).
-    pub slots: usize,
+    pub(crate) slots: usize,
     pub(crate) fingerprint: u64,
 }
 
@@ -78,6 +83,47 @@ impl Ciphertext {
             slots,
             fingerprint,
         }
+    }
+
+    /// A ciphertext of `ctx` from its RLWE parts, exact scale and slot count, checked: 2 or 3 parts over
+    /// the basis of the context's chain at their level (`1..=max_level` limbs), `scale` finite and
+    /// positive, `slots` a power of two up to `N/2`. The level is that of the parts (their limb count).
+    /// For crates that compute on the RLWE layer themselves and hand back a CKKS ciphertext; the scale
+    /// is taken as given (it must be the one the parts decrypt at, RNS-CKKS Section 4).
+    ///
+    /// Errors: [`Error::InvalidArgument`] for a part count other than 2 or 3 or a level off the chain;
+    /// [`Error::Ring`] for parts over other moduli than the chain's at that level;
+    /// [`Error::InvalidScale`]; [`Error::InvalidSlots`].
+    pub fn new(ctx: &CkksContext, inner: RlweCiphertext, scale: f64, slots: usize) -> Result<Self> {
+        const OP: &str = "ciphertext construction";
+        if !(2..=3).contains(&inner.part_count()) {
+            return Err(Error::InvalidArgument {
+                operation: OP,
+                reason: format!(
+                    "a CKKS ciphertext has 2 parts (3 before relinearization), got {}",
+                    inner.part_count()
+                ),
+            });
+        }
+        let level = inner.level();
+        ctx.check_level(level, OP)?;
+        let basis = ctx.basis(level)?;
+        for part in &inner.parts {
+            basis.check_same(part.basis(), OP)?;
+        }
+        Encoder::check_scale(scale)?;
+        ctx.encoder().check_slots(slots)?;
+        Ok(Self::from_parts(inner, scale, slots, ctx.fingerprint()))
+    }
+
+    /// The RLWE ciphertext (parts over `q_0 .. q_{l-1}`, NTT form).
+    pub fn inner(&self) -> &RlweCiphertext {
+        &self.inner
+    }
+
+    /// The RLWE ciphertext, without the scale and slot count.
+    pub fn into_inner(self) -> RlweCiphertext {
+        self.inner
     }
 
     /// The level: number of limbs `l` (the ciphertext lives modulo `q_0 .. q_{l-1}`); `l - 1` more

@@ -235,6 +235,30 @@ impl Polynomial {
     }
 }
 
+impl Polynomial {
+    /// The polynomial of an interpolant, refusing a constant one (nothing to evaluate: the function is
+    /// flat on the interval at this degree, and the constant is added to the ciphertext instead).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] naming the interval and the constant.
+    pub fn nonconstant(series: ChebyshevSeries) -> Result<Self> {
+        let (a, b) = series.interval();
+        let c0 = series.coeffs().first().copied().unwrap_or(0.0);
+        let p = Self::from(series);
+        if p.degree() == 0 {
+            return Err(Error::InvalidArgument {
+                operation: "Chebyshev interpolation",
+                reason: format!(
+                    "the interpolant on [{a}, {b}] is the constant {c0}: add it to the ciphertext \
+                     (ct * 0 + c) instead of evaluating a polynomial"
+                ),
+            });
+        }
+        Ok(p)
+    }
+}
+
 impl From<ChebyshevSeries> for Polynomial {
     fn from(series: ChebyshevSeries) -> Self {
         let threshold = chebyshev_threshold(series.coeffs());
@@ -273,6 +297,11 @@ fn chebyshev_threshold(coeffs: &[f64]) -> f64 {
 /// `ceil(log2(n))` for `n >= 1`.
 fn ceil_log2(n: usize) -> usize {
     n.next_power_of_two().trailing_zeros() as usize
+}
+
+/// `ceil(log2(degree + 1))`: the levels of a polynomial of `degree` without the interval map.
+pub(crate) fn degree_levels(degree: usize) -> usize {
+    ceil_log2(degree.saturating_add(1))
 }
 
 /// The map from `x` to the Chebyshev variable `y = alpha x + beta`.
@@ -561,6 +590,34 @@ impl Evaluator {
         let mut out = self.execute(&schedule.root, &powers, level, target_scale)?;
         out.scale = target_scale;
         Ok(out)
+    }
+
+    /// [`Evaluator::evaluate_polynomial`] for the named `operation` (`"sigmoid"`, ...), with the levels
+    /// checked first: a ciphertext without `p.depth()` levels left gives [`Error::PolynomialTooDeep`],
+    /// which names the levels of the degree and of the interval map and what to change (the message the
+    /// functions of [`crate::functions`] and the Python bindings give).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::ContextMismatch`]; [`Error::PolynomialTooDeep`]; as [`Evaluator::evaluate_polynomial`].
+    pub fn evaluate_polynomial_for(
+        &self,
+        ct: &Ciphertext,
+        p: &Polynomial,
+        operation: &'static str,
+    ) -> Result<Ciphertext> {
+        self.check_ct(ct)?;
+        let depth = p.depth();
+        if ct.level() <= depth {
+            return Err(Error::PolynomialTooDeep {
+                operation,
+                degree: p.degree(),
+                basis: p.basis(),
+                depth,
+                level: ct.level(),
+            });
+        }
+        self.evaluate_polynomial(ct, p)
     }
 
     /// Interpolates `f` on `[a, b]` at `degree + 1` Chebyshev nodes ([`ChebyshevSeries::interpolate`])

@@ -8,9 +8,10 @@ use std::sync::Arc;
 
 use common::{bits, c, complex_values, rng, small, values};
 use rnsfhe_ckks::{
-    CkksContext, CkksDecryptor, CkksEncryptor, Complex64, ConversionMode, Error, Evaluator,
-    KeyGenerator, KeySet, RescalingPolicy,
+    BinaryOp, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, Complex64,
+    ConversionMode, Error, Evaluator, KeyGenerator, KeySet, Operand, RescalingPolicy,
 };
+use rnsfhe_core::RlweCiphertext;
 
 struct Setup {
     ctx: Arc<CkksContext>,
@@ -493,4 +494,135 @@ fn constant_and_vector_products_land_on_the_default_scales() {
         let expected: Vec<f64> = x.iter().zip(&w).map(|(a, b)| 0.75 * a + a * b).collect();
         assert!(bits(&c(&expected), &s.dec.decrypt(&sum).unwrap()) >= FRESH_BITS - 2.0);
     }
+}
+
+#[test]
+fn checked_constructor_rebuilds_and_refuses() {
+    let s = setup(RescalingPolicy::ExactScale, ConversionMode::Fast, 9);
+    let mut r = rng(10);
+    let a = complex_values(8, 3);
+    let ct = s.enc.encrypt(&a, &mut r).unwrap();
+    let ct = s.eval.drop_to_level(&ct, 3).unwrap();
+    let rebuilt = Ciphertext::new(&s.ctx, ct.inner().clone(), ct.scale(), ct.slots()).unwrap();
+    assert_eq!(rebuilt, ct);
+
+    // Scale and slot count are checked.
+    for scale in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let err = Ciphertext::new(&s.ctx, ct.inner().clone(), scale, ct.slots()).unwrap_err();
+        assert!(matches!(err, Error::InvalidScale { .. }), "{err}");
+    }
+    for slots in [0, 3, s.ctx.max_slots() * 2] {
+        let err = Ciphertext::new(&s.ctx, ct.inner().clone(), ct.scale(), slots).unwrap_err();
+        assert!(matches!(err, Error::InvalidSlots { .. }), "{err}");
+    }
+    // One part is no CKKS ciphertext.
+    let one = RlweCiphertext::new(vec![ct.inner().parts[0].clone()]).unwrap();
+    let err = Ciphertext::new(&s.ctx, one, ct.scale(), ct.slots()).unwrap_err();
+    assert!(err.to_string().contains("2 parts"), "{err}");
+    // Parts over another context's moduli.
+    let other = CkksContext::new(CkksParams {
+        q0_bits: 55,
+        ..small(RescalingPolicy::ExactScale, ConversionMode::Fast)
+    })
+    .unwrap();
+    let err = Ciphertext::new(&other, ct.inner().clone(), ct.scale(), ct.slots()).unwrap_err();
+    assert!(matches!(err, Error::Ring(_)), "{err}");
+    // A level beyond the chain of a shorter context.
+    let short = CkksContext::new(CkksParams {
+        levels: 1,
+        dnum: 2,
+        ..small(RescalingPolicy::ExactScale, ConversionMode::Fast)
+    })
+    .unwrap();
+    let err = Ciphertext::new(&short, ct.inner().clone(), ct.scale(), ct.slots()).unwrap_err();
+    assert!(
+        err.to_string().contains("level 3 is outside [1, 2]"),
+        "{err}"
+    );
+}
+
+/// [`Evaluator::apply`] as the Python operators: products rescaled under automatic rescaling (integers
+/// exact), constants, values and plaintexts on either side; sparse rotations reuse the keys of an
+/// equivalent step; [`Evaluator::dot`].
+#[test]
+fn operators_rescale_automatically_and_sparse_rotations_reuse_keys() {
+    let s = setup(RescalingPolicy::ExactScale, ConversionMode::Fast, 11);
+    let mut r = rng(12);
+    let ev = s.eval.clone().with_auto_rescale(true);
+    assert!(ev.auto_rescale() && !s.eval.auto_rescale());
+    let slots = 8;
+    let top = s.ctx.max_level();
+    let a = complex_values(slots, 7);
+    let b = complex_values(slots, 8);
+    let pa = s.ctx.encode(&a, slots, top).unwrap();
+    let pb = s.ctx.encode(&b, slots, top).unwrap();
+    let ca = s.enc.encrypt_plaintext(&pa, &mut r).unwrap();
+    let cb = s.enc.encrypt_plaintext(&pb, &mut r).unwrap();
+    let check = |ct: &Ciphertext, want: Vec<Complex64>, level: usize| {
+        assert_eq!(ct.level(), level);
+        let got = s.dec.decrypt(ct).unwrap();
+        let b = bits(&want, &got);
+        assert!(b >= FRESH_BITS - 4.0, "{b} bits");
+    };
+    let zip = |f: fn(Complex64, Complex64) -> Complex64| -> Vec<Complex64> {
+        a.iter().zip(&b).map(|(&x, &y)| f(x, y)).collect()
+    };
+
+    let product = ev
+        .apply(&ca, BinaryOp::Mul, Operand::Ciphertext(&cb))
+        .unwrap();
+    check(&product, zip(|x, y| x * y), top - 1);
+    let kept = s
+        .eval
+        .apply(&ca, BinaryOp::Mul, Operand::Ciphertext(&cb))
+        .unwrap();
+    assert_eq!(kept.level(), top);
+    let tripled = ev.apply(&ca, BinaryOp::Mul, Operand::Int(3)).unwrap();
+    check(&tripled, a.iter().map(|x| x * 3.0).collect(), top);
+    let two = Complex64::new(2.0, 0.5);
+    let reversed = ev
+        .apply(&ca, BinaryOp::ReverseSub, Operand::Constant(two))
+        .unwrap();
+    check(&reversed, a.iter().map(|x| two - x).collect(), top);
+    let scaled = ev
+        .apply(&ca, BinaryOp::Mul, Operand::Constant(two))
+        .unwrap();
+    check(&scaled, a.iter().map(|x| x * two).collect(), top - 1);
+    let values = ev.apply(&ca, BinaryOp::Mul, Operand::Values(&b)).unwrap();
+    check(&values, zip(|x, y| x * y), top - 1);
+    let minus = ev.apply(&ca, BinaryOp::Sub, Operand::Values(&b)).unwrap();
+    check(&minus, zip(|x, y| x - y), top);
+    let plain = ev
+        .apply(&ca, BinaryOp::ReverseSub, Operand::Plaintext(&pb))
+        .unwrap();
+    check(&plain, zip(|x, y| y - x), top);
+    let plain = ev
+        .apply(&ca, BinaryOp::Mul, Operand::Plaintext(&pb))
+        .unwrap();
+    check(&plain, zip(|x, y| x * y), top - 1);
+
+    // The inner product in every slot, with values or a ciphertext.
+    let total: Complex64 = zip(|x, y| x * y).iter().sum();
+    let dot = ev.dot(&ca, Operand::Values(&b)).unwrap();
+    let got = s.dec.decrypt(&dot).unwrap();
+    assert!(bits(&vec![total; slots], &got) >= FRESH_BITS - 8.0);
+    assert!(matches!(
+        ev.dot(&ca, Operand::Int(2)),
+        Err(Error::InvalidArgument { .. })
+    ));
+
+    // Keys exist for 1, 2, 4, ..., 3 and -1: on 8 slots, 7 is -1, 11 is 3, 9 is 1, 8 is the identity.
+    for step in [7i64, 11, 9, 8, -8] {
+        let got = s.dec.decrypt(&ev.rotate(&ca, step).unwrap()).unwrap();
+        let want: Vec<_> = (0..slots)
+            .map(|j| a[(j as i64 + step).rem_euclid(slots as i64) as usize])
+            .collect();
+        assert!(bits(&want, &got) >= FRESH_BITS - 1.0, "step {step}");
+        let hoisted = ev.rotate_hoisted(&ca, &[step]).unwrap();
+        let got = s.dec.decrypt(&hoisted[0]).unwrap();
+        assert!(bits(&want, &got) >= FRESH_BITS - 1.0, "hoisted step {step}");
+    }
+    // -3 is 5 modulo 8: no key for any equivalent step, and the error names the step asked for.
+    let err = ev.rotate(&ca, -3).unwrap_err();
+    assert!(err.to_string().contains("step -3"), "{err}");
 }

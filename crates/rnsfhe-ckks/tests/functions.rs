@@ -9,13 +9,15 @@ mod common;
 use std::sync::Arc;
 
 use common::{rng, values};
+use rnsfhe_ckks::approximation::{exp_polynomial, sigmoid_polynomial};
 use rnsfhe_ckks::functions::{
     exp_taylor_polynomial, inverse_polynomial, sigmoid, sigmoid_least_squares,
     sigmoid_taylor_polynomial,
 };
 use rnsfhe_ckks::{
     Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, ConversionMode, Error,
-    Evaluator, KeyGenerator, Preset, RescalingPolicy, SecretDistribution,
+    Evaluator, ExpMethod, InverseMethod, KeyGenerator, Preset, RescalingPolicy, SecretDistribution,
+    SigmoidMethod,
 };
 
 struct Setup {
@@ -270,4 +272,127 @@ fn inner_product_and_weighted_sums() {
         Err(Error::LengthMismatch { .. })
     ));
     assert!(matches!(s.eval.add_many(&[]), Err(Error::Empty { .. })));
+}
+
+/// The approximations chosen by method, interval and degree ([`rnsfhe_ckks::approximation`]): the
+/// defaults' levels and accuracy, the argument errors, and the level checks with their advice.
+#[test]
+fn approximations_with_defaults_and_level_advice() {
+    let s = setup(deep(), 21, false);
+    let mut r = rng(22);
+    let x = values(64, 5);
+    let ct = s.enc.encrypt(&x[..], &mut r).unwrap();
+
+    // Sigmoid: Chebyshev of degree 31 on [-8, 8] (6 levels, 18 bits); exp: degree 7 on [-1, 1]
+    // (3 levels, 22 bits); 1/x: Algorithm 2 with 3 iterations (4 levels) on [0.5, 1.5].
+    let sg = s
+        .eval
+        .sigmoid(&ct, SigmoidMethod::Chebyshev, None, None)
+        .unwrap();
+    assert_eq!(sg.level(), ct.level() - 6);
+    assert!(bits(&s, &sg, &x, sigmoid) >= 17.0);
+    let e = s.eval.exp(&ct, ExpMethod::Chebyshev, None, None).unwrap();
+    assert_eq!(e.level(), ct.level() - 3);
+    assert!(bits(&s, &e, &x, f64::exp) >= 21.0);
+    let taylor = s.eval.exp(&ct, ExpMethod::Taylor, None, None).unwrap();
+    assert_eq!(taylor.level(), ct.level() - 3);
+    let xi = scaled(&x, 0.5, 1.5);
+    let cti = s.enc.encrypt(&xi[..], &mut r).unwrap();
+    let inv = s.eval.inverse_approx(&cti, None, None, None).unwrap();
+    assert_eq!(inv.level(), cti.level() - 4);
+    assert!(bits(&s, &inv, &xi, |v| 1.0 / v) >= 14.0);
+    let cheb = s
+        .eval
+        .inverse_approx(&cti, None, Some((0.5, 1.5)), Some(15))
+        .unwrap();
+    assert!(bits(&s, &cheb, &xi, |v| 1.0 / v) >= 14.0);
+
+    // Names and argument errors.
+    assert_eq!(
+        "least_squares".parse::<SigmoidMethod>().unwrap(),
+        SigmoidMethod::LeastSquares
+    );
+    let err = "pade".parse::<SigmoidMethod>().unwrap_err();
+    assert!(
+        err.to_string().contains("unknown sigmoid method \"pade\""),
+        "{err}"
+    );
+    let err = "least_squares".parse::<ExpMethod>().unwrap_err();
+    assert!(err.to_string().contains("unknown exp method"), "{err}");
+    let err = sigmoid_polynomial(SigmoidMethod::Taylor, Some((-1.0, 1.0)), None).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("applies to method=\"chebyshev\" only"),
+        "{err}"
+    );
+    for (iterations, interval, degree, message) in [
+        (
+            Some(3),
+            Some((1.0, 2.0)),
+            None,
+            "iterations=3 applies to CKKS Algorithm 2",
+        ),
+        (None, None, Some(15), "pass interval"),
+        (None, Some((-1.0, 1.0)), None, "contains 0"),
+    ] {
+        let err = InverseMethod::new(iterations, interval, degree).unwrap_err();
+        assert!(err.to_string().contains(message), "{err}");
+    }
+    let err = exp_polynomial(ExpMethod::Chebyshev, Some((2.0, -2.0)), None).unwrap_err();
+    assert!(matches!(err, Error::InvalidInterval { .. }), "{err}");
+    assert_eq!(
+        InverseMethod::new(None, None, None)
+            .unwrap()
+            .polynomial()
+            .unwrap(),
+        inverse_polynomial(3).unwrap()
+    );
+
+    // Three levels left: the errors name the levels of the degree and of the interval map.
+    let low = s.eval.drop_to_level(&ct, 4).unwrap();
+    let err = s
+        .eval
+        .sigmoid(&low, SigmoidMethod::Chebyshev, None, None)
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::PolynomialTooDeep {
+                depth: 6,
+                level: 4,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    for part in [
+        "not enough levels for sigmoid",
+        "degree 31 (Chebyshev basis on [-8, 8]) uses 6 levels",
+        "5 for degree 31, plus 1 to map [-8, 8] onto [-1, 1]",
+        "has 3 left (level 4)",
+        "an interval of width 2",
+    ] {
+        assert!(message.contains(part), "{message}");
+    }
+    let err = s.eval.sqrt(&low, 1.0, 2.0, 1).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::NewtonTooDeep {
+                needed: 5,
+                level: 4,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err
+        .to_string()
+        .contains("sqrt with 1 Newton iterations: it uses 5 levels"));
+    let err = s.eval.inverse_sqrt(&low, 1.0, 2.0, 1).unwrap_err();
+    assert!(
+        matches!(err, Error::NewtonTooDeep { needed: 4, .. }),
+        "{err:?}"
+    );
 }

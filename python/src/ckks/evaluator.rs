@@ -1,0 +1,393 @@
+//! `Evaluator` and the Rust evaluator it shares with the ciphertexts it made (`Eval`): every operation
+//! runs there with the GIL released.
+
+use super::*;
+
+/// A Rust evaluator (with its automatic rescaling) and the keys it has as Python shows them; shared by
+/// `Arc` between an `Evaluator` and the ciphertexts it produced.
+pub(super) struct Eval {
+    pub(super) ev: Evaluator,
+    pub(super) rotations: Vec<i64>,
+    pub(super) conjugate: bool,
+}
+
+impl Eval {
+    pub(super) fn keyless(ctx: &Arc<CkksContext>, auto_rescale: bool) -> Self {
+        Self {
+            ev: Evaluator::new(ctx).with_auto_rescale(auto_rescale),
+            rotations: Vec::new(),
+            conjugate: false,
+        }
+    }
+
+    pub(super) fn ctx(&self) -> &Arc<CkksContext> {
+        self.ev.context()
+    }
+
+    /// ValueError unless `ct` belongs to this evaluator's context.
+    pub(super) fn check(&self, ct: &Ciphertext) -> PyResult<()> {
+        check_context(self.ctx(), ct.fingerprint(), "the ciphertext")
+    }
+}
+
+/// The Rust operation of a Python operator.
+pub(super) fn bin_op(op: BinOp) -> BinaryOp {
+    match op {
+        BinOp::Add => BinaryOp::Add,
+        BinOp::Sub => BinaryOp::Sub,
+        BinOp::RSub => BinaryOp::ReverseSub,
+        BinOp::Mul => BinaryOp::Mul,
+    }
+}
+
+/// Runs `op` on `a` and `other` with the GIL released; `None` for an unsupported operand.
+pub(super) fn binary(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &PyCiphertext,
+    other: &Bound<'_, PyAny>,
+    op: BinOp,
+) -> PyResult<Option<PyCiphertext>> {
+    let Some(b) = classify(other)? else {
+        return Ok(None);
+    };
+    eval.check(&a.ct)?;
+    if let Arg::Ct(b) = &b {
+        eval.check(b)?;
+    }
+    let ct = py
+        .allow_threads(|| eval.ev.apply(&a.ct, bin_op(op), b.operand()))
+        .map_err(ckks_error)?;
+    Ok(Some(PyCiphertext::new(ct, eval)))
+}
+
+/// Runs a unary operation with the GIL released.
+pub(super) fn unary(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &Ciphertext,
+    f: impl FnOnce(&Evaluator, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
+) -> PyResult<PyCiphertext> {
+    eval.check(a)?;
+    let ct = py.allow_threads(|| f(&eval.ev, a)).map_err(ckks_error)?;
+    Ok(PyCiphertext::new(ct, eval))
+}
+/// The Rust ciphertexts of a Python sequence of Ciphertexts; ValueError for one of another context than
+/// `eval`'s.
+pub(super) fn read_ciphertexts(
+    eval: &Eval,
+    cts: &[Bound<'_, PyCiphertext>],
+) -> PyResult<Vec<Ciphertext>> {
+    cts.iter()
+        .map(|c| {
+            eval.check(&c.get().ct)?;
+            Ok(c.get().ct.clone())
+        })
+        .collect()
+}
+/// Runs an operation of several ciphertexts with the GIL released.
+pub(super) fn unary_many(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    f: impl FnOnce(&Evaluator) -> ckks::Result<Ciphertext> + Send,
+) -> PyResult<PyCiphertext> {
+    let ct = py.allow_threads(|| f(&eval.ev)).map_err(ckks_error)?;
+    Ok(PyCiphertext::new(ct, eval))
+}
+/// Homomorphic operations. Made by ``Context.evaluator(keys, auto_rescale=True, strict=False)``.
+///
+/// Every method returns a new Ciphertext attached to this evaluator, so that its Python operators
+/// (``+ - * /``, unary ``-``) and methods use this evaluator's keys and options. Right operands may be
+/// Ciphertexts, Plaintexts (``Context.encode``: encoded once, reused), 1-D arrays (encoded at the
+/// ciphertext's level on each use; shorter arrays are padded with zeros) or numbers: ints multiply
+/// exactly without using a level, floats and complex numbers use one level (rescaled automatically when
+/// ``auto_rescale``). Operands at different levels or scales are aligned
+/// unless the evaluator is strict: the result is at the lower level; when the scales differ, the operand
+/// at the higher level (the left one at equal levels) is multiplied by a constant and rescaled onto the
+/// other's scale, which costs a level at equal levels, and two operands at level 1 with different scales
+/// raise ValueError (scale mismatch). The GIL is released during every operation; evaluators can be shared
+/// by threads.
+#[pyclass(name = "Evaluator", module = "rnsfhe.ckks", frozen)]
+pub(super) struct PyEvaluator {
+    pub(super) eval: Arc<Eval>,
+}
+
+evaluator_methods! {
+    operands = "a Ciphertext, a Plaintext, an array or a number";
+    expected = "a Ciphertext, a Plaintext, a 1-D array of numbers or a number";
+    impl PyEvaluator {
+        /// attach(ct) -> Ciphertext: the same ciphertext, attached to this evaluator (its operators then use
+        /// this evaluator's keys and options). Raises ValueError if ``ct`` belongs to another context.
+        fn attach(&self, ct: &PyCiphertext) -> PyResult<PyCiphertext> {
+            self.eval.check(&ct.ct)?;
+            Ok(PyCiphertext {
+                seeded: ct.seeded.clone(),
+                ..PyCiphertext::new(ct.ct.clone(), &self.eval)
+            })
+        }
+
+        /// multiply(a, b) -> Ciphertext: a * b (b a Ciphertext, an array or a number), relinearized, and
+        /// rescaled if auto_rescale (except for int factors, which are exact).
+        fn multiply(
+            &self,
+            py: Python<'_>,
+            a: &PyCiphertext,
+            b: &Bound<'_, PyAny>,
+        ) -> PyResult<PyCiphertext> {
+            self.binary_strict(py, a, b, BinOp::Mul)
+        }
+
+        /// square(a) -> Ciphertext: a * a (rescaled if auto_rescale).
+        fn square(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| {
+                e.finish_product(e.square(c)?)
+            })
+        }
+
+        /// negate(a) -> Ciphertext: -a.
+        fn negate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.negate(c))
+        }
+
+        /// rescale(a) -> Ciphertext: divides by the last prime of the level (one level less, scale divided by
+        /// that prime). Raises ValueError at level 1.
+        fn rescale(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.rescale(c))
+        }
+
+        /// drop_to_level(a, level) -> Ciphertext: the same message at a lower level (limbs removed).
+        fn drop_to_level(
+            &self,
+            py: Python<'_>,
+            a: &PyCiphertext,
+            level: Int,
+        ) -> PyResult<PyCiphertext> {
+            let level = level.get("level")?;
+            unary(py, &self.eval, &a.ct, |e, c| e.drop_to_level(c, level))
+        }
+
+        /// rotate(a, k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
+        /// Raises ValueError naming the step if its key was not generated.
+        fn rotate(&self, py: Python<'_>, a: &PyCiphertext, k: Int) -> PyResult<PyCiphertext> {
+            let k = k.get("k")?;
+            unary(py, &self.eval, &a.ct, |e, c| e.rotate(c, k))
+        }
+
+        /// rotate_many(a, steps) -> list[Ciphertext]: rotations by each step, sharing one decomposition
+        /// (hoisted rotations; faster than separate rotate calls).
+        fn rotate_many(
+            &self,
+            py: Python<'_>,
+            a: &PyCiphertext,
+            steps: Vec<Int>,
+        ) -> PyResult<Vec<PyCiphertext>> {
+            let steps: Vec<i64> = Int::get_all(&steps, "steps")?;
+            self.eval.check(&a.ct)?;
+            let cts = py
+                .allow_threads(|| self.eval.ev.rotate_hoisted(&a.ct, &steps))
+                .map_err(ckks_error)?;
+            Ok(cts
+                .into_iter()
+                .map(|c| PyCiphertext::new(c, &self.eval))
+                .collect())
+        }
+
+        /// conjugate(a) -> Ciphertext: complex conjugate of every slot (needs keygen(conjugate=True)).
+        fn conjugate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.conjugate(c))
+        }
+
+        /// sum(a) -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)).
+        fn sum(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.sum_slots(c))
+        }
+
+        /// mean(a) -> Ciphertext: the mean of all ``a.slots`` slots (zero padding included), in every slot;
+        /// uses one level (needs keygen(sum_slots=True)).
+        fn mean(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.mean(c))
+        }
+
+        /// var(a) -> Ciphertext: the variance of all ``a.slots`` slots (zero padding included), in every
+        /// slot, as ``E[x^2] - E[x]^2`` of real values; uses two levels (needs keygen(sum_slots=True)).
+        fn var(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
+            unary(py, &self.eval, &a.ct, |e, c| e.variance(c))
+        }
+
+        /// polyval(ct, coeffs, basis="power", interval=None) -> Ciphertext: see ``Ciphertext.polyval``.
+        #[pyo3(signature = (ct, coeffs, basis = "power", interval = None))]
+        fn polyval(
+            &self,
+            py: Python<'_>,
+            ct: &PyCiphertext,
+            coeffs: &Bound<'_, PyAny>,
+            basis: &str,
+            interval: Option<&Bound<'_, PyAny>>,
+        ) -> PyResult<PyCiphertext> {
+            polyval_on(py, &self.eval, &ct.ct, coeffs, basis, interval)
+        }
+
+        /// chebyshev(ct, f, interval, degree) -> Ciphertext: see ``Ciphertext.chebyshev``.
+        fn chebyshev(
+            &self,
+            py: Python<'_>,
+            ct: &PyCiphertext,
+            f: &Bound<'_, PyAny>,
+            interval: &Bound<'_, PyAny>,
+            degree: Int,
+        ) -> PyResult<PyCiphertext> {
+            chebyshev_on(py, &self.eval, &ct.ct, f, interval, degree)
+        }
+
+        /// sigmoid(ct, method="chebyshev", interval=None, degree=None) -> Ciphertext: see
+        /// ``Ciphertext.sigmoid``.
+        #[pyo3(signature = (ct, method = "chebyshev", interval = None, degree = None))]
+        fn sigmoid(
+            &self,
+            py: Python<'_>,
+            ct: &PyCiphertext,
+            method: &str,
+            interval: Option<&Bound<'_, PyAny>>,
+            degree: Option<Int>,
+        ) -> PyResult<PyCiphertext> {
+            approximation_on(py, &self.eval, &ct.ct, method, interval, degree, Evaluator::sigmoid)
+        }
+
+        /// exp(ct, method="chebyshev", interval=None, degree=None) -> Ciphertext: see ``Ciphertext.exp``.
+        #[pyo3(signature = (ct, method = "chebyshev", interval = None, degree = None))]
+        fn exp(
+            &self,
+            py: Python<'_>,
+            ct: &PyCiphertext,
+            method: &str,
+            interval: Option<&Bound<'_, PyAny>>,
+            degree: Option<Int>,
+        ) -> PyResult<PyCiphertext> {
+            approximation_on(py, &self.eval, &ct.ct, method, interval, degree, Evaluator::exp)
+        }
+
+        /// inverse(ct, iterations=None, interval=None, degree=None) -> Ciphertext: see
+        /// ``Ciphertext.inverse``.
+        #[pyo3(signature = (ct, iterations = None, interval = None, degree = None))]
+        fn inverse(
+            &self,
+            py: Python<'_>,
+            ct: &PyCiphertext,
+            iterations: Option<Int>,
+            interval: Option<&Bound<'_, PyAny>>,
+            degree: Option<Int>,
+        ) -> PyResult<PyCiphertext> {
+            inverse_on(py, &self.eval, &ct.ct, iterations, interval, degree)
+        }
+
+        /// sqrt(ct, interval, iterations=2) -> Ciphertext: see ``Ciphertext.sqrt``.
+        #[pyo3(signature = (ct, interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, ct, interval, iterations=2)")]
+        fn sqrt(
+            &self,
+            py: Python<'_>,
+            ct: &PyCiphertext,
+            interval: &Bound<'_, PyAny>,
+            iterations: Int,
+        ) -> PyResult<PyCiphertext> {
+            sqrt_on(py, &self.eval, &ct.ct, interval, iterations, false)
+        }
+
+        /// inv_sqrt(ct, interval, iterations=2) -> Ciphertext: see ``Ciphertext.inv_sqrt``.
+        #[pyo3(signature = (ct, interval, iterations = Int::new(2)))]
+        #[pyo3(text_signature = "($self, ct, interval, iterations=2)")]
+        fn inv_sqrt(
+            &self,
+            py: Python<'_>,
+            ct: &PyCiphertext,
+            interval: &Bound<'_, PyAny>,
+            iterations: Int,
+        ) -> PyResult<PyCiphertext> {
+            sqrt_on(py, &self.eval, &ct.ct, interval, iterations, true)
+        }
+
+        /// dot(a, b) -> Ciphertext: the inner product of ``a`` with a Ciphertext or a 1-D array ``b``, in
+        /// every slot; see ``Ciphertext.dot``.
+        fn dot(
+            &self,
+            py: Python<'_>,
+            a: &PyCiphertext,
+            b: &Bound<'_, PyAny>,
+        ) -> PyResult<PyCiphertext> {
+            dot_on(py, &self.eval, &a.ct, b)
+        }
+
+        /// add_many(cts) -> Ciphertext: the slot-wise sum of a non-empty sequence of Ciphertexts, added in
+        /// order with levels and scales aligned as by ``+``. The result is at the lowest level among
+        /// ``cts``: inputs at higher levels are brought down to it (limbs dropped; one whose scale differs
+        /// is first multiplied by a constant and rescaled onto the other's scale), so the sum uses no level
+        /// only when all inputs share one level. Inputs at one level whose scales differ (not by an integer
+        /// factor, as after different rescaling histories) cost one more level, and at level 1 they raise
+        /// ValueError (a scale mismatch naming both levels and scales: neither operand can be rescaled);
+        /// a strict evaluator raises ValueError for any difference of levels or scales. ValueError for an
+        /// empty sequence.
+        fn add_many(
+            &self,
+            py: Python<'_>,
+            cts: Vec<Bound<'_, PyCiphertext>>,
+        ) -> PyResult<PyCiphertext> {
+            let cts = read_ciphertexts(&self.eval, &cts)?;
+            unary_many(py, &self.eval, |e| e.add_many(&cts))
+        }
+
+        /// weighted_sum(cts, weights) -> Ciphertext: ``sum_i weights[i] * cts[i]`` slot-wise, one real weight
+        /// per ciphertext, with a single rescaling (one level, from the lowest level among ``cts``).
+        /// ValueError for an empty sequence, a different number of weights, or non-finite weights.
+        fn weighted_sum(
+            &self,
+            py: Python<'_>,
+            cts: Vec<Bound<'_, PyCiphertext>>,
+            weights: Vec<f64>,
+        ) -> PyResult<PyCiphertext> {
+            let cts = read_ciphertexts(&self.eval, &cts)?;
+            unary_many(py, &self.eval, |e| e.weighted_sum(&cts, &weights))
+        }
+
+        /// Whether products are rescaled automatically.
+        #[getter]
+        fn auto_rescale(&self) -> bool {
+            self.eval.ev.auto_rescale()
+        }
+
+        /// Whether level or scale mismatches are errors (instead of being aligned).
+        #[getter]
+        fn strict(&self) -> bool {
+            self.eval.ev.is_strict()
+        }
+
+        /// Whether the evaluator has a relinearization key (needed by ciphertext products).
+        #[getter]
+        fn has_relin_key(&self) -> bool {
+            self.eval.ev.has_relin_key()
+        }
+
+        /// The rotation steps with keys ([] without Galois keys).
+        #[getter]
+        fn rotations(&self) -> Vec<i64> {
+            self.eval.rotations.clone()
+        }
+
+        /// Whether the evaluator can conjugate.
+        #[getter]
+        fn conjugate_key(&self) -> bool {
+            self.eval.ev.galois().is_some() && self.eval.conjugate
+        }
+
+        fn __repr__(&self) -> String {
+            format!(
+                "Evaluator(N={}, relin_key={}, rotations={:?}, conjugate={}, auto_rescale={}, strict={})",
+                self.eval.ctx().n(),
+                py_bool(self.eval.ev.has_relin_key()),
+                self.eval.rotations,
+                py_bool(self.conjugate_key()),
+                py_bool(self.eval.ev.auto_rescale()),
+                py_bool(self.strict())
+            )
+        }
+    }
+}
