@@ -20,6 +20,7 @@ pub mod ckks_table4;
 pub mod conversion;
 pub mod exact_conversion;
 pub mod ntt;
+pub mod pegasus;
 
 use std::fs;
 use std::hint::black_box;

@@ -136,6 +136,10 @@ enum BenchTable {
         #[arg(long, default_value_t = 65537)]
         t: u64,
     },
+    /// PEGASUS Table V, LWE rows (single thread, Table IV dimensions): the key switches N = 2^16 -> 1024
+    /// and 4096 -> 1024 and a look-up table by blind rotation, beside the paper and OpenPEGASUS, and the
+    /// throughput of a batch of LUTs on all threads.
+    PegasusTable5,
 }
 
 mod demo;
@@ -168,6 +172,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 BenchTable::CkksOp { preset } => bench::ckks::serve(&preset),
                 BenchTable::BfvTable3 => bench::bfv::run_table3(&options),
                 BenchTable::BfvTable4 => bench::bfv::run_table4(&options),
+                BenchTable::PegasusTable5 => bench::pegasus::run_table5(&options),
                 BenchTable::BfvOp { preset, depth, t } => {
                     bench::bfv::serve(preset.as_deref(), depth, t)
                 }

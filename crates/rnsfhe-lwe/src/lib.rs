@@ -15,6 +15,8 @@
 //! * [`BlindRotationKey`] (RGSW encryptions of the LWE key's indicator bits) and blind rotation
 //!   ([`blind_rotation`], PEGASUS Fig. 2 steps 3-6); [`LookupTable`] and [`LutEvaluator`]: any function
 //!   as a look-up table on LWE ciphertexts ([`lut`], PEGASUS Section III.B).
+//! * [`PegasusPreset`] / [`PegasusParams`]: the parameter sets (PEGASUS Table IV and variants) and their
+//!   estimated security ([`params`]).
 //!
 //! Conventions follow PEGASUS Section II.B: `LWE_s^{n,q}(m) = (m + e - <a, s>, a)`, decrypted by the
 //! phase `b + <a, s>`; RLWE ciphertexts `(c_0, c_1)` decrypt to `c_0 + c_1 s` as in `rnsfhe-core`.
@@ -26,6 +28,7 @@ pub mod error;
 pub mod extract;
 pub mod keyswitch;
 pub mod lut;
+pub mod params;
 pub mod secret;
 
 pub use blind_rotation::BlindRotationKey;
@@ -35,4 +38,5 @@ pub use error::{LweError, LweResult};
 pub use extract::{extract, extract_many};
 pub use keyswitch::{LweKeySwitchParams, LweSwitchingKey};
 pub use lut::{LookupTable, LutEvaluator, LutParams};
+pub use params::{PegasusParams, PegasusPreset, PegasusSecurity};
 pub use secret::LweSecretKey;

@@ -7,6 +7,7 @@ pub use rnsfhe_apps as apps;
 pub use rnsfhe_bfv as bfv;
 pub use rnsfhe_ckks as ckks;
 pub use rnsfhe_core as core;
+pub use rnsfhe_lwe as lwe;
 pub use rnsfhe_math as math;
 pub use rnsfhe_ring as ring;
 
