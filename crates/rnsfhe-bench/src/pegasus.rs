@@ -9,28 +9,16 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use rnsfhe_core::{RlweContext, SecretDistribution, SecretKey};
+use rnsfhe_core::{RlweContext, SecretKey};
 use rnsfhe_lwe::{
-    BlindRotationKey, LookupTable, LutEvaluator, LutParams, LweCiphertext, LweDimension,
-    LweKeySwitchParams, LweSecretKey, LweSwitchingKey,
+    BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension, LweSecretKey,
+    LweSwitchingKey, PegasusParams, PegasusPreset,
 };
-use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
 use serde::Serialize;
 
 use super::{markdown_table, measure_interleaved, write_json, BenchOptions, Machine, TimingConfig};
-
-/// The PEGASUS Table IV dimensions (or small ones for `--quick`).
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Dimensions {
-    /// `log2` of the CKKS ring degree `N` (the dimension of extracted LWE ciphertexts).
-    pub log_ckks: u32,
-    /// `log2` of the look-up-table ring degree `n`.
-    pub log_lut: u32,
-    /// The LWE dimension `n_lwe`.
-    pub lwe: usize,
-}
 
 /// One row of the table.
 #[derive(Debug, Clone, Serialize)]
@@ -49,7 +37,7 @@ pub struct Row {
 #[derive(Debug, Serialize)]
 struct Results {
     machine: Machine,
-    dimensions: Dimensions,
+    presets: Vec<String>,
     rows: Vec<Row>,
     batch: usize,
     batch_threads: usize,
@@ -57,30 +45,13 @@ struct Results {
     batch_all_threads_s: f64,
 }
 
-/// A 45-bit prime `q_0 = 1 mod 2^17` (Table IV; NTT-friendly for the CKKS ring of degree `2^16` too) and
-/// a special prime of `special_bits` bits, both NTT-friendly for the LUT ring.
-fn moduli(special_bits: u32) -> anyhow::Result<(u64, u64)> {
-    let q0 = ntt_primes_of_bits(45, 1 << 17, 1, &[])?[0];
-    let special = ntt_primes_of_bits(special_bits, 1 << 17, 1, &[q0])?[0];
-    Ok((q0, special))
-}
-
-/// The LUT evaluator and keys for one special modulus.
+/// The LUT evaluator of a parameter set, with its ring context and secret.
 fn lut_setup(
-    dims: Dimensions,
-    special_bits: u32,
+    params: &PegasusParams,
     lwe_sk: &LweSecretKey,
     rng: &mut Csprng,
 ) -> anyhow::Result<(Arc<RlweContext>, SecretKey, LutEvaluator)> {
-    let (q0, special) = moduli(special_bits)?;
-    let ctx = LutParams {
-        log_n: dims.log_lut,
-        q0,
-        special,
-        sigma: 1024.0,
-        secret: SecretDistribution::HammingWeight(64),
-    }
-    .context()?;
+    let ctx = params.lut.context()?;
     let ring_sk = SecretKey::generate(&ctx, rng)?;
     let key = BlindRotationKey::generate(&ctx, &ring_sk, lwe_sk, rng)?;
     Ok((ctx, ring_sk, LutEvaluator::new(key)))
@@ -88,37 +59,43 @@ fn lut_setup(
 
 /// Runs the table (see the module documentation).
 pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
-    let dims = if options.quick {
-        Dimensions {
-            log_ckks: 12,
-            log_lut: 10,
-            lwe: 128,
-        }
+    // The published set, and the same with q' < 2^50 (LUT row only); --quick: the small test set.
+    let presets = if options.quick {
+        vec![PegasusPreset::InsecureTest]
     } else {
-        Dimensions {
-            log_ckks: 16,
-            log_lut: 12,
-            lwe: 1024,
-        }
+        vec![
+            PegasusPreset::PegasusTable4,
+            PegasusPreset::PegasusTable4FastSpecial,
+        ]
     };
+    let sets = presets
+        .iter()
+        .map(|p| p.params())
+        .collect::<Result<Vec<_>, _>>()?;
+    let base = sets[0];
     let machine = Machine::detect();
     let mut rng = Csprng::from_os()?;
-    let h64 = SecretDistribution::HammingWeight(64);
-    let lwe_sk = LweSecretKey::generate(LweDimension::new(dims.lwe)?, h64, &mut rng)?;
-    let ckks_sk = LweSecretKey::generate(LweDimension::new(1 << dims.log_ckks)?, h64, &mut rng)?;
-    let (q0, _) = moduli(60)?;
-    let ks = LweKeySwitchParams {
-        modulus: q0,
-        base_log: 7,
-        digits: 7,
-        sigma: 8192.0,
-    };
+    let lwe_sk = LweSecretKey::generate(
+        LweDimension::new(base.lwe_dimension)?,
+        base.lwe_secret,
+        &mut rng,
+    )?;
+    let ckks_sk = LweSecretKey::generate(
+        LweDimension::new(1 << base.ckks_log_n)?,
+        base.lwe_secret,
+        &mut rng,
+    )?;
+    let (q0, ks) = (base.key_switch.modulus, base.key_switch);
+    let (log_ckks, log_lut, lwe) = (base.ckks_log_n, base.lut.log_n, base.lwe_dimension);
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
     let (rows, lut) = one.install(|| -> anyhow::Result<_> {
         let ks_big = LweSwitchingKey::generate(&ckks_sk, &lwe_sk, ks, &mut rng)?;
-        let (ctx60, ring60, eval60) = lut_setup(dims, 60, &lwe_sk, &mut rng)?;
-        let (_, _, eval50) = lut_setup(dims, 50, &lwe_sk, &mut rng)?;
-        let lut_sk = LweSecretKey::from_ring_key(&ring60)?;
+        let evals = sets
+            .iter()
+            .map(|p| lut_setup(p, &lwe_sk, &mut rng))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let (ctx, ring_sk, _) = &evals[0];
+        let lut_sk = LweSecretKey::from_ring_key(ring_sk)?;
         let ks_small = LweSwitchingKey::generate(&lut_sk, &lwe_sk, ks, &mut rng)?;
         let modulus = Modulus::new(q0)?;
         let noise = DiscreteGaussian::with_sigma(3.2)?;
@@ -126,7 +103,7 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
         let ct_big = ckks_sk.encrypt(1 << 40, &modulus, &noise, &mut rng);
         let ct_lwe = lwe_sk.encrypt((1.5 * delta) as i64, &modulus, &noise, &mut rng);
         let ct_lut = lut_sk.encrypt(1 << 40, &modulus, &noise, &mut rng);
-        let table = LookupTable::from_fn(&ctx60, delta, delta, |x| 1.0 / (1.0 + (-x).exp()))?;
+        let table = LookupTable::from_fn(ctx, delta, delta, |x| 1.0 / (1.0 + (-x).exp()))?;
         let config = TimingConfig {
             warmup_ms: 0,
             samples: if options.quick { 3 } else { 9 },
@@ -140,45 +117,52 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
             }
         };
         let timings = {
-            let mut a = || keep(ks_big.switch(&ct_big).map_err(Into::into));
-            let mut b = || keep(eval60.evaluate(&ct_lwe, &table).map_err(Into::into));
-            let mut c = || keep(eval50.evaluate(&ct_lwe, &table).map_err(Into::into));
-            let mut d = || keep(ks_small.switch(&ct_lut).map_err(Into::into));
-            measure_interleaved(&config, &mut [&mut a, &mut b, &mut c, &mut d])
+            let mut first = || keep(ks_big.switch(&ct_big).map_err(Into::into));
+            let mut last = || keep(ks_small.switch(&ct_lut).map_err(Into::into));
+            let mut luts: Vec<_> = evals
+                .iter()
+                .map(|(_, _, eval)| {
+                    let (ct, table, keep) = (&ct_lwe, &table, &keep);
+                    move || keep(eval.evaluate(ct, table).map_err(Into::into))
+                })
+                .collect();
+            let mut cases: Vec<&mut dyn FnMut()> = vec![&mut first];
+            cases.extend(luts.iter_mut().map(|f| f as &mut dyn FnMut()));
+            cases.push(&mut last);
+            measure_interleaved(&config, &mut cases)
         };
         if let Some(e) = failed.into_inner() {
             return Err(e);
         }
         let ms = |i: usize| timings[i].median_us / 1000.0;
-        let rows = vec![
-            Row {
-                operation: format!("KS N = 2^{} -> n_lwe = {}", dims.log_ckks, dims.lwe),
-                ms: ms(0),
-                paper_ms: 20.14,
-                openpegasus_ms: (78.5, 38.0),
-            },
-            Row {
-                operation: format!("LUT n = 2^{}, q' ~ 2^60 (Table IV)", dims.log_lut),
-                ms: ms(1),
+        let mut rows = vec![Row {
+            operation: format!("KS N = 2^{log_ckks} -> n_lwe = {lwe}"),
+            ms: ms(0),
+            paper_ms: 20.14,
+            openpegasus_ms: (78.5, 38.0),
+        }];
+        for (i, (preset, p)) in presets.iter().zip(&sets).enumerate() {
+            rows.push(Row {
+                operation: format!(
+                    "LUT n = 2^{log_lut}, q' ~ 2^{:.0} ({preset:?})",
+                    (p.lut.special as f64).log2()
+                ),
+                ms: ms(1 + i),
                 paper_ms: 930.0,
                 openpegasus_ms: (1410.0, 900.0),
-            },
-            Row {
-                operation: format!("LUT n = 2^{}, q' < 2^50", dims.log_lut),
-                ms: ms(2),
-                paper_ms: 930.0,
-                openpegasus_ms: (1410.0, 900.0),
-            },
-            Row {
-                operation: format!("KS n = 2^{} -> n_lwe = {}", dims.log_lut, dims.lwe),
-                ms: ms(3),
-                paper_ms: 1.49,
-                openpegasus_ms: (4.4, 2.2),
-            },
-        ];
-        Ok((rows, (eval50, ct_lwe, table)))
+            });
+        }
+        rows.push(Row {
+            operation: format!("KS n = 2^{log_lut} -> n_lwe = {lwe}"),
+            ms: ms(1 + sets.len()),
+            paper_ms: 1.49,
+            openpegasus_ms: (4.4, 2.2),
+        });
+        let fastest = evals.into_iter().last().map(|(_, _, eval)| eval);
+        Ok((rows, (fastest, ct_lwe, table)))
     })?;
     let (eval, ct, table) = lut;
+    let eval = eval.context("no LUT evaluator")?;
     let batch = if options.quick { 4 } else { 64 };
     let cts = vec![ct; batch];
     let time_batch = |pool: &rayon::ThreadPool| -> anyhow::Result<f64> {
@@ -192,11 +176,8 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
 
     println!("{}", machine.markdown_header());
     println!(
-        "PEGASUS Table V, LWE rows, single thread; dimensions N = 2^{}, n = 2^{}, n_lwe = {} \
-         (q_0 ~ 2^45, B_ks = 2^7, d_ks = 7, sigma_ks = 2^13, sigma_lut = 2^10, h = 64){}\n",
-        dims.log_ckks,
-        dims.log_lut,
-        dims.lwe,
+        "PEGASUS Table V, LWE rows, single thread; dimensions N = 2^{log_ckks}, n = 2^{log_lut}, \
+         n_lwe = {lwe} (q_0 ~ 2^45, B_ks = 2^7, d_ks = 7, sigma_ks = 2^13, sigma_lut = 2^10, h = 64){}\n",
         if options.quick {
             "; QUICK RUN at small dimensions: not comparable with the paper"
         } else {
@@ -229,7 +210,8 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
         )
     );
     println!(
-        "\nBatch of {batch} LUTs (q' < 2^50): {:.2} s on 1 thread, {:.2} s on {} threads ({:.2}x)",
+        "\nBatch of {batch} LUTs ({:?}): {:.2} s on 1 thread, {:.2} s on {} threads ({:.2}x)",
+        presets[presets.len() - 1],
         batch_one_thread_s,
         batch_all_threads_s,
         all.current_num_threads(),
@@ -237,7 +219,7 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
     );
     let results = Results {
         machine,
-        dimensions: dims,
+        presets: presets.iter().map(|p| format!("{p:?}")).collect(),
         rows,
         batch,
         batch_threads: all.current_num_threads(),
