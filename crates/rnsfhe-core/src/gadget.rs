@@ -43,7 +43,7 @@
 
 use rayon::prelude::*;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian, Seed};
-use rnsfhe_math::simd::{sum_of_products, Weights};
+use rnsfhe_math::simd::sum_of_reduced_products;
 use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis, RnsSignedDigits};
 
 use crate::context::RlweContext;
@@ -425,8 +425,9 @@ pub(crate) fn multiply_accumulate(
             bs.extend(rows.iter().map(|(b, _)| &b.data()[lo..hi]));
             as_.clear();
             as_.extend(rows.iter().map(|(_, a)| &a.data()[lo..hi]));
-            sum_of_products(m, &ds, Weights::PerElement(&bs), &mut o0[range.clone()]);
-            sum_of_products(m, &ds, Weights::PerElement(&as_), &mut o1[range]);
+            // Digits and rows are reduced residues (transform and conversion outputs, key polynomials).
+            sum_of_reduced_products(m, &ds, &bs, &mut o0[range.clone()]);
+            sum_of_reduced_products(m, &ds, &as_, &mut o1[range]);
         }
         if form == LimbForm::Coeff {
             plan.inverse(o0)?;

@@ -60,6 +60,16 @@ const NARROW_ELEMENT_MIN_ROWS: usize = 3;
 /// it are two 30-bit halves, whose products stay below `2^60`, so 16 of them fit a 64-bit lane.
 pub const NARROW_BOUND: u64 = 1 << 60;
 
+/// Moduli below this bound take the AVX-512 IFMA path of per-element sums of products where the CPU has
+/// it: residues then fit the 52-bit multipliers, and one `vpmadd52luq` / `vpmadd52huq` pair replaces the
+/// four 32-bit products of the plain AVX-512 path (the ModUp digits and key rows of moduli below `2^50`,
+/// as blind rotation uses).
+const IFMA_BOUND: u64 = 1 << 50;
+
+/// Most rows the IFMA path sums before one reduction: the low and high 52-bit halves are accumulated in
+/// 64-bit lanes, `rows * 2^52 < 2^64`.
+const IFMA_MAX_ROWS: usize = 4096;
+
 /// How many products `row * weight` (`row < 2^62`, `weight < p`) fit in a `u128` accumulator that also
 /// holds one already reduced value below `p`.
 fn accumulation_capacity(m: &Modulus) -> usize {
@@ -116,6 +126,37 @@ pub fn sum_of_products(m: &Modulus, rows: &[&[u64]], weights: Weights<'_>, out: 
         return;
     }
     scalar_sum_of_products(m, rows, weights, cap, 0, out);
+}
+
+/// [`sum_of_products`] with per-element weights for rows and weights that are reduced residues (below
+/// `p`, checked in debug builds), as the digits and key rows of a gadget product are. Moduli below `2^50`
+/// then take the IFMA path where the CPU has it (see `IFMA_BOUND`); otherwise, and for more than
+/// `IFMA_MAX_ROWS` rows, this is [`sum_of_products`].
+///
+/// Panics as [`sum_of_products`] on mismatched lengths.
+pub fn sum_of_reduced_products(m: &Modulus, rows: &[&[u64]], weights: &[&[u64]], out: &mut [u64]) {
+    debug_assert!(rows
+        .iter()
+        .chain(weights)
+        .all(|r| r[..out.len()].iter().all(|&x| x < m.value())));
+    #[cfg(target_arch = "x86_64")]
+    if m.value() < IFMA_BOUND && !rows.is_empty() && rows.len() <= IFMA_MAX_ROWS {
+        if let (Some(ifma), Some(v4)) = (avx512::V4Ifma::try_new(), pulp::x86::V4::try_new()) {
+            assert_eq!(rows.len(), weights.len(), "one weight row per row");
+            let n = out.len();
+            assert!(
+                rows.iter().chain(weights).all(|r| r.len() >= n),
+                "row shorter than output"
+            );
+            let vec_len = n - n % 8;
+            avx512::ifma_element_sum(ifma, v4, m, rows, weights, &mut out[..vec_len]);
+            let cap = accumulation_capacity(m);
+            let tail = Weights::PerElement(weights);
+            scalar_sum_of_products(m, rows, tail, cap, vec_len, &mut out[vec_len..]);
+            return;
+        }
+    }
+    sum_of_products(m, rows, Weights::PerElement(weights), out);
 }
 
 /// [`sum_of_products`] without the vector path, for `out` covering coefficients `start..start + len`
@@ -789,8 +830,48 @@ mod avx512 {
         )
     }
 
+    /// `out[c] = sum_i rows[i][c] w[i][c] mod p` for `p < 2^50` (so every factor is below `2^52`) and at
+    /// most [`super::IFMA_MAX_ROWS`] rows: the low and high 52-bit halves of the products accumulate
+    /// separately (`L`, `H`, each below `rows 2^52`), the value `L + 2^52 H < 2^128` is assembled in 128
+    /// bits and reduced once by [`reduce_wide`].
+    pub(super) fn ifma_element_sum(
+        simd: V4Ifma,
+        v4: V4,
+        m: &Modulus,
+        rows: &[&[u64]],
+        w: &[&[u64]],
+        out: &mut [u64],
+    ) {
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let f = simd.avx512f;
+                let ifma = simd.avx512ifma;
+                let k = Constants::new(v4, m);
+                let zero = splat(v4, 0);
+                for c in (0..out.len()).step_by(8) {
+                    let (mut lo52, mut hi52) = (zero, zero);
+                    for (row, wr) in rows.iter().zip(w) {
+                        let (x, y) = (load(row, c), load(wr, c));
+                        lo52 = ifma._mm512_madd52lo_epu64(lo52, x, y);
+                        hi52 = ifma._mm512_madd52hi_epu64(hi52, x, y);
+                    }
+                    // L + 2^52 H as (low, high) 64-bit words: low = L + (H << 52) with its carry.
+                    let (lo, hi) = add_wide(
+                        v4,
+                        lo52,
+                        f._mm512_srli_epi64::<12>(hi52),
+                        f._mm512_slli_epi64::<52>(hi52),
+                    );
+                    store(out, c, reduce_wide(v4, &k, lo, hi));
+                }
+            },
+        )
+    }
+
     pulp::simd_type! {
-        /// [`V4`] with AVX-512 IFMA (52-bit multiply-accumulate), for [`super::scaled_rounding`].
+        /// [`V4`] with AVX-512 IFMA (52-bit multiply-accumulate), for [`super::scaled_rounding`] and
+        /// [`ifma_element_sum`].
         pub(super) struct V4Ifma {
             pub sse: "sse",
             pub sse2: "sse2",
@@ -1092,6 +1173,41 @@ mod tests {
                     check(bits, rows, n, Kind::PerElement);
                     check(bits, rows, n, Kind::PerRow);
                     check(bits, rows, n, Kind::Narrow);
+                }
+            }
+        }
+    }
+
+    /// The reduced-input entry point (IFMA below `2^50`) against the reference, with every residue at
+    /// `p - 1` in the first lanes (the largest lane sums) and up to its row limit.
+    #[test]
+    fn reduced_products_agree_with_the_reference() {
+        let mut rng = StdRng::seed_from_u64(0x1f3a);
+        for bits in [20u32, 45, 49, 50, 55, 61] {
+            let p = primes::ntt_primes_of_bits(bits, 1 << 4, 1, &[]).unwrap()[0];
+            let m = Modulus::new(p).unwrap();
+            for rows in [1usize, 2, 3, 7, 64, 4096, 4097] {
+                for n in [8usize, 67] {
+                    let gen = |rng: &mut StdRng| -> Vec<Vec<u64>> {
+                        (0..rows)
+                            .map(|_| {
+                                (0..n)
+                                    .map(|c| if c < 8 { p - 1 } else { rng.gen_range(0..p) })
+                                    .collect()
+                            })
+                            .collect()
+                    };
+                    let (x, w) = (gen(&mut rng), gen(&mut rng));
+                    let xr: Vec<&[u64]> = x.iter().map(|r| &r[..]).collect();
+                    let wr: Vec<&[u64]> = w.iter().map(|r| &r[..]).collect();
+                    let mut got = vec![0u64; n];
+                    sum_of_reduced_products(&m, &xr, &wr, &mut got);
+                    for c in 0..n {
+                        let want = (0..rows).fold(0u128, |acc, i| {
+                            (acc + x[i][c] as u128 * w[i][c] as u128) % p as u128
+                        });
+                        assert_eq!(got[c] as u128, want, "bits {bits}, rows {rows}, c {c}");
+                    }
                 }
             }
         }
