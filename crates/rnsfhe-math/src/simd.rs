@@ -436,6 +436,30 @@ pub fn lift_signed(m: &Modulus, values: &[i64], out: &mut [u64]) {
     }
 }
 
+/// `out[c] = centered(x_c) mod p` for residues `x_c` of `q` given in `[0, 2q)` (reduced once first):
+/// `x_c - q` when `x_c > q/2`, else `x_c`, reduced modulo `p` (the lift of a single-modulus basis
+/// conversion, as ModUp from one digit and ModDown by one special prime need). Any `q` and `p` below
+/// `2^62`; on 8 AVX-512 lanes where available (one wide Barrett reduction per value). Panics if `out` is
+/// shorter than `input`.
+pub fn centered_lift(q: &Modulus, p: &Modulus, input: &[u64], out: &mut [u64]) {
+    let n = input.len();
+    let out = &mut out[..n];
+    debug_assert!(input.iter().all(|&x| x < 2 * q.value()));
+    let mut start = 0;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V4::try_new() {
+        start = n - n % 8;
+        avx512::centered_lift(simd, q, p, &input[..start], &mut out[..start]);
+    }
+    let (qv, half) = (q.value(), q.value() / 2);
+    let shift = p.reduce(qv);
+    for (o, &x) in out[start..].iter_mut().zip(&input[start..]) {
+        let x = x.min(x.wrapping_sub(qv));
+        let r = p.reduce(x);
+        *o = if x > half { p.sub(r, shift) } else { r };
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use core::arch::x86_64::__m512i;
@@ -869,6 +893,36 @@ mod avx512 {
         )
     }
 
+    /// [`super::centered_lift`] on whole vectors of 8.
+    pub(super) fn centered_lift(
+        simd: V4,
+        q: &Modulus,
+        p: &Modulus,
+        input: &[u64],
+        out: &mut [u64],
+    ) {
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let f = simd.avx512f;
+                let k = Constants::new(simd, p);
+                let zero = splat(simd, 0);
+                let (qv, half) = (splat(simd, q.value()), splat(simd, q.value() / 2));
+                // r - (q mod p) = r + (p - q mod p), then one conditional subtraction of p.
+                let complement = splat(simd, p.value() - p.reduce(q.value()));
+                for c in (0..out.len()).step_by(8) {
+                    let x = load(input, c);
+                    let x = f._mm512_min_epu64(x, f._mm512_sub_epi64(x, qv));
+                    let upper = f._mm512_cmpgt_epu64_mask(x, half);
+                    let r = reduce_wide(simd, &k, x, zero);
+                    let t = f._mm512_add_epi64(r, complement);
+                    let t = f._mm512_min_epu64(t, f._mm512_sub_epi64(t, k.p));
+                    store(out, c, f._mm512_mask_mov_epi64(r, upper, t));
+                }
+            },
+        )
+    }
+
     pulp::simd_type! {
         /// [`V4`] with AVX-512 IFMA (52-bit multiply-accumulate), for [`super::scaled_rounding`] and
         /// [`ifma_element_sum`].
@@ -1174,6 +1228,46 @@ mod tests {
                     check(bits, rows, n, Kind::PerRow);
                     check(bits, rows, n, Kind::Narrow);
                 }
+            }
+        }
+    }
+
+    /// The centered lift against its definition, for moduli on both sides of each other and inputs in
+    /// `[0, 2q)` including the edges around `q/2`.
+    #[test]
+    fn centered_lift_matches_the_definition() {
+        let mut rng = StdRng::seed_from_u64(0xce17);
+        for (qb, pb) in [(45u32, 50u32), (60, 45), (50, 50), (30, 61), (61, 30)] {
+            let q = Modulus::new(primes::ntt_primes_of_bits(qb, 16, 1, &[]).unwrap()[0]).unwrap();
+            let p = Modulus::new(primes::ntt_primes_of_bits(pb, 16, 1, &[q.value()]).unwrap()[0])
+                .unwrap();
+            let (qv, half) = (q.value(), q.value() / 2);
+            let edges = [
+                0,
+                1,
+                half - 1,
+                half,
+                half + 1,
+                qv - 1,
+                qv,
+                qv + half,
+                2 * qv - 1,
+            ];
+            let input: Vec<u64> = edges
+                .into_iter()
+                .chain((0..131).map(|_| rng.gen_range(0..2 * qv)))
+                .collect();
+            let mut out = vec![0u64; input.len()];
+            centered_lift(&q, &p, &input, &mut out);
+            for (&x, &o) in input.iter().zip(&out) {
+                let x = x % qv;
+                let c = if x > half {
+                    x as i128 - qv as i128
+                } else {
+                    x as i128
+                };
+                let want = c.rem_euclid(p.value() as i128) as u64;
+                assert_eq!(o, want, "q {qv}, p {}, x {x}", p.value());
             }
         }
     }

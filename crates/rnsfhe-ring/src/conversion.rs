@@ -47,7 +47,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::primes::closeness_eta;
-use rnsfhe_math::simd::{map_in_place, sum_of_products, MulShoup, Weights, NARROW_BOUND};
+use rnsfhe_math::simd::{
+    centered_lift, map_in_place, sum_of_products, MulShoup, Weights, NARROW_BOUND,
+};
 use rnsfhe_math::ShoupConstant;
 
 use crate::basis::RnsBasis;
@@ -534,14 +536,16 @@ impl BasisConverter {
     /// pass per target limb instead of the general blocked algorithm, the same output.
     fn convert_single(&self, input: &[u64], outputs: Vec<&mut [u64]>) {
         let q = &self.from.moduli()[0];
-        let half = q.value() / 2;
+        // Transform outputs are reduced; other callers may pass any word (read as its residue).
+        let reduced;
+        let input = if input.iter().all(|&x| x < 2 * q.value()) {
+            input
+        } else {
+            reduced = input.iter().map(|&x| q.reduce(x)).collect::<Vec<_>>();
+            &reduced
+        };
         for (out, p) in outputs.into_iter().zip(self.to.moduli()) {
-            let q_mod_p = p.reduce(q.value());
-            for (o, &x) in out.iter_mut().zip(input) {
-                let x = q.reduce(x);
-                let shift = if x > half { q_mod_p } else { 0 };
-                *o = p.sub(p.reduce(x), shift);
-            }
+            centered_lift(q, p, input, out);
         }
     }
 
