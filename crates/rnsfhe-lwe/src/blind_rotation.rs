@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use rnsfhe_core::{RgswCiphertext, RlweCiphertext, RlweContext, SecretKey};
+use rnsfhe_core::{RgswCiphertext, RlweCiphertext, RlweContext, SecretDistribution, SecretKey};
 use rnsfhe_math::sampling::Csprng;
 use rnsfhe_ring::{Coeff, Poly};
 
@@ -75,6 +75,36 @@ impl BlindRotationKey {
     /// The dimension of the LWE ciphertexts it rotates by.
     pub fn lwe_dimension(&self) -> LweDimension {
         self.lwe_dimension
+    }
+
+    /// The variance of the error blind rotation adds for a ciphertext (modulo `2n`) whose mask has `k`
+    /// nonzero coefficients (the others skip their two external products). Each external product
+    /// `(d_0, d_1) ⊙ RGSW(m)` adds `(1/q') (d~_0 e_0 + d~_1 e_1) + r_0 + r_1 s`: the centered lifts `d~_i`
+    /// of uniform residues modulo `q_0` (variance `q_0^2 / 12`) times the key errors (`sigma_lut^2`, `n`
+    /// terms per coefficient), divided by `q'`, and ModDown's roundings (variance `1/12` each, `||s||^2`
+    /// terms in `r_1 s`): `n q_0^2 sigma^2 / (6 q'^2) + (1 + ||s||^2) / 12`. The accumulator's earlier
+    /// error passes through unchanged in variance (a monomial times it, PEGASUS Appendix B), so the
+    /// errors add up over the `2k` products; the first one, on the trivial accumulator `(f X^b, 0)`, has
+    /// no uniform input and adds only its roundings. PEGASUS Appendix C.2 gives `4 n_lwe q_0
+    /// sigma_lut^2 / q'` instead, which leaves the roundings out (they dominate when `q'` is much larger
+    /// than `q_0`) and scales the key term differently; the tests measure this formula within 10 %.
+    /// `||s||^2` is the Hamming weight of a fixed-weight ring secret and `2n/3` on average for a uniform
+    /// ternary one.
+    pub fn added_variance(&self, nonzero: usize) -> f64 {
+        if nonzero == 0 {
+            return 0.0;
+        }
+        let params = self.ctx.params();
+        let n = self.ctx.n() as f64;
+        let q0 = self.ctx.chain().moduli()[0].value() as f64;
+        let special = self.ctx.special_basis().moduli()[0].value() as f64;
+        let norm_sq = match params.secret {
+            SecretDistribution::HammingWeight(h) => h as f64,
+            SecretDistribution::Ternary => 2.0 * n / 3.0,
+        };
+        let rounding = (1.0 + norm_sq) / 12.0;
+        let key = n * q0 * q0 * params.sigma * params.sigma / (6.0 * special * special);
+        (2 * nonzero) as f64 * (key + rounding) - key
     }
 
     /// Blind rotation of `table` (coefficient form over `q_0`, the context's first prime) by the LWE

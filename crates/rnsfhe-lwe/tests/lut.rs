@@ -85,3 +85,57 @@ fn tables_of_several_functions_meet_the_error_bound() {
     assert!(LookupTable::from_fn(&ctx, delta, 1e30, |x| x).is_err());
     assert!(LookupTable::from_fn(&ctx, f64::NAN, delta, |x| x).is_err());
 }
+
+/// The error added by blind rotation over 1000 look-up tables of a constant function (whose output is
+/// exactly `Delta c` plus that error) has the variance of `BlindRotationKey::added_variance` within 10 %,
+/// at small dimensions with both of its terms (key errors and ModDown roundings) of similar size.
+#[test]
+fn blind_rotation_noise_matches_the_variance_formula() {
+    let log_n = 10;
+    let two_n = 2u64 << log_n;
+    let q0 = ntt_primes_of_bits(45, two_n, 1, &[]).unwrap()[0];
+    let special = ntt_primes_of_bits(50, two_n, 1, &[q0]).unwrap()[0];
+    let params = LutParams {
+        log_n,
+        q0,
+        special,
+        sigma: 3.2,
+        secret: SecretDistribution::HammingWeight(64),
+    };
+    let ctx = params.context().unwrap();
+    let mut r = Csprng::insecure_from_seed_for_tests([12; 32]);
+    let ring_sk = SecretKey::generate(&ctx, &mut r).unwrap();
+    let lwe_sk = LweSecretKey::generate(
+        LweDimension::new(16).unwrap(),
+        SecretDistribution::Ternary,
+        &mut r,
+    )
+    .unwrap();
+    let key = BlindRotationKey::generate(&ctx, &ring_sk, &lwe_sk, &mut r).unwrap();
+    let out_sk = LweSecretKey::from_ring_key(&ring_sk).unwrap();
+    let modulus = Modulus::new(q0).unwrap();
+    let noise = DiscreteGaussian::with_sigma(3.2).unwrap();
+    // A small output value keeps the first product's (non-uniform) input small, as the formula assumes.
+    let (delta, c) = (2f64.powi(20), 3.0);
+    let table = LookupTable::from_fn(&ctx, q0 as f64 / 64.0, delta, |_| c).unwrap();
+    let (mut sum_sq, mut expected, samples) = (0.0, 0.0, 1000);
+    for _ in 0..samples {
+        let m = r.gen_range(-(q0 as i64) / 8..(q0 as i64) / 8);
+        let ct = lwe_sk.encrypt(m, &modulus, &noise, &mut r);
+        let switched = ct.switch_modulus(two_n).unwrap();
+        let nonzero = switched.a().iter().filter(|&&a| a != 0).count();
+        expected += key.added_variance(nonzero);
+        let rotated = key.rotate(table.poly(), &switched).unwrap();
+        let out = rnsfhe_lwe::extract(&rotated, 0).unwrap();
+        let e = (out_sk.decrypt(&out).unwrap() as f64) - delta * c;
+        sum_sq += e * e;
+    }
+    let ratio = sum_sq / expected;
+    eprintln!("blind rotation error variance: measured / formula = {ratio:.3}");
+    assert!(
+        (0.9..=1.1).contains(&ratio),
+        "measured {:.2}, formula {:.2} (ratio {ratio:.3})",
+        sum_sq / samples as f64,
+        expected / samples as f64
+    );
+}
