@@ -26,45 +26,95 @@ use crate::dimension::LweDimension;
 use crate::error::{LweError, LweResult};
 use crate::secret::LweSecretKey;
 
-/// The blind-rotation (evaluation) key of PEGASUS Fig. 2 and Fig. 6: for every coefficient `s_j` of the
-/// LWE secret, `RGSW(I(s_j >= 0))` and `RGSW(I(s_j <= 0))` under the ring secret of the look-up-table
-/// context (`EK_{j,0}`, `EK_{j,1}`).
+/// The blind-rotation algorithm, chosen with the key (OpenFHE's explicit choice of technique).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum BlindRotation {
+    /// PEGASUS Fig. 2 (Micciancio-Polyakov's ternary variant): `RGSW(I(s_j >= 0))` and
+    /// `RGSW(I(s_j <= 0))` per coefficient, two external products each; any ternary LWE key.
+    #[default]
+    Ternary,
+    /// The binary-key form (FHEW / CGGI): `RGSW(s_j)` per coefficient and one external product
+    /// `AC + ((X^(a_j) - 1) AC) ⊙ RGSW(s_j)`, half the work; the LWE key must be binary (PEGASUS Section
+    /// VI.B: "the performance of our LUT evaluation would be accelerated by 2x").
+    Binary,
+}
+
+/// The blind-rotation (evaluation) key of PEGASUS Fig. 2 and Fig. 6 under the ring secret of the
+/// look-up-table context: per coefficient `s_j` of the LWE secret, `RGSW(I(s_j >= 0))` and
+/// `RGSW(I(s_j <= 0))` (`EK_{j,0}`, `EK_{j,1}`; [`BlindRotation::Ternary`]) or `RGSW(s_j)`
+/// ([`BlindRotation::Binary`]).
 #[derive(Clone, Debug)]
 pub struct BlindRotationKey {
     ctx: Arc<RlweContext>,
     lwe_dimension: LweDimension,
-    keys: Vec<(RgswCiphertext, RgswCiphertext)>,
+    algorithm: BlindRotation,
+    /// Per LWE coefficient, the RGSW ciphertexts its step multiplies by, in order.
+    keys: Vec<Vec<RgswCiphertext>>,
 }
 
 impl BlindRotationKey {
-    /// Encrypts the indicator bits of every coefficient of `lwe_sk` under `ring_sk` (a key of `ctx`, the
-    /// ring of degree `n` over `q_0` with the special modulus `q'` and the error width `sigma_lut` of
-    /// PEGASUS Table IV).
+    /// The ternary key of PEGASUS Fig. 2 ([`BlindRotationKey::generate_with`] and
+    /// [`BlindRotation::Ternary`]).
     ///
-    /// Errors: [`LweError::Core`] for a ring key of another context; sampler errors.
+    /// Errors: as [`BlindRotationKey::generate_with`].
     pub fn generate(
         ctx: &Arc<RlweContext>,
         ring_sk: &SecretKey,
         lwe_sk: &LweSecretKey,
         rng: &mut Csprng,
     ) -> LweResult<Self> {
-        let keys = lwe_sk
-            .coefficients()
+        Self::generate_with(BlindRotation::Ternary, ctx, ring_sk, lwe_sk, rng)
+    }
+
+    /// Encrypts the key material `algorithm` needs for every coefficient of `lwe_sk` under `ring_sk` (a
+    /// key of `ctx`, the ring of degree `n` over `q_0` with the special modulus `q'` and the error width
+    /// `sigma_lut` of PEGASUS Table IV).
+    ///
+    /// Errors: [`LweError::InvalidParams`] for [`BlindRotation::Binary`] with a key that is not binary;
+    /// [`LweError::Core`] for a ring key of another context; sampler errors.
+    pub fn generate_with(
+        algorithm: BlindRotation,
+        ctx: &Arc<RlweContext>,
+        ring_sk: &SecretKey,
+        lwe_sk: &LweSecretKey,
+        rng: &mut Csprng,
+    ) -> LweResult<Self> {
+        let coeffs = lwe_sk.coefficients();
+        if algorithm == BlindRotation::Binary && coeffs.iter().any(|&s| !(0..=1).contains(&s)) {
+            return Err(LweError::InvalidParams {
+                what: "LWE secret key",
+                reason:
+                    "binary blind rotation needs a key in {0, 1}^n (LweSecretKey::generate_binary)"
+                        .into(),
+            });
+        }
+        let keys = coeffs
             .iter()
             .map(|&s| {
-                // I(s >= 0) and I(s <= 0) for s in {-1, 0, 1}, without a branch on the key.
-                let (plus, minus) = ((s + 1) >> 1 | (s + 1) & 1, (1 - s) >> 1 | (1 - s) & 1);
-                Ok((
-                    RgswCiphertext::encrypt_scalar(ctx, ring_sk, plus, rng)?,
-                    RgswCiphertext::encrypt_scalar(ctx, ring_sk, minus, rng)?,
-                ))
+                let bits = match algorithm {
+                    // I(s >= 0) and I(s <= 0) for s in {-1, 0, 1}, without a branch on the key.
+                    BlindRotation::Ternary => {
+                        vec![(s + 1) >> 1 | (s + 1) & 1, (1 - s) >> 1 | (1 - s) & 1]
+                    }
+                    BlindRotation::Binary => vec![s],
+                };
+                bits.into_iter()
+                    .map(|bit| Ok(RgswCiphertext::encrypt_scalar(ctx, ring_sk, bit, rng)?))
+                    .collect::<LweResult<Vec<_>>>()
             })
             .collect::<LweResult<Vec<_>>>()?;
         Ok(Self {
             ctx: Arc::clone(ctx),
             lwe_dimension: lwe_sk.dimension(),
+            algorithm,
             keys,
         })
+    }
+
+    /// The algorithm the key was made for.
+    pub fn algorithm(&self) -> BlindRotation {
+        self.algorithm
     }
 
     /// The ring context of the accumulator.
@@ -78,7 +128,8 @@ impl BlindRotationKey {
     }
 
     /// The variance of the error blind rotation adds for a ciphertext (modulo `2n`) whose mask has `k`
-    /// nonzero coefficients (the others skip their two external products). Each external product
+    /// nonzero coefficients (the others skip their external products: two each for the ternary
+    /// algorithm, one for the binary one). Each external product
     /// `(d_0, d_1) ⊙ RGSW(m)` adds `(1/q') (d~_0 e_0 + d~_1 e_1) + r_0 + r_1 s`: the centered lifts `d~_i`
     /// of uniform residues modulo `q_0` (variance `q_0^2 / 12`) times the key errors (`sigma_lut^2`, `n`
     /// terms per coefficient), divided by `q'`, and ModDown's roundings (variance `1/12` each, `||s||^2`
@@ -104,7 +155,11 @@ impl BlindRotationKey {
         };
         let rounding = (1.0 + norm_sq) / 12.0;
         let key = n * q0 * q0 * params.sigma * params.sigma / (6.0 * special * special);
-        (2 * nonzero) as f64 * (key + rounding) - key
+        let products = match self.algorithm {
+            BlindRotation::Ternary => 2 * nonzero,
+            BlindRotation::Binary => nonzero,
+        };
+        products as f64 * (key + rounding) - key
     }
 
     /// Blind rotation of `table` (coefficient form over `q_0`, the context's first prime) by the LWE
@@ -134,14 +189,19 @@ impl BlindRotationKey {
             table.mul_monomial(ct.b() as usize),
             Poly::<Coeff>::zero(q0),
         ])?;
-        for (&a, (plus, minus)) in ct.a().iter().zip(&self.keys) {
+        let two_n = 2 * self.ctx.n();
+        for (&a, keys) in ct.a().iter().zip(&self.keys) {
             if a == 0 {
-                // X^0 - 1 = 0: both half-steps leave the accumulator unchanged.
+                // X^0 - 1 = 0: every step leaves the accumulator unchanged.
                 continue;
             }
             let a = a as usize;
-            acc = self.half_step(acc, a, plus)?;
-            acc = self.half_step(acc, 2 * self.ctx.n() - a, minus)?;
+            // Ternary: times X^a if s_j >= 0, then times X^-a if s_j <= 0, i.e. X^(a s_j) for s_j in
+            // {-1, 0, 1} (PEGASUS Appendix B). Binary: times X^a if s_j = 1.
+            for (i, key) in keys.iter().enumerate() {
+                let k = if i == 0 { a } else { two_n - a };
+                acc = self.half_step(acc, k, key)?;
+            }
         }
         Ok(acc)
     }

@@ -31,7 +31,7 @@ pub mod lut;
 pub mod params;
 pub mod secret;
 
-pub use blind_rotation::BlindRotationKey;
+pub use blind_rotation::{BlindRotation, BlindRotationKey};
 pub use ciphertext::LweCiphertext;
 pub use dimension::{LweDimension, MAX_LWE_DIMENSION};
 pub use error::{LweError, LweResult};

@@ -54,6 +54,18 @@ impl LweSecretKey {
         Ok(Self { dimension, coeffs })
     }
 
+    /// Samples a uniform binary secret `s in {0, 1}^n` (for [`crate::BlindRotation::Binary`]).
+    ///
+    /// Errors: none in practice (the modulus 2 is valid); [`LweError::Math`] is kept for the sampler's
+    /// contract.
+    pub fn generate_binary(dimension: LweDimension, rng: &mut Csprng) -> LweResult<Self> {
+        let mut bits = vec![0u64; dimension.get()];
+        fill_uniform_mod(rng, &Modulus::new(2)?, &mut bits);
+        let coeffs = bits.iter().map(|&b| b as i64).collect();
+        bits.zeroize();
+        Ok(Self { dimension, coeffs })
+    }
+
     /// A key with the given ternary coefficients.
     ///
     /// Errors: [`LweError::InvalidParams`] for an empty or too long vector or a coefficient outside

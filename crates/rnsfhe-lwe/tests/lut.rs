@@ -6,7 +6,8 @@
 use rand::Rng;
 use rnsfhe_core::{SecretDistribution, SecretKey};
 use rnsfhe_lwe::{
-    BlindRotationKey, LookupTable, LutEvaluator, LutParams, LweDimension, LweError, LweSecretKey,
+    BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LutParams, LweDimension, LweError,
+    LweSecretKey,
 };
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
@@ -88,7 +89,8 @@ fn tables_of_several_functions_meet_the_error_bound() {
 
 /// The error added by blind rotation over 1000 look-up tables of a constant function (whose output is
 /// exactly `Delta c` plus that error) has the variance of `BlindRotationKey::added_variance` within 10 %,
-/// at small dimensions with both of its terms (key errors and ModDown roundings) of similar size.
+/// for both algorithms, at small dimensions with both of its terms (key errors and ModDown roundings) of
+/// similar size.
 #[test]
 fn blind_rotation_noise_matches_the_variance_formula() {
     let log_n = 10;
@@ -105,37 +107,46 @@ fn blind_rotation_noise_matches_the_variance_formula() {
     let ctx = params.context().unwrap();
     let mut r = Csprng::insecure_from_seed_for_tests([12; 32]);
     let ring_sk = SecretKey::generate(&ctx, &mut r).unwrap();
-    let lwe_sk = LweSecretKey::generate(
-        LweDimension::new(16).unwrap(),
-        SecretDistribution::Ternary,
-        &mut r,
-    )
-    .unwrap();
-    let key = BlindRotationKey::generate(&ctx, &ring_sk, &lwe_sk, &mut r).unwrap();
+    let dim = LweDimension::new(16).unwrap();
     let out_sk = LweSecretKey::from_ring_key(&ring_sk).unwrap();
     let modulus = Modulus::new(q0).unwrap();
     let noise = DiscreteGaussian::with_sigma(3.2).unwrap();
     // A small output value keeps the first product's (non-uniform) input small, as the formula assumes.
     let (delta, c) = (2f64.powi(20), 3.0);
     let table = LookupTable::from_fn(&ctx, q0 as f64 / 64.0, delta, |_| c).unwrap();
-    let (mut sum_sq, mut expected, samples) = (0.0, 0.0, 1000);
-    for _ in 0..samples {
-        let m = r.gen_range(-(q0 as i64) / 8..(q0 as i64) / 8);
-        let ct = lwe_sk.encrypt(m, &modulus, &noise, &mut r);
-        let switched = ct.switch_modulus(two_n).unwrap();
-        let nonzero = switched.a().iter().filter(|&&a| a != 0).count();
-        expected += key.added_variance(nonzero);
-        let rotated = key.rotate(table.poly(), &switched).unwrap();
-        let out = rnsfhe_lwe::extract(&rotated, 0).unwrap();
-        let e = (out_sk.decrypt(&out).unwrap() as f64) - delta * c;
-        sum_sq += e * e;
+    for algorithm in [BlindRotation::Ternary, BlindRotation::Binary] {
+        let lwe_sk = match algorithm {
+            BlindRotation::Binary => LweSecretKey::generate_binary(dim, &mut r).unwrap(),
+            _ => LweSecretKey::generate(dim, SecretDistribution::Ternary, &mut r).unwrap(),
+        };
+        let key =
+            BlindRotationKey::generate_with(algorithm, &ctx, &ring_sk, &lwe_sk, &mut r).unwrap();
+        assert_eq!(key.algorithm(), algorithm);
+        let (mut sum_sq, mut expected, samples) = (0.0, 0.0, 1000);
+        for _ in 0..samples {
+            let m = r.gen_range(-(q0 as i64) / 8..(q0 as i64) / 8);
+            let ct = lwe_sk.encrypt(m, &modulus, &noise, &mut r);
+            let switched = ct.switch_modulus(two_n).unwrap();
+            let nonzero = switched.a().iter().filter(|&&a| a != 0).count();
+            expected += key.added_variance(nonzero);
+            let rotated = key.rotate(table.poly(), &switched).unwrap();
+            let out = rnsfhe_lwe::extract(&rotated, 0).unwrap();
+            let e = (out_sk.decrypt(&out).unwrap() as f64) - delta * c;
+            sum_sq += e * e;
+        }
+        let ratio = sum_sq / expected;
+        eprintln!("{algorithm:?} blind rotation error variance: measured / formula = {ratio:.3}");
+        assert!(
+            (0.9..=1.1).contains(&ratio),
+            "{algorithm:?}: measured {:.2}, formula {:.2} (ratio {ratio:.3})",
+            sum_sq / samples as f64,
+            expected / samples as f64
+        );
     }
-    let ratio = sum_sq / expected;
-    eprintln!("blind rotation error variance: measured / formula = {ratio:.3}");
-    assert!(
-        (0.9..=1.1).contains(&ratio),
-        "measured {:.2}, formula {:.2} (ratio {ratio:.3})",
-        sum_sq / samples as f64,
-        expected / samples as f64
-    );
+    // A ternary key cannot make a binary blind-rotation key.
+    let ternary = LweSecretKey::from_coefficients(&[1, -1, 0, 1]).unwrap();
+    assert!(matches!(
+        BlindRotationKey::generate_with(BlindRotation::Binary, &ctx, &ring_sk, &ternary, &mut r),
+        Err(LweError::InvalidParams { .. })
+    ));
 }
