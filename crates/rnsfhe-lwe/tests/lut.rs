@@ -4,7 +4,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rand::Rng;
-use rnsfhe_core::{SecretDistribution, SecretKey};
+use std::sync::Arc;
+
+use rnsfhe_core::{RlweContext, SecretDistribution, SecretKey};
 use rnsfhe_lwe::{
     BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LutParams, LweDimension, LweError,
     LweSecretKey,
@@ -13,24 +15,31 @@ use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
 
-/// A named function and its Lipschitz constant.
-type Case = (&'static str, fn(f64) -> f64, f64);
-
-#[test]
-fn tables_of_several_functions_meet_the_error_bound() {
+/// The accumulator ring of the tests (`n = 2^10`, `q_0` of 45 bits, a special prime of `special_bits`
+/// bits, `sigma = 3.2`, Hamming weight 64), its `q_0` and a generator seeded with `seed`.
+fn lut_ring(special_bits: u32, seed: u8) -> (Arc<RlweContext>, u64, Csprng) {
     let log_n = 10;
     let two_n = 2u64 << log_n;
     let q0 = ntt_primes_of_bits(45, two_n, 1, &[]).unwrap()[0];
-    let special = ntt_primes_of_bits(60, two_n, 1, &[q0]).unwrap()[0];
-    let params = LutParams {
+    let special = ntt_primes_of_bits(special_bits, two_n, 1, &[q0]).unwrap()[0];
+    let ctx = LutParams {
         log_n,
         q0,
         special,
         sigma: 3.2,
         secret: SecretDistribution::HammingWeight(64),
-    };
-    let ctx = params.context().unwrap();
-    let mut r = Csprng::insecure_from_seed_for_tests([11; 32]);
+    }
+    .context()
+    .unwrap();
+    (ctx, q0, Csprng::insecure_from_seed_for_tests([seed; 32]))
+}
+
+/// A named function and its Lipschitz constant.
+type Case = (&'static str, fn(f64) -> f64, f64);
+
+#[test]
+fn tables_of_several_functions_meet_the_error_bound() {
+    let (ctx, q0, mut r) = lut_ring(60, 11);
     let ring_sk = SecretKey::generate(&ctx, &mut r).unwrap();
     let lwe_sk = LweSecretKey::generate(
         LweDimension::new(64).unwrap(),
@@ -93,19 +102,8 @@ fn tables_of_several_functions_meet_the_error_bound() {
 /// similar size.
 #[test]
 fn blind_rotation_noise_matches_the_variance_formula() {
-    let log_n = 10;
-    let two_n = 2u64 << log_n;
-    let q0 = ntt_primes_of_bits(45, two_n, 1, &[]).unwrap()[0];
-    let special = ntt_primes_of_bits(50, two_n, 1, &[q0]).unwrap()[0];
-    let params = LutParams {
-        log_n,
-        q0,
-        special,
-        sigma: 3.2,
-        secret: SecretDistribution::HammingWeight(64),
-    };
-    let ctx = params.context().unwrap();
-    let mut r = Csprng::insecure_from_seed_for_tests([12; 32]);
+    let (ctx, q0, mut r) = lut_ring(50, 12);
+    let two_n = 2 * ctx.n() as u64;
     let ring_sk = SecretKey::generate(&ctx, &mut r).unwrap();
     let dim = LweDimension::new(16).unwrap();
     let out_sk = LweSecretKey::from_ring_key(&ring_sk).unwrap();
