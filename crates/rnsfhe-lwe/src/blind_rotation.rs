@@ -219,6 +219,10 @@ impl BlindRotationKey {
                 .map(|p| p.mul_monomial_minus_one(k))
                 .collect(),
         )?;
-        Ok(self.ctx.external_product(&d, ek)?.add(&acc)?)
+        let mut out = self.ctx.external_product(&d, ek)?;
+        for (o, a) in out.parts.iter_mut().zip(&acc.parts) {
+            o.add_assign(a)?;
+        }
+        Ok(out)
     }
 }

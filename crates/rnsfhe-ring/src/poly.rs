@@ -420,15 +420,17 @@ impl Poly<Coeff> {
             .zip(self.basis.moduli())
         {
             // Coefficient i moves to i + shift; those that pass N wrap to i + shift - N with a sign flip.
-            let sign = |x: u64, flip: bool| if flip { m.neg(x) } else { x };
-            for (i, &x) in src.iter().enumerate() {
-                let j = i + shift;
-                let (j, flip) = if j < n { (j, negate) } else { (j - n, !negate) };
-                dst[j] = sign(x, flip);
-            }
-            for (d, &x) in dst.iter_mut().zip(src) {
-                *d = combine(m, *d, x);
-            }
+            // Two contiguous segments with a fixed sign each, so both loops vectorize.
+            let (head, tail) = dst.split_at_mut(shift);
+            let (wrapped, moved) = src.split_at(n - shift);
+            let place = |out: &mut [u64], from: &[u64], orig: &[u64], flip: bool| {
+                for ((o, &x), &y) in out.iter_mut().zip(from).zip(orig) {
+                    let x = if flip { m.neg(x) } else { x };
+                    *o = combine(m, x, y);
+                }
+            };
+            place(tail, wrapped, &src[shift..], negate);
+            place(head, moved, &src[..shift], !negate);
         }
     }
 
