@@ -70,6 +70,11 @@ const IFMA_BOUND: u64 = 1 << 50;
 /// 64-bit lanes, `rows * 2^52 < 2^64`.
 const IFMA_MAX_ROWS: usize = 4096;
 
+/// Up to this many rows the IFMA path reduces with two 52-bit Shoup products instead of a 128-bit
+/// Barrett reduction: the high half plus the carry of the low half stays below `2^52`
+/// (`rows 2^48 + rows < 2^52` for residues below `2^50`).
+const IFMA_SHOUP_ROWS: usize = 15;
+
 /// How many products `row * weight` (`row < 2^62`, `weight < p`) fit in a `u128` accumulator that also
 /// holds one already reduced value below `p`.
 fn accumulation_capacity(m: &Modulus) -> usize {
@@ -872,7 +877,26 @@ mod avx512 {
                 let f = simd.avx512f;
                 let ifma = simd.avx512ifma;
                 let k = Constants::new(v4, m);
+                const LOW52: u64 = (1 << 52) - 1;
                 let zero = splat(v4, 0);
+                let mask52 = splat(v4, LOW52);
+                let p = splat(v4, m.value());
+                // Shoup constants in base 2^52 (Harvey's bound needs p < 2^51): c = 2^52 mod p with
+                // c' = floor(c 2^52 / p), and mu = floor(2^52 / p) for reducing a value below 2^52.
+                let c52 = (1u128 << 52) % m.value() as u128;
+                let c52_shoup = splat(v4, ((c52 << 52) / m.value() as u128) as u64);
+                let mu = splat(v4, ((1u128 << 52) / m.value() as u128) as u64);
+                let c52 = splat(v4, c52 as u64);
+                // x w' - q p for x < 2^52: the Shoup product, in [0, 2p).
+                let shoup = |x: __m512i, w: __m512i, w_shoup: __m512i| {
+                    let q = ifma._mm512_madd52hi_epu64(zero, x, w_shoup);
+                    let t = f._mm512_sub_epi64(
+                        ifma._mm512_madd52lo_epu64(zero, x, w),
+                        ifma._mm512_madd52lo_epu64(zero, q, p),
+                    );
+                    f._mm512_and_si512(t, mask52)
+                };
+                let one = splat(v4, 1);
                 for c in (0..out.len()).step_by(8) {
                     let (mut lo52, mut hi52) = (zero, zero);
                     for (row, wr) in rows.iter().zip(w) {
@@ -880,14 +904,25 @@ mod avx512 {
                         lo52 = ifma._mm512_madd52lo_epu64(lo52, x, y);
                         hi52 = ifma._mm512_madd52hi_epu64(hi52, x, y);
                     }
-                    // L + 2^52 H as (low, high) 64-bit words: low = L + (H << 52) with its carry.
-                    let (lo, hi) = add_wide(
-                        v4,
-                        lo52,
-                        f._mm512_srli_epi64::<12>(hi52),
-                        f._mm512_slli_epi64::<52>(hi52),
-                    );
-                    store(out, c, reduce_wide(v4, &k, lo, hi));
+                    let r = if rows.len() <= super::IFMA_SHOUP_ROWS {
+                        // L + 2^52 H with L's carry moved into H (H stays below 2^52 for few rows):
+                        // (L mod 2^52) + H (2^52 mod p), each term a Shoup product in [0, 2p).
+                        let hi = f._mm512_add_epi64(hi52, f._mm512_srli_epi64::<52>(lo52));
+                        let lo = f._mm512_and_si512(lo52, mask52);
+                        let r = f._mm512_add_epi64(shoup(lo, one, mu), shoup(hi, c52, c52_shoup));
+                        let r = f._mm512_min_epu64(r, f._mm512_sub_epi64(r, k.two_p));
+                        f._mm512_min_epu64(r, f._mm512_sub_epi64(r, p))
+                    } else {
+                        // L + 2^52 H as (low, high) 64-bit words: low = L + (H << 52) with its carry.
+                        let (lo, hi) = add_wide(
+                            v4,
+                            lo52,
+                            f._mm512_srli_epi64::<12>(hi52),
+                            f._mm512_slli_epi64::<52>(hi52),
+                        );
+                        reduce_wide(v4, &k, lo, hi)
+                    };
+                    store(out, c, r);
                 }
             },
         )
@@ -1280,7 +1315,7 @@ mod tests {
         for bits in [20u32, 45, 49, 50, 55, 61] {
             let p = primes::ntt_primes_of_bits(bits, 1 << 4, 1, &[]).unwrap()[0];
             let m = Modulus::new(p).unwrap();
-            for rows in [1usize, 2, 3, 7, 64, 4096, 4097] {
+            for rows in [1usize, 2, 3, 7, 15, 16, 64, 4096, 4097] {
                 for n in [8usize, 67] {
                     let gen = |rng: &mut StdRng| -> Vec<Vec<u64>> {
                         (0..rows)
