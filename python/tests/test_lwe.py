@@ -10,6 +10,7 @@ import pickle
 import numpy as np
 import pytest
 
+from conftest import assert_doctests_pass
 from rnsfhe import lwe
 
 # The error width of LweSecretKey.encrypt's default; fresh errors lie within 6 sigma (the sampler's tail cut
@@ -198,3 +199,7 @@ def test_secret_keys_are_redacted_and_not_picklable(session, key):
         with pytest.raises(TypeError, match="cannot be pickled"):
             pickle.dumps(obj)
     assert "InsecureTest" in repr(session)
+
+
+def test_module_docstring_examples():
+    assert_doctests_pass(lwe)
