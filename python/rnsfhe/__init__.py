@@ -1,7 +1,7 @@
 """rnsfhe: homomorphic encryption in RNS form, a Rust library with this Python front end.
 
 The library will implement RNS-CKKS, RNS-BFV (Halevi-Polyakov-Shoup), exact RNS basis conversion and
-PEGASUS scheme switching. Today the math layer, CKKS and BFV are available:
+PEGASUS scheme switching. Today the math layer, CKKS, BFV and the LWE look-up tables are available:
 
 * prime search: :func:`is_prime`, :func:`ntt_primes_near_power_of_two`, :func:`ntt_primes_of_bits`,
   :func:`qu_xu_max_eta`, :func:`qu_xu_primes`;
@@ -13,6 +13,9 @@ PEGASUS scheme switching. Today the math layer, CKKS and BFV are available:
   statistics (``ct.sum()``, ``ct.mean()``, ``ct.var()``, ``ct.dot(...)``);
 * BFV, exact arithmetic modulo t on encrypted integer vectors: the submodule :mod:`rnsfhe.bfv` (start with
   ``rnsfhe.bfv.Session``);
+* LWE ciphertexts and look-up tables of any Python function by blind rotation (the LWE half of PEGASUS):
+  the submodule :mod:`rnsfhe.lwe` (start with ``rnsfhe.lwe.LutSession``; the CKKS <-> LWE switch is not
+  built yet);
 * applications: logistic-regression training on encrypted data (RNS-CKKS Table 4) with a scikit-learn-like
   ``rnsfhe.apps.LogisticRegression``, the lbw and uis datasets and a numpy reference, in :mod:`rnsfhe.apps`.
 
@@ -51,7 +54,7 @@ from ._rnsfhe import (
     reseal,
     set_load_limits,
 )
-from . import apps, bfv, ckks
+from . import apps, bfv, ckks, lwe
 from ._common import load_limits
 
 __all__ = [
@@ -78,6 +81,8 @@ __all__ = [
     "ckks",
     # BFV
     "bfv",
+    # LWE and look-up tables
+    "lwe",
     # applications
     "apps",
 ]

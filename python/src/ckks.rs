@@ -15,7 +15,6 @@
 //! unchanged. What this module shares with `bfv` (the key classes, and the members every `Context`,
 //! `KeySet`, `Evaluator` and `Ciphertext` has) is written by the macros of [`crate::common`].
 
-use std::cell::RefCell;
 use std::sync::Arc;
 
 use numpy::{PyArray1, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
@@ -35,7 +34,7 @@ use crate::common::{
     evaluator_methods, key_classes, keyset_methods, load_object, mode_name, operator_result,
     parse_mode, preset_name, preset_names, preset_prefix, py_bool, rotations_of_elements,
     value_error_with_hint, warn_user, wire_context, wire_key_class, wire_methods, wire_objects,
-    wrong_dimensions, BinOp, ContextCache, Int, Scheme, WireClass, WireObject,
+    wrong_dimensions, BinOp, ContextCache, Int, PyCallable, Scheme, WireClass, WireObject,
 };
 
 mod ciphertext;

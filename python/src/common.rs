@@ -13,6 +13,7 @@
 //! `#[pymethods]` block per class). rustfmt does not format inside macro invocations: keep those blocks
 //! as rustfmt would format them without the macro line.
 
+use std::cell::RefCell;
 use std::fmt::{Debug, Display};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -159,6 +160,69 @@ macro_rules! int_types {
 }
 
 int_types!(u8, u16, u32, u64, usize, i32, i64);
+
+/// A Python callable `f(x: float) -> float` seen from Rust as `Fn(f64) -> f64`, with the GIL held. The
+/// first exception raised by `f` (or a TypeError for a result that is not a real number) is kept and NaN
+/// returned from then on, which stops the Rust consumer at once (a Chebyshev interpolation, a look-up table); [`PyCallable::finish`]
+/// then raises the exception instead of the Rust result.
+pub(crate) struct PyCallable<'a, 'py> {
+    pub(crate) f: &'a Bound<'py, PyAny>,
+    pub(crate) error: RefCell<Option<PyErr>>,
+}
+
+impl<'a, 'py> PyCallable<'a, 'py> {
+    /// TypeError unless `f` is callable.
+    pub(crate) fn new(f: &'a Bound<'py, PyAny>) -> PyResult<Self> {
+        if !f.is_callable() {
+            return Err(PyTypeError::new_err(format!(
+                "expected a callable f(x: float) -> float, got {}",
+                f.get_type().name()?
+            )));
+        }
+        Ok(Self {
+            f,
+            error: RefCell::new(None),
+        })
+    }
+
+    /// `f(x)`, or NaN once `f` has failed.
+    pub(crate) fn call(&self, x: f64) -> f64 {
+        if self.failed() {
+            return f64::NAN;
+        }
+        let value = self.f.call1((x,)).and_then(|v| {
+            v.extract::<f64>().map_err(|_| {
+                let name = v
+                    .get_type()
+                    .name()
+                    .map_or_else(|_| "?".to_string(), |n| n.to_string());
+                PyTypeError::new_err(format!(
+                    "the function must return a real number: f({x}) returned {name}"
+                ))
+            })
+        });
+        value.unwrap_or_else(|err| {
+            *self.error.borrow_mut() = Some(err);
+            f64::NAN
+        })
+    }
+
+    pub(crate) fn failed(&self) -> bool {
+        self.error.borrow().is_some()
+    }
+
+    /// The exception `f` raised, if any; otherwise `result` (a Rust error through `error`).
+    pub(crate) fn finish<T, E>(
+        self,
+        result: Result<T, E>,
+        error: impl FnOnce(E) -> PyErr,
+    ) -> PyResult<T> {
+        match self.error.into_inner() {
+            Some(err) => Err(err),
+            None => result.map_err(error),
+        }
+    }
+}
 
 /// An arithmetic operation of a ciphertext with a right operand.
 #[derive(Clone, Copy)]

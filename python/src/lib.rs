@@ -35,6 +35,7 @@ mod apps;
 mod bfv;
 mod ckks;
 mod common;
+mod lwe;
 
 /// Largest number of primes one search may return (bounds the memory a call can ask for).
 const MAX_PRIME_COUNT: usize = 1 << 16;
@@ -479,5 +480,7 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bfv::register(m)?;
     // Applications: encrypted logistic regression (submodule `apps`).
     apps::register(m)?;
+    // The LWE half of PEGASUS: LWE ciphertexts and look-up tables (submodule `lwe`).
+    lwe::register(m)?;
     Ok(())
 }

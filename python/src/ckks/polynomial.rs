@@ -56,65 +56,6 @@ pub(super) fn required_interval(interval: &Bound<'_, PyAny>) -> PyResult<(f64, f
     }
 }
 
-/// A Python callable `f(x: float) -> float` seen from Rust as `Fn(f64) -> f64`, with the GIL held. The
-/// first exception raised by `f` (or a TypeError for a result that is not a real number) is kept and NaN
-/// returned from then on, which stops [`ChebyshevSeries::interpolate`] at once; [`PyCallable::finish`]
-/// then raises the exception instead of the Rust result.
-pub(super) struct PyCallable<'a, 'py> {
-    pub(super) f: &'a Bound<'py, PyAny>,
-    pub(super) error: RefCell<Option<PyErr>>,
-}
-
-impl<'a, 'py> PyCallable<'a, 'py> {
-    /// TypeError unless `f` is callable.
-    pub(super) fn new(f: &'a Bound<'py, PyAny>) -> PyResult<Self> {
-        if !f.is_callable() {
-            return Err(PyTypeError::new_err(format!(
-                "expected a callable f(x: float) -> float, got {}",
-                f.get_type().name()?
-            )));
-        }
-        Ok(Self {
-            f,
-            error: RefCell::new(None),
-        })
-    }
-
-    /// `f(x)`, or NaN once `f` has failed.
-    pub(super) fn call(&self, x: f64) -> f64 {
-        if self.failed() {
-            return f64::NAN;
-        }
-        let value = self.f.call1((x,)).and_then(|v| {
-            v.extract::<f64>().map_err(|_| {
-                let name = v
-                    .get_type()
-                    .name()
-                    .map_or_else(|_| "?".to_string(), |n| n.to_string());
-                PyTypeError::new_err(format!(
-                    "the function must return a real number: f({x}) returned {name}"
-                ))
-            })
-        });
-        value.unwrap_or_else(|err| {
-            *self.error.borrow_mut() = Some(err);
-            f64::NAN
-        })
-    }
-
-    pub(super) fn failed(&self) -> bool {
-        self.error.borrow().is_some()
-    }
-
-    /// The exception `f` raised, if any; otherwise `result` (a Rust error as ValueError).
-    pub(super) fn finish<T>(self, result: ckks::Result<T>) -> PyResult<T> {
-        match self.error.into_inner() {
-            Some(err) => Err(err),
-            None => result.map_err(ckks_error),
-        }
-    }
-}
-
 /// Chebyshev interpolation of the Python callable `f` on `[a, b]` (called `degree + 1` times, GIL held).
 pub(super) fn interpolate_callable(
     f: &Bound<'_, PyAny>,
@@ -124,7 +65,7 @@ pub(super) fn interpolate_callable(
 ) -> PyResult<Polynomial> {
     let call = PyCallable::new(f)?;
     let result = ChebyshevSeries::interpolate(|x| call.call(x), a, b, degree);
-    Polynomial::nonconstant(call.finish(result)?).map_err(ckks_error)
+    Polynomial::nonconstant(call.finish(result, ckks_error)?).map_err(ckks_error)
 }
 
 /// The interval and degree of a function approximation (`None`: the method's default).
@@ -470,7 +411,7 @@ impl PyPolynomial {
             }
             max = max.max(err);
         }
-        call.finish(Ok(max))
+        call.finish(Ok::<_, ckks::Error>(max), ckks_error)
     }
 
     fn __repr__(&self) -> String {

@@ -1,0 +1,51 @@
+"""LWE ciphertexts and look-up tables: the half of PEGASUS (Lu et al., IEEE S&P 2021) that evaluates any
+function on encrypted numbers by blind rotation (PEGASUS Section III.B, Fig. 2).
+
+The quickest way in is a :class:`LutSession`: it makes every key, encrypts real values at a scale, turns any
+Python function into a look-up table and decrypts:
+
+>>> import numpy as np
+>>> from rnsfhe import lwe
+>>> s = lwe.LutSession("InsecureTest", seed=1)        # small, fast and NOT secure: for examples and tests
+>>> x = np.array([-3.0, -0.5, 0.0, 2.25])
+>>> y = s.lut_many(s.encrypt(x), lambda v: max(v, 0.0))   # relu on every ciphertext
+>>> bool(np.all(np.abs(s.decrypt(y) - np.maximum(x, 0.0)) <= s.error_bound(1.0)))
+True
+
+Table outputs are under the ring key of the look-up-table ring (dimension ``s.lut_dimension``);
+``s.switch_to_lwe(ct)`` brings one back to the LWE key for another table (``lut`` does not switch by
+itself). Inputs must satisfy ``|scale * x| < q0 / 4`` (PEGASUS Appendix B).
+
+The pieces:
+
+* :class:`PegasusParams` -- the parameter sets (``PegasusParams.from_preset(name)``, :func:`presets`):
+  ``"PegasusTable4"`` (PEGASUS Table IV; **below 128 bits by our estimator**, ``security()``),
+  ``"PegasusTable4FastSpecial"`` and ``"InsecureTest"``;
+* :class:`LweSecretKey` -- ``generate(dimension, hamming_weight=None)``, ``encrypt(m, modulus, sigma=3.2)``,
+  ``decrypt(ct)``, ``encrypt_many`` / ``decrypt_many`` on numpy int64 vectors;
+* :class:`LweCiphertext` -- ``b``, ``a`` (numpy uint64), ``dimension``, ``modulus``, ``+ - * int``, unary
+  ``-``, ``add_plain(m)``, ``switch_modulus(q)``;
+* :class:`LweSwitchingKey` -- key switching between dimensions (PEGASUS Fig. 9);
+* :class:`LutSession` -- the keys of one parameter set and the look-up tables.
+
+Not built yet: the switch between CKKS and LWE (extraction of CKKS slots and repacking, PEGASUS Fig. 6 and
+Section III.C), and a wire format for LWE objects (secret keys, switching keys and sessions refuse pickling;
+ciphertexts pickle by their components). Errors of the Rust code raise :class:`ValueError` with its message;
+heavy calls release the GIL.
+"""
+
+from __future__ import annotations
+
+from ._rnsfhe.lwe import LutSession, LweCiphertext, LweSecretKey, LweSwitchingKey, PegasusParams
+from ._rnsfhe.lwe import PegasusSecurity, presets
+
+# Written out so that type checkers see what the module exports.
+__all__ = [
+    "LutSession",
+    "LweCiphertext",
+    "LweSecretKey",
+    "LweSwitchingKey",
+    "PegasusParams",
+    "PegasusSecurity",
+    "presets",
+]

@@ -1,0 +1,359 @@
+//! `LutSession`: every key of look-up-table evaluation (PEGASUS Section III.B) in one object, with
+//! tables of any Python function.
+
+use super::*;
+
+/// Look-up tables on encrypted numbers in a few lines: the keys of one parameter set, encryption of
+/// real values at a scale, any Python function ``f(x: float) -> float`` as a table, and decryption.
+///
+/// ``LutSession(preset="InsecureTest", seed=None, scale=None)`` generates the ring key of the
+/// look-up-table ring (degree n), the LWE key (dimension ``lwe_dimension``), the blind-rotation key
+/// (PEGASUS Fig. 2 and Fig. 6) and the switching key from the ring key back to the LWE key
+/// (``switching_key``, PEGASUS Fig. 9). ``preset`` is a name of ``presets()`` or a ``PegasusParams``;
+/// ``seed`` (an integer) makes every key and encryption deterministic, for tests only (**not secure**);
+/// ``scale`` is the default scale of ``encrypt``, ``lut`` and ``decrypt``, q0 / 64 if None.
+///
+/// ``encrypt`` gives LWE ciphertexts of dimension ``lwe_dimension`` modulo q0; ``lut`` maps one to an
+/// encryption of ``f`` of its value **under the ring key** (dimension ``lut_dimension``); ``decrypt``
+/// reads both kinds. To feed a result to another table, switch it back with ``switch_to_lwe`` (``lut``
+/// does not do it by itself: a switch costs a key-switching product and adds ``switching_key.
+/// added_variance()`` to the error, which a final result need not pay). Inputs must satisfy
+/// ``|scale * x| < q0 / 4`` (PEGASUS Appendix B); ``encrypt`` refuses larger values. Not picklable (it
+/// holds secret keys).
+#[pyclass(name = "LutSession", module = "rnsfhe.lwe", frozen)]
+pub(super) struct PyLutSession {
+    params: PyPegasusParams,
+    ctx: Arc<RlweContext>,
+    lwe_key: Arc<LweSecretKey>,
+    /// The ring key as an LWE key of dimension n: the key of look-up-table outputs.
+    ring_key: LweSecretKey,
+    evaluator: LutEvaluator,
+    switching_key: Arc<LweSwitchingKey>,
+    q0: Modulus,
+    scale: f64,
+    rng: Mutex<Csprng>,
+}
+
+/// The keys of a session (see [`PyLutSession`]).
+struct Keys {
+    ctx: Arc<RlweContext>,
+    lwe_key: LweSecretKey,
+    ring_key: LweSecretKey,
+    evaluator: LutEvaluator,
+    switching_key: LweSwitchingKey,
+}
+
+impl Keys {
+    fn generate(params: &PegasusParams, rng: &mut Csprng) -> Result<Self, LweError> {
+        let ctx = params.lut.context()?;
+        let ring_sk = SecretKey::generate(&ctx, rng)?;
+        let dimension = LweDimension::new(params.lwe_dimension)?;
+        let lwe_key = LweSecretKey::generate(dimension, params.lwe_secret, rng)?;
+        let evaluator =
+            LutEvaluator::new(BlindRotationKey::generate(&ctx, &ring_sk, &lwe_key, rng)?);
+        let ring_key = LweSecretKey::from_ring_key(&ring_sk)?;
+        let switching_key = LweSwitchingKey::generate(&ring_key, &lwe_key, params.key_switch, rng)?;
+        Ok(Self {
+            ctx,
+            lwe_key,
+            ring_key,
+            evaluator,
+            switching_key,
+        })
+    }
+}
+
+impl PyLutSession {
+    /// The scales of a table: the given ones or the session's.
+    fn scales(&self, input: Option<f64>, output: Option<f64>) -> (f64, f64) {
+        (input.unwrap_or(self.scale), output.unwrap_or(self.scale))
+    }
+
+    /// The table of the Python callable `f` on the grid of `LookupTable::from_fn` (PEGASUS Fig. 2 step
+    /// 1), `f` called with the GIL held; its exceptions are raised unchanged.
+    fn table(
+        &self,
+        f: &Bound<'_, PyAny>,
+        input_scale: Option<f64>,
+        output_scale: Option<f64>,
+    ) -> PyResult<LookupTable> {
+        let (input, output) = self.scales(input_scale, output_scale);
+        let call = PyCallable::new(f)?;
+        let table = LookupTable::from_fn(&self.ctx, input, output, |x| call.call(x));
+        call.finish(table, lwe_error)
+    }
+}
+
+/// A look-up-table error, with the Python remedy for an input still under the ring key.
+fn lut_error(err: LweError) -> PyErr {
+    let hint = match err {
+        LweError::DimensionMismatch { .. } => {
+            " (Python: a look-up-table output is under the ring key; session.switch_to_lwe(ct) first)"
+        }
+        _ => "",
+    };
+    crate::common::value_error_with_hint(err, hint)
+}
+
+#[pymethods]
+impl PyLutSession {
+    #[new]
+    #[pyo3(signature = (preset = None, seed = None, scale = None))]
+    fn new(
+        py: Python<'_>,
+        preset: Option<&Bound<'_, PyAny>>,
+        seed: Option<Int>,
+        scale: Option<f64>,
+    ) -> PyResult<Self> {
+        let params = match preset {
+            None => PyPegasusParams::named("InsecureTest")?,
+            Some(p) => match p.downcast::<PyPegasusParams>() {
+                Ok(p) => p.get().clone(),
+                Err(_) => PyPegasusParams::named(p.extract::<&str>().map_err(|_| {
+                    PyTypeError::new_err("preset must be a preset name (str) or a PegasusParams")
+                })?)?,
+            },
+        };
+        let q0 = Modulus::new(params.params.lut.q0).map_err(value_error)?;
+        let scale = scale.unwrap_or(q0.value() as f64 / 64.0);
+        if !(scale.is_finite() && scale >= 1.0) {
+            return Err(PyValueError::new_err(format!(
+                "scale = {scale} must be a finite number >= 1"
+            )));
+        }
+        let mut rng = csprng(seed)?;
+        let p = params.params;
+        let keys = py
+            .allow_threads(|| Keys::generate(&p, &mut rng))
+            .map_err(lwe_error)?;
+        Ok(Self {
+            params,
+            ctx: keys.ctx,
+            lwe_key: Arc::new(keys.lwe_key),
+            ring_key: keys.ring_key,
+            evaluator: keys.evaluator,
+            switching_key: Arc::new(keys.switching_key),
+            q0,
+            scale,
+            rng: Mutex::new(rng),
+        })
+    }
+
+    /// The parameter set.
+    #[getter]
+    fn params(&self) -> PyPegasusParams {
+        self.params.clone()
+    }
+
+    /// The default scale of ``encrypt``, ``lut`` and ``decrypt``.
+    #[getter]
+    fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The modulus q0 of every ciphertext of the session.
+    #[getter]
+    fn q0(&self) -> u64 {
+        self.q0.value()
+    }
+
+    /// The dimension of ``encrypt``'s ciphertexts (and of the inputs of ``lut``), n_lwe.
+    #[getter]
+    fn lwe_dimension(&self) -> usize {
+        self.lwe_key.dimension().get()
+    }
+
+    /// The dimension of ``lut``'s outputs: the degree n of the look-up-table ring.
+    #[getter]
+    fn lut_dimension(&self) -> usize {
+        self.ctx.n()
+    }
+
+    /// The LWE secret key (never printed, not picklable).
+    #[getter]
+    fn lwe_key(&self) -> PyLweSecretKey {
+        PyLweSecretKey {
+            key: Arc::clone(&self.lwe_key),
+        }
+    }
+
+    /// The switching key from the ring key (dimension ``lut_dimension``) to the LWE key.
+    #[getter]
+    fn switching_key(&self) -> PyLweSwitchingKey {
+        PyLweSwitchingKey {
+            key: Arc::clone(&self.switching_key),
+        }
+    }
+
+    /// encrypt(values, scale=None) -> list[LweCiphertext]
+    ///
+    /// One LWE ciphertext of ``round(scale * x)`` modulo q0 under the LWE key for every value x of a 1-D
+    /// real array, with errors of width sigma_ks (``params.ks_sigma``, the width the security estimate
+    /// of the LWE key assumes). ValueError unless ``|round(scale * x)| < q0 / 4`` (the input range of
+    /// the tables, PEGASUS Appendix B). The GIL is released.
+    #[pyo3(signature = (values, scale = None))]
+    fn encrypt(
+        &self,
+        py: Python<'_>,
+        values: &Bound<'_, PyAny>,
+        scale: Option<f64>,
+    ) -> PyResult<Vec<PyLweCiphertext>> {
+        let scale = scale.unwrap_or(self.scale);
+        let limit = self.q0.value() / 4;
+        let messages = read_reals(values)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let m = (x * scale).round();
+                if m.is_finite() && m.abs() < limit as f64 {
+                    Ok(m as i64)
+                } else {
+                    Err(PyValueError::new_err(format!(
+                        "values[{i}] = {x} times the scale {scale} is not below q0/4 = {limit} in \
+                         absolute value (the input range of the look-up tables): use a smaller scale"
+                    )))
+                }
+            })
+            .collect::<PyResult<Vec<i64>>>()?;
+        let noise = gaussian(self.params.params.key_switch.sigma)?;
+        let cts = py.allow_threads(|| {
+            let mut rng = self.rng.lock().map_err(|_| {
+                PyValueError::new_err("the session's random generator is poisoned by a panic")
+            })?;
+            Ok::<_, PyErr>(
+                messages
+                    .into_iter()
+                    .map(|m| self.lwe_key.encrypt(m, &self.q0, &noise, &mut rng))
+                    .collect::<Vec<_>>(),
+            )
+        })?;
+        Ok(cts.into_iter().map(PyLweCiphertext::from).collect())
+    }
+
+    /// lut(ct, f, input_scale=None, output_scale=None) -> LweCiphertext
+    ///
+    /// An encryption of ``output_scale * f(x)`` under the ring key (dimension ``lut_dimension``) from
+    /// an encryption ``ct`` of ``input_scale * x`` under the LWE key (PEGASUS Fig. 2). ``f`` is any
+    /// callable on floats; it is called once per table coefficient (n times) on the grid
+    /// ``k q0 / (2 n input_scale)``, with the GIL held, and its exceptions propagate. The blind rotation
+    /// runs with the GIL released. The result is within ``error_bound(L, ...)`` of ``f(x)`` for an
+    /// L-Lipschitz f. Scales default to ``scale``.
+    #[pyo3(signature = (ct, f, input_scale = None, output_scale = None))]
+    fn lut(
+        &self,
+        py: Python<'_>,
+        ct: &PyLweCiphertext,
+        f: &Bound<'_, PyAny>,
+        input_scale: Option<f64>,
+        output_scale: Option<f64>,
+    ) -> PyResult<PyLweCiphertext> {
+        let table = self.table(f, input_scale, output_scale)?;
+        let ct = &ct.ct;
+        py.allow_threads(|| self.evaluator.evaluate(ct, &table))
+            .map(PyLweCiphertext::from)
+            .map_err(lut_error)
+    }
+
+    /// lut_many(cts, f, input_scale=None, output_scale=None) -> list[LweCiphertext]
+    ///
+    /// ``lut`` of every ciphertext of a sequence with one table, the blind rotations in parallel over
+    /// the ciphertexts (GIL released); the results are those of ``lut`` one by one.
+    #[pyo3(signature = (cts, f, input_scale = None, output_scale = None))]
+    fn lut_many(
+        &self,
+        py: Python<'_>,
+        cts: &Bound<'_, PyAny>,
+        f: &Bound<'_, PyAny>,
+        input_scale: Option<f64>,
+        output_scale: Option<f64>,
+    ) -> PyResult<Vec<PyLweCiphertext>> {
+        let cts = read_ciphertexts(cts)?;
+        let table = self.table(f, input_scale, output_scale)?;
+        let outs = py
+            .allow_threads(|| self.evaluator.evaluate_many(&cts, &table))
+            .map_err(lut_error)?;
+        Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
+    }
+
+    /// switch_to_lwe(ct) -> LweCiphertext
+    ///
+    /// A look-up-table output (dimension ``lut_dimension``) switched to the LWE key (dimension
+    /// ``lwe_dimension``, PEGASUS Fig. 9), ready for another ``lut``; the GIL is released.
+    fn switch_to_lwe(&self, py: Python<'_>, ct: &PyLweCiphertext) -> PyResult<PyLweCiphertext> {
+        self.switching_key().switch(py, ct)
+    }
+
+    /// decrypt(cts, scale=None) -> numpy.ndarray[float64]
+    ///
+    /// The values of one ciphertext or a sequence of them (the phase divided by ``scale``), each under
+    /// the LWE key or the ring key, whichever has its dimension. The GIL is released.
+    #[pyo3(signature = (cts, scale = None))]
+    fn decrypt<'py>(
+        &self,
+        py: Python<'py>,
+        cts: &Bound<'py, PyAny>,
+        scale: Option<f64>,
+    ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        let scale = scale.unwrap_or(self.scale);
+        let phases = decrypt_to_array(py, &[&*self.lwe_key, &self.ring_key], cts)?;
+        let values: Vec<f64> = phases
+            .to_vec()?
+            .into_iter()
+            .map(|m| m as f64 / scale)
+            .collect();
+        Ok(PyArray1::from_vec(py, values))
+    }
+
+    /// error_bound(lipschitz, input_scale=None, output_scale=None, input_sigma=None) -> float
+    ///
+    /// The bound of PEGASUS Eq. (3) on ``|f(x) - decrypt(lut(ct, f))|`` for an L-Lipschitz ``f``
+    /// (``lipschitz`` = L) and an input error of standard deviation ``input_sigma`` (default sigma_ks,
+    /// the width of ``encrypt``; after ``switch_to_lwe`` add ``switching_key.added_variance()`` to its
+    /// square): ``rnsfhe_lwe::LookupTable::error_bound`` with this session's LWE key norm. Its main
+    /// term is the grid step ``q0 / (2 n input_scale)`` times L.
+    #[pyo3(signature = (lipschitz, input_scale = None, output_scale = None, input_sigma = None))]
+    fn error_bound(
+        &self,
+        lipschitz: f64,
+        input_scale: Option<f64>,
+        output_scale: Option<f64>,
+        input_sigma: Option<f64>,
+    ) -> PyResult<f64> {
+        let (input, output) = self.scales(input_scale, output_scale);
+        // The bound depends on the table only through its scales: a zero table carries them.
+        let table = LookupTable::from_values(&self.ctx, &vec![0.0; self.ctx.n()], input, output)
+            .map_err(lwe_error)?;
+        let key_norm_sq = self
+            .lwe_key
+            .coefficients()
+            .iter()
+            .map(|c| (c * c) as f64)
+            .sum();
+        Ok(table.error_bound(
+            &self.ctx,
+            lipschitz,
+            input_sigma.unwrap_or(self.params.params.key_switch.sigma),
+            key_norm_sq,
+            self.lwe_dimension(),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "LutSession({:?}, lwe_dimension={}, lut_dimension={}, q0={}, scale={})",
+            preset_name(self.params.preset),
+            self.lwe_dimension(),
+            self.lut_dimension(),
+            self.q0(),
+            self.scale
+        )
+    }
+
+    /// Raises TypeError: a session holds secret keys.
+    fn __reduce__(&self) -> PyResult<PyObject> {
+        Err(SCHEME.not_picklable(
+            "LutSession",
+            "it holds secret keys, and LWE keys have no wire format yet",
+        ))
+    }
+}

@@ -1,0 +1,205 @@
+"""rnsfhe.lwe at the InsecureTest preset: LWE encryption round trips, arithmetic and modulus switching, the
+errors of operands that do not fit together, look-up tables of Python functions within the bound of PEGASUS
+Eq. (3) (``LutSession.error_bound``, i.e. ``rnsfhe_lwe::LookupTable::error_bound``), ``lut_many`` equal to
+``lut``, key switching back to the LWE key, and secret keys that are neither printed nor pickled."""
+
+import copy
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+from conftest import assert_doctests_pass
+from rnsfhe import lwe
+
+# The error width of LweSecretKey.encrypt's default; fresh errors lie within 6 sigma (the sampler's tail cut
+# is wider, but a value beyond 6 sigma has probability below 2e-9 per sample).
+SIGMA = 3.2
+SIX_SIGMA = 6 * SIGMA
+DELTA = 2**20  # a scale for integer messages, far above the errors
+
+
+@pytest.fixture(scope="module")
+def session():
+    return lwe.LutSession("InsecureTest", seed=7)
+
+
+@pytest.fixture(scope="module")
+def key():
+    return lwe.LweSecretKey.generate(64, seed=5)
+
+
+@pytest.fixture(scope="module")
+def q0():
+    return lwe.PegasusParams.from_preset("InsecureTest").q0
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def relu(x):
+    return max(x, 0.0)
+
+
+def test_presets_and_security():
+    assert lwe.presets() == ["PegasusTable4", "PegasusTable4FastSpecial", "InsecureTest"]
+    p = lwe.PegasusParams.from_preset("insecuretest")
+    assert (p.lwe_dimension, p.lut_log_n, p.ckks_log_n, p.lwe_hamming_weight) == (64, 10, 11, 64)
+    assert (p.ks_base_log, p.ks_digits, p.ks_sigma, p.lut_sigma) == (7, 7, 8192.0, 1024.0)
+    assert p.q0 % (2 << p.ckks_log_n) == 1 and p.special != p.q0
+    assert pickle.loads(pickle.dumps(p)).q0 == p.q0
+    table4 = lwe.PegasusParams.from_preset("PegasusTable4").security()
+    # PEGASUS claims 119 bits; our estimator puts the switching key below that, and below 128.
+    assert table4.switching_key_bits < 119 < table4.evaluation_key_bits
+    assert table4.bits == table4.switching_key_bits
+    with pytest.raises(ValueError, match="unknown LWE preset"):
+        lwe.PegasusParams.from_preset("Table5")
+
+
+def test_encrypt_decrypt_round_trip(key, q0):
+    values = np.array([0, 1, -1, 5, -123456, 2**20], dtype=np.int64)
+    cts = key.encrypt_many(values * DELTA, q0)
+    assert all(ct.dimension == 64 and ct.modulus == q0 for ct in cts)
+    phases = key.decrypt_many(cts)
+    assert phases.dtype == np.int64
+    assert np.all(np.abs(phases - values * DELTA) <= SIX_SIGMA)
+    ct = key.encrypt(-3, q0, sigma=0.5)
+    assert abs(key.decrypt(ct) + 3) <= 3
+    assert ct.a.dtype == np.uint64 and ct.a.shape == (64,) and np.all(ct.a < q0) and ct.b < q0
+    weighted = lwe.LweSecretKey.generate(128, hamming_weight=16)
+    assert weighted.dimension == 128
+    with pytest.raises(ValueError, match="dimension must be"):
+        lwe.LweSecretKey.generate(-1)
+    with pytest.raises(TypeError, match="integer array"):
+        key.encrypt_many(np.array([0.5]), q0)
+
+
+def test_arithmetic(key, q0):
+    a, b = key.encrypt(7 * DELTA, q0), key.encrypt(-2 * DELTA, q0)
+
+    def message(ct, errors):
+        phase = key.decrypt(ct)
+        assert abs(phase - round(phase / DELTA) * DELTA) <= errors * SIX_SIGMA
+        return round(phase / DELTA)
+
+    assert message(a + b, 2) == 5
+    assert message(a - b, 2) == 9
+    assert message(-a, 1) == -7
+    assert message(3 * a, 3) == 21 and message(a * -3, 3) == -21
+    assert message(np.int64(2) * b, 2) == -4
+    assert message(a.add_plain(4 * DELTA), 1) == 11
+    # The components of a sum are the sums of the components modulo q.
+    assert (a + b).b == (a.b + b.b) % q0
+    assert np.array_equal((a + b).a, (a.a + b.a) % np.uint64(q0))
+    assert copy.deepcopy(a) is a
+    with pytest.raises(TypeError):
+        a * 1.5
+    with pytest.raises(TypeError):
+        a + 1
+
+
+def test_modulus_switching_and_parts(key, q0):
+    ct = key.encrypt(3 * DELTA, q0)
+    small = 2**30
+    switched = ct.switch_modulus(small)
+    assert switched.modulus == small and switched.dimension == 64
+    # The message scales by small / q0; rounding adds at most (1 + ||s||_1) / 2 <= 32.5 for a ternary key
+    # of dimension 64, and the scaled error is below one.
+    expected = 3 * DELTA * small / q0
+    assert abs(key.decrypt(switched) - expected) <= (1 + 64) / 2 + 1
+    back = lwe.LweCiphertext.from_parts(ct.modulus, ct.b, ct.a)
+    assert back.b == ct.b and np.array_equal(back.a, ct.a)
+    unpickled = pickle.loads(pickle.dumps(ct))
+    assert unpickled.b == ct.b and np.array_equal(unpickled.a, ct.a)
+    with pytest.raises(ValueError, match="not reduced"):
+        lwe.LweCiphertext.from_parts(17, 3, [1, 17])
+
+
+def test_mismatched_operands_raise_with_the_rust_message(key, q0):
+    a = key.encrypt(1, q0)
+    wider = lwe.LweSecretKey.generate(128).encrypt(1, q0)
+    other_modulus = key.encrypt(1, 2**40)
+    with pytest.raises(ValueError, match="LWE addition: dimension 64 does not match dimension 128"):
+        a + wider
+    with pytest.raises(ValueError, match=f"LWE subtraction: modulus {q0} does not match modulus {2**40}"):
+        a - other_modulus
+    with pytest.raises(ValueError, match="LWE decryption: dimension 64 does not match dimension 128"):
+        key.decrypt(wider)
+
+
+@pytest.mark.parametrize("name, f, lipschitz", [("sigmoid", sigmoid, 0.25), ("relu", relu, 1.0)])
+def test_lut_within_the_error_bound(session, name, f, lipschitz):
+    # 16 inputs over [-8, 8]: |scale x| <= q0 / 8, inside the input range |scale x| < q0 / 4.
+    x = np.linspace(-8.0, 8.0, 16)
+    cts = session.encrypt(x)
+    assert all(ct.dimension == session.lwe_dimension for ct in cts)
+    outs = session.lut_many(cts, f)
+    assert all(ct.dimension == session.lut_dimension == 1024 for ct in outs)
+    bound = session.error_bound(lipschitz)
+    # The bound's main term is the grid step q0 / (2 n scale) = 1/32 times L (times 6, and the rounding of
+    # the index): it is a real constraint, not a loose one.
+    grid_step = session.q0 / (2 * session.lut_dimension * session.scale)
+    assert lipschitz * grid_step < bound < 4 * lipschitz
+    errors = np.abs(session.decrypt(outs) - np.array([f(v) for v in x]))
+    assert errors.max() <= bound, (name, errors.max(), bound)
+
+
+def test_lut_many_equals_lut(session):
+    cts = session.encrypt(np.array([-2.5, 0.0, 1.0, 6.0]))
+    many = session.lut_many(cts, np.tanh)
+    for ct, out in zip(cts, many):
+        one = session.lut(ct, np.tanh)
+        # Blind rotation is deterministic: the same table and input give the same ciphertext.
+        assert one.b == out.b and np.array_equal(one.a, out.a)
+
+
+def test_switch_back_and_chain(session):
+    x = np.array([-3.0, -1.0, 0.5, 2.0])
+    first = [session.switch_to_lwe(ct) for ct in session.lut_many(session.encrypt(x), relu)]
+    assert all(ct.dimension == session.lwe_dimension for ct in first)
+    relu_bound = session.error_bound(1.0)
+    assert np.all(np.abs(session.decrypt(first) - np.maximum(x, 0)) <= relu_bound)
+    # The second table's input error is the first table's (at most relu_bound, in units of the scale) plus
+    # the switch's; taking that maximum as its width over-covers it (Eq. (3) multiplies the width by 6 L).
+    sigma_in = math.hypot(relu_bound * session.scale, math.sqrt(session.switching_key.added_variance()))
+    # An affine map with |f| * scale < q0 / 2 over the whole grid (|v| <= q0 / (2 scale) = 32).
+    second = session.lut_many(first, lambda v: 0.5 * v - 1.0)
+    bound = session.error_bound(0.5, input_sigma=sigma_in)
+    assert np.all(np.abs(session.decrypt(second) - (0.5 * np.maximum(x, 0) - 1)) <= bound)
+    ks = session.switching_key
+    assert (ks.from_dimension, ks.to_dimension, ks.modulus) == (1024, 64, session.q0)
+
+
+def test_lut_errors(session):
+    ct = session.encrypt([1.0])[0]
+    out = session.lut(ct, relu)
+    with pytest.raises(ValueError, match="switch_to_lwe"):
+        session.lut(out, relu)
+    with pytest.raises(ValueError, match="input range"):
+        session.encrypt([16.0])
+
+    def failing(v):
+        raise ZeroDivisionError("from f")
+
+    with pytest.raises(ZeroDivisionError, match="from f"):
+        session.lut(ct, failing)
+    with pytest.raises(TypeError, match="callable"):
+        session.lut(ct, 3)
+    with pytest.raises(ValueError, match="look-up table"):
+        session.lut(ct, lambda v: 1e30)
+
+
+def test_secret_keys_are_redacted_and_not_picklable(session, key):
+    assert repr(key) == "LweSecretKey(dimension=64, <hidden>)"
+    assert repr(session.lwe_key) == "LweSecretKey(dimension=64, <hidden>)"
+    assert not hasattr(key, "to_secret_bytes") and not hasattr(key, "to_bytes")
+    for obj in (key, session, session.lwe_key, session.switching_key):
+        with pytest.raises(TypeError, match="cannot be pickled"):
+            pickle.dumps(obj)
+    assert "InsecureTest" in repr(session)
+
+
+def test_module_docstring_examples():
+    assert_doctests_pass(lwe)
