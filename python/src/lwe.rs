@@ -18,8 +18,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rnsfhe::core::{RlweContext, SecretDistribution, SecretKey};
 use rnsfhe::lwe::{
-    BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension, LweError,
-    LweSecretKey, LweSwitchingKey, PegasusParams, PegasusPreset,
+    BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
+    LweError, LweSecretKey, LweSwitchingKey, PegasusParams, PegasusPreset,
 };
 use rnsfhe::math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe::math::Modulus;

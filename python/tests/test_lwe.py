@@ -146,6 +146,16 @@ def test_lut_within_the_error_bound(session, name, f, lipschitz):
     assert errors.max() <= bound, (name, errors.max(), bound)
 
 
+def test_binary_blind_rotation_meets_the_same_bound():
+    # One external product per coefficient with a binary LWE key (BlindRotation::Binary).
+    s = lwe.LutSession("InsecureTest", seed=3, algorithm="binary")
+    x = np.linspace(-8.0, 8.0, 16)
+    errors = np.abs(s.decrypt(s.lut_many(s.encrypt(x), sigmoid)) - np.array([sigmoid(v) for v in x]))
+    assert errors.max() <= s.error_bound(0.25)
+    with pytest.raises(ValueError, match="unknown blind-rotation algorithm"):
+        lwe.LutSession("InsecureTest", seed=3, algorithm="lmkcdey")
+
+
 def test_lut_many_equals_lut(session):
     cts = session.encrypt(np.array([-2.5, 0.0, 1.0, 6.0]))
     many = session.lut_many(cts, np.tanh)

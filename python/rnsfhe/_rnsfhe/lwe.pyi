@@ -118,6 +118,7 @@ class LutSession:
         preset: str | PegasusParams | None = None,
         seed: SupportsIndex | None = None,
         scale: float | None = None,
+        algorithm: str = "ternary",
     ) -> LutSession: ...
     @property
     def params(self) -> PegasusParams: ...

@@ -11,7 +11,10 @@ use super::*;
 /// (PEGASUS Fig. 2 and Fig. 6) and the switching key from the ring key back to the LWE key
 /// (``switching_key``, PEGASUS Fig. 9). ``preset`` is a name of ``presets()`` or a ``PegasusParams``;
 /// ``seed`` (an integer) makes every key and encryption deterministic, for tests only (**not secure**);
-/// ``scale`` is the default scale of ``encrypt``, ``lut`` and ``decrypt``, q0 / 64 if None.
+/// ``scale`` is the default scale of ``encrypt``, ``lut`` and ``decrypt``, q0 / 64 if None;
+/// ``algorithm`` is the blind rotation: ``"ternary"`` (PEGASUS Fig. 2, two external products per LWE
+/// coefficient, the preset's ternary LWE key) or ``"binary"`` (a uniform binary LWE key, one external
+/// product per coefficient: half the time, but the preset's security estimate is for its ternary key).
 ///
 /// ``encrypt`` gives LWE ciphertexts of dimension ``lwe_dimension`` modulo q0; ``lut`` maps one to an
 /// encryption of ``f`` of its value **under the ring key** (dimension ``lut_dimension``); ``decrypt``
@@ -44,13 +47,21 @@ struct Keys {
 }
 
 impl Keys {
-    fn generate(params: &PegasusParams, rng: &mut Csprng) -> Result<Self, LweError> {
+    fn generate(
+        params: &PegasusParams,
+        algorithm: BlindRotation,
+        rng: &mut Csprng,
+    ) -> Result<Self, LweError> {
         let ctx = params.lut.context()?;
         let ring_sk = SecretKey::generate(&ctx, rng)?;
         let dimension = LweDimension::new(params.lwe_dimension)?;
-        let lwe_key = LweSecretKey::generate(dimension, params.lwe_secret, rng)?;
-        let evaluator =
-            LutEvaluator::new(BlindRotationKey::generate(&ctx, &ring_sk, &lwe_key, rng)?);
+        let lwe_key = match algorithm {
+            BlindRotation::Binary => LweSecretKey::generate_binary(dimension, rng)?,
+            _ => LweSecretKey::generate(dimension, params.lwe_secret, rng)?,
+        };
+        let evaluator = LutEvaluator::new(BlindRotationKey::generate_with(
+            algorithm, &ctx, &ring_sk, &lwe_key, rng,
+        )?);
         let ring_key = LweSecretKey::from_ring_key(&ring_sk)?;
         let switching_key = LweSwitchingKey::generate(&ring_key, &lwe_key, params.key_switch, rng)?;
         Ok(Self {
@@ -98,13 +109,25 @@ fn lut_error(err: LweError) -> PyErr {
 #[pymethods]
 impl PyLutSession {
     #[new]
-    #[pyo3(signature = (preset = None, seed = None, scale = None))]
+    #[pyo3(signature = (preset = None, seed = None, scale = None, algorithm = "ternary"))]
     fn new(
         py: Python<'_>,
         preset: Option<&Bound<'_, PyAny>>,
         seed: Option<Int>,
         scale: Option<f64>,
+        algorithm: &str,
     ) -> PyResult<Self> {
+        let algorithm = match algorithm.to_ascii_lowercase().as_str() {
+            "ternary" => BlindRotation::Ternary,
+            "binary" => BlindRotation::Binary,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown blind-rotation algorithm {other:?}: expected \"ternary\" (PEGASUS \
+                     Fig. 2, any ternary LWE key) or \"binary\" (a binary LWE key, one external \
+                     product per coefficient)"
+                )))
+            }
+        };
         let params = match preset {
             None => PyPegasusParams::named("InsecureTest")?,
             Some(p) => match p.downcast::<PyPegasusParams>() {
@@ -124,7 +147,7 @@ impl PyLutSession {
         let mut rng = csprng(seed)?;
         let p = params.params;
         let keys = py
-            .allow_threads(|| Keys::generate(&p, &mut rng))
+            .allow_threads(|| Keys::generate(&p, algorithm, &mut rng))
             .map_err(lwe_error)?;
         Ok(Self {
             params,
