@@ -6,7 +6,7 @@ Python function into a look-up table and decrypts:
 
 >>> import numpy as np
 >>> from rnsfhe import lwe
->>> s = lwe.LutSession("InsecureTest", seed=1)        # small, fast and NOT secure: for examples and tests
+>>> s = lwe.LutSession("InsecureTest", seed=1, allow_insecure=True)  # small and NOT secure: examples, tests
 >>> x = np.array([-3.0, -0.5, 0.0, 2.25])
 >>> y = s.lut_many(s.encrypt(x), lambda v: max(v, 0.0))   # relu on every ciphertext
 >>> bool(np.all(np.abs(s.decrypt(y) - np.maximum(x, 0.0)) <= s.error_bound(1.0)))

@@ -22,7 +22,7 @@ DELTA = 2**20  # a scale for integer messages, far above the errors
 
 @pytest.fixture(scope="module")
 def session():
-    return lwe.LutSession("InsecureTest", seed=7)
+    return lwe.LutSession("InsecureTest", seed=7, allow_insecure=True)
 
 
 @pytest.fixture(scope="module")
@@ -148,12 +148,18 @@ def test_lut_within_the_error_bound(session, name, f, lipschitz):
 
 def test_binary_blind_rotation_meets_the_same_bound():
     # One external product per coefficient with a binary LWE key (BlindRotation::Binary).
-    s = lwe.LutSession("InsecureTest", seed=3, algorithm="binary")
+    s = lwe.LutSession("InsecureTest", seed=3, algorithm="binary", allow_insecure=True)
     x = np.linspace(-8.0, 8.0, 16)
     errors = np.abs(s.decrypt(s.lut_many(s.encrypt(x), sigmoid)) - np.array([sigmoid(v) for v in x]))
     assert errors.max() <= s.error_bound(0.25)
     with pytest.raises(ValueError, match="unknown blind-rotation algorithm"):
-        lwe.LutSession("InsecureTest", seed=3, algorithm="lmkcdey")
+        lwe.LutSession("InsecureTest", seed=3, algorithm="lmkcdey", allow_insecure=True)
+
+
+def test_insecure_parameters_need_the_opt_in():
+    # The estimator puts every key of the test set, and Table IV's switching key, below 128 bits.
+    with pytest.raises(ValueError, match="below 128; use the \\*_allowing_insecure"):
+        lwe.LutSession("InsecureTest", seed=3)
 
 
 def test_lut_many_equals_lut(session):

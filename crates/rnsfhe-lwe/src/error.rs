@@ -22,6 +22,14 @@ pub enum LweError {
         /// Why it is invalid and what is accepted.
         reason: String,
     },
+    /// Parameters the lattice estimator puts below 128 bits, without the explicit opt-in.
+    #[error("{what}: the lattice estimator gives {bits:.1} bits of security, below 128; use the *_allowing_insecure constructor to build them anyway (tests, reproducing a paper's parameters)")]
+    Insecure {
+        /// The key whose parameters are insecure.
+        what: &'static str,
+        /// The estimate, in bits.
+        bits: f64,
+    },
     /// Two operands (or a ciphertext and a key) of different dimensions.
     #[error("{operation}: dimension {left} does not match dimension {right}; use ciphertexts and keys of one LWE dimension (key-switch first)")]
     DimensionMismatch {

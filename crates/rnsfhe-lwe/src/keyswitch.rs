@@ -27,6 +27,8 @@ use crate::dimension::LweDimension;
 use crate::error::LweResult;
 use crate::extract::extract;
 use crate::secret::LweSecretKey;
+use crate::security::{check, estimate, Security};
+use rnsfhe_core::SecretDistribution;
 
 /// Parameters of an LWE switching key, as a literal struct (PEGASUS Table IV, first row:
 /// `q_0 ~ 2^45`, `sigma_ks = 2^13`, `B_ks = 2^7`, `d_ks = 7`).
@@ -60,15 +62,51 @@ impl LweSwitchingKey {
     /// as a ring degree): one gadget ciphertext of each block of `from` under `to`, errors of width
     /// `params.sigma`. `N'` need not be a multiple of `n` (the last block is padded with zeros).
     ///
-    /// Errors: [`LweError::InvalidParams`](crate::LweError::InvalidParams) for a digit decomposition that is not exact or a modulus that
-    /// is not an NTT prime for `n`; errors of the lower layers for an unsupported `n` or `sigma`.
+    /// The key is RLWE samples of degree `n` over `q` under `to` (with its Hamming weight): parameters
+    /// the estimator puts below 128 bits are refused ([`crate::security`]).
+    ///
+    /// Errors: [`LweError::Insecure`](crate::LweError::Insecure);
+    /// [`LweError::InvalidParams`](crate::LweError::InvalidParams) for a digit decomposition that is
+    /// not exact or a modulus that is not an NTT prime for `n`; errors of the lower layers for an
+    /// unsupported `n` or `sigma`.
     pub fn generate(
         from: &LweSecretKey,
         to: &LweSecretKey,
         params: LweKeySwitchParams,
         rng: &mut Csprng,
     ) -> LweResult<Self> {
+        Self::generate_with(from, to, params, Security::Check, rng)
+    }
+
+    /// [`LweSwitchingKey::generate`] without the security check: the caller's explicit opt-in (tests,
+    /// reproducing PEGASUS Table IV, whose switching key the estimator puts at 97.7 bits).
+    ///
+    /// Errors: as [`LweSwitchingKey::generate`] but never `Insecure`.
+    pub fn generate_allowing_insecure(
+        from: &LweSecretKey,
+        to: &LweSecretKey,
+        params: LweKeySwitchParams,
+        rng: &mut Csprng,
+    ) -> LweResult<Self> {
+        Self::generate_with(from, to, params, Security::AllowInsecure, rng)
+    }
+
+    fn generate_with(
+        from: &LweSecretKey,
+        to: &LweSecretKey,
+        params: LweKeySwitchParams,
+        security: Security,
+        rng: &mut Csprng,
+    ) -> LweResult<Self> {
         let n = to.dimension().get();
+        let weight = to.coefficients().iter().filter(|&&c| c != 0).count().max(1);
+        let estimate = estimate(
+            n,
+            (params.modulus as f64).log2(),
+            params.sigma,
+            SecretDistribution::HammingWeight(weight),
+        )?;
+        check(&estimate, "LWE switching key", security)?;
         let basis = RnsBasis::new(n, &[params.modulus])?;
         let modulus = basis.moduli()[0];
         let digits = RnsSignedDigits::new(&basis, params.base_log, params.digits)?;

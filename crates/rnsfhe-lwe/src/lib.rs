@@ -30,6 +30,7 @@ pub mod keyswitch;
 pub mod lut;
 pub mod params;
 pub mod secret;
+pub mod security;
 
 pub use blind_rotation::{BlindRotation, BlindRotationKey};
 pub use ciphertext::LweCiphertext;
@@ -40,3 +41,4 @@ pub use keyswitch::{LweKeySwitchParams, LweSwitchingKey};
 pub use lut::{LookupTable, LutEvaluator, LutParams};
 pub use params::{PegasusParams, PegasusPreset, PegasusSecurity};
 pub use secret::LweSecretKey;
+pub use security::MIN_SECURITY_BITS;

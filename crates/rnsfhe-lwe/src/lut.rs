@@ -27,6 +27,8 @@ use crate::blind_rotation::BlindRotationKey;
 use crate::ciphertext::{check_modulus, LweCiphertext};
 use crate::error::{LweError, LweResult};
 use crate::extract::extract;
+use crate::security::{check, estimate, Security};
+use rnsfhe_core::lwe_estimator::LweEstimate;
 
 /// Parameters of the look-up-table ring, a literal struct (PEGASUS Table IV second row: `n = 2^12`,
 /// `q' ~ 2^60`, `sigma_lut = 2^10`, over the `q_0 ~ 2^45` of the LWE ciphertexts).
@@ -46,10 +48,37 @@ pub struct LutParams {
 
 impl LutParams {
     /// The RLWE context of the accumulator: `Q = {q_0}`, `P = {q'}`, one digit (the gadget `g_rns` of
-    /// PEGASUS Section IV.A), exact (centered) basis conversion, error width `sigma_lut`.
+    /// PEGASUS Section IV.A), exact (centered) basis conversion, error width `sigma_lut`. Refuses
+    /// parameters whose evaluation keys (RLWE of degree `n` over `q_0 q'`) the estimator puts below 128
+    /// bits ([`crate::security`]).
+    ///
+    /// Errors: [`LweError::Insecure`]; [`LweError::Core`] for invalid moduli, degree or width.
+    pub fn context(&self) -> LweResult<Arc<RlweContext>> {
+        self.context_with(Security::Check)
+    }
+
+    /// [`LutParams::context`] without the security check: the caller's explicit opt-in (tests, small
+    /// examples, reproducing a paper's parameters).
     ///
     /// Errors: [`LweError::Core`] for invalid moduli, degree or width.
-    pub fn context(&self) -> LweResult<Arc<RlweContext>> {
+    pub fn context_allowing_insecure(&self) -> LweResult<Arc<RlweContext>> {
+        self.context_with(Security::AllowInsecure)
+    }
+
+    /// The estimator's figure for the evaluation keys of this ring.
+    ///
+    /// Errors: [`LweError::InvalidParams`] if the estimator rejects the parameters.
+    pub fn security(&self) -> LweResult<LweEstimate> {
+        let log_q = (self.q0 as f64).log2() + (self.special as f64).log2();
+        estimate(1 << self.log_n, log_q, self.sigma, self.secret)
+    }
+
+    fn context_with(&self, security: Security) -> LweResult<Arc<RlweContext>> {
+        check(
+            &self.security()?,
+            "look-up-table ring (blind-rotation keys)",
+            security,
+        )?;
         Ok(RlweContext::new(RlweParams {
             log_n: self.log_n,
             q_moduli: vec![self.q0],

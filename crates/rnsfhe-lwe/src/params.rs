@@ -5,16 +5,17 @@
 //! PEGASUS claims at least 119 bits for Table IV (by the lattice estimator of Albrecht,
 //! Player and Scott). Our estimator gives less for the LWE switching key (`n_lwe = 1024`, `q_0 ~ 2^45`,
 //! `sigma = 2^13`, `h = 64`): the figure is reported, not hidden ([`PegasusParams::security`], and `rnsfhe
-//! params`). The key constructors of this crate do not refuse such sets yet (an explicit opt-in, as the
-//! RLWE contexts have, is still to come).
+//! params`), and the key constructors refuse such sets without the explicit opt-in
+//! ([`crate::security`]).
 
-use rnsfhe_core::lwe_estimator::{estimate_rlwe, LweEstimate};
+use rnsfhe_core::lwe_estimator::LweEstimate;
 use rnsfhe_core::SecretDistribution;
 use rnsfhe_math::primes::ntt_primes_of_bits;
 
-use crate::error::{LweError, LweResult};
+use crate::error::LweResult;
 use crate::keyswitch::LweKeySwitchParams;
 use crate::lut::LutParams;
+use crate::security::estimate;
 
 /// The LWE-side parameters of PEGASUS, one literal struct per encryption of Table IV.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,29 +112,16 @@ impl PegasusSecurity {
 impl PegasusParams {
     /// The estimator's figures for the switching and evaluation keys.
     ///
-    /// Errors: [`LweError::InvalidParams`] if the estimator rejects the parameters.
+    /// Errors: [`crate::LweError::InvalidParams`] if the estimator rejects the parameters.
     pub fn security(&self) -> LweResult<PegasusSecurity> {
-        let estimate = |n: usize, log_q: f64, sigma: f64, secret| {
-            estimate_rlwe(n, log_q, sigma, secret).map_err(|e| LweError::InvalidParams {
-                what: "PEGASUS parameters",
-                reason: format!("the lattice estimator rejects them: {e}"),
-            })
-        };
-        let log_q0 = (self.key_switch.modulus as f64).log2();
-        let log_special = (self.lut.special as f64).log2();
         Ok(PegasusSecurity {
             switching_key: estimate(
                 self.lwe_dimension,
-                log_q0,
+                (self.key_switch.modulus as f64).log2(),
                 self.key_switch.sigma,
                 self.lwe_secret,
             )?,
-            evaluation_key: estimate(
-                1 << self.lut.log_n,
-                log_q0 + log_special,
-                self.lut.sigma,
-                self.lut.secret,
-            )?,
+            evaluation_key: self.lut.security()?,
         })
     }
 }
@@ -142,6 +130,7 @@ impl PegasusParams {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::{LweDimension, LweError, LweSecretKey, LweSwitchingKey};
 
     #[test]
     fn presets_are_consistent_and_table4_is_flagged() {
@@ -155,13 +144,26 @@ mod tests {
                 "{preset:?}: q_0 not NTT-friendly"
             );
             assert!(p.key_switch.base_log * p.key_switch.digits as u32 >= 64 - q0.leading_zeros());
-            p.lut.context().unwrap();
+            p.lut.context_allowing_insecure().unwrap();
         }
         let table4 = PegasusPreset::PegasusTable4.params().unwrap();
         let s = table4.security().unwrap();
         // The paper claims 119 bits; the estimator finds the switching key well below 128.
         assert!(s.switching_key.security_bits() < 119.0, "{}", s.bits());
         assert!(s.evaluation_key.security_bits() > s.switching_key.security_bits());
+        // Without the opt-in, key constructors refuse what the estimator puts below 128 bits: Table IV's
+        // switching key (checked before any key material is built) and every key of the test set.
+        let mut rng = rnsfhe_math::sampling::Csprng::insecure_from_seed_for_tests([1; 32]);
+        let h64 = SecretDistribution::HammingWeight(64);
+        let to = LweSecretKey::generate(LweDimension::new(1024).unwrap(), h64, &mut rng).unwrap();
+        let from = LweSecretKey::generate(LweDimension::new(2048).unwrap(), h64, &mut rng).unwrap();
+        assert!(matches!(
+            LweSwitchingKey::generate(&from, &to, table4.key_switch, &mut rng),
+            Err(LweError::Insecure { bits, .. }) if bits < 100.0
+        ));
+        table4.lut.context().unwrap();
+        let test = PegasusPreset::InsecureTest.params().unwrap();
+        assert!(matches!(test.lut.context(), Err(LweError::Insecure { .. })));
         let fast = PegasusPreset::PegasusTable4FastSpecial.params().unwrap();
         assert!(
             fast.security().unwrap().evaluation_key.security_bits()

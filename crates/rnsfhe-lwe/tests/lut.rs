@@ -29,7 +29,7 @@ fn lut_ring(special_bits: u32, seed: u8) -> (Arc<RlweContext>, u64, Csprng) {
         sigma: 3.2,
         secret: SecretDistribution::HammingWeight(64),
     }
-    .context()
+    .context_allowing_insecure()
     .unwrap();
     (ctx, q0, Csprng::insecure_from_seed_for_tests([seed; 32]))
 }

@@ -119,6 +119,7 @@ class LutSession:
         seed: SupportsIndex | None = None,
         scale: float | None = None,
         algorithm: str = "ternary",
+        allow_insecure: bool = False,
     ) -> LutSession: ...
     @property
     def params(self) -> PegasusParams: ...

@@ -15,6 +15,9 @@ use super::*;
 /// ``algorithm`` is the blind rotation: ``"ternary"`` (PEGASUS Fig. 2, two external products per LWE
 /// coefficient, the preset's ternary LWE key) or ``"binary"`` (a uniform binary LWE key, one external
 /// product per coefficient: half the time, but the preset's security estimate is for its ternary key).
+/// Keys the lattice estimator puts below 128 bits are refused (``ValueError``) unless
+/// ``allow_insecure=True``: the ``"InsecureTest"`` preset always needs it, and so does
+/// ``"PegasusTable4"`` (its switching key is about 98 bits).
 ///
 /// ``encrypt`` gives LWE ciphertexts of dimension ``lwe_dimension`` modulo q0; ``lut`` maps one to an
 /// encryption of ``f`` of its value **under the ring key** (dimension ``lut_dimension``); ``decrypt``
@@ -50,9 +53,14 @@ impl Keys {
     fn generate(
         params: &PegasusParams,
         algorithm: BlindRotation,
+        allow_insecure: bool,
         rng: &mut Csprng,
     ) -> Result<Self, LweError> {
-        let ctx = params.lut.context()?;
+        let ctx = if allow_insecure {
+            params.lut.context_allowing_insecure()?
+        } else {
+            params.lut.context()?
+        };
         let ring_sk = SecretKey::generate(&ctx, rng)?;
         let dimension = LweDimension::new(params.lwe_dimension)?;
         let lwe_key = match algorithm {
@@ -63,7 +71,16 @@ impl Keys {
             algorithm, &ctx, &ring_sk, &lwe_key, rng,
         )?);
         let ring_key = LweSecretKey::from_ring_key(&ring_sk)?;
-        let switching_key = LweSwitchingKey::generate(&ring_key, &lwe_key, params.key_switch, rng)?;
+        let switching_key = if allow_insecure {
+            LweSwitchingKey::generate_allowing_insecure(
+                &ring_key,
+                &lwe_key,
+                params.key_switch,
+                rng,
+            )?
+        } else {
+            LweSwitchingKey::generate(&ring_key, &lwe_key, params.key_switch, rng)?
+        };
         Ok(Self {
             ctx,
             lwe_key,
@@ -109,13 +126,14 @@ fn lut_error(err: LweError) -> PyErr {
 #[pymethods]
 impl PyLutSession {
     #[new]
-    #[pyo3(signature = (preset = None, seed = None, scale = None, algorithm = "ternary"))]
+    #[pyo3(signature = (preset = None, seed = None, scale = None, algorithm = "ternary", allow_insecure = false))]
     fn new(
         py: Python<'_>,
         preset: Option<&Bound<'_, PyAny>>,
         seed: Option<Int>,
         scale: Option<f64>,
         algorithm: &str,
+        allow_insecure: bool,
     ) -> PyResult<Self> {
         let algorithm = match algorithm.to_ascii_lowercase().as_str() {
             "ternary" => BlindRotation::Ternary,
@@ -147,7 +165,7 @@ impl PyLutSession {
         let mut rng = csprng(seed)?;
         let p = params.params;
         let keys = py
-            .allow_threads(|| Keys::generate(&p, algorithm, &mut rng))
+            .allow_threads(|| Keys::generate(&p, algorithm, allow_insecure, &mut rng))
             .map_err(lwe_error)?;
         Ok(Self {
             params,
