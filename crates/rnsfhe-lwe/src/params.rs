@@ -58,7 +58,7 @@ impl PegasusPreset {
     /// The parameters: `q_0` is the first 45-bit prime `= 1 mod 2^(ckks_log_n + 1)` (NTT-friendly for
     /// every ring of the set), `q'` the first prime of its size `= 1 mod 2n` other than `q_0`.
     ///
-    /// Errors: [`LweError::Math`] if the prime search fails (it does not for these sizes).
+    /// Errors: [`crate::LweError::Math`] if the prime search fails (it does not for these sizes).
     pub fn params(self) -> LweResult<PegasusParams> {
         let (ckks_log_n, lwe_dimension, log_lut, special_bits) = match self {
             Self::PegasusTable4 => (16, 1024, 12, 60),
