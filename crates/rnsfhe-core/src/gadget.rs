@@ -51,6 +51,17 @@ use crate::error::{Error, Result};
 use crate::keys::SecretPoly;
 use crate::samplers::{expand_uniform, sample_error_from};
 
+/// Calls on fewer words than this run on the calling thread even when the pool has several: handing the
+/// limbs of a small ring to the pool costs a thread wake-up per task, more than the work (blind rotation at
+/// `N = 2^12` over two limbs ran at half its speed on two threads). Larger calls (CKKS and BFV key switching
+/// over many limbs) split by limb.
+const PARALLEL_MIN_WORDS: usize = 1 << 15;
+
+/// Whether work on `words` words goes to the pool (see [`PARALLEL_MIN_WORDS`]).
+pub(crate) fn parallel(words: usize) -> bool {
+    words >= PARALLEL_MIN_WORDS && rayon::current_num_threads() > 1
+}
+
 /// Coefficients per block of the inner products: the block of the `D` digit rows (`D x 8 KiB`) stays in
 /// L2 between the two sums that read it.
 const INNER_PRODUCT_BLOCK: usize = 1024;
@@ -435,7 +446,7 @@ pub(crate) fn multiply_accumulate(
         }
         Ok(())
     };
-    if rayon::current_num_threads() > 1 {
+    if parallel(out0.len() + out1.len()) {
         out0.par_chunks_mut(n)
             .zip(out1.par_chunks_mut(n))
             .enumerate()

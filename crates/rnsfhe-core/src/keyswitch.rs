@@ -30,7 +30,7 @@ use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly};
 use crate::context::{DownRescaleTables, LevelTables, RlweContext};
 use crate::encryption::RlweCiphertext;
 use crate::error::{Error, Result};
-use crate::gadget::{multiply_accumulate, DigitRows, Gadget, LimbForm};
+use crate::gadget::{multiply_accumulate, parallel, DigitRows, Gadget, LimbForm};
 use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
 
 /// Inverse NTT of every limb of a limb-major buffer ([`transform_limbs`]).
@@ -39,15 +39,15 @@ fn inverse_all(plans: &[Arc<NttPlan>], data: &mut [u64], n: usize) -> Result<()>
 }
 
 /// Applies `transform` (a plan's forward or inverse NTT) to each limb with its plan, in parallel over
-/// limbs when the pool has more than one thread. With one thread the loop stays on the calling thread:
-/// handing each small transform to the pool costs a thread wake-up, which at `N = 2^12` (blind rotation)
-/// is as long as the transform.
+/// limbs for large calls ([`parallel`]). Otherwise the loop stays on the calling thread: handing each
+/// small transform to the pool costs a thread wake-up, which at `N = 2^12` (blind rotation) is as long as
+/// the transform.
 fn transform_limbs(
     limbs: Vec<&mut [u64]>,
     plans: &[Arc<NttPlan>],
     transform: fn(&NttPlan, &mut [u64]) -> rnsfhe_math::Result<()>,
 ) -> Result<()> {
-    if rayon::current_num_threads() > 1 {
+    if parallel(limbs.iter().map(|l| l.len()).sum()) {
         limbs
             .into_par_iter()
             .zip(plans.par_iter())
@@ -61,9 +61,13 @@ fn transform_limbs(
     Ok(())
 }
 
-/// `(a(), b())`, the two in parallel when the pool has more than one thread.
-fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-    if rayon::current_num_threads() > 1 {
+/// `(a(), b())`, the two in parallel when each works on `words` words or more ([`parallel`]).
+fn join<A: Send, B: Send>(
+    words: usize,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if parallel(2 * words) {
         rayon::join(a, b)
     } else {
         (a(), b())
@@ -71,13 +75,13 @@ fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + 
 }
 
 /// Runs `f(j, limb_j, tmp)` on every limb of a limb-major buffer (`n` words per limb), in parallel over
-/// limbs when the pool has more than one thread; `tmp` is a scratch vector per thread.
+/// limbs for large buffers ([`parallel`]); `tmp` is a scratch vector per thread.
 fn for_each_limb(
     data: &mut [u64],
     n: usize,
     f: impl Fn(usize, &mut [u64], &mut Vec<u64>) -> Result<()> + Sync,
 ) -> Result<()> {
-    if rayon::current_num_threads() > 1 {
+    if parallel(data.len()) {
         data.par_chunks_mut(n)
             .enumerate()
             .try_for_each_init(Vec::new, |tmp, (j, c)| f(j, c, tmp))
@@ -278,7 +282,7 @@ impl RlweContext {
             transform_limbs(converted.collect(), dt.up.to().plans(), NttPlan::forward)?;
             Ok(out)
         };
-        if rayon::current_num_threads() > 1 {
+        if parallel(tables.digits.len() * ext_len * n) {
             tables.digits.par_iter().map(one_digit).collect()
         } else {
             tables.digits.iter().map(one_digit).collect()
@@ -449,7 +453,9 @@ impl RlweContext {
         }
         let (y0, y1) = self.multiply_digits(&tables, &digits, &key_rows, None)?;
         digits.into_iter().for_each(scratch::give);
+        let words = y0.len();
         let (u0, u1) = join(
+            words,
             || self.mod_down_coeff(&tables, y0),
             || self.mod_down_coeff(&tables, y1),
         );
@@ -508,7 +514,8 @@ impl RlweContext {
         down: &(impl Fn(&LevelTables, usize, Vec<u64>) -> Result<Poly<Ntt>> + Sync),
     ) -> Result<(Poly<Ntt>, Poly<Ntt>)> {
         let (c0, c1) = self.inner_product(tables, digits, key, perm)?;
-        let (u0, u1) = join(|| down(tables, 0, c0), || down(tables, 1, c1));
+        let words = c0.len();
+        let (u0, u1) = join(words, || down(tables, 0, c0), || down(tables, 1, c1));
         Ok((u0?, u1?))
     }
 
