@@ -235,17 +235,30 @@ impl GadgetCiphertext {
         self.seed.as_ref()
     }
 
-    /// Refuses a product with a decomposition of another gadget.
-    pub(crate) fn check_gadget(&self, expected: Gadget, operation: &'static str) -> Result<()> {
-        if self.gadget == expected {
-            Ok(())
-        } else {
-            Err(Error::GadgetMismatch {
+    /// The first `count` rows, for a product with `count` digits of a decomposition of `gadget`:
+    /// refuses a decomposition of another gadget, or more digits than rows.
+    ///
+    /// Errors: [`Error::GadgetMismatch`], [`Error::InvalidParams`] naming `operation`.
+    pub(crate) fn rows_for(
+        &self,
+        gadget: Gadget,
+        count: usize,
+        operation: &'static str,
+    ) -> Result<&[(Poly<Ntt>, Poly<Ntt>)]> {
+        if self.gadget != gadget {
+            return Err(Error::GadgetMismatch {
                 operation,
                 key: self.gadget,
-                decomposition: expected,
-            })
+                decomposition: gadget,
+            });
         }
+        self.rows.get(..count).ok_or_else(|| Error::InvalidParams {
+            what: "gadget ciphertext",
+            reason: format!(
+                "{operation}: it has {} rows but the decomposition has {count} digits",
+                self.rows.len()
+            ),
+        })
     }
 
     /// The gadget product of `x` (coefficient form, over the digits' basis or a prefix of it) with the
@@ -287,20 +300,9 @@ pub fn product_sum(
     let mut rows = Vec::new();
     let mut key_rows = Vec::new();
     for (x, key) in terms {
-        key.check_gadget(gadget, "gadget product")?;
         basis.check_same(x.basis(), "gadget product (inputs)")?;
         let term_rows = digits.signed_rows(x)?;
-        let count = term_rows.len();
-        if key.rows.len() < count {
-            return Err(Error::InvalidParams {
-                what: "gadget ciphertext",
-                reason: format!(
-                    "it has {} rows but the decomposition has {count} digits",
-                    key.rows.len()
-                ),
-            });
-        }
-        key_rows.extend(key.rows[..count].iter());
+        key_rows.extend(key.rows_for(gadget, term_rows.len(), "gadget product")?);
         rows.extend(term_rows);
     }
     let n = basis.degree();

@@ -298,18 +298,12 @@ impl RlweContext {
         key: &KeySwitchKey,
         perm: Option<&[usize]>,
     ) -> Result<(Vec<u64>, Vec<u64>)> {
-        key.check_gadget(Gadget::of_context(self), "hybrid key switching")?;
-        if key.rows().len() < digits.len() {
-            return Err(Error::InvalidParams {
-                what: "key-switching key",
-                reason: format!(
-                    "the key has {} digit components but this level needs {}",
-                    key.rows().len(),
-                    digits.len()
-                ),
-            });
-        }
-        let key_rows: Vec<_> = key.rows()[..digits.len()].iter().collect();
+        let rows = key.rows_for(
+            Gadget::of_context(self),
+            digits.len(),
+            "hybrid key switching",
+        )?;
+        let key_rows: Vec<_> = rows.iter().collect();
         self.multiply_digits(tables, digits, &key_rows, perm)
     }
 
@@ -433,23 +427,12 @@ impl RlweContext {
         let mut key_rows = Vec::new();
         for (x, key) in terms {
             self.check_fingerprint(key.fingerprint(), "gadget ciphertext")?;
-            key.check_gadget(gadget, "hybrid gadget product")?;
+            let rows = key.rows_for(gadget, tables.digits.len(), "hybrid gadget product")?;
             first
                 .basis()
                 .check_same(x.basis(), "gadget product (inputs)")?;
-            let term = self.mod_up_from(&tables, x.data(), None)?;
-            if key.rows().len() < term.len() {
-                return Err(Error::InvalidParams {
-                    what: "gadget ciphertext",
-                    reason: format!(
-                        "it has {} rows but level {level} needs {}",
-                        key.rows().len(),
-                        term.len()
-                    ),
-                });
-            }
-            key_rows.extend(key.rows()[..term.len()].iter());
-            digits.extend(term);
+            key_rows.extend(rows);
+            digits.extend(self.mod_up_from(&tables, x.data(), None)?);
         }
         let (y0, y1) = self.multiply_digits(&tables, &digits, &key_rows, None)?;
         digits.into_iter().for_each(scratch::give);
