@@ -9,6 +9,7 @@
 //! ([`crate::security`]).
 
 use rnsfhe_core::lwe_estimator::LweEstimate;
+use rnsfhe_core::security::MIN_STANDARD_SIGMA;
 use rnsfhe_core::SecretDistribution;
 use rnsfhe_math::primes::ntt_primes_of_bits;
 
@@ -43,48 +44,79 @@ pub enum PegasusPreset {
     /// vector (IFMA) path; the blind-rotation error grows by `2^5` in standard deviation, far below the
     /// output scale (PEGASUS Appendix C.2), and the evaluation key's ring gains security.
     PegasusTable4FastSpecial,
+    /// Our 128-bit set: Table IV's dimensions (`N = 2^16`, `n_lwe = 2^10`, `n = 2^12`) with every key at
+    /// 128 bits or more by the built-in estimator. The binding constraint of Table IV is the LWE
+    /// switching key (an LWE sample of dimension `n_lwe` under the LWE key): it is kept at `n_lwe = 1024`
+    /// by switching the LWE ciphertexts to a 27-bit modulus `q_ks` before each key switch (the extracted
+    /// ciphertexts right after extraction, the look-up tables' outputs after blind rotation), as
+    /// OpenFHE's CKKS-to-FHEW switch does, with dense uniform ternary secrets (no sparse-secret
+    /// caveat), `sigma_ks = 3.19`, `B_ks = 2^4`, `d_ks = 7`. The look-up-table ring is Table IV's with a
+    /// special modulus below `2^50` and a dense ternary ring secret with `sigma_lut = 3.19`.
+    ///
+    /// The price is precision: the dense LWE key makes the rounding of the switch to `2n` about three
+    /// times larger than with Table IV's `h = 64` (its variance grows with `||s||^2`, PEGASUS Eq. (3)), and
+    /// the second key switch at `q_ks` leaves about `2^-15.7 q_ks` of error on the outputs.
+    Secure128,
     /// Small dimensions for tests and examples (`N = 2^11`, `n_lwe = 64`, `n = 2^10`): not secure.
     InsecureTest,
 }
 
 impl PegasusPreset {
     /// Every preset.
-    pub const ALL: [PegasusPreset; 3] = [
+    pub const ALL: [PegasusPreset; 4] = [
         PegasusPreset::PegasusTable4,
         PegasusPreset::PegasusTable4FastSpecial,
+        PegasusPreset::Secure128,
         PegasusPreset::InsecureTest,
     ];
 
-    /// The parameters: `q_0` is the first 45-bit prime `= 1 mod 2^(ckks_log_n + 1)` (NTT-friendly for
-    /// every ring of the set), `q'` the first prime of its size `= 1 mod 2n` other than `q_0`.
+    /// The parameters: `q_0` is the largest 45-bit prime `= 1 mod 2^(ckks_log_n + 1)` (NTT-friendly for
+    /// every ring of the set), `q'` the largest prime of its size `= 1 mod 2^(ckks_log_n + 1)` other than
+    /// `q_0`; the key-switching modulus is `q_0` (PEGASUS Table IV) or, for [`PegasusPreset::Secure128`],
+    /// the largest 27-bit prime `= 1 mod 2 n_lwe`.
     ///
     /// Errors: [`crate::LweError::Math`] if the prime search fails (it does not for these sizes).
     pub fn params(self) -> LweResult<PegasusParams> {
         let (ckks_log_n, lwe_dimension, log_lut, special_bits) = match self {
             Self::PegasusTable4 => (16, 1024, 12, 60),
-            Self::PegasusTable4FastSpecial => (16, 1024, 12, 50),
+            Self::PegasusTable4FastSpecial | Self::Secure128 => (16, 1024, 12, 50),
             Self::InsecureTest => (11, 64, 10, 60),
         };
         let two_n = 1u64 << (ckks_log_n + 1);
         let q0 = ntt_primes_of_bits(45, two_n, 1, &[])?[0];
         let special = ntt_primes_of_bits(special_bits, two_n, 1, &[q0])?[0];
         let h64 = SecretDistribution::HammingWeight(64);
+        let table4_key_switch = LweKeySwitchParams {
+            modulus: q0,
+            base_log: 7,
+            digits: 7,
+            sigma: 8192.0,
+        };
+        let (lwe_secret, key_switch, ring_secret, sigma_lut) = match self {
+            Self::Secure128 => (
+                SecretDistribution::Ternary,
+                LweKeySwitchParams {
+                    modulus: ntt_primes_of_bits(27, 2 * lwe_dimension as u64, 1, &[])?[0],
+                    base_log: 4,
+                    digits: 7,
+                    sigma: MIN_STANDARD_SIGMA,
+                },
+                SecretDistribution::Ternary,
+                MIN_STANDARD_SIGMA,
+            ),
+            _ => (h64, table4_key_switch, h64, 1024.0),
+        };
         Ok(PegasusParams {
             ckks_log_n,
             lwe_dimension,
-            lwe_secret: h64,
-            key_switch: LweKeySwitchParams {
-                modulus: q0,
-                base_log: 7,
-                digits: 7,
-                sigma: 8192.0,
-            },
+            lwe_secret,
+            key_switch,
             lut: LutParams {
                 log_n: log_lut,
                 q0,
                 special,
-                sigma: 1024.0,
-                secret: h64,
+                sigma: sigma_lut,
+                secret: ring_secret,
             },
         })
     }
@@ -130,22 +162,33 @@ impl PegasusParams {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::{LweDimension, LweError, LweSecretKey, LweSwitchingKey};
+    use crate::{LweDimension, LweError, LweSecretKey, LweSwitchingKey, MIN_SECURITY_BITS};
 
     #[test]
     fn presets_are_consistent_and_table4_is_flagged() {
         for preset in PegasusPreset::ALL {
             let p = preset.params().unwrap();
-            let q0 = p.key_switch.modulus;
-            assert_eq!(q0, p.lut.q0);
+            let q0 = p.lut.q0;
+            let q_ks = p.key_switch.modulus;
+            if preset == PegasusPreset::Secure128 {
+                assert!(q_ks < 1 << 27 && q_ks > 1 << 26, "{q_ks}");
+            } else {
+                assert_eq!(q_ks, q0);
+            }
             assert_eq!(
                 q0 % (1 << (p.ckks_log_n + 1)),
                 1,
                 "{preset:?}: q_0 not NTT-friendly"
             );
-            assert!(p.key_switch.base_log * p.key_switch.digits as u32 >= 64 - q0.leading_zeros());
+            assert_eq!(q_ks % (2 * p.lwe_dimension as u64), 1);
+            assert!(p.key_switch.base_log * p.key_switch.digits as u32 >= 64 - q_ks.leading_zeros());
             p.lut.context_allowing_insecure().unwrap();
         }
+        // Our set reaches 128 bits for both keys, so its constructors need no opt-in.
+        let secure = PegasusPreset::Secure128.params().unwrap();
+        let bits = secure.security().unwrap();
+        assert!(bits.bits() >= MIN_SECURITY_BITS, "{}", bits.bits());
+        secure.lut.context().unwrap();
         let table4 = PegasusPreset::PegasusTable4.params().unwrap();
         let s = table4.security().unwrap();
         // The paper claims 119 bits; the estimator finds the switching key well below 128.
