@@ -163,6 +163,16 @@ bench-peers-functions: check-tools
 	$(CARGO) build --release -p rnsfhe-cli
 	$(PYTHON) bench/peers/compare_functions.py --rounds $(ROUNDS) $(PEERS_ARGS)
 
+# ---- the Python API against the same calls from Rust (bench/peers/README.md, "Python overhead") -----------
+
+# make bench-python                          the Table 1 operations of the three presets, Python / Rust, 15 rounds
+# make bench-python PRESET=PaperTable1L5     one preset; ROUNDS=5 for fewer rounds
+
+.PHONY: bench-python
+bench-python: check-tools python-ext
+	$(CARGO) build --release -p rnsfhe-cli
+	$(PYTHON) bench/peers/compare_python.py --rounds $(ROUNDS) $(foreach p,$(PRESET),--preset $(p)) $(PEERS_ARGS)
+
 # Qu-Xu Figures 1 and 2 as PNG from docs/bench/figure*.csv (written by `rnsfhe bench exact-conversion`):
 # make plots                                 creates .venv-plot (matplotlib, pinned in
 #                                            docs/bench/requirements-plot.txt) and writes docs/bench/figure*.png

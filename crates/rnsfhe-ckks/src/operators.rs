@@ -56,6 +56,20 @@ impl Evaluator {
         }
     }
 
+    /// `a * b` relinearized and, when this evaluator rescales automatically and a level is left, rescaled
+    /// in the same pass ([`Evaluator::multiply_rescale`]: relinearization's ModDown merged with the
+    /// rescaling), so that `ct * ct` under automatic rescaling costs what Mult&RS costs; otherwise
+    /// [`Evaluator::multiply`] then [`Evaluator::finish_product`].
+    ///
+    /// Errors: as [`Evaluator::multiply`] and [`Evaluator::rescale`].
+    pub fn multiply_finished(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        if self.auto_rescale() && a.level().min(b.level()) >= 2 {
+            self.multiply_rescale(a, b)
+        } else {
+            self.finish_product(self.multiply(a, b)?)
+        }
+    }
+
     /// `ct op operand` (see the [module documentation](self)).
     ///
     /// Errors: those of the operation chosen ([`Evaluator::add`], [`Evaluator::add_plain`],
@@ -68,7 +82,7 @@ impl Evaluator {
                 BinaryOp::Add => self.add(ct, b),
                 BinaryOp::Sub => self.sub(ct, b),
                 BinaryOp::ReverseSub => self.sub(b, ct),
-                BinaryOp::Mul => self.finish_product(self.multiply(ct, b)?),
+                BinaryOp::Mul => self.multiply_finished(ct, b),
             },
             Operand::Plaintext(pt) => match op {
                 BinaryOp::Add => self.add_plain(ct, pt),

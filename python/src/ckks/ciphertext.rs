@@ -130,7 +130,7 @@ ciphertext_methods! {
         /// square() -> Ciphertext: self * self (rescaled if the evaluator auto-rescales).
         fn square(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
             unary(py, &self.eval, &self.ct, |e, c| {
-                e.finish_product(e.square(c)?)
+                e.multiply_finished(c, c)
             })
         }
 

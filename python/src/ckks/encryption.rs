@@ -66,8 +66,13 @@ impl PyEncryptor {
         }
         let ct = py
             .allow_threads(|| -> ckks::Result<Ciphertext> {
-                let pt = self.ctx.encode(&values, slots, self.ctx.max_level())?;
                 let mut rng = Csprng::from_os()?;
+                if slots == max_slots {
+                    // The path of Rust's `encrypt`: the message is added in coefficient form, one
+                    // transform fewer than encoding to a plaintext first.
+                    return self.enc.encrypt(&values[..], &mut rng);
+                }
+                let pt = self.ctx.encode(&values, slots, self.ctx.max_level())?;
                 self.enc.encrypt_plaintext(&pt, &mut rng)
             })
             .map_err(ckks_error)?;

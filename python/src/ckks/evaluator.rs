@@ -140,7 +140,7 @@ evaluator_methods! {
         /// square(a) -> Ciphertext: a * a (rescaled if auto_rescale).
         fn square(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
             unary(py, &self.eval, &a.ct, |e, c| {
-                e.finish_product(e.square(c)?)
+                e.multiply_finished(c, c)
             })
         }
 

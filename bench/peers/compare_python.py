@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""What a Python call costs over the same Rust call: our CKKS operations of Table 1 timed from Rust and from
+Python, interleaved in one run.
+
+Two benchmark processes speak the line protocol of README.md ("Protocol"):
+  Rust    target/release/rnsfhe bench ckks-op --preset <name>
+  Python  .venv/bin/python bench/peers/rnsfhe_python_table1.py --preset <name>   (our Python API)
+Rounds alternate the two (order rotating), a round's sample is the median of its calls, and the ratio
+Python / Rust is the median of the per-round ratios, so slow phases of the shared machine cancel out. The goal
+(README, "Measuring honestly"): a Python call costs what the Rust call costs, within a few percent; rows above
+GOAL_RATIO are marked.
+
+Stdlib only. Needs `cargo build --release -p rnsfhe-cli` and the extension in .venv (`make python-ext`);
+`make bench-python` does both.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import compare_table1 as drv
+
+GOAL_RATIO = 1.05
+IMPLS = ("ours", "python")
+LABEL = {"ours": "Rust", "python": "Python"}
+
+
+def start(args, preset):
+    env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
+    cmds, skipped = {}, {}
+    binary = os.path.join(drv.ROOT, "target", "release", "rnsfhe")
+    py = os.path.join(drv.ROOT, ".venv", "bin", "python")
+    if os.path.exists(binary):
+        cmds["ours"] = [binary, "bench", "ckks-op", "--preset", preset]
+    else:
+        skipped["ours"] = "target/release/rnsfhe not found (cargo build --release -p rnsfhe-cli)"
+    if os.path.exists(py):
+        cmds["python"] = [py, os.path.join(drv.HERE, "rnsfhe_python_table1.py"), "--preset", preset]
+    else:
+        skipped["python"] = ".venv/bin/python not found (make python-ext)"
+    peers, failed = drv.start_processes(cmds, env, args)
+    skipped.update({n: f"failed to start: {why}" for n, why in failed.items()})
+    return peers, skipped
+
+
+def run_preset(args, preset, params):
+    print(f"== {preset}: starting processes ...", file=sys.stderr)
+    t_start = time.time()
+    load_before = os.getloadavg()
+    peers, skipped = start(args, preset)
+    if len(peers) != 2:
+        raise SystemExit(f"both sides are needed: {skipped}")
+    ops = [o for o in drv.TABLE_OPS if not args.ops or o[0] in args.ops]
+    samples, raw, errors, infos = drv.interleave(peers, list(IMPLS), ops, args.rounds, LABEL)
+    rows = []
+    for op, label, reps in ops:
+        s_rust, s_py = samples[op]["ours"], samples[op]["python"]
+        ratio = statistics.median(p / r for p, r in zip(s_py, s_rust)) if s_rust and s_py else None
+        rows.append({"op": op, "label": label, "reps_per_round": reps,
+                     "rust": drv.times_ms(s_rust, raw[op]["ours"]),
+                     "python": drv.times_ms(s_py, raw[op]["python"]),
+                     "ratio_python_rust": ratio, "errors": errors.get(op, {})})
+    return {"preset": preset, "params_requested": params, **drv.run_header(args, t_start, infos),
+            "load_average_before": load_before, "load_average_after": os.getloadavg(),
+            "goal_ratio": GOAL_RATIO, "rows": rows}
+
+
+def markdown(res):
+    lines = [f"### {res['preset']}: Python API against Rust, same operations", ""]
+    lines += drv.machine_lines(res)
+    lines.append("- load average (1, 5, 15 min) before: " + ", ".join(f"{x:.2f}" for x in res["load_average_before"])
+                 + "; after: " + ", ".join(f"{x:.2f}" for x in res["load_average_after"]))
+    for n in IMPLS:
+        info = res["implementations"].get(n) or {}
+        lines.append(f"- {LABEL[n]}: {info.get('version')}")
+    lines.append(f"- {res['rounds']} interleaved rounds per operation; ratio = median of per-round ratios; "
+                 f"goal: at most {GOAL_RATIO:.2f}")
+    lines += ["", "| operation | Rust (ms) | Python (ms) | Python / Rust | goal |", "|---|---|---|---|---|"]
+    for row in res["rows"]:
+        r = row["ratio_python_rust"]
+        ok = "n/a" if r is None else ("ok" if r <= GOAL_RATIO else "ABOVE")
+        lines.append(f"| {row['label']} | {drv.fmt_ms(row['rust']['median_ms'])} "
+                     f"| {drv.fmt_ms(row['python']['median_ms'])} | {drv.fmt_ratio(r)} | {ok} |")
+    lines += drv.error_lines(res, LABEL)
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", action="append", help="a preset of presets.json (repeatable; default all)")
+    drv.add_run_args(ap, "PaperTable1L5", "comma-separated op names (default: the Table 1 ops)",
+                     "unused (both sides are ours)", "bench ckks-op", 600)
+    args, names = drv.parse_run_args(ap, drv.load_presets(), "PaperTable1L5")
+    drv.run_presets(ap, args, names, drv.load_presets(), run_preset, markdown, "python-overhead-")
+
+
+if __name__ == "__main__":
+    main()
