@@ -498,7 +498,12 @@ fn galois_automorphisms_plain_and_hoisted() {
                 let coeff = ctx
                     .apply_galois_coeff(&ct.clone().into_coeff(), element, &gk)
                     .unwrap();
-                assert_eq!(coeff, plain.clone().into_coeff(), "k = {} {mode:?}", element.value());
+                assert_eq!(
+                    coeff,
+                    plain.clone().into_coeff(),
+                    "k = {} {mode:?}",
+                    element.value()
+                );
                 let expect_phase = before.automorphism(element).unwrap();
                 let k = element.value();
                 let mut worst = 0;
