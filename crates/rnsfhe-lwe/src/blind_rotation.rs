@@ -115,14 +115,6 @@ enum Step {
     Automorphism(GaloisElement),
 }
 
-/// The operations of one blind rotation: external products, and key-switched automorphisms after the
-/// first external product (those before it act on a noiseless accumulator and add no error).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Operations {
-    products: usize,
-    automorphisms: usize,
-}
-
 /// The blind-rotation (evaluation) key of PEGASUS Fig. 2 and Fig. 6 under the ring secret of the
 /// look-up-table context: per coefficient `s_j` of the LWE secret, `RGSW(I(s_j >= 0))` and
 /// `RGSW(I(s_j <= 0))` (`EK_{j,0}`, `EK_{j,1}`; [`BlindRotation::Ternary`]), `RGSW(s_j)`
@@ -329,8 +321,9 @@ impl BlindRotationKey {
     /// The variance of the error blind rotation adds for a ciphertext (modulo `2n`) whose mask has `k`
     /// nonzero coefficients: exact for [`BlindRotation::Ternary`] and [`BlindRotation::Binary`] (the
     /// other coefficients skip their external products: two each for the ternary algorithm, one for the
-    /// binary one), an upper bound for [`BlindRotation::Lmkcdey`], whose number of automorphisms depends
-    /// on the mask ([`BlindRotationKey::rotation_variance`] has the exact figure of one ciphertext).
+    /// binary one); for [`BlindRotation::Lmkcdey`], whose number of automorphisms depends on the mask,
+    /// the mean over masks of `k` uniform odd values ([`BlindRotationKey::rotation_variance`] has the
+    /// exact figure of one ciphertext).
     ///
     /// **External products.** Each `(d_0, d_1) ⊙ RGSW(m)` adds `(1/q') (d~_0 e_0 + d~_1 e_1) + r_0 +
     /// r_1 s`: the centered lifts `d~_i` of uniform residues modulo `q_0` (variance `q_0^2 / 12`) times
@@ -348,10 +341,16 @@ impl BlindRotationKey {
     /// before the first external product act on `(c_0, 0)` exactly and add nothing.
     ///
     /// In all: `P V_p - n q_0^2 sigma^2 / (6 q'^2) + A V_a` for `P` external products (`2k`, `k`, `k`)
-    /// and `A` key-switched automorphisms (LMKCDEY: at most
-    /// `2 (floor((n/2 - 1) / w) + 1) + 1 + min(k, n - 2)`: per half, a merged run ends either after `w`
-    /// classes, at the class `1`, or before a non-empty class, of which there are at most `k`; the
-    /// measured figure at `n = 2^10` is about 10 % below the bound). PEGASUS Appendix C.2 gives `4 n_lwe q_0
+    /// and `A` key-switched automorphisms. For LMKCDEY, `A` is the expected count over the schedule of
+    /// the module documentation: each of the `n` classes `± g^l` is non-empty with probability
+    /// `p = 1 - (1 - 1/n)^k` (the `k` odd mask values are uniform over the `n` units), the classes taken
+    /// as independent (the multinomial's correlation is of order `1/n`), and a walk over the
+    /// `n/2 - 1` positions of each half, in the state (run length since the last automorphism, whether
+    /// a product happened yet), counts a merged automorphism before every non-empty class that follows
+    /// an unfinished run, after every `w`-th class of a run and at the class `1`, and the `psi_(-g)`
+    /// between the halves, each only once a product has happened. It is at most
+    /// `2 (floor((n/2 - 1) / w) + 1) + 1 + min(k, n - 2)`; at `n = 2^12`, `k = 1024`, `w = 32` it is
+    /// about 910 (which simulations of the schedule reproduce). PEGASUS Appendix C.2 gives `4 n_lwe q_0
     /// sigma_lut^2 / q'` instead, which leaves the roundings out (they dominate when `q'` is much larger
     /// than `q_0`) and scales the key term differently; the tests measure this formula within 10 %.
     /// `||s||^2` is the Hamming weight of a fixed-weight ring secret and `2n/3` on average for a uniform
@@ -362,16 +361,64 @@ impl BlindRotationKey {
             _ => nonzero,
         };
         let automorphisms = match &self.automorphisms {
-            Some(a) if nonzero > 0 => {
-                let n = self.ctx.n();
-                2 * ((n / 2 - 1) / a.window + 1) + 1 + nonzero.min(n - 2)
-            }
-            _ => 0,
+            Some(aut) => self.expected_automorphisms(aut, nonzero),
+            None => 0.0,
         };
-        self.variance_of(Operations {
-            products,
-            automorphisms,
-        })
+        self.variance_of(products as f64, automorphisms)
+    }
+
+    /// The expected number of key-switched automorphisms of an LMKCDEY rotation by a mask of `k` uniform
+    /// odd values (see [`BlindRotationKey::added_variance`]): a walk over the schedule with the
+    /// distribution of (run length, product seen yet) as its state.
+    fn expected_automorphisms(&self, aut: &Automorphisms, k: usize) -> f64 {
+        let n = self.ctx.n();
+        let p = 1.0 - (1.0 - 1.0 / n as f64).powi(k.min(i32::MAX as usize) as i32);
+        let w = aut.window;
+        // state[seen][run]: the probability of the run length `run` (automorphisms not yet applied) and
+        // of whether a product happened (`seen = 1`) before the current position.
+        let mut state = [vec![0.0f64; w + 1], vec![0.0f64; w + 1]];
+        state[0][0] = 1.0;
+        let mut count = 0.0;
+        for half in 0..2 {
+            for l in (1..n / 2).rev() {
+                let mut next = [vec![0.0f64; w + 1], vec![0.0f64; w + 1]];
+                for seen in 0..2 {
+                    for run in 0..w {
+                        let prob = state[seen][run];
+                        if prob == 0.0 {
+                            continue;
+                        }
+                        for (occupied, q) in [(true, prob * p), (false, prob * (1.0 - p))] {
+                            let mut run = run;
+                            let mut now = seen;
+                            if occupied {
+                                if run != 0 {
+                                    // The merged automorphism before the class's products.
+                                    count += q * seen as f64;
+                                    run = 0;
+                                }
+                                now = 1;
+                            }
+                            run += 1;
+                            if run == w || l == 1 {
+                                count += q * now as f64;
+                                run = 0;
+                            }
+                            next[now][run] += q;
+                        }
+                    }
+                }
+                state = next;
+            }
+            // The class of g^0 = 1 (or -1): products only; then psi_(-g) between the halves.
+            let unseen = state[0][0] * (1.0 - p);
+            state[1][0] += state[0][0] * p;
+            state[0][0] = unseen;
+            if half == 0 {
+                count += state[1][0];
+            }
+        }
+        count
     }
 
     /// The variance of the error the rotation of `ct` (modulo `2n`, as [`BlindRotationKey::rotate`]
@@ -384,15 +431,17 @@ impl BlindRotationKey {
         match &self.automorphisms {
             Some(aut) => {
                 let steps = self.schedule(aut, ct.a())?;
-                Ok(self.variance_of(operations(&steps)))
+                let (products, automorphisms) = operations(&steps);
+                Ok(self.variance_of(products as f64, automorphisms as f64))
             }
             None => Ok(self.added_variance(ct.a().iter().filter(|&&a| a != 0).count())),
         }
     }
 
-    /// The variance formula of [`BlindRotationKey::added_variance`] for the given operation counts.
-    fn variance_of(&self, ops: Operations) -> f64 {
-        if ops.products == 0 {
+    /// The variance formula of [`BlindRotationKey::added_variance`] for `products` external products and
+    /// `automorphisms` key-switched automorphisms (counts or their expectations).
+    fn variance_of(&self, products: f64, automorphisms: f64) -> f64 {
+        if products == 0.0 {
             return 0.0;
         }
         let params = self.ctx.params();
@@ -405,8 +454,7 @@ impl BlindRotationKey {
         };
         let rounding = (1.0 + norm_sq) / 12.0;
         let key = n * q0 * q0 * params.sigma * params.sigma / (6.0 * special * special);
-        ops.products as f64 * (key + rounding) - key
-            + ops.automorphisms as f64 * (key / 2.0 + rounding)
+        products * (key + rounding) - key + automorphisms * (key / 2.0 + rounding)
     }
 
     /// Checks the dimension and the modulus `2n` of a rotation's input.
@@ -580,18 +628,16 @@ impl BlindRotationKey {
     }
 }
 
-/// The operation counts of an LMKCDEY schedule (automorphisms counted after the first product).
-fn operations(steps: &[Step]) -> Operations {
-    let mut ops = Operations {
-        products: 0,
-        automorphisms: 0,
-    };
+/// The external products and the key-switched automorphisms of an LMKCDEY schedule: automorphisms before
+/// the first product act on a noiseless accumulator, add no error and are not counted.
+fn operations(steps: &[Step]) -> (usize, usize) {
+    let (mut products, mut automorphisms) = (0, 0);
     for step in steps {
         match step {
-            Step::Product(_) => ops.products += 1,
-            Step::Automorphism(_) if ops.products > 0 => ops.automorphisms += 1,
+            Step::Product(_) => products += 1,
+            Step::Automorphism(_) if products > 0 => automorphisms += 1,
             Step::Automorphism(_) => {}
         }
     }
-    ops
+    (products, automorphisms)
 }
