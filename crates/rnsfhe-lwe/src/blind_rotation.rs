@@ -376,15 +376,14 @@ impl BlindRotationKey {
         let w = aut.window;
         // state[seen][run]: the probability of the run length `run` (automorphisms not yet applied) and
         // of whether a product happened (`seen = 1`) before the current position.
-        let mut state = [vec![0.0f64; w + 1], vec![0.0f64; w + 1]];
+        let mut state = [vec![0.0f64; w], vec![0.0f64; w]];
         state[0][0] = 1.0;
         let mut count = 0.0;
         for half in 0..2 {
             for l in (1..n / 2).rev() {
-                let mut next = [vec![0.0f64; w + 1], vec![0.0f64; w + 1]];
-                for seen in 0..2 {
-                    for run in 0..w {
-                        let prob = state[seen][run];
+                let mut next = [vec![0.0f64; w], vec![0.0f64; w]];
+                for (seen, runs) in state.iter().enumerate() {
+                    for (run, &prob) in runs.iter().enumerate() {
                         if prob == 0.0 {
                             continue;
                         }
