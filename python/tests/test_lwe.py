@@ -1,7 +1,8 @@
 """rnsfhe.lwe at the InsecureTest preset: LWE encryption round trips, arithmetic and modulus switching, the
 errors of operands that do not fit together, look-up tables of Python functions within the bound of PEGASUS
-Eq. (3) (``LutSession.error_bound``, i.e. ``rnsfhe_lwe::LookupTable::error_bound``), ``lut_many`` equal to
-``lut``, key switching back to the LWE key, and secret keys that are neither printed nor pickled."""
+Eq. (3) (``LutSession.error_bound``, i.e. ``rnsfhe_lwe::LutEvaluator::error_bound``) for the three blind-rotation
+algorithms and inputs of other moduli, ``lut_many`` equal to ``lut``, key switching back to the LWE key, and secret
+keys that are neither printed nor pickled."""
 
 import copy
 import math
@@ -152,8 +153,46 @@ def test_binary_blind_rotation_meets_the_same_bound():
     x = np.linspace(-8.0, 8.0, 16)
     errors = np.abs(s.decrypt(s.lut_many(s.encrypt(x), sigmoid)) - np.array([sigmoid(v) for v in x]))
     assert errors.max() <= s.error_bound(0.25)
+    assert s.algorithm == "binary"
     with pytest.raises(ValueError, match="unknown blind-rotation algorithm"):
-        lwe.LutSession("InsecureTest", seed=3, algorithm="lmkcdey", allow_insecure=True)
+        lwe.LutSession("InsecureTest", seed=3, algorithm="cggi", allow_insecure=True)
+
+
+def test_lmkcdey_blind_rotation_meets_its_bound():
+    # Automorphisms and one external product per coefficient with the preset's ternary key
+    # (BlindRotation::Lmkcdey); the mask is rounded to odd values, which the bound counts.
+    s = lwe.LutSession("InsecureTest", seed=4, algorithm="LMKCDEY", allow_insecure=True)
+    assert s.algorithm == "lmkcdey" and "lmkcdey" in repr(s)
+    x = np.linspace(-8.0, 8.0, 16)
+    for f, lipschitz in [(sigmoid, 0.25), (relu, 1.0)]:
+        errors = np.abs(s.decrypt(s.lut_many(s.encrypt(x), f)) - np.array([f(v) for v in x]))
+        assert errors.max() <= s.error_bound(lipschitz), (f, errors.max())
+    # Rounding to odd values doubles the switch's share of the index error: a larger bound than ternary's.
+    ternary = lwe.LutSession("InsecureTest", seed=4, allow_insecure=True)
+    assert s.error_bound(1.0) > ternary.error_bound(1.0)
+
+
+@pytest.mark.parametrize("algorithm", ["ternary", "binary", "lmkcdey"])
+def test_lut_on_inputs_of_another_modulus(algorithm):
+    # Ciphertexts switched from q0 to 2^20 (any modulus of at least 2n = 2048 works) go through the tables;
+    # the outputs stay modulo q0.
+    s = lwe.LutSession("InsecureTest", seed=5, algorithm=algorithm, allow_insecure=True)
+    q = 2**20
+    x = np.array([-7.0, -1.5, 0.0, 2.0, 6.5])
+    cts = [ct.switch_modulus(q) for ct in s.encrypt(x)]
+    scale = s.scale * q / s.q0
+    outs = s.lut_many(cts, sigmoid, input_scale=scale)
+    assert all(ct.modulus == s.q0 for ct in outs)
+    assert s.lut(cts[0], sigmoid, input_scale=scale).modulus == s.q0
+    # The switch to q adds its rounding, (1 + ||s||^2) / 12 with ||s||^2 <= 64, to the input's variance.
+    sigma = math.hypot(s.params.ks_sigma * q / s.q0, math.sqrt(65 / 12))
+    bound = s.error_bound(0.25, input_scale=scale, input_sigma=sigma, input_modulus=q)
+    errors = np.abs(s.decrypt(outs) - np.array([sigmoid(v) for v in x]))
+    assert errors.max() <= bound, (errors.max(), bound)
+    with pytest.raises(ValueError, match="below 2n = 2048"):
+        s.lut(cts[0].switch_modulus(1024), sigmoid)
+    with pytest.raises(ValueError, match="modulus"):
+        s.lut_many([cts[0], s.encrypt([1.0])[0]], sigmoid)
 
 
 def test_insecure_parameters_need_the_opt_in():

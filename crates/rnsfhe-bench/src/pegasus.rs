@@ -3,8 +3,10 @@
 //! by blind rotation at `n = 2^12` (Fig. 2), and the key switch from `n` back to `n_lwe`, beside the paper's
 //! figures and those of OpenPEGASUS (the paper's code) measured on this machine. A second LUT row uses a
 //! special modulus `q'` below `2^50` (the vector NTT path), which PEGASUS's error formula allows at no
-//! precision cost (Appendix C.2: the blind-rotation error scales with `q_0 / q'`). Then the throughput of a
-//! batch of LUTs on every thread of the pool against one thread.
+//! precision cost (Appendix C.2: the blind-rotation error scales with `q_0 / q'`), and two more use the other
+//! blind-rotation algorithms on that set: the binary-key form (a binary LWE key) and the automorphism-based
+//! LMKCDEY (Lee et al., Eurocrypt 2023, the same ternary key). Then the throughput of a batch of LUTs on
+//! every thread of the pool against one thread.
 
 use std::sync::Arc;
 
@@ -31,6 +33,9 @@ pub struct Row {
     pub paper_ms: f64,
     /// OpenPEGASUS on this machine as published / with its accidental primality test removed, ms.
     pub openpegasus_ms: (f64, f64),
+    /// The size of the evaluation key (LUT rows: the blind-rotation key in memory,
+    /// [`BlindRotationKey::size_bytes`]), bytes.
+    pub key_bytes: Option<usize>,
 }
 
 /// Everything the table writes to JSON.
@@ -100,6 +105,8 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
         let binary_sk = LweSecretKey::generate_binary(LweDimension::new(lwe)?, &mut rng)?;
         let last = sets.last().context("no parameter set")?;
         let (_, _, binary) = lut_setup(BlindRotation::Binary, last, &binary_sk, &mut rng)?;
+        // The automorphism-based algorithm on the last set, with the ternary LWE key.
+        let (_, _, lmkcdey) = lut_setup(BlindRotation::Lmkcdey, last, &lwe_sk, &mut rng)?;
         let (ctx, ring_sk, _) = &evals[0];
         let lut_sk = LweSecretKey::from_ring_key(ring_sk)?;
         let ks_small = LweSwitchingKey::generate_allowing_insecure(&lut_sk, &lwe_sk, ks, &mut rng)?;
@@ -134,9 +141,11 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
                 })
                 .collect();
             let mut bin = || keep(binary.evaluate(&ct_binary, &table).map_err(Into::into));
+            let mut auto = || keep(lmkcdey.evaluate(&ct_lwe, &table).map_err(Into::into));
             let mut cases: Vec<&mut dyn FnMut()> = vec![&mut first];
             cases.extend(luts.iter_mut().map(|f| f as &mut dyn FnMut()));
             cases.push(&mut bin);
+            cases.push(&mut auto);
             cases.push(&mut last);
             measure_interleaved(&config, &mut cases)
         };
@@ -149,6 +158,7 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
             ms: ms(0),
             paper_ms: 20.14,
             openpegasus_ms: (78.5, 38.0),
+            key_bytes: None,
         }];
         for (i, (preset, p)) in presets.iter().zip(&sets).enumerate() {
             rows.push(Row {
@@ -159,6 +169,7 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
                 ms: ms(1 + i),
                 paper_ms: 930.0,
                 openpegasus_ms: (1410.0, 900.0),
+                key_bytes: Some(evals[i].2.key().size_bytes()),
             });
         }
         rows.push(Row {
@@ -169,12 +180,25 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
             ms: ms(1 + sets.len()),
             paper_ms: 930.0,
             openpegasus_ms: (1410.0, 900.0),
+            key_bytes: Some(binary.key().size_bytes()),
+        });
+        rows.push(Row {
+            operation: format!(
+                "LUT n = 2^{log_lut}, ternary key ({:?}, BlindRotation::Lmkcdey, w = {})",
+                presets[presets.len() - 1],
+                lmkcdey.key().window().unwrap_or_default()
+            ),
+            ms: ms(2 + sets.len()),
+            paper_ms: 930.0,
+            openpegasus_ms: (1410.0, 900.0),
+            key_bytes: Some(lmkcdey.key().size_bytes()),
         });
         rows.push(Row {
             operation: format!("KS n = 2^{log_lut} -> n_lwe = {lwe}"),
-            ms: ms(2 + sets.len()),
+            ms: ms(3 + sets.len()),
             paper_ms: 1.49,
             openpegasus_ms: (4.4, 2.2),
+            key_bytes: None,
         });
         let fastest = evals.into_iter().last().map(|(_, _, eval)| eval);
         Ok((rows, (fastest, ct_lwe, table)))
@@ -211,6 +235,9 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
                 format!("{:.2}", r.paper_ms),
                 format!("{:.1} / {:.1}", r.openpegasus_ms.0, r.openpegasus_ms.1),
                 format!("{:.2}", r.ms / r.openpegasus_ms.1),
+                r.key_bytes.map_or_else(String::new, |b| {
+                    format!("{:.1}", b as f64 / (1u64 << 20) as f64)
+                }),
             ]
         })
         .collect();
@@ -223,6 +250,7 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
                 "paper (ms)",
                 "OpenPEGASUS here, as published / fixed (ms)",
                 "rnsfhe / fixed OpenPEGASUS",
+                "key (MiB, in memory)",
             ],
             &table_rows
         )

@@ -665,6 +665,38 @@ impl RlweContext {
         self.apply_galois_with(ct, element, key)
     }
 
+    /// [`RlweContext::apply_galois`] on a 2-part ciphertext in coefficient form over a prefix of the
+    /// chain, with a coefficient-form result: `(c_0(X^k) + u_0, u_1)` where `(u_0, u_1)` is the gadget
+    /// product of `c_1(X^k)` with the key from `s(X^k)` to `s` ([`RlweContext::gadget_product_sum`] of
+    /// one term). In coefficient form the automorphism is a signed permutation of the coefficients, so
+    /// a ciphertext that stays in that form between gadget products (the accumulator of the
+    /// automorphism-based blind rotation of Lee et al., Eurocrypt 2023, Algorithm 3) pays only the
+    /// product's transforms: two forward NTTs (ModUp) and four inverse ones (ModDown of both outputs).
+    /// The result and its error are those of [`RlweContext::apply_galois`] (the same key switch).
+    ///
+    /// Errors: as [`RlweContext::apply_galois`]; [`Error::NotOnChain`] or basis mismatches for parts
+    /// not over one prefix of the chain.
+    pub fn apply_galois_coeff(
+        &self,
+        ct: &RlweCiphertext<Coeff>,
+        element: GaloisElement,
+        gk: &GaloisKeys,
+    ) -> Result<RlweCiphertext<Coeff>> {
+        let key = self.galois_key(element, None, gk)?;
+        let [c0, c1] = ct.parts.as_slice() else {
+            return Err(Error::WrongPartCount {
+                operation: "Galois automorphism",
+                expected: 2,
+                got: ct.parts.len(),
+            });
+        };
+        c0.basis()
+            .check_same(c1.basis(), "Galois automorphism (parts)")?;
+        let (mut u0, u1) = self.gadget_product_sum(&[(&c1.automorphism(element)?, key)])?;
+        u0.add_assign(&c0.automorphism(element)?)?;
+        RlweCiphertext::new(vec![u0, u1])
+    }
+
     /// Rotation by `step` (negative allowed) in a scheme's Galois `group`: [`RlweContext::apply_galois`]
     /// with `k = g^step mod 2N` ([`GaloisGroup::element_of_step`]). A missing key is reported with both
     /// the element and the step.

@@ -18,7 +18,8 @@
 //!   for both forms, on which the schemes add only their encodings and scalings.
 //! * Key switching ([`keyswitch`]): [`RlweContext::key_switch`], [`RlweContext::relinearize`],
 //!   [`RlweContext::apply_galois`] / [`RlweContext::rotate`] (Galois elements and groups are the
-//!   ring's [`GaloisElement`] and [`GaloisGroup`]; each scheme owns its generator) and hoisted
+//!   ring's [`GaloisElement`] and [`GaloisGroup`]; each scheme owns its generator), the same in
+//!   coefficient form ([`RlweContext::apply_galois_coeff`], for blind rotation) and hoisted
 //!   automorphisms ([`HoistedDecomposition`]), in any basis-conversion mode (fast, HPS, Qu-Xu).
 //! * Wire encodings of keys and ciphertext parts ([`serialization`], format in
 //!   [`rnsfhe_math::wire`]).

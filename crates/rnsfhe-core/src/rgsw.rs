@@ -37,18 +37,46 @@ impl RgswCiphertext {
     ) -> Result<Self> {
         ctx.check_fingerprint(sk.fingerprint(), "secret key")?;
         let qp = ctx.extended_basis();
-        let s = sk.ntt_qp();
         // The NTT form of a constant polynomial is that constant in every slot.
-        let scalars: Vec<u64> = qp.moduli().iter().map(|q| q.reduce_i64(m)).collect();
         let n = ctx.n();
-        let data = scalars
+        let data = qp
+            .moduli()
             .iter()
-            .flat_map(|&c| std::iter::repeat_n(c, n))
+            .flat_map(|q| std::iter::repeat_n(q.reduce_i64(m), n))
             .collect();
-        let constant = SecretPoly::new(Poly::<Ntt>::from_data(qp, data)?);
-        let mut s_m = s.clone();
-        s_m.mul_scalars_assign(&scalars)?;
-        let s_m = SecretPoly::new(s_m);
+        let message = SecretPoly::new(Poly::<Ntt>::from_data(qp, data)?);
+        Self::encrypt_ntt(ctx, sk, &message, rng)
+    }
+
+    /// Encrypts the polynomial with the small signed coefficients `m` (`N` of them) under `sk`, with the
+    /// context's error width: the monomials `RGSW(X^(s_j))` of the automorphism-based blind rotation
+    /// (Lee, Micciancio, Kim, Choi, Deryabin, Eom and Yoo, "Efficient FHEW bootstrapping with small
+    /// evaluation keys", Eurocrypt 2023, Section 5). The coefficients are the caller's secret: the
+    /// copies made here are overwritten on drop.
+    ///
+    /// Errors: [`crate::Error::ContextMismatch`] for a key of another context; a ring error unless there
+    /// are `N` coefficients; sampler errors.
+    pub fn encrypt_small(
+        ctx: &RlweContext,
+        sk: &SecretKey,
+        m: &[i64],
+        rng: &mut Csprng,
+    ) -> Result<Self> {
+        ctx.check_fingerprint(sk.fingerprint(), "secret key")?;
+        // `into_ntt` transforms the coefficient buffer in place: no unzeroized copy is left behind.
+        let message = SecretPoly::new(Poly::<Coeff>::from_i64(ctx.extended_basis(), m)?.into_ntt());
+        Self::encrypt_ntt(ctx, sk, &message, rng)
+    }
+
+    /// The gadget ciphertexts of `m` and `s m` for a message `m` in NTT form over `QP`.
+    fn encrypt_ntt(
+        ctx: &RlweContext,
+        sk: &SecretKey,
+        message: &SecretPoly,
+        rng: &mut Csprng,
+    ) -> Result<Self> {
+        let s = sk.ntt_qp();
+        let s_m = SecretPoly::new(s.mul(message.get())?);
         let gadget = Gadget::of_context(ctx);
         let encrypt = |message: &SecretPoly, rng: &mut Csprng| {
             GadgetCiphertext::encrypt(
@@ -62,7 +90,7 @@ impl RgswCiphertext {
             )
         };
         Ok(Self {
-            m: encrypt(&constant, rng)?,
+            m: encrypt(message, rng)?,
             sm: encrypt(&s_m, rng)?,
         })
     }

@@ -42,22 +42,45 @@ fn external_product_multiplies_by_the_rgsw_message() {
     let fresh = ctx.fresh_noise_secret().bound;
     let switch = ctx.key_switch_noise(1, 64).unwrap().bound;
     let q0 = ctx.chain().moduli()[0];
-    for m in [1i64, 0, -1, 3] {
-        let rgsw = RgswCiphertext::encrypt_scalar(&ctx, &sk, m, &mut r).unwrap();
-        let out = ctx.external_product(&ct, &rgsw).unwrap();
+    let worst_error = |out: rnsfhe_core::RlweCiphertext<Coeff>, expected: &[i64]| {
         let got = dec.decrypt_coeff(&out.into_ntt()).unwrap();
-        let bound = 2.0 * switch + m.abs() as f64 * fresh;
-        let worst = got
-            .limb(0)
+        got.limb(0)
             .unwrap()
             .iter()
-            .zip(&x)
-            .map(|(&g, &xi)| (q0.center(g) - m * xi).unsigned_abs())
+            .zip(expected)
+            .map(|(&g, &e)| (q0.center(g) - e).unsigned_abs())
             .max()
-            .unwrap();
+            .unwrap()
+    };
+    for m in [1i64, 0, -1, 3] {
+        let rgsw = RgswCiphertext::encrypt_scalar(&ctx, &sk, m, &mut r).unwrap();
+        let expected: Vec<i64> = x.iter().map(|&xi| m * xi).collect();
+        let worst = worst_error(ctx.external_product(&ct, &rgsw).unwrap(), &expected);
+        let bound = 2.0 * switch + m.abs() as f64 * fresh;
         assert!(
             worst as f64 <= bound,
             "m = {m}: error {worst} above the bound {bound}"
         );
     }
+    // Monomials X^k (LMKCDEY's RGSW(X^(s_j)) for s_j in {-1, 0, 1}: X^-1 = -X^(N-1)): the product is the
+    // negacyclic rotation of x, with the input's error rotated (same size).
+    for k in [0usize, 1, 2 * n - 1, n + 3] {
+        let mut monomial = vec![0i64; n];
+        monomial[k % n] = if k < n { 1 } else { -1 };
+        let rgsw = RgswCiphertext::encrypt_small(&ctx, &sk, &monomial, &mut r).unwrap();
+        let rotated = pt.mul_monomial(k);
+        let expected: Vec<i64> = rotated
+            .limb(0)
+            .unwrap()
+            .iter()
+            .map(|&c| q0.center(c))
+            .collect();
+        let worst = worst_error(ctx.external_product(&ct, &rgsw).unwrap(), &expected);
+        let bound = 2.0 * switch + fresh;
+        assert!(
+            worst as f64 <= bound,
+            "X^{k}: error {worst} above the bound {bound}"
+        );
+    }
+    assert!(RgswCiphertext::encrypt_small(&ctx, &sk, &[1, 0], &mut r).is_err());
 }

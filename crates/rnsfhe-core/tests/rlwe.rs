@@ -494,6 +494,16 @@ fn galois_automorphisms_plain_and_hoisted() {
                         .unwrap(),
                 };
                 assert_eq!(plain, ctx.apply_galois(&ct, element, &gk).unwrap());
+                // The coefficient-form automorphism runs the same key switch: the same ciphertext.
+                let coeff = ctx
+                    .apply_galois_coeff(&ct.clone().into_coeff(), element, &gk)
+                    .unwrap();
+                assert_eq!(
+                    coeff,
+                    plain.clone().into_coeff(),
+                    "k = {} {mode:?}",
+                    element.value()
+                );
                 let expect_phase = before.automorphism(element).unwrap();
                 let k = element.value();
                 let mut worst = 0;
@@ -612,6 +622,10 @@ fn errors_name_the_numbers() {
     }
     assert!(matches!(
         ctx.apply_galois(&zero2, group.conjugation(), &gk),
+        Err(Error::MissingGaloisKey { element, step: None, .. }) if element == 2 * n - 1
+    ));
+    assert!(matches!(
+        ctx.apply_galois_coeff(&zero2.clone().into_coeff(), group.conjugation(), &gk),
         Err(Error::MissingGaloisKey { element, step: None, .. }) if element == 2 * n - 1
     ));
     assert!(matches!(

@@ -1,9 +1,11 @@
-//! Blind rotation: `X^(b~ + <a~, s>)` times a table polynomial, computed under RGSW encryptions of the LWE
-//! key (PEGASUS Fig. 2 steps 3-6, after Micciancio and Polyakov's ternary-key variant of FHEW).
+//! Blind rotation: `X^(b~ + <a~, s>)` times a table polynomial, computed under encryptions of the LWE
+//! key in the ring of the look-up tables (PEGASUS Fig. 2 steps 3-6), by one of three algorithms
+//! ([`BlindRotation`]).
 //!
-//! For an LWE ciphertext `(b~, a~)` modulo `2n` (the ring degree `n`), the accumulator starts as the
-//! trivial encryption of `f X^b~` and absorbs one key coefficient at a time: with
-//! `EK_{j,0} = RGSW(I(s_j >= 0))` and `EK_{j,1} = RGSW(I(s_j <= 0))`,
+//! **Ternary** (PEGASUS Fig. 2, after Micciancio and Polyakov's ternary-key variant of FHEW). For an
+//! LWE ciphertext `(b~, a~)` modulo `2n` (the ring degree `n`), the accumulator starts as the trivial
+//! encryption of `f X^b~` and absorbs one key coefficient at a time: with `EK_{j,0} = RGSW(I(s_j >= 0))`
+//! and `EK_{j,1} = RGSW(I(s_j <= 0))`,
 //!
 //! ```text
 //! t_j      = ((X^(a~_j) - 1) AC_j) ⊙ EK_{j,0} + AC_j,
@@ -11,15 +13,50 @@
 //! ```
 //!
 //! which multiplies the accumulator by `X^(a~_j s_j)` for `s_j` in `{-1, 0, 1}` (PEGASUS Appendix B, proof
-//! of Theorem 1). After `n_lwe` steps it encrypts `f X^(b~ + <a~, s>)`. The accumulator stays in
-//! coefficient form, where the monomial products are rotations; each external product is one sum of two
-//! hybrid gadget products ([`rnsfhe_core::RlweContext::external_product`]).
+//! of Theorem 1). After `n_lwe` steps it encrypts `f X^(b~ + <a~, s>)`.
+//!
+//! **Binary** (FHEW / CGGI): `AC_{j+1} = ((X^(a~_j) - 1) AC_j) ⊙ RGSW(s_j) + AC_j` for `s_j` in `{0, 1}`.
+//!
+//! **LMKCDEY** (Lee, Micciancio, Kim, Choi, Deryabin, Eom and Yoo, "Efficient FHEW bootstrapping with
+//! small evaluation keys, and applications to threshold homomorphic encryption", Eurocrypt 2023, ePrint
+//! 2022/198, Algorithm 3): any small key, one `RGSW(X^(s_j))` per coefficient and a few automorphism
+//! keys. Every odd `a` modulo `2n` is `± g^l` for the generator `g = 5` of order `n/2` (the ring's
+//! [`GaloisGroup`]), so `<a, s> = sum_l g^l (S_l^+ - S_l^-)` with `S_l^± = sum of s_j over a_j = ± g^l`.
+//! Horner's rule evaluates that sum in the exponent: multiplying the accumulator by `RGSW(X^(s_j))` adds
+//! `s_j`, and the automorphism `psi_g: X -> X^g` (a key switch) multiplies the whole exponent by `g`:
+//!
+//! ```text
+//! AC = (f(X^-g) X^(-g b), 0)
+//! for l = n/2 - 1 .. 1:  AC = AC ⊙ RGSW(X^(s_j)) for every a_j = -g^l;  AC = psi_g(AC)
+//! AC = AC ⊙ RGSW(X^(s_j)) for every a_j = -1;  AC = psi_(-g)(AC)
+//! for l = n/2 - 1 .. 1:  AC = AC ⊙ RGSW(X^(s_j)) for every a_j = g^l;   AC = psi_g(AC)
+//! AC = AC ⊙ RGSW(X^(s_j)) for every a_j = 1
+//! ```
+//!
+//! The exponent ends as `g^(n/2 - 1) (-g) sum_l g^l S_l^- + sum_l g^l S_l^+ = <a, s>` (`g^(n/2) = 1`), and
+//! the automorphisms compose to `X -> X^(-g^-1)`, which turns the start `f(X^-g) X^(-g b)` into `f X^b`.
+//! Consecutive `psi_g` over empty classes merge into one `psi_(g^k)`, `k <= w` (the **window**, keys for
+//! `g, g^2, .., g^w` and `-g`), so a rotation costs `n_lwe` external products and about (number of
+//! non-empty classes) + `n / w` automorphisms ([`crate::BlindRotationKey::generate_lmkcdey`]).
+//! Automorphisms before the first external product act on a noiseless `(c_0, 0)` and are plain
+//! permutations. The mask must consist of units of `Z_2n` (odd values): [`LweCiphertext::switch_modulus_odd_mask`]
+//! rounds to odd values when switching to `2n`, at the cost of a larger rounding error (its
+//! documentation); zeros are accepted and skipped (`X^(0 s_j) = 1`).
+//!
+//! The accumulator stays in coefficient form, where monomial products and automorphisms are signed
+//! permutations; each external product is one sum of two hybrid gadget products
+//! ([`rnsfhe_core::RlweContext::external_product`]) and each automorphism one gadget product
+//! ([`rnsfhe_core::RlweContext::apply_galois_coeff`]).
 
 use std::sync::Arc;
 
-use rnsfhe_core::{RgswCiphertext, RlweCiphertext, RlweContext, SecretDistribution, SecretKey};
+use rnsfhe_core::{
+    GaloisElement, GaloisGroup, GaloisKeys, KeyGenerator, RgswCiphertext, RlweCiphertext,
+    RlweContext, SecretDistribution, SecretKey,
+};
 use rnsfhe_math::sampling::Csprng;
 use rnsfhe_ring::{Coeff, Poly};
+use zeroize::Zeroize;
 
 use crate::ciphertext::LweCiphertext;
 use crate::dimension::LweDimension;
@@ -38,12 +75,50 @@ pub enum BlindRotation {
     /// `AC + ((X^(a_j) - 1) AC) ⊙ RGSW(s_j)`, half the work; the LWE key must be binary (PEGASUS Section
     /// VI.B: "the performance of our LUT evaluation would be accelerated by 2x").
     Binary,
+    /// The automorphism-based algorithm of Lee et al. (Eurocrypt 2023, Algorithm 3; see the module
+    /// documentation): `RGSW(X^(s_j))` per coefficient (one external product each) and automorphism
+    /// keys for `g, .., g^w, -g`; any ternary or binary LWE key. The mask must be odd: look-up tables
+    /// switch to `2n` with [`LweCiphertext::switch_modulus_odd_mask`].
+    Lmkcdey,
+}
+
+/// The window `w` of [`BlindRotation::Lmkcdey`] keys made by [`BlindRotationKey::generate_with`]: up to
+/// `w` automorphisms `psi_g` over empty classes merge into one. At `n = 2^12`, `n_lwe = 1024` a rotation
+/// takes about 990 automorphisms with `w = 10` (the paper's and OpenFHE's choice) and 915 with `w = 32`,
+/// for 33 automorphism keys (about 4 MiB beside 256 MiB of RGSW keys).
+pub const LMKCDEY_DEFAULT_WINDOW: usize = 32;
+
+/// The generator `g` of the automorphism group of [`BlindRotation::Lmkcdey`] (5, as in the paper).
+const LMKCDEY_GENERATOR: usize = 5;
+
+/// The automorphism keys of [`BlindRotation::Lmkcdey`] and the discrete logarithms of the mask values.
+#[derive(Clone, Debug)]
+struct Automorphisms {
+    /// Keys for `g^1, .., g^w` and `-g` under the ring secret.
+    keys: GaloisKeys,
+    /// The window `w`.
+    window: usize,
+    /// `g^k` at index `k - 1`, for `k <= w`.
+    powers: Vec<GaloisElement>,
+    /// `-g`.
+    minus_g: GaloisElement,
+    /// For every odd `a < 2n`, at index `a / 2`: its class `l` if `a = g^l`, `n/2 + l` if `a = -g^l`.
+    class: Vec<u32>,
+}
+
+/// One operation of an LMKCDEY rotation.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// The external product with `RGSW(X^(s_j))`.
+    Product(usize),
+    /// An automorphism.
+    Automorphism(GaloisElement),
 }
 
 /// The blind-rotation (evaluation) key of PEGASUS Fig. 2 and Fig. 6 under the ring secret of the
 /// look-up-table context: per coefficient `s_j` of the LWE secret, `RGSW(I(s_j >= 0))` and
-/// `RGSW(I(s_j <= 0))` (`EK_{j,0}`, `EK_{j,1}`; [`BlindRotation::Ternary`]) or `RGSW(s_j)`
-/// ([`BlindRotation::Binary`]).
+/// `RGSW(I(s_j <= 0))` (`EK_{j,0}`, `EK_{j,1}`; [`BlindRotation::Ternary`]), `RGSW(s_j)`
+/// ([`BlindRotation::Binary`]) or `RGSW(X^(s_j))` with automorphism keys ([`BlindRotation::Lmkcdey`]).
 #[derive(Clone, Debug)]
 pub struct BlindRotationKey {
     ctx: Arc<RlweContext>,
@@ -51,6 +126,8 @@ pub struct BlindRotationKey {
     algorithm: BlindRotation,
     /// Per LWE coefficient, the RGSW ciphertexts its step multiplies by, in order.
     keys: Vec<Vec<RgswCiphertext>>,
+    /// The automorphism keys of [`BlindRotation::Lmkcdey`].
+    automorphisms: Option<Automorphisms>,
 }
 
 impl BlindRotationKey {
@@ -69,10 +146,12 @@ impl BlindRotationKey {
 
     /// Encrypts the key material `algorithm` needs for every coefficient of `lwe_sk` under `ring_sk` (a
     /// key of `ctx`, the ring of degree `n` over `q_0` with the special modulus `q'` and the error width
-    /// `sigma_lut` of PEGASUS Table IV).
+    /// `sigma_lut` of PEGASUS Table IV); [`BlindRotation::Lmkcdey`] with the window
+    /// [`LMKCDEY_DEFAULT_WINDOW`] ([`BlindRotationKey::generate_lmkcdey`]).
     ///
     /// Errors: [`LweError::InvalidParams`] for [`BlindRotation::Binary`] with a key that is not binary;
-    /// [`LweError::Core`] for a ring key of another context; sampler errors.
+    /// [`LweError::Core`] for a ring key of another context; as
+    /// [`BlindRotationKey::generate_lmkcdey`]; sampler errors.
     pub fn generate_with(
         algorithm: BlindRotation,
         ctx: &Arc<RlweContext>,
@@ -80,6 +159,9 @@ impl BlindRotationKey {
         lwe_sk: &LweSecretKey,
         rng: &mut Csprng,
     ) -> LweResult<Self> {
+        if algorithm == BlindRotation::Lmkcdey {
+            return Self::generate_lmkcdey(ctx, ring_sk, lwe_sk, LMKCDEY_DEFAULT_WINDOW, rng);
+        }
         let coeffs = lwe_sk.coefficients();
         if algorithm == BlindRotation::Binary && coeffs.iter().any(|&s| !(0..=1).contains(&s)) {
             return Err(LweError::InvalidParams {
@@ -97,7 +179,7 @@ impl BlindRotationKey {
                     BlindRotation::Ternary => {
                         vec![(s + 1) >> 1 | (s + 1) & 1, (1 - s) >> 1 | (1 - s) & 1]
                     }
-                    BlindRotation::Binary => vec![s],
+                    _ => vec![s],
                 };
                 bits.into_iter()
                     .map(|bit| Ok(RgswCiphertext::encrypt_scalar(ctx, ring_sk, bit, rng)?))
@@ -109,6 +191,76 @@ impl BlindRotationKey {
             lwe_dimension: lwe_sk.dimension(),
             algorithm,
             keys,
+            automorphisms: None,
+        })
+    }
+
+    /// The key of [`BlindRotation::Lmkcdey`] with the window `window` (`w`): `RGSW(X^(s_j))` for every
+    /// coefficient of `lwe_sk` (ternary or binary) and the Galois keys of `g, g^2, .., g^w` and `-g`
+    /// (`g = 5`) under `ring_sk`. A larger window merges longer runs of automorphisms at the cost of one
+    /// Galois key (a single gadget row over `q_0 q'`) each; see [`LMKCDEY_DEFAULT_WINDOW`].
+    ///
+    /// Errors: [`LweError::InvalidParams`] unless `1 <= window < n/2` (and `n >= 4`);
+    /// [`LweError::Core`] for a ring key of another context; sampler errors.
+    pub fn generate_lmkcdey(
+        ctx: &Arc<RlweContext>,
+        ring_sk: &SecretKey,
+        lwe_sk: &LweSecretKey,
+        window: usize,
+        rng: &mut Csprng,
+    ) -> LweResult<Self> {
+        let n = ctx.n();
+        if window == 0 || window >= n / 2 {
+            return Err(LweError::InvalidParams {
+                what: "LMKCDEY window",
+                reason: format!(
+                    "{window} is not in [1, n/2) for the ring degree n = {n} (the default is \
+                     {LMKCDEY_DEFAULT_WINDOW})"
+                ),
+            });
+        }
+        let group = GaloisGroup::new(n, LMKCDEY_GENERATOR)?;
+        let mut monomial = vec![0i64; n];
+        let keys = lwe_sk
+            .coefficients()
+            .iter()
+            .map(|&s| {
+                // X^s for s in {-1, 0, 1} (X^-1 = -X^(n-1)), without a branch on the key.
+                let square = s * s;
+                monomial[0] = 1 - square;
+                monomial[1] = (square + s) / 2;
+                monomial[n - 1] = -(square - s) / 2;
+                let key = RgswCiphertext::encrypt_small(ctx, ring_sk, &monomial, rng);
+                Ok(vec![key?])
+            })
+            .collect::<LweResult<Vec<_>>>();
+        monomial.zeroize();
+        let keys = keys?;
+        let powers: Vec<GaloisElement> = (1..=window as i64)
+            .map(|k| group.element_of_step(k))
+            .collect();
+        let minus_g = group.element(2 * n - LMKCDEY_GENERATOR)?;
+        let mut elements = powers.clone();
+        elements.push(minus_g);
+        let galois =
+            KeyGenerator::from_secret_key(ctx, ring_sk.clone())?.galois_keys(&elements, rng)?;
+        let mut class = vec![0u32; n];
+        for (l, e) in group.elements().enumerate() {
+            class[e.value() / 2] = l as u32;
+            class[(2 * n - e.value()) / 2] = (n / 2 + l) as u32;
+        }
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            lwe_dimension: lwe_sk.dimension(),
+            algorithm: BlindRotation::Lmkcdey,
+            keys,
+            automorphisms: Some(Automorphisms {
+                keys: galois,
+                window,
+                powers,
+                minus_g,
+                class,
+            }),
         })
     }
 
@@ -127,22 +279,168 @@ impl BlindRotationKey {
         self.lwe_dimension
     }
 
+    /// The window `w` of a [`BlindRotation::Lmkcdey`] key (`None` for the other algorithms).
+    pub fn window(&self) -> Option<usize> {
+        self.automorphisms.as_ref().map(|a| a.window)
+    }
+
+    /// The automorphism keys of a [`BlindRotation::Lmkcdey`] key (`None` for the other algorithms).
+    pub fn galois_keys(&self) -> Option<&GaloisKeys> {
+        self.automorphisms.as_ref().map(|a| &a.keys)
+    }
+
+    /// The RGSW ciphertexts of every LWE coefficient, in the order of the coefficients (two per
+    /// coefficient for [`BlindRotation::Ternary`], one for the others).
+    pub fn rgsw_keys(&self) -> &[Vec<RgswCiphertext>] {
+        &self.keys
+    }
+
+    /// The size of the key's polynomials in memory, in bytes (8 per residue: every row of every RGSW
+    /// and Galois key in expanded form; a seeded encoding of the uniform halves stores about half).
+    pub fn size_bytes(&self) -> usize {
+        let rows = self
+            .keys
+            .iter()
+            .flatten()
+            .flat_map(|k| {
+                let [m, sm] = [k.of_message(), k.of_secret_times_message()];
+                m.rows().iter().chain(sm.rows())
+            })
+            .chain(self.automorphisms.iter().flat_map(|a| {
+                let keys = &a.keys;
+                keys.elements()
+                    .into_iter()
+                    .filter_map(|e| keys.get(e))
+                    .flat_map(|k| k.rows())
+                    .collect::<Vec<_>>()
+            }));
+        rows.map(|(b, a)| 8 * (b.data().len() + a.data().len()))
+            .sum()
+    }
+
     /// The variance of the error blind rotation adds for a ciphertext (modulo `2n`) whose mask has `k`
-    /// nonzero coefficients (the others skip their external products: two each for the ternary
-    /// algorithm, one for the binary one). Each external product
-    /// `(d_0, d_1) ⊙ RGSW(m)` adds `(1/q') (d~_0 e_0 + d~_1 e_1) + r_0 + r_1 s`: the centered lifts `d~_i`
-    /// of uniform residues modulo `q_0` (variance `q_0^2 / 12`) times the key errors (`sigma_lut^2`, `n`
-    /// terms per coefficient), divided by `q'`, and ModDown's roundings (variance `1/12` each, `||s||^2`
-    /// terms in `r_1 s`): `n q_0^2 sigma^2 / (6 q'^2) + (1 + ||s||^2) / 12`. The accumulator's earlier
-    /// error passes through unchanged in variance (a monomial times it, PEGASUS Appendix B), so the
-    /// errors add up over the `2k` products; the first one, on the trivial accumulator `(f X^b, 0)`, has
-    /// no uniform input and adds only its roundings. PEGASUS Appendix C.2 gives `4 n_lwe q_0
+    /// nonzero coefficients: exact for [`BlindRotation::Ternary`] and [`BlindRotation::Binary`] (the
+    /// other coefficients skip their external products: two each for the ternary algorithm, one for the
+    /// binary one); for [`BlindRotation::Lmkcdey`], whose number of automorphisms depends on the mask,
+    /// the mean over masks of `k` uniform odd values ([`BlindRotationKey::rotation_variance`] has the
+    /// exact figure of one ciphertext).
+    ///
+    /// **External products.** Each `(d_0, d_1) ⊙ RGSW(m)` adds `(1/q') (d~_0 e_0 + d~_1 e_1) + r_0 +
+    /// r_1 s`: the centered lifts `d~_i` of uniform residues modulo `q_0` (variance `q_0^2 / 12`) times
+    /// the key errors (`sigma_lut^2`, `n` terms per coefficient), divided by `q'`, and ModDown's roundings
+    /// (variance `1/12` each, `||s||^2` terms in `r_1 s`): `V_p = n q_0^2 sigma^2 / (6 q'^2) + (1 +
+    /// ||s||^2) / 12`. The accumulator's earlier error passes through unchanged in variance (a monomial
+    /// times it, PEGASUS Appendix B), so the errors add up; the first product, on the trivial accumulator
+    /// `(f X^b, 0)`, has no uniform input and adds only its roundings (the table's own coefficients times
+    /// the key error are left out: small for small outputs).
+    ///
+    /// **Automorphisms** (LMKCDEY). `psi_k(c_0, c_1) = (c_0(X^k) + u_0, u_1)` with `(u_0, u_1)` the key
+    /// switch of `c_1(X^k)`: one gadget product with a uniform input,
+    /// `V_a = n q_0^2 sigma^2 / (12 q'^2) + (1 + ||s||^2) / 12`; `psi_k` permutes the earlier error's
+    /// coefficients with signs (constant coefficient fixed), so its variance is unchanged. Automorphisms
+    /// before the first external product act on `(c_0, 0)` exactly and add nothing.
+    ///
+    /// In all: `P V_p - n q_0^2 sigma^2 / (6 q'^2) + A V_a` for `P` external products (`2k`, `k`, `k`)
+    /// and `A` key-switched automorphisms. For LMKCDEY, `A` is the expected count over the schedule of
+    /// the module documentation: each of the `n` classes `± g^l` is non-empty with probability
+    /// `p = 1 - (1 - 1/n)^k` (the `k` odd mask values are uniform over the `n` units), the classes taken
+    /// as independent (the multinomial's correlation is of order `1/n`), and a walk over the
+    /// `n/2 - 1` positions of each half, in the state (run length since the last automorphism, whether
+    /// a product happened yet), counts a merged automorphism before every non-empty class that follows
+    /// an unfinished run, after every `w`-th class of a run and at the class `1`, and the `psi_(-g)`
+    /// between the halves, each only once a product has happened. It is at most
+    /// `2 (floor((n/2 - 1) / w) + 1) + 1 + min(k, n - 2)`; at `n = 2^12`, `k = 1024`, `w = 32` it is
+    /// about 910 (which simulations of the schedule reproduce). PEGASUS Appendix C.2 gives `4 n_lwe q_0
     /// sigma_lut^2 / q'` instead, which leaves the roundings out (they dominate when `q'` is much larger
     /// than `q_0`) and scales the key term differently; the tests measure this formula within 10 %.
     /// `||s||^2` is the Hamming weight of a fixed-weight ring secret and `2n/3` on average for a uniform
     /// ternary one.
     pub fn added_variance(&self, nonzero: usize) -> f64 {
-        if nonzero == 0 {
+        let products = match self.algorithm {
+            BlindRotation::Ternary => 2 * nonzero,
+            _ => nonzero,
+        };
+        let automorphisms = match &self.automorphisms {
+            Some(aut) => self.expected_automorphisms(aut, nonzero),
+            None => 0.0,
+        };
+        self.variance_of(products as f64, automorphisms)
+    }
+
+    /// The expected number of key-switched automorphisms of an LMKCDEY rotation by a mask of `k` uniform
+    /// odd values (see [`BlindRotationKey::added_variance`]): a walk over the schedule with the
+    /// distribution of (run length, product seen yet) as its state.
+    fn expected_automorphisms(&self, aut: &Automorphisms, k: usize) -> f64 {
+        let n = self.ctx.n();
+        let p = 1.0 - (1.0 - 1.0 / n as f64).powi(k.min(i32::MAX as usize) as i32);
+        let w = aut.window;
+        // state[seen][run]: the probability of the run length `run` (automorphisms not yet applied) and
+        // of whether a product happened (`seen = 1`) before the current position.
+        let mut state = [vec![0.0f64; w], vec![0.0f64; w]];
+        state[0][0] = 1.0;
+        let mut count = 0.0;
+        for half in 0..2 {
+            for l in (1..n / 2).rev() {
+                let mut next = [vec![0.0f64; w], vec![0.0f64; w]];
+                for (seen, runs) in state.iter().enumerate() {
+                    for (run, &prob) in runs.iter().enumerate() {
+                        if prob == 0.0 {
+                            continue;
+                        }
+                        for (occupied, q) in [(true, prob * p), (false, prob * (1.0 - p))] {
+                            let mut run = run;
+                            let mut now = seen;
+                            if occupied {
+                                if run != 0 {
+                                    // The merged automorphism before the class's products.
+                                    count += q * seen as f64;
+                                    run = 0;
+                                }
+                                now = 1;
+                            }
+                            run += 1;
+                            if run == w || l == 1 {
+                                count += q * now as f64;
+                                run = 0;
+                            }
+                            next[now][run] += q;
+                        }
+                    }
+                }
+                state = next;
+            }
+            // The class of g^0 = 1 (or -1): products only; then psi_(-g) between the halves.
+            let unseen = state[0][0] * (1.0 - p);
+            state[1][0] += state[0][0] * p;
+            state[0][0] = unseen;
+            if half == 0 {
+                count += state[1][0];
+            }
+        }
+        count
+    }
+
+    /// The variance of the error the rotation of `ct` (modulo `2n`, as [`BlindRotationKey::rotate`]
+    /// takes it) adds, from the operations it runs: [`BlindRotationKey::added_variance`] with the exact
+    /// number of key-switched automorphisms for [`BlindRotation::Lmkcdey`].
+    ///
+    /// Errors: as [`BlindRotationKey::rotate`].
+    pub fn rotation_variance(&self, ct: &LweCiphertext) -> LweResult<f64> {
+        self.check_input(ct)?;
+        match &self.automorphisms {
+            Some(aut) => {
+                let steps = self.schedule(aut, ct.a())?;
+                let (products, automorphisms) = operations(&steps);
+                Ok(self.variance_of(products as f64, automorphisms as f64))
+            }
+            None => Ok(self.added_variance(ct.a().iter().filter(|&&a| a != 0).count())),
+        }
+    }
+
+    /// The variance formula of [`BlindRotationKey::added_variance`] for `products` external products and
+    /// `automorphisms` key-switched automorphisms (counts or their expectations).
+    fn variance_of(&self, products: f64, automorphisms: f64) -> f64 {
+        if products == 0.0 {
             return 0.0;
         }
         let params = self.ctx.params();
@@ -155,24 +453,11 @@ impl BlindRotationKey {
         };
         let rounding = (1.0 + norm_sq) / 12.0;
         let key = n * q0 * q0 * params.sigma * params.sigma / (6.0 * special * special);
-        let products = match self.algorithm {
-            BlindRotation::Ternary => 2 * nonzero,
-            BlindRotation::Binary => nonzero,
-        };
-        products as f64 * (key + rounding) - key
+        products * (key + rounding) - key + automorphisms * (key / 2.0 + rounding)
     }
 
-    /// Blind rotation of `table` (coefficient form over `q_0`, the context's first prime) by the LWE
-    /// ciphertext `ct` modulo `2n`: the RLWE ciphertext (coefficient form, over `q_0`) of
-    /// `table X^(b + <a, s>)` under the ring secret (see the module documentation).
-    ///
-    /// Errors: [`LweError::DimensionMismatch`] / [`LweError::ModulusMismatch`] for a ciphertext of
-    /// another dimension or not modulo `2n`; ring errors for a table over another basis.
-    pub fn rotate(
-        &self,
-        table: &Poly<Coeff>,
-        ct: &LweCiphertext,
-    ) -> LweResult<RlweCiphertext<Coeff>> {
+    /// Checks the dimension and the modulus `2n` of a rotation's input.
+    fn check_input(&self, ct: &LweCiphertext) -> LweResult<()> {
         self.lwe_dimension
             .check_same(ct.dimension(), "blind rotation")?;
         let two_n = 2 * self.ctx.n() as u64;
@@ -183,8 +468,28 @@ impl BlindRotationKey {
                 right: ct.modulus().value(),
             });
         }
+        Ok(())
+    }
+
+    /// Blind rotation of `table` (coefficient form over `q_0`, the context's first prime) by the LWE
+    /// ciphertext `ct` modulo `2n`: the RLWE ciphertext (coefficient form, over `q_0`) of
+    /// `table X^(b + <a, s>)` under the ring secret (see the module documentation).
+    ///
+    /// Errors: [`LweError::DimensionMismatch`] / [`LweError::ModulusMismatch`] for a ciphertext of
+    /// another dimension or not modulo `2n`; [`LweError::InvalidParams`] for [`BlindRotation::Lmkcdey`]
+    /// and a mask with an even nonzero value (switch with [`LweCiphertext::switch_modulus_odd_mask`]);
+    /// ring errors for a table over another basis.
+    pub fn rotate(
+        &self,
+        table: &Poly<Coeff>,
+        ct: &LweCiphertext,
+    ) -> LweResult<RlweCiphertext<Coeff>> {
+        self.check_input(ct)?;
         let q0 = self.ctx.basis_at(1)?;
         q0.check_same(table.basis(), "blind rotation (table basis)")?;
+        if let Some(aut) = &self.automorphisms {
+            return self.rotate_lmkcdey(aut, table, ct);
+        }
         let mut acc = RlweCiphertext::new(vec![
             table.mul_monomial(ct.b() as usize),
             Poly::<Coeff>::zero(q0),
@@ -225,4 +530,113 @@ impl BlindRotationKey {
         }
         Ok(out)
     }
+
+    /// The operations of an LMKCDEY rotation by the mask `a` (Algorithm 3 with the window; see the
+    /// module documentation), in order.
+    ///
+    /// Errors: [`LweError::InvalidParams`] for an even nonzero mask value.
+    fn schedule(&self, aut: &Automorphisms, a: &[u64]) -> LweResult<Vec<Step>> {
+        let n = self.ctx.n();
+        let half = n / 2;
+        // Counting sort of the coefficients by class (`l` for g^l, `n/2 + l` for -g^l).
+        let mut classes = Vec::with_capacity(a.len());
+        let mut start = vec![0usize; n + 1];
+        for (j, &x) in a.iter().enumerate() {
+            if x == 0 {
+                continue;
+            }
+            if x % 2 == 0 {
+                return Err(LweError::InvalidParams {
+                    what: "LMKCDEY blind-rotation input",
+                    reason: format!(
+                        "mask coefficient {j} is {x}, even: the algorithm needs units of Z_2n (switch \
+                         with LweCiphertext::switch_modulus_odd_mask)"
+                    ),
+                });
+            }
+            let c = aut.class[x as usize / 2] as usize;
+            classes.push((c, j));
+            start[c + 1] += 1;
+        }
+        for c in 0..n {
+            start[c + 1] += start[c];
+        }
+        let mut order = vec![0usize; classes.len()];
+        let mut next = start.clone();
+        for (c, j) in classes {
+            order[next[c]] = j;
+            next[c] += 1;
+        }
+        let bucket = |c: usize| {
+            order[start[c]..start[c + 1]]
+                .iter()
+                .map(|&j| Step::Product(j))
+        };
+        let mut steps = Vec::with_capacity(a.len() + 2 * (half / aut.window + a.len()) + 3);
+        // The negative classes (base n/2), psi_(-g), then the positive ones (base 0).
+        for base in [half, 0] {
+            let mut skips = 0;
+            for l in (1..half).rev() {
+                if start[base + l + 1] > start[base + l] {
+                    if skips != 0 {
+                        steps.push(Step::Automorphism(aut.powers[skips - 1]));
+                        skips = 0;
+                    }
+                    steps.extend(bucket(base + l));
+                }
+                skips += 1;
+                if skips == aut.window || l == 1 {
+                    steps.push(Step::Automorphism(aut.powers[skips - 1]));
+                    skips = 0;
+                }
+            }
+            steps.extend(bucket(base));
+            if base == half {
+                steps.push(Step::Automorphism(aut.minus_g));
+            }
+        }
+        Ok(steps)
+    }
+
+    /// LMKCDEY blind rotation (see the module documentation).
+    fn rotate_lmkcdey(
+        &self,
+        aut: &Automorphisms,
+        table: &Poly<Coeff>,
+        ct: &LweCiphertext,
+    ) -> LweResult<RlweCiphertext<Coeff>> {
+        let steps = self.schedule(aut, ct.a())?;
+        // f(X^-g) X^(-g b): the automorphisms of the rotation compose to X -> X^(-g^-1).
+        let start = table
+            .mul_monomial(ct.b() as usize)
+            .automorphism(aut.minus_g)?;
+        let mut acc = RlweCiphertext::new(vec![start, Poly::<Coeff>::zero(table.basis())])?;
+        // While c_1 = 0 an automorphism is the permutation of c_0 alone, exactly.
+        let mut trivial = true;
+        for step in steps {
+            match step {
+                Step::Automorphism(k) if trivial => acc.parts[0] = acc.parts[0].automorphism(k)?,
+                Step::Automorphism(k) => acc = self.ctx.apply_galois_coeff(&acc, k, &aut.keys)?,
+                Step::Product(j) => {
+                    acc = self.ctx.external_product(&acc, &self.keys[j][0])?;
+                    trivial = false;
+                }
+            }
+        }
+        Ok(acc)
+    }
+}
+
+/// The external products and the key-switched automorphisms of an LMKCDEY schedule: automorphisms before
+/// the first product act on a noiseless accumulator, add no error and are not counted.
+fn operations(steps: &[Step]) -> (usize, usize) {
+    let (mut products, mut automorphisms) = (0, 0);
+    for step in steps {
+        match step {
+            Step::Product(_) => products += 1,
+            Step::Automorphism(_) if products > 0 => automorphisms += 1,
+            Step::Automorphism(_) => {}
+        }
+    }
+    (products, automorphisms)
 }

@@ -188,6 +188,35 @@ impl LweCiphertext {
         ))
     }
 
+    /// Modulus switching to an even `new_modulus` with the mask rounded to **odd** values, for the
+    /// automorphism-based blind rotation ([`crate::BlindRotation::Lmkcdey`]), whose mask entries must be
+    /// units of `Z_2n`: `b` becomes `round(b q' / q)` as in [`LweCiphertext::switch_modulus`], every
+    /// `a_j` the odd integer nearest to `a_j q' / q`, `2 floor(a_j q' / (2 q)) + 1` (the rounding to odd
+    /// values of Lee et al., Eurocrypt 2023; OpenFHE and Lattigo set the low bit after rounding instead,
+    /// which biases the error). Each mask rounding error lies in `[-1, 1)` (uniform, variance `1/3`
+    /// instead of `1/12`), so the phase's rounding error has variance `1/12 + ||s||^2 / 3` instead of
+    /// `(1 + ||s||^2) / 12` and is at most `1/2 + ||s||_1` in absolute value.
+    ///
+    /// Errors: [`LweError::InvalidParams`] for an odd `new_modulus`; [`LweError::Math`] for a modulus
+    /// outside `[2, 2^62)`.
+    pub fn switch_modulus_odd_mask(&self, new_modulus: u64) -> LweResult<Self> {
+        if new_modulus % 2 == 1 {
+            return Err(LweError::InvalidParams {
+                what: "modulus of a switch to an odd mask",
+                reason: format!(
+                    "{new_modulus} is odd: odd residues are units only modulo even moduli"
+                ),
+            });
+        }
+        let mut out = self.switch_modulus(new_modulus)?;
+        let (q, q_new) = (self.modulus.value() as u128, new_modulus as u128);
+        // a < q, so floor(a q' / (2 q)) < q' / 2 and 2 floor(..) + 1 < q'.
+        for (o, &a) in out.a.iter_mut().zip(&self.a) {
+            *o = (2 * (a as u128 * q_new / (2 * q)) + 1) as u64;
+        }
+        Ok(out)
+    }
+
     fn zip_assign(
         &mut self,
         other: &Self,

@@ -12,9 +12,11 @@
 //! * [`extract()`] / [`extract_many`]: sample extraction of RLWE coefficients (PEGASUS Section II.C).
 //! * [`LweSwitchingKey`]: key switching between dimensions in the ring form of PEGASUS Fig. 9, on the
 //!   core's gadget ciphertexts ([`keyswitch`]).
-//! * [`BlindRotationKey`] (RGSW encryptions of the LWE key's indicator bits) and blind rotation
-//!   ([`blind_rotation`], PEGASUS Fig. 2 steps 3-6); [`LookupTable`] and [`LutEvaluator`]: any function
-//!   as a look-up table on LWE ciphertexts ([`lut`], PEGASUS Section III.B).
+//! * [`BlindRotationKey`] (RGSW encryptions of the LWE key, and automorphism keys for the algorithm of
+//!   Lee et al.) and blind rotation by one of three algorithms ([`BlindRotation`]: PEGASUS Fig. 2 steps
+//!   3-6 for ternary keys, the binary-key form, and the automorphism-based LMKCDEY of Eurocrypt 2023;
+//!   [`blind_rotation`]); [`LookupTable`] and [`LutEvaluator`]: any function as a look-up table on LWE
+//!   ciphertexts of any modulus `q >= 2n` ([`lut`], PEGASUS Section III.B).
 //! * [`PegasusPreset`] / [`PegasusParams`]: the parameter sets (PEGASUS Table IV and variants) and their
 //!   estimated security ([`params`]).
 //!
@@ -32,7 +34,7 @@ pub mod params;
 pub mod secret;
 pub mod security;
 
-pub use blind_rotation::{BlindRotation, BlindRotationKey};
+pub use blind_rotation::{BlindRotation, BlindRotationKey, LMKCDEY_DEFAULT_WINDOW};
 pub use ciphertext::LweCiphertext;
 pub use dimension::{LweDimension, MAX_LWE_DIMENSION};
 pub use error::{LweError, LweResult};

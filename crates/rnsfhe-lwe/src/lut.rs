@@ -1,21 +1,23 @@
 //! Look-up tables on LWE ciphertexts by blind rotation (PEGASUS Section III.B, Fig. 2).
 //!
-//! A table is a polynomial `f` of the ring of degree `n` over `q_0`: for an input scale `Delta_in`, the
-//! grid `eta_k = k q_0 / (2 n Delta_in)` and a function `T`,
+//! A table is a polynomial `f` of the ring of degree `n` over `q_0`: for inputs modulo `q` (the table's
+//! input modulus, `q_0` unless chosen otherwise), an input scale `Delta_in`, the grid
+//! `eta_k = k q / (2 n Delta_in)` and a function `T`,
 //!
 //! ```text
 //! f_0 = round(Delta_out T(0)),   f_j = round(Delta_out T(-eta_j)) for 1 <= j <= n/2,
 //! f_j = -round(Delta_out T(eta_(n-j))) for n/2 < j < n       (PEGASUS Fig. 2 step 1).
 //! ```
 //!
-//! The LWE input `(b, a)` modulo `q_0` is switched to `2n` (step 2), blind rotation computes
-//! `f X^(b~ + <a~, s>)` (steps 3-6, [`crate::BlindRotationKey`]) and the constant coefficient, extracted
-//! (step 7), encrypts `Delta_out T(m)` for the input message `Delta_in m`, up to the grid's rounding.
+//! The LWE input `(b, a)` modulo `q` (any `q >= 2n`) is switched to `2n` (step 2; with the mask rounded
+//! to odd values for [`crate::BlindRotation::Lmkcdey`]), blind rotation computes `f X^(b~ + <a~, s>)`
+//! (steps 3-6, [`crate::BlindRotationKey`]) and the constant coefficient, extracted (step 7), encrypts
+//! `Delta_out T(m)` modulo `q_0` for the input message `Delta_in m`, up to the grid's rounding.
 //!
-//! **Input contract**: `|Delta_in m| < q_0 / 4`, so that the index `b~ + <a~, s>` stays in `[-n/2, n/2)`
+//! **Input contract**: `|Delta_in m| < q / 4`, so that the index `b~ + <a~, s>` stays in `[-n/2, n/2)`
 //! (PEGASUS Appendix B); outside it the table reads a negated value. For a negacyclic `T`
-//! (`T(x + q_0/(2 Delta_in)) = -T(x)`) the whole range works. The error is bounded by PEGASUS Eq. (3)
-//! ([`LookupTable::error_bound`]).
+//! (`T(x + q/(2 Delta_in)) = -T(x)`) the whole range works. The error is bounded by PEGASUS Eq. (3)
+//! ([`LookupTable::error_bound`], and [`LutEvaluator::error_bound`] for every algorithm).
 
 use std::sync::Arc;
 
@@ -23,8 +25,8 @@ use rayon::prelude::*;
 use rnsfhe_core::{ConversionMode, RlweContext, RlweParams, SecretDistribution};
 use rnsfhe_ring::{Coeff, Poly};
 
-use crate::blind_rotation::BlindRotationKey;
-use crate::ciphertext::{check_modulus, LweCiphertext};
+use crate::blind_rotation::{BlindRotation, BlindRotationKey};
+use crate::ciphertext::LweCiphertext;
 use crate::error::{LweError, LweResult};
 use crate::extract::extract;
 use crate::security::{check, estimate, Security};
@@ -91,23 +93,42 @@ impl LutParams {
     }
 }
 
-/// A table polynomial for one function, with the scales it was built for (see the module
-/// documentation).
+/// A table polynomial for one function, with the input modulus and the scales it was built for (see
+/// the module documentation).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LookupTable {
     poly: Poly<Coeff>,
     input_scale: f64,
     output_scale: f64,
+    /// The modulus `q` of the inputs: the grid is `k q / (2 n Delta_in)`.
+    input_modulus: u64,
 }
 
 impl LookupTable {
-    /// The table of `f` for inputs encrypted with scale `input_scale` (`Delta_in`) and outputs with
-    /// scale `output_scale` (`Delta_out`), over the first prime `q_0` of `ctx` (PEGASUS Fig. 2 step 1).
+    /// The table of `f` for inputs modulo `q_0` encrypted with scale `input_scale` (`Delta_in`) and
+    /// outputs with scale `output_scale` (`Delta_out`), over the first prime `q_0` of `ctx` (PEGASUS
+    /// Fig. 2 step 1): [`LookupTable::from_fn_for_input_modulus`] with `q = q_0`.
     ///
-    /// Errors: [`LweError::InvalidParams`] for a scale that is not finite and positive, or a function
-    /// value whose scaled image does not fit in `(-q_0/2, q_0/2)`.
+    /// Errors: as [`LookupTable::from_fn_for_input_modulus`].
     pub fn from_fn(
         ctx: &RlweContext,
+        input_scale: f64,
+        output_scale: f64,
+        f: impl Fn(f64) -> f64,
+    ) -> LweResult<Self> {
+        let q0 = ctx.chain().moduli()[0].value();
+        Self::from_fn_for_input_modulus(ctx, q0, input_scale, output_scale, f)
+    }
+
+    /// The table of `f` for inputs modulo `input_modulus` (`q`, any modulus `>= 2n`: the grid is
+    /// `k q / (2 n Delta_in)`) encrypted with scale `input_scale`, outputs modulo `q_0` with scale
+    /// `output_scale`.
+    ///
+    /// Errors: [`LweError::InvalidParams`] for a scale that is not finite and positive, an input modulus
+    /// below `2n`, or a function value whose scaled image does not fit in `(-q_0/2, q_0/2)`.
+    pub fn from_fn_for_input_modulus(
+        ctx: &RlweContext,
+        input_modulus: u64,
         input_scale: f64,
         output_scale: f64,
         f: impl Fn(f64) -> f64,
@@ -120,9 +141,10 @@ impl LookupTable {
                 });
             }
         }
+        check_input_modulus(ctx, input_modulus)?;
         let n = ctx.n();
-        let q0 = ctx.chain().moduli()[0].value() as f64;
-        let eta = |k: usize| k as f64 * q0 / (2.0 * n as f64 * input_scale);
+        let q = input_modulus as f64;
+        let eta = |k: usize| k as f64 * q / (2.0 * n as f64 * input_scale);
         let values: Vec<f64> = (0..n)
             .map(|j| match j {
                 0 => f(0.0),
@@ -130,19 +152,35 @@ impl LookupTable {
                 j => -f(eta(n - j)),
             })
             .collect();
-        Self::from_values(ctx, &values, input_scale, output_scale)
+        Self::from_values_for_input_modulus(ctx, input_modulus, &values, input_scale, output_scale)
     }
 
-    /// A table from its `n` values (already in the order of the coefficients of `f`, unscaled: the
-    /// coefficient `j` is `round(output_scale values[j])`).
+    /// A table for inputs modulo `q_0` from its `n` values (already in the order of the coefficients of
+    /// `f`, unscaled: the coefficient `j` is `round(output_scale values[j])`).
     ///
-    /// Errors: as [`LookupTable::from_fn`], and [`LweError::InvalidParams`] unless there are `n` values.
+    /// Errors: as [`LookupTable::from_values_for_input_modulus`].
     pub fn from_values(
         ctx: &RlweContext,
         values: &[f64],
         input_scale: f64,
         output_scale: f64,
     ) -> LweResult<Self> {
+        let q0 = ctx.chain().moduli()[0].value();
+        Self::from_values_for_input_modulus(ctx, q0, values, input_scale, output_scale)
+    }
+
+    /// [`LookupTable::from_values`] for inputs modulo `input_modulus` (any modulus `>= 2n`).
+    ///
+    /// Errors: as [`LookupTable::from_fn_for_input_modulus`], and [`LweError::InvalidParams`] unless
+    /// there are `n` values.
+    pub fn from_values_for_input_modulus(
+        ctx: &RlweContext,
+        input_modulus: u64,
+        values: &[f64],
+        input_scale: f64,
+        output_scale: f64,
+    ) -> LweResult<Self> {
+        check_input_modulus(ctx, input_modulus)?;
         let n = ctx.n();
         if values.len() != n {
             return Err(LweError::InvalidParams {
@@ -174,6 +212,7 @@ impl LookupTable {
             poly: Poly::from_i64(ctx.basis_at(1)?, &coeffs)?,
             input_scale,
             output_scale,
+            input_modulus,
         })
     }
 
@@ -192,11 +231,18 @@ impl LookupTable {
         self.output_scale
     }
 
+    /// The modulus `q` of the inputs the table is read for.
+    pub fn input_modulus(&self) -> u64 {
+        self.input_modulus
+    }
+
     /// The bound of PEGASUS Eq. (3) on `|T(m) - output / Delta_out|` for an `lipschitz`-Lipschitz `T`,
     /// an input error of standard deviation `input_sigma`, an LWE key of squared norm `key_norm_sq`
     /// and dimension `lwe_dimension`, in the ring of `ctx` with evaluation-key width `sigma_lut`:
-    /// `6 (L sqrt((sigma_0/Delta)^2 + q_0^2 (||s||^2 + 2) / (48 n^2 Delta^2)) + sqrt(4 n_lwe q_0
-    /// sigma_lut^2 / q') / Delta)`.
+    /// `6 (L sqrt((sigma_0/Delta)^2 + q^2 (||s||^2 + 2) / (48 n^2 Delta^2)) + sqrt(4 n_lwe q_0
+    /// sigma_lut^2 / q') / Delta)` for inputs modulo `q` (the paper's `q = q_0`). The index term is
+    /// that of the rounding modulus switch of the ternary and binary algorithms;
+    /// [`LutEvaluator::error_bound`] has the bound of every algorithm.
     pub fn error_bound(
         &self,
         ctx: &RlweContext,
@@ -207,17 +253,35 @@ impl LookupTable {
     ) -> f64 {
         let n = ctx.n() as f64;
         let q0 = ctx.chain().moduli()[0].value() as f64;
+        let q = self.input_modulus as f64;
         let q_special = ctx.special_basis().moduli()[0].value() as f64;
         let (d_in, d_out) = (self.input_scale, self.output_scale);
         let sigma_lut = ctx.params().sigma;
         let index = (input_sigma / d_in).powi(2)
-            + q0 * q0 * (key_norm_sq + 2.0) / (48.0 * n * n * d_in * d_in);
+            + q * q * (key_norm_sq + 2.0) / (48.0 * n * n * d_in * d_in);
         let rotation = (4.0 * lwe_dimension as f64 * q0 * sigma_lut * sigma_lut / q_special).sqrt();
         6.0 * (lipschitz * index.sqrt() + rotation / d_out)
     }
 }
 
-/// Evaluates look-up tables on LWE ciphertexts modulo `q_0` under the LWE key of a
+/// Checks that inputs modulo `q` can be switched to `2n` for blind rotation (`q >= 2n`).
+///
+/// Errors: [`LweError::InvalidParams`] naming both numbers.
+fn check_input_modulus(ctx: &RlweContext, q: u64) -> LweResult<()> {
+    let two_n = 2 * ctx.n() as u64;
+    if q < two_n {
+        return Err(LweError::InvalidParams {
+            what: "look-up-table input modulus",
+            reason: format!(
+                "q = {q} is below 2n = {two_n}: blind rotation switches its inputs down to 2n \
+                 (switch to a modulus of at least 2n first)"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Evaluates look-up tables on LWE ciphertexts modulo any `q >= 2n` under the LWE key of a
 /// [`BlindRotationKey`] (PEGASUS Fig. 2): the outputs are LWE ciphertexts of dimension `n` (the ring
 /// degree) modulo `q_0` under the ring secret's coefficients, to be key-switched back to the LWE key.
 #[derive(Clone, Debug)]
@@ -236,16 +300,60 @@ impl LutEvaluator {
         &self.key
     }
 
-    /// `LWE(Delta_out T(m))` from `ct = LWE(Delta_in m)` (PEGASUS Fig. 2: modulus switch to `2n`, blind
-    /// rotation, extraction of the constant coefficient).
+    /// `LWE(Delta_out T(m))` modulo `q_0` from `ct = LWE(Delta_in m)` modulo the table's input modulus
+    /// `q >= 2n` (PEGASUS Fig. 2: modulus switch to `2n`, blind rotation, extraction of the constant
+    /// coefficient). The switch rounds every component to the nearest integer
+    /// ([`LweCiphertext::switch_modulus`]), except for [`BlindRotation::Lmkcdey`], whose mask is rounded
+    /// to the nearest odd integer ([`LweCiphertext::switch_modulus_odd_mask`]: a larger index error,
+    /// which [`LutEvaluator::error_bound`] accounts for).
     ///
-    /// Errors: [`LweError::DimensionMismatch`] / [`LweError::ModulusMismatch`] for a ciphertext of
-    /// another dimension or modulus; [`LweError::InvalidParams`] for a table of another ring.
+    /// Errors: [`LweError::InvalidParams`] for a ciphertext modulo less than `2n`;
+    /// [`LweError::ModulusMismatch`] for a ciphertext of another modulus than the table's input
+    /// modulus; [`LweError::DimensionMismatch`] for a ciphertext of another dimension than the key's;
+    /// ring errors for a table of another ring.
     pub fn evaluate(&self, ct: &LweCiphertext, table: &LookupTable) -> LweResult<LweCiphertext> {
         let ctx = self.key.context();
-        check_modulus(&ctx.chain().moduli()[0], ct.modulus(), "look-up table")?;
-        let switched = ct.switch_modulus(2 * ctx.n() as u64)?;
+        check_input_modulus(ctx, ct.modulus().value())?;
+        if ct.modulus().value() != table.input_modulus {
+            return Err(LweError::ModulusMismatch {
+                operation: "look-up table (the table's input modulus and the ciphertext's)",
+                left: table.input_modulus,
+                right: ct.modulus().value(),
+            });
+        }
+        let two_n = 2 * ctx.n() as u64;
+        let switched = match self.key.algorithm() {
+            BlindRotation::Lmkcdey => ct.switch_modulus_odd_mask(two_n)?,
+            _ => ct.switch_modulus(two_n)?,
+        };
         extract(&self.key.rotate(table.poly(), &switched)?, 0)
+    }
+
+    /// The bound of PEGASUS Eq. (3) on `|T(m) - output / Delta_out|` for this evaluator's algorithm,
+    /// for an `lipschitz`-Lipschitz `T`, an input error of standard deviation `input_sigma` and an LWE
+    /// key of squared norm `key_norm_sq`: `6 (L sqrt((sigma_0 / Delta_in)^2 + (q / (2 n Delta_in))^2
+    /// (v_ms + 1/12)) + sqrt(v_br) / Delta_out)`, where `q` is the table's input modulus, `v_ms` the
+    /// variance of the modulus switch's rounding in units of `1/2n` (`(1 + ||s||^2) / 12` when rounding
+    /// to the nearest integer, `1/12 + ||s||^2 / 3` when the mask is rounded to odd values for
+    /// [`BlindRotation::Lmkcdey`]), `1/12` the rounding of the index to the grid, and `v_br` the
+    /// variance blind rotation adds, [`BlindRotationKey::added_variance`] for a mask without zeros (an
+    /// upper bound for LMKCDEY) in place of the paper's Appendix C.2 estimate.
+    pub fn error_bound(
+        &self,
+        table: &LookupTable,
+        lipschitz: f64,
+        input_sigma: f64,
+        key_norm_sq: f64,
+    ) -> f64 {
+        let n = self.key.context().n() as f64;
+        let step = table.input_modulus as f64 / (2.0 * n * table.input_scale);
+        let switch = match self.key.algorithm() {
+            BlindRotation::Lmkcdey => 1.0 / 12.0 + key_norm_sq / 3.0,
+            _ => (1.0 + key_norm_sq) / 12.0,
+        };
+        let index = (input_sigma / table.input_scale).powi(2) + step * step * (switch + 1.0 / 12.0);
+        let rotation = self.key.added_variance(self.key.lwe_dimension().get());
+        6.0 * (lipschitz * index.sqrt() + rotation.sqrt() / table.output_scale)
     }
 
     /// [`LutEvaluator::evaluate`] on every ciphertext of `cts`, in parallel over the ciphertexts (the key

@@ -491,20 +491,31 @@ impl Poly<Coeff> {
         let n = self.degree();
         let mask = 2 * n - 1;
         let mut out = Self::zero(&self.basis);
-        out.data
-            .par_chunks_mut(n)
-            .zip(self.data.par_chunks(n))
-            .zip(self.basis.moduli().par_iter())
-            .for_each(|((dst, src), m)| {
-                for (i, &c) in src.iter().enumerate() {
-                    let e = (i * k) & mask;
-                    if e < n {
-                        dst[e] = c;
-                    } else {
-                        dst[e - n] = m.neg(c);
-                    }
+        let permute = |((dst, src), m): ((&mut [u64], &[u64]), &Modulus)| {
+            for (i, &c) in src.iter().enumerate() {
+                let e = (i * k) & mask;
+                if e < n {
+                    dst[e] = c;
+                } else {
+                    dst[e - n] = m.neg(c);
                 }
-            });
+            }
+        };
+        // One limb stays on the calling thread: a pool hand-off costs more than the permutation (the
+        // blind-rotation accumulator is one limb and takes about a thousand automorphisms).
+        if self.limb_count() > 1 && rayon::current_num_threads() > 1 {
+            out.data
+                .par_chunks_mut(n)
+                .zip(self.data.par_chunks(n))
+                .zip(self.basis.moduli().par_iter())
+                .for_each(permute);
+        } else {
+            out.data
+                .chunks_exact_mut(n)
+                .zip(self.data.chunks_exact(n))
+                .zip(self.basis.moduli())
+                .for_each(permute);
+        }
         Ok(out)
     }
 }

@@ -13,15 +13,18 @@ use super::*;
 /// ``seed`` (an integer) makes every key and encryption deterministic, for tests only (**not secure**);
 /// ``scale`` is the default scale of ``encrypt``, ``lut`` and ``decrypt``, q0 / 64 if None;
 /// ``algorithm`` is the blind rotation: ``"ternary"`` (PEGASUS Fig. 2, two external products per LWE
-/// coefficient, the preset's ternary LWE key) or ``"binary"`` (a uniform binary LWE key, one external
-/// product per coefficient: half the time, but the preset's security estimate is for its ternary key).
+/// coefficient, the preset's ternary LWE key), ``"binary"`` (a uniform binary LWE key, one external
+/// product per coefficient: half the time, but the preset's security estimate is for its ternary key) or
+/// ``"lmkcdey"`` (Lee et al., Eurocrypt 2023: automorphisms and one external product per coefficient
+/// with the preset's ternary key, half the ternary key's size; the mask is rounded to odd values, which
+/// doubles the index error's standard deviation, see ``error_bound``).
 /// Keys the lattice estimator puts below 128 bits are refused (``ValueError``) unless
 /// ``allow_insecure=True``: the ``"InsecureTest"`` preset always needs it, and so does
 /// ``"PegasusTable4"`` (its switching key is about 98 bits).
 ///
-/// ``encrypt`` gives LWE ciphertexts of dimension ``lwe_dimension`` modulo q0; ``lut`` maps one to an
-/// encryption of ``f`` of its value **under the ring key** (dimension ``lut_dimension``); ``decrypt``
-/// reads both kinds. To feed a result to another table, switch it back with ``switch_to_lwe`` (``lut``
+/// ``encrypt`` gives LWE ciphertexts of dimension ``lwe_dimension`` modulo q0; ``lut`` maps one (or one
+/// switched to any modulus of at least ``2 * lut_dimension``) to an encryption of ``f`` of its value
+/// modulo q0 **under the ring key** (dimension ``lut_dimension``); ``decrypt`` reads both kinds. To feed a result to another table, switch it back with ``switch_to_lwe`` (``lut``
 /// does not do it by itself: a switch costs a key-switching product and adds ``switching_key.
 /// added_variance()`` to the error, which a final result need not pay). Inputs must satisfy
 /// ``|scale * x| < q0 / 4`` (PEGASUS Appendix B); ``encrypt`` refuses larger values. Not picklable (it
@@ -37,6 +40,8 @@ pub(super) struct PyLutSession {
     switching_key: Arc<LweSwitchingKey>,
     q0: Modulus,
     scale: f64,
+    /// The name of the blind-rotation algorithm, as given.
+    algorithm: &'static str,
     rng: Mutex<Csprng>,
 }
 
@@ -97,17 +102,22 @@ impl PyLutSession {
         (input.unwrap_or(self.scale), output.unwrap_or(self.scale))
     }
 
-    /// The table of the Python callable `f` on the grid of `LookupTable::from_fn` (PEGASUS Fig. 2 step
-    /// 1), `f` called with the GIL held; its exceptions are raised unchanged.
+    /// The table of the Python callable `f` for inputs modulo `input_modulus` on the grid of
+    /// `LookupTable::from_fn_for_input_modulus` (PEGASUS Fig. 2 step 1), `f` called with the GIL held;
+    /// its exceptions are raised unchanged.
     fn table(
         &self,
         f: &Bound<'_, PyAny>,
+        input_modulus: u64,
         input_scale: Option<f64>,
         output_scale: Option<f64>,
     ) -> PyResult<LookupTable> {
         let (input, output) = self.scales(input_scale, output_scale);
         let call = PyCallable::new(f)?;
-        let table = LookupTable::from_fn(&self.ctx, input, output, |x| call.call(x));
+        let table =
+            LookupTable::from_fn_for_input_modulus(&self.ctx, input_modulus, input, output, |x| {
+                call.call(x)
+            });
         call.finish(table, lwe_error)
     }
 }
@@ -135,14 +145,16 @@ impl PyLutSession {
         algorithm: &str,
         allow_insecure: bool,
     ) -> PyResult<Self> {
-        let algorithm = match algorithm.to_ascii_lowercase().as_str() {
-            "ternary" => BlindRotation::Ternary,
-            "binary" => BlindRotation::Binary,
+        let (name, algorithm) = match algorithm.to_ascii_lowercase().as_str() {
+            "ternary" => ("ternary", BlindRotation::Ternary),
+            "binary" => ("binary", BlindRotation::Binary),
+            "lmkcdey" => ("lmkcdey", BlindRotation::Lmkcdey),
             other => {
                 return Err(PyValueError::new_err(format!(
                     "unknown blind-rotation algorithm {other:?}: expected \"ternary\" (PEGASUS \
-                     Fig. 2, any ternary LWE key) or \"binary\" (a binary LWE key, one external \
-                     product per coefficient)"
+                     Fig. 2, any ternary LWE key), \"binary\" (a binary LWE key, one external \
+                     product per coefficient) or \"lmkcdey\" (Lee et al., automorphisms and one \
+                     external product per coefficient, any ternary LWE key)"
                 )))
             }
         };
@@ -176,8 +188,15 @@ impl PyLutSession {
             switching_key: Arc::new(keys.switching_key),
             q0,
             scale,
+            algorithm: name,
             rng: Mutex::new(rng),
         })
+    }
+
+    /// The blind-rotation algorithm: ``"ternary"``, ``"binary"`` or ``"lmkcdey"``.
+    #[getter]
+    fn algorithm(&self) -> &'static str {
+        self.algorithm
     }
 
     /// The parameter set.
@@ -273,12 +292,13 @@ impl PyLutSession {
 
     /// lut(ct, f, input_scale=None, output_scale=None) -> LweCiphertext
     ///
-    /// An encryption of ``output_scale * f(x)`` under the ring key (dimension ``lut_dimension``) from
-    /// an encryption ``ct`` of ``input_scale * x`` under the LWE key (PEGASUS Fig. 2). ``f`` is any
-    /// callable on floats; it is called once per table coefficient (n times) on the grid
-    /// ``k q0 / (2 n input_scale)``, with the GIL held, and its exceptions propagate. The blind rotation
-    /// runs with the GIL released. The result is within ``error_bound(L, ...)`` of ``f(x)`` for an
-    /// L-Lipschitz f. Scales default to ``scale``.
+    /// An encryption of ``output_scale * f(x)`` modulo q0 under the ring key (dimension
+    /// ``lut_dimension``) from an encryption ``ct`` of ``input_scale * x`` under the LWE key modulo any
+    /// q >= 2 n (q0 for ``encrypt``'s ciphertexts; ``ct.switch_modulus(q)`` for others; ValueError below
+    /// 2 n) (PEGASUS Fig. 2). ``f`` is any callable on floats; it is called once per table coefficient
+    /// (n times) on the grid ``k q / (2 n input_scale)``, with the GIL held, and its exceptions propagate.
+    /// The blind rotation runs with the GIL released. The result is within ``error_bound(L, ...,
+    /// input_modulus=q)`` of ``f(x)`` for an L-Lipschitz f. Scales default to ``scale``.
     #[pyo3(signature = (ct, f, input_scale = None, output_scale = None))]
     fn lut(
         &self,
@@ -288,8 +308,8 @@ impl PyLutSession {
         input_scale: Option<f64>,
         output_scale: Option<f64>,
     ) -> PyResult<PyLweCiphertext> {
-        let table = self.table(f, input_scale, output_scale)?;
         let ct = &ct.ct;
+        let table = self.table(f, ct.modulus().value(), input_scale, output_scale)?;
         py.allow_threads(|| self.evaluator.evaluate(ct, &table))
             .map(PyLweCiphertext::from)
             .map_err(lut_error)
@@ -298,7 +318,8 @@ impl PyLutSession {
     /// lut_many(cts, f, input_scale=None, output_scale=None) -> list[LweCiphertext]
     ///
     /// ``lut`` of every ciphertext of a sequence with one table, the blind rotations in parallel over
-    /// the ciphertexts (GIL released); the results are those of ``lut`` one by one.
+    /// the ciphertexts (GIL released); the results are those of ``lut`` one by one. The ciphertexts
+    /// share one modulus (ValueError otherwise).
     #[pyo3(signature = (cts, f, input_scale = None, output_scale = None))]
     fn lut_many(
         &self,
@@ -309,7 +330,10 @@ impl PyLutSession {
         output_scale: Option<f64>,
     ) -> PyResult<Vec<PyLweCiphertext>> {
         let cts = read_ciphertexts(cts)?;
-        let table = self.table(f, input_scale, output_scale)?;
+        let modulus = cts
+            .first()
+            .map_or(self.q0.value(), |ct| ct.modulus().value());
+        let table = self.table(f, modulus, input_scale, output_scale)?;
         let outs = py
             .allow_threads(|| self.evaluator.evaluate_many(&cts, &table))
             .map_err(lut_error)?;
@@ -345,48 +369,58 @@ impl PyLutSession {
         Ok(PyArray1::from_vec(py, values))
     }
 
-    /// error_bound(lipschitz, input_scale=None, output_scale=None, input_sigma=None) -> float
+    /// error_bound(lipschitz, input_scale=None, output_scale=None, input_sigma=None, input_modulus=None)
+    /// -> float
     ///
     /// The bound of PEGASUS Eq. (3) on ``|f(x) - decrypt(lut(ct, f))|`` for an L-Lipschitz ``f``
-    /// (``lipschitz`` = L) and an input error of standard deviation ``input_sigma`` (default sigma_ks,
-    /// the width of ``encrypt``; after ``switch_to_lwe`` add ``switching_key.added_variance()`` to its
-    /// square): ``rnsfhe_lwe::LookupTable::error_bound`` with this session's LWE key norm. Its main
-    /// term is the grid step ``q0 / (2 n input_scale)`` times L.
-    #[pyo3(signature = (lipschitz, input_scale = None, output_scale = None, input_sigma = None))]
+    /// (``lipschitz`` = L), inputs modulo ``input_modulus`` (default q0) and an input error of standard
+    /// deviation ``input_sigma`` (in units of that modulus; default sigma_ks, the width of ``encrypt``;
+    /// after ``switch_to_lwe`` add ``switching_key.added_variance()`` to its square):
+    /// ``rnsfhe_lwe::LutEvaluator::error_bound`` with this session's LWE key norm, which counts the
+    /// rounding of the session's algorithm (to odd values for ``"lmkcdey"``) and its blind-rotation
+    /// variance. Its main term is the grid step ``q / (2 n input_scale)`` times L.
+    #[pyo3(signature = (lipschitz, input_scale = None, output_scale = None, input_sigma = None, input_modulus = None))]
     fn error_bound(
         &self,
         lipschitz: f64,
         input_scale: Option<f64>,
         output_scale: Option<f64>,
         input_sigma: Option<f64>,
+        input_modulus: Option<u64>,
     ) -> PyResult<f64> {
         let (input, output) = self.scales(input_scale, output_scale);
-        // The bound depends on the table only through its scales: a zero table carries them.
-        let table = LookupTable::from_values(&self.ctx, &vec![0.0; self.ctx.n()], input, output)
-            .map_err(lwe_error)?;
+        // The bound depends on the table only through its modulus and scales: a zero table carries them.
+        let table = LookupTable::from_values_for_input_modulus(
+            &self.ctx,
+            input_modulus.unwrap_or(self.q0.value()),
+            &vec![0.0; self.ctx.n()],
+            input,
+            output,
+        )
+        .map_err(lwe_error)?;
         let key_norm_sq = self
             .lwe_key
             .coefficients()
             .iter()
             .map(|c| (c * c) as f64)
             .sum();
-        Ok(table.error_bound(
-            &self.ctx,
+        Ok(self.evaluator.error_bound(
+            &table,
             lipschitz,
             input_sigma.unwrap_or(self.params.params.key_switch.sigma),
             key_norm_sq,
-            self.lwe_dimension(),
         ))
     }
 
     fn __repr__(&self) -> String {
         format!(
-            "LutSession({:?}, lwe_dimension={}, lut_dimension={}, q0={}, scale={})",
+            "LutSession({:?}, lwe_dimension={}, lut_dimension={}, q0={}, scale={}, algorithm={:?})",
             preset_name(self.params.preset),
             self.lwe_dimension(),
             self.lut_dimension(),
             self.q0(),
-            self.scale
+            self.scale,
+            self.algorithm
         )
     }
 
