@@ -19,7 +19,7 @@ use pyo3::prelude::*;
 use rnsfhe::core::{RlweContext, SecretDistribution, SecretKey};
 use rnsfhe::lwe::{
     BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
-    LweError, LweSecretKey, LweSwitchingKey, PegasusParams, PegasusPreset,
+    LweError, LweSecretDistribution, LweSecretKey, LweSwitchingKey, PegasusParams, PegasusPreset,
 };
 use rnsfhe::math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe::math::Modulus;

@@ -45,7 +45,7 @@ def relu(x):
 
 
 def test_presets_and_security():
-    assert lwe.presets() == ["PegasusTable4", "PegasusTable4FastSpecial", "InsecureTest"]
+    assert lwe.presets() == ["PegasusTable4", "PegasusTable4FastSpecial", "Secure128", "InsecureTest"]
     p = lwe.PegasusParams.from_preset("insecuretest")
     assert (p.lwe_dimension, p.lut_log_n, p.ckks_log_n, p.lwe_hamming_weight) == (64, 10, 11, 64)
     assert (p.ks_base_log, p.ks_digits, p.ks_sigma, p.lut_sigma) == (7, 7, 8192.0, 1024.0)
@@ -57,6 +57,28 @@ def test_presets_and_security():
     assert table4.bits == table4.switching_key_bits
     with pytest.raises(ValueError, match="unknown LWE preset"):
         lwe.PegasusParams.from_preset("Table5")
+    assert lwe.PegasusParams.from_preset("PegasusTable4").blind_rotation == "ternary"
+    secure = lwe.PegasusParams.from_preset("Secure128")
+    assert (secure.lwe_secret, secure.blind_rotation, secure.lwe_hamming_weight) == ("uniform binary", "binary", None)
+    assert 2**25 < secure.ks_modulus < 2**26 and secure.ks_modulus != secure.q0
+    assert secure.security().bits >= 128
+
+
+def test_secure128_session_round_trip():
+    """Our 128-bit set at full size, without the opt-in: LWE ciphertexts modulo the 26-bit q_ks, tables
+    by the binary algorithm, outputs modulo q0 switched down and back to the LWE key."""
+    s = lwe.LutSession("Secure128", seed=5)
+    assert s.algorithm == "binary" and s.lwe_modulus == s.params.ks_modulus
+    x = np.array([-7.5, -2.0, 0.25, 3.0, 7.0])
+    cts = s.encrypt(x)
+    assert all(ct.modulus == s.lwe_modulus and ct.dimension == 1024 for ct in cts)
+    assert np.max(np.abs(s.decrypt(cts) - x)) < 1e-3
+    y = s.lut_many(cts, math.tanh)
+    assert all(ct.modulus == s.q0 and ct.dimension == 4096 for ct in y)
+    assert np.all(np.abs(s.decrypt(y) - np.tanh(x)) <= s.error_bound(1.0))
+    back = [s.switch_to_lwe(ct) for ct in y]
+    assert all(ct.modulus == s.lwe_modulus and ct.dimension == 1024 for ct in back)
+    assert np.max(np.abs(s.decrypt(back) - np.tanh(x))) < 2 * s.error_bound(1.0)
 
 
 def test_encrypt_decrypt_round_trip(key, q0):
@@ -175,18 +197,18 @@ def test_lmkcdey_blind_rotation_meets_its_bound():
 @pytest.mark.parametrize("algorithm", ["ternary", "binary", "lmkcdey"])
 def test_lut_on_inputs_of_another_modulus(algorithm):
     # Ciphertexts switched from q0 to 2^20 (any modulus of at least 2n = 2048 works) go through the tables;
-    # the outputs stay modulo q0.
+    # the outputs stay modulo q0. Scales are given at q0: the switch keeps the values (decrypt reads them).
     s = lwe.LutSession("InsecureTest", seed=5, algorithm=algorithm, allow_insecure=True)
     q = 2**20
     x = np.array([-7.0, -1.5, 0.0, 2.0, 6.5])
     cts = [ct.switch_modulus(q) for ct in s.encrypt(x)]
-    scale = s.scale * q / s.q0
-    outs = s.lut_many(cts, sigmoid, input_scale=scale)
+    assert np.max(np.abs(s.decrypt(cts) - x)) < 1e-2
+    outs = s.lut_many(cts, sigmoid)
     assert all(ct.modulus == s.q0 for ct in outs)
-    assert s.lut(cts[0], sigmoid, input_scale=scale).modulus == s.q0
+    assert s.lut(cts[0], sigmoid).modulus == s.q0
     # The switch to q adds its rounding, (1 + ||s||^2) / 12 with ||s||^2 <= 64, to the input's variance.
     sigma = math.hypot(s.params.ks_sigma * q / s.q0, math.sqrt(65 / 12))
-    bound = s.error_bound(0.25, input_scale=scale, input_sigma=sigma, input_modulus=q)
+    bound = s.error_bound(0.25, input_sigma=sigma, input_modulus=q)
     errors = np.abs(s.decrypt(outs) - np.array([sigmoid(v) for v in x]))
     assert errors.max() <= bound, (errors.max(), bound)
     with pytest.raises(ValueError, match="below 2n = 2048"):

@@ -14,7 +14,7 @@ use anyhow::Context;
 use rnsfhe_core::{RlweContext, SecretKey};
 use rnsfhe_lwe::{
     BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
-    LweSecretKey, LweSwitchingKey, PegasusParams, PegasusPreset,
+    LweSecretDistribution, LweSecretKey, LweSwitchingKey, PegasusParams, PegasusPreset,
 };
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
@@ -102,7 +102,11 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
             .map(|p| lut_setup(BlindRotation::Ternary, p, &lwe_sk, &mut rng))
             .collect::<anyhow::Result<Vec<_>>>()?;
         // The binary-key algorithm on the last set, with a binary LWE key of the same dimension.
-        let binary_sk = LweSecretKey::generate_binary(LweDimension::new(lwe)?, &mut rng)?;
+        let binary_sk = LweSecretKey::generate(
+            LweDimension::new(lwe)?,
+            LweSecretDistribution::UniformBinary,
+            &mut rng,
+        )?;
         let last = sets.last().context("no parameter set")?;
         let (_, _, binary) = lut_setup(BlindRotation::Binary, last, &binary_sk, &mut rng)?;
         // The automorphism-based algorithm on the last set, with the ternary LWE key.

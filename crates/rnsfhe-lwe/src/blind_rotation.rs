@@ -167,7 +167,7 @@ impl BlindRotationKey {
             return Err(LweError::InvalidParams {
                 what: "LWE secret key",
                 reason:
-                    "binary blind rotation needs a key in {0, 1}^n (LweSecretKey::generate_binary)"
+                    "binary blind rotation needs a key in {0, 1}^n (LweSecretDistribution::UniformBinary)"
                         .into(),
             });
         }

@@ -28,7 +28,6 @@ use crate::error::LweResult;
 use crate::extract::extract;
 use crate::secret::LweSecretKey;
 use crate::security::{check, estimate, Security};
-use rnsfhe_core::SecretDistribution;
 
 /// Parameters of an LWE switching key, as a literal struct (PEGASUS Table IV, first row:
 /// `q_0 ~ 2^45`, `sigma_ks = 2^13`, `B_ks = 2^7`, `d_ks = 7`).
@@ -99,12 +98,11 @@ impl LweSwitchingKey {
         rng: &mut Csprng,
     ) -> LweResult<Self> {
         let n = to.dimension().get();
-        let weight = to.coefficients().iter().filter(|&&c| c != 0).count().max(1);
         let estimate = estimate(
             n,
             (params.modulus as f64).log2(),
             params.sigma,
-            SecretDistribution::HammingWeight(weight),
+            to.lattice_secret(),
         )?;
         check(&estimate, "LWE switching key", security)?;
         let basis = RnsBasis::new(n, &[params.modulus])?;

@@ -42,5 +42,5 @@ pub use extract::{extract, extract_many};
 pub use keyswitch::{LweKeySwitchParams, LweSwitchingKey};
 pub use lut::{LookupTable, LutEvaluator, LutParams};
 pub use params::{PegasusParams, PegasusPreset, PegasusSecurity};
-pub use secret::LweSecretKey;
+pub use secret::{LweSecretDistribution, LweSecretKey};
 pub use security::MIN_SECURITY_BITS;

@@ -13,9 +13,11 @@ use rnsfhe_core::security::MIN_STANDARD_SIGMA;
 use rnsfhe_core::SecretDistribution;
 use rnsfhe_math::primes::ntt_primes_of_bits;
 
+use crate::blind_rotation::BlindRotation;
 use crate::error::LweResult;
 use crate::keyswitch::LweKeySwitchParams;
 use crate::lut::LutParams;
+use crate::secret::LweSecretDistribution;
 use crate::security::estimate;
 
 /// The LWE-side parameters of PEGASUS, one literal struct per encryption of Table IV.
@@ -26,11 +28,16 @@ pub struct PegasusParams {
     /// The LWE dimension `n_lwe` the look-up tables take their inputs in.
     pub lwe_dimension: usize,
     /// The distribution of the LWE secret.
-    pub lwe_secret: SecretDistribution,
+    pub lwe_secret: LweSecretDistribution,
     /// The LWE switching keys (`SwK`, over `q_0`).
     pub key_switch: LweKeySwitchParams,
     /// The look-up-table ring (`EK`, over `q_0 q'`).
     pub lut: LutParams,
+    /// The blind-rotation algorithm of the set: the fastest one its LWE key allows
+    /// ([`BlindRotation::Binary`] for binary keys, [`BlindRotation::Ternary`] for ternary ones;
+    /// [`BlindRotation::Lmkcdey`] has the smallest keys but rounds the mask to odd values, so at equal `n`
+    /// its tables are a bit less accurate: see `docs/lwe.md`).
+    pub blind_rotation: BlindRotation,
 }
 
 /// The named parameter sets.
@@ -47,15 +54,16 @@ pub enum PegasusPreset {
     /// Our 128-bit set: Table IV's dimensions (`N = 2^16`, `n_lwe = 2^10`, `n = 2^12`) with every key at
     /// 128 bits or more by the built-in estimator. The binding constraint of Table IV is the LWE
     /// switching key (an LWE sample of dimension `n_lwe` under the LWE key): it is kept at `n_lwe = 1024`
-    /// by switching the LWE ciphertexts to a 27-bit modulus `q_ks` before each key switch (the extracted
+    /// by switching the LWE ciphertexts to a 26-bit modulus `q_ks` before each key switch (the extracted
     /// ciphertexts right after extraction, the look-up tables' outputs after blind rotation), as
-    /// OpenFHE's CKKS-to-FHEW switch does, with dense uniform ternary secrets (no sparse-secret
-    /// caveat), `sigma_ks = 3.19`, `B_ks = 2^4`, `d_ks = 7`. The look-up-table ring is Table IV's with a
-    /// special modulus below `2^50` and a dense ternary ring secret with `sigma_lut = 3.19`.
+    /// OpenFHE's CKKS-to-FHEW switch does, with a dense uniform binary LWE key (no sparse-secret
+    /// caveat; binary for [`BlindRotation::Binary`], one external product per coefficient),
+    /// `sigma_ks = 3.19`, `B_ks = 2^4`, `d_ks = 7`. The look-up-table ring is Table IV's with a special
+    /// modulus below `2^50` and a dense ternary ring secret with `sigma_lut = 3.19`.
     ///
-    /// The price is precision: the dense LWE key makes the rounding of the switch to `2n` about three
-    /// times larger than with Table IV's `h = 64` (its variance grows with `||s||^2`, PEGASUS Eq. (3)), and
-    /// the second key switch at `q_ks` leaves about `2^-15.7 q_ks` of error on the outputs.
+    /// The price is accuracy: the dense LWE key makes the rounding of the switch to `2n` about 2.8 times
+    /// larger in standard deviation than Table IV's `h = 64` (its variance is `(1 + ||s||^2) / 12`,
+    /// PEGASUS Appendix C.2), 1.5 bits of every table's accuracy at the same `n`.
     Secure128,
     /// Small dimensions for tests and examples (`N = 2^11`, `n_lwe = 64`, `n = 2^10`): not secure.
     InsecureTest,
@@ -73,7 +81,7 @@ impl PegasusPreset {
     /// The parameters: `q_0` is the largest 45-bit prime `= 1 mod 2^(ckks_log_n + 1)` (NTT-friendly for
     /// every ring of the set), `q'` the largest prime of its size `= 1 mod 2^(ckks_log_n + 1)` other than
     /// `q_0`; the key-switching modulus is `q_0` (PEGASUS Table IV) or, for [`PegasusPreset::Secure128`],
-    /// the largest 27-bit prime `= 1 mod 2 n_lwe`.
+    /// the largest 26-bit prime `= 1 mod 2 n_lwe`.
     ///
     /// Errors: [`crate::LweError::Math`] if the prime search fails (it does not for these sizes).
     pub fn params(self) -> LweResult<PegasusParams> {
@@ -92,19 +100,26 @@ impl PegasusPreset {
             digits: 7,
             sigma: 8192.0,
         };
-        let (lwe_secret, key_switch, ring_secret, sigma_lut) = match self {
+        let (lwe_secret, key_switch, ring_secret, sigma_lut, blind_rotation) = match self {
             Self::Secure128 => (
-                SecretDistribution::Ternary,
+                LweSecretDistribution::UniformBinary,
                 LweKeySwitchParams {
-                    modulus: ntt_primes_of_bits(27, 2 * lwe_dimension as u64, 1, &[])?[0],
+                    modulus: ntt_primes_of_bits(26, 2 * lwe_dimension as u64, 1, &[])?[0],
                     base_log: 4,
                     digits: 7,
                     sigma: MIN_STANDARD_SIGMA,
                 },
                 SecretDistribution::Ternary,
                 MIN_STANDARD_SIGMA,
+                BlindRotation::Binary,
             ),
-            _ => (h64, table4_key_switch, h64, 1024.0),
+            _ => (
+                h64.into(),
+                table4_key_switch,
+                h64,
+                1024.0,
+                BlindRotation::Ternary,
+            ),
         };
         Ok(PegasusParams {
             ckks_log_n,
@@ -118,6 +133,7 @@ impl PegasusPreset {
                 sigma: sigma_lut,
                 secret: ring_secret,
             },
+            blind_rotation,
         })
     }
 }
@@ -151,7 +167,7 @@ impl PegasusParams {
                 self.lwe_dimension,
                 (self.key_switch.modulus as f64).log2(),
                 self.key_switch.sigma,
-                self.lwe_secret,
+                self.lwe_secret.lattice_secret(self.lwe_dimension),
             )?,
             evaluation_key: self.lut.security()?,
         })
@@ -171,7 +187,7 @@ mod tests {
             let q0 = p.lut.q0;
             let q_ks = p.key_switch.modulus;
             if preset == PegasusPreset::Secure128 {
-                assert!(q_ks < 1 << 27 && q_ks > 1 << 26, "{q_ks}");
+                assert!(q_ks < 1 << 26 && q_ks > 1 << 25, "{q_ks}");
             } else {
                 assert_eq!(q_ks, q0);
             }
@@ -181,7 +197,9 @@ mod tests {
                 "{preset:?}: q_0 not NTT-friendly"
             );
             assert_eq!(q_ks % (2 * p.lwe_dimension as u64), 1);
-            assert!(p.key_switch.base_log * p.key_switch.digits as u32 >= 64 - q_ks.leading_zeros());
+            assert!(
+                p.key_switch.base_log * p.key_switch.digits as u32 >= 64 - q_ks.leading_zeros()
+            );
             p.lut.context_allowing_insecure().unwrap();
         }
         // Our set reaches 128 bits for both keys, so its constructors need no opt-in.

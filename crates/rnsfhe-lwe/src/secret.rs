@@ -1,5 +1,6 @@
 //! LWE secret keys, encryption and decryption (for clients and tests; the server never holds the key).
 
+use rnsfhe_core::lwe_estimator::LweSecret;
 use rnsfhe_core::{SecretDistribution, SecretKey};
 use rnsfhe_math::sampling::DiscreteGaussian;
 use rnsfhe_math::sampling::{fill_ternary, fill_ternary_hamming, fill_uniform_mod, Csprng};
@@ -9,6 +10,79 @@ use zeroize::Zeroize;
 use crate::ciphertext::LweCiphertext;
 use crate::dimension::LweDimension;
 use crate::error::{LweError, LweResult};
+
+/// The distribution of an LWE secret key: ternary as the ring secrets of `rnsfhe-core` (uniform, or a
+/// fixed Hamming weight as PEGASUS Table IV's `h = 64`), or binary (uniform, or a fixed weight), which
+/// [`crate::BlindRotation::Binary`] needs (one external product per coefficient instead of two).
+///
+/// The look-up index of blind rotation carries the modulus switch's rounding, of variance
+/// `(1 + ||s||^2) / 12` (PEGASUS Appendix C.2): `||s||^2` is `h` for a fixed weight, `2n/3` for a uniform
+/// ternary key and `n/2` for a uniform binary one, so sparse keys give more accurate tables and dense keys
+/// more security ([`LweSecretDistribution::lattice_secret`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LweSecretDistribution {
+    /// Every coefficient uniform in `{-1, 0, 1}`.
+    UniformTernary,
+    /// Exactly `h` coefficients in `{-1, 1}`, the others zero.
+    TernaryWeight(usize),
+    /// Every coefficient uniform in `{0, 1}`.
+    UniformBinary,
+    /// Exactly `h` coefficients equal to 1, the others zero (OpenPEGASUS's keys at `h = 64`).
+    BinaryWeight(usize),
+}
+
+impl From<SecretDistribution> for LweSecretDistribution {
+    fn from(d: SecretDistribution) -> Self {
+        match d {
+            SecretDistribution::Ternary => Self::UniformTernary,
+            SecretDistribution::HammingWeight(h) => Self::TernaryWeight(h),
+        }
+    }
+}
+
+impl LweSecretDistribution {
+    /// Whether every key of the distribution is binary.
+    pub fn is_binary(self) -> bool {
+        matches!(self, Self::UniformBinary | Self::BinaryWeight(_))
+    }
+
+    /// The expected `||s||^2` in dimension `n` (the variance factor of the look-up index).
+    pub fn expected_norm_sq(self, n: usize) -> f64 {
+        match self {
+            Self::UniformTernary => 2.0 * n as f64 / 3.0,
+            Self::UniformBinary => n as f64 / 2.0,
+            Self::TernaryWeight(h) | Self::BinaryWeight(h) => h as f64,
+        }
+    }
+
+    /// The secret as the lattice estimator sees it in dimension `n` (through its standard deviation):
+    /// ternary ones as such; a uniform binary coefficient has standard deviation `1/2`, a binary one of
+    /// weight `h` `sqrt(p (1 - p))` with `p = h / n` (the attacks see the distribution around its mean,
+    /// PEGASUS Section VI.A's estimator runs likewise).
+    pub fn lattice_secret(self, n: usize) -> LweSecret {
+        match self {
+            Self::UniformTernary => LweSecret::Ternary,
+            Self::TernaryWeight(h) => LweSecret::HammingWeight(h),
+            Self::UniformBinary => LweSecret::StdDev(0.5),
+            Self::BinaryWeight(h) => {
+                let p = h as f64 / n.max(1) as f64;
+                LweSecret::StdDev((p * (1.0 - p)).sqrt())
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for LweSecretDistribution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UniformTernary => f.write_str("uniform ternary"),
+            Self::TernaryWeight(h) => write!(f, "ternary, h = {h}"),
+            Self::UniformBinary => f.write_str("uniform binary"),
+            Self::BinaryWeight(h) => write!(f, "binary, h = {h}"),
+        }
+    }
+}
 
 /// An LWE secret `s in {-1, 0, 1}^n` (PEGASUS Section II.B; Table IV uses Hamming weight `h = 64`). The
 /// coefficients are overwritten with zeros on drop and never printed by `Debug`.
@@ -37,32 +111,33 @@ impl Drop for LweSecretKey {
 impl zeroize::ZeroizeOnDrop for LweSecretKey {}
 
 impl LweSecretKey {
-    /// Samples a ternary secret of dimension `n` from `distribution` (uniform ternary, or exactly `h`
-    /// nonzero coefficients).
+    /// Samples a secret of dimension `n` from `distribution` (an [`LweSecretDistribution`], or a ring
+    /// [`SecretDistribution`]: uniform ternary or a fixed Hamming weight).
     ///
-    /// Errors: [`LweError::Math`] for a Hamming weight above `n`.
+    /// Errors: [`LweError::Math`] for a weight above `n`.
     pub fn generate(
         dimension: LweDimension,
-        distribution: SecretDistribution,
+        distribution: impl Into<LweSecretDistribution>,
         rng: &mut Csprng,
     ) -> LweResult<Self> {
         let mut coeffs = vec![0i64; dimension.get()];
-        match distribution {
-            SecretDistribution::Ternary => fill_ternary(rng, &mut coeffs),
-            SecretDistribution::HammingWeight(h) => fill_ternary_hamming(rng, h, &mut coeffs)?,
+        match distribution.into() {
+            LweSecretDistribution::UniformTernary => fill_ternary(rng, &mut coeffs),
+            LweSecretDistribution::TernaryWeight(h) => fill_ternary_hamming(rng, h, &mut coeffs)?,
+            LweSecretDistribution::UniformBinary => {
+                let mut bits = vec![0u64; coeffs.len()];
+                fill_uniform_mod(rng, &Modulus::new(2)?, &mut bits);
+                coeffs
+                    .iter_mut()
+                    .zip(&bits)
+                    .for_each(|(c, &b)| *c = b as i64);
+                bits.zeroize();
+            }
+            LweSecretDistribution::BinaryWeight(h) => {
+                fill_ternary_hamming(rng, h, &mut coeffs)?;
+                coeffs.iter_mut().for_each(|c| *c = c.abs());
+            }
         }
-        Ok(Self { dimension, coeffs })
-    }
-
-    /// Samples a uniform binary secret `s in {0, 1}^n` (for [`crate::BlindRotation::Binary`]).
-    ///
-    /// Errors: none in practice (the modulus 2 is valid); [`LweError::Math`] is kept for the sampler's
-    /// contract.
-    pub fn generate_binary(dimension: LweDimension, rng: &mut Csprng) -> LweResult<Self> {
-        let mut bits = vec![0u64; dimension.get()];
-        fill_uniform_mod(rng, &Modulus::new(2)?, &mut bits);
-        let coeffs = bits.iter().map(|&b| b as i64).collect();
-        bits.zeroize();
         Ok(Self { dimension, coeffs })
     }
 
@@ -95,6 +170,19 @@ impl LweSecretKey {
     /// The dimension `n`.
     pub fn dimension(&self) -> LweDimension {
         self.dimension
+    }
+
+    /// The key as the lattice estimator sees it: a binary key by the standard deviation of its
+    /// coefficients (`sqrt(p (1 - p))` for a fraction `p` of ones, see
+    /// [`LweSecretDistribution::lattice_secret`]), a ternary one by its Hamming weight.
+    pub(crate) fn lattice_secret(&self) -> LweSecret {
+        let n = self.coeffs.len();
+        let weight = self.coeffs.iter().filter(|&&c| c != 0).count().max(1);
+        if self.coeffs.iter().all(|&c| c >= 0) {
+            LweSecretDistribution::BinaryWeight(weight).lattice_secret(n)
+        } else {
+            LweSecretDistribution::TernaryWeight(weight).lattice_secret(n)
+        }
     }
 
     /// The signed coefficients of `s`.

@@ -4,8 +4,7 @@
 //! [`MIN_SECURITY_BITS`], unless the caller opts in explicitly (the `*_allowing_insecure` constructors:
 //! for tests, and to reproduce PEGASUS Table IV, which the estimator puts at 97.7 bits).
 
-use rnsfhe_core::lwe_estimator::{estimate_rlwe, LweEstimate};
-use rnsfhe_core::SecretDistribution;
+use rnsfhe_core::lwe_estimator::{estimate_lwe, LweEstimate, LweParams, LweSecret};
 
 use crate::error::{LweError, LweResult};
 
@@ -22,16 +21,16 @@ pub(crate) enum Security {
 }
 
 /// The estimate of RLWE samples of degree `n` over a modulus of `log_q` bits with error width `sigma` and
-/// secret distribution `secret`.
+/// secret distribution `secret` (a ring [`rnsfhe_core::SecretDistribution`] or any [`LweSecret`]).
 ///
 /// Errors: [`LweError::InvalidParams`] if the estimator rejects the parameters.
 pub(crate) fn estimate(
     n: usize,
     log_q: f64,
     sigma: f64,
-    secret: SecretDistribution,
+    secret: impl Into<LweSecret>,
 ) -> LweResult<LweEstimate> {
-    estimate_rlwe(n, log_q, sigma, secret).map_err(|e| LweError::InvalidParams {
+    estimate_lwe(&LweParams::rlwe(n, log_q, sigma, secret)).map_err(|e| LweError::InvalidParams {
         what: "LWE-layer parameters",
         reason: format!("the lattice estimator rejects them: {e}"),
     })

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rnsfhe_core::{RlweContext, SecretDistribution, SecretKey};
 use rnsfhe_lwe::{
     extract, BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LutParams, LweCiphertext,
-    LweDimension, LweError, LweSecretKey, LMKCDEY_DEFAULT_WINDOW,
+    LweDimension, LweError, LweSecretDistribution, LweSecretKey, LMKCDEY_DEFAULT_WINDOW,
 };
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
@@ -48,7 +48,10 @@ fn lwe_keys(dimension: usize, r: &mut Csprng) -> Vec<(&'static str, LweSecretKey
             "uniform ternary",
             LweSecretKey::generate(dim, SecretDistribution::Ternary, r).unwrap(),
         ),
-        ("binary", LweSecretKey::generate_binary(dim, r).unwrap()),
+        (
+            "binary",
+            LweSecretKey::generate(dim, LweSecretDistribution::UniformBinary, r).unwrap(),
+        ),
     ]
 }
 
@@ -289,7 +292,7 @@ fn tables_on_inputs_of_any_modulus() {
     let dim = LweDimension::new(32).unwrap();
     let ternary =
         LweSecretKey::generate(dim, SecretDistribution::HammingWeight(16), &mut r).unwrap();
-    let binary = LweSecretKey::generate_binary(dim, &mut r).unwrap();
+    let binary = LweSecretKey::generate(dim, LweSecretDistribution::UniformBinary, &mut r).unwrap();
     let noise = DiscreteGaussian::with_sigma(3.2).unwrap();
     let prime = (1u64 << 20) - 3;
     // Trial division up to sqrt(q) < 1024: a prime.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rnsfhe_core::{RlweContext, SecretDistribution, SecretKey};
 use rnsfhe_lwe::{
     BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LutParams, LweDimension, LweError,
-    LweSecretKey,
+    LweSecretDistribution, LweSecretKey,
 };
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
@@ -114,7 +114,9 @@ fn blind_rotation_noise_matches_the_variance_formula() {
     let table = LookupTable::from_fn(&ctx, q0 as f64 / 64.0, delta, |_| c).unwrap();
     for algorithm in [BlindRotation::Ternary, BlindRotation::Binary] {
         let lwe_sk = match algorithm {
-            BlindRotation::Binary => LweSecretKey::generate_binary(dim, &mut r).unwrap(),
+            BlindRotation::Binary => {
+                LweSecretKey::generate(dim, LweSecretDistribution::UniformBinary, &mut r).unwrap()
+            }
             _ => LweSecretKey::generate(dim, SecretDistribution::Ternary, &mut r).unwrap(),
         };
         let key =

@@ -60,10 +60,35 @@ impl PyPegasusParams {
         self.params.lwe_dimension
     }
 
-    /// The Hamming weight of the LWE secret, or None for a uniform ternary secret.
+    /// The Hamming weight of the LWE secret, or None for a uniform (ternary or binary) secret.
     #[getter]
     fn lwe_hamming_weight(&self) -> Option<usize> {
-        hamming_weight(self.params.lwe_secret)
+        match self.params.lwe_secret {
+            LweSecretDistribution::TernaryWeight(h) | LweSecretDistribution::BinaryWeight(h) => {
+                Some(h)
+            }
+            _ => None,
+        }
+    }
+
+    /// The distribution of the LWE secret: "uniform ternary", "ternary, h = 64", "uniform binary" or
+    /// "binary, h = 64".
+    #[getter]
+    fn lwe_secret(&self) -> String {
+        self.params.lwe_secret.to_string()
+    }
+
+    /// The blind-rotation algorithm of the set, the default of ``LutSession``: "ternary" or "binary".
+    #[getter]
+    fn blind_rotation(&self) -> String {
+        algorithm_name(self.params.blind_rotation).to_string()
+    }
+
+    /// The modulus of the LWE switching keys (q_ks): q0 for PEGASUS Table IV, a 26-bit prime for
+    /// "Secure128", whose LWE ciphertexts are switched down to it before every key switch.
+    #[getter]
+    fn ks_modulus(&self) -> u64 {
+        self.params.key_switch.modulus
     }
 
     /// The modulus q0 of the LWE ciphertexts (a prime, NTT-friendly for every ring of the set).
@@ -148,10 +173,28 @@ impl PyPegasusParams {
 }
 
 /// The Hamming weight of a secret distribution (None: uniform ternary).
-pub(super) fn hamming_weight(secret: SecretDistribution) -> Option<usize> {
-    match secret {
-        SecretDistribution::HammingWeight(h) => Some(h),
-        SecretDistribution::Ternary => None,
+/// The Python name of a blind-rotation algorithm.
+pub(super) fn algorithm_name(algorithm: BlindRotation) -> &'static str {
+    match algorithm {
+        BlindRotation::Ternary => "ternary",
+        BlindRotation::Binary => "binary",
+        BlindRotation::Lmkcdey => "lmkcdey",
+        _ => "unknown",
+    }
+}
+
+/// The algorithm of a Python name (case-insensitive).
+pub(super) fn parse_algorithm(name: &str) -> PyResult<BlindRotation> {
+    match name.to_ascii_lowercase().as_str() {
+        "ternary" => Ok(BlindRotation::Ternary),
+        "binary" => Ok(BlindRotation::Binary),
+        "lmkcdey" => Ok(BlindRotation::Lmkcdey),
+        other => Err(PyValueError::new_err(format!(
+            "unknown blind-rotation algorithm {other:?}: expected \"ternary\" (PEGASUS Fig. 2, any \
+             ternary LWE key), \"binary\" (a binary LWE key, one external product per coefficient) \
+             or \"lmkcdey\" (Lee et al., automorphisms and one external product per coefficient, any \
+             LWE key)"
+        ))),
     }
 }
 

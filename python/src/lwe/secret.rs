@@ -182,23 +182,31 @@ pub(super) fn decrypt_to_array<'py>(
     keys: &[&LweSecretKey],
     cts: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-    let cts = read_ciphertexts(cts)?;
-    let phases = py
-        .allow_threads(|| {
-            cts.iter()
-                .map(|ct| {
-                    let key = keys
-                        .iter()
-                        .find(|k| k.dimension() == ct.dimension())
-                        .or(keys.first())
-                        .ok_or_else(|| LweError::InvalidParams {
-                            what: "decryption keys",
-                            reason: "none given".to_string(),
-                        })?;
-                    key.decrypt(ct)
-                })
-                .collect::<Result<Vec<i64>, LweError>>()
-        })
-        .map_err(lwe_error)?;
+    let phases = decrypt_phases(py, keys, &read_ciphertexts(cts)?)?;
     Ok(PyArray1::from_vec(py, phases))
+}
+
+/// The phases of `cts`, each under the key of `keys` with its dimension (the first key otherwise, whose
+/// error names the mismatch); the GIL is released.
+pub(super) fn decrypt_phases(
+    py: Python<'_>,
+    keys: &[&LweSecretKey],
+    cts: &[LweCiphertext],
+) -> PyResult<Vec<i64>> {
+    py.allow_threads(|| {
+        cts.iter()
+            .map(|ct| {
+                let key = keys
+                    .iter()
+                    .find(|k| k.dimension() == ct.dimension())
+                    .or(keys.first())
+                    .ok_or_else(|| LweError::InvalidParams {
+                        what: "decryption keys",
+                        reason: "none given".to_string(),
+                    })?;
+                key.decrypt(ct)
+            })
+            .collect::<Result<Vec<i64>, LweError>>()
+    })
+    .map_err(lwe_error)
 }

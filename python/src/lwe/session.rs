@@ -6,29 +6,32 @@ use super::*;
 /// Look-up tables on encrypted numbers in a few lines: the keys of one parameter set, encryption of
 /// real values at a scale, any Python function ``f(x: float) -> float`` as a table, and decryption.
 ///
-/// ``LutSession(preset="InsecureTest", seed=None, scale=None)`` generates the ring key of the
-/// look-up-table ring (degree n), the LWE key (dimension ``lwe_dimension``), the blind-rotation key
-/// (PEGASUS Fig. 2 and Fig. 6) and the switching key from the ring key back to the LWE key
-/// (``switching_key``, PEGASUS Fig. 9). ``preset`` is a name of ``presets()`` or a ``PegasusParams``;
-/// ``seed`` (an integer) makes every key and encryption deterministic, for tests only (**not secure**);
-/// ``scale`` is the default scale of ``encrypt``, ``lut`` and ``decrypt``, q0 / 64 if None;
-/// ``algorithm`` is the blind rotation: ``"ternary"`` (PEGASUS Fig. 2, two external products per LWE
-/// coefficient, the preset's ternary LWE key), ``"binary"`` (a uniform binary LWE key, one external
-/// product per coefficient: half the time, but the preset's security estimate is for its ternary key) or
-/// ``"lmkcdey"`` (Lee et al., Eurocrypt 2023: automorphisms and one external product per coefficient
-/// with the preset's ternary key, half the ternary key's size; the mask is rounded to odd values, which
-/// doubles the index error's standard deviation, see ``error_bound``).
-/// Keys the lattice estimator puts below 128 bits are refused (``ValueError``) unless
-/// ``allow_insecure=True``: the ``"InsecureTest"`` preset always needs it, and so does
-/// ``"PegasusTable4"`` (its switching key is about 98 bits).
+/// ``LutSession(preset="InsecureTest", seed=None, scale=None, algorithm=None, allow_insecure=False)``
+/// generates the ring key of the look-up-table ring (degree n), the LWE key (dimension
+/// ``lwe_dimension``), the blind-rotation key (PEGASUS Fig. 2 and Fig. 6) and the switching key from the
+/// ring key back to the LWE key (``switching_key``, PEGASUS Fig. 9). ``preset`` is a name of
+/// ``presets()`` or a ``PegasusParams``; ``seed`` (an integer) makes every key and encryption
+/// deterministic, for tests only (**not secure**); ``scale`` is the default scale of ``encrypt``, ``lut``
+/// and ``decrypt`` at q0, q0 / 64 if None (a ciphertext modulo q carries ``scale * q / q0``, so
+/// ``switch_modulus`` keeps values); ``algorithm`` is the blind rotation, the preset's
+/// (``params.blind_rotation``) if None: ``"ternary"`` (PEGASUS Fig. 2, two external products per LWE
+/// coefficient, the preset's ternary LWE key), ``"binary"`` (one external product per coefficient: half
+/// the time; the preset's key if it is binary, as "Secure128"'s, a uniform binary one otherwise, which
+/// the preset's security estimate does not cover) or ``"lmkcdey"`` (Lee et al., Eurocrypt 2023:
+/// automorphisms and one external product per coefficient with the preset's key, half the ternary
+/// key's size; the mask is rounded to odd values, which doubles the index error's standard deviation,
+/// see ``error_bound``). Keys the lattice estimator puts below 128 bits are refused (``ValueError``)
+/// unless ``allow_insecure=True``: the ``"InsecureTest"`` preset always needs it, and so does
+/// ``"PegasusTable4"`` (its switching key is about 98 bits); ``"Secure128"`` does not.
 ///
-/// ``encrypt`` gives LWE ciphertexts of dimension ``lwe_dimension`` modulo q0; ``lut`` maps one (or one
-/// switched to any modulus of at least ``2 * lut_dimension``) to an encryption of ``f`` of its value
-/// modulo q0 **under the ring key** (dimension ``lut_dimension``); ``decrypt`` reads both kinds. To feed a result to another table, switch it back with ``switch_to_lwe`` (``lut``
-/// does not do it by itself: a switch costs a key-switching product and adds ``switching_key.
-/// added_variance()`` to the error, which a final result need not pay). Inputs must satisfy
-/// ``|scale * x| < q0 / 4`` (PEGASUS Appendix B); ``encrypt`` refuses larger values. Not picklable (it
-/// holds secret keys).
+/// ``encrypt`` gives LWE ciphertexts of dimension ``lwe_dimension`` modulo ``lwe_modulus`` (q0, or the
+/// switching keys' smaller modulus for "Secure128"); ``lut`` maps one (or one switched to any modulus
+/// of at least ``2 * lut_dimension``) to an encryption of ``f`` of its value modulo q0 **under the ring
+/// key** (dimension ``lut_dimension``); ``decrypt`` reads both kinds. To feed a result to another table,
+/// switch it back with ``switch_to_lwe`` (``lut`` does not do it by itself: a switch costs a
+/// key-switching product and adds ``switching_key.added_variance()`` to the error, which a final result
+/// need not pay). Inputs must satisfy ``|scale * x| < q0 / 4`` (PEGASUS Appendix B); ``encrypt``
+/// refuses larger values. Not picklable (it holds secret keys).
 #[pyclass(name = "LutSession", module = "rnsfhe.lwe", frozen)]
 pub(super) struct PyLutSession {
     params: PyPegasusParams,
@@ -40,8 +43,10 @@ pub(super) struct PyLutSession {
     switching_key: Arc<LweSwitchingKey>,
     q0: Modulus,
     scale: f64,
-    /// The name of the blind-rotation algorithm, as given.
-    algorithm: &'static str,
+    /// The modulus of ciphertexts under the LWE key (the switching keys').
+    lwe_modulus: Modulus,
+    /// The blind-rotation algorithm of the key.
+    algorithm: BlindRotation,
     rng: Mutex<Csprng>,
 }
 
@@ -68,10 +73,14 @@ impl Keys {
         };
         let ring_sk = SecretKey::generate(&ctx, rng)?;
         let dimension = LweDimension::new(params.lwe_dimension)?;
-        let lwe_key = match algorithm {
-            BlindRotation::Binary => LweSecretKey::generate_binary(dimension, rng)?,
-            _ => LweSecretKey::generate(dimension, params.lwe_secret, rng)?,
+        // The binary algorithm on a ternary set: a uniform binary key of the same dimension.
+        let distribution = match algorithm {
+            BlindRotation::Binary if !params.lwe_secret.is_binary() => {
+                LweSecretDistribution::UniformBinary
+            }
+            _ => params.lwe_secret,
         };
+        let lwe_key = LweSecretKey::generate(dimension, distribution, rng)?;
         let evaluator = LutEvaluator::new(BlindRotationKey::generate_with(
             algorithm, &ctx, &ring_sk, &lwe_key, rng,
         )?);
@@ -102,6 +111,12 @@ impl PyLutSession {
         (input.unwrap_or(self.scale), output.unwrap_or(self.scale))
     }
 
+    /// The scale, at `modulus`, of a value encrypted with `scale` at q0: `scale * modulus / q0`, the
+    /// factor a modulus switch applies (so a value keeps its scale across `switch_modulus`).
+    fn scale_at(&self, scale: f64, modulus: u64) -> f64 {
+        scale * modulus as f64 / self.q0.value() as f64
+    }
+
     /// The table of the Python callable `f` for inputs modulo `input_modulus` on the grid of
     /// `LookupTable::from_fn_for_input_modulus` (PEGASUS Fig. 2 step 1), `f` called with the GIL held;
     /// its exceptions are raised unchanged.
@@ -113,6 +128,7 @@ impl PyLutSession {
         output_scale: Option<f64>,
     ) -> PyResult<LookupTable> {
         let (input, output) = self.scales(input_scale, output_scale);
+        let input = self.scale_at(input, input_modulus);
         let call = PyCallable::new(f)?;
         let table =
             LookupTable::from_fn_for_input_modulus(&self.ctx, input_modulus, input, output, |x| {
@@ -136,28 +152,15 @@ fn lut_error(err: LweError) -> PyErr {
 #[pymethods]
 impl PyLutSession {
     #[new]
-    #[pyo3(signature = (preset = None, seed = None, scale = None, algorithm = "ternary", allow_insecure = false))]
+    #[pyo3(signature = (preset = None, seed = None, scale = None, algorithm = None, allow_insecure = false))]
     fn new(
         py: Python<'_>,
         preset: Option<&Bound<'_, PyAny>>,
         seed: Option<Int>,
         scale: Option<f64>,
-        algorithm: &str,
+        algorithm: Option<&str>,
         allow_insecure: bool,
     ) -> PyResult<Self> {
-        let (name, algorithm) = match algorithm.to_ascii_lowercase().as_str() {
-            "ternary" => ("ternary", BlindRotation::Ternary),
-            "binary" => ("binary", BlindRotation::Binary),
-            "lmkcdey" => ("lmkcdey", BlindRotation::Lmkcdey),
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown blind-rotation algorithm {other:?}: expected \"ternary\" (PEGASUS \
-                     Fig. 2, any ternary LWE key), \"binary\" (a binary LWE key, one external \
-                     product per coefficient) or \"lmkcdey\" (Lee et al., automorphisms and one \
-                     external product per coefficient, any ternary LWE key)"
-                )))
-            }
-        };
         let params = match preset {
             None => PyPegasusParams::named("InsecureTest")?,
             Some(p) => match p.downcast::<PyPegasusParams>() {
@@ -167,7 +170,12 @@ impl PyLutSession {
                 })?)?,
             },
         };
+        let algorithm = match algorithm {
+            Some(name) => parse_algorithm(name)?,
+            None => params.params.blind_rotation,
+        };
         let q0 = Modulus::new(params.params.lut.q0).map_err(value_error)?;
+        let lwe_modulus = Modulus::new(params.params.key_switch.modulus).map_err(value_error)?;
         let scale = scale.unwrap_or(q0.value() as f64 / 64.0);
         if !(scale.is_finite() && scale >= 1.0) {
             return Err(PyValueError::new_err(format!(
@@ -187,8 +195,9 @@ impl PyLutSession {
             evaluator: keys.evaluator,
             switching_key: Arc::new(keys.switching_key),
             q0,
+            lwe_modulus,
             scale,
-            algorithm: name,
+            algorithm,
             rng: Mutex::new(rng),
         })
     }
@@ -196,7 +205,7 @@ impl PyLutSession {
     /// The blind-rotation algorithm: ``"ternary"``, ``"binary"`` or ``"lmkcdey"``.
     #[getter]
     fn algorithm(&self) -> &'static str {
-        self.algorithm
+        algorithm_name(self.algorithm)
     }
 
     /// The parameter set.
@@ -205,16 +214,26 @@ impl PyLutSession {
         self.params.clone()
     }
 
-    /// The default scale of ``encrypt``, ``lut`` and ``decrypt``.
+    /// The default scale of ``encrypt``, ``lut`` and ``decrypt``, at q0: a ciphertext modulo q carries
+    /// ``scale * q / q0`` (so that ``switch_modulus`` keeps its value).
     #[getter]
     fn scale(&self) -> f64 {
         self.scale
     }
 
-    /// The modulus q0 of every ciphertext of the session.
+    /// The modulus q0 of the look-up tables' outputs (and of ``encrypt``'s ciphertexts when
+    /// ``lwe_modulus`` is q0).
     #[getter]
     fn q0(&self) -> u64 {
         self.q0.value()
+    }
+
+    /// The modulus of ``encrypt``'s and ``switch_to_lwe``'s ciphertexts under the LWE key: the switching
+    /// keys' (q0 for PEGASUS Table IV, a 26-bit prime for "Secure128", where LWE ciphertexts of the
+    /// LWE key at q0 would be below 128 bits).
+    #[getter]
+    fn lwe_modulus(&self) -> u64 {
+        self.lwe_modulus.value()
     }
 
     /// The dimension of ``encrypt``'s ciphertexts (and of the inputs of ``lut``), n_lwe.
@@ -247,10 +266,11 @@ impl PyLutSession {
 
     /// encrypt(values, scale=None) -> list[LweCiphertext]
     ///
-    /// One LWE ciphertext of ``round(scale * x)`` modulo q0 under the LWE key for every value x of a 1-D
-    /// real array, with errors of width sigma_ks (``params.ks_sigma``, the width the security estimate
-    /// of the LWE key assumes). ValueError unless ``|round(scale * x)| < q0 / 4`` (the input range of
-    /// the tables, PEGASUS Appendix B). The GIL is released.
+    /// One LWE ciphertext of ``round(scale * q / q0 * x)`` modulo ``q = lwe_modulus`` under the LWE key
+    /// for every value x of a 1-D real array, with errors of width sigma_ks (``params.ks_sigma``, the
+    /// width the security estimate of the LWE key assumes). ValueError unless that message is below
+    /// ``q / 4`` in absolute value (the input range of the tables, PEGASUS Appendix B). The GIL is
+    /// released.
     #[pyo3(signature = (values, scale = None))]
     fn encrypt(
         &self,
@@ -258,8 +278,9 @@ impl PyLutSession {
         values: &Bound<'_, PyAny>,
         scale: Option<f64>,
     ) -> PyResult<Vec<PyLweCiphertext>> {
-        let scale = scale.unwrap_or(self.scale);
-        let limit = self.q0.value() / 4;
+        let modulus = self.lwe_modulus;
+        let scale = self.scale_at(scale.unwrap_or(self.scale), modulus.value());
+        let limit = modulus.value() / 4;
         let messages = read_reals(values)?
             .into_iter()
             .enumerate()
@@ -269,7 +290,7 @@ impl PyLutSession {
                     Ok(m as i64)
                 } else {
                     Err(PyValueError::new_err(format!(
-                        "values[{i}] = {x} times the scale {scale} is not below q0/4 = {limit} in \
+                        "values[{i}] = {x} times the scale {scale} is not below q/4 = {limit} in \
                          absolute value (the input range of the look-up tables): use a smaller scale"
                     )))
                 }
@@ -283,7 +304,7 @@ impl PyLutSession {
             Ok::<_, PyErr>(
                 messages
                     .into_iter()
-                    .map(|m| self.lwe_key.encrypt(m, &self.q0, &noise, &mut rng))
+                    .map(|m| self.lwe_key.encrypt(m, &modulus, &noise, &mut rng))
                     .collect::<Vec<_>>(),
             )
         })?;
@@ -293,9 +314,9 @@ impl PyLutSession {
     /// lut(ct, f, input_scale=None, output_scale=None) -> LweCiphertext
     ///
     /// An encryption of ``output_scale * f(x)`` modulo q0 under the ring key (dimension
-    /// ``lut_dimension``) from an encryption ``ct`` of ``input_scale * x`` under the LWE key modulo any
-    /// q >= 2 n (q0 for ``encrypt``'s ciphertexts; ``ct.switch_modulus(q)`` for others; ValueError below
-    /// 2 n) (PEGASUS Fig. 2). ``f`` is any callable on floats; it is called once per table coefficient
+    /// ``lut_dimension``) from an encryption ``ct`` of ``input_scale * q / q0 * x`` under the LWE key
+    /// modulo any q >= 2 n (``lwe_modulus`` for ``encrypt``'s ciphertexts; ``ct.switch_modulus(q)``
+    /// for others; ValueError below 2 n) (PEGASUS Fig. 2). ``f`` is any callable on floats; it is called once per table coefficient
     /// (n times) on the grid ``k q / (2 n input_scale)``, with the GIL held, and its exceptions propagate.
     /// The blind rotation runs with the GIL released. The result is within ``error_bound(L, ...,
     /// input_modulus=q)`` of ``f(x)`` for an L-Lipschitz f. Scales default to ``scale``.
@@ -332,7 +353,7 @@ impl PyLutSession {
         let cts = read_ciphertexts(cts)?;
         let modulus = cts
             .first()
-            .map_or(self.q0.value(), |ct| ct.modulus().value());
+            .map_or(self.lwe_modulus.value(), |ct| ct.modulus().value());
         let table = self.table(f, modulus, input_scale, output_scale)?;
         let outs = py
             .allow_threads(|| self.evaluator.evaluate_many(&cts, &table))
@@ -343,15 +364,26 @@ impl PyLutSession {
     /// switch_to_lwe(ct) -> LweCiphertext
     ///
     /// A look-up-table output (dimension ``lut_dimension``) switched to the LWE key (dimension
-    /// ``lwe_dimension``, PEGASUS Fig. 9), ready for another ``lut``; the GIL is released.
+    /// ``lwe_dimension``, PEGASUS Fig. 9) modulo ``lwe_modulus`` (first switched down to it when it is
+    /// not q0, as "Secure128" does), ready for another ``lut``; the GIL is released.
     fn switch_to_lwe(&self, py: Python<'_>, ct: &PyLweCiphertext) -> PyResult<PyLweCiphertext> {
-        self.switching_key().switch(py, ct)
+        let (key, ct, q) = (&*self.switching_key, &ct.ct, self.lwe_modulus.value());
+        py.allow_threads(|| {
+            if ct.modulus().value() == q {
+                key.switch(ct)
+            } else {
+                key.switch(&ct.switch_modulus(q)?)
+            }
+        })
+        .map(PyLweCiphertext::from)
+        .map_err(lwe_error)
     }
 
     /// decrypt(cts, scale=None) -> numpy.ndarray[float64]
     ///
-    /// The values of one ciphertext or a sequence of them (the phase divided by ``scale``), each under
-    /// the LWE key or the ring key, whichever has its dimension. The GIL is released.
+    /// The values of one ciphertext or a sequence of them (the phase divided by ``scale * q / q0`` for a
+    /// ciphertext modulo q), each under the LWE key or the ring key, whichever has its dimension. The
+    /// GIL is released.
     #[pyo3(signature = (cts, scale = None))]
     fn decrypt<'py>(
         &self,
@@ -360,11 +392,12 @@ impl PyLutSession {
         scale: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
         let scale = scale.unwrap_or(self.scale);
-        let phases = decrypt_to_array(py, &[&*self.lwe_key, &self.ring_key], cts)?;
+        let cts = read_ciphertexts(cts)?;
+        let phases = decrypt_phases(py, &[&*self.lwe_key, &self.ring_key], &cts)?;
         let values: Vec<f64> = phases
-            .to_vec()?
             .into_iter()
-            .map(|m| m as f64 / scale)
+            .zip(&cts)
+            .map(|(m, ct)| m as f64 / self.scale_at(scale, ct.modulus().value()))
             .collect();
         Ok(PyArray1::from_vec(py, values))
     }
@@ -373,8 +406,9 @@ impl PyLutSession {
     /// -> float
     ///
     /// The bound of PEGASUS Eq. (3) on ``|f(x) - decrypt(lut(ct, f))|`` for an L-Lipschitz ``f``
-    /// (``lipschitz`` = L), inputs modulo ``input_modulus`` (default q0) and an input error of standard
-    /// deviation ``input_sigma`` (in units of that modulus; default sigma_ks, the width of ``encrypt``;
+    /// (``lipschitz`` = L), inputs modulo ``input_modulus`` (default ``lwe_modulus``) and an input error
+    /// of standard deviation ``input_sigma`` (in units of that modulus; default sigma_ks, the width of
+    /// ``encrypt``;
     /// after ``switch_to_lwe`` add ``switching_key.added_variance()`` to its square):
     /// ``rnsfhe_lwe::LutEvaluator::error_bound`` with this session's LWE key norm, which counts the
     /// rounding of the session's algorithm (to odd values for ``"lmkcdey"``) and its blind-rotation
@@ -389,12 +423,13 @@ impl PyLutSession {
         input_modulus: Option<u64>,
     ) -> PyResult<f64> {
         let (input, output) = self.scales(input_scale, output_scale);
+        let modulus = input_modulus.unwrap_or(self.lwe_modulus.value());
         // The bound depends on the table only through its modulus and scales: a zero table carries them.
         let table = LookupTable::from_values_for_input_modulus(
             &self.ctx,
-            input_modulus.unwrap_or(self.q0.value()),
+            modulus,
             &vec![0.0; self.ctx.n()],
-            input,
+            self.scale_at(input, modulus),
             output,
         )
         .map_err(lwe_error)?;
@@ -420,7 +455,7 @@ impl PyLutSession {
             self.lut_dimension(),
             self.q0(),
             self.scale,
-            self.algorithm
+            algorithm_name(self.algorithm)
         )
     }
 
