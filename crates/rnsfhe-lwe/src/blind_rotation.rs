@@ -112,6 +112,27 @@ impl BlindRotationKey {
         })
     }
 
+    /// A key from its RGSW ciphertexts, per LWE coefficient in order (the wire reader,
+    /// [`crate::serialization`], which checks their count against `algorithm`).
+    pub(crate) fn from_parts(
+        ctx: Arc<RlweContext>,
+        lwe_dimension: LweDimension,
+        algorithm: BlindRotation,
+        keys: Vec<Vec<RgswCiphertext>>,
+    ) -> Self {
+        Self {
+            ctx,
+            lwe_dimension,
+            algorithm,
+            keys,
+        }
+    }
+
+    /// The RGSW ciphertexts, per LWE coefficient in order (the wire writer).
+    pub(crate) fn rgsw_keys(&self) -> &[Vec<RgswCiphertext>] {
+        &self.keys
+    }
+
     /// The algorithm the key was made for.
     pub fn algorithm(&self) -> BlindRotation {
         self.algorithm

@@ -107,15 +107,15 @@ impl LweSwitchingKey {
             SecretDistribution::HammingWeight(weight),
         )?;
         check(&estimate, "LWE switching key", security)?;
-        let basis = RnsBasis::new(n, &[params.modulus])?;
+        let digits = digit_decomposition(to.dimension(), &params)?;
+        let basis = digits.basis();
         let modulus = basis.moduli()[0];
-        let digits = RnsSignedDigits::new(&basis, params.base_log, params.digits)?;
         let noise = DiscreteGaussian::with_sigma(params.sigma)?;
         let gadget = Gadget::of_digits(&digits);
         let constants = (0..params.digits)
             .map(|k| digits.gadget_residues(0, k, 1))
             .collect::<Result<Vec<_>, _>>()?;
-        let s = SecretPoly::new(Poly::<Coeff>::from_i64(&basis, to.coefficients())?.into_ntt());
+        let s = SecretPoly::new(Poly::<Coeff>::from_i64(basis, to.coefficients())?.into_ntt());
         let fingerprint = key_fingerprint(to.dimension(), &params);
         let blocks = from
             .coefficients()
@@ -123,7 +123,7 @@ impl LweSwitchingKey {
             .map(|block| {
                 let mut padded = block.to_vec();
                 padded.resize(n, 0);
-                let message = Poly::<Coeff>::from_i64(&basis, &padded);
+                let message = Poly::<Coeff>::from_i64(basis, &padded);
                 zeroize::Zeroize::zeroize(&mut padded);
                 let message = SecretPoly::new(message?.into_ntt());
                 Ok(GadgetCiphertext::encrypt(
@@ -145,6 +145,33 @@ impl LweSwitchingKey {
             digits,
             blocks,
         })
+    }
+
+    /// A key from its gadget ciphertexts (the wire reader, [`crate::serialization`]): one per block of
+    /// `n = to` source coefficients, made for `digits` (the decomposition of `params` over `q`, from
+    /// [`digit_decomposition`]).
+    pub(crate) fn from_blocks(
+        from: LweDimension,
+        to: LweDimension,
+        params: LweKeySwitchParams,
+        digits: RnsSignedDigits,
+        blocks: Vec<GadgetCiphertext>,
+    ) -> Self {
+        debug_assert_eq!(blocks.len(), from.get().div_ceil(to.get()));
+        Self {
+            from,
+            to,
+            params,
+            modulus: digits.basis().moduli()[0],
+            digits,
+            blocks,
+        }
+    }
+
+    /// The signed-digit decomposition of the switches (`params.digits` digits of base
+    /// `2^params.base_log` over `q`, ring degree `n`).
+    pub(crate) fn digits(&self) -> &RnsSignedDigits {
+        &self.digits
     }
 
     /// The source dimension `N'`.
@@ -208,8 +235,26 @@ impl LweSwitchingKey {
     }
 }
 
+/// The signed-digit decomposition of keys to dimension `to` with `params`: `params.digits` digits of base
+/// `2^params.base_log` over the one-limb basis of degree `to` and modulus `params.modulus`.
+///
+/// Errors: [`LweError::InvalidParams`](crate::LweError::InvalidParams) /
+/// [`LweError::Ring`](crate::LweError::Ring) for a decomposition that is not exact, a modulus that is
+/// not an NTT prime for `to`, or a degree the ring layer does not support.
+pub(crate) fn digit_decomposition(
+    to: LweDimension,
+    params: &LweKeySwitchParams,
+) -> LweResult<RnsSignedDigits> {
+    let basis = RnsBasis::new(to.get(), &[params.modulus])?;
+    Ok(RnsSignedDigits::new(
+        &basis,
+        params.base_log,
+        params.digits,
+    )?)
+}
+
 /// The fingerprint of the target key's parameters, carried by the gadget ciphertexts.
-fn key_fingerprint(to: LweDimension, params: &LweKeySwitchParams) -> u64 {
+pub(crate) fn key_fingerprint(to: LweDimension, params: &LweKeySwitchParams) -> u64 {
     fingerprint_words([
         0x4c57_455f_4b53, // "LWE_KS"
         to.get() as u64,

@@ -17,6 +17,10 @@
 //!   as a look-up table on LWE ciphertexts ([`lut`], PEGASUS Section III.B).
 //! * [`PegasusPreset`] / [`PegasusParams`]: the parameter sets (PEGASUS Table IV and variants) and their
 //!   estimated security ([`params`]).
+//! * Wire encodings of every object above ([`serialization`], format in [`rnsfhe_math::wire`]):
+//!   ciphertexts load into an [`LweSpace`], switching keys into an [`LweSwitchingKeyContext`], tables and
+//!   blind-rotation keys into the look-up-table ring; secret keys only through explicitly named
+//!   functions.
 //!
 //! Conventions follow PEGASUS Section II.B: `LWE_s^{n,q}(m) = (m + e - <a, s>, a)`, decrypted by the
 //! phase `b + <a, s>`; RLWE ciphertexts `(c_0, c_1)` decrypt to `c_0 + c_1 s` as in `rnsfhe-core`.
@@ -31,6 +35,7 @@ pub mod lut;
 pub mod params;
 pub mod secret;
 pub mod security;
+pub mod serialization;
 
 pub use blind_rotation::{BlindRotation, BlindRotationKey};
 pub use ciphertext::LweCiphertext;
@@ -42,3 +47,4 @@ pub use lut::{LookupTable, LutEvaluator, LutParams};
 pub use params::{PegasusParams, PegasusPreset, PegasusSecurity};
 pub use secret::LweSecretKey;
 pub use security::MIN_SECURITY_BITS;
+pub use serialization::{LweSpace, LweSwitchingKeyContext};

@@ -177,6 +177,16 @@ impl LookupTable {
         })
     }
 
+    /// A table from its polynomial and scales as they were (the wire reader, [`crate::serialization`],
+    /// which checks the scales and reads the polynomial over `q_0`).
+    pub(crate) fn from_parts(poly: Poly<Coeff>, input_scale: f64, output_scale: f64) -> Self {
+        Self {
+            poly,
+            input_scale,
+            output_scale,
+        }
+    }
+
     /// The table polynomial `f` (coefficient form over `q_0`).
     pub fn poly(&self) -> &Poly<Coeff> {
         &self.poly
