@@ -235,8 +235,9 @@ impl Deserializable<LweSpace> for LweCiphertext {
 
 // ---- LWE secret keys ---------------------------------------------------------------------------------
 
-/// The fingerprint of the secret keys of dimension `n`.
-fn secret_key_fingerprint(dimension: LweDimension) -> u64 {
+/// The fingerprint of the secret keys of dimension `n` (what their header carries: a reader holding
+/// keys of several dimensions picks the one to load with by it).
+pub fn secret_key_fingerprint(dimension: LweDimension) -> u64 {
     fingerprint_words([SECRET_KEY_TAG, dimension.get() as u64])
 }
 
