@@ -146,15 +146,7 @@ impl PyLutSession {
                 )))
             }
         };
-        let params = match preset {
-            None => PyPegasusParams::named("InsecureTest")?,
-            Some(p) => match p.downcast::<PyPegasusParams>() {
-                Ok(p) => p.get().clone(),
-                Err(_) => PyPegasusParams::named(p.extract::<&str>().map_err(|_| {
-                    PyTypeError::new_err("preset must be a preset name (str) or a PegasusParams")
-                })?)?,
-            },
-        };
+        let params = pegasus_params(preset, "InsecureTest")?;
         let q0 = Modulus::new(params.params.lut.q0).map_err(value_error)?;
         let scale = scale.unwrap_or(q0.value() as f64 / 64.0);
         if !(scale.is_finite() && scale >= 1.0) {
@@ -223,6 +215,7 @@ impl PyLutSession {
     fn switching_key(&self) -> PyLweSwitchingKey {
         PyLweSwitchingKey {
             key: Arc::clone(&self.switching_key),
+            params: self.params.clone(),
         }
     }
 
@@ -394,7 +387,8 @@ impl PyLutSession {
     fn __reduce__(&self) -> PyResult<PyObject> {
         Err(SCHEME.not_picklable(
             "LutSession",
-            "it holds secret keys, and LWE keys have no wire format yet",
+            "it holds secret keys (save lwe_key explicitly with to_secret_bytes(); switching_key \
+             pickles and has to_bytes())",
         ))
     }
 }
