@@ -44,14 +44,14 @@ use rnsfhe_math::wire::{
     DIGEST_LEN, HEADER_LEN,
 };
 use rnsfhe_math::Modulus;
-use rnsfhe_ring::{Coeff, Poly, RnsSignedDigits};
+use rnsfhe_ring::{Coeff, Poly};
 use zeroize::Zeroizing;
 
 use crate::blind_rotation::{BlindRotation, BlindRotationKey};
 use crate::ciphertext::LweCiphertext;
 use crate::dimension::{LweDimension, MAX_LWE_DIMENSION};
 use crate::error::LweResult;
-use crate::keyswitch::{digit_decomposition, key_fingerprint, LweKeySwitchParams, LweSwitchingKey};
+use crate::keyswitch::{LweSwitchingKey, LweSwitchingKeyContext};
 use crate::lut::LookupTable;
 use crate::secret::LweSecretKey;
 
@@ -80,8 +80,8 @@ pub mod kinds {
     ];
 }
 
-/// Domain tags of the fingerprints ("LWE_CT", "LWE_SK"; the switching key's gadget ciphertexts carry
-/// [`key_fingerprint`], tagged "LWE_KS", and its header a fingerprint of that and the source dimension).
+/// Domain tags of the fingerprints ("LWE_CT", "LWE_SK", "LUT"; a switching key's header carries
+/// [`LweSwitchingKeyContext::fingerprint`]).
 const CIPHERTEXT_TAG: u64 = 0x4c57_455f_4354;
 const SECRET_KEY_TAG: u64 = 0x4c57_455f_534b;
 /// "LUT".
@@ -311,80 +311,15 @@ impl LweSecretKey {
 
 // ---- LWE switching keys ------------------------------------------------------------------------------
 
-/// The parameters an LWE switching key belongs to: the source dimension `N'`, the target dimension `n`
-/// and the [`LweKeySwitchParams`], with the digit decomposition they define (built once, shared by the
-/// keys loaded into it). Its fingerprint covers all of them.
-#[derive(Clone, Debug)]
-pub struct LweSwitchingKeyContext {
-    from: LweDimension,
-    to: LweDimension,
-    params: LweKeySwitchParams,
-    digits: RnsSignedDigits,
-}
-
 impl LweSwitchingKeyContext {
-    /// The keys from dimension `from` to dimension `to` (a power of two supported as a ring degree)
-    /// with `params`. The security of the parameters is not estimated here: the reader chose them, as
-    /// the writer did when it generated the key ([`LweSwitchingKey::generate`]).
-    ///
-    /// Errors: as the decomposition of [`LweSwitchingKey::generate`]: an inexact decomposition, a
-    /// modulus that is not an NTT prime for `to`, an unsupported `to`.
-    pub fn new(
-        from: LweDimension,
-        to: LweDimension,
-        params: LweKeySwitchParams,
-    ) -> LweResult<Self> {
-        Ok(Self {
-            from,
-            to,
-            params,
-            digits: digit_decomposition(to, &params)?,
-        })
-    }
-
-    /// The context of `key` (the key's own parameters).
-    pub fn of(key: &LweSwitchingKey) -> Self {
-        Self {
-            from: key.from_dimension(),
-            to: key.to_dimension(),
-            params: *key.params(),
-            digits: key.digits().clone(),
-        }
-    }
-
-    /// The source dimension `N'`.
-    pub fn from_dimension(&self) -> LweDimension {
-        self.from
-    }
-
-    /// The target dimension `n`.
-    pub fn to_dimension(&self) -> LweDimension {
-        self.to
-    }
-
-    /// The key-switching parameters.
-    pub fn params(&self) -> &LweKeySwitchParams {
-        &self.params
-    }
-
-    /// The fingerprint its keys carry.
+    /// The fingerprint its keys carry in their header: of the target key's parameters (the one the
+    /// gadget ciphertexts carry) and of the source dimension.
     pub fn fingerprint(&self) -> u64 {
-        switching_key_fingerprint(self.from, self.to, &self.params)
+        fingerprint_words([
+            self.gadget_fingerprint(),
+            self.from_dimension().get() as u64,
+        ])
     }
-
-    /// Number of gadget ciphertexts of its keys: one per block of `n` source coefficients.
-    fn blocks(&self) -> usize {
-        self.from.get().div_ceil(self.to.get())
-    }
-}
-
-/// The header fingerprint of switching keys from `from` to `to` with `params`.
-fn switching_key_fingerprint(
-    from: LweDimension,
-    to: LweDimension,
-    params: &LweKeySwitchParams,
-) -> u64 {
-    fingerprint_words([key_fingerprint(to, params), from.get() as u64])
 }
 
 impl WireFingerprint for LweSwitchingKeyContext {
@@ -398,7 +333,7 @@ impl Serializable for LweSwitchingKey {
     const KIND: ObjectKind = kinds::LWE_SWITCHING_KEY;
 
     fn wire_fingerprint(&self) -> u64 {
-        switching_key_fingerprint(self.from_dimension(), self.to_dimension(), self.params())
+        self.context().fingerprint()
     }
 
     fn payload_size(&self, randomness: PublicRandomness) -> u64 {
@@ -421,8 +356,9 @@ impl Deserializable<LweSwitchingKeyContext> for LweSwitchingKey {
         r: &mut WireReader<R>,
         ctx: &LweSwitchingKeyContext,
     ) -> Result<Self, DecodeError> {
-        let fingerprint = key_fingerprint(ctx.to, &ctx.params);
-        let gadget = Gadget::of_digits(&ctx.digits);
+        let fingerprint = ctx.gadget_fingerprint();
+        let digits = ctx.digits();
+        let gadget = Gadget::of_digits(digits);
         // Block and row counts are the context's, not the input's.
         let blocks = (0..ctx.blocks())
             .map(|j| {
@@ -430,19 +366,13 @@ impl Deserializable<LweSwitchingKeyContext> for LweSwitchingKey {
                     r,
                     fingerprint,
                     gadget,
-                    ctx.digits.basis(),
-                    ctx.digits.count(),
+                    digits.basis(),
+                    digits.count(),
                     &format!("switching_key.block[{j}]"),
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(LweSwitchingKey::from_blocks(
-            ctx.from,
-            ctx.to,
-            ctx.params,
-            ctx.digits.clone(),
-            blocks,
-        ))
+        Ok(LweSwitchingKey::from_blocks(ctx.clone(), blocks))
     }
 
     fn read_object<R: Read>(
@@ -699,6 +629,7 @@ impl BlindRotationKey {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::keyswitch::LweKeySwitchParams;
     use crate::lut::{LutEvaluator, LutParams};
     use rnsfhe_core::{SecretDistribution, SecretKey};
     use rnsfhe_math::primes::ntt_primes_of_bits;
@@ -875,10 +806,7 @@ mod tests {
         let key =
             LweSwitchingKey::generate_allowing_insecure(&from, &s.lwe, params, &mut s.rng).unwrap();
         let ctx = LweSwitchingKeyContext::new(from.dimension(), s.lwe.dimension(), params).unwrap();
-        assert_eq!(
-            ctx.fingerprint(),
-            LweSwitchingKeyContext::of(&key).fingerprint()
-        );
+        assert_eq!(ctx.fingerprint(), key.context().fingerprint());
         let noise = DiscreteGaussian::with_sigma(3.2).unwrap();
         let ct = from.encrypt(1000, &q0(&s.ctx), &noise, &mut s.rng);
         let expected = key.switch(&ct).unwrap();
