@@ -44,6 +44,7 @@ use rnsfhe_math::wire::{
     DIGEST_LEN, HEADER_LEN,
 };
 use rnsfhe_math::Modulus;
+use rnsfhe_ring::wire::residue_width;
 use rnsfhe_ring::{Coeff, Poly};
 use zeroize::Zeroizing;
 
@@ -123,11 +124,6 @@ fn read_object<R: Read, T>(
     let object = payload(r)?;
     r.check_digest(&header)?;
     Ok(object)
-}
-
-/// Bits per value of a residue modulo `q` on the wire: the bit length of `q - 1`.
-fn residue_width(q: &Modulus) -> u32 {
-    (64 - (q.value() - 1).leading_zeros()).max(1)
 }
 
 // ---- LWE ciphertexts ---------------------------------------------------------------------------------
