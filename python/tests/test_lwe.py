@@ -288,6 +288,12 @@ def test_switching_keys_round_trip_and_pickle(session):
             assert one.b == other.b and np.array_equal(one.a, other.a)
     unpickled = pickle.loads(pickle.dumps(ks))
     assert unpickled.to_bytes() == seeded and unpickled.params.preset == "InsecureTest"
+    mac = bytes(range(32))
+    sealed = ks.to_bytes(mac_key=mac)
+    assert lwe.LweSwitchingKey.from_bytes(sealed, "InsecureTest", mac_key=mac).to_bytes() == seeded
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        lwe.LweSwitchingKey.from_bytes(sealed, "InsecureTest")
+    assert e.value.field == "digest"
     # Other dimensions or another parameter set: another fingerprint.
     with pytest.raises(rnsfhe.DecodeError) as e:
         lwe.LweSwitchingKey.from_bytes(seeded, session.params, from_dimension=2048)
