@@ -568,11 +568,14 @@ impl BlindRotationKey {
             )
         })?;
         let (_, per_coefficient, automorphisms) = layout(algorithm);
+        let at = r.offset();
         let dimension = r.u32_in(
             &format!("{BRK}.lwe_dimension"),
             1..=MAX_LWE_DIMENSION as u32,
             "an LWE dimension",
         )?;
+        let lwe_dimension = LweDimension::new(dimension as usize)
+            .map_err(|e| r.invalid_at(at, &format!("{BRK}.lwe_dimension"), e.to_string()))?;
         let at = r.offset();
         let count = r.u8(&format!("{BRK}.rgsw_per_coefficient"))?;
         if count != per_coefficient {
@@ -586,7 +589,7 @@ impl BlindRotationKey {
         // Collected as the input supplies them: a claimed dimension without the bytes behind it ends in
         // a truncation error, not in an allocation of its size.
         let mut keys = Vec::new();
-        for j in 0..dimension as usize {
+        for j in 0..lwe_dimension.get() {
             let row = (0..per_coefficient)
                 .map(|i| RgswCiphertext::read_wire(r, ctx, &format!("{BRK}.rgsw[{j}][{i}]")))
                 .collect::<Result<Vec<_>, _>>()?;
@@ -608,10 +611,9 @@ impl BlindRotationKey {
                 GadgetCiphertext::read_hybrid(r, ctx, field)
             },
         )?;
-        // Every algorithm of this build has `automorphisms == false`, so the list is empty here.
+        // No algorithm of this build has automorphism keys (`layout`), so the list is empty here; an
+        // algorithm with them hands `automorphism_keys` to the key, and `write_payload` writes its list.
         debug_assert!(automorphism_keys.is_empty());
-        let lwe_dimension = LweDimension::new(dimension as usize)
-            .map_err(|e| r.invalid(&format!("{BRK}.lwe_dimension"), e.to_string()))?;
         Ok(BlindRotationKey::from_parts(
             Arc::clone(ctx),
             lwe_dimension,
