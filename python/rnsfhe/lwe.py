@@ -5,6 +5,7 @@ The quickest way in is a :class:`LutSession`: it makes every key, encrypts real 
 Python function into a look-up table and decrypts:
 
 >>> import numpy as np
+>>> import rnsfhe
 >>> from rnsfhe import lwe
 >>> s = lwe.LutSession("InsecureTest", seed=1, allow_insecure=True)  # small and NOT secure: examples, tests
 >>> x = np.array([-3.0, -0.5, 0.0, 2.25])
@@ -22,16 +23,29 @@ The pieces:
   ``"PegasusTable4"`` (PEGASUS Table IV; **below 128 bits by our estimator**, ``security()``),
   ``"PegasusTable4FastSpecial"`` and ``"InsecureTest"``;
 * :class:`LweSecretKey` -- ``generate(dimension, hamming_weight=None)``, ``encrypt(m, modulus, sigma=3.2)``,
-  ``decrypt(ct)``, ``encrypt_many`` / ``decrypt_many`` on numpy int64 vectors;
+  ``decrypt(ct)``, ``encrypt_many`` / ``decrypt_many`` on numpy int64 vectors; saved only explicitly
+  (``to_secret_bytes()``, ``LweSecretKey.from_secret_bytes(data, dimension)``);
 * :class:`LweCiphertext` -- ``b``, ``a`` (numpy uint64), ``dimension``, ``modulus``, ``+ - * int``, unary
   ``-``, ``add_plain(m)``, ``switch_modulus(q)``;
 * :class:`LweSwitchingKey` -- key switching between dimensions (PEGASUS Fig. 9);
 * :class:`LutSession` -- the keys of one parameter set and the look-up tables.
 
+Ciphertexts and switching keys travel in rnsfhe's wire format (``to_bytes()``; ``from_bytes`` loads them
+against the dimension and modulus, or the parameter set, they belong to, and raises
+:class:`rnsfhe.DecodeError` naming the field and byte offset for bad bytes); ``rnsfhe.read_header`` names
+their kinds:
+
+>>> data = y[0].to_bytes()
+>>> rnsfhe.read_header(data).kind
+'LWE ciphertext'
+>>> back = lwe.LweCiphertext.from_bytes(data, s.lut_dimension, s.q0)
+>>> bool(abs(s.decrypt(back)[0] - 0.0) <= s.error_bound(1.0))
+True
+
 Not built yet: the switch between CKKS and LWE (extraction of CKKS slots and repacking, PEGASUS Fig. 6 and
-Section III.C), and a wire format for LWE objects (secret keys, switching keys and sessions refuse pickling;
-ciphertexts pickle by their components). Errors of the Rust code raise :class:`ValueError` with its message;
-heavy calls release the GIL.
+Section III.C). Secret keys and sessions refuse pickling; ciphertexts pickle by their components, switching
+keys by their bytes. Errors of the Rust code raise :class:`ValueError` with its message; heavy calls release
+the GIL.
 """
 
 from __future__ import annotations

@@ -9,24 +9,29 @@
 //! error bound); this module reads Python values and converts results (vectors as numpy arrays). Errors of
 //! the Rust layer become `ValueError` with the Rust message; key generation, vector encryption and
 //! decryption, key switching and look-up tables run with the GIL released. Secret keys are never printed
-//! and cannot be pickled; LWE objects have no wire format yet, so keys have no bytes at all.
+//! and cannot be pickled (`to_secret_bytes` saves one explicitly); ciphertexts and switching keys have
+//! `to_bytes` / `from_bytes` in the wire format of `rnsfhe_lwe::serialization`, loaded against the
+//! parameters they belong to (`DecodeError` naming the field and offset for bad bytes).
 
 use std::sync::{Arc, Mutex};
 
 use numpy::{PyArray1, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use rnsfhe::core::{RlweContext, SecretDistribution, SecretKey};
 use rnsfhe::lwe::{
     BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
-    LweError, LweSecretDistribution, LweSecretKey, LweSwitchingKey, PegasusParams, PegasusPreset,
+    LweError, LweSecretDistribution, LweSecretKey, LweSpace, LweSwitchingKey,
+    LweSwitchingKeyContext, PegasusParams, PegasusPreset,
 };
 use rnsfhe::math::sampling::{Csprng, DiscreteGaussian};
+use rnsfhe::math::wire::{Deserializable, PublicRandomness, Serializable};
 use rnsfhe::math::Modulus;
 
 use crate::common::{
-    as_array, operator_result, preset_name, preset_names, value_error, wrong_dimensions, BinOp,
-    Int, PyCallable, Scheme,
+    as_array, decode_error, integrity, operator_result, preset_name, preset_names, randomness,
+    read_bytes, to_py_bytes, value_error, wrong_dimensions, BinOp, Int, PyCallable, Scheme,
 };
 
 mod ciphertext;

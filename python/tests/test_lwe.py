@@ -1,8 +1,9 @@
 """rnsfhe.lwe at the InsecureTest preset: LWE encryption round trips, arithmetic and modulus switching, the
 errors of operands that do not fit together, look-up tables of Python functions within the bound of PEGASUS
 Eq. (3) (``LutSession.error_bound``, i.e. ``rnsfhe_lwe::LutEvaluator::error_bound``) for the three blind-rotation
-algorithms and inputs of other moduli, ``lut_many`` equal to ``lut``, key switching back to the LWE key, and secret
-keys that are neither printed nor pickled."""
+algorithms and inputs of other moduli, ``lut_many`` equal to ``lut``, key switching back to the LWE key, secret
+keys that are neither printed nor pickled, and the wire format of ciphertexts, secret keys and switching keys
+(round trips, MACs, hostile bytes)."""
 
 import copy
 import math
@@ -11,6 +12,7 @@ import pickle
 import numpy as np
 import pytest
 
+import rnsfhe
 from conftest import assert_doctests_pass
 from rnsfhe import lwe
 
@@ -271,11 +273,102 @@ def test_lut_errors(session):
 def test_secret_keys_are_redacted_and_not_picklable(session, key):
     assert repr(key) == "LweSecretKey(dimension=64, <hidden>)"
     assert repr(session.lwe_key) == "LweSecretKey(dimension=64, <hidden>)"
-    assert not hasattr(key, "to_secret_bytes") and not hasattr(key, "to_bytes")
-    for obj in (key, session, session.lwe_key, session.switching_key):
+    assert not hasattr(key, "to_bytes")
+    for obj in (key, session, session.lwe_key):
         with pytest.raises(TypeError, match="cannot be pickled"):
             pickle.dumps(obj)
+    with pytest.raises(TypeError, match="to_secret_bytes"):
+        pickle.dumps(key)
     assert "InsecureTest" in repr(session)
+
+
+def test_ciphertexts_round_trip_through_the_wire_format(key, q0):
+    ct = key.encrypt(5 * DELTA, q0)
+    data = ct.to_bytes()
+    # Header, b and 64 coefficients of a at the modulus' 45 bits, digest.
+    assert len(data) == ct.serialized_size() == 16 + 6 + 360 + 32
+    header = rnsfhe.read_header(data)
+    assert (header.kind, header.kind_code, header.is_secret) == ("LWE ciphertext", 64, False)
+    back = lwe.LweCiphertext.from_bytes(bytearray(data), 64, q0)
+    assert back.b == ct.b and np.array_equal(back.a, ct.a)
+    mac = bytes(range(32))
+    sealed = ct.to_bytes(mac_key=mac)
+    assert lwe.LweCiphertext.from_bytes(sealed, 64, q0, mac_key=mac).b == ct.b
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        lwe.LweCiphertext.from_bytes(sealed, 64, q0)
+    assert e.value.field == "digest"
+    # Another dimension or modulus: the header's fingerprint says the ciphertext is not of it.
+    for dimension, modulus in [(128, q0), (64, 2**40)]:
+        with pytest.raises(rnsfhe.DecodeError) as e:
+            lwe.LweCiphertext.from_bytes(data, dimension, modulus)
+        assert e.value.field == "header.fingerprint"
+    # A mask coefficient above the modulus, sealed again so that it reaches the payload's validation.
+    bad = bytearray(data)
+    bad[22:28] = b"\xff" * 6
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        lwe.LweCiphertext.from_bytes(rnsfhe.reseal(bytes(bad)), 64, q0)
+    assert (e.value.field, e.value.offset) == ("lwe_ciphertext.a[0]", 22)
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        lwe.LweCiphertext.from_bytes(data[:-1], 64, q0)
+    assert e.value.field == "digest"
+    with pytest.raises(ValueError, match="LWE dimension"):
+        lwe.LweCiphertext.from_bytes(data, 0, q0)
+
+
+def test_secret_keys_save_only_explicitly(key, q0):
+    data = key.to_secret_bytes()
+    assert len(data) == 16 + 16 + 32  # 64 coefficients at 2 bits
+    header = rnsfhe.read_header(data)
+    assert (header.kind, header.is_secret) == ("LWE secret key", True)
+    back = lwe.LweSecretKey.from_secret_bytes(data, 64)
+    ct = key.encrypt(-7 * DELTA, q0)
+    assert back.decrypt(ct) == key.decrypt(ct)
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        lwe.LweSecretKey.from_secret_bytes(data, 32)
+    assert e.value.field == "header.fingerprint"
+    # A secret key is no ciphertext.
+    with pytest.raises(rnsfhe.DecodeError, match="LWE secret key") as e:
+        lwe.LweCiphertext.from_bytes(data, 64, q0)
+    assert e.value.field == "header.kind"
+
+
+def test_switching_keys_round_trip_and_pickle(session):
+    ks = session.switching_key
+    seeded, expanded = ks.to_bytes(), ks.to_bytes(seeded=False)
+    assert len(seeded) == ks.serialized_size() and len(expanded) == ks.serialized_size(seeded=False)
+    assert 0.5 < len(seeded) / len(expanded) < 0.52
+    assert rnsfhe.read_header(seeded).kind == "LWE switching key"
+    x = np.array([-2.0, 3.0])
+    outs = session.lut_many(session.encrypt(x), relu)
+    for data in (seeded, expanded):
+        back = lwe.LweSwitchingKey.from_bytes(data, "InsecureTest")
+        assert (back.from_dimension, back.to_dimension) == (1024, 64)
+        for out in outs:
+            one, other = ks.switch(out), back.switch(out)
+            # Key switching is deterministic: the same key and input give the same ciphertext.
+            assert one.b == other.b and np.array_equal(one.a, other.a)
+    unpickled = pickle.loads(pickle.dumps(ks))
+    assert unpickled.to_bytes() == seeded and unpickled.params.preset == "InsecureTest"
+    mac = bytes(range(32))
+    sealed = ks.to_bytes(mac_key=mac)
+    assert lwe.LweSwitchingKey.from_bytes(sealed, "InsecureTest", mac_key=mac).to_bytes() == seeded
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        lwe.LweSwitchingKey.from_bytes(sealed, "InsecureTest")
+    assert e.value.field == "digest"
+    # Other dimensions or another parameter set: another fingerprint.
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        lwe.LweSwitchingKey.from_bytes(seeded, session.params, from_dimension=2048)
+    assert e.value.field == "header.fingerprint"
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        lwe.LweSwitchingKey.from_bytes(seeded, "PegasusTable4")
+    assert e.value.field == "header.fingerprint"
+    with pytest.raises(ValueError, match="LWE dimension"):
+        lwe.LweSwitchingKey.from_bytes(seeded, "InsecureTest", to_dimension=0)
+    bad = bytearray(seeded)
+    bad[16] = 2  # the first block's seeded flag
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        lwe.LweSwitchingKey.from_bytes(rnsfhe.reseal(bytes(bad)), "InsecureTest")
+    assert e.value.field == "switching_key.block[0].seeded"
 
 
 def test_module_docstring_examples():

@@ -20,8 +20,8 @@ use crate::keys::{SecretKey, SecretPoly};
 /// context's secret and hybrid gadget (see the module documentation).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RgswCiphertext {
-    m: GadgetCiphertext,
-    sm: GadgetCiphertext,
+    pub(crate) m: GadgetCiphertext,
+    pub(crate) sm: GadgetCiphertext,
 }
 
 impl RgswCiphertext {

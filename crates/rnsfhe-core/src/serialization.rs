@@ -13,6 +13,7 @@
 //!               (0 -> 0, 1 -> 1, 2 -> -1)
 //! parts         u32 level l (1..=L) | u8 count (2..=3) | u8 seeded (count must be 2)
 //!               | c_0 over Q_l | seed[32] if seeded, else c_1 over Q_l | c_2 over Q_l if count = 3
+//! RGSW          pairs of m | pairs of s m (no header: a part of the blind-rotation keys of rnsfhe-lwe)
 //! ```
 //!
 //! Seeded `a` polynomials are expanded with [`crate::samplers::expand_uniform`] from
@@ -37,6 +38,7 @@ use crate::context::{RlweContext, SecretDistribution};
 use crate::encryption::{RlweCiphertext, SeededRlweCiphertext};
 use crate::gadget::{Gadget, GadgetCiphertext};
 use crate::keys::{GaloisKeys, PublicKey, RelinKey, SecretKey};
+use crate::rgsw::RgswCiphertext;
 use crate::samplers::expand_uniform;
 use crate::security::SecurityEstimate;
 
@@ -246,8 +248,10 @@ impl GadgetCiphertext {
         })
     }
 
-    /// Reads a key-switching key of `ctx`'s hybrid gadget (one row per digit group, over `QP`).
-    fn read_hybrid<R: Read>(
+    /// Reads a gadget ciphertext of `ctx`'s hybrid gadget (one row per digit group, over `QP`): a
+    /// key-switching key (relinearization, Galois), a row of an RGSW ciphertext, an automorphism key of
+    /// blind rotation. Errors name `field`.
+    pub fn read_hybrid<R: Read>(
         r: &mut WireReader<R>,
         ctx: &RlweContext,
         field: &str,
@@ -260,6 +264,44 @@ impl GadgetCiphertext {
             ctx.special_constants().len(),
             field,
         )
+    }
+}
+
+impl RgswCiphertext {
+    /// Wire size of [`RgswCiphertext::write_wire`]'s output: its two gadget ciphertexts.
+    pub fn wire_size(&self, randomness: PublicRandomness) -> u64 {
+        self.m.wire_size(randomness) + self.sm.wire_size(randomness)
+    }
+
+    /// Writes the gadget ciphertexts of `m` and of `s m`, in that order, each as
+    /// [`GadgetCiphertext::write_wire`] (a seeded-flag byte, the `b_i`, then the seed or the `a_i`): an
+    /// encryption made by [`RgswCiphertext::encrypt_scalar`] keeps both seeds, about half its expanded
+    /// size. Neither the gadget nor the fingerprint is written: the reader takes them from its context.
+    ///
+    /// Errors: I/O errors of the writer.
+    pub fn write_wire<W: Write>(
+        &self,
+        w: &mut WireWriter<W>,
+        randomness: PublicRandomness,
+    ) -> io::Result<()> {
+        self.m.write_wire(w, randomness)?;
+        self.sm.write_wire(w, randomness)
+    }
+
+    /// Reads an RGSW ciphertext of `ctx` written by [`RgswCiphertext::write_wire`]: two gadget
+    /// ciphertexts of the context's hybrid gadget ([`GadgetCiphertext::read_hybrid`]), errors naming
+    /// `{field}.m` and `{field}.sm`.
+    ///
+    /// Errors: decoding errors (truncation, residues not below their modulus, a bad seeded flag).
+    pub fn read_wire<R: Read>(
+        r: &mut WireReader<R>,
+        ctx: &RlweContext,
+        field: &str,
+    ) -> Result<Self, DecodeError> {
+        Ok(RgswCiphertext {
+            m: GadgetCiphertext::read_hybrid(r, ctx, &format!("{field}.m"))?,
+            sm: GadgetCiphertext::read_hybrid(r, ctx, &format!("{field}.sm"))?,
+        })
     }
 }
 
@@ -821,7 +863,48 @@ pub fn read_sigma<R: Read>(r: &mut WireReader<R>, field: &str) -> Result<f64, De
 
 /// Wire size of a secret key's payload.
 fn secret_key_payload_size(n: usize) -> u64 {
-    5 + packed_len(n, 2)
+    5 + ternary_wire_size(n)
+}
+
+/// Wire size of `n` ternary coefficients ([`write_ternary`]): 2 bits each.
+pub fn ternary_wire_size(n: usize) -> u64 {
+    packed_len(n, 2)
+}
+
+/// Writes ternary coefficients (secret material: RLWE secret keys here, LWE secret keys in `rnsfhe-lwe`)
+/// at 2 bits each, `0 -> 0`, `1 -> 1`, `-1 -> 2`, without a branch on their values; the temporary codes
+/// are wiped. Every coefficient must be in `{-1, 0, 1}` (the key types guarantee it).
+pub fn write_ternary<W: Write>(w: &mut WireWriter<W>, coeffs: &[i64]) -> io::Result<()> {
+    // `c & 3` is 3 for -1 in two's complement; subtracting `(x >> 1) & (x & 1)` maps 3 to 2.
+    let mut codes: Vec<u64> = coeffs
+        .iter()
+        .map(|&c| {
+            let x = (c & 3) as u64;
+            x - ((x >> 1) & (x & 1))
+        })
+        .collect();
+    let result = w.packed(&codes, 2);
+    codes.zeroize();
+    result
+}
+
+/// Reads `n` ternary coefficients written by [`write_ternary`] (`n` from the reader's parameters, never
+/// from the input): code 3 is an error of `{field}[i]`, non-zero padding an error of `field`. The
+/// coefficients come back in a buffer wiped when it is dropped.
+pub fn read_ternary<R: Read>(
+    r: &mut WireReader<R>,
+    n: usize,
+    field: &str,
+) -> Result<Zeroizing<Vec<i64>>, DecodeError> {
+    let mut codes = Zeroizing::new(vec![0u64; n]);
+    r.packed(field, &mut codes, 2, 3)?;
+    // Branch-free decode 0 -> 0, 1 -> 1, 2 -> -1 (code 3 was refused by the bound above).
+    Ok(Zeroizing::new(
+        codes
+            .iter()
+            .map(|&c| (c & 1) as i64 - (c >> 1) as i64)
+            .collect(),
+    ))
 }
 
 impl SecretKey {
@@ -842,17 +925,7 @@ impl SecretKey {
             Integrity::Digest,
             |w| {
                 write_secret_distribution(w, ctx.params().secret)?;
-                // Branch-free map -1 -> 2, 0 -> 0, 1 -> 1: `c & 3` is 3 for -1 in two's complement.
-                let mut codes: Vec<u64> = coeffs
-                    .iter()
-                    .map(|&c| {
-                        let x = (c & 3) as u64;
-                        x - ((x >> 1) & (x & 1))
-                    })
-                    .collect();
-                let result = w.packed(&codes, 2);
-                codes.zeroize();
-                result
+                write_ternary(w, coeffs)
             },
         )
     }
@@ -897,31 +970,20 @@ impl SecretKey {
                 ),
             ));
         }
-        let n = ctx.n();
-        let mut codes = vec![0u64; n];
-        r.packed("secret_key.coefficients", &mut codes, 2, 3)?;
-        // Branch-free decode 0 -> 0, 1 -> 1, 2 -> -1 (code 3 was refused by the bound above).
-        let mut coeffs: Vec<i64> = codes
-            .iter()
-            .map(|&c| (c & 1) as i64 - (c >> 1) as i64)
-            .collect();
-        codes.zeroize();
+        let coeffs = read_ternary(r, ctx.n(), "secret_key.coefficients")?;
         let weight = coeffs.iter().map(|&c| (c & 1) as u32).sum::<u32>();
         let wrong_weight = match secret {
             SecretDistribution::HammingWeight(h) => weight as usize != h,
             SecretDistribution::Ternary => false,
         };
-        let result = if wrong_weight {
-            Err(r.invalid(
+        if wrong_weight {
+            return Err(r.invalid(
                 "secret_key.coefficients",
                 format!("Hamming weight {weight} differs from the declared {secret:?}"),
-            ))
-        } else {
-            SecretKey::from_coefficients(ctx, &coeffs)
-                .map_err(|e| r.invalid("secret_key.coefficients", e.to_string()))
-        };
-        coeffs.zeroize();
-        let key = result?;
+            ));
+        }
+        let key = SecretKey::from_coefficients(ctx, &coeffs)
+            .map_err(|e| r.invalid("secret_key.coefficients", e.to_string()))?;
         r.check_digest(&header)?;
         Ok(key)
     }
@@ -1004,6 +1066,53 @@ mod tests {
             (seeded / expanded - 0.5).abs() < 0.01,
             "{seeded} / {expanded}"
         );
+    }
+
+    #[test]
+    fn rgsw_round_trips_seeded_and_expanded_and_refuses_bad_rows() {
+        let ctx = ctx();
+        let mut rng = rng();
+        let sk = KeyGenerator::new(&ctx, &mut rng)
+            .unwrap()
+            .secret_key()
+            .clone();
+        let rgsw = RgswCiphertext::encrypt_scalar(&ctx, &sk, -1, &mut rng).unwrap();
+        for randomness in [PublicRandomness::Seeded, PublicRandomness::Expanded] {
+            let mut bytes = Vec::new();
+            rgsw.write_wire(&mut WireWriter::new(&mut bytes), randomness)
+                .unwrap();
+            assert_eq!(bytes.len() as u64, rgsw.wire_size(randomness));
+            let back =
+                RgswCiphertext::read_wire(&mut WireReader::new(&bytes[..]), &ctx, "k").unwrap();
+            for (a, b) in [
+                (back.of_message(), rgsw.of_message()),
+                (
+                    back.of_secret_times_message(),
+                    rgsw.of_secret_times_message(),
+                ),
+            ] {
+                assert_eq!(a.rows(), b.rows());
+                assert_eq!(a.gadget(), b.gadget());
+                assert_eq!(a.seed().is_some(), randomness == PublicRandomness::Seeded);
+            }
+            // Truncated inside the second gadget ciphertext: the error names it.
+            let cut = &bytes[..bytes.len() - 1];
+            let err = RgswCiphertext::read_wire(&mut WireReader::new(cut), &ctx, "k").unwrap_err();
+            assert!(err.field.starts_with("k.sm."), "{err}");
+        }
+        let seeded = rgsw.wire_size(PublicRandomness::Seeded) as f64;
+        let expanded = rgsw.wire_size(PublicRandomness::Expanded) as f64;
+        assert!(
+            (seeded / expanded - 0.5).abs() < 0.01,
+            "{seeded} / {expanded}"
+        );
+        let mut bytes = Vec::new();
+        rgsw.write_wire(&mut WireWriter::new(&mut bytes), PublicRandomness::Seeded)
+            .unwrap();
+        bytes[0] = 2;
+        let err =
+            RgswCiphertext::read_wire(&mut WireReader::new(&bytes[..]), &ctx, "k").unwrap_err();
+        assert_eq!(err.field, "k.m.seeded");
     }
 
     #[test]

@@ -106,6 +106,67 @@ struct Automorphisms {
     class: Vec<u32>,
 }
 
+impl Automorphisms {
+    /// The Galois elements of the window `w`: `g, g^2, .., g^w` and `-g` (`g = 5`).
+    ///
+    /// Errors: [`LweError::InvalidParams`] unless `1 <= window < n/2`.
+    fn elements(n: usize, window: usize) -> LweResult<Vec<GaloisElement>> {
+        if window == 0 || window >= n / 2 {
+            return Err(LweError::InvalidParams {
+                what: "LMKCDEY window",
+                reason: format!(
+                    "{window} is not in [1, n/2) for the ring degree n = {n} (the default is \
+                     {LMKCDEY_DEFAULT_WINDOW})"
+                ),
+            });
+        }
+        let group = GaloisGroup::new(n, LMKCDEY_GENERATOR)?;
+        let mut elements: Vec<GaloisElement> = (1..=window as i64)
+            .map(|k| group.element_of_step(k))
+            .collect();
+        elements.push(group.element(2 * n - LMKCDEY_GENERATOR)?);
+        Ok(elements)
+    }
+
+    /// The automorphisms of the window `window` with their keys `keys`, which must be those of
+    /// [`Automorphisms::elements`] exactly, and the class table of the odd residues.
+    ///
+    /// Errors: [`LweError::InvalidParams`] for a window out of range or keys of other elements.
+    fn new(n: usize, window: usize, keys: GaloisKeys) -> LweResult<Self> {
+        let mut elements = Self::elements(n, window)?;
+        let minus_g = elements.pop().ok_or(LweError::InvalidParams {
+            what: "LMKCDEY window",
+            reason: "no automorphisms".into(),
+        })?;
+        let mut expected: Vec<usize> = elements.iter().map(|e| e.value()).collect();
+        expected.push(minus_g.value());
+        expected.sort_unstable();
+        if keys.elements() != expected {
+            return Err(LweError::InvalidParams {
+                what: "LMKCDEY automorphism keys",
+                reason: format!(
+                    "keys of the Galois elements {:?}; the window {window} needs {expected:?} \
+                     (g^1 .. g^w and -g, g = {LMKCDEY_GENERATOR})",
+                    keys.elements()
+                ),
+            });
+        }
+        let group = GaloisGroup::new(n, LMKCDEY_GENERATOR)?;
+        let mut class = vec![0u32; n];
+        for (l, e) in group.elements().enumerate() {
+            class[e.value() / 2] = l as u32;
+            class[(2 * n - e.value()) / 2] = (n / 2 + l) as u32;
+        }
+        Ok(Self {
+            keys,
+            window,
+            powers: elements,
+            minus_g,
+            class,
+        })
+    }
+}
+
 /// One operation of an LMKCDEY rotation.
 #[derive(Clone, Copy, Debug)]
 enum Step {
@@ -210,16 +271,7 @@ impl BlindRotationKey {
         rng: &mut Csprng,
     ) -> LweResult<Self> {
         let n = ctx.n();
-        if window == 0 || window >= n / 2 {
-            return Err(LweError::InvalidParams {
-                what: "LMKCDEY window",
-                reason: format!(
-                    "{window} is not in [1, n/2) for the ring degree n = {n} (the default is \
-                     {LMKCDEY_DEFAULT_WINDOW})"
-                ),
-            });
-        }
-        let group = GaloisGroup::new(n, LMKCDEY_GENERATOR)?;
+        let elements = Automorphisms::elements(n, window)?;
         let mut monomial = vec![0i64; n];
         let keys = lwe_sk
             .coefficients()
@@ -236,31 +288,55 @@ impl BlindRotationKey {
             .collect::<LweResult<Vec<_>>>();
         monomial.zeroize();
         let keys = keys?;
-        let powers: Vec<GaloisElement> = (1..=window as i64)
-            .map(|k| group.element_of_step(k))
-            .collect();
-        let minus_g = group.element(2 * n - LMKCDEY_GENERATOR)?;
-        let mut elements = powers.clone();
-        elements.push(minus_g);
         let galois =
             KeyGenerator::from_secret_key(ctx, ring_sk.clone())?.galois_keys(&elements, rng)?;
-        let mut class = vec![0u32; n];
-        for (l, e) in group.elements().enumerate() {
-            class[e.value() / 2] = l as u32;
-            class[(2 * n - e.value()) / 2] = (n / 2 + l) as u32;
-        }
         Ok(Self {
             ctx: Arc::clone(ctx),
             lwe_dimension: lwe_sk.dimension(),
             algorithm: BlindRotation::Lmkcdey,
             keys,
-            automorphisms: Some(Automorphisms {
-                keys: galois,
-                window,
-                powers,
-                minus_g,
-                class,
-            }),
+            automorphisms: Some(Automorphisms::new(n, window, galois)?),
+        })
+    }
+
+    /// A key from its RGSW ciphertexts, per LWE coefficient in order, and for
+    /// [`BlindRotation::Lmkcdey`] its automorphism keys (the wire reader, [`crate::serialization`],
+    /// which checks the RGSW count against `algorithm`).
+    ///
+    /// Errors: [`LweError::InvalidParams`] for LMKCDEY automorphism keys that are missing or not those
+    /// of `g, .., g^w` and `-g` for a window `1 <= w < n/2`, or for keys given to another algorithm.
+    pub(crate) fn from_parts(
+        ctx: Arc<RlweContext>,
+        lwe_dimension: LweDimension,
+        algorithm: BlindRotation,
+        keys: Vec<Vec<RgswCiphertext>>,
+        galois: Option<GaloisKeys>,
+    ) -> LweResult<Self> {
+        let automorphisms = match (algorithm, galois) {
+            (BlindRotation::Lmkcdey, Some(galois)) => {
+                let window = galois.elements().len().saturating_sub(1);
+                Some(Automorphisms::new(ctx.n(), window, galois)?)
+            }
+            (BlindRotation::Lmkcdey, None) => {
+                return Err(LweError::InvalidParams {
+                    what: "blind-rotation key",
+                    reason: "the LMKCDEY algorithm needs its automorphism keys".into(),
+                })
+            }
+            (_, None) => None,
+            (_, Some(_)) => {
+                return Err(LweError::InvalidParams {
+                    what: "blind-rotation key",
+                    reason: format!("the {algorithm:?} algorithm has no automorphism keys"),
+                })
+            }
+        };
+        Ok(Self {
+            ctx,
+            lwe_dimension,
+            algorithm,
+            keys,
+            automorphisms,
         })
     }
 

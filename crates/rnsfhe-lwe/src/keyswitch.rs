@@ -44,15 +44,87 @@ pub struct LweKeySwitchParams {
     pub sigma: f64,
 }
 
+/// The parameters of LWE switching keys: the source dimension `N'`, the target dimension `n` and the
+/// [`LweKeySwitchParams`], with the signed-digit decomposition they define (built once, shared by the
+/// keys made or loaded with it: [`LweSwitchingKey::context`], the wire reader of
+/// [`crate::serialization`]).
+#[derive(Clone, Debug)]
+pub struct LweSwitchingKeyContext {
+    from: LweDimension,
+    to: LweDimension,
+    params: LweKeySwitchParams,
+    digits: RnsSignedDigits,
+}
+
+impl LweSwitchingKeyContext {
+    /// The keys from dimension `from` to dimension `to` (a power of two supported as a ring degree)
+    /// with `params`: `params.digits` digits of base `2^params.base_log` over the one-limb basis of
+    /// degree `n` and modulus `params.modulus`. The security of the parameters is not estimated here
+    /// (the key generator does it, with the target key's weight).
+    ///
+    /// Errors: [`LweError::InvalidParams`](crate::LweError::InvalidParams) /
+    /// [`LweError::Ring`](crate::LweError::Ring) for a decomposition that is not exact, a modulus that
+    /// is not an NTT prime for `n`, or a degree the ring layer does not support.
+    pub fn new(
+        from: LweDimension,
+        to: LweDimension,
+        params: LweKeySwitchParams,
+    ) -> LweResult<Self> {
+        let basis = RnsBasis::new(to.get(), &[params.modulus])?;
+        let digits = RnsSignedDigits::new(&basis, params.base_log, params.digits)?;
+        Ok(Self {
+            from,
+            to,
+            params,
+            digits,
+        })
+    }
+
+    /// The source dimension `N'`.
+    pub fn from_dimension(&self) -> LweDimension {
+        self.from
+    }
+
+    /// The target dimension `n`.
+    pub fn to_dimension(&self) -> LweDimension {
+        self.to
+    }
+
+    /// The key-switching parameters.
+    pub fn params(&self) -> &LweKeySwitchParams {
+        &self.params
+    }
+
+    /// The fingerprint of the target key's parameters, carried by the keys' gadget ciphertexts.
+    pub(crate) fn gadget_fingerprint(&self) -> u64 {
+        fingerprint_words([
+            0x4c57_455f_4b53, // "LWE_KS"
+            self.to.get() as u64,
+            self.params.modulus,
+            self.params.base_log as u64,
+            self.params.digits as u64,
+            self.params.sigma.to_bits(),
+        ])
+    }
+
+    /// The signed-digit decomposition of the switches.
+    pub(crate) fn digits(&self) -> &RnsSignedDigits {
+        &self.digits
+    }
+
+    /// Number of gadget ciphertexts of its keys: one per block of `n` source coefficients (the last
+    /// one padded with zeros).
+    pub(crate) fn blocks(&self) -> usize {
+        self.from.get().div_ceil(self.to.get())
+    }
+}
+
 /// A switching key from an LWE secret of dimension `N'` to one of dimension `n` (see the module
 /// documentation).
 #[derive(Clone, Debug)]
 pub struct LweSwitchingKey {
-    from: LweDimension,
-    to: LweDimension,
-    params: LweKeySwitchParams,
+    ctx: LweSwitchingKeyContext,
     modulus: Modulus,
-    digits: RnsSignedDigits,
     blocks: Vec<GadgetCiphertext>,
 }
 
@@ -105,23 +177,24 @@ impl LweSwitchingKey {
             to.lattice_secret(),
         )?;
         check(&estimate, "LWE switching key", security)?;
-        let basis = RnsBasis::new(n, &[params.modulus])?;
+        let ctx = LweSwitchingKeyContext::new(from.dimension(), to.dimension(), params)?;
+        let digits = ctx.digits();
+        let basis = digits.basis();
         let modulus = basis.moduli()[0];
-        let digits = RnsSignedDigits::new(&basis, params.base_log, params.digits)?;
         let noise = DiscreteGaussian::with_sigma(params.sigma)?;
-        let gadget = Gadget::of_digits(&digits);
+        let gadget = Gadget::of_digits(digits);
         let constants = (0..params.digits)
             .map(|k| digits.gadget_residues(0, k, 1))
             .collect::<Result<Vec<_>, _>>()?;
-        let s = SecretPoly::new(Poly::<Coeff>::from_i64(&basis, to.coefficients())?.into_ntt());
-        let fingerprint = key_fingerprint(to.dimension(), &params);
+        let s = SecretPoly::new(Poly::<Coeff>::from_i64(basis, to.coefficients())?.into_ntt());
+        let fingerprint = ctx.gadget_fingerprint();
         let blocks = from
             .coefficients()
             .chunks(n)
             .map(|block| {
                 let mut padded = block.to_vec();
                 padded.resize(n, 0);
-                let message = Poly::<Coeff>::from_i64(&basis, &padded);
+                let message = Poly::<Coeff>::from_i64(basis, &padded);
                 zeroize::Zeroize::zeroize(&mut padded);
                 let message = SecretPoly::new(message?.into_ntt());
                 Ok(GadgetCiphertext::encrypt(
@@ -136,28 +209,41 @@ impl LweSwitchingKey {
             })
             .collect::<LweResult<Vec<_>>>()?;
         Ok(Self {
-            from: from.dimension(),
-            to: to.dimension(),
-            params,
+            ctx,
             modulus,
-            digits,
             blocks,
         })
     }
 
+    /// A key of `ctx` from its gadget ciphertexts, one per block of `n` source coefficients (the wire
+    /// reader, [`crate::serialization`], which reads them with the context's decomposition).
+    pub(crate) fn from_blocks(ctx: LweSwitchingKeyContext, blocks: Vec<GadgetCiphertext>) -> Self {
+        debug_assert_eq!(blocks.len(), ctx.blocks());
+        Self {
+            modulus: ctx.digits.basis().moduli()[0],
+            ctx,
+            blocks,
+        }
+    }
+
+    /// The parameters of the key (its dimensions, [`LweKeySwitchParams`] and decomposition).
+    pub fn context(&self) -> &LweSwitchingKeyContext {
+        &self.ctx
+    }
+
     /// The source dimension `N'`.
     pub fn from_dimension(&self) -> LweDimension {
-        self.from
+        self.ctx.from
     }
 
     /// The target dimension `n`.
     pub fn to_dimension(&self) -> LweDimension {
-        self.to
+        self.ctx.to
     }
 
     /// The parameters the key was made with.
     pub fn params(&self) -> &LweKeySwitchParams {
-        &self.params
+        &self.ctx.params
     }
 
     /// The gadget ciphertexts, one per block of `n` source coefficients.
@@ -168,9 +254,10 @@ impl LweSwitchingKey {
     /// Variance added to the error by one switch, `N' d B^2 sigma^2 / 12` (PEGASUS Appendix C.1: the
     /// digits are modelled as uniform of variance `B^2 / 12`), with `N'` the padded source dimension.
     pub fn added_variance(&self) -> f64 {
-        let padded = (self.blocks.len() * self.to.get()) as f64;
-        let base = 2f64.powi(self.params.base_log as i32);
-        padded * self.params.digits as f64 * base * base * self.params.sigma.powi(2) / 12.0
+        let params = self.params();
+        let padded = (self.blocks.len() * self.ctx.to.get()) as f64;
+        let base = 2f64.powi(params.base_log as i32);
+        padded * params.digits as f64 * base * base * params.sigma.powi(2) / 12.0
     }
 
     /// Switches `ct` (dimension `N'`, modulus `q`) to an encryption of the same message under the target
@@ -179,10 +266,12 @@ impl LweSwitchingKey {
     /// Errors: [`LweError::DimensionMismatch`](crate::LweError::DimensionMismatch) / [`LweError::ModulusMismatch`](crate::LweError::ModulusMismatch) for a ciphertext of another
     /// dimension or modulus.
     pub fn switch(&self, ct: &LweCiphertext) -> LweResult<LweCiphertext> {
-        self.from.check_same(ct.dimension(), "LWE key switching")?;
+        self.ctx
+            .from
+            .check_same(ct.dimension(), "LWE key switching")?;
         check_modulus(&self.modulus, ct.modulus(), "LWE key switching")?;
-        let n = self.to.get();
-        let basis = self.digits.basis();
+        let n = self.ctx.to.get();
+        let basis = self.ctx.digits.basis();
         let q = &self.modulus;
         // a_j = a[j n] - sum_{l >= 1} a[j n + l] X^(n - l): coefficient 0 is a[j n], coefficient n - l is
         // -a[j n + l]; the padding of the last block contributes zeros.
@@ -199,21 +288,9 @@ impl LweSwitchingKey {
             })
             .collect::<LweResult<Vec<_>>>()?;
         let terms: Vec<_> = masks.iter().zip(&self.blocks).collect();
-        let (u0, u1) = product_sum(&terms, &self.digits)?;
+        let (u0, u1) = product_sum(&terms, &self.ctx.digits)?;
         let mut out = extract(&RlweCiphertext::new(vec![u0, u1])?, 0)?;
         out.add_plain_assign(q.center(ct.b()));
         Ok(out)
     }
-}
-
-/// The fingerprint of the target key's parameters, carried by the gadget ciphertexts.
-fn key_fingerprint(to: LweDimension, params: &LweKeySwitchParams) -> u64 {
-    fingerprint_words([
-        0x4c57_455f_4b53, // "LWE_KS"
-        to.get() as u64,
-        params.modulus,
-        params.base_log as u64,
-        params.digits as u64,
-        params.sigma.to_bits(),
-    ])
 }

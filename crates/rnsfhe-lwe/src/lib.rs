@@ -19,6 +19,10 @@
 //!   ciphertexts of any modulus `q >= 2n` ([`lut`], PEGASUS Section III.B).
 //! * [`PegasusPreset`] / [`PegasusParams`]: the parameter sets (PEGASUS Table IV and variants) and their
 //!   estimated security ([`params`]).
+//! * Wire encodings of every object above ([`serialization`], format in [`rnsfhe_math::wire`]):
+//!   ciphertexts load into an [`LweSpace`], switching keys into an [`LweSwitchingKeyContext`], tables and
+//!   blind-rotation keys into the look-up-table ring; secret keys only through explicitly named
+//!   functions.
 //!
 //! Conventions follow PEGASUS Section II.B: `LWE_s^{n,q}(m) = (m + e - <a, s>, a)`, decrypted by the
 //! phase `b + <a, s>`; RLWE ciphertexts `(c_0, c_1)` decrypt to `c_0 + c_1 s` as in `rnsfhe-core`.
@@ -33,14 +37,16 @@ pub mod lut;
 pub mod params;
 pub mod secret;
 pub mod security;
+pub mod serialization;
 
 pub use blind_rotation::{BlindRotation, BlindRotationKey, LMKCDEY_DEFAULT_WINDOW};
 pub use ciphertext::LweCiphertext;
 pub use dimension::{LweDimension, MAX_LWE_DIMENSION};
 pub use error::{LweError, LweResult};
 pub use extract::{extract, extract_many};
-pub use keyswitch::{LweKeySwitchParams, LweSwitchingKey};
+pub use keyswitch::{LweKeySwitchParams, LweSwitchingKey, LweSwitchingKeyContext};
 pub use lut::{LookupTable, LutEvaluator, LutParams};
 pub use params::{PegasusParams, PegasusPreset, PegasusSecurity};
 pub use secret::{LweSecretDistribution, LweSecretKey};
 pub use security::MIN_SECURITY_BITS;
+pub use serialization::LweSpace;

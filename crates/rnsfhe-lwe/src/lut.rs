@@ -216,6 +216,23 @@ impl LookupTable {
         })
     }
 
+    /// A table from its polynomial, scales and input modulus as they were (the wire reader,
+    /// [`crate::serialization`], which checks the scales and the modulus and reads the polynomial over
+    /// `q_0`).
+    pub(crate) fn from_parts(
+        poly: Poly<Coeff>,
+        input_scale: f64,
+        output_scale: f64,
+        input_modulus: u64,
+    ) -> Self {
+        Self {
+            poly,
+            input_scale,
+            output_scale,
+            input_modulus,
+        }
+    }
+
     /// The table polynomial `f` (coefficient form over `q_0`).
     pub fn poly(&self) -> &Poly<Coeff> {
         &self.poly
@@ -267,7 +284,7 @@ impl LookupTable {
 /// Checks that inputs modulo `q` can be switched to `2n` for blind rotation (`q >= 2n`).
 ///
 /// Errors: [`LweError::InvalidParams`] naming both numbers.
-fn check_input_modulus(ctx: &RlweContext, q: u64) -> LweResult<()> {
+pub(crate) fn check_input_modulus(ctx: &RlweContext, q: u64) -> LweResult<()> {
     let two_n = 2 * ctx.n() as u64;
     if q < two_n {
         return Err(LweError::InvalidParams {

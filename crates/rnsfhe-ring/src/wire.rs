@@ -16,8 +16,9 @@ use rnsfhe_math::Modulus;
 use crate::basis::RnsBasis;
 use crate::poly::{Form, Poly};
 
-/// Bits per residue of modulus `m` on the wire: the bit length of `m - 1`, the largest residue.
-fn residue_width(m: &Modulus) -> u32 {
+/// Bits per residue of modulus `m` on the wire: the bit length of `m - 1`, the largest residue (also the
+/// width of the LWE layer's ciphertext components, whose modulus need not be prime).
+pub fn residue_width(m: &Modulus) -> u32 {
     (64 - (m.value() - 1).leading_zeros()).max(1)
 }
 

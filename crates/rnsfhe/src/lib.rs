@@ -23,6 +23,7 @@ pub fn object_kinds() -> impl Iterator<Item = ObjectKind> {
         .into_iter()
         .chain(rnsfhe_ckks::serialization::kinds::KINDS)
         .chain(rnsfhe_bfv::serialization::kinds::KINDS)
+        .chain(rnsfhe_lwe::serialization::kinds::KINDS)
 }
 
 /// The kind with header code `code` among [`object_kinds`], if any.
@@ -60,7 +61,8 @@ mod tests {
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), n, "a kind code is used twice");
-        // The codes of format versions 1 and 2 (fixtures and corpora depend on them).
+        // The codes of format versions 1 and 2 (fixtures and corpora depend on them; the LWE kinds
+        // exist from version 2 on).
         let named: Vec<(u16, &str)> = object_kinds().map(|k| (k.code(), k.name())).collect();
         for (code, name) in [
             (1, "CKKS parameters"),
@@ -75,6 +77,11 @@ mod tests {
             (49, "BFV Galois keys"),
             (50, "BFV plaintext"),
             (51, "BFV ciphertext"),
+            (64, "LWE ciphertext"),
+            (65, "LWE secret key"),
+            (66, "LWE switching key"),
+            (67, "look-up table"),
+            (68, "blind-rotation key"),
         ] {
             assert!(named.contains(&(code, name)), "{code} {name}");
         }
@@ -83,7 +90,7 @@ mod tests {
                 .filter(|k| k.is_secret())
                 .map(|k| k.code())
                 .collect::<Vec<_>>(),
-            [16]
+            [16, 65]
         );
         assert_eq!(object_kind(999), None);
     }

@@ -2,7 +2,8 @@
 //! the common ground of the format fixtures (`tests/fixtures/`), the corrupted-input corpus
 //! (`tests/wire_corpus.rs`) and the fuzz targets (`fuzz/`).
 //!
-//! The samples (CKKS and BFV) use tiny, **insecure** parameters (`N = 2^10`) and a fixed seed
+//! The samples (CKKS and BFV at `N = 2^10`; LWE objects of dimension 16 over a look-up-table ring of
+//! degree 32) use tiny, **insecure** parameters and a fixed seed
 //! ([`Csprng::insecure_from_seed_for_tests`]) so that they are small and reproducible; they exist to
 //! exercise the decoders, never to protect data.
 
@@ -17,8 +18,18 @@ mod kinds {
     pub use rnsfhe_bfv::serialization::kinds::*;
     pub use rnsfhe_ckks::serialization::kinds::*;
     pub use rnsfhe_core::serialization::kinds::*;
+    pub use rnsfhe_lwe::serialization::kinds::*;
 }
-use rnsfhe_core::{ConversionMode, GaloisKeys, PublicKey, RelinKey, SecretDistribution, SecretKey};
+use rnsfhe_core::{
+    ConversionMode, GaloisKeys, PublicKey, RelinKey, RlweContext, SecretDistribution, SecretKey,
+};
+use rnsfhe_lwe::serialization::secret_key_fingerprint;
+use rnsfhe_lwe::{
+    BlindRotationKey, LookupTable, LutParams, LweCiphertext, LweDimension, LweKeySwitchParams,
+    LweSecretKey, LweSpace, LweSwitchingKey, LweSwitchingKeyContext,
+};
+use rnsfhe_math::primes::ntt_primes_of_bits;
+use rnsfhe_math::sampling::DiscreteGaussian;
 use rnsfhe_math::wire::{
     digest_of, peek_header, DecodeError, Deserializable, Integrity, ObjectKind, Serializable,
     WireFingerprint, DIGEST_LEN,
@@ -35,6 +46,12 @@ pub enum SampleError {
     /// Building a BFV context or generating a BFV sample failed.
     #[error("BFV sample: {0}")]
     Bfv(#[from] rnsfhe_bfv::BfvError),
+    /// Building the LWE samples' ring or generating an LWE sample failed.
+    #[error("LWE sample: {0}")]
+    Lwe(#[from] rnsfhe_lwe::LweError),
+    /// The prime search of the LWE samples' moduli failed.
+    #[error("LWE sample moduli: {0}")]
+    Math(#[from] rnsfhe_math::Error),
     /// [`fuzz_seeds`] was asked for a target that is not in [`FUZZ_TARGETS`].
     #[error("unknown fuzz target {0}")]
     UnknownFuzzTarget(String),
@@ -99,6 +116,55 @@ pub const BFV_SAMPLE_VALUES: [u64; 4] = [7, 0, 65536, 12345];
 /// The row rotation the BFV Galois-key sample covers (with the column swap).
 pub const BFV_SAMPLE_STEP: i64 = 1;
 
+/// The look-up-table ring of the LWE samples: `n = 2^5`, `q_0` the first 45-bit prime `= 1 mod 64`, a
+/// 60-bit special prime, `sigma = 3.2`, uniform ternary secret. Insecure (for tests only).
+///
+/// Errors: none expected (a deterministic prime search).
+pub fn lwe_sample_lut_params() -> Result<LutParams, SampleError> {
+    let q0 = ntt_primes_of_bits(45, 64, 1, &[])?[0];
+    let special = ntt_primes_of_bits(60, 64, 1, &[q0])?[0];
+    Ok(LutParams {
+        log_n: 5,
+        q0,
+        special,
+        sigma: 3.2,
+        secret: SecretDistribution::Ternary,
+    })
+}
+
+/// The LWE dimension of the LWE samples (their ciphertexts, LWE secret key, blind-rotation key, and the
+/// target of their switching key).
+pub const LWE_SAMPLE_DIMENSION: usize = 16;
+
+/// The switching key of the LWE samples (from the ring key to the LWE key) over `q0`: base `2^7`, 7 digits,
+/// `sigma = 3.2`.
+pub fn lwe_sample_switching_params(q0: u64) -> LweKeySwitchParams {
+    LweKeySwitchParams {
+        modulus: q0,
+        base_log: 7,
+        digits: 7,
+        sigma: 3.2,
+    }
+}
+
+/// The message of the LWE ciphertext sample, encrypted as `round(LWE scale x message)`.
+pub const LWE_SAMPLE_MESSAGE: f64 = 1.0;
+
+/// The input and output scale of the LWE samples: `q_0 / 8` (so `|scale x m| < q_0 / 4` for `|m| < 2`).
+pub fn lwe_sample_scale(q0: u64) -> f64 {
+    q0 as f64 / 8.0
+}
+
+/// The function of the look-up-table sample: the sign (`1` for `x >= 0`, `-1` below), whose table
+/// output is exact after rounding for inputs away from 0 and from the ends of the range.
+pub fn lwe_sample_function(x: f64) -> f64 {
+    if x >= 0.0 {
+        1.0
+    } else {
+        -1.0
+    }
+}
+
 /// One sample object: a file-friendly name, its kind and its bytes.
 #[derive(Clone, Debug)]
 pub struct Sample {
@@ -117,6 +183,46 @@ pub struct SampleContexts {
     pub ckks: Arc<CkksContext>,
     /// The BFV context of [`bfv_sample_params`].
     pub bfv: Arc<BfvContext>,
+    /// What the LWE samples load into.
+    pub lwe: LweSampleContexts,
+}
+
+/// What the LWE samples load into: the look-up-table ring ([`lwe_sample_lut_params`]: tables,
+/// blind-rotation keys), the ciphertexts' space (dimension [`LWE_SAMPLE_DIMENSION`] modulo `q_0`) and
+/// the switching keys' context (from the ring's dimension to [`LWE_SAMPLE_DIMENSION`]).
+#[derive(Clone, Debug)]
+pub struct LweSampleContexts {
+    /// The look-up-table ring.
+    pub ring: Arc<RlweContext>,
+    /// The LWE ciphertexts' dimension and modulus.
+    pub space: LweSpace,
+    /// The switching keys' dimensions and parameters.
+    pub switching: LweSwitchingKeyContext,
+}
+
+impl LweSampleContexts {
+    /// Builds the contexts.
+    ///
+    /// Errors: none expected (the parameters are fixed).
+    pub fn new() -> Result<Self, SampleError> {
+        let lut = lwe_sample_lut_params()?;
+        let ring = lut.context_allowing_insecure()?;
+        let dimension = LweDimension::new(LWE_SAMPLE_DIMENSION)?;
+        Ok(Self {
+            space: LweSpace::new(dimension, lut.q0)?,
+            switching: LweSwitchingKeyContext::new(
+                LweDimension::new(ring.n())?,
+                dimension,
+                lwe_sample_switching_params(lut.q0),
+            )?,
+            ring,
+        })
+    }
+
+    /// The dimension of the ring key seen as an LWE key (the look-up-table outputs' dimension).
+    pub fn ring_dimension(&self) -> LweDimension {
+        self.switching.from_dimension()
+    }
 }
 
 impl SampleContexts {
@@ -127,6 +233,7 @@ impl SampleContexts {
         Ok(Self {
             ckks: CkksContext::new(ckks_sample_params())?,
             bfv: BfvContext::new(bfv_sample_params()?)?,
+            lwe: LweSampleContexts::new()?,
         })
     }
 }
@@ -164,7 +271,62 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> Result<Vec<Sample>, SampleErr
     ]
     .into_iter()
     .chain(bfv_samples(&ctxs.bfv, seed)?)
+    .chain(lwe_samples(&ctxs.lwe, seed)?)
     .collect())
+}
+
+/// The LWE samples, from their own generator (so that the other samples do not depend on them): an LWE
+/// ciphertext of [`LWE_SAMPLE_MESSAGE`], the LWE secret key and the ring key as an LWE key, the
+/// switching key from the latter to the former, the table of [`lwe_sample_function`] and the ternary
+/// blind-rotation key.
+fn lwe_samples(ctxs: &LweSampleContexts, seed: u8) -> Result<Vec<Sample>, SampleError> {
+    let mut rng = Csprng::insecure_from_seed_for_tests([seed.wrapping_add(200); 32]);
+    let ring = &ctxs.ring;
+    let ring_sk = SecretKey::generate(ring, &mut rng).map_err(rnsfhe_lwe::LweError::from)?;
+    let ring_key = LweSecretKey::from_ring_key(&ring_sk)?;
+    let lwe_key = LweSecretKey::generate(
+        ctxs.space.dimension(),
+        SecretDistribution::Ternary,
+        &mut rng,
+    )?;
+    let q0 = *ctxs.space.modulus();
+    let scale = lwe_sample_scale(q0.value());
+    let noise = DiscreteGaussian::with_sigma(3.2)?;
+    let message = (LWE_SAMPLE_MESSAGE * scale).round() as i64;
+    let ct: LweCiphertext = lwe_key.encrypt(message, &q0, &noise, &mut rng);
+    let switching = LweSwitchingKey::generate_allowing_insecure(
+        &ring_key,
+        &lwe_key,
+        *ctxs.switching.params(),
+        &mut rng,
+    )?;
+    let table = LookupTable::from_fn(ring, scale, scale, lwe_sample_function)?;
+    let brk = BlindRotationKey::generate(ring, &ring_sk, &lwe_key, &mut rng)?;
+    let sample = |name, kind, bytes| Sample { name, kind, bytes };
+    Ok(vec![
+        sample("lwe_ciphertext", kinds::LWE_CIPHERTEXT, ct.to_bytes()),
+        sample(
+            "lwe_secret_key",
+            kinds::LWE_SECRET_KEY,
+            lwe_key.to_secret_bytes().to_vec(),
+        ),
+        sample(
+            "lwe_ring_secret_key",
+            kinds::LWE_SECRET_KEY,
+            ring_key.to_secret_bytes().to_vec(),
+        ),
+        sample(
+            "lwe_switching_key",
+            kinds::LWE_SWITCHING_KEY,
+            switching.to_bytes(),
+        ),
+        sample("lookup_table", kinds::LOOKUP_TABLE, table.to_bytes()),
+        sample(
+            "blind_rotation_key",
+            kinds::BLIND_ROTATION_KEY,
+            brk.to_bytes(),
+        ),
+    ])
 }
 
 /// The BFV samples, from their own generator (so that the CKKS samples do not depend on them): every
@@ -214,7 +376,8 @@ fn bfv_samples(ctx: &Arc<BfvContext>, seed: u8) -> Result<Vec<Sample>, SampleErr
 /// (`N <= 2^11`, at most 4 primes of each kind), which keeps a fuzzer from spending its time in prime
 /// searches; contexts load under [`SAMPLE_LIMITS`]. Secret and public keys, shared by the schemes, load
 /// into the BFV context when their header carries its fingerprint (of the header's format version) and
-/// into the CKKS context otherwise.
+/// into the CKKS context otherwise; LWE secret keys load with the ring's dimension when their header
+/// carries its fingerprint and with [`LWE_SAMPLE_DIMENSION`] otherwise.
 pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(), DecodeError> {
     let ctx = &ctxs.ckks;
     let bfv = &ctxs.bfv;
@@ -265,6 +428,27 @@ pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(
         kinds::BFV_CIPHERTEXT => {
             rnsfhe_bfv::Ciphertext::from_bytes(bytes, bfv)?;
         }
+        kinds::LWE_CIPHERTEXT => {
+            LweCiphertext::from_bytes(bytes, &ctxs.lwe.space)?;
+        }
+        kinds::LWE_SECRET_KEY => {
+            // The ring key (as an LWE key) or the LWE key, by the header's fingerprint.
+            let ring = ctxs.lwe.ring_dimension();
+            let dimension = match peek_header(bytes) {
+                Ok(h) if h.fingerprint == secret_key_fingerprint(ring) => ring,
+                _ => ctxs.lwe.space.dimension(),
+            };
+            LweSecretKey::from_secret_bytes(bytes, dimension)?;
+        }
+        kinds::LWE_SWITCHING_KEY => {
+            LweSwitchingKey::from_bytes(bytes, &ctxs.lwe.switching)?;
+        }
+        kinds::LOOKUP_TABLE => {
+            LookupTable::from_bytes(bytes, &ctxs.lwe.ring)?;
+        }
+        kinds::BLIND_ROTATION_KEY => {
+            BlindRotationKey::from_bytes(bytes, &ctxs.lwe.ring)?;
+        }
         other => {
             return Err(DecodeError::new(
                 "header.kind",
@@ -295,7 +479,7 @@ pub fn decode_any(bytes: &[u8], ctxs: &SampleContexts) -> Result<ObjectKind, Dec
 /// The fuzz targets of `fuzz/` and the deserializers each one drives. A target's input is a selector
 /// byte (which deserializer, modulo the group's size) followed by the bytes to load; together the groups
 /// cover every deserializer.
-pub const FUZZ_TARGETS: [(&str, &[ObjectKind]); 4] = [
+pub const FUZZ_TARGETS: [(&str, &[ObjectKind]); 5] = [
     ("params", &[kinds::CKKS_PARAMETERS, kinds::BFV_PARAMETERS]),
     (
         "keys",
@@ -315,6 +499,16 @@ pub const FUZZ_TARGETS: [(&str, &[ObjectKind]); 4] = [
             kinds::CKKS_CIPHERTEXT,
             kinds::BFV_PLAINTEXT,
             kinds::BFV_CIPHERTEXT,
+        ],
+    ),
+    (
+        "lwe",
+        &[
+            kinds::LWE_CIPHERTEXT,
+            kinds::LWE_SECRET_KEY,
+            kinds::LWE_SWITCHING_KEY,
+            kinds::LOOKUP_TABLE,
+            kinds::BLIND_ROTATION_KEY,
         ],
     ),
     ("any", &[]),

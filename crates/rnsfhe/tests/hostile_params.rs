@@ -1,4 +1,4 @@
-//! Hostile parameter blobs: the loaders' default limits, the fingerprint and the security verdict refuse
+//! Hostile parameter blobs (and blind-rotation keys that claim more than they hold): the loaders' default limits, the fingerprint and the security verdict refuse
 //! them before any table is built. Each load is measured here with a counting allocator (peak bytes
 //! allocated while it runs) and a clock: the target is under 0.1 s and 50 MB per blob. The blobs are
 //! sealed with a valid digest (anyone can compute it), so that they reach the checks behind it.
@@ -279,4 +279,49 @@ fn limits_are_checked_on_every_loader_and_raised_explicitly() {
     };
     let ctx = CkksContext::from_bytes_with(&blob, &limits).unwrap();
     assert_eq!(ctx.n(), 1 << 17);
+}
+
+/// The one LWE object whose length comes from its bytes, the blind-rotation key (its LWE dimension), and
+/// the automorphism-key count: a claimed size without the bytes behind it costs what the bytes hold, not
+/// what they claim (the keys are collected as they are read).
+#[test]
+fn hostile_blind_rotation_keys_allocate_what_their_bytes_hold() {
+    use rnsfhe::lwe::BlindRotationKey;
+    use rnsfhe::wire_samples::{samples, SampleContexts};
+    let ctxs = SampleContexts::new().unwrap();
+    let all = samples(&ctxs, 4).unwrap();
+    let brk = &all
+        .iter()
+        .find(|s| s.name == "blind_rotation_key")
+        .unwrap()
+        .bytes;
+    let _guard = serial();
+    let edit = |at: usize, v: &[u8]| {
+        let mut b = brk.clone();
+        b[at..at + v.len()].copy_from_slice(v);
+        reseal(&mut b);
+        b
+    };
+    let body = brk.len() - 32;
+    for (what, bytes, field) in [
+        (
+            "n_lwe = 2^17 with 16 coefficients' keys",
+            edit(17, &(1u32 << 17).to_le_bytes()),
+            "blind_rotation_key.rgsw[16][0].m.b[0].limb[0]",
+        ),
+        (
+            "automorphism-key count 2^32 - 1",
+            edit(body - 4, &u32::MAX.to_le_bytes()),
+            "blind_rotation_key.automorphism_keys.count",
+        ),
+    ] {
+        let (err, time, peak) = measure(|| BlindRotationKey::from_bytes(&bytes, &ctxs.lwe.ring));
+        // The loaded keys take twice their seeded bytes (each seed expands into a polynomial).
+        assert!(
+            peak < 4 * bytes.len(),
+            "{what}: {peak} bytes for {}",
+            bytes.len()
+        );
+        check(what, (err, time, peak), field);
+    }
 }

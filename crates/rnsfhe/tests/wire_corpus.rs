@@ -196,6 +196,7 @@ fn corruptions(s: &Sample) -> Vec<(String, Vec<u8>, &'static str)> {
         _ => {}
     }
     out.extend(bfv_corruptions(s));
+    out.extend(lwe_corruptions(s));
     let sealed = out.into_iter().map(|(m, mut bytes, field)| {
         // A header error is found in the first 16 bytes (parameters check the fingerprint only
         // after their payload): the rest need not be committed.
@@ -385,6 +386,148 @@ fn bfv_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
         ],
         _ => vec![],
     }
+}
+
+/// The corruptions specific to the LWE samples (payload layouts in `rnsfhe_lwe::serialization`; `q_0`
+/// has 45 bits, the LWE dimension is 16, the ring degree 32).
+fn lwe_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    let b = body(&s.bytes).to_vec();
+    let n = b.len();
+    let u32le = |v: u32| v.to_le_bytes();
+    let mut out = vec![];
+    if s.kind.code() >= 64 {
+        // LWE objects exist from format version 2 on: a version-1 header is refused.
+        out.push((
+            "version_1",
+            put(b.clone(), 4, &1u16.to_le_bytes()),
+            "header.version",
+        ));
+    }
+    out.extend(match s.name {
+        // b @16 (45 bits, 6 bytes), a @22.
+        "lwe_ciphertext" => vec![
+            (
+                "b_above_modulus",
+                put(b.clone(), 16, &[0xff; 6]),
+                "lwe_ciphertext.b[0]",
+            ),
+            (
+                "a_above_modulus",
+                put(b.clone(), 22, &[0xff; 6]),
+                "lwe_ciphertext.a[0]",
+            ),
+            ("last_byte_missing", b[..n - 1].to_vec(), "lwe_ciphertext.a"),
+        ],
+        "lwe_secret_key" | "lwe_ring_secret_key" => vec![(
+            "coefficient_code_3",
+            put(b.clone(), 16, &[0x03]),
+            "lwe_secret_key.coefficients[0]",
+        )],
+        // block[0] @16: seeded flag, 7 b_i of 90 bytes, seed; block[1] after it.
+        "lwe_switching_key" => vec![
+            (
+                "seeded_flag_2",
+                put(b.clone(), 16, &[2]),
+                "switching_key.block[0].seeded",
+            ),
+            (
+                "residue_above_modulus",
+                put(b.clone(), 17, &[0xff; 6]),
+                "switching_key.block[0].b[0].limb[0][0]",
+            ),
+            (
+                "missing_seed",
+                b[..n - 1].to_vec(),
+                "switching_key.block[1].seed",
+            ),
+        ],
+        // input scale @16, output scale @24, input modulus @32, f @40.
+        "lookup_table" => vec![
+            (
+                "input_scale_nan",
+                put(b.clone(), 16, &f64::NAN.to_le_bytes()),
+                "lookup_table.input_scale",
+            ),
+            (
+                "output_scale_zero",
+                put(b.clone(), 24, &0f64.to_le_bytes()),
+                "lookup_table.output_scale",
+            ),
+            (
+                "input_modulus_below_2n",
+                put(b.clone(), 32, &3u64.to_le_bytes()),
+                "lookup_table.input_modulus",
+            ),
+            (
+                "residue_above_modulus",
+                put(b.clone(), 40, &[0xff; 6]),
+                "lookup_table.poly.limb[0][0]",
+            ),
+        ],
+        // algorithm @16, n_lwe @17, RGSW per coefficient @21, rgsw[0][0] @22, automorphism-key count in
+        // the last 4 bytes.
+        "blind_rotation_key" => vec![
+            (
+                "algorithm_9",
+                put(b.clone(), 16, &[9]),
+                "blind_rotation_key.algorithm",
+            ),
+            (
+                "binary_code_ternary_layout",
+                put(b.clone(), 16, &[1]),
+                "blind_rotation_key.rgsw_per_coefficient",
+            ),
+            (
+                "dimension_zero",
+                put(b.clone(), 17, &u32le(0)),
+                "blind_rotation_key.lwe_dimension",
+            ),
+            (
+                "dimension_above_max",
+                put(b.clone(), 17, &u32le((1 << 17) + 1)),
+                "blind_rotation_key.lwe_dimension",
+            ),
+            // The largest dimension without the keys behind it: the input ends (no allocation of its
+            // size).
+            (
+                "dimension_max_without_keys",
+                put(b.clone(), 17, &u32le(1 << 17)),
+                "blind_rotation_key.rgsw[16][0].m.b[0].limb[0]",
+            ),
+            (
+                "rgsw_per_coefficient_3",
+                put(b.clone(), 21, &[3]),
+                "blind_rotation_key.rgsw_per_coefficient",
+            ),
+            (
+                "rgsw_seeded_flag_2",
+                put(b.clone(), 22, &[2]),
+                "blind_rotation_key.rgsw[0][0].m.seeded",
+            ),
+            (
+                "residue_above_modulus",
+                put(b.clone(), 23, &[0xff; 6]),
+                "blind_rotation_key.rgsw[0][0].m.b[0].limb[0][0]",
+            ),
+            (
+                "automorphism_key_for_ternary",
+                [&b[..n - 4], &u32le(1), &u32le(5)].concat(),
+                "blind_rotation_key.automorphism_keys.count",
+            ),
+            (
+                "automorphism_count_max",
+                put(b.clone(), n - 4, &u32le(u32::MAX)),
+                "blind_rotation_key.automorphism_keys.count",
+            ),
+            (
+                "automorphism_count_missing",
+                b[..n - 4].to_vec(),
+                "blind_rotation_key.automorphism_keys.count",
+            ),
+        ],
+        _ => vec![],
+    });
+    out
 }
 
 fn kind_of(file: &str, samples: &[Sample]) -> ObjectKind {

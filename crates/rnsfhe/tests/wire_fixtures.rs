@@ -9,7 +9,7 @@
 //!
 //! Version 1 (no digest, fingerprints without the error width and the secret distribution) and version 2
 //! (digest, full fingerprints) are both here; v1 files load into today's contexts through the version-1
-//! fingerprints and re-serialize as version 2.
+//! fingerprints and re-serialize as version 2. The LWE objects joined v2 (they never had a version 1).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -18,10 +18,14 @@ use std::path::PathBuf;
 use rnsfhe::bfv::{self, BatchEncoder, BfvContext};
 use rnsfhe::ckks::{Ciphertext, CkksContext, CkksDecryptor, Plaintext};
 use rnsfhe::core::{GaloisKeys, PublicKey, RelinKey, SecretKey};
+use rnsfhe::lwe::{
+    BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweSecretKey, LweSwitchingKey,
+};
 use rnsfhe::math::wire::{peek_header, Deserializable, Serializable, FORMAT_VERSION};
 use rnsfhe::wire_samples::{
-    decode, samples, SampleContexts, BFV_SAMPLE_STEP, BFV_SAMPLE_T, BFV_SAMPLE_VALUES,
-    SAMPLE_LIMITS, SAMPLE_VALUES,
+    decode, lwe_sample_function, lwe_sample_scale, samples, LweSampleContexts, SampleContexts,
+    BFV_SAMPLE_STEP, BFV_SAMPLE_T, BFV_SAMPLE_VALUES, LWE_SAMPLE_MESSAGE, SAMPLE_LIMITS,
+    SAMPLE_VALUES,
 };
 
 /// The seed the committed fixtures were generated with.
@@ -99,6 +103,65 @@ fn current_fixtures_re_serialize_to_the_same_bytes() {
     let ratio = seeded.len() as f64 / full.len() as f64;
     assert!((0.49..0.52).contains(&ratio), "seeded / full = {ratio}");
     bfv_fixtures_re_serialize(&d);
+    lwe_fixtures_re_serialize(&ctxs.lwe, &d);
+}
+
+/// The LWE part of [`current_fixtures_re_serialize_to_the_same_bytes`]: keys keep their seeds, so every
+/// object re-serializes to its bytes.
+fn lwe_fixtures_re_serialize(ctxs: &LweSampleContexts, d: &std::path::Path) {
+    let read = |name: &str| std::fs::read(d.join(format!("{name}.bin"))).unwrap();
+    let same = |name: &str, again: Vec<u8>| assert_eq!(again, read(name), "{name}");
+    let ct = LweCiphertext::from_bytes(&read("lwe_ciphertext"), &ctxs.space).unwrap();
+    same("lwe_ciphertext", ct.to_bytes());
+    for (name, dimension) in [
+        ("lwe_secret_key", ctxs.space.dimension()),
+        ("lwe_ring_secret_key", ctxs.ring_dimension()),
+    ] {
+        let sk = LweSecretKey::from_secret_bytes(&read(name), dimension).unwrap();
+        same(name, sk.to_secret_bytes().to_vec());
+    }
+    let ks = LweSwitchingKey::from_bytes(&read("lwe_switching_key"), &ctxs.switching).unwrap();
+    same("lwe_switching_key", ks.to_bytes());
+    let table = LookupTable::from_bytes(&read("lookup_table"), &ctxs.ring).unwrap();
+    same("lookup_table", table.to_bytes());
+    let brk = BlindRotationKey::from_bytes(&read("blind_rotation_key"), &ctxs.ring).unwrap();
+    same("blind_rotation_key", brk.to_bytes());
+}
+
+/// The LWE fixtures (format version 2 on) decrypt and compute: the ciphertext decrypts to its message,
+/// the loaded table and blind-rotation key map it to the sign (exactly, after rounding), under the ring
+/// key, and the loaded switching key brings that back to the LWE key.
+fn lwe_fixtures_decrypt(version: u16, ctxs: &LweSampleContexts, d: &std::path::Path) {
+    let read = |name: &str| std::fs::read(d.join(format!("{name}.bin"))).unwrap();
+    let sk =
+        LweSecretKey::from_secret_bytes(&read("lwe_secret_key"), ctxs.space.dimension()).unwrap();
+    let ring_sk =
+        LweSecretKey::from_secret_bytes(&read("lwe_ring_secret_key"), ctxs.ring_dimension())
+            .unwrap();
+    let scale = lwe_sample_scale(ctxs.space.modulus().value());
+    let value = |key: &LweSecretKey, ct: &LweCiphertext| key.decrypt(ct).unwrap() as f64 / scale;
+    let ct = LweCiphertext::from_bytes(&read("lwe_ciphertext"), &ctxs.space).unwrap();
+    assert!(
+        (value(&sk, &ct) - LWE_SAMPLE_MESSAGE).abs() < 1e-9,
+        "v{version} LWE ciphertext"
+    );
+    let table = LookupTable::from_bytes(&read("lookup_table"), &ctxs.ring).unwrap();
+    let brk = BlindRotationKey::from_bytes(&read("blind_rotation_key"), &ctxs.ring).unwrap();
+    let out = LutEvaluator::new(brk).evaluate(&ct, &table).unwrap();
+    let expected = lwe_sample_function(LWE_SAMPLE_MESSAGE);
+    let got = value(&ring_sk, &out);
+    // The blind rotation's error is far below the scale (PEGASUS Appendix C.2).
+    assert!(
+        (got - expected).abs() < 1e-6,
+        "v{version} look-up table: {got}"
+    );
+    let ks = LweSwitchingKey::from_bytes(&read("lwe_switching_key"), &ctxs.switching).unwrap();
+    let back = ks.switch(&out).unwrap();
+    let got = value(&sk, &back);
+    assert!(
+        (got - expected).abs() < 1e-6,
+        "v{version} key switch: {got}"
+    );
 }
 
 /// The BFV part of [`current_fixtures_re_serialize_to_the_same_bytes`].
@@ -203,5 +266,8 @@ fn every_fixture_of_every_version_loads_and_decrypts() {
             assert!((g.re - v).abs() < 1e-6, "v{version} plaintext: {g} vs {v}");
         }
         bfv_fixtures_decrypt(version, &d);
+        if version >= 2 {
+            lwe_fixtures_decrypt(version, &ctxs.lwe, &d);
+        }
     }
 }

@@ -13,7 +13,8 @@ type Parts<'py> = (u64, u64, Bound<'py, PyArray1<u64>>);
 /// message (and the error) by k; ``ct.add_plain(m)`` adds a public integer without noise. Operands of
 /// another dimension or modulus raise ValueError with the Rust message. ``b`` and ``a`` are the
 /// components (``a`` a numpy uint64 array); ``LweCiphertext.from_parts(modulus, b, a)`` builds one
-/// back. Picklable (by its components: a ciphertext is public).
+/// back. ``to_bytes()`` / ``LweCiphertext.from_bytes(data, dimension, modulus)`` in rnsfhe's wire
+/// format. Picklable (by its components: a ciphertext is public).
 #[pyclass(name = "LweCiphertext", module = "rnsfhe.lwe", frozen)]
 pub(super) struct PyLweCiphertext {
     pub(super) ct: LweCiphertext,
@@ -70,6 +71,56 @@ impl PyLweCiphertext {
         LweCiphertext::from_parts(modulus.get("modulus")?, b.get("b")?, a)
             .map(Self::from)
             .map_err(lwe_error)
+    }
+
+    /// LweCiphertext.from_bytes(data, dimension, modulus, mac_key=None) -> LweCiphertext
+    ///
+    /// Loads a ciphertext written by ``to_bytes`` (bytes, bytearray or memoryview), checking its digest
+    /// (a MAC under ``mac_key`` when given), that the header names an LWE ciphertext of this dimension
+    /// and modulus (its fingerprint), and that every component is below the modulus. Raises
+    /// rnsfhe.DecodeError naming the field and byte offset otherwise; ValueError for a dimension or
+    /// modulus out of range. The GIL is released.
+    #[staticmethod]
+    #[pyo3(signature = (data, dimension, modulus, mac_key = None))]
+    fn from_bytes(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        dimension: Int,
+        modulus: Int,
+        mac_key: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let dimension = LweDimension::new(dimension.get("dimension")?).map_err(lwe_error)?;
+        let space = LweSpace::new(dimension, modulus.get("modulus")?).map_err(lwe_error)?;
+        let key = crate::common::mac_key(mac_key)?;
+        let data = read_bytes(data)?;
+        let bytes = data.as_bytes();
+        py.allow_threads(|| LweCiphertext::from_bytes_sealed(bytes, &space, integrity(&key)))
+            .map(Self::from)
+            .map_err(decode_error)
+    }
+
+    /// to_bytes(mac_key=None) -> bytes
+    ///
+    /// The ciphertext in rnsfhe's versioned wire format: a 16-byte header (kind "LWE ciphertext", the
+    /// fingerprint of its dimension and modulus), b and a packed at the modulus' bit width, and a 32-byte
+    /// BLAKE3 digest, or a MAC under ``mac_key`` (32 bytes the parties share). Load with
+    /// ``LweCiphertext.from_bytes(data, dimension, modulus)``.
+    #[pyo3(signature = (mac_key = None))]
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        mac_key: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let key = crate::common::mac_key(mac_key)?;
+        Ok(to_py_bytes(py, || {
+            self.ct
+                .to_bytes_sealed(PublicRandomness::Seeded, integrity(&key))
+        }))
+    }
+
+    /// serialized_size() -> int: the length of ``to_bytes()``, without writing.
+    fn serialized_size(&self) -> u64 {
+        self.ct.serialized_size()
     }
 
     /// The dimension n (the length of ``a``).

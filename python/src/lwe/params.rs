@@ -32,6 +32,23 @@ impl PyPegasusParams {
     }
 }
 
+/// The parameters named by a Python argument: a `PegasusParams`, a preset name, or (`None`) the default
+/// `default`.
+pub(super) fn pegasus_params(
+    arg: Option<&Bound<'_, PyAny>>,
+    default: &str,
+) -> PyResult<PyPegasusParams> {
+    match arg {
+        None => PyPegasusParams::named(default),
+        Some(p) => match p.downcast::<PyPegasusParams>() {
+            Ok(p) => Ok(p.get().clone()),
+            Err(_) => PyPegasusParams::named(p.extract::<&str>().map_err(|_| {
+                PyTypeError::new_err("preset must be a preset name (str) or a PegasusParams")
+            })?),
+        },
+    }
+}
+
 #[pymethods]
 impl PyPegasusParams {
     /// PegasusParams.from_preset(name) -> PegasusParams

@@ -7,7 +7,8 @@ use super::*;
 /// never holds it.
 ///
 /// ``LweSecretKey.generate(dimension, hamming_weight=None, seed=None)``. Zeroized when freed, never
-/// printed, not picklable; LWE secret keys have no wire format yet, so there is no way to save one.
+/// printed, not picklable: saved only explicitly with ``to_secret_bytes()`` and loaded with
+/// ``LweSecretKey.from_secret_bytes(data, dimension)``.
 #[pyclass(name = "LweSecretKey", module = "rnsfhe.lwe", frozen)]
 pub(super) struct PyLweSecretKey {
     pub(super) key: Arc<LweSecretKey>,
@@ -45,6 +46,35 @@ impl PyLweSecretKey {
     #[getter]
     fn dimension(&self) -> usize {
         self.key.dimension().get()
+    }
+
+    /// to_secret_bytes() -> bytes
+    ///
+    /// The **secret** key in rnsfhe's wire format (kind "LWE secret key", the fingerprint of its
+    /// dimension, the coefficients at 2 bits each, a digest). Only its owner should ever hold these bytes;
+    /// never send them to a server (``rnsfhe.read_header(data).is_secret`` is True).
+    fn to_secret_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        to_py_bytes(py, || self.key.to_secret_bytes())
+    }
+
+    /// LweSecretKey.from_secret_bytes(data, dimension) -> LweSecretKey
+    ///
+    /// Loads a secret key written by ``to_secret_bytes``, checking the digest, the header (an LWE secret
+    /// key of this dimension) and that every coefficient is ternary. Raises rnsfhe.DecodeError naming
+    /// the field and byte offset otherwise; ValueError for a dimension outside [1, 2^17].
+    #[staticmethod]
+    fn from_secret_bytes(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        dimension: Int,
+    ) -> PyResult<Self> {
+        let dimension = LweDimension::new(dimension.get("dimension")?).map_err(lwe_error)?;
+        let data = read_bytes(data)?;
+        let bytes = data.as_bytes();
+        let key = py
+            .allow_threads(|| LweSecretKey::from_secret_bytes(bytes, dimension))
+            .map_err(decode_error)?;
+        Ok(Self { key: Arc::new(key) })
     }
 
     /// encrypt(m, modulus, sigma=3.2) -> LweCiphertext
@@ -96,12 +126,12 @@ impl PyLweSecretKey {
         format!("LweSecretKey(dimension={}, <hidden>)", self.dimension())
     }
 
-    /// Raises TypeError: the secret key is never pickled (LWE keys have no wire format yet).
+    /// Raises TypeError: the secret key is saved only explicitly, with ``to_secret_bytes()``.
     fn __reduce__(&self) -> PyResult<PyObject> {
         Err(SCHEME.not_picklable(
             "LweSecretKey",
-            "it is a secret key, and LWE secret keys have no wire format yet (keep it in the process \
-             that made it; never send it to a server)",
+            "it is a secret key; save it explicitly with to_secret_bytes() and load it with \
+             LweSecretKey.from_secret_bytes(data, dimension) (never send it to a server)",
         ))
     }
 }

@@ -161,15 +161,7 @@ impl PyLutSession {
         algorithm: Option<&str>,
         allow_insecure: bool,
     ) -> PyResult<Self> {
-        let params = match preset {
-            None => PyPegasusParams::named("InsecureTest")?,
-            Some(p) => match p.downcast::<PyPegasusParams>() {
-                Ok(p) => p.get().clone(),
-                Err(_) => PyPegasusParams::named(p.extract::<&str>().map_err(|_| {
-                    PyTypeError::new_err("preset must be a preset name (str) or a PegasusParams")
-                })?)?,
-            },
-        };
+        let params = pegasus_params(preset, "InsecureTest")?;
         let algorithm = match algorithm {
             Some(name) => parse_algorithm(name)?,
             None => params.params.blind_rotation,
@@ -261,6 +253,7 @@ impl PyLutSession {
     fn switching_key(&self) -> PyLweSwitchingKey {
         PyLweSwitchingKey {
             key: Arc::clone(&self.switching_key),
+            params: self.params.clone(),
         }
     }
 
@@ -463,7 +456,8 @@ impl PyLutSession {
     fn __reduce__(&self) -> PyResult<PyObject> {
         Err(SCHEME.not_picklable(
             "LutSession",
-            "it holds secret keys, and LWE keys have no wire format yet",
+            "it holds secret keys (save lwe_key explicitly with to_secret_bytes(); switching_key \
+             pickles and has to_bytes())",
         ))
     }
 }
