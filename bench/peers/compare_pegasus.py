@@ -265,7 +265,7 @@ def describe(impl, cell):
 def security(impl, cell):
     p = cell.get("params") or {}
     if impl == "ours" and cell.get("table5_operation"):
-        return "Table IV (estimator: switching key ~98 bits)"
+        return "PEGASUS Table IV dimensions (security: see the LUT rows)"
     s = p.get("security") or ""
     if impl == "ours" and "our estimator" in s:
         return "estimator: " + s.split("our estimator: ", 1)[1].split(" (below")[0] + " (< 128)"
