@@ -173,6 +173,19 @@ bench-python: check-tools python-ext
 	$(CARGO) build --release -p rnsfhe-cli
 	$(PYTHON) bench/peers/compare_python.py --rounds $(ROUNDS) $(foreach p,$(PRESET),--preset $(p)) $(PEERS_ARGS)
 
+# ---- peers: PEGASUS look-up tables against OpenFHE binfhe (docs/bench/pegasus-peers.md) ---------------------
+
+# make bench-peers-pegasus                   pegasus-table5 first, then LUTs, key switches, EvalSign and CKKS -> FHEW,
+#                                            15 interleaved rounds per row (about 10 minutes here)
+# make bench-peers-pegasus PEERS_ARGS=--quick   3 rounds, the cheap rows (about a minute); ROUNDS=5 for 5 rounds;
+#                                            PEERS_ARGS="--ap --fhew-to-ckks" adds OpenFHE's AP and FHEW -> CKKS rows
+
+.PHONY: bench-peers-pegasus
+bench-peers-pegasus: check-tools python-ext
+	bash bench/peers/setup.sh
+	$(CARGO) build --release -p rnsfhe-cli
+	$(PYTHON) bench/peers/compare_pegasus.py $(if $(filter-out file,$(origin ROUNDS)),--rounds $(ROUNDS)) $(PEERS_ARGS)
+
 # Qu-Xu Figures 1 and 2 as PNG from docs/bench/figure*.csv (written by `rnsfhe bench exact-conversion`):
 # make plots                                 creates .venv-plot (matplotlib, pinned in
 #                                            docs/bench/requirements-plot.txt) and writes docs/bench/figure*.png
