@@ -66,6 +66,26 @@ impl LweSecretKey {
         Ok(Self { dimension, coeffs })
     }
 
+    /// Samples a binary secret `s in {0, 1}^n` with exactly `weight` ones at uniform positions (for
+    /// [`crate::BlindRotation::Binary`] at the key norm of PEGASUS Table IV's `h = 64`, as OpenPEGASUS's
+    /// keys are). The look-up index of blind rotation carries the modulus-switching error of variance
+    /// `(||s||^2 + 1) / 12` (PEGASUS Appendix C.2): `weight + 1` here against about `n / 2` for a uniform
+    /// binary key ([`LweSecretKey::generate_binary`]), whose look-up tables are `sqrt(n / (2 weight))`
+    /// times less accurate. The lattice estimate of a Hamming-weight distribution is for ternary keys;
+    /// a binary key of the same weight has `weight` bits less entropy.
+    ///
+    /// Errors: [`LweError::Math`] for a weight above `n`.
+    pub fn generate_binary_with_weight(
+        dimension: LweDimension,
+        weight: usize,
+        rng: &mut Csprng,
+    ) -> LweResult<Self> {
+        let mut coeffs = vec![0i64; dimension.get()];
+        fill_ternary_hamming(rng, weight, &mut coeffs)?;
+        coeffs.iter_mut().for_each(|c| *c = c.abs());
+        Ok(Self { dimension, coeffs })
+    }
+
     /// A key with the given ternary coefficients.
     ///
     /// Errors: [`LweError::InvalidParams`] for an empty or too long vector or a coefficient outside
