@@ -315,6 +315,8 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     let mut variances = Vec::new();
     let mut scales = Vec::new();
+    // Per algorithm: its LWE key, the scales and the switched ciphertexts of every function.
+    let mut setups = Vec::with_capacity(ALGORITHMS.len());
     for &algorithm in ALGORITHMS {
         let lwe_sk = lwe_key(algorithm, lwe_dim, &mut rng)?;
         let key_norm_sq = lwe_sk.coefficients().iter().map(|c| (c * c) as f64).sum();
@@ -326,7 +328,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
         )?;
         let input_sigma = (ks_in.added_variance() + 3.2f64.powi(2)).sqrt();
         // The scales, at the smallest ring of the sweep (the largest index error).
-        let smallest = lut_params(&params, log_ns[0])
+        let smallest = lut_params(&params, log_ns.iter().copied().min().unwrap_or(12))
             .lut
             .context_allowing_insecure()?;
         let function_scales = FUNCTIONS
@@ -382,8 +384,15 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
             "KS N = 2^{} -> n_lwe = {} ({algorithm:?} key)",
             params.ckks_log_n, params.lwe_dimension
         )));
+        setups.push((algorithm, lwe_sk, function_scales, cts));
+    }
 
-        for &log_n in &log_ns {
+    // The ring OpenPEGASUS was measured at first (the comparison), then the others.
+    let mut order = log_ns.clone();
+    order.sort_by_key(|&l| (l != OPENPEGASUS_LOG_N, l));
+    for &log_n in &order {
+        for (algorithm, lwe_sk, function_scales, cts) in &setups {
+            let algorithm = *algorithm;
             let p = lut_params(&params, log_n);
             let (ctx, ring_sk, eval) = lut_setup(algorithm, &p, &lwe_sk, &mut rng)?;
             let lut_sk = LweSecretKey::from_ring_key(&ring_sk)?;
@@ -399,7 +408,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
             for ((f, values), (cts, &(input_scale, output_scale))) in FUNCTIONS
                 .iter()
                 .zip(&inputs)
-                .zip(cts.iter().zip(&function_scales))
+                .zip(cts.iter().zip(function_scales.iter()))
             {
                 // The grid reaches a little past the domain (and 1/x's grid crosses 0): the table holds
                 // f on its domain, constant past its ends.
@@ -438,6 +447,12 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
                     ks_out_var.add(s.switch_error, ks_out.added_variance());
                 }
                 let mean_log2 = log2_mean(outs.iter().map(|s| s.final_error));
+                // Progress on stderr: a full run takes about an hour on two cores.
+                eprintln!(
+                    "{algorithm:?}, n = 2^{log_n}, {}: mean error 2^{mean_log2:.2} ({:.0} s)",
+                    f.name,
+                    start.elapsed().as_secs_f64()
+                );
                 let pegasus_log2 = (log_n == OPENPEGASUS_LOG_N && !options.quick)
                     .then_some(f.openpegasus_log2.unwrap_or(PAPER_RANGE_LOG2.1));
                 rows.push(Row {
@@ -462,6 +477,16 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
             )));
         }
     }
+    rows.sort_by(|a, b| {
+        let rank = |r: &Row| {
+            let f = FUNCTIONS.iter().position(|f| f.name == r.function);
+            let a = ALGORITHMS
+                .iter()
+                .position(|a| format!("{a:?}") == r.algorithm);
+            (f, a, r.log_n)
+        };
+        rank(a).cmp(&rank(b))
+    });
 
     print_tables(options, &machine, &params, &scales, &rows, &variances);
     let results = Results {
