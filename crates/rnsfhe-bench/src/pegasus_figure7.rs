@@ -394,11 +394,11 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
         for (algorithm, lwe_sk, function_scales, cts) in &setups {
             let algorithm = *algorithm;
             let p = lut_params(&params, log_n);
-            let (ctx, ring_sk, eval) = lut_setup(algorithm, &p, &lwe_sk, &mut rng)?;
+            let (ctx, ring_sk, eval) = lut_setup(algorithm, &p, lwe_sk, &mut rng)?;
             let lut_sk = LweSecretKey::from_ring_key(&ring_sk)?;
             let ks_out = LweSwitchingKey::generate_allowing_insecure(
                 &lut_sk,
-                &lwe_sk,
+                lwe_sk,
                 p.key_switch,
                 &mut rng,
             )?;

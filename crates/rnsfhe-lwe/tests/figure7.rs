@@ -325,9 +325,9 @@ fn extraction_matches_a_schoolbook_negacyclic_product() {
     let s = ring_sk.coefficients();
     let q0_big = BigInt::from(q0);
     let out_sk = LweSecretKey::from_ring_key(&ring_sk).unwrap();
-    for k in 0..n {
+    for (k, &c0k) in c0.iter().enumerate() {
         // Coefficient k of c_1 s: sum over i + j = k of c_{1,i} s_j, minus over i + j = n + k.
-        let mut phase = BigInt::from(c0[k]);
+        let mut phase = BigInt::from(c0k);
         for (j, &sj) in s.iter().enumerate() {
             let (i, sign) = if j <= k { (k - j, 1) } else { (n + k - j, -1) };
             phase += BigInt::from(c1[i]) * BigInt::from(sj * sign);
