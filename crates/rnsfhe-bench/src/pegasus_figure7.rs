@@ -206,6 +206,9 @@ struct Scales {
 /// Everything the table writes to JSON.
 #[derive(Debug, Serialize)]
 struct Results {
+    /// False in the file written after each ring while the run goes on (an hour-long run on a shared
+    /// machine leaves what it measured).
+    complete: bool,
     machine: Machine,
     preset: String,
     n_lwe: usize,
@@ -476,6 +479,19 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
                 params.lwe_dimension
             )));
         }
+        let partial = Results {
+            complete: false,
+            machine: machine.clone(),
+            preset: format!("{preset:?}"),
+            n_lwe: params.lwe_dimension,
+            ckks_log_n: params.ckks_log_n,
+            log_ns: log_ns.clone(),
+            scales: scales.clone(),
+            rows: rows.clone(),
+            variances: variances.clone(),
+        };
+        write_json(&options.out, "pegasus-figure7", &partial)
+            .context("writing the partial pegasus-figure7 results")?;
     }
     rows.sort_by(|a, b| {
         let rank = |r: &Row| {
@@ -490,6 +506,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
 
     print_tables(options, &machine, &params, &scales, &rows, &variances);
     let results = Results {
+        complete: true,
         machine,
         preset: format!("{preset:?}"),
         n_lwe: params.lwe_dimension,
