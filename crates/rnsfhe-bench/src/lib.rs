@@ -21,6 +21,8 @@ pub mod conversion;
 pub mod exact_conversion;
 pub mod ntt;
 pub mod pegasus;
+pub mod pegasus_figure7;
+mod pegasus_setup;
 
 use std::fs;
 use std::hint::black_box;

@@ -8,18 +8,16 @@
 //! LMKCDEY (Lee et al., Eurocrypt 2023, the same ternary key). Then the throughput of a batch of LUTs on
 //! every thread of the pool against one thread.
 
-use std::sync::Arc;
-
 use anyhow::Context;
-use rnsfhe_core::{RlweContext, SecretKey};
 use rnsfhe_lwe::{
-    BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
-    LweSecretDistribution, LweSecretKey, LweSwitchingKey, PegasusParams, PegasusPreset,
+    BlindRotation, LookupTable, LweCiphertext, LweDimension, LweSecretDistribution, LweSecretKey,
+    LweSwitchingKey, PegasusPreset,
 };
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
 use serde::Serialize;
 
+use super::pegasus_setup::lut_setup;
 use super::{markdown_table, measure_interleaved, write_json, BenchOptions, Machine, TimingConfig};
 
 /// One row of the table.
@@ -48,20 +46,6 @@ struct Results {
     batch_threads: usize,
     batch_one_thread_s: f64,
     batch_all_threads_s: f64,
-}
-
-/// The LUT evaluator of a parameter set, with its ring context and secret.
-fn lut_setup(
-    algorithm: BlindRotation,
-    params: &PegasusParams,
-    lwe_sk: &LweSecretKey,
-    rng: &mut Csprng,
-) -> anyhow::Result<(Arc<RlweContext>, SecretKey, LutEvaluator)> {
-    // Table IV is reproduced as published (the estimator puts its switching key below 128 bits).
-    let ctx = params.lut.context_allowing_insecure()?;
-    let ring_sk = SecretKey::generate(&ctx, rng)?;
-    let key = BlindRotationKey::generate_with(algorithm, &ctx, &ring_sk, lwe_sk, rng)?;
-    Ok((ctx, ring_sk, LutEvaluator::new(key)))
 }
 
 /// Runs the table (see the module documentation).

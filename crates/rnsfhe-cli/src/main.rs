@@ -140,6 +140,11 @@ enum BenchTable {
     /// and 4096 -> 1024 and a look-up table by blind rotation, beside the paper and OpenPEGASUS, and the
     /// throughput of a batch of LUTs on all threads.
     PegasusTable5,
+    /// PEGASUS Fig. 7: accuracy (mean and largest error, log2) of look-up tables of sigmoid, tanh,
+    /// sqrt|x|, ReLU, sign and 1/x at n = 2^11..2^13 per blind-rotation algorithm, through KS, LUT, KS
+    /// (Fig. 6 steps 4-6), beside OpenPEGASUS and the paper, with the measured error variances of key
+    /// switching and blind rotation against their formulas, and a PNG plot (~1 h on 2 cores).
+    PegasusFigure7,
 }
 
 mod demo;
@@ -173,6 +178,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 BenchTable::BfvTable3 => bench::bfv::run_table3(&options),
                 BenchTable::BfvTable4 => bench::bfv::run_table4(&options),
                 BenchTable::PegasusTable5 => bench::pegasus::run_table5(&options),
+                BenchTable::PegasusFigure7 => bench::pegasus_figure7::run(&options),
                 BenchTable::BfvOp { preset, depth, t } => {
                     bench::bfv::serve(preset.as_deref(), depth, t)
                 }

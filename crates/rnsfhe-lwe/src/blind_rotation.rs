@@ -176,6 +176,22 @@ enum Step {
     Automorphism(GaloisElement),
 }
 
+/// The variance one external product of the accumulator ring `ctx` adds, as its two terms `(key, rounding)`:
+/// the key errors through the special modulus, `n q_0^2 sigma^2 / (6 q'^2)` for an input of uniform
+/// residues, and ModDown's roundings, `(1 + ||s||^2) / 12` (see [`BlindRotationKey::added_variance`]).
+pub(crate) fn external_product_variance(ctx: &RlweContext) -> (f64, f64) {
+    let params = ctx.params();
+    let n = ctx.n() as f64;
+    let q0 = ctx.chain().moduli()[0].value() as f64;
+    let special = ctx.special_basis().moduli()[0].value() as f64;
+    let norm_sq = match params.secret {
+        SecretDistribution::HammingWeight(h) => h as f64,
+        SecretDistribution::Ternary => 2.0 * n / 3.0,
+    };
+    let key = n * q0 * q0 * params.sigma * params.sigma / (6.0 * special * special);
+    (key, (1.0 + norm_sq) / 12.0)
+}
+
 /// The blind-rotation (evaluation) key of PEGASUS Fig. 2 and Fig. 6 under the ring secret of the
 /// look-up-table context: per coefficient `s_j` of the LWE secret, `RGSW(I(s_j >= 0))` and
 /// `RGSW(I(s_j <= 0))` (`EK_{j,0}`, `EK_{j,1}`; [`BlindRotation::Ternary`]), `RGSW(s_j)`
@@ -519,16 +535,7 @@ impl BlindRotationKey {
         if products == 0.0 {
             return 0.0;
         }
-        let params = self.ctx.params();
-        let n = self.ctx.n() as f64;
-        let q0 = self.ctx.chain().moduli()[0].value() as f64;
-        let special = self.ctx.special_basis().moduli()[0].value() as f64;
-        let norm_sq = match params.secret {
-            SecretDistribution::HammingWeight(h) => h as f64,
-            SecretDistribution::Ternary => 2.0 * n / 3.0,
-        };
-        let rounding = (1.0 + norm_sq) / 12.0;
-        let key = n * q0 * q0 * params.sigma * params.sigma / (6.0 * special * special);
+        let (key, rounding) = external_product_variance(&self.ctx);
         products * (key + rounding) - key + automorphisms * (key / 2.0 + rounding)
     }
 

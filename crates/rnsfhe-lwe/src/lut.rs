@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use rnsfhe_core::{ConversionMode, RlweContext, RlweParams, SecretDistribution};
 use rnsfhe_ring::{Coeff, Poly};
 
-use crate::blind_rotation::{BlindRotation, BlindRotationKey};
+use crate::blind_rotation::{external_product_variance, BlindRotation, BlindRotationKey};
 use crate::ciphertext::LweCiphertext;
 use crate::error::{LweError, LweResult};
 use crate::extract::extract;
@@ -253,13 +253,93 @@ impl LookupTable {
         self.input_modulus
     }
 
+    /// The value blind rotation reads for the look-up index `k = b~ + <a~, s> mod 2n` (PEGASUS Appendix B):
+    /// the constant coefficient of `f X^k`, that is `f_0` for `k = 0`, `-f_(n-k)` for `0 < k < n`, and
+    /// the negation of the value at `k - n` for `n <= k < 2n` (any integer `k` is taken modulo `2n`),
+    /// signed (centered modulo `q_0`). The output of a look-up table is this value plus the error of
+    /// blind rotation; divided by the output scale it is `T` at the grid point `k q_0 / (2 n Delta_in)`
+    /// for `|k| < n/2`.
+    pub fn value_at(&self, index: i64) -> i64 {
+        let n = self.poly.degree() as i64;
+        let q0 = self.poly.basis().moduli()[0];
+        let k = index.rem_euclid(2 * n);
+        let (k, sign) = if k < n { (k, 1) } else { (k - n, -1) };
+        let coeff = |j: i64| q0.center(self.poly.data()[j as usize]);
+        sign * if k == 0 { coeff(0) } else { -coeff(n - k) }
+    }
+
+    /// The largest input scale `Delta_in` at which every input `|m| <= max_abs_input` keeps its look-up
+    /// index inside the range the table covers, with the margin of PEGASUS Eq. (3) (six standard
+    /// deviations of the index error): `Delta_in max_abs_input + 6 sigma <= q_0 / 4` (the input contract
+    /// of Fig. 2), or `<= q_0 / 2` for a `negacyclic` function (`T(x + q_0 / (2 Delta_in)) = -T(x)` over
+    /// the inputs, such as the sign `+-1`, whose antiperiodic extension past `q_0 / 4` is the function
+    /// itself). `sigma^2 = input_sigma^2 + (q_0 / 2n)^2 (key_norm_sq + 1) / 12` is the error of the phase
+    /// after the modulus switch to `2n`, in units of `q_0` (PEGASUS Appendix C.2: the input error and
+    /// the roundings of `b` and of the `a_i` met by the LWE key of squared norm `key_norm_sq`).
+    ///
+    /// A larger scale is a finer grid (the grid step `q_0 / (2 n Delta_in)` times the Lipschitz constant
+    /// is the main term of the error); past this one, inputs near the ends of the range read the
+    /// negated antiperiodic copy of the table with non-negligible probability.
+    ///
+    /// Errors: [`LweError::InvalidParams`] for a bound or a width that is not finite and non-negative
+    /// (the bound positive), or when the margin alone exceeds the range.
+    pub fn max_input_scale(
+        ctx: &RlweContext,
+        max_abs_input: f64,
+        input_sigma: f64,
+        key_norm_sq: f64,
+        negacyclic: bool,
+    ) -> LweResult<f64> {
+        for (what, v) in [
+            ("largest input", max_abs_input),
+            ("input error width", input_sigma),
+            ("squared key norm", key_norm_sq),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(LweError::InvalidParams {
+                    what,
+                    reason: format!("{v} is not a finite non-negative number"),
+                });
+            }
+        }
+        if max_abs_input == 0.0 {
+            return Err(LweError::InvalidParams {
+                what: "largest input",
+                reason: "must be positive".into(),
+            });
+        }
+        let n = ctx.n() as f64;
+        let q0 = ctx.chain().moduli()[0].value() as f64;
+        let step = q0 / (2.0 * n);
+        let sigma = (input_sigma * input_sigma + step * step * (key_norm_sq + 1.0) / 12.0).sqrt();
+        let range = if negacyclic { q0 / 2.0 } else { q0 / 4.0 };
+        let room = range - 6.0 * sigma;
+        if room <= 0.0 {
+            return Err(LweError::InvalidParams {
+                what: "look-up table input",
+                reason: format!(
+                    "the index error margin 6 sigma = {:.3e} exceeds the input range {range:.3e}",
+                    6.0 * sigma
+                ),
+            });
+        }
+        Ok(room / max_abs_input)
+    }
+
     /// The bound of PEGASUS Eq. (3) on `|T(m) - output / Delta_out|` for an `lipschitz`-Lipschitz `T`,
     /// an input error of standard deviation `input_sigma`, an LWE key of squared norm `key_norm_sq`
     /// and dimension `lwe_dimension`, in the ring of `ctx` with evaluation-key width `sigma_lut`:
-    /// `6 (L sqrt((sigma_0/Delta)^2 + q^2 (||s||^2 + 2) / (48 n^2 Delta^2)) + sqrt(4 n_lwe q_0
-    /// sigma_lut^2 / q') / Delta)` for inputs modulo `q` (the paper's `q = q_0`). The index term is
-    /// that of the rounding modulus switch of the ternary and binary algorithms;
-    /// [`LutEvaluator::error_bound`] has the bound of every algorithm.
+    /// `6 (L sqrt((sigma_0/Delta)^2 + q^2 (||s||^2 + 2) / (48 n^2 Delta^2)) + sigma_rot / Delta_out)` for
+    /// inputs modulo `q` (the paper's `q = q_0`). The index term is that of the rounding modulus switch
+    /// of the ternary and binary algorithms; [`LutEvaluator::error_bound`] has the bound of every
+    /// algorithm.
+    ///
+    /// Eq. (3) takes `sigma_rot^2 = 4 n_lwe q_0 sigma_lut^2 / q'` (Appendix C.2), which falls short of
+    /// the measured blind-rotation error when `q'` is not much larger than `q_0` (with `q' < 2^50` and
+    /// Table IV otherwise, `2^13.5` against a measured `2^15.2`; the key term grows as `(q_0 / q')^2`, not
+    /// `q_0 / q'`): `sigma_rot^2` is the larger of the paper's figure and the variance of
+    /// [`BlindRotationKey::added_variance`] for the ternary algorithm with every mask coefficient nonzero
+    /// (the most external products, `2 n_lwe`).
     pub fn error_bound(
         &self,
         ctx: &RlweContext,
@@ -276,7 +356,10 @@ impl LookupTable {
         let sigma_lut = ctx.params().sigma;
         let index = (input_sigma / d_in).powi(2)
             + q * q * (key_norm_sq + 2.0) / (48.0 * n * n * d_in * d_in);
-        let rotation = (4.0 * lwe_dimension as f64 * q0 * sigma_lut * sigma_lut / q_special).sqrt();
+        let paper = 4.0 * lwe_dimension as f64 * q0 * sigma_lut * sigma_lut / q_special;
+        let (key, rounding) = external_product_variance(ctx);
+        let measured = 2.0 * lwe_dimension as f64 * (key + rounding);
+        let rotation = paper.max(measured).sqrt();
         6.0 * (lipschitz * index.sqrt() + rotation / d_out)
     }
 }

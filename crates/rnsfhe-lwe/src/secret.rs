@@ -28,7 +28,9 @@ pub enum LweSecretDistribution {
     TernaryWeight(usize),
     /// Every coefficient uniform in `{0, 1}`.
     UniformBinary,
-    /// Exactly `h` coefficients equal to 1, the others zero (OpenPEGASUS's keys at `h = 64`).
+    /// Exactly `h` coefficients equal to 1, the others zero (OpenPEGASUS's keys at `h = 64`: the
+    /// binary algorithm at Table IV's key norm, `sqrt(n / (2 h))` times more accurate tables than a
+    /// uniform binary key; such a key has `h` bits less entropy than a ternary one of weight `h`).
     BinaryWeight(usize),
 }
 

@@ -1,0 +1,769 @@
+//! `rnsfhe bench pegasus-figure7`: the accuracy of look-up tables (PEGASUS Fig. 7, Section VI.C.1) for
+//! sigmoid, tanh, `sqrt|x|`, ReLU, sign and `1/x`, against the ring degree `n` of the look-up-table ring
+//! (`2^11, 2^12, 2^13`) and the blind-rotation algorithm, at the Table IV setting otherwise (`n_lwe =
+//! 1024`, `q_0 ~ 2^45`, `sigma_lut = 2^10`, `h = 64`; the special modulus below `2^50`, which changes the
+//! error by less than `2^-25`, see `pegasus-table5`).
+//!
+//! **Pipeline** (PEGASUS Fig. 6 steps 4-6, the loop of one look-up table): an LWE ciphertext of
+//! `Delta_in m` under a key of the CKKS dimension `N = 2^16` (as extracted from CKKS, Fig. 6 step 2) is
+//! key-switched to `n_lwe` (step 4: its error is the table's input error `sigma_0` of Appendix C.2), goes
+//! through the table (Fig. 2, step 5) and is key-switched back from `n` to `n_lwe` (step 6). PEGASUS
+//! reports the accuracy of this loop: its LUT throughput (Table VI) is that of steps 4-6, Section VI.C.1
+//! gives the key-switching error (`2^-14`) beside the LUT's (`[2^-10, 2^-7]`), and OpenPEGASUS's
+//! example of these functions (the paper's code) measures after both switches. The error before the
+//! switch back is reported too. S2C and repacking (steps 1 and 8-10) are not part of it.
+//!
+//! **Scales.** `Delta_in` is the largest scale keeping every input of the domain inside the table's
+//! range with the margin of Eq. (3) ([`LookupTable::max_input_scale`], about `q_0 / 32` for `[-8, 8]`),
+//! at the smallest `n` of the sweep so every `n` sees the same ciphertexts; the sign (`+-1`) is
+//! negacyclic and takes twice that scale. `Delta_out = q_0 / (8 max |T|)`: outputs within `q_0 / 8`
+//! (OpenPEGASUS's scale for bounded outputs), so that a sum of two is still a valid table input.
+//!
+//! Each function gets its own uniform inputs (1000; `1/x` on `[1, 8]`, the positive counts it inverts
+//! in PEGASUS's K-means, Section V.C), evaluated in parallel over the inputs with the keys shared. The
+//! table prints the mean and the largest absolute error in `log2` (the paper's `-log |f(x) - T_f(x)|`
+//! axis), beside OpenPEGASUS's mean errors measured on this machine and the paper's range, and the
+//! measured error variances of the two key switches and of blind rotation against
+//! [`LweSwitchingKey::added_variance`] and [`rnsfhe_lwe::BlindRotationKey::added_variance`]. The PNG
+//! plots the accuracy against `n` per function and algorithm.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use rand::Rng;
+use rayon::prelude::*;
+use rnsfhe_lwe::{
+    BlindRotation, LookupTable, LweCiphertext, LweDimension, LweSecretDistribution, LweSecretKey,
+    LweSwitchingKey, PegasusParams, PegasusPreset,
+};
+use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
+use rnsfhe_math::Modulus;
+use serde::Serialize;
+
+use super::pegasus_setup::lut_setup;
+use super::{markdown_table, write_json, BenchOptions, Machine};
+
+/// The blind-rotation algorithms compared, one line each.
+pub const ALGORITHMS: &[BlindRotation] = &[
+    BlindRotation::Ternary,
+    BlindRotation::Binary,
+    BlindRotation::Lmkcdey,
+];
+
+/// The Hamming weight of every LWE key (PEGASUS Table IV, `h = 64`).
+const WEIGHT: usize = 64;
+
+/// The paper's range of LUT errors at Table IV (Section VI.C.1: "within `[2^-10, 2^-7]`"), `log2`.
+const PAPER_RANGE_LOG2: (f64, f64) = (-10.0, -7.0);
+
+/// The ring degree at which OpenPEGASUS was measured (`log2 n`, Table IV).
+const OPENPEGASUS_LOG_N: u32 = 12;
+
+/// A function of the figure.
+#[derive(Clone, Copy, Debug)]
+pub struct Function {
+    /// Its name in the table.
+    pub name: &'static str,
+    /// The function.
+    pub f: fn(f64) -> f64,
+    /// The interval the inputs are drawn from, uniformly.
+    pub domain: (f64, f64),
+    /// `sup |f|` over the domain (sets the output scale).
+    pub max_abs: f64,
+    /// Whether `f` is its own antiperiodic extension (`f(x + 2R) = -f(x)` past the range `R` of the
+    /// inputs), so that the whole phase range serves it ([`LookupTable::max_input_scale`]).
+    pub negacyclic: bool,
+    /// OpenPEGASUS's mean error on this machine at `n = 2^12`, `log2`, where measured.
+    pub openpegasus_log2: Option<f64>,
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn sqrt_abs(x: f64) -> f64 {
+    x.abs().sqrt()
+}
+
+fn relu(x: f64) -> f64 {
+    x.max(0.0)
+}
+
+fn sign(x: f64) -> f64 {
+    if x < 0.0 {
+        -1.0
+    } else {
+        1.0
+    }
+}
+
+fn reciprocal(x: f64) -> f64 {
+    1.0 / x
+}
+
+/// The six functions: PEGASUS Fig. 7's four, the sign and the reciprocal of Table VI.
+pub const FUNCTIONS: [Function; 6] = [
+    Function {
+        name: "sigmoid",
+        f: sigmoid,
+        domain: (-8.0, 8.0),
+        max_abs: 1.0,
+        negacyclic: false,
+        openpegasus_log2: Some(-11.6),
+    },
+    Function {
+        name: "tanh",
+        f: f64::tanh,
+        domain: (-8.0, 8.0),
+        max_abs: 1.0,
+        negacyclic: false,
+        openpegasus_log2: Some(-10.6),
+    },
+    Function {
+        name: "sqrt|x|",
+        f: sqrt_abs,
+        domain: (-8.0, 8.0),
+        max_abs: 2.828_427_124_746_19,
+        negacyclic: false,
+        openpegasus_log2: Some(-9.2),
+    },
+    Function {
+        name: "ReLU",
+        f: relu,
+        domain: (-8.0, 8.0),
+        max_abs: 8.0,
+        negacyclic: false,
+        openpegasus_log2: Some(-8.2),
+    },
+    Function {
+        name: "sign",
+        f: sign,
+        domain: (-8.0, 8.0),
+        max_abs: 1.0,
+        negacyclic: true,
+        // OpenPEGASUS's "Sign" is the sign bit (0 / 1): half our +-1 sign's error.
+        openpegasus_log2: Some(-16.2),
+    },
+    Function {
+        name: "1/x",
+        f: reciprocal,
+        domain: (1.0, 8.0),
+        max_abs: 1.0,
+        negacyclic: false,
+        openpegasus_log2: None,
+    },
+];
+
+/// The accuracy of one function at one ring degree and algorithm.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// The function.
+    pub function: String,
+    /// The blind-rotation algorithm.
+    pub algorithm: String,
+    /// `log2` of the ring degree `n`.
+    pub log_n: u32,
+    /// Inputs evaluated.
+    pub samples: usize,
+    /// `log2` of the mean absolute error after the switch back to `n_lwe` (Fig. 6 step 6).
+    pub mean_log2: f64,
+    /// `log2` of the largest absolute error after the switch back.
+    pub max_log2: f64,
+    /// `log2` of the mean absolute error of the table's output (before the switch back).
+    pub mean_lut_log2: f64,
+    /// `log2` of the largest absolute error of the table's output.
+    pub max_lut_log2: f64,
+    /// The PEGASUS figure compared against (`log2` of a mean error) at `n = 2^12`: OpenPEGASUS's
+    /// measurement, else the upper end of the paper's range.
+    pub pegasus_log2: Option<f64>,
+    /// Whether the mean error is at or below [`Row::pegasus_log2`].
+    pub at_or_below_pegasus: Option<bool>,
+    /// Milliseconds of thread time per table (steps 5 and 6; indicative, all threads busy).
+    pub lut_ms: f64,
+}
+
+/// A measured error variance against its formula.
+#[derive(Debug, Clone, Serialize)]
+pub struct VarianceRow {
+    /// The operation.
+    pub operation: String,
+    /// Samples.
+    pub samples: usize,
+    /// The measured variance (mean square of the added error).
+    pub measured: f64,
+    /// The formula's variance (mean over the samples).
+    pub formula: f64,
+    /// `measured / formula`.
+    pub ratio: f64,
+}
+
+/// The input scale, output scale and domain of a function in a run.
+#[derive(Debug, Clone, Serialize)]
+struct Scales {
+    function: String,
+    domain: (f64, f64),
+    input_scale_log2: f64,
+    output_scale_log2: f64,
+}
+
+/// Everything the table writes to JSON.
+#[derive(Debug, Serialize)]
+struct Results {
+    /// False in the file written after each ring while the run goes on (an hour-long run on a shared
+    /// machine leaves what it measured).
+    complete: bool,
+    machine: Machine,
+    preset: String,
+    n_lwe: usize,
+    ckks_log_n: u32,
+    log_ns: Vec<u32>,
+    scales: Vec<Scales>,
+    rows: Vec<Row>,
+    variances: Vec<VarianceRow>,
+}
+
+/// The LWE key of `algorithm`: ternary of weight `h` (PEGASUS Table IV), binary of the same weight for
+/// the binary form (so both tables see the same modulus-switching error).
+fn lwe_key(
+    algorithm: BlindRotation,
+    dimension: LweDimension,
+    rng: &mut Csprng,
+) -> anyhow::Result<LweSecretKey> {
+    let distribution = match algorithm {
+        BlindRotation::Binary => LweSecretDistribution::BinaryWeight(WEIGHT),
+        _ => LweSecretDistribution::TernaryWeight(WEIGHT),
+    };
+    Ok(LweSecretKey::generate(dimension, distribution, rng)?)
+}
+
+/// Per input of one function at one `n`: the errors after the table and after the switch back, the
+/// blind-rotation error, its formula's variance, and the error of the switch back.
+struct Sample {
+    lut_error: f64,
+    final_error: f64,
+    rotation_error: f64,
+    rotation_formula: f64,
+    switch_error: f64,
+}
+
+/// Sums of squares of measured errors and of formula variances.
+#[derive(Default)]
+struct VarianceSum {
+    samples: usize,
+    measured: f64,
+    formula: f64,
+}
+
+impl VarianceSum {
+    fn add(&mut self, error: f64, formula: f64) {
+        self.samples += 1;
+        self.measured += error * error;
+        self.formula += formula;
+    }
+
+    fn row(&self, operation: String) -> VarianceRow {
+        let measured = self.measured / self.samples as f64;
+        let formula = self.formula / self.samples as f64;
+        VarianceRow {
+            operation,
+            samples: self.samples,
+            measured,
+            formula,
+            ratio: measured / formula,
+        }
+    }
+}
+
+fn log2_mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, count) = values.fold((0.0, 0usize), |(s, c), v| (s + v, c + 1));
+    (sum / count as f64).log2()
+}
+
+fn log2_max(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(0.0, f64::max).log2()
+}
+
+/// Runs the figure (see the module documentation).
+pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
+    let (preset, log_ns, samples) = if options.quick {
+        (PegasusPreset::InsecureTest, vec![10, 11], 100)
+    } else {
+        (
+            PegasusPreset::PegasusTable4FastSpecial,
+            vec![11, 12, 13],
+            1000,
+        )
+    };
+    let params = preset.params()?;
+    let machine = Machine::detect();
+    let mut rng = Csprng::from_os()?;
+    let q0 = params.key_switch.modulus;
+    let modulus = Modulus::new(q0)?;
+    let fresh = DiscreteGaussian::with_sigma(3.2)?;
+    let lwe_dim = LweDimension::new(params.lwe_dimension)?;
+    let ckks_sk = LweSecretKey::generate(
+        LweDimension::new(1 << params.ckks_log_n)?,
+        params.lwe_secret,
+        &mut rng,
+    )?;
+    let inputs: Vec<Vec<f64>> = FUNCTIONS
+        .iter()
+        .map(|f| {
+            (0..samples)
+                .map(|_| rng.gen_range(f.domain.0..=f.domain.1))
+                .collect()
+        })
+        .collect();
+
+    let mut rows = Vec::new();
+    let mut variances = Vec::new();
+    let mut scales = Vec::new();
+    // Per algorithm: its LWE key, the scales and the switched ciphertexts of every function.
+    let mut setups = Vec::with_capacity(ALGORITHMS.len());
+    for &algorithm in ALGORITHMS {
+        let lwe_sk = lwe_key(algorithm, lwe_dim, &mut rng)?;
+        let key_norm_sq = lwe_sk.coefficients().iter().map(|c| (c * c) as f64).sum();
+        let ks_in = LweSwitchingKey::generate_allowing_insecure(
+            &ckks_sk,
+            &lwe_sk,
+            params.key_switch,
+            &mut rng,
+        )?;
+        let input_sigma = (ks_in.added_variance() + 3.2f64.powi(2)).sqrt();
+        // The scales, at the smallest ring of the sweep (the largest index error).
+        let smallest = lut_params(&params, log_ns.iter().copied().min().unwrap_or(12))
+            .lut
+            .context_allowing_insecure()?;
+        let function_scales = FUNCTIONS
+            .iter()
+            .map(|f| {
+                let bound = f.domain.0.abs().max(f.domain.1.abs());
+                let input = LookupTable::max_input_scale(
+                    &smallest,
+                    bound,
+                    input_sigma,
+                    key_norm_sq,
+                    f.negacyclic,
+                )?;
+                Ok((input, q0 as f64 / (8.0 * f.max_abs)))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        if scales.is_empty() {
+            scales = FUNCTIONS
+                .iter()
+                .zip(&function_scales)
+                .map(|(f, &(i, o))| Scales {
+                    function: f.name.to_string(),
+                    domain: f.domain,
+                    input_scale_log2: i.log2(),
+                    output_scale_log2: o.log2(),
+                })
+                .collect();
+        }
+        // Fig. 6 step 4: LWE ciphertexts of dimension N switched to n_lwe; the switch's error measured.
+        let mut ks_in_var = VarianceSum::default();
+        let mut cts = Vec::with_capacity(FUNCTIONS.len());
+        for (values, &(input_scale, _)) in inputs.iter().zip(&function_scales) {
+            let wide: Vec<LweCiphertext> = values
+                .iter()
+                .map(|&m| {
+                    ckks_sk.encrypt((m * input_scale).round() as i64, &modulus, &fresh, &mut rng)
+                })
+                .collect();
+            let switched = wide
+                .par_iter()
+                .map(|ct| {
+                    let out = ks_in.switch(ct)?;
+                    let added = lwe_sk.decrypt(&out)? - ckks_sk.decrypt(ct)?;
+                    Ok((out, added as f64))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            for (_, e) in &switched {
+                ks_in_var.add(*e, ks_in.added_variance());
+            }
+            cts.push(switched.into_iter().map(|(ct, _)| ct).collect::<Vec<_>>());
+        }
+        variances.push(ks_in_var.row(format!(
+            "KS N = 2^{} -> n_lwe = {} ({algorithm:?} key)",
+            params.ckks_log_n, params.lwe_dimension
+        )));
+        setups.push((algorithm, lwe_sk, function_scales, cts));
+    }
+
+    // The ring OpenPEGASUS was measured at first (the comparison), then the others.
+    let mut order = log_ns.clone();
+    order.sort_by_key(|&l| (l != OPENPEGASUS_LOG_N, l));
+    for &log_n in &order {
+        for (algorithm, lwe_sk, function_scales, cts) in &setups {
+            let algorithm = *algorithm;
+            let p = lut_params(&params, log_n);
+            let (ctx, ring_sk, eval) = lut_setup(algorithm, &p, lwe_sk, &mut rng)?;
+            let lut_sk = LweSecretKey::from_ring_key(&ring_sk)?;
+            let ks_out = LweSwitchingKey::generate_allowing_insecure(
+                &lut_sk,
+                lwe_sk,
+                p.key_switch,
+                &mut rng,
+            )?;
+            let two_n = 2 * ctx.n() as u64;
+            let mut rotation_var = VarianceSum::default();
+            let mut ks_out_var = VarianceSum::default();
+            for ((f, values), (cts, &(input_scale, output_scale))) in FUNCTIONS
+                .iter()
+                .zip(&inputs)
+                .zip(cts.iter().zip(function_scales.iter()))
+            {
+                // The grid reaches a little past the domain (and 1/x's grid crosses 0): the table holds
+                // f on its domain, constant past its ends.
+                let (lo, hi) = f.domain;
+                let table = LookupTable::from_fn(&ctx, input_scale, output_scale, |x| {
+                    (f.f)(x.clamp(lo, hi))
+                })?;
+                let start = Instant::now();
+                let outs = cts
+                    .par_iter()
+                    .zip(values)
+                    .map(|(ct, &m)| {
+                        let out = eval.evaluate(ct, &table)?;
+                        let back = ks_out.switch(&out)?;
+                        // Everything below reads the secret keys: the measurement, not the pipeline.
+                        let switched = ct.switch_modulus(two_n)?;
+                        let index = lwe_sk.decrypt(&switched)?;
+                        let nonzero = switched.a().iter().filter(|&&a| a != 0).count();
+                        let phase_lut = lut_sk.decrypt(&out)?;
+                        let phase_back = lwe_sk.decrypt(&back)?;
+                        let exact = (f.f)(m);
+                        Ok(Sample {
+                            lut_error: (phase_lut as f64 / output_scale - exact).abs(),
+                            final_error: (phase_back as f64 / output_scale - exact).abs(),
+                            rotation_error: (phase_lut - table.value_at(index)) as f64,
+                            rotation_formula: eval.key().added_variance(nonzero),
+                            switch_error: (phase_back - phase_lut) as f64,
+                        })
+                    })
+                    .collect::<anyhow::Result<Vec<Sample>>>()?;
+                let lut_ms =
+                    start.elapsed().as_secs_f64() * 1e3 * rayon::current_num_threads() as f64
+                        / values.len() as f64;
+                for s in &outs {
+                    rotation_var.add(s.rotation_error, s.rotation_formula);
+                    ks_out_var.add(s.switch_error, ks_out.added_variance());
+                }
+                let mean_log2 = log2_mean(outs.iter().map(|s| s.final_error));
+                // Progress on stderr: a full run takes about an hour on two cores.
+                eprintln!(
+                    "{algorithm:?}, n = 2^{log_n}, {}: mean error 2^{mean_log2:.2} ({:.0} s)",
+                    f.name,
+                    start.elapsed().as_secs_f64()
+                );
+                let pegasus_log2 = (log_n == OPENPEGASUS_LOG_N && !options.quick)
+                    .then_some(f.openpegasus_log2.unwrap_or(PAPER_RANGE_LOG2.1));
+                rows.push(Row {
+                    function: f.name.to_string(),
+                    algorithm: format!("{algorithm:?}"),
+                    log_n,
+                    samples: values.len(),
+                    mean_log2,
+                    max_log2: log2_max(outs.iter().map(|s| s.final_error)),
+                    mean_lut_log2: log2_mean(outs.iter().map(|s| s.lut_error)),
+                    max_lut_log2: log2_max(outs.iter().map(|s| s.lut_error)),
+                    pegasus_log2,
+                    at_or_below_pegasus: pegasus_log2.map(|p| mean_log2 <= p),
+                    lut_ms,
+                });
+            }
+            variances
+                .push(rotation_var.row(format!("blind rotation n = 2^{log_n} ({algorithm:?})")));
+            variances.push(ks_out_var.row(format!(
+                "KS n = 2^{log_n} -> n_lwe = {} ({algorithm:?} key)",
+                params.lwe_dimension
+            )));
+        }
+        let partial = Results {
+            complete: false,
+            machine: machine.clone(),
+            preset: format!("{preset:?}"),
+            n_lwe: params.lwe_dimension,
+            ckks_log_n: params.ckks_log_n,
+            log_ns: log_ns.clone(),
+            scales: scales.clone(),
+            rows: rows.clone(),
+            variances: variances.clone(),
+        };
+        write_json(&options.out, "pegasus-figure7", &partial)
+            .context("writing the partial pegasus-figure7 results")?;
+    }
+    rows.sort_by(|a, b| {
+        let rank = |r: &Row| {
+            let f = FUNCTIONS.iter().position(|f| f.name == r.function);
+            let a = ALGORITHMS
+                .iter()
+                .position(|a| format!("{a:?}") == r.algorithm);
+            (f, a, r.log_n)
+        };
+        rank(a).cmp(&rank(b))
+    });
+
+    print_tables(options, &machine, &params, &scales, &rows, &variances);
+    let results = Results {
+        complete: true,
+        machine,
+        preset: format!("{preset:?}"),
+        n_lwe: params.lwe_dimension,
+        ckks_log_n: params.ckks_log_n,
+        log_ns,
+        scales,
+        rows,
+        variances,
+    };
+    let path = write_json(&options.out, "pegasus-figure7", &results)
+        .context("writing the pegasus-figure7 results")?;
+    eprintln!("wrote {}", path.display());
+    let png = options.out.join("pegasus-figure7.png");
+    plot(&png, &results.rows, &results.log_ns).context("drawing the pegasus-figure7 plot")?;
+    eprintln!("wrote {}", png.display());
+    Ok(())
+}
+
+/// `params` with the look-up-table ring of degree `2^log_n`.
+fn lut_params(params: &PegasusParams, log_n: u32) -> PegasusParams {
+    let mut p = *params;
+    p.lut.log_n = log_n;
+    p
+}
+
+fn print_tables(
+    options: &BenchOptions,
+    machine: &Machine,
+    params: &PegasusParams,
+    scales: &[Scales],
+    rows: &[Row],
+    variances: &[VarianceRow],
+) {
+    println!("{}", machine.markdown_header());
+    println!(
+        "PEGASUS Fig. 7: LUT accuracy, Fig. 6 steps 4-6 (KS N = 2^{} -> n_lwe = {}, LUT, KS n -> n_lwe); \
+         q_0 ~ 2^{:.1}, q' ~ 2^{:.1}, sigma_lut = 2^10, B_ks = 2^7, d_ks = 7, sigma_ks = 2^13, h = {WEIGHT}{}\n",
+        params.ckks_log_n,
+        params.lwe_dimension,
+        (params.lut.q0 as f64).log2(),
+        (params.lut.special as f64).log2(),
+        if options.quick {
+            "; QUICK RUN at small insecure dimensions: not comparable with the paper"
+        } else {
+            ""
+        }
+    );
+    let scale_rows: Vec<Vec<String>> = scales
+        .iter()
+        .map(|s| {
+            vec![
+                s.function.clone(),
+                format!("[{}, {}]", s.domain.0, s.domain.1),
+                format!("2^{:.3}", s.input_scale_log2),
+                format!("2^{:.3}", s.output_scale_log2),
+            ]
+        })
+        .collect();
+    println!(
+        "{}",
+        markdown_table(
+            &["function", "inputs", "Delta_in", "Delta_out"],
+            &scale_rows
+        )
+    );
+    let log = |v: f64| format!("2^{v:.2}");
+    let table_rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.function.clone(),
+                r.algorithm.clone(),
+                format!("2^{}", r.log_n),
+                log(r.mean_log2),
+                log(r.max_log2),
+                format!("{} / {}", log(r.mean_lut_log2), log(r.max_lut_log2)),
+                r.pegasus_log2.map_or("-".into(), log),
+                match r.at_or_below_pegasus {
+                    Some(true) => "pass".into(),
+                    Some(false) => "FAIL".into(),
+                    None => "-".into(),
+                },
+                format!("{:.0}", r.lut_ms),
+            ]
+        })
+        .collect();
+    println!(
+        "\n{}",
+        markdown_table(
+            &[
+                "function",
+                "algorithm",
+                "n",
+                "mean error",
+                "max error",
+                "before KS back (mean / max)",
+                "PEGASUS (mean, n = 2^12)",
+                "at or below PEGASUS",
+                "ms / LUT (thread time)",
+            ],
+            &table_rows
+        )
+    );
+    println!(
+        "\nPEGASUS: OpenPEGASUS's mean errors measured on this machine (256 inputs; its sign is the 0/1 sign \
+         bit); for 1/x the paper's range [2^{}, 2^{}] (Section VI.C.1, Table IV).\n",
+        PAPER_RANGE_LOG2.0, PAPER_RANGE_LOG2.1
+    );
+    let variance_rows: Vec<Vec<String>> = variances
+        .iter()
+        .map(|v| {
+            vec![
+                v.operation.clone(),
+                v.samples.to_string(),
+                format!("2^{:.2}", v.measured.log2()),
+                format!("2^{:.2}", v.formula.log2()),
+                format!("{:.3}", v.ratio),
+            ]
+        })
+        .collect();
+    println!(
+        "{}",
+        markdown_table(
+            &[
+                "added error of",
+                "samples",
+                "measured variance",
+                "formula",
+                "ratio"
+            ],
+            &variance_rows
+        )
+    );
+}
+
+/// Colours of the algorithms, in the order of [`ALGORITHMS`] (then repeated).
+const COLOURS: [plotters::style::RGBColor; 4] = [
+    plotters::style::RGBColor(31, 119, 180),
+    plotters::style::RGBColor(214, 39, 40),
+    plotters::style::RGBColor(44, 160, 44),
+    plotters::style::RGBColor(148, 103, 189),
+];
+
+/// One panel per function: accuracy (`-log2` of the mean error, solid, and of the largest, dashed)
+/// against `log2 n`, one colour per algorithm; OpenPEGASUS's mean at `n = 2^12` as a black cross and
+/// the paper's range as a grey band.
+fn plot(path: &Path, rows: &[Row], log_ns: &[u32]) -> anyhow::Result<()> {
+    use plotters::prelude::*;
+
+    // The text of the plot uses an embedded font (no system font files).
+    plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+        .map_err(|_| anyhow::anyhow!("the embedded DejaVu Sans font is invalid"))?;
+    let path: PathBuf = path.to_path_buf();
+    let root = BitMapBackend::new(&path, (1500, 950)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let root = root.titled(
+        "LUT accuracy (PEGASUS Fig. 7): -log2 |f(x) - T_f(x)| after KS N -> n_lwe, LUT, KS n -> n_lwe",
+        ("sans-serif", 24),
+    )?;
+    let panels = root.split_evenly((2, 3));
+    let (x_lo, x_hi) = (
+        f64::from(log_ns[0]) - 0.3,
+        f64::from(log_ns[log_ns.len() - 1]) + 0.3,
+    );
+    for (panel, function) in panels.iter().zip(FUNCTIONS.iter()) {
+        let mine: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.function == function.name)
+            .collect();
+        let accuracies = mine
+            .iter()
+            .flat_map(|r| [-r.mean_log2, -r.max_log2])
+            .chain(function.openpegasus_log2.map(|v| -v))
+            .chain([-PAPER_RANGE_LOG2.0, -PAPER_RANGE_LOG2.1])
+            .filter(|v| v.is_finite());
+        let (lo, hi) = accuracies.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        let (y_lo, y_hi) = ((lo - 1.0).floor(), (hi + 1.0).ceil());
+        let mut chart = ChartBuilder::on(panel)
+            .caption(function.name, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
+        chart
+            .configure_mesh()
+            .x_labels(log_ns.len() * 2 + 1)
+            .x_label_formatter(&|x| {
+                if (x - x.round()).abs() < 1e-6 {
+                    format!("n = 2^{}", x.round())
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc("bits: -log2 |error|")
+            .label_style(("sans-serif", 15))
+            .draw()?;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(x_lo, -PAPER_RANGE_LOG2.1), (x_hi, -PAPER_RANGE_LOG2.0)],
+            RGBColor(200, 200, 200).mix(0.35).filled(),
+        )))?;
+        for (i, algorithm) in ALGORITHMS.iter().enumerate() {
+            let colour = COLOURS[i % COLOURS.len()];
+            let name = format!("{algorithm:?}");
+            let points = |max: bool| -> Vec<(f64, f64)> {
+                mine.iter()
+                    .filter(|r| r.algorithm == name)
+                    .map(|r| {
+                        let v = if max { r.max_log2 } else { r.mean_log2 };
+                        (f64::from(r.log_n), -v)
+                    })
+                    .filter(|p| p.1.is_finite())
+                    .collect()
+            };
+            let mean = points(false);
+            chart
+                .draw_series(LineSeries::new(mean.clone(), colour.stroke_width(2)))?
+                .label(format!("{name} mean"))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(2))
+                });
+            chart.draw_series(mean.iter().map(|&p| Circle::new(p, 4, colour.filled())))?;
+            chart
+                .draw_series(DashedLineSeries::new(
+                    points(true),
+                    6,
+                    4,
+                    colour.stroke_width(1),
+                ))?
+                .label(format!("{name} max"))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(1))
+                });
+        }
+        if let Some(v) = function.openpegasus_log2 {
+            let x = f64::from(OPENPEGASUS_LOG_N);
+            if x >= x_lo && x <= x_hi {
+                chart
+                    .draw_series(std::iter::once(Cross::new(
+                        (x, -v),
+                        7,
+                        BLACK.stroke_width(2),
+                    )))?
+                    .label("OpenPEGASUS mean")
+                    .legend(|(x, y)| Cross::new((x + 9, y), 5, BLACK.stroke_width(2)));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font(("sans-serif", 13))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}
