@@ -93,8 +93,16 @@ impl LutParams {
     }
 }
 
-/// A table polynomial for one function, with the input modulus and the scales it was built for (see
-/// the module documentation).
+/// A table polynomial for one function, or for several read by one blind rotation, with the input
+/// modulus and the scales it was built for (see the module documentation).
+///
+/// **Several functions** (`k`, a power of two; [`LookupTable::from_fns_for_input_modulus`]): their
+/// tables are interleaved, coefficient `i + k m` holding function `i` at grid point `m` of a grid `k`
+/// times coarser, and the input is switched to `2n / k` and scaled by `k`, so that the look-up index is
+/// a multiple of `k` and coefficient `i` of the rotated accumulator reads function `i`
+/// ([`LutEvaluator::evaluate_all`]; the "many-LUT" technique of Chillotti, Ligier, Orfila and Tap,
+/// Asiacrypt 2021, on PEGASUS Fig. 2). One rotation for `k` functions, each at the accuracy of a ring
+/// of degree `n / k`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LookupTable {
     poly: Poly<Coeff>,
@@ -102,6 +110,8 @@ pub struct LookupTable {
     output_scale: f64,
     /// The modulus `q` of the inputs: the grid is `k q / (2 n Delta_in)`.
     input_modulus: u64,
+    /// The number of functions interleaved in the table.
+    functions: usize,
 }
 
 impl LookupTable {
@@ -133,6 +143,23 @@ impl LookupTable {
         output_scale: f64,
         f: impl Fn(f64) -> f64,
     ) -> LweResult<Self> {
+        Self::from_fns_for_input_modulus(ctx, input_modulus, input_scale, output_scale, &[&f])
+    }
+
+    /// The table of the `k = fs.len()` functions `fs`, all read by one blind rotation
+    /// ([`LutEvaluator::evaluate_all`], see the type's documentation): coefficient `j = i + k m` holds
+    /// `T_i(-eta_m)` for `m <= n / (2k)` and `-T_i(eta_(n/k - m))` above, on the grid `eta_m = m k q /
+    /// (2 n Delta_in)` (PEGASUS Fig. 2 step 1 on a grid `k` times coarser; `k = 1` is that step exactly).
+    ///
+    /// Errors: as [`LookupTable::from_fn_for_input_modulus`], and [`LweError::InvalidParams`] unless `k`
+    /// is a power of two with `k <= n / 4`.
+    pub fn from_fns_for_input_modulus(
+        ctx: &RlweContext,
+        input_modulus: u64,
+        input_scale: f64,
+        output_scale: f64,
+        fs: &[&dyn Fn(f64) -> f64],
+    ) -> LweResult<Self> {
         for (what, s) in [("input scale", input_scale), ("output scale", output_scale)] {
             if !(s.is_finite() && s > 0.0) {
                 return Err(LweError::InvalidParams {
@@ -143,16 +170,39 @@ impl LookupTable {
         }
         check_input_modulus(ctx, input_modulus)?;
         let n = ctx.n();
+        let k = fs.len();
+        if !k.is_power_of_two() || k > n / 4 {
+            return Err(LweError::InvalidParams {
+                what: "look-up table functions",
+                reason: format!(
+                    "{k} functions: one blind rotation reads a power of two of them, at most n/4 = {}",
+                    n / 4
+                ),
+            });
+        }
         let q = input_modulus as f64;
-        let eta = |k: usize| k as f64 * q / (2.0 * n as f64 * input_scale);
+        let eta = |m: usize| (m * k) as f64 * q / (2.0 * n as f64 * input_scale);
         let values: Vec<f64> = (0..n)
-            .map(|j| match j {
-                0 => f(0.0),
-                j if j <= n / 2 => f(-eta(j)),
-                j => -f(eta(n - j)),
+            .map(|j| {
+                let (m, f) = (j / k, fs[j % k]);
+                if m == 0 {
+                    f(0.0)
+                } else if m <= n / (2 * k) {
+                    f(-eta(m))
+                } else {
+                    -f(eta(n / k - m))
+                }
             })
             .collect();
-        Self::from_values_for_input_modulus(ctx, input_modulus, &values, input_scale, output_scale)
+        let mut table = Self::from_values_for_input_modulus(
+            ctx,
+            input_modulus,
+            &values,
+            input_scale,
+            output_scale,
+        )?;
+        table.functions = k;
+        Ok(table)
     }
 
     /// A table for inputs modulo `q_0` from its `n` values (already in the order of the coefficients of
@@ -213,6 +263,7 @@ impl LookupTable {
             input_scale,
             output_scale,
             input_modulus,
+            functions: 1,
         })
     }
 
@@ -224,13 +275,21 @@ impl LookupTable {
         input_scale: f64,
         output_scale: f64,
         input_modulus: u64,
+        functions: usize,
     ) -> Self {
         Self {
             poly,
             input_scale,
             output_scale,
             input_modulus,
+            functions,
         }
+    }
+
+    /// The number of functions the table holds (1 but for
+    /// [`LookupTable::from_fns_for_input_modulus`]).
+    pub fn functions(&self) -> usize {
+        self.functions
     }
 
     /// The table polynomial `f` (coefficient form over `q_0`).
@@ -407,11 +466,39 @@ impl LutEvaluator {
     /// to the nearest odd integer ([`LweCiphertext::switch_modulus_odd_mask`]: a larger index error,
     /// which [`LutEvaluator::error_bound`] accounts for).
     ///
-    /// Errors: [`LweError::InvalidParams`] for a ciphertext modulo less than `2n`;
-    /// [`LweError::ModulusMismatch`] for a ciphertext of another modulus than the table's input
-    /// modulus; [`LweError::DimensionMismatch`] for a ciphertext of another dimension than the key's;
-    /// ring errors for a table of another ring.
+    /// Errors: [`LweError::InvalidParams`] for a ciphertext modulo less than `2n` or a table of several
+    /// functions ([`LutEvaluator::evaluate_all`] reads them); [`LweError::ModulusMismatch`] for a
+    /// ciphertext of another modulus than the table's input modulus; [`LweError::DimensionMismatch`]
+    /// for a ciphertext of another dimension than the key's; ring errors for a table of another ring.
     pub fn evaluate(&self, ct: &LweCiphertext, table: &LookupTable) -> LweResult<LweCiphertext> {
+        if table.functions != 1 {
+            return Err(LweError::InvalidParams {
+                what: "look-up table",
+                reason: format!(
+                    "a table of {} functions: LutEvaluator::evaluate_all reads them all",
+                    table.functions
+                ),
+            });
+        }
+        let mut outputs = self.evaluate_all(ct, table)?;
+        outputs.pop().ok_or(LweError::InvalidParams {
+            what: "look-up table",
+            reason: "no output".into(),
+        })
+    }
+
+    /// `LWE(Delta_out T_i(m))` modulo `q_0` for every function `T_i` of `table`, from one blind rotation
+    /// of `ct = LWE(Delta_in m)` (see [`LookupTable`]): the input is switched to `2n / k` and multiplied
+    /// by `k` (so the look-up index is a multiple of `k`), rotated, and coefficient `i` of the accumulator
+    /// extracted for function `i`. For one function this is [`LutEvaluator::evaluate`].
+    ///
+    /// Errors: as [`LutEvaluator::evaluate`]; [`LweError::InvalidParams`] for several functions with
+    /// [`BlindRotation::Lmkcdey`] (its mask must be odd, so the index cannot be a multiple of `k`).
+    pub fn evaluate_all(
+        &self,
+        ct: &LweCiphertext,
+        table: &LookupTable,
+    ) -> LweResult<Vec<LweCiphertext>> {
         let ctx = self.key.context();
         check_input_modulus(ctx, ct.modulus().value())?;
         if ct.modulus().value() != table.input_modulus {
@@ -422,11 +509,31 @@ impl LutEvaluator {
             });
         }
         let two_n = 2 * ctx.n() as u64;
+        let k = table.functions as u64;
         let switched = match self.key.algorithm() {
-            BlindRotation::Lmkcdey => ct.switch_modulus_odd_mask(two_n)?,
-            _ => ct.switch_modulus(two_n)?,
+            BlindRotation::Lmkcdey if k == 1 => ct.switch_modulus_odd_mask(two_n)?,
+            BlindRotation::Lmkcdey => {
+                return Err(LweError::InvalidParams {
+                    what: "look-up table",
+                    reason: "several functions per blind rotation need the ternary or binary \
+                             algorithm: LMKCDEY's mask is odd, so its index is not a multiple of the \
+                             function count"
+                        .into(),
+                })
+            }
+            _ if k == 1 => ct.switch_modulus(two_n)?,
+            _ => {
+                // Modulo 2n / k, then times k: the phase modulo 2n is k times that modulo 2n / k.
+                let coarse = ct.switch_modulus(two_n / k)?;
+                LweCiphertext::from_parts(
+                    two_n,
+                    coarse.b() * k,
+                    coarse.a().iter().map(|&a| a * k).collect(),
+                )?
+            }
         };
-        extract(&self.key.rotate(table.poly(), &switched)?, 0)
+        let acc = self.key.rotate(table.poly(), &switched)?;
+        (0..table.functions).map(|i| extract(&acc, i)).collect()
     }
 
     /// The bound of PEGASUS Eq. (3) on `|T(m) - output / Delta_out|` for this evaluator's algorithm,
@@ -446,7 +553,9 @@ impl LutEvaluator {
         key_norm_sq: f64,
     ) -> f64 {
         let n = self.key.context().n() as f64;
-        let step = table.input_modulus as f64 / (2.0 * n * table.input_scale);
+        // The grid of a table of k functions is k times coarser, and so is the switch's rounding.
+        let step =
+            table.functions as f64 * table.input_modulus as f64 / (2.0 * n * table.input_scale);
         let switch = match self.key.algorithm() {
             BlindRotation::Lmkcdey => 1.0 / 12.0 + key_norm_sq / 3.0,
             _ => (1.0 + key_norm_sq) / 12.0,

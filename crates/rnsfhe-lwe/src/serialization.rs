@@ -8,7 +8,8 @@
 //! LweCiphertext     b | a_0 .. a_{n-1}                     (b padded to a byte, then a; width of q - 1)
 //! LweSecretKey      s_0 .. s_{n-1} at 2 bits (0 -> 0, 1 -> 1, 2 -> -1)
 //! LweSwitchingKey   ceil(N'/n) x ( u8 seeded | d x b_i over q | seed[32] if seeded, else d x a_i )
-//! LookupTable       f64 input scale | f64 output scale | u64 input modulus (>= 2n) | f over q_0 (coefficient form)
+//! LookupTable       f64 input scale | f64 output scale | u64 input modulus (>= 2n)
+//!                   | u32 functions (a power of two, <= n/4) | f over q_0 (coefficient form)
 //! BlindRotationKey  u8 algorithm (0 ternary, 1 binary, 2 LMKCDEY) | u32 n_lwe (1..=2^17) | u8 RGSW per coefficient
 //!                   | n_lwe x that many RGSW (gadget ciphertexts of m and s m, each seeded)
 //!                   | u32 count | count x ( u32 Galois element | gadget ciphertext )   automorphism keys
@@ -407,7 +408,7 @@ impl Serializable for LookupTable {
     }
 
     fn payload_size(&self, _: PublicRandomness) -> u64 {
-        24 + self.poly().wire_size()
+        28 + self.poly().wire_size()
     }
 
     fn write_payload<W: Write>(
@@ -418,6 +419,7 @@ impl Serializable for LookupTable {
         w.f64(self.input_scale())?;
         w.f64(self.output_scale())?;
         w.u64(self.input_modulus())?;
+        w.u32(self.functions() as u32)?;
         self.poly().write_wire(w)
     }
 }
@@ -435,6 +437,16 @@ impl Deserializable<RlweContext> for LookupTable {
         let input_modulus = r.u64("lookup_table.input_modulus")?;
         check_input_modulus(ctx, input_modulus)
             .map_err(|e| r.invalid_at(at, "lookup_table.input_modulus", e.to_string()))?;
+        let at = r.offset();
+        let functions = r.u32("lookup_table.functions")? as usize;
+        if !functions.is_power_of_two() || functions > ctx.n() / 4 {
+            return Err(r.out_of_range(
+                at,
+                "lookup_table.functions",
+                functions as u64,
+                format!("a power of two at most n/4 = {}", ctx.n() / 4),
+            ));
+        }
         let q0 = ctx
             .basis_at(1)
             .map_err(|e| r.invalid("lookup_table.poly", e.to_string()))?;
@@ -444,6 +456,7 @@ impl Deserializable<RlweContext> for LookupTable {
             input_scale,
             output_scale,
             input_modulus,
+            functions,
         ))
     }
 

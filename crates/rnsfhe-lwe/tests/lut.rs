@@ -150,3 +150,101 @@ fn blind_rotation_noise_matches_the_variance_formula() {
         Err(LweError::InvalidParams { .. })
     ));
 }
+
+/// Several functions read by one blind rotation (`LookupTable::from_fns_for_input_modulus`,
+/// `LutEvaluator::evaluate_all`): each output is within the bound of `LutEvaluator::error_bound` (the grid
+/// `k` times coarser) for both algorithms that allow it, its coefficients are those of the one-function
+/// tables on the coarser grid, and the misuses are errors.
+#[test]
+fn one_rotation_reads_several_functions() {
+    let (ctx, q0, mut r) = lut_ring(50, 13);
+    let ring_sk = SecretKey::generate(&ctx, &mut r).unwrap();
+    let out_sk = LweSecretKey::from_ring_key(&ring_sk).unwrap();
+    let dim = LweDimension::new(64).unwrap();
+    let modulus = Modulus::new(q0).unwrap();
+    let noise = DiscreteGaussian::with_sigma(3.2).unwrap();
+    let delta = q0 as f64 / 64.0;
+    let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let relu = |x: f64| x.max(0.0);
+    let wave = |x: f64| (x / 4.0).sin();
+    let fs: [(&dyn Fn(f64) -> f64, f64); 4] = [
+        (&sigmoid, 0.25),
+        (&f64::tanh, 1.0),
+        (&relu, 1.0),
+        (&wave, 0.25),
+    ];
+    let inputs: Vec<f64> = (0..10).map(|_| r.gen_range(-8.0..8.0)).collect();
+    for algorithm in [BlindRotation::Ternary, BlindRotation::Binary] {
+        let distribution = match algorithm {
+            BlindRotation::Binary => LweSecretDistribution::BinaryWeight(32),
+            _ => LweSecretDistribution::TernaryWeight(32),
+        };
+        let lwe_sk = LweSecretKey::generate(dim, distribution, &mut r).unwrap();
+        let key_norm_sq = 32.0;
+        let eval = LutEvaluator::new(
+            BlindRotationKey::generate_with(algorithm, &ctx, &ring_sk, &lwe_sk, &mut r).unwrap(),
+        );
+        for k in [2usize, 4] {
+            let chosen: Vec<&dyn Fn(f64) -> f64> = fs[..k].iter().map(|(f, _)| *f).collect();
+            let table =
+                LookupTable::from_fns_for_input_modulus(&ctx, q0, delta, delta, &chosen).unwrap();
+            assert_eq!(table.functions(), k);
+            // Coefficient i + k m is function i on the coarser grid: the one-function table of the
+            // scale delta / k (the same grid) at m for the points m <= n / 2k of -x, at n - (n/k - m)
+            // for the negated points of x above.
+            // (A smaller output scale for the comparison: the one-function grid reaches k times further.)
+            let n = ctx.n();
+            let (small, multi) = (
+                delta / 16.0,
+                LookupTable::from_fns_for_input_modulus(&ctx, q0, delta, delta / 16.0, &chosen)
+                    .unwrap(),
+            );
+            for (i, f) in chosen.iter().enumerate() {
+                let single = LookupTable::from_fn(&ctx, delta / k as f64, small, f).unwrap();
+                for m in [0, 1, n / (2 * k), n / (2 * k) + 1, n / k - 1] {
+                    let j = if m <= n / (2 * k) { m } else { n - n / k + m };
+                    assert_eq!(
+                        multi.poly().data()[i + k * m],
+                        single.poly().data()[j],
+                        "k = {k}, function {i}, grid point {m}"
+                    );
+                }
+            }
+            assert!(matches!(
+                eval.evaluate(&lwe_sk.encrypt(0, &modulus, &noise, &mut r), &table),
+                Err(LweError::InvalidParams { .. })
+            ));
+            for &m in &inputs {
+                let ct = lwe_sk.encrypt((m * delta).round() as i64, &modulus, &noise, &mut r);
+                let outs = eval.evaluate_all(&ct, &table).unwrap();
+                assert_eq!(outs.len(), k);
+                for (out, (f, lipschitz)) in outs.iter().zip(&fs) {
+                    let bound = eval.error_bound(&table, *lipschitz, 3.2, key_norm_sq);
+                    let got = out_sk.decrypt(out).unwrap() as f64 / delta;
+                    assert!(
+                        (got - f(m)).abs() <= bound,
+                        "{algorithm:?}, k = {k}: f({m}) = {}, got {got}, bound {bound}",
+                        f(m)
+                    );
+                }
+            }
+        }
+    }
+    // A count that is not a power of two, or above n/4; LMKCDEY cannot read several functions.
+    let three: Vec<&dyn Fn(f64) -> f64> = vec![&sigmoid, &relu, &wave];
+    assert!(LookupTable::from_fns_for_input_modulus(&ctx, q0, delta, delta, &three).is_err());
+    let many: Vec<&dyn Fn(f64) -> f64> = vec![&relu; ctx.n() / 2];
+    assert!(LookupTable::from_fns_for_input_modulus(&ctx, q0, delta, delta, &many).is_err());
+    let lwe_sk = LweSecretKey::generate(dim, SecretDistribution::Ternary, &mut r).unwrap();
+    let lmkcdey = LutEvaluator::new(
+        BlindRotationKey::generate_with(BlindRotation::Lmkcdey, &ctx, &ring_sk, &lwe_sk, &mut r)
+            .unwrap(),
+    );
+    let pair: Vec<&dyn Fn(f64) -> f64> = vec![&sigmoid, &relu];
+    let table = LookupTable::from_fns_for_input_modulus(&ctx, q0, delta, delta, &pair).unwrap();
+    let ct = lwe_sk.encrypt(0, &modulus, &noise, &mut r);
+    assert!(matches!(
+        lmkcdey.evaluate_all(&ct, &table),
+        Err(LweError::InvalidParams { .. })
+    ));
+}

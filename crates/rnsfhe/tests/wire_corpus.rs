@@ -441,7 +441,7 @@ fn lwe_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
                 "switching_key.block[1].seed",
             ),
         ],
-        // input scale @16, output scale @24, input modulus @32, f @40.
+        // input scale @16, output scale @24, input modulus @32, functions @40, f @44.
         "lookup_table" => vec![
             (
                 "input_scale_nan",
@@ -459,8 +459,13 @@ fn lwe_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
                 "lookup_table.input_modulus",
             ),
             (
+                "functions_3",
+                put(b.clone(), 40, &3u32.to_le_bytes()),
+                "lookup_table.functions",
+            ),
+            (
                 "residue_above_modulus",
-                put(b.clone(), 40, &[0xff; 6]),
+                put(b.clone(), 44, &[0xff; 6]),
                 "lookup_table.poly.limb[0][0]",
             ),
         ],
