@@ -21,14 +21,18 @@ The pieces:
 
 * :class:`PegasusParams` -- the parameter sets (``PegasusParams.from_preset(name)``, :func:`presets`):
   ``"PegasusTable4"`` (PEGASUS Table IV; **below 128 bits by our estimator**, ``security()``),
-  ``"PegasusTable4FastSpecial"`` and ``"InsecureTest"``;
+  ``"PegasusTable4FastSpecial"``, ``"Secure128"`` (ours: every key at 128 bits or more, a binary LWE key
+  and its ciphertexts at a 26-bit modulus ``lwe_modulus``) and ``"InsecureTest"``;
 * :class:`LweSecretKey` -- ``generate(dimension, hamming_weight=None)``, ``encrypt(m, modulus, sigma=3.2)``,
   ``decrypt(ct)``, ``encrypt_many`` / ``decrypt_many`` on numpy int64 vectors; saved only explicitly
   (``to_secret_bytes()``, ``LweSecretKey.from_secret_bytes(data, dimension)``);
 * :class:`LweCiphertext` -- ``b``, ``a`` (numpy uint64), ``dimension``, ``modulus``, ``+ - * int``, unary
   ``-``, ``add_plain(m)``, ``switch_modulus(q)``;
 * :class:`LweSwitchingKey` -- key switching between dimensions (PEGASUS Fig. 9);
-* :class:`LutSession` -- the keys of one parameter set and the look-up tables.
+* :class:`LutSession` -- the keys of one parameter set and the look-up tables: ``lut(ct, f)``,
+  ``lut_many(cts, f)``, ``lut_all(ct, [f, g, ...])`` (2, 4, 8, ... functions from one blind rotation);
+* :class:`LookupTable` -- ``s.table(f)`` or ``s.table([f, g])``: a table built once and passed to
+  ``lut`` / ``lut_many`` / ``lut_all`` in place of the function (``to_bytes()``, pickles).
 
 Ciphertexts and switching keys travel in rnsfhe's wire format (``to_bytes()``; ``from_bytes`` loads them
 against the dimension and modulus, or the parameter set, they belong to, and raises
@@ -50,11 +54,12 @@ the GIL.
 
 from __future__ import annotations
 
-from ._rnsfhe.lwe import LutSession, LweCiphertext, LweSecretKey, LweSwitchingKey, PegasusParams
-from ._rnsfhe.lwe import PegasusSecurity, presets
+from ._rnsfhe.lwe import LookupTable, LutSession, LweCiphertext, LweSecretKey, LweSwitchingKey
+from ._rnsfhe.lwe import PegasusParams, PegasusSecurity, presets
 
 # Written out so that type checkers see what the module exports.
 __all__ = [
+    "LookupTable",
     "LutSession",
     "LweCiphertext",
     "LweSecretKey",

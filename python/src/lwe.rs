@@ -39,12 +39,14 @@ mod keyswitch;
 mod params;
 mod secret;
 mod session;
+mod table;
 
 use ciphertext::*;
 use keyswitch::*;
 use params::*;
 use secret::*;
 use session::*;
+use table::*;
 
 const SCHEME: Scheme = Scheme {
     module: "lwe",
@@ -78,6 +80,7 @@ fn gaussian(sigma: f64) -> PyResult<DiscreteGaussian> {
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     SCHEME.register(parent, |m| {
         m.add_class::<PyPegasusParams>()?;
+        m.add_class::<PyLookupTable>()?;
         m.add_class::<PyPegasusSecurity>()?;
         m.add_class::<PyLweSecretKey>()?;
         m.add_class::<PyLweCiphertext>()?;

@@ -373,3 +373,50 @@ def test_switching_keys_round_trip_and_pickle(session):
 
 def test_module_docstring_examples():
     assert_doctests_pass(lwe)
+
+
+def test_tables_are_built_once_and_reused(session):
+    """A LookupTable from session.table is what lut builds from the function; it pickles and loads."""
+    x = np.array([-6.0, -1.0, 0.5, 4.0])
+    cts = session.encrypt(x)
+    table = session.table(np.tanh)
+    assert table.functions == 1 and table.input_modulus == session.lwe_modulus
+    by_table = session.decrypt(session.lut_many(cts, table))
+    assert np.all(np.abs(by_table - np.tanh(x)) <= session.error_bound(1.0))
+    again = pickle.loads(pickle.dumps(table))
+    assert again.to_bytes() == table.to_bytes()
+    assert lwe.LookupTable.from_bytes(table.to_bytes(), session.params).functions == 1
+    with pytest.raises(ValueError, match="carries its scales"):
+        session.lut(cts[0], table, input_scale=2.0)
+    with pytest.raises(TypeError, match="a sequence of them or a LookupTable"):
+        session.lut(cts[0], 3.0)
+    with pytest.raises(rnsfhe.DecodeError):
+        lwe.LookupTable.from_bytes(table.to_bytes()[:-1], session.params)
+
+
+@pytest.mark.parametrize("algorithm", ["ternary", "binary"])
+def test_one_rotation_reads_several_functions(algorithm):
+    s = lwe.LutSession("InsecureTest", seed=8, algorithm=algorithm, allow_insecure=True)
+    x = np.array([-7.0, -2.5, 0.0, 1.25, 6.0])
+    fs = [sigmoid, math.tanh, relu, lambda v: math.sin(v / 4)]
+    lipschitz = [0.25, 1.0, 1.0, 0.25]
+    table = s.table(fs)
+    assert table.functions == 4
+    for v, ct in zip(x, s.encrypt(x)):
+        outs = s.lut_all(ct, table)
+        assert len(outs) == 4
+        got = s.decrypt(outs)
+        for f, l, y in zip(fs, lipschitz, got):
+            assert abs(y - f(v)) <= s.error_bound(l, functions=4), (f, v, y)
+    pair = s.lut_all(s.encrypt([1.0])[0], [sigmoid, relu])
+    assert len(pair) == 2
+    with pytest.raises(ValueError, match="power of two"):
+        s.table([sigmoid, relu, math.tanh])
+    with pytest.raises(ValueError, match="evaluate_all"):
+        s.lut(s.encrypt([1.0])[0], table)
+
+
+def test_lmkcdey_reads_one_function_per_rotation():
+    s = lwe.LutSession("InsecureTest", seed=9, algorithm="lmkcdey", allow_insecure=True)
+    with pytest.raises(ValueError, match="odd"):
+        s.lut_all(s.encrypt([1.0])[0], [sigmoid, relu])

@@ -1,7 +1,7 @@
 # Type stubs of the extension submodule `rnsfhe._rnsfhe.lwe` (python/src/lwe.rs and python/src/lwe/);
 # `rnsfhe.lwe` re-exports these names.
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, SupportsIndex, final
 
 import numpy as np
@@ -15,6 +15,7 @@ __all__ = [
     "LweSecretKey",
     "LweCiphertext",
     "LweSwitchingKey",
+    "LookupTable",
     "LutSession",
     "presets",
 ]
@@ -141,6 +142,21 @@ class LweSwitchingKey:
     def __reduce__(self) -> tuple[Any, ...]: ...
 
 @final
+class LookupTable:
+    @property
+    def functions(self) -> int: ...
+    @property
+    def input_scale(self) -> float: ...
+    @property
+    def output_scale(self) -> float: ...
+    @property
+    def input_modulus(self) -> int: ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: _Bytes, params: str | PegasusParams) -> LookupTable: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
 class LutSession:
     def __new__(
         cls,
@@ -169,17 +185,31 @@ class LutSession:
     @property
     def switching_key(self) -> LweSwitchingKey: ...
     def encrypt(self, values: ArrayLike, scale: float | None = None) -> list[LweCiphertext]: ...
+    def table(
+        self,
+        f: Callable[[float], float] | Sequence[Callable[[float], float]],
+        input_scale: float | None = None,
+        output_scale: float | None = None,
+        input_modulus: int | None = None,
+    ) -> LookupTable: ...
     def lut(
         self,
         ct: LweCiphertext,
-        f: Callable[[float], float],
+        f: Callable[[float], float] | LookupTable,
         input_scale: float | None = None,
         output_scale: float | None = None,
     ) -> LweCiphertext: ...
     def lut_many(
         self,
         cts: LweCiphertext | Iterable[LweCiphertext],
-        f: Callable[[float], float],
+        f: Callable[[float], float] | LookupTable,
+        input_scale: float | None = None,
+        output_scale: float | None = None,
+    ) -> list[LweCiphertext]: ...
+    def lut_all(
+        self,
+        ct: LweCiphertext,
+        fs: Sequence[Callable[[float], float]] | LookupTable,
         input_scale: float | None = None,
         output_scale: float | None = None,
     ) -> list[LweCiphertext]: ...
@@ -192,5 +222,6 @@ class LutSession:
         output_scale: float | None = None,
         input_sigma: float | None = None,
         input_modulus: int | None = None,
+        functions: int = 1,
     ) -> float: ...
     def __reduce__(self) -> tuple[Any, ...]: ...

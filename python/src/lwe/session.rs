@@ -117,24 +117,56 @@ impl PyLutSession {
         scale * modulus as f64 / self.q0.value() as f64
     }
 
-    /// The table of the Python callable `f` for inputs modulo `input_modulus` on the grid of
-    /// `LookupTable::from_fn_for_input_modulus` (PEGASUS Fig. 2 step 1), `f` called with the GIL held;
-    /// its exceptions are raised unchanged.
-    fn table(
+    /// The table `f` stands for: a `LookupTable` as it is (no scales may be given with it), a sequence
+    /// of callables as one table of all of them (`LookupTable::from_fns_for_input_modulus`), or one
+    /// callable, for inputs modulo `input_modulus` on the grid of PEGASUS Fig. 2 step 1; the callables are
+    /// called with the GIL held and their exceptions are raised unchanged.
+    fn table_of(
         &self,
         f: &Bound<'_, PyAny>,
         input_modulus: u64,
         input_scale: Option<f64>,
         output_scale: Option<f64>,
-    ) -> PyResult<LookupTable> {
+    ) -> PyResult<Arc<LookupTable>> {
+        if let Ok(table) = f.downcast::<PyLookupTable>() {
+            if input_scale.is_some() || output_scale.is_some() {
+                return Err(PyValueError::new_err(
+                    "a LookupTable carries its scales: give input_scale / output_scale to \
+                     session.table(f, ...) instead",
+                ));
+            }
+            return Ok(Arc::clone(&table.get().table));
+        }
+        let callables: Vec<Bound<'_, PyAny>> = if f.is_callable() {
+            vec![f.clone()]
+        } else if let Ok(list) = f.extract::<Vec<Bound<'_, PyAny>>>() {
+            list
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "expected a callable f(x: float) -> float, a sequence of them or a LookupTable, got \
+                 {}",
+                f.get_type().name()?
+            )));
+        };
         let (input, output) = self.scales(input_scale, output_scale);
         let input = self.scale_at(input, input_modulus);
-        let call = PyCallable::new(f)?;
+        let calls = callables
+            .iter()
+            .map(PyCallable::new)
+            .collect::<PyResult<Vec<_>>>()?;
+        let fns: Vec<Box<dyn Fn(f64) -> f64 + '_>> = calls
+            .iter()
+            .map(|c| Box::new(move |x| c.call(x)) as Box<dyn Fn(f64) -> f64>)
+            .collect();
+        let refs: Vec<&dyn Fn(f64) -> f64> = fns.iter().map(|f| f.as_ref()).collect();
         let table =
-            LookupTable::from_fn_for_input_modulus(&self.ctx, input_modulus, input, output, |x| {
-                call.call(x)
-            });
-        call.finish(table, lwe_error)
+            LookupTable::from_fns_for_input_modulus(&self.ctx, input_modulus, input, output, &refs);
+        drop(refs);
+        drop(fns);
+        if let Some(err) = calls.into_iter().find_map(|c| c.error.into_inner()) {
+            return Err(err);
+        }
+        table.map(Arc::new).map_err(lwe_error)
     }
 }
 
@@ -323,7 +355,7 @@ impl PyLutSession {
         output_scale: Option<f64>,
     ) -> PyResult<PyLweCiphertext> {
         let ct = &ct.ct;
-        let table = self.table(f, ct.modulus().value(), input_scale, output_scale)?;
+        let table = self.table_of(f, ct.modulus().value(), input_scale, output_scale)?;
         py.allow_threads(|| self.evaluator.evaluate(ct, &table))
             .map(PyLweCiphertext::from)
             .map_err(lut_error)
@@ -347,9 +379,56 @@ impl PyLutSession {
         let modulus = cts
             .first()
             .map_or(self.lwe_modulus.value(), |ct| ct.modulus().value());
-        let table = self.table(f, modulus, input_scale, output_scale)?;
+        let table = self.table_of(f, modulus, input_scale, output_scale)?;
         let outs = py
             .allow_threads(|| self.evaluator.evaluate_many(&cts, &table))
+            .map_err(lut_error)?;
+        Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
+    }
+
+    /// table(f, input_scale=None, output_scale=None, input_modulus=None) -> LookupTable
+    ///
+    /// The look-up table of ``f`` (a callable on floats, called n times on the grid, GIL held) or of a
+    /// sequence of 2, 4, 8, ... callables read together by one blind rotation (``lut_all``; each on a grid
+    /// that many times coarser), for inputs modulo ``input_modulus`` (default ``lwe_modulus``) at
+    /// ``input_scale`` and outputs at ``output_scale`` (both at q0, default ``scale``). Build it once and
+    /// pass it to ``lut`` / ``lut_many`` / ``lut_all`` instead of the function: the table is then not
+    /// rebuilt per call.
+    #[pyo3(signature = (f, input_scale = None, output_scale = None, input_modulus = None))]
+    fn table(
+        &self,
+        f: &Bound<'_, PyAny>,
+        input_scale: Option<f64>,
+        output_scale: Option<f64>,
+        input_modulus: Option<u64>,
+    ) -> PyResult<PyLookupTable> {
+        let modulus = input_modulus.unwrap_or(self.lwe_modulus.value());
+        Ok(PyLookupTable {
+            table: self.table_of(f, modulus, input_scale, output_scale)?,
+            params: self.params.clone(),
+        })
+    }
+
+    /// lut_all(ct, fs, input_scale=None, output_scale=None) -> list[LweCiphertext]
+    ///
+    /// Every function of ``fs`` (a sequence of 2, 4, 8, ... callables, or a ``LookupTable`` of several
+    /// functions) on ``ct`` from **one** blind rotation (PEGASUS Fig. 2 on interleaved tables): the
+    /// results in the order of the functions, each as accurate as a table of a ring ``len(fs)`` times
+    /// smaller (``error_bound(L, functions=len(fs))``). The ternary and binary algorithms only
+    /// (ValueError for "lmkcdey", whose mask is odd). The GIL is released during the rotation.
+    #[pyo3(signature = (ct, fs, input_scale = None, output_scale = None))]
+    fn lut_all(
+        &self,
+        py: Python<'_>,
+        ct: &PyLweCiphertext,
+        fs: &Bound<'_, PyAny>,
+        input_scale: Option<f64>,
+        output_scale: Option<f64>,
+    ) -> PyResult<Vec<PyLweCiphertext>> {
+        let ct = &ct.ct;
+        let table = self.table_of(fs, ct.modulus().value(), input_scale, output_scale)?;
+        let outs = py
+            .allow_threads(|| self.evaluator.evaluate_all(ct, &table))
             .map_err(lut_error)?;
         Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
     }
@@ -395,18 +474,18 @@ impl PyLutSession {
         Ok(PyArray1::from_vec(py, values))
     }
 
-    /// error_bound(lipschitz, input_scale=None, output_scale=None, input_sigma=None, input_modulus=None)
-    /// -> float
+    /// error_bound(lipschitz, input_scale=None, output_scale=None, input_sigma=None, input_modulus=None,
+    /// functions=1) -> float
     ///
     /// The bound of PEGASUS Eq. (3) on ``|f(x) - decrypt(lut(ct, f))|`` for an L-Lipschitz ``f``
     /// (``lipschitz`` = L), inputs modulo ``input_modulus`` (default ``lwe_modulus``) and an input error
     /// of standard deviation ``input_sigma`` (in units of that modulus; default sigma_ks, the width of
-    /// ``encrypt``;
-    /// after ``switch_to_lwe`` add ``switching_key.added_variance()`` to its square):
+    /// ``encrypt``; after ``switch_to_lwe`` add ``switching_key.added_variance()`` to its square), for a
+    /// table of ``functions`` functions (``lut_all``: a grid that many times coarser):
     /// ``rnsfhe_lwe::LutEvaluator::error_bound`` with this session's LWE key norm, which counts the
     /// rounding of the session's algorithm (to odd values for ``"lmkcdey"``) and its blind-rotation
-    /// variance. Its main term is the grid step ``q / (2 n input_scale)`` times L.
-    #[pyo3(signature = (lipschitz, input_scale = None, output_scale = None, input_sigma = None, input_modulus = None))]
+    /// variance. Its main term is the grid step ``functions * q / (2 n input_scale)`` times L.
+    #[pyo3(signature = (lipschitz, input_scale = None, output_scale = None, input_sigma = None, input_modulus = None, functions = 1))]
     fn error_bound(
         &self,
         lipschitz: f64,
@@ -414,16 +493,20 @@ impl PyLutSession {
         output_scale: Option<f64>,
         input_sigma: Option<f64>,
         input_modulus: Option<u64>,
+        functions: usize,
     ) -> PyResult<f64> {
         let (input, output) = self.scales(input_scale, output_scale);
         let modulus = input_modulus.unwrap_or(self.lwe_modulus.value());
-        // The bound depends on the table only through its modulus and scales: a zero table carries them.
-        let table = LookupTable::from_values_for_input_modulus(
+        // The bound depends on the table only through its modulus, scales and function count: zero
+        // functions carry them.
+        let zero = |_: f64| 0.0;
+        let zeros: Vec<&dyn Fn(f64) -> f64> = vec![&zero; functions];
+        let table = LookupTable::from_fns_for_input_modulus(
             &self.ctx,
             modulus,
-            &vec![0.0; self.ctx.n()],
             self.scale_at(input, modulus),
             output,
+            &zeros,
         )
         .map_err(lwe_error)?;
         let key_norm_sq = self
