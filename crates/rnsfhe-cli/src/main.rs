@@ -39,8 +39,8 @@ enum Command {
         /// A preset name (case-insensitive, e.g. PaperTable1L5, Rec128N14, T2Depth20); all if omitted.
         preset: Option<String>,
     },
-    /// Wire sizes of every object of every CKKS and BFV preset, seeded and expanded (generates keys: a few
-    /// seconds).
+    /// Wire sizes of every object of every CKKS and BFV preset and of the PEGASUS keys beside the paper's,
+    /// seeded and expanded (generates keys: about ten seconds).
     Sizes,
 }
 

@@ -1,6 +1,6 @@
-//! `rnsfhe sizes`: the wire size of every object of every CKKS preset and of the BFV presets of HPS
-//! Table 3, with public `a` polynomials stored as seeds (the default) and expanded, measured on real
-//! objects (keys generated, a vector encrypted).
+//! `rnsfhe sizes`: the wire size of every object of every CKKS preset, of the BFV presets of HPS
+//! Table 3 and of the PEGASUS keys (beside PEGASUS Section VI.A), with public `a` polynomials stored
+//! as seeds (the default) and expanded, measured on real objects (keys generated, a vector encrypted).
 
 use rnsfhe_ckks::{
     CkksContext, CkksEncryptor, Csprng, KeyGenerator, Preset, PublicRandomness, Serializable,
@@ -26,10 +26,11 @@ fn human(bytes: u64) -> String {
     }
 }
 
-/// `seeded / expanded (ratio)` for one object.
+/// `seeded / expanded (ratio)` for one object (sizes computed without writing the bytes; the wire tests
+/// check that they are the lengths written).
 fn pair(object: &impl Serializable) -> (String, f64) {
     let seeded = object.serialized_size();
-    let expanded = object.to_bytes_with(PublicRandomness::Expanded).len() as u64;
+    let expanded = object.serialized_size_with(PublicRandomness::Expanded);
     let ratio = seeded as f64 / expanded as f64;
     (
         format!("{} / {} ({ratio:.2})", human(seeded), human(expanded)),
@@ -91,7 +92,83 @@ pub fn run() -> anyhow::Result<()> {
         "\nResidues are packed at their modulus' bit width. A ciphertext after any operation has no seed \
          (its second part is no longer uniform from a seed); public-key ciphertexts never have one."
     );
-    bfv_table(&mut rng)
+    bfv_table(&mut rng)?;
+    pegasus_table(&mut rng)
+}
+
+/// The keys of the PEGASUS parameter sets beside the paper's Table IV sizes (PEGASUS Section VI.A: SwK
+/// 5.0 MB for `N -> n_lwe`, 315 KB for `n -> n_lwe`, EK 420 MB): the two switching keys and the
+/// blind-rotation key of each algorithm the set is measured with.
+fn pegasus_table(rng: &mut Csprng) -> anyhow::Result<()> {
+    use rnsfhe_core::SecretKey;
+    use rnsfhe_lwe::{
+        BlindRotation, BlindRotationKey, LweDimension, LweSecretDistribution, LweSecretKey,
+        LweSwitchingKey, PegasusPreset,
+    };
+    let mut rows = Vec::new();
+    let sets = [
+        (PegasusPreset::PegasusTable4, BlindRotation::Ternary),
+        (PegasusPreset::PegasusTable4, BlindRotation::Lmkcdey),
+        (PegasusPreset::Secure128, BlindRotation::Binary),
+    ];
+    for (preset, algorithm) in sets {
+        let p = preset.params()?;
+        let ctx = p.lut.context_allowing_insecure()?;
+        let ring_sk = SecretKey::generate(&ctx, rng)?;
+        let lwe_sk =
+            LweSecretKey::generate(LweDimension::new(p.lwe_dimension)?, p.lwe_secret, rng)?;
+        let ckks_sk = LweSecretKey::generate(
+            LweDimension::new(1 << p.ckks_log_n)?,
+            LweSecretDistribution::UniformTernary,
+            rng,
+        )?;
+        let ring_as_lwe = LweSecretKey::from_ring_key(&ring_sk)?;
+        let (paper_big, paper_small, paper_ek) = if preset == PegasusPreset::PegasusTable4 {
+            ("5.0 MB", "315 KB", "420 MB")
+        } else {
+            ("-", "-", "-")
+        };
+        let swk_big = if algorithm == BlindRotation::Lmkcdey {
+            "(as above)".to_string()
+        } else {
+            let key =
+                LweSwitchingKey::generate_allowing_insecure(&ckks_sk, &lwe_sk, p.key_switch, rng)?;
+            format!("{} (paper {paper_big})", pair(&key).0)
+        };
+        drop(ckks_sk);
+        let swk_small =
+            LweSwitchingKey::generate_allowing_insecure(&ring_as_lwe, &lwe_sk, p.key_switch, rng)?;
+        let ek = BlindRotationKey::generate_with(algorithm, &ctx, &ring_sk, &lwe_sk, rng)?;
+        rows.push(vec![
+            format!("{preset:?}"),
+            format!("{algorithm:?}"),
+            swk_big,
+            format!("{} (paper {paper_small})", pair(&swk_small).0),
+            format!("{} (paper {paper_ek})", pair(&ek).0),
+        ]);
+    }
+    println!("\n## PEGASUS (LWE) keys: seeded / expanded (ratio), beside PEGASUS Section VI.A\n");
+    print!(
+        "{}",
+        markdown_table(
+            &[
+                "preset",
+                "blind rotation",
+                "SwK N -> n_lwe",
+                "SwK n -> n_lwe",
+                "EK (blind-rotation key)",
+            ],
+            &rows
+        )
+    );
+    println!(
+        "\nThe expanded keys have the paper's sizes (its MB are MiB: 420 MiB for EK); the seeded ones, \
+         which store a 32-byte seed for every uniform part, half. Switching keys are blocks of gadget \
+         ciphertexts over q_ks (q0 for Table IV, a 26-bit prime for Secure128), the evaluation key RGSW \
+         ciphertexts over q0 q' (two per coefficient for the ternary algorithm, one for binary and \
+         LMKCDEY, which adds its automorphism keys)."
+    );
+    Ok(())
 }
 
 /// The BFV presets of HPS Table 3 (`t = 2`, coefficient encoding): keys generated, `N` bits encrypted

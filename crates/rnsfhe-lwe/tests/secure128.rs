@@ -7,8 +7,8 @@
 
 use rnsfhe_core::SecretKey;
 use rnsfhe_lwe::{
-    BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweDimension, LweSecretDistribution,
-    LweSecretKey, LweSwitchingKey, PegasusPreset,
+    BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweDimension,
+    LweSecretDistribution, LweSecretKey, LweSwitchingKey, PegasusPreset,
 };
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
@@ -44,7 +44,8 @@ fn secure128_runs_steps_4_to_6_without_the_opt_in() {
     let (q0, q_ks) = (p.lut.q0, p.key_switch.modulus);
     let delta = q0 as f64 / 32.0; // inputs in [-8, 8): |Delta m| <= q0 / 4
     let delta_ks = delta * q_ks as f64 / q0 as f64;
-    let table = LookupTable::from_fn_for_input_modulus(&ctx, q_ks, delta_ks, delta, f64::tanh).unwrap();
+    let table =
+        LookupTable::from_fn_for_input_modulus(&ctx, q_ks, delta_ks, delta, f64::tanh).unwrap();
     let noise = DiscreteGaussian::with_sigma(3.19).unwrap();
     let modulus = Modulus::new(q0).unwrap();
     // The input error at q_ks: the switch's rounding (||s_N||^2 ~ 2N/3) and the key switch.
@@ -52,7 +53,12 @@ fn secure128_runs_steps_4_to_6_without_the_opt_in() {
     let input_var = (1.0 + 2.0 * n_big / 3.0) / 12.0 + down.added_variance();
     let key_norm_sq = lwe_sk.coefficients().iter().map(|c| (c * c) as f64).sum();
     let bound = eval.error_bound(&table, 1.0, input_var.sqrt(), key_norm_sq);
-    let out_var = (1.0 + ring_as_lwe.coefficients().iter().map(|c| (c * c) as f64).sum::<f64>())
+    let out_var = (1.0
+        + ring_as_lwe
+            .coefficients()
+            .iter()
+            .map(|c| (c * c) as f64)
+            .sum::<f64>())
         / 12.0
         + back.added_variance();
     let out_bound = 6.0 * out_var.sqrt() / (delta * q_ks as f64 / q0 as f64);
@@ -66,7 +72,10 @@ fn secure128_runs_steps_4_to_6_without_the_opt_in() {
         let out = eval.evaluate(&small, &table).unwrap();
         assert_eq!((out.dimension().get(), out.modulus().value()), (4096, q0));
         let got = ring_as_lwe.decrypt(&out).unwrap() as f64 / delta;
-        assert!((got - m.tanh()).abs() <= bound, "tanh({m}): {got}, bound {bound}");
+        assert!(
+            (got - m.tanh()).abs() <= bound,
+            "tanh({m}): {got}, bound {bound}"
+        );
         let again = back.switch(&out.switch_modulus(q_ks).unwrap()).unwrap();
         let got = lwe_sk.decrypt(&again).unwrap() as f64 / delta_ks;
         assert!(
