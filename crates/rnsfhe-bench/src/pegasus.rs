@@ -5,13 +5,15 @@
 //! special modulus `q'` below `2^50` (the vector NTT path), which PEGASUS's error formula allows at no
 //! precision cost (Appendix C.2: the blind-rotation error scales with `q_0 / q'`), and two more use the other
 //! blind-rotation algorithms on that set: the binary-key form (a binary LWE key) and the automorphism-based
-//! LMKCDEY (Lee et al., Eurocrypt 2023, the same ternary key). Then the throughput of a batch of LUTs on
-//! every thread of the pool against one thread.
+//! LMKCDEY (Lee et al., Eurocrypt 2023, the same ternary key). Three more rows run the three steps with our
+//! 128-bit set (`PegasusPreset::Secure128`: the switches down to its 26-bit `q_ks` included, its binary
+//! algorithm). Then the throughput of a batch of LUTs on every thread of the pool against one thread.
 
 use anyhow::Context;
+use rnsfhe_core::SecretKey;
 use rnsfhe_lwe::{
-    BlindRotation, LookupTable, LweCiphertext, LweDimension, LweSecretDistribution, LweSecretKey,
-    LweSwitchingKey, PegasusPreset,
+    BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
+    LweSecretDistribution, LweSecretKey, LweSwitchingKey, PegasusParams, PegasusPreset,
 };
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
@@ -98,6 +100,12 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
         let (ctx, ring_sk, _) = &evals[0];
         let lut_sk = LweSecretKey::from_ring_key(ring_sk)?;
         let ks_small = LweSwitchingKey::generate_allowing_insecure(&lut_sk, &lwe_sk, ks, &mut rng)?;
+        // Our 128-bit set beside them (full runs only): its three steps with the switches down to q_ks.
+        let secure = if options.quick {
+            None
+        } else {
+            Some(SecureSet::new(&ckks_sk, &mut rng)?)
+        };
         let modulus = Modulus::new(q0)?;
         let noise = DiscreteGaussian::with_sigma(3.2)?;
         let delta = q0 as f64 / 64.0;
@@ -135,6 +143,15 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
             cases.push(&mut bin);
             cases.push(&mut auto);
             cases.push(&mut last);
+            let mut secure_cases: Vec<Box<dyn FnMut() + '_>> = match &secure {
+                Some(s) => vec![
+                    Box::new(|| keep(s.key_switch_down())),
+                    Box::new(|| keep(s.lut())),
+                    Box::new(|| keep(s.key_switch_back())),
+                ],
+                None => Vec::new(),
+            };
+            cases.extend(secure_cases.iter_mut().map(|f| f.as_mut() as &mut dyn FnMut()));
             measure_interleaved(&config, &mut cases)
         };
         if let Some(e) = failed.into_inner() {
@@ -188,6 +205,41 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
             openpegasus_ms: (4.4, 2.2),
             key_bytes: None,
         });
+        if let Some(s) = &secure {
+            let q_ks = s.params.key_switch.modulus;
+            let base = 4 + sets.len();
+            for (i, (operation, paper_ms, openpegasus_ms, key_bytes)) in [
+                (
+                    format!("Secure128: KS N = 2^{log_ckks} -> n_lwe = {lwe} (incl. the switch to q_ks ~ 2^{:.0})", (q_ks as f64).log2()),
+                    20.14,
+                    (78.5, 38.0),
+                    None,
+                ),
+                (
+                    format!("Secure128: LUT n = 2^{log_lut}, binary key, BlindRotation::Binary (128 bits)"),
+                    930.0,
+                    (1410.0, 900.0),
+                    Some(s.eval.key().size_bytes()),
+                ),
+                (
+                    format!("Secure128: KS n = 2^{log_lut} -> n_lwe = {lwe} (incl. the switch to q_ks)"),
+                    1.49,
+                    (4.4, 2.2),
+                    None,
+                ),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                rows.push(Row {
+                    operation,
+                    ms: ms(base + i),
+                    paper_ms,
+                    openpegasus_ms,
+                    key_bytes,
+                });
+            }
+        }
         let fastest = evals.into_iter().last().map(|(_, _, eval)| eval);
         Ok((rows, (fastest, ct_lwe, table)))
     })?;
@@ -264,4 +316,81 @@ pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
         .context("writing the pegasus-table5 results")?;
     eprintln!("wrote {}", path.display());
     Ok(())
+}
+
+/// Our 128-bit set (`PegasusPreset::Secure128`, no insecure opt-in): its two switching keys at `q_ks`,
+/// its blind-rotation key (the set's algorithm) and one input of each of its three steps.
+struct SecureSet {
+    params: PegasusParams,
+    down: LweSwitchingKey,
+    back: LweSwitchingKey,
+    eval: LutEvaluator,
+    table: LookupTable,
+    /// A ciphertext of the CKKS dimension modulo `q_0` (as extracted).
+    ct_big: LweCiphertext,
+    /// A ciphertext of `n_lwe` modulo `q_ks` (a table input).
+    ct_lwe: LweCiphertext,
+    /// A table output: dimension `n` modulo `q_0`.
+    ct_lut: LweCiphertext,
+}
+
+impl SecureSet {
+    fn new(ckks_sk: &LweSecretKey, rng: &mut Csprng) -> anyhow::Result<Self> {
+        let params = PegasusPreset::Secure128.params()?;
+        let ctx = params.lut.context()?;
+        let ring_sk = SecretKey::generate(&ctx, rng)?;
+        let lwe_sk = LweSecretKey::generate(
+            LweDimension::new(params.lwe_dimension)?,
+            params.lwe_secret,
+            rng,
+        )?;
+        let ring_as_lwe = LweSecretKey::from_ring_key(&ring_sk)?;
+        let down = LweSwitchingKey::generate(ckks_sk, &lwe_sk, params.key_switch, rng)?;
+        let back = LweSwitchingKey::generate(&ring_as_lwe, &lwe_sk, params.key_switch, rng)?;
+        let eval = LutEvaluator::new(BlindRotationKey::generate_with(
+            params.blind_rotation,
+            &ctx,
+            &ring_sk,
+            &lwe_sk,
+            rng,
+        )?);
+        let (q0, q_ks) = (
+            Modulus::new(params.lut.q0)?,
+            Modulus::new(params.key_switch.modulus)?,
+        );
+        let noise = DiscreteGaussian::with_sigma(3.19)?;
+        let delta = q0.value() as f64 / 64.0;
+        let delta_ks = delta * q_ks.value() as f64 / q0.value() as f64;
+        let table =
+            LookupTable::from_fn_for_input_modulus(&ctx, q_ks.value(), delta_ks, delta, |x| {
+                1.0 / (1.0 + (-x).exp())
+            })?;
+        Ok(Self {
+            ct_big: ckks_sk.encrypt(1 << 40, &q0, &noise, rng),
+            ct_lwe: lwe_sk.encrypt((1.5 * delta_ks) as i64, &q_ks, &noise, rng),
+            ct_lut: ring_as_lwe.encrypt(1 << 40, &q0, &noise, rng),
+            params,
+            down,
+            back,
+            eval,
+            table,
+        })
+    }
+
+    /// Fig. 6 step 4: the extracted ciphertext switched to `q_ks`, then to `n_lwe`.
+    fn key_switch_down(&self) -> anyhow::Result<LweCiphertext> {
+        let q_ks = self.params.key_switch.modulus;
+        Ok(self.down.switch(&self.ct_big.switch_modulus(q_ks)?)?)
+    }
+
+    /// Fig. 6 step 5: a table by the set's algorithm.
+    fn lut(&self) -> anyhow::Result<LweCiphertext> {
+        Ok(self.eval.evaluate(&self.ct_lwe, &self.table)?)
+    }
+
+    /// Fig. 6 step 6: the table's output switched to `q_ks`, then back to `n_lwe`.
+    fn key_switch_back(&self) -> anyhow::Result<LweCiphertext> {
+        let q_ks = self.params.key_switch.modulus;
+        Ok(self.back.switch(&self.ct_lut.switch_modulus(q_ks)?)?)
+    }
 }
