@@ -5,36 +5,18 @@
 //! switch to odd masks against its variance, and errors for misuse.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rand::Rng;
-use std::sync::Arc;
+mod common;
+use common::lut_ring;
 
-use rnsfhe_core::{RlweContext, SecretDistribution, SecretKey};
+use rand::Rng;
+
+use rnsfhe_core::{SecretDistribution, SecretKey};
 use rnsfhe_lwe::{
-    extract, BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LutParams, LweCiphertext,
+    extract, BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext,
     LweDimension, LweError, LweSecretDistribution, LweSecretKey, LMKCDEY_DEFAULT_WINDOW,
 };
-use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
-
-/// The accumulator ring of the tests (`n = 2^10`, `q_0` of 45 bits, a special prime of `special_bits`
-/// bits, `sigma = 3.2`, Hamming weight 64), its `q_0` and a generator seeded with `seed`.
-fn lut_ring(special_bits: u32, seed: u8) -> (Arc<RlweContext>, u64, Csprng) {
-    let log_n = 10;
-    let two_n = 2u64 << log_n;
-    let q0 = ntt_primes_of_bits(45, two_n, 1, &[]).unwrap()[0];
-    let special = ntt_primes_of_bits(special_bits, two_n, 1, &[q0]).unwrap()[0];
-    let ctx = LutParams {
-        log_n,
-        q0,
-        special,
-        sigma: 3.2,
-        secret: SecretDistribution::HammingWeight(64),
-    }
-    .context_allowing_insecure()
-    .unwrap();
-    (ctx, q0, Csprng::insecure_from_seed_for_tests([seed; 32]))
-}
 
 /// The LWE keys of the tests: fixed Hamming weight, uniform ternary and binary.
 fn lwe_keys(dimension: usize, r: &mut Csprng) -> Vec<(&'static str, LweSecretKey)> {
