@@ -706,10 +706,14 @@ fn plot(path: &Path, rows: &[Row], log_ns: &[u32]) -> anyhow::Result<()> {
             .y_desc("bits: -log2 |error|")
             .label_style(("sans-serif", 15))
             .draw()?;
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [(x_lo, -PAPER_RANGE_LOG2.1), (x_hi, -PAPER_RANGE_LOG2.0)],
-            RGBColor(200, 200, 200).mix(0.35).filled(),
-        )))?;
+        let band = RGBColor(200, 200, 200).mix(0.35);
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(x_lo, -PAPER_RANGE_LOG2.1), (x_hi, -PAPER_RANGE_LOG2.0)],
+                band.filled(),
+            )))?
+            .label("paper's range, n = 2^12")
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 18, y + 5)], band.filled()));
         for (i, algorithm) in ALGORITHMS.iter().enumerate() {
             let colour = COLOURS[i % COLOURS.len()];
             let name = format!("{algorithm:?}");
