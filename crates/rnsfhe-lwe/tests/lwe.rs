@@ -2,7 +2,7 @@
 //! extraction from RLWE ciphertexts of `rnsfhe-core`, each against the exact error bound it documents.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rnsfhe_core::{Encryptor, RlweContext, RlweParams, SecretDistribution, SecretKey};
 use rnsfhe_lwe::{
     extract_many, LweCiphertext, LweDimension, LweError, LweKeySwitchParams, LweSecretKey,
@@ -111,6 +111,49 @@ fn modulus_switching_rescales_the_phase() {
                 "q' = {new_q}: off by {diff}, allowed {}",
                 (1 + l1) as f64 / 2.0
             );
+        }
+    }
+}
+
+/// Every component is `round(x q' / q)` exactly (as a 128-bit division computes it), whichever path the
+/// switch takes (a double-precision estimate below `2^50`, the division above), at the rounding boundaries
+/// `x q' / q = k + 1/2` and next to them, for moduli up to `2^62`.
+#[test]
+fn modulus_switching_rounds_exactly() {
+    let mut r = rand::rngs::StdRng::seed_from_u64(7);
+    let exact = |x: u64, q: u64, q_new: u64| -> u64 {
+        let v = ((x as u128 * q_new as u128 + q as u128 / 2) / q as u128) as u64;
+        if v == q_new {
+            0
+        } else {
+            v
+        }
+    };
+    for (q, q_new) in [
+        ((1u64 << 45) - 55, 67_043_329u64),
+        ((1 << 45) - 55, 8192),
+        ((1 << 62) - 57, (1 << 49) - 9),
+        ((1 << 62) - 57, (1 << 55) - 55),
+        (67_043_329, 2048),
+        (1 << 20, (1 << 45) - 55),
+    ] {
+        let mut xs: Vec<u64> = (0..2000).map(|_| r.gen_range(0..q)).collect();
+        for _ in 0..500 {
+            // Around x = (2k + 1) q / (2 q'), where x q' / q is nearest to a half.
+            let k = r.gen_range(0..q_new.min(q)) as u128;
+            let x = ((2 * k + 1) * q as u128 / (2 * q_new as u128)) as u64;
+            xs.extend(
+                [x.saturating_sub(1), x, x + 1]
+                    .into_iter()
+                    .filter(|&v| v < q),
+            );
+        }
+        xs.push(q - 1);
+        let ct = LweCiphertext::from_parts(q, xs[0], xs[1..].to_vec()).unwrap();
+        let switched = ct.switch_modulus(q_new).unwrap();
+        assert_eq!(switched.b(), exact(xs[0], q, q_new));
+        for (&x, &got) in xs[1..].iter().zip(switched.a()) {
+            assert_eq!(got, exact(x, q, q_new), "x = {x}, q = {q}, q' = {q_new}");
         }
     }
 }
