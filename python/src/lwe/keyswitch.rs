@@ -108,7 +108,9 @@ impl PyLweSwitchingKey {
         self.key.params().modulus
     }
 
-    /// added_variance() -> float: the variance one switch adds to the error, N' d B^2 sigma^2 / 12.
+    /// added_variance() -> float: the variance one switch adds to the error: sum over the N' d digit
+    /// products of E[d^2] sigma^2 (PEGASUS Appendix C.1's N' d B^2 sigma^2 / 12 with the top digit's
+    /// actual size, `rnsfhe_lwe::LweSwitchingKey::added_variance`).
     fn added_variance(&self) -> f64 {
         self.key.added_variance()
     }
