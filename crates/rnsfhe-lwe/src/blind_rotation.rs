@@ -52,7 +52,7 @@ use std::sync::Arc;
 
 use rnsfhe_core::{
     GaloisElement, GaloisGroup, GaloisKeys, KeyGenerator, RgswCiphertext, RlweCiphertext,
-    RlweContext, SecretDistribution, SecretKey,
+    RlweContext, SecretKey,
 };
 use rnsfhe_math::sampling::Csprng;
 use rnsfhe_ring::{Coeff, Poly};
@@ -61,7 +61,7 @@ use zeroize::Zeroize;
 use crate::ciphertext::LweCiphertext;
 use crate::dimension::LweDimension;
 use crate::error::{LweError, LweResult};
-use crate::secret::LweSecretKey;
+use crate::secret::{LweSecretDistribution, LweSecretKey};
 
 /// The blind-rotation algorithm, chosen with the key (OpenFHE's explicit choice of technique).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -184,10 +184,7 @@ pub(crate) fn external_product_variance(ctx: &RlweContext) -> (f64, f64) {
     let n = ctx.n() as f64;
     let q0 = ctx.chain().moduli()[0].value() as f64;
     let special = ctx.special_basis().moduli()[0].value() as f64;
-    let norm_sq = match params.secret {
-        SecretDistribution::HammingWeight(h) => h as f64,
-        SecretDistribution::Ternary => 2.0 * n / 3.0,
-    };
+    let norm_sq = LweSecretDistribution::from(params.secret).expected_norm_sq(ctx.n());
     let key = n * q0 * q0 * params.sigma * params.sigma / (6.0 * special * special);
     (key, (1.0 + norm_sq) / 12.0)
 }
@@ -470,10 +467,11 @@ impl BlindRotationKey {
         // of whether a product happened (`seen = 1`) before the current position.
         let mut state = [vec![0.0f64; w], vec![0.0f64; w]];
         state[0][0] = 1.0;
+        let mut next = state.clone();
         let mut count = 0.0;
         for half in 0..2 {
             for l in (1..n / 2).rev() {
-                let mut next = [vec![0.0f64; w], vec![0.0f64; w]];
+                next.iter_mut().for_each(|v| v.fill(0.0));
                 for (seen, runs) in state.iter().enumerate() {
                     for (run, &prob) in runs.iter().enumerate() {
                         if prob == 0.0 {
@@ -499,7 +497,7 @@ impl BlindRotationKey {
                         }
                     }
                 }
-                state = next;
+                std::mem::swap(&mut state, &mut next);
             }
             // The class of g^0 = 1 (or -1): products only; then psi_(-g) between the halves.
             let unseen = state[0][0] * (1.0 - p);

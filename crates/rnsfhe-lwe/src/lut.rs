@@ -389,9 +389,9 @@ impl LookupTable {
     /// an input error of standard deviation `input_sigma`, an LWE key of squared norm `key_norm_sq`
     /// and dimension `lwe_dimension`, in the ring of `ctx` with evaluation-key width `sigma_lut`:
     /// `6 (L sqrt((sigma_0/Delta)^2 + q^2 (||s||^2 + 2) / (48 n^2 Delta^2)) + sigma_rot / Delta_out)` for
-    /// inputs modulo `q` (the paper's `q = q_0`). The index term is that of the rounding modulus switch
-    /// of the ternary and binary algorithms; [`LutEvaluator::error_bound`] has the bound of every
-    /// algorithm.
+    /// inputs modulo `q` (the paper's `q = q_0`), with the grid step `q / (2 n Delta)` times `k` for a
+    /// table of `k` functions. The index term is that of the rounding modulus switch of the ternary and
+    /// binary algorithms; [`LutEvaluator::error_bound`] has the bound of every algorithm.
     ///
     /// Eq. (3) takes `sigma_rot^2 = 4 n_lwe q_0 sigma_lut^2 / q'` (Appendix C.2), which falls short of
     /// the measured blind-rotation error when `q'` is not much larger than `q_0` (with `q' < 2^50` and
@@ -407,19 +407,25 @@ impl LookupTable {
         key_norm_sq: f64,
         lwe_dimension: usize,
     ) -> f64 {
-        let n = ctx.n() as f64;
         let q0 = ctx.chain().moduli()[0].value() as f64;
-        let q = self.input_modulus as f64;
         let q_special = ctx.special_basis().moduli()[0].value() as f64;
-        let (d_in, d_out) = (self.input_scale, self.output_scale);
         let sigma_lut = ctx.params().sigma;
-        let index = (input_sigma / d_in).powi(2)
-            + q * q * (key_norm_sq + 2.0) / (48.0 * n * n * d_in * d_in);
+        let switch = (1.0 + key_norm_sq) / 12.0;
+        let index = self.index_variance(input_sigma, switch);
         let paper = 4.0 * lwe_dimension as f64 * q0 * sigma_lut * sigma_lut / q_special;
         let (key, rounding) = external_product_variance(ctx);
         let measured = 2.0 * lwe_dimension as f64 * (key + rounding);
         let rotation = paper.max(measured).sqrt();
-        6.0 * (lipschitz * index.sqrt() + rotation / d_out)
+        6.0 * (lipschitz * index.sqrt() + rotation / self.output_scale)
+    }
+
+    /// The variance of a look-up index, in input units: the input error's, plus the modulus switch's
+    /// rounding (`switch`, in grid steps squared) and the index's own rounding to the grid (`1/12`), both
+    /// scaled by the grid step `k q / (2 n Delta_in)` (`k` functions read a grid `k` times coarser).
+    fn index_variance(&self, input_sigma: f64, switch: f64) -> f64 {
+        let n = self.poly.degree() as f64;
+        let step = self.functions as f64 * self.input_modulus as f64 / (2.0 * n * self.input_scale);
+        (input_sigma / self.input_scale).powi(2) + step * step * (switch + 1.0 / 12.0)
     }
 }
 
@@ -552,15 +558,11 @@ impl LutEvaluator {
         input_sigma: f64,
         key_norm_sq: f64,
     ) -> f64 {
-        let n = self.key.context().n() as f64;
-        // The grid of a table of k functions is k times coarser, and so is the switch's rounding.
-        let step =
-            table.functions as f64 * table.input_modulus as f64 / (2.0 * n * table.input_scale);
         let switch = match self.key.algorithm() {
             BlindRotation::Lmkcdey => 1.0 / 12.0 + key_norm_sq / 3.0,
             _ => (1.0 + key_norm_sq) / 12.0,
         };
-        let index = (input_sigma / table.input_scale).powi(2) + step * step * (switch + 1.0 / 12.0);
+        let index = table.index_variance(input_sigma, switch);
         let rotation = self.key.added_variance(self.key.lwe_dimension().get());
         6.0 * (lipschitz * index.sqrt() + rotation.sqrt() / table.output_scale)
     }
