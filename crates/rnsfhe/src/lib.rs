@@ -9,6 +9,7 @@ pub use rnsfhe_ckks as ckks;
 pub use rnsfhe_core as core;
 pub use rnsfhe_lwe as lwe;
 pub use rnsfhe_math as math;
+pub use rnsfhe_pegasus as pegasus;
 pub use rnsfhe_ring as ring;
 
 pub mod wire_samples;

@@ -1,0 +1,11 @@
+//! # rnsfhe-pegasus
+//!
+//! The CKKS <-> LWE bridge of PEGASUS (Lu et al., IEEE S&P 2021, Fig. 6): a CKKS ciphertext of packed
+//! values goes through slots-to-coefficients, its coefficients are extracted as LWE ciphertexts and
+//! switched to a small dimension, look-up tables evaluate any function on them (`rnsfhe-lwe`), and the
+//! results are repacked into one CKKS ciphertext (linear transform of Fig. 5 or ring packing, then an
+//! approximate reduction modulo `q_0`).
+
+pub mod error;
+
+pub use error::{PegasusError, PegasusResult};
