@@ -7,5 +7,7 @@
 //! approximate reduction modulo `q_0`).
 
 pub mod error;
+pub mod params;
 
 pub use error::{PegasusError, PegasusResult};
+pub use params::{PipelineParams, PipelinePreset};
