@@ -8,6 +8,8 @@
 
 pub mod error;
 pub mod params;
+pub mod repacking;
 
 pub use error::{PegasusError, PegasusResult};
 pub use params::{PipelineParams, PipelinePreset};
+pub use repacking::{RepackingKey, TiledMatrix};
