@@ -27,6 +27,9 @@
 //! * [`serialization`]: parameters, plaintexts, ciphertexts and seeded ciphertexts as versioned bytes
 //!   ([`Serializable`] / [`Deserializable`]; keys through `rnsfhe_core::serialization`).
 //!
+//! * [`linear_transform`]: [`LinearTransform`], matrices on the slots held as diagonals, evaluated by
+//!   baby-step giant-step with hoisted rotations ([`Evaluator::linear_transform`]).
+//!
 //! Errors of this crate are [`Error`] (module [`error`]).
 
 pub mod chebyshev;
@@ -41,6 +44,7 @@ pub mod evaluator;
 pub mod flooding;
 pub mod functions;
 pub mod keys;
+pub mod linear_transform;
 pub mod operators;
 pub mod params;
 pub mod plaintext;
@@ -57,6 +61,7 @@ pub use flooding::{
     MAX_FLOODING_BITS,
 };
 pub use keys::{GaloisKeys, KeyGenerator, KeySet, PublicKey, RelinKey, SecretKey};
+pub use linear_transform::{EncodedLinearTransform, LinearTransform};
 pub use operators::{BinaryOp, Operand};
 pub use params::{CkksParams, Preset, RescalingPolicy};
 pub use plaintext::{Ciphertext, Plaintext};
