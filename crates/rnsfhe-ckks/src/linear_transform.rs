@@ -344,6 +344,26 @@ impl LinearTransform {
         Ok(self.plan(baby).rotations(self.slots, baby))
     }
 
+    /// The rotation steps an evaluation with baby step `baby` (default:
+    /// [`LinearTransform::default_baby_step`]) needs Galois keys for, as
+    /// [`EncodedLinearTransform::rotation_steps`] lists them after encoding: keys can be made before any
+    /// diagonal is encoded.
+    ///
+    /// Errors: [`Error::InvalidArgument`] unless `baby` is a power of two in `[1, n]`.
+    pub fn rotation_steps(&self, baby: Option<usize>) -> Result<Vec<i64>> {
+        let baby = baby.unwrap_or_else(|| self.default_baby_step());
+        self.check_baby(baby)?;
+        let plan = self.plan(baby);
+        let mut steps: Vec<i64> = plan
+            .baby_steps()
+            .map(|j| j as i64)
+            .chain(plan.giant_steps(self.slots, baby))
+            .collect();
+        steps.sort_unstable();
+        steps.dedup();
+        Ok(steps)
+    }
+
     /// The baby step that minimises the number of rotations (on a tie, the larger one: baby steps are
     /// hoisted and cost less than giant steps).
     pub fn default_baby_step(&self) -> usize {

@@ -15,7 +15,10 @@
 
 use std::sync::Arc;
 
-use rnsfhe_ckks::{Ciphertext, CkksContext, CkksEncryptor, Complex64, Csprng, SecretKey};
+use rnsfhe_ckks::linear_transform::LinearTransform;
+use rnsfhe_ckks::{
+    Ciphertext, CkksContext, CkksEncryptor, Complex64, Csprng, Evaluator, SecretKey,
+};
 use rnsfhe_lwe::{LweCiphertext, LweDimension, LweSecretKey};
 
 use crate::error::{PegasusError, PegasusResult};
@@ -176,6 +179,108 @@ impl TiledMatrix {
         }
         (0..self.rows).map(|r| y[r] + self.offsets[r]).collect()
     }
+}
+
+/// PEGASUS.LT (Fig. 5, Theorem 2) for the partial decryptions of `cts`: a CKKS ciphertext of
+/// `l = cts.len().next_power_of_two()` slots holding `(b_i + <a_i, s>) / q = Delta m_i / q + I_i` (slot
+/// `i` for ciphertext `i`, zero past them) at the key's scale `Delta_r`, one level below `level`.
+///
+/// `level` (default: the key's) is the level the product runs at: PEGASUS's tunable output level (Fig. 6,
+/// Section IV.C: the repacked ciphertext keeps `level - 1` limbs before F_mod). The diagonals are encoded
+/// at the prime the rescaling drops, so the output scale is exactly the key's. Rotations: those of
+/// [`repacking_rotation_steps`].
+///
+/// Errors: [`PegasusError::InvalidParams`] for no ciphertexts, more rows than the slots hold, or a
+/// dimension other than the key's; [`PegasusError::Lwe`] for mixed dimensions or moduli;
+/// [`PegasusError::Ckks`] for a level the key does not reach, level 1, or a missing rotation key.
+pub fn linear_transform(
+    evaluator: &Evaluator,
+    key: &RepackingKey,
+    cts: &[LweCiphertext],
+    level: Option<usize>,
+) -> PegasusResult<Ciphertext> {
+    let ctx = evaluator.context();
+    let m = TiledMatrix::new(cts)?;
+    if m.columns != key.dimension.get() {
+        return Err(PegasusError::InvalidParams {
+            what: "LWE dimension",
+            reason: format!(
+                "the ciphertexts have dimension {}, the repacking key holds a secret of dimension {}",
+                m.columns, key.dimension
+            ),
+        });
+    }
+    let slots = m.tiled_slots();
+    if slots > ctx.max_slots() {
+        return Err(PegasusError::InvalidParams {
+            what: "LWE ciphertexts",
+            reason: format!(
+                "{} ciphertexts (rounded up to {}) do not fit the {} slots of one ciphertext",
+                cts.len(),
+                m.rows,
+                ctx.max_slots()
+            ),
+        });
+    }
+    let level = level.unwrap_or(key.key.level());
+    let complex = |d: &Vec<f64>| d.iter().map(|&x| Complex64::new(x, 0.0)).collect();
+    let lt = LinearTransform::from_diagonals(
+        slots,
+        m.diagonals
+            .iter()
+            .enumerate()
+            .map(|(j, d)| (j as i64, complex(d))),
+    )?;
+    let scale = LinearTransform::exact_rescale_scale(ctx, level)?;
+    let encoded = lt.encode(ctx, level, scale, None)?;
+    let mut ct = evaluator.linear_transform(&key.key, &encoded)?;
+    for step in m.column_sum_steps() {
+        let rotated = evaluator.rotate(&ct, step)?;
+        ct = evaluator.add(&ct, &rotated)?;
+    }
+    let ct = evaluator.rescale(&ct)?;
+    // The short case's slots repeat with period l: the same plaintext read as l slots.
+    let scale = ct.scale();
+    let ct = Ciphertext::new(ctx, ct.into_inner(), scale, m.rows)?;
+    let offsets: Vec<Complex64> = m.offsets.iter().map(|&t| Complex64::new(t, 0.0)).collect();
+    let pt = evaluator.encode_like(&offsets, &ct)?;
+    Ok(evaluator.add_plain(&ct, &pt)?)
+}
+
+/// The rotation steps [`linear_transform`] needs for batches of up to `max_rows` LWE ciphertexts of
+/// dimension `n` (every power-of-two row count up to `max_rows`: the tiled transform's baby and giant
+/// steps and the column sums), for the CKKS key generator.
+///
+/// Errors: [`PegasusError::InvalidParams`] unless `n` is a power of two and `max_rows >= 1`.
+pub fn repacking_rotation_steps(n: usize, max_rows: usize) -> PegasusResult<Vec<i64>> {
+    if !n.is_power_of_two() || max_rows == 0 {
+        return Err(PegasusError::InvalidParams {
+            what: "repacking size",
+            reason: format!(
+                "the LWE dimension ({n}) must be a power of two and the batch size ({max_rows}) at least 1"
+            ),
+        });
+    }
+    let mut steps = Vec::new();
+    let mut rows = 1;
+    while rows <= max_rows.next_power_of_two() {
+        let (slots, diagonals) = (rows.max(n), rows.min(n));
+        let ones = vec![Complex64::new(1.0, 0.0); slots];
+        let lt = LinearTransform::from_diagonals(
+            slots,
+            (0..diagonals).map(|j| (j as i64, ones.clone())),
+        )?;
+        steps.extend(lt.rotation_steps(None)?);
+        let mut step = rows;
+        while step < n {
+            steps.push(step as i64);
+            step *= 2;
+        }
+        rows *= 2;
+    }
+    steps.sort_unstable();
+    steps.dedup();
+    Ok(steps)
 }
 
 #[cfg(test)]
