@@ -7,5 +7,7 @@
 //! approximate reduction modulo `q_0`).
 
 pub mod error;
+pub mod ring_packing;
 
 pub use error::{PegasusError, PegasusResult};
+pub use ring_packing::{PackedLwe, RingPackingKey};
