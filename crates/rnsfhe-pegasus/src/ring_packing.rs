@@ -25,6 +25,11 @@
 //! `min(w, N / l')` with `l'` the power of two at or above `l` and `w` the window below) or any smaller
 //! power of two given to [`RingPackingKey::pack_with_stride`].
 //!
+//! The inputs may have any dimension `n <= N` under any LWE secret with coefficients in `{-1, 0, 1}`
+//! (the key is made for that secret): the outputs of the look-up tables before Fig. 6 step 6 too
+//! (dimension `n_lut` under the look-up-table ring's secret), which spares that step's key switch and
+//! its error for a packing error `n_lut / n` times larger in standard deviation.
+//!
 //! # Algorithm
 //!
 //! Write `w` for `n` rounded up to a power of two (the **window**), `s_lwe(Y) = sum_j s_lwe[j] Y^j` for
@@ -41,9 +46,9 @@
 //!    `b_k + <a_k, s_lwe> + e`: `C` LWE ciphertexts become one RLWE ciphertext under `s` for the price of
 //!    one key switch (`N / w = 64` of them at `N = 2^16`, `n = 2^10`). The other coefficients hold
 //!    garbage (the rest of `c s_lwe(Y)`).
-//! 2. **Tree merging** (CDKS `PackLWEs`). With a target stride `S < w`, `B = w / S` batches are built
-//!    (input `i` goes to batch `i mod B`, slot `i div B`) and merged pairwise, batch `j` with batch
-//!    `j + B/2` at each level: two ciphertexts with values at the multiples of `2t` become
+//! 2. **Tree merging** (CDKS `PackLWEs`). For a stride `S <= w`, `B = w / S` batches are built (one when
+//!    `S = w`; input `i` goes to batch `i mod B`, slot `i div B`) and merged pairwise, batch `j` with
+//!    batch `j + B/2` at each level: two ciphertexts with values at the multiples of `2t` become
 //!    `(f_e + Y^t f_o) + sigma(f_e - Y^t f_o)` with `sigma: Y -> Y^(N/t + 1)`, which fixes `Y^(2tj)`
 //!    and negates `Y^(2tj + t)`: the result holds `2 f_e` at the multiples of `2t`, `2 f_o` shifted by
 //!    `t` between them, whatever the garbage elsewhere (it cancels at those positions). Input `i` ends at
@@ -57,11 +62,13 @@
 //! themselves. Automorphisms run in coefficient form ([`RlweContext::apply_galois_coeff`]), where `Y^t`
 //! is a negacyclic rotation.
 //!
-//! **Cost**: with `B'` batches holding inputs, `ceil(l / C)`-ish key switches for step 1, `B - 1` for
-//! step 2 and `log2(S)` for step 3 ([`RingPackingKey::key_switch_count`]), each a hybrid key switch of
-//! one limb with one special prime at degree `N`. At `N = 2^16`, `n = 2^10`: 11 key switches for 64
-//! inputs, 37 for 1024, 131 for 4096, against `l - 1 + log2(N/l)` automorphisms for CDKS on LWE
-//! ciphertexts of dimension `N`. Batches and merges of one level run in parallel (rayon).
+//! **Cost** ([`RingPackingKey::key_switch_count`]): one key switch per batch holding inputs (step 1),
+//! one per merge (step 2, at most `B - 1`) and `log2(S)` for the trace (step 3), each a hybrid key
+//! switch of one limb with one special prime at degree `N`. At `N = 2^16`, `n = 2^10` and the default
+//! stride: 11 key switches for 64 inputs, 15 for 256, 37 for 1024, 131 for 4096, where CDKS's packing of
+//! LWE ciphertexts already under `s` takes `l - 1 + log2(N / l)` automorphisms (and PEGASUS Section IV.B
+//! counts `O(l + log(N / l))` rotations for it). Batches, and the merges of one level, run in parallel
+//! (rayon).
 //!
 //! # Security
 //!
@@ -69,8 +76,10 @@
 //! (`Y -> Y^(2^k + 1)`, `log2(N/w) < k <= log2(N)`) are RLWE samples of degree `N` under the CKKS secret
 //! `s`, with the CKKS context's error width and secret distribution, over the one-limb packing modulus
 //! `q_0 P` (`P` one special prime, [`RingPackingKey::packing_context`]): a smaller modulus than the CKKS
-//! keys' `Q P` at the same degree. (A packing under `s_lwe` in the ring of degree `n`, as in HERMES,
-//! would make its automorphism keys LWE problems of dimension `n`, insecure at that modulus.) The
+//! keys' `Q P` at the same degree. (Packing in the ring of degree `n` under `s_lwe` as a ring secret
+//! would make its automorphism keys RLWE problems of dimension `n`: at 128 bits and `sigma = 3.19`
+//! their modulus stays near 26 bits, as the LWE switching key of `PegasusPreset::Secure128` does, and
+//! the merges would amplify the key-switching error of a digit gadget by about `n` at that modulus.) The
 //! generators refuse parameters that the built-in lattice estimator ([`rnsfhe_core::lwe_estimator`]) puts
 //! below 128 bits ([`RingPackingKey::security`]) unless the caller opts in
 //! ([`RingPackingKey::generate_allowing_insecure`]), as [`rnsfhe_lwe::LweSwitchingKey::generate`] does.
@@ -189,7 +198,13 @@ impl RingPackingKey {
         } else {
             WIDE_SPECIAL_BITS
         };
-        let special = ntt_primes_of_bits(bits, two_n, 1, &[q0])?[0];
+        let special = ntt_primes_of_bits(bits, two_n, 1, &[q0])?
+            .first()
+            .copied()
+            .ok_or_else(|| PegasusError::InvalidParams {
+                what: "ring-packing special prime",
+                reason: format!("no {bits}-bit prime = 1 mod {two_n} besides q_0"),
+            })?;
         let params = rlwe.params();
         Ok(RlweContext::new(RlweParams {
             log_n: params.log_n,

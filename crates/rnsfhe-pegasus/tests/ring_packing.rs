@@ -213,7 +213,7 @@ fn misuse_is_reported() {
         s.key.pack(&[]),
         Err(PegasusError::InvalidParams { .. })
     ));
-    let too_many: Vec<_> = std::iter::repeat(cts[0].clone()).take(1025).collect();
+    let too_many: Vec<_> = vec![cts[0].clone(); 1025];
     assert!(matches!(
         s.key.pack(&too_many),
         Err(PegasusError::InvalidParams { .. })
