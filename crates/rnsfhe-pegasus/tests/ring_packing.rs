@@ -339,6 +339,16 @@ fn keys_at_the_pegasus_ring_are_secure() {
             estimate.security_bits()
         );
         let ctx = RingPackingKey::packing_context(&ckks).unwrap();
+        // The estimate takes one RLWE sample (N LWE samples); the keys hold 1 + log2(w) = 11 of them,
+        // and the attacks given all of them stay far above 128 bits.
+        let all_samples = rnsfhe_core::LweParams {
+            samples: 11 << 16,
+            ..estimate.params
+        };
+        let bits = rnsfhe_core::estimate_lwe(&all_samples)
+            .unwrap()
+            .security_bits();
+        assert!(bits >= MIN_SECURITY_BITS, "{secret:?}, all samples: {bits}");
         assert_eq!(ctx.chain().values(), vec![preset_q0]);
         let special = ctx.special_basis().values()[0];
         assert!(special > preset_q0 && special < 1 << 50, "{special}");
