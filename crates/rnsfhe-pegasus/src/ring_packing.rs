@@ -345,7 +345,9 @@ impl RingPackingKey {
     /// [`RingPackingKey::generate`] or loaded with the packing context
     /// ([`RingPackingKey::packing_context`]): the switching key and Galois keys holding (at least) the
     /// automorphisms a packing uses. Missing automorphism keys are reported when a packing needs them.
-    /// The security of keys loaded this way is not re-checked (see [`RingPackingKey::security`]).
+    /// `lwe_dimension` must be the dimension of the LWE secret the switching key was made for (the key
+    /// does not tell: with another window the packed values are wrong). The security of keys loaded
+    /// this way is not re-checked (see [`RingPackingKey::security`]).
     ///
     /// Errors: [`PegasusError::Core`] with [`rnsfhe_core::Error::ContextMismatch`] for keys of another
     /// context; as [`RingPackingKey::packing_context`] and [`RingPackingKey::galois_elements`].
