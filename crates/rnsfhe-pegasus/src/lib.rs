@@ -9,7 +9,9 @@
 pub mod error;
 pub mod params;
 pub mod repacking;
+pub mod ring_packing;
 
 pub use error::{PegasusError, PegasusResult};
 pub use params::{PipelineParams, PipelinePreset};
 pub use repacking::{RepackingKey, TiledMatrix};
+pub use ring_packing::{PackedLwe, RingPackingKey};
