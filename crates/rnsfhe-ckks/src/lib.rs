@@ -45,6 +45,7 @@ pub mod flooding;
 pub mod functions;
 pub mod keys;
 pub mod linear_transform;
+pub mod mod_raise;
 pub mod operators;
 pub mod params;
 pub mod plaintext;
