@@ -488,3 +488,55 @@ fn errors_for_levels_keys_and_shapes() {
         Err(Error::InvalidArgument { .. })
     ));
 }
+
+/// PEGASUS's ring degree `N = 2^16` (Table IV) with `l = 256` values (log l = 8 of Table V) at 2 levels,
+/// on a short chain (3 scaling primes of 45 bits, `q_0` and the special prime of 60 bits) so that key
+/// generation stays quick: the same transform as at full size, whose cost depends on the level only.
+#[test]
+fn slots_to_coeffs_at_pegasus_ring_degree() {
+    let ctx = CkksContext::new(CkksParams {
+        log_n: 16,
+        log_scale: 45,
+        q0_bits: 60,
+        levels: 3,
+        special_primes: 1,
+        special_bits: 60,
+        dnum: 4,
+        secret: SecretDistribution::HammingWeight(HAMMING_WEIGHT),
+        sigma: 3.2,
+        conversion: ConversionMode::Fast,
+        rescaling: RescalingPolicy::ExactScale,
+        insecure_for_testing: true,
+    })
+    .unwrap();
+    let keys = KeyGenerator::new(&ctx, &mut rng(21)).unwrap();
+    let s2c = SlotsToCoeffs::new(&ctx, 256, 2, 3, 1.0).unwrap();
+    let gk = keys
+        .galois_keys(&s2c.rotation_steps(), false, &mut rng(22))
+        .unwrap();
+    let eval = Evaluator::new(&ctx).with_galois_keys(gk).unwrap();
+    let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
+    let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();
+    let z = complex_values(256, 99);
+    let pt = ctx.encode(&z, 256, 3).unwrap();
+    let ct = enc.encrypt_plaintext(&pt, &mut rng(23)).unwrap();
+    let out = eval.slots_to_coeffs(&ct, &s2c).unwrap();
+    assert_eq!(out.level(), 1);
+    let coeffs = plaintext_coefficients(&ctx, &dec.decrypt_plaintext(&out).unwrap()).unwrap();
+    let err = s2c
+        .coefficient_positions(ctx.n())
+        .unwrap()
+        .iter()
+        .zip(&z)
+        .map(|(&(re, im), v)| (coeffs[re] - v.re).abs().max((coeffs[im] - v.im).abs()))
+        .fold(0.0, f64::max);
+    let bound = Bound::fresh(&ctx, &z, ct.scale())
+        .through(&factors(&ctx, 256, 2, DftDirection::SlotsToCoeffs, 1.0), 3)
+        .coefficient();
+    eprintln!(
+        "S2C N = 2^16, 256 slots: error 2^{:.2}, bound 2^{:.2}",
+        err.log2(),
+        bound.log2()
+    );
+    assert!(err <= bound, "{err:e} > {bound:e}");
+}
