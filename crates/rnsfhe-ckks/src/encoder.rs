@@ -216,6 +216,14 @@ impl Encoder {
         }
     }
 
+    /// The twiddles of the special FFT's stage of butterflies of length `len` (a power of two in
+    /// `[2, N/2]`): entry `i < len/2` is `zeta^((5^i mod 4 len) 2N / (4 len))`, the factor of the butterfly
+    /// between positions `i` and `i + len/2` of each block (the sparse factors of [`crate::dft`]).
+    pub(crate) fn stage_twiddles(&self, len: usize) -> &[Complex64] {
+        debug_assert!(len.is_power_of_two() && (2..=self.n / 2).contains(&len));
+        &self.twiddles[len / 2 - 1..len - 1]
+    }
+
     /// The special FFT in place (decoding direction): for `vals` holding the `n = vals.len()` complex
     /// numbers `a_i = c_(i gap) + i c_(N/2 + i gap)` of a (sparse) polynomial, leaves
     /// `sum_i a_i zeta^(gap i 5^j)`, i.e. slot `j` (see the module documentation), in `vals[j]`.

@@ -30,6 +30,9 @@
 //! * [`linear_transform`]: [`LinearTransform`], matrices on the slots held as diagonals, evaluated by
 //!   baby-step giant-step with hoisted rotations ([`Evaluator::linear_transform`]).
 //!
+//! * [`dft`]: the homomorphic DFT, SlotsToCoeffs ([`Evaluator::slots_to_coeffs`], PEGASUS's S2C) and
+//!   CoeffsToSlots ([`Evaluator::coeffs_to_slots`]), as 1 to 4 merged sparse factors of the special FFT.
+//!
 //! Errors of this crate are [`Error`] (module [`error`]).
 
 pub mod chebyshev;
@@ -39,6 +42,7 @@ pub mod precision;
 
 pub mod approximation;
 pub mod context;
+pub mod dft;
 pub mod encryption;
 pub mod evaluator;
 pub mod flooding;
@@ -55,6 +59,11 @@ pub mod statistics;
 
 pub use approximation::{ExpMethod, InverseMethod, SigmoidMethod};
 pub use context::{CkksContext, EXACT_SCALE_TOLERANCE, MAX_DIGIT_EXCESS_BITS};
+pub use dft::{
+    dft_factors, plaintext_coefficients, real_value_positions, slot_coefficient_positions,
+    CoeffsToSlots, CoeffsToSlotsOutput, CoeffsToSlotsResult, DftDirection, SlotsToCoeffs,
+    MAX_DFT_LEVELS,
+};
 pub use encryption::{CkksDecryptor, CkksEncryptor, SlotValues};
 pub use evaluator::Evaluator;
 pub use flooding::{

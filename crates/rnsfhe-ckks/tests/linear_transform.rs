@@ -68,28 +68,37 @@ impl Setup {
 }
 
 /// High-probability bound (6 standard deviations, RNS-CKKS Appendix A.2) on the error of one real or
-/// imaginary part of an output slot of `M ct` rescaled, for `ct` fresh (secret-key encryption) with `m`
-/// slots at scale `delta`, the transform evaluated at `level`. Per coefficient the errors are, with
+/// imaginary part of an output slot of `M ct` rescaled, for `ct` fresh (secret-key encryption) of the
+/// slots `x` (replicated to the transform's `n` slots) at scale `delta`, the transform evaluated at
+/// `level` with diagonals encoded at scale `q` (the dropped prime). Per coefficient the errors are, with
 /// `h` the secret's Hamming weight:
 ///
 /// * encryption `sigma^2` plus the encoding's rounding `1/12`;
 /// * one key switch per baby rotation, `V_ks` ([`rnsfhe_core::RlweContext::key_switch_noise`]);
+/// * the rounding of each encoded diagonal, `1/12` at scale `q`;
 /// * the rescaling's rounding of `c_0 + c_1 s`, `(1 + h) / 12`.
 ///
 /// The giant rotations act on products at scale `delta q` and lose their key-switching error in the
-/// rescaling (divided by `q`), and the diagonals' encoding error is relative `2^-log2(q)`; both are far
-/// below the rest. A real part of a slot sums `m` of the subring's `2m` coefficients with unit weights,
-/// so its variance is `m` times the coefficient's. Output slot `p` is `sum_k d_k[p] x_k[p]` over the `D`
-/// diagonals, the `x_k` (rotations of the input) carrying independent errors, whence
+/// rescaling (divided by `q`): they are left out. A real part of a slot sums `n` of the subring's `2n`
+/// coefficients with unit weights, so its variance is `n` times the coefficient's. Output slot `p` is
+/// `sum_k d_k[p] x_k[p]` over the `D` diagonals, the `x_k` (rotations of the input) and the `d_k`
+/// carrying independent errors, whence
 ///
 /// ```text
-/// Var <= ( D dmax^2 m (sigma^2 + 1/12 + V_ks) + m (1 + h) / 12 ) / delta^2,
+/// Var <= D dmax^2 n (sigma^2 + 1/12 + V_ks) / delta^2 + D n max|x|^2 / (12 q^2) + n (1 + h) / (12 delta^2),
 /// ```
 ///
 /// `dmax` the largest entry of any diagonal in absolute value.
-fn error_bound(ctx: &CkksContext, lt: &LinearTransform, level: usize, delta: f64) -> f64 {
-    let m = lt.slots() as f64;
+fn error_bound(
+    ctx: &CkksContext,
+    lt: &LinearTransform,
+    level: usize,
+    delta: f64,
+    x: &[Complex64],
+) -> f64 {
+    let n = lt.slots() as f64;
     let sigma = ctx.params().sigma;
+    let q = LinearTransform::exact_rescale_scale(ctx, level).unwrap();
     let v_ks = ctx
         .rlwe()
         .key_switch_noise(level, HAMMING_WEIGHT)
@@ -100,10 +109,13 @@ fn error_bound(ctx: &CkksContext, lt: &LinearTransform, level: usize, delta: f64
         .diagonal_indices()
         .flat_map(|k| lt.diagonal(k as i64).unwrap().iter().map(|z| z.norm()))
         .fold(0.0, f64::max);
+    let x2 = x.iter().map(|z| z.norm_sqr()).fold(0.0, f64::max);
     let d = lt.diagonal_count() as f64;
-    let var = d * dmax * dmax * m * (sigma * sigma + 1.0 / 12.0 + v_ks)
-        + m * (1.0 + HAMMING_WEIGHT as f64) / 12.0;
-    6.0 * var.sqrt() / delta
+    let d2 = delta * delta;
+    let var = d * dmax * dmax * n * (sigma * sigma + 1.0 / 12.0 + v_ks) / d2
+        + d * n * x2 / (12.0 * q * q)
+        + n * (1.0 + HAMMING_WEIGHT as f64) / (12.0 * d2);
+    6.0 * var.sqrt()
 }
 
 fn max_error(want: &[Complex64], got: &[Complex64]) -> f64 {
@@ -138,7 +150,7 @@ fn check(
     let got = s.dec.decrypt(&out).unwrap();
     let want = lt.apply(values).unwrap();
     let err = max_error(&want, &got);
-    let bound = error_bound(&s.ctx, lt, level, ct.scale());
+    let bound = error_bound(&s.ctx, lt, level, ct.scale(), values);
     eprintln!(
         "{} slots, {} diagonals, baby {}: error 2^{:.2}, bound 2^{:.2}",
         lt.slots(),
