@@ -11,15 +11,18 @@
 //!
 //! # Method
 //!
-//! With `K' = K + eps_max` (so that every `t` lies in `[-K', K']`) and `r` double-angle steps:
+//! With `u = t - 1/4`, `K' = K + eps_max + 1/4` (so that every `u` lies in `[-K', K']`) and `r`
+//! double-angle steps:
 //!
-//! 1. **normalization**: `x = t / K'` in `[-1, 1]`. Free when the input's scale is `Delta_l / K'`
-//!    ([`EvalMod::normalized_scale`], `Delta_l` the default scale of its level): the same ciphertext
-//!    then encodes `x` at `Delta_l`. Otherwise one multiplication by an integer constant and a
-//!    rescaling bring it there (one level);
+//! 1. **normalization**: `x = u / K' = t / K' - 1 / (4 K')` in `[-1, 1]`. The division is free when the
+//!    input's scale is `Delta_l / K'` ([`EvalMod::normalized_scale`], `Delta_l` the default scale of its
+//!    level): the same ciphertext then encodes `t / K'` at `Delta_l`. Otherwise one multiplication by an
+//!    integer constant and a rescaling bring it there (one level). The shift is a constant addition;
 //! 2. **scaled cosine**: `y_0 = c p(x)`, `p` the Chebyshev interpolant of degree `d` on `[-1, 1]` of
-//!    `cos(2 pi (K' x - 1/4) / 2^r)` ([`Evaluator::evaluate_polynomial_to_scale`]: `ceil(log2(d + 1))`
-//!    levels, the interval `[-1, 1]` maps for free);
+//!    `cos(2 pi K' x / 2^r) = cos(2 pi (t - 1/4) / 2^r)` ([`Evaluator::evaluate_polynomial_to_scale`]:
+//!    `ceil(log2(d + 1))` levels, the interval `[-1, 1]` maps for free). The shift by `1/4` makes the
+//!    function even, as in Lattigo's `mod1` evaluator: only even `T_k` appear, which saves about a third
+//!    of the products (degree 31: 9 instead of 13);
 //! 3. **double angle**, `r` times: `y_{j+1} = 2 y_j^2 - c^(2^(j+1))` (one level each), so that
 //!    `y_j = c^(2^j) cos(2^j theta)` and `y_r = c^(2^r) cos(2 pi (t - 1/4)) = c^(2^r) sin(2 pi t)`;
 //! 4. without arcsine, `c = (|factor| / (2 pi))^(1 / 2^r)` (folded into the coefficients, as Lattigo's
@@ -40,12 +43,12 @@
 //! (about `4^r / (2 pi)` times the noise of one rescaling at the working scale, see the tests). The terms,
 //! each stated relative to `eps` units:
 //!
-//! * **polynomial**: the Chebyshev coefficients of `cos(omega x + phi)`, `omega = 2 pi K' / 2^r`, are
-//!   `a_k = 2 J_k(omega) cos(phi + k pi / 2)` (Jacobi-Anger), so `|a_k| <= 2 |J_k(omega)| <=
-//!   2 (omega / 2)^k / k!`, and the interpolant of degree `d` at Chebyshev nodes is within
-//!   `2 sum_{k > d} |a_k|` of the function (aliasing bound). Hence
-//!   `rho_0 = 4 sum_{k > d} (omega / 2)^k / k!` (plus `f64` rounding of the coefficients), the error of
-//!   `y_0` relative to `c`;
+//! * **polynomial**: the Chebyshev coefficients of `cos(omega x)`, `omega = 2 pi K' / 2^r`, are
+//!   `a_k = 2 (-1)^(k/2) J_k(omega)` for even `k` and 0 for odd `k` (Jacobi-Anger), so
+//!   `|a_k| <= 2 |J_k(omega)| <= 2 (omega / 2)^k / k!`, and the interpolant of degree `d` at Chebyshev
+//!   nodes is within `2 sum_{k > d} |a_k|` of the function (aliasing bound). Hence
+//!   `rho_0 = 4 sum_{k > d, k even} (omega / 2)^k / k!` (plus `f64` rounding of the coefficients), the
+//!   error of `y_0` relative to `c`;
 //! * **double angle**: if `y_j` is off by `delta_j`, `2 (y_j + delta_j)^2 - 2 y_j^2 = 4 y_j delta_j +
 //!   2 delta_j^2` with `|y_j| <= c^(2^j)`; in units of `c^(2^j)`, `rho_{j+1} <= 4 kappa_j rho_j +
 //!   2 rho_j^2` with `kappa_j = 1`, except for the last step where `y_{r-1}` is
@@ -75,7 +78,7 @@
 //! |---|---|---|---|---|---|---|---|---|
 //! | [`EvalModParams::pegasus_table4`] | 16 | `2^-9` | 3 | 31 | - | 8 | 24.1 | PEGASUS Table IV, `h = 64`: `sigma_I = 2.33`, `K = 6.9 sigma_I` |
 //! | [`EvalModParams::pegasus_secure128`] | 48 | `2^-9` | 4 | 63 | - | 10 | 24.3 | dense binary LWE key of dimension 1024: `sigma_I = 6.5`, `K = 7.3 sigma_I` |
-//! | [`EvalModParams::bootstrapping`] | 16 | `2^-8` | 3 | 31 | 3 | 10 | 27.6 | CKKS bootstrapping with a sparse secret `h <= 64` |
+//! | [`EvalModParams::bootstrapping`] | 16 | `2^-8` | 3 | 31 | 3 | 10 | 27.1 | CKKS bootstrapping with a sparse secret `h <= 64` |
 //!
 //! Levels count a normalized input (one more otherwise). The PEGASUS use fits the paper's 9 levels with
 //! the normalization included.
@@ -97,7 +100,8 @@ pub const MAX_DOUBLE_ANGLE: u32 = 16;
 /// any `eps_max <= 1/8`, and below the CKKS noise long before).
 pub const MAX_ARCSINE_DEGREE: usize = 31;
 
-/// Relative distance between an input's scale times `K'` and its level's default scale within which the
+/// Relative distance between an input's scale times `K'` ([`EvalMod::interval_bound`]) and its level's
+/// default scale within which the
 /// input counts as normalized (no level spent on the division by `K'`). The powers of the Chebyshev
 /// evaluation then drift from their default scales by at most `2^-10` relative per squaring, which
 /// changes nothing (the output scale is exact regardless).
@@ -136,7 +140,8 @@ pub struct EvalModParams {
     pub log_message_ratio: f64,
     /// Number `r` of double-angle steps (one level each), at most [`MAX_DOUBLE_ANGLE`].
     pub double_angle: u32,
-    /// Degree `d` of the Chebyshev interpolant of the scaled cosine (`ceil(log2(d + 1))` levels).
+    /// Degree `d` of the Chebyshev interpolant of the scaled cosine, at least 2 (`ceil(log2(d + 1))`
+    /// levels; the cosine is even, so an odd `d` acts as `d - 1`).
     pub cos_degree: usize,
     /// Degree of the arcsine correction: 0 for none, otherwise odd, from 3 to [`MAX_ARCSINE_DEGREE`]
     /// (`ceil(log2(a + 1))` levels).
@@ -151,7 +156,7 @@ impl EvalModParams {
     /// `K = 6.9 sigma_I`, `P(|I| > K) ~ 6e-12` per slot), `eps_max = 2^-9` (`q_0 / Delta = 2^45 / 2^36`),
     /// `r = 3`, degree 31, no arcsine: 8 levels, 9 with the normalization (PEGASUS Section VI: 9).
     /// Bound: `2^-24.1` (the sine's own `2^-24.3` dominates; the polynomial, through the double angles,
-    /// contributes `2^-27.6`).
+    /// contributes `2^-27.2`).
     pub const fn pegasus_table4() -> Self {
         Self {
             k: 16,
@@ -183,7 +188,7 @@ impl EvalModParams {
 
     /// CKKS bootstrapping after CoeffsToSlots with a sparse secret (`h <= 64`, `sigma_I <= 2.33`):
     /// `K = 16`, `q_0 / max |m| = 2^8`, `r = 3`, degree 31 and an arcsine of degree 3, which removes the
-    /// sine's `2^-21.3` error: 10 levels, bound `2^-27.6`.
+    /// sine's `2^-21.3` error: 10 levels, bound `2^-27.1`.
     pub const fn bootstrapping() -> Self {
         Self {
             k: 16,
@@ -246,8 +251,8 @@ pub struct EvalModBound {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EvalMod {
     params: EvalModParams,
-    /// `cos(2 pi (K' x - 1/4) / 2^r)` on `[-1, 1]`, amplitude 1.
-    cosine: ChebyshevSeries,
+    /// `cos(2 pi K' x / 2^r)` on `[-1, 1]`, amplitude 1 (even: odd coefficients exactly 0).
+    cosine: Polynomial,
     /// Taylor coefficients of `arcsin` up to the arcsine degree (power basis; empty without arcsine).
     arcsine: Vec<f64>,
     bound: EvalModBound,
@@ -288,11 +293,11 @@ impl EvalMod {
                 ),
             ));
         }
-        if check_degree(params.cos_degree).is_err() {
+        if params.cos_degree < 2 || check_degree(params.cos_degree).is_err() {
             return Err(invalid(
                 "cos_degree",
                 format!(
-                    "degree {} is not in [1, {}]",
+                    "degree {} is not in [2, {}] (the cosine is even: degree 1 is a constant)",
                     params.cos_degree,
                     crate::chebyshev::MAX_DEGREE
                 ),
@@ -307,16 +312,14 @@ impl EvalMod {
                 ),
             ));
         }
-        let k_prime = f64::from(params.k) + ratio.exp2().recip();
-        let shrink = f64::from(params.double_angle).exp2();
-        let omega = 2.0 * PI * k_prime / shrink;
-        let phase = PI / (2.0 * shrink);
-        let cosine = ChebyshevSeries::interpolate(
-            |x| (omega * x - phase).cos(),
+        let k_prime = interval_bound(params.k, ratio);
+        let omega = 2.0 * PI * k_prime / f64::from(params.double_angle).exp2();
+        let cosine = Polynomial::nonconstant(ChebyshevSeries::interpolate(
+            |x| (omega * x).cos(),
             -1.0,
             1.0,
             params.cos_degree,
-        )?;
+        )?)?;
         let arcsine = if a == 0 {
             Vec::new()
         } else {
@@ -373,17 +376,17 @@ impl EvalMod {
     /// The bound of the [module documentation](self#error-bound).
     fn derive_bound(&self, omega: f64) -> EvalModBound {
         let d = self.params.cos_degree;
-        // 4 sum_{k > d} (omega / 2)^k / k!, summed in log space until the terms vanish.
+        // 4 sum_{k > d, k even} (omega / 2)^k / k!, summed in log space until the terms vanish.
         let half = omega / 2.0;
         let mut tail = 0.0;
-        let mut k = d + 1;
+        let mut k = (d + 1).next_multiple_of(2);
         loop {
             let term = (k as f64 * half.ln() - ln_factorial(k)).exp();
             tail += term;
             if (k as f64 > half && term <= tail * 1e-17) || k > d + 100_000 {
                 break;
             }
-            k += 1;
+            k += 2;
         }
         // f64 rounding of the interpolation and of the coefficients the evaluator drops as negligible
         // (below 1e-15 of their sum, crate::polynomial).
@@ -436,9 +439,10 @@ impl EvalMod {
         self.params.log_message_ratio.exp2().recip()
     }
 
-    /// `K' = K + eps_max`, the half-width of the interval the cosine is interpolated on (in `t`).
+    /// `K' = K + eps_max + 1/4`, the half-width of the interval the cosine is interpolated on, in
+    /// `u = t - 1/4`.
     pub fn interval_bound(&self) -> f64 {
-        f64::from(self.params.k) + self.eps_max()
+        interval_bound(self.params.k, self.params.log_message_ratio)
     }
 
     /// The error bound (see [`EvalModBound`]).
@@ -446,8 +450,9 @@ impl EvalMod {
         &self.bound
     }
 
-    /// The Chebyshev interpolant of `cos(2 pi (K' x - 1/4) / 2^r)` on `[-1, 1]` (amplitude 1).
-    pub fn cosine(&self) -> &ChebyshevSeries {
+    /// The Chebyshev interpolant of `cos(2 pi K' x / 2^r)` on `[-1, 1]` (amplitude 1), evaluated at
+    /// `x = (t - 1/4) / K'`.
+    pub fn cosine(&self) -> &Polynomial {
         &self.cosine
     }
 
@@ -460,13 +465,13 @@ impl EvalMod {
         } else {
             degree_levels(self.params.arcsine_degree)
         };
-        degree_levels(self.params.cos_degree) + self.params.double_angle as usize + arcsine
+        self.cosine.depth() + self.params.double_angle as usize + arcsine
     }
 
     /// The ciphertext products (each with a relinearization) of one evaluation: those of the cosine's
     /// schedule ([`Polynomial::multiplications`]), one per double angle, and the arcsine's.
     pub fn multiplications(&self) -> usize {
-        let cosine = Polynomial::from(self.cosine.clone()).multiplications();
+        let cosine = self.cosine.multiplications();
         let arcsine = if self.arcsine.is_empty() {
             0
         } else {
@@ -475,9 +480,10 @@ impl EvalMod {
         cosine + self.params.double_angle as usize + arcsine
     }
 
-    /// The scale at which an input at `level` holding `t` is already normalized: `Delta_l / K'`, so that
-    /// the same ciphertext holds `t / K'` at the level's default scale `Delta_l` and no level is spent
-    /// on the division (a linear transform producing the input can fold `1 / K'` into its constants).
+    /// The scale at which an input at `level` holding `t` is already normalized: `Delta_l / K'`
+    /// ([`EvalMod::interval_bound`]), so that the same ciphertext holds `t / K'` at the level's default
+    /// scale `Delta_l` and no level is spent on the division (a linear transform producing the input can
+    /// fold `1 / K'` into its constants).
     ///
     /// Errors: [`Error::InvalidArgument`] for a level outside `[1, max_level]`.
     pub fn normalized_scale(&self, ctx: &CkksContext, level: usize) -> Result<f64> {
@@ -516,10 +522,11 @@ impl EvalMod {
 
     /// The function [`Evaluator::eval_mod`] computes, in `f64` arithmetic (the same coefficients and
     /// steps): about `factor * (t mod 1)` for `t = I + eps` in the claimed range, within
-    /// `|factor| * error_bound().total`. Outside the range (`|t| > K'` or `|eps| > eps_max`) the value is
+    /// `|factor| * error_bound().total`. Outside the range (`|I| > K` or `|eps| > eps_max`) the value is
     /// meaningless.
     pub fn evaluate(&self, t: f64, factor: f64) -> f64 {
-        let x = t / self.interval_bound();
+        let k_prime = self.interval_bound();
+        let x = t / k_prime - 0.25 / k_prime;
         let (c, _) = self.amplitudes(factor);
         let mut y = c * self.cosine.evaluate(x);
         let mut amplitude = c;
@@ -540,6 +547,11 @@ impl EvalMod {
             y
         }
     }
+}
+
+/// `K' = K + eps_max + 1/4`: `u = t - 1/4` lies in `[-K', K']` for every input.
+fn interval_bound(k: u32, log_message_ratio: f64) -> f64 {
+    f64::from(k) + log_message_ratio.exp2().recip() + 0.25
 }
 
 /// `ln(k!)`, exactly summed for small `k` and by Stirling's series beyond.
@@ -615,19 +627,21 @@ impl Evaluator {
         let depth = em.depth() + usize::from(!normalized);
         self.check_levels(&start, depth, OP)?;
         let k_prime = em.interval_bound();
-        // x = t / K': the same ciphertext at scale times K' (free), after bringing its scale to
-        // Delta_{l-1} / K' with one integer multiplication and a rescaling when it is elsewhere.
-        let mut x = if normalized {
+        // t / K': the same ciphertext at scale times K' (free), after bringing its scale to
+        // Delta_{l-1} / K' with one integer multiplication and a rescaling when it is elsewhere; then
+        // x = t / K' - 1 / (4 K').
+        let mut shifted = if normalized {
             self.relinearize(&start)?
         } else {
             let target = ctx.level_scale(start.level() - 1)? / k_prime;
             self.adjust_scale(&self.relinearize(&start)?, target, OP)?
         };
-        x.scale *= k_prime;
+        shifted.scale *= k_prime;
+        let x = self.add_real(&shifted, -0.25 / k_prime)?;
 
         let (c, _) = em.amplitudes(factor);
         let r = em.params.double_angle as usize;
-        let cos_levels = degree_levels(em.params.cos_degree);
+        let cos_levels = em.cosine.depth();
         let after_cosine = x.level() - cos_levels;
         let after_double = after_cosine - r;
         // Scales backwards from the default scale where the double angles end: a step at level `lv`

@@ -109,7 +109,7 @@ fn presets_depths_and_bounds() {
     for (p, depth, bits) in [
         (EvalModParams::pegasus_table4(), 8, 24.1),
         (EvalModParams::pegasus_secure128(), 10, 24.2),
-        (EvalModParams::bootstrapping(), 10, 27.5),
+        (EvalModParams::bootstrapping(), 10, 27.1),
     ] {
         let em = EvalMod::new(p).unwrap();
         let b = em.error_bound();
