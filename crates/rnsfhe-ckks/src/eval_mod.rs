@@ -66,6 +66,16 @@
 //! [`EvalMod::new`] refuses parameters whose total is not below `eps_max` (nothing would be left of
 //! `eps`).
 //!
+//! # Noise
+//!
+//! The input's own noise passes to the output with slope at most 1 (`d/dt sin(2 pi t) / (2 pi) =
+//! cos(2 pi t)`), in `t` units: a normalized input, at scale `Delta_l / K'`, carries `K'` times (about
+//! 4 bits) more of it than one at `Delta_l`, the price of the saved level. The roundings of the
+//! evaluation itself are amplified by up to 4 per level: `T_2m = 2 T_m^2 - 1` and `2 y^2 - c^2` multiply
+//! the error of their operand by `4 T_m` and `4 y`, and near `x = 0` (the slots with `I = 0`, the most
+//! frequent ones) every `T_{2^j}` is close to `+-1`; so about `4^depth / (2 pi)` times the rounding of
+//! one rescaling, relative to the working scale.
+//!
 //! # Choosing `K` and `r`
 //!
 //! `I` is the rounding of `(b + <a, s>) / q_0` over uniform `a`: a sum of `||s||^2 + 1` uniform

@@ -439,3 +439,32 @@ fn levels_factor_and_keys_are_checked() {
         Err(Error::MissingKey { .. })
     ));
 }
+
+#[test]
+fn polynomial_to_a_chosen_scale() {
+    // The double angles rely on it: the output lands on the scale asked for, with the same values.
+    let s = setup(4, RescalingPolicy::ExactScale, 8);
+    let x = values(s.ctx.max_slots(), 9);
+    let ct = s.enc.encrypt(&x[..], &mut rng(10)).unwrap();
+    let p = rnsfhe_ckks::Polynomial::chebyshev(vec![0.1, 0.5, -0.25, 0.125], -1.0, 1.0).unwrap();
+    let target = ct.scale() * 1.37;
+    let out = s
+        .eval
+        .evaluate_polynomial_to_scale(&ct, &p, target)
+        .unwrap();
+    assert_eq!(out.level(), ct.level() - p.depth());
+    assert_eq!(out.scale(), target);
+    let got = s.dec.decrypt_real(&out).unwrap();
+    let err = got
+        .iter()
+        .zip(&x)
+        .map(|(g, &v)| (g - p.evaluate(v)).abs())
+        .fold(0.0, f64::max);
+    assert!(err < 2f64.powi(-30), "error {err:e}");
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            s.eval.evaluate_polynomial_to_scale(&ct, &p, bad),
+            Err(Error::InvalidScale { .. })
+        ));
+    }
+}
