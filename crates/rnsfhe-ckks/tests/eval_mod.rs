@@ -243,6 +243,7 @@ fn homomorphic_reduction_matches_t_mod_1() {
     let s = setup(13, RescalingPolicy::ExactScale, 1);
     for (i, p) in [
         EvalModParams::pegasus_table4(),
+        EvalModParams::pegasus_secure128(),
         EvalModParams::bootstrapping(),
         EvalModParams {
             k: 12,
