@@ -39,9 +39,8 @@
 //!
 //! [`EvalMod::error_bound`] promises, for every `t = I + eps` with integer `|I| <= K` and
 //! `|eps| <= eps_max = 2^-log_message_ratio`, `|out / factor - eps| <= total` for the function computed
-//! in exact arithmetic ([`EvalMod::evaluate`]); CKKS rounding and encryption noise come on top
-//! (about `4^r / (2 pi)` times the noise of one rescaling at the working scale, see the tests). The terms,
-//! each stated relative to `eps` units:
+//! in exact arithmetic ([`EvalMod::evaluate`]); CKKS rounding and encryption noise come on top (see
+//! [Noise](#noise)). The terms, in `eps` units:
 //!
 //! * **polynomial**: the Chebyshev coefficients of `cos(omega x)`, `omega = 2 pi K' / 2^r`, are
 //!   `a_k = 2 (-1)^(k/2) J_k(omega)` for even `k` and 0 for odd `k` (Jacobi-Anger), so
@@ -106,8 +105,8 @@ use crate::CkksContext;
 /// amplification leaves nothing of a 60-bit scale.
 pub const MAX_DOUBLE_ANGLE: u32 = 16;
 
-/// Largest degree of the arcsine correction (its Taylor terms beyond degree 31 are below `2^-60` for
-/// any `eps_max <= 1/8`, and below the CKKS noise long before).
+/// Largest degree of the arcsine correction: beyond degree 31 its Taylor truncation is below `2^-56` for
+/// any `eps_max <= 2^-4`, far below the CKKS noise.
 pub const MAX_ARCSINE_DEGREE: usize = 31;
 
 /// Relative distance between an input's scale times `K'` ([`EvalMod::interval_bound`]) and its level's
