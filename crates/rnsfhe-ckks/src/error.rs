@@ -302,6 +302,15 @@ pub enum Error {
         /// The value returned there.
         value: f64,
     },
+    /// Parameters of the approximate reduction modulo `q_0` ([`crate::EvalModParams`]) out of range, or
+    /// whose promised error bound is not below the message bound `2^-log_message_ratio`.
+    #[error("invalid EvalMod parameter {parameter}: {reason}")]
+    InvalidEvalMod {
+        /// The parameter at fault (`"k"`, `"cos_degree"`, ...).
+        parameter: &'static str,
+        /// Why, with the numbers, and what to change.
+        reason: String,
+    },
 }
 
 /// How [`Error::PolynomialTooDeep`] names a basis.

@@ -219,7 +219,7 @@ impl Evaluator {
 
     /// Multiplies by the integer `round(r q)` and rescales by `q` (the prime the next rescaling drops), so
     /// that the scale is multiplied by `r` up to `2^-log2(q)`; costs one level.
-    fn adjust_scale(
+    pub(crate) fn adjust_scale(
         &self,
         ct: &Ciphertext,
         target: f64,

@@ -24,6 +24,8 @@
 //!   levels checked with advice ([`Error::PolynomialTooDeep`]).
 //! * [`operators`]: arithmetic with any right operand as operators do ([`Evaluator::apply`], with
 //!   automatic rescaling and [`Evaluator::dot`]).
+//! * [`eval_mod`]: [`EvalMod`], the approximate reduction modulo `q_0` (PEGASUS `F_mod`; scaled cosine,
+//!   double angles, optional arcsine) with its depth and error bound ([`Evaluator::eval_mod`]).
 //! * [`serialization`]: parameters, plaintexts, ciphertexts and seeded ciphertexts as versioned bytes
 //!   ([`Serializable`] / [`Deserializable`]; keys through `rnsfhe_core::serialization`).
 //!
@@ -44,6 +46,7 @@ pub mod approximation;
 pub mod context;
 pub mod dft;
 pub mod encryption;
+pub mod eval_mod;
 pub mod evaluator;
 pub mod flooding;
 pub mod functions;
@@ -65,6 +68,7 @@ pub use dft::{
     MAX_DFT_LEVELS,
 };
 pub use encryption::{CkksDecryptor, CkksEncryptor, SlotValues};
+pub use eval_mod::{EvalMod, EvalModBound, EvalModParams};
 pub use evaluator::Evaluator;
 pub use flooding::{
     flooded_precision_bits, recommended_flooding_bits, DEFAULT_STATISTICAL_SECURITY,

@@ -539,6 +539,28 @@ impl Evaluator {
     /// * [`Error::MissingKey`] without a relinearization key; [`Error::ContextMismatch`];
     /// * [`Error::ScaleTooLarge`] when the values are too large for the modulus at the output level.
     pub fn evaluate_polynomial(&self, ct: &Ciphertext, p: &Polynomial) -> Result<Ciphertext> {
+        self.evaluate_polynomial_to_scale(ct, p, ct.scale())
+    }
+
+    /// [`Evaluator::evaluate_polynomial`] with the output at `scale` instead of the input's scale: the
+    /// top-down targets of the [module documentation](self#scales) start from `scale`, so the output lands
+    /// on it exactly at no extra cost. A caller that multiplies the result further (the double-angle
+    /// steps of [`crate::eval_mod`]) picks the scale that makes its own products land on the scale it
+    /// wants.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidScale`] unless `scale` is finite and positive; as
+    /// [`Evaluator::evaluate_polynomial`].
+    pub fn evaluate_polynomial_to_scale(
+        &self,
+        ct: &Ciphertext,
+        p: &Polynomial,
+        scale: f64,
+    ) -> Result<Ciphertext> {
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(Error::InvalidScale { scale });
+        }
         self.check_ct(ct)?;
         self.relin_key(OP)?;
         if p.degree() == 0 {
@@ -549,7 +571,7 @@ impl Evaluator {
             });
         }
         self.check_levels(ct, p.depth(), OP)?;
-        let target_scale = ct.scale();
+        let target_scale = scale;
         let x = self.relinearize(ct)?;
         let y = match p.change_of_variable() {
             ChangeOfVariable::None => x,
