@@ -6,6 +6,10 @@
 //! results are repacked into one CKKS ciphertext (linear transform of Fig. 5 or ring packing, then an
 //! approximate reduction modulo `q_0`).
 
+pub mod dimension_switch;
 pub mod error;
+pub mod extraction;
 
+pub use dimension_switch::{DimensionSwitch, DimensionSwitchKeys, RingSwitchingKey};
 pub use error::{PegasusError, PegasusResult};
+pub use extraction::extract_coefficients;
