@@ -63,7 +63,12 @@
 //! **Noise.** The key switch adds `sum_k d_k e_k`, of variance `N sigma_ks^2 sum_k E[d_k^2]`
 //! ([`LweKeySwitchParams::digit_second_moments`]): PEGASUS Appendix C.1 with `n-bar = N`, the same as a
 //! Fig. 9 switch from dimension `N`. Each modulus switch adds a rounding of variance `(1 + ||s||^2) / 12`
-//! for the key `s` of the ciphertext it rounds ([`RingSwitchingKey::switch_variance`]).
+//! for the key `s` of the ciphertext it rounds ([`RingSwitchingKey::switch_variance`]). The balanced
+//! digits lie in `[-B/2, B/2)`, mean `-1/2`, so with one key the error of a Fig. 9 switch has a fixed
+//! mean, `-1/2` times a signed sum of the key's errors (standard deviation `sigma_ks sqrt(N d_ks) / 2`
+//! over keys, about `1.7 / B_ks` of the switch's standard deviation); in the whole-ciphertext switch
+//! that mean changes with the position, and over positions it is part of the variance (the formula
+//! counts the digits' second moments, mean included).
 //!
 //! **Cost.** The whole-ciphertext method costs one gadget product of degree `N` (`d_ks` forward NTTs and
 //! two inverse ones) for all positions, about the cost of one Fig. 9 switch (`N / n` blocks of `d_ks`
@@ -226,9 +231,10 @@ impl RingSwitchingKey {
         let target = Poly::<Coeff>::from_i64(&basis, &embedded);
         embedded.zeroize();
         let target = SecretPoly::new(target?.into_ntt());
-        let message = SecretPoly::new(Poly::<Coeff>::from_i64(&basis, sk.coefficients())?.into_ntt());
+        let message =
+            SecretPoly::new(Poly::<Coeff>::from_i64(&basis, sk.coefficients())?.into_ntt());
         let key_fingerprint = fingerprint_words([
-            0x5249_4e47_5f4b_53, // "RING_KS"
+            0x0052_494e_475f_4b53, // "RING_KS"
             ctx.fingerprint(),
             n as u64,
             q_r,
@@ -308,7 +314,8 @@ impl RingSwitchingKey {
             ..self.params
         };
         let scale = self.output_modulus() as f64 / self.ring_modulus() as f64;
-        scale * scale
+        scale
+            * scale
             * self.ring_degree() as f64
             * self.params.sigma.powi(2)
             * at_ring.digit_second_moments()
@@ -333,7 +340,11 @@ impl RingSwitchingKey {
     ///
     /// Errors: [`PegasusError::KeyMismatch`] for a ciphertext of another context than the key's;
     /// [`PegasusError::InvalidParams`] for a 3-part ciphertext; [`PegasusError::PositionOutOfRange`].
-    pub fn switch(&self, ct: &Ciphertext, positions: &[usize]) -> PegasusResult<Vec<LweCiphertext>> {
+    pub fn switch(
+        &self,
+        ct: &Ciphertext,
+        positions: &[usize],
+    ) -> PegasusResult<Vec<LweCiphertext>> {
         const OP: &str = "whole-ciphertext dimension switch";
         check_key(self.fingerprint, ct, "whole-ciphertext switching key", OP)?;
         let big_n = self.ring_degree();
@@ -482,6 +493,17 @@ impl DimensionSwitchKeys {
     /// The key of the whole-ciphertext method, if generated.
     pub fn whole_ciphertext(&self) -> Option<&RingSwitchingKey> {
         self.whole_ciphertext.as_ref()
+    }
+
+    /// The modulus `q_ks` of the ciphertexts `method` produces (the parameters' key-switching modulus
+    /// for both methods).
+    ///
+    /// Errors: [`PegasusError::MissingKey`] if the key of `method` was not generated.
+    pub fn output_modulus(&self, method: DimensionSwitch) -> PegasusResult<u64> {
+        Ok(match method {
+            DimensionSwitch::PerCiphertext => self.per_key("output modulus")?.params().modulus,
+            DimensionSwitch::WholeCiphertext => self.whole_key("output modulus")?.output_modulus(),
+        })
     }
 
     /// Variance the key switch of `method` adds, at the output modulus
@@ -717,7 +739,11 @@ mod tests {
             for (i, &expected) in phase.iter().enumerate() {
                 let ct = extract_subring(&b, &a, &q, stride, n, i).unwrap();
                 assert_eq!(ct.dimension().get(), n);
-                assert_eq!(key.decrypt(&ct).unwrap(), q.center(expected), "n = {n}, i = {i}");
+                assert_eq!(
+                    key.decrypt(&ct).unwrap(),
+                    q.center(expected),
+                    "n = {n}, i = {i}"
+                );
             }
         }
     }

@@ -37,7 +37,9 @@ pub enum PegasusError {
         key: &'static str,
     },
     /// A coefficient position outside the ring of the ciphertext.
-    #[error("{operation}: coefficient position {position} is not below the ring degree N = {degree}")]
+    #[error(
+        "{operation}: coefficient position {position} is not below the ring degree N = {degree}"
+    )]
     PositionOutOfRange {
         /// The operation attempted.
         operation: &'static str,

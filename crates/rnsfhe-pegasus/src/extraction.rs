@@ -70,7 +70,10 @@ pub fn extract_coefficients(
 /// one limb per part is transformed.
 ///
 /// Errors: [`PegasusError::InvalidParams`] unless `ct` has 2 parts.
-pub(crate) fn at_q0(ct: &Ciphertext, operation: &'static str) -> PegasusResult<RlweCiphertext<Coeff>> {
+pub(crate) fn at_q0(
+    ct: &Ciphertext,
+    operation: &'static str,
+) -> PegasusResult<RlweCiphertext<Coeff>> {
     if ct.part_count() != 2 {
         return Err(PegasusError::InvalidParams {
             what: "extracted CKKS ciphertext",
