@@ -29,17 +29,20 @@
 //! `K` is the gadget ciphertext of the CKKS secret `s` under `s'`: rows `(b_k, a_k)` with
 //! `b_k = -a_k s' + e_k + B^k s` over `q_r`, `k < d_ks`.
 //!
-//! **Extraction in dimension `n`.** Coefficient `i` of `u_1 s'` is
-//! `sum_j s_lwe[j] [X^i](X^(j t) u_1)`, and `[X^i](X^(j t) u_1)` is `u_1[i - j t]` for `j t <= i` and
-//! `-u_1[N + i - j t]` otherwise (the negacyclic wrap). So `(b, a)` with `b = (c_0 + u_0)[i]` and
-//! `a_j = u_1[i - j t]` (`j t <= i`), `a_j = -u_1[N + i - j t]` (`j t > i`) is an LWE encryption of
-//! coefficient `i` under `s_lwe`, of dimension `n`.
+//! **Extraction in dimension `n`.** `R_N` is a free `R_n`-module with basis `1, X, ..., X^(t-1)`
+//! (`X^N + 1 = Y^n + 1`): every `a` writes uniquely `a = sum_{r < t} X^r a_r(Y)`, `a_r[m] = a[r + m t]`,
+//! and multiplication by `s' in R_n` acts component by component, `a s' = sum_r X^r (a_r s_lwe)(Y)`. So
+//! the switched ciphertext `(b, a) = (c_0 + u_0, u_1)` is, component by component, `t` RLWE ciphertexts
+//! `(b_r, a_r)` of degree `n` under `s_lwe`, component `r` decrypting to the plaintext coefficients
+//! `r + m t`; coefficient `i` is extracted from component `i mod t` at index `i div t` by
+//! [`rnsfhe_lwe::extract`] (PEGASUS Section II.C), an LWE ciphertext of dimension `n` under `s_lwe`. Its
+//! mask is `a_j = a[i - j t]` for `j t <= i` and `-a[N + i - j t]` otherwise. Regrouping the two parts
+//! into components costs `2N` words once; each extraction then copies `n` contiguous words.
 //!
-//! **Security: the key is exactly as hard as PEGASUS's `SwK`.** `R_N` is a free `R_n`-module with basis
-//! `1, X, ..., X^(t-1)` (`X^N + 1 = Y^n + 1`): every `a` writes uniquely `a = sum_{r < t} X^r a_r(Y)`,
-//! the components of a uniform `a` are independent and uniform in `R_{n,q}`, those of a Gaussian `e`
-//! are independent Gaussians of the same width (its coefficients permuted), and multiplication by
-//! `s' in R_n` acts component by component, `a s' = sum_r X^r (a_r s_lwe)(Y)`. Row `k` of `K` is therefore
+//! **Security: the key is exactly as hard as PEGASUS's `SwK`.** In the same decomposition, the
+//! components of a uniform `a` are independent and uniform in `R_{n,q}`, those of a Gaussian `e` are
+//! independent Gaussians of the same width (its coefficients permuted), and multiplication by `s'` acts
+//! component by component. Row `k` of `K` is therefore
 //! `t` RLWE samples of degree `n` under `s_lwe`: `b_{k,r} = -a_{k,r} s_lwe + e_{k,r} + B^k s_r` over `q_r`
 //! with error width `sigma_ks`, and the whole key is `t d_ks` such samples, the number, the
 //! distribution and the secret of `SwK` (PEGASUS Fig. 6 and Fig. 9: `N / n` blocks of `d_ks` samples
@@ -58,7 +61,8 @@
 //! the same bit size `= 1 mod 2N` (for [`rnsfhe_lwe::PegasusPreset::Secure128`], `q_ks = 67104769` is
 //! `1 mod 2^11` only, and `q_r = 65929217`), and step 3 brings the result to `q_ks`, so both methods
 //! produce ciphertexts of dimension `n` over `q_ks` under `s_lwe`, interchangeable downstream. The
-//! security estimate is made at `q_r`.
+//! security estimate is made at `q_r`. As for [`LweSwitchingKey`], `q_ks` must be an NTT prime for the
+//! degree `n` (the components are ring elements of degree `n`).
 //!
 //! **Noise.** The key switch adds `sum_k d_k e_k`, of variance `N sigma_ks^2 sum_k E[d_k^2]`
 //! ([`LweKeySwitchParams::digit_second_moments`]): PEGASUS Appendix C.1 with `n-bar = N`, the same as a
@@ -75,13 +79,15 @@
 //! transforms of degree `n`), plus `n` words per extracted position; the per-ciphertext method costs a
 //! Fig. 9 switch per position.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 use rnsfhe_ckks::{Ciphertext, CkksContext, SecretKey};
 use rnsfhe_core::context::fingerprint_words;
 use rnsfhe_core::gadget::product_sum;
 use rnsfhe_core::keys::SecretPoly;
 use rnsfhe_core::lwe_estimator::{estimate_lwe, LweEstimate, LweParams};
-use rnsfhe_core::{Gadget, GadgetCiphertext};
+use rnsfhe_core::{Gadget, GadgetCiphertext, RlweCiphertext};
 use rnsfhe_lwe::{
     extract, LweCiphertext, LweDimension, LweError, LweKeySwitchParams, LweSecretKey,
     LweSwitchingKey, MIN_SECURITY_BITS,
@@ -132,7 +138,8 @@ pub struct RingSwitchingKey {
     q0: u64,
     to: LweDimension,
     params: LweKeySwitchParams,
-    output: Modulus,
+    /// The one-limb basis of degree `n` over `q_ks` of the components (see the module documentation).
+    components: Arc<RnsBasis>,
     digits: RnsSignedDigits,
     key: GadgetCiphertext,
     security: LweEstimate,
@@ -164,8 +171,9 @@ impl RingSwitchingKey {
     /// Errors: [`rnsfhe_ckks::Error::ContextMismatch`] (as [`PegasusError::Ckks`]) for a secret key of
     /// another context; [`PegasusError::InvalidParams`] for an LWE dimension that is not a power of two
     /// at most `N`, or an estimator that rejects the parameters; errors of the lower layers for a digit
-    /// decomposition that is not exact (`d_ks base_log` below the bits of `q_r`), a modulus outside
-    /// `[2, 2^62)` or an invalid `sigma_ks`.
+    /// decomposition that is not exact (`d_ks base_log` below the bits of `q_r`), a `q_ks` that is not
+    /// an NTT prime for `n` (as [`LweSwitchingKey`] needs too), an `n` below the smallest ring degree,
+    /// or an invalid `sigma_ks`.
     pub fn generate_allowing_insecure(
         ctx: &CkksContext,
         sk: &SecretKey,
@@ -199,6 +207,7 @@ impl RingSwitchingKey {
         }
         let output = Modulus::new(params.modulus)?;
         let q_r = ring_modulus(output, big_n)?;
+        let components = RnsBasis::new(n, &[output.value()])?;
         let security = estimate_lwe(&LweParams::rlwe(
             n,
             (q_r as f64).log2(),
@@ -256,7 +265,7 @@ impl RingSwitchingKey {
             q0: ctx.q_moduli()[0],
             to,
             params,
-            output,
+            components,
             digits,
             key,
             security,
@@ -285,7 +294,7 @@ impl RingSwitchingKey {
 
     /// The modulus `q_ks` of the switched ciphertexts.
     pub fn output_modulus(&self) -> u64 {
-        self.output.value()
+        self.components.moduli()[0].value()
     }
 
     /// Fingerprint of the CKKS context the key belongs to.
@@ -367,15 +376,14 @@ impl RingSwitchingKey {
             || switch_residues(&c0, q_r.value(), q_out),
             || switch_residues(u1.data(), q_r.value(), q_out),
         );
-        let (b, a) = (b?, a?);
-        let n = self.to.get();
-        let stride = big_n / n;
+        let components = components(&b?, &a?, &self.components)?;
+        let stride = components.len();
         let parts = positions
-            .par_chunks(positions_per_task(n))
+            .par_chunks(positions_per_task(self.to.get()))
             .map(|chunk| {
                 chunk
                     .iter()
-                    .map(|&i| extract_subring(&b, &a, &self.output, stride, n, i))
+                    .map(|&i| Ok(extract(&components[i % stride], i / stride)?))
                     .collect::<PegasusResult<Vec<_>>>()
             })
             .collect::<PegasusResult<Vec<_>>>()?;
@@ -641,25 +649,29 @@ fn switch_residues(values: &[u64], from: u64, to: u64) -> PegasusResult<Vec<u64>
     Ok(as_mask.switch_modulus(to)?.a().to_vec())
 }
 
-/// Coefficient `i` of the plaintext of `(b, a)` (coefficient vectors of degree `N` over `q`) under the
-/// ring key `s_lwe(X^stride)`, as an LWE ciphertext of dimension `n` under `s_lwe`: `(b[i], a')` with
-/// `a'_j = a[i - j stride]` for `j stride <= i` and `-a[N + i - j stride]` otherwise (see the
+/// The `t = N / n` components of `(b, a)` (coefficient vectors of degree `N`) in the basis
+/// `1, X, ..., X^(t-1)` of `R_N` over `R_n` (`n` the degree of `basis`): component `r` is the RLWE
+/// ciphertext of degree `n` with coefficients `b[r + m t]`, `a[r + m t]`, which under `s_lwe` decrypts to
+/// the plaintext coefficients `r + m t` of `(b, a)` under `s_lwe(X^t)` (see the
 /// [module documentation](self)).
-fn extract_subring(
+///
+/// Errors: [`PegasusError::Ring`] for residues not reduced modulo the basis' modulus.
+fn components(
     b: &[u64],
     a: &[u64],
-    q: &Modulus,
-    stride: usize,
-    n: usize,
-    i: usize,
-) -> PegasusResult<LweCiphertext> {
-    let big_n = a.len();
-    let direct = i / stride + 1;
-    let mask = (0..direct)
-        .map(|j| a[i - j * stride])
-        .chain((direct..n).map(|j| q.neg(a[big_n + i - j * stride])))
-        .collect();
-    Ok(LweCiphertext::from_parts(q.value(), b[i], mask)?)
+    basis: &Arc<RnsBasis>,
+) -> PegasusResult<Vec<RlweCiphertext<Coeff>>> {
+    let stride = b.len() / basis.degree();
+    (0..stride)
+        .into_par_iter()
+        .map(|r| {
+            let take = |v: &[u64]| v.iter().skip(r).step_by(stride).copied().collect();
+            Ok(RlweCiphertext::new(vec![
+                Poly::from_data(basis, take(b))?,
+                Poly::from_data(basis, take(a))?,
+            ])?)
+        })
+        .collect()
 }
 
 /// Checks that `sk` belongs to `ctx`.
@@ -705,17 +717,17 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
-    /// The subring extraction against the phase computed by a schoolbook negacyclic product: exactly
-    /// equal for every position, for several strides (including 1, the plain extraction of dimension `N`,
-    /// and `N`, dimension 1).
+    /// Extraction from the components against the phase computed by a schoolbook negacyclic product:
+    /// exactly equal for every position, for several strides (including 1, the plain extraction of
+    /// dimension `N`).
     #[test]
-    fn subring_extraction_is_exact() {
-        let q = Modulus::new((1 << 40) - 87).unwrap();
+    fn extraction_from_the_components_is_exact() {
+        let big_n = 256;
+        let q = Modulus::new(ntt_primes_of_bits(40, 2 * big_n as u64, 1, &[]).unwrap()[0]).unwrap();
         let mut r = rand::rngs::StdRng::seed_from_u64(7);
-        let big_n = 64;
         let b: Vec<u64> = (0..big_n).map(|_| r.gen_range(0..q.value())).collect();
         let a: Vec<u64> = (0..big_n).map(|_| r.gen_range(0..q.value())).collect();
-        for n in [1, 2, 8, 64] {
+        for n in [16, 64, 256] {
             let stride = big_n / n;
             let s: Vec<i64> = (0..n).map(|_| r.gen_range(-1..=1)).collect();
             let mut ring = vec![0i64; big_n];
@@ -736,14 +748,28 @@ mod tests {
                 }
             }
             let key = LweSecretKey::from_coefficients(&s).unwrap();
+            let basis = RnsBasis::new(n, &[q.value()]).unwrap();
+            let parts = components(&b, &a, &basis).unwrap();
+            assert_eq!(parts.len(), stride);
             for (i, &expected) in phase.iter().enumerate() {
-                let ct = extract_subring(&b, &a, &q, stride, n, i).unwrap();
+                let ct = extract(&parts[i % stride], i / stride).unwrap();
                 assert_eq!(ct.dimension().get(), n);
                 assert_eq!(
                     key.decrypt(&ct).unwrap(),
                     q.center(expected),
                     "n = {n}, i = {i}"
                 );
+                // The mask of the module documentation.
+                let mask: Vec<u64> = (0..n)
+                    .map(|j| {
+                        if j * stride <= i {
+                            a[i - j * stride]
+                        } else {
+                            q.neg(a[big_n + i - j * stride])
+                        }
+                    })
+                    .collect();
+                assert_eq!((ct.b(), ct.a()), (b[i], mask.as_slice()));
             }
         }
     }
