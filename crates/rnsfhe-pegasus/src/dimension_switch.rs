@@ -35,7 +35,7 @@
 //! the switched ciphertext `(b, a) = (c_0 + u_0, u_1)` is, component by component, `t` RLWE ciphertexts
 //! `(b_r, a_r)` of degree `n` under `s_lwe`, component `r` decrypting to the plaintext coefficients
 //! `r + m t`; coefficient `i` is extracted from component `i mod t` at index `i div t` by
-//! [`rnsfhe_lwe::extract`] (PEGASUS Section II.C), an LWE ciphertext of dimension `n` under `s_lwe`. Its
+//! [`rnsfhe_lwe::extract()`] (PEGASUS Section II.C), an LWE ciphertext of dimension `n` under `s_lwe`. Its
 //! mask is `a_j = a[i - j t]` for `j t <= i` and `-a[N + i - j t]` otherwise. Regrouping the two parts
 //! into components costs `2N` words once; each extraction then copies `n` contiguous words.
 //!
