@@ -44,6 +44,36 @@ pub struct LweKeySwitchParams {
     pub sigma: f64,
 }
 
+impl LweKeySwitchParams {
+    /// `sum_k E[d_k^2]` over the `d` balanced digits (in `[-B/2, B/2)`) of a uniform residue modulo
+    /// `modulus`, centered in `(-q/2, q/2]`: the factor of `sigma^2` per source coefficient in the error
+    /// of a gadget product with these digits (PEGASUS Appendix C.1 takes every digit uniform,
+    /// `d B^2 / 12`). The digits above the modulus are not: digit `k` is that of a value uniform on
+    /// `(-c_k, c_k)`, `c_k = q / (2 B^k)`, so `E[d_k^2] = (1 / c_k) int_0^(c_k) bal(x)^2 dx` (`bal` the
+    /// balanced residue modulo `B`), `B^2 / 12` for the low digits and about `c_k^2 / 3` for the top one.
+    pub fn digit_second_moments(&self) -> f64 {
+        let base = 2f64.powi(self.base_log as i32);
+        let q = self.modulus as f64;
+        // int_0^t bal(x)^2 dx: B^3 / 12 per full period, then x^2 up to B/2 and (x - B)^2 past it.
+        let integral = |t: f64| {
+            let periods = (t / base).floor();
+            let s = t - periods * base;
+            let partial = if s <= base / 2.0 {
+                s.powi(3) / 3.0
+            } else {
+                base.powi(3) / 24.0 + ((s - base).powi(3) + base.powi(3) / 8.0) / 3.0
+            };
+            periods * base.powi(3) / 12.0 + partial
+        };
+        (0..self.digits)
+            .map(|k| {
+                let c = q / (2.0 * base.powi(k as i32));
+                integral(c) / c
+            })
+            .sum()
+    }
+}
+
 /// The parameters of LWE switching keys: the source dimension `N'`, the target dimension `n` and the
 /// [`LweKeySwitchParams`], with the signed-digit decomposition they define (built once, shared by the
 /// keys made or loaded with it: [`LweSwitchingKey::context`], the wire reader of
@@ -252,35 +282,14 @@ impl LweSwitchingKey {
     }
 
     /// Variance added to the error by one switch: `N' sigma^2 sum_k E[d_k^2]`, with `N'` the padded source
-    /// dimension and `d_k` the balanced digits (in `[-B/2, B/2)`) of a uniform residue, centered in
-    /// `(-q/2, q/2]` (PEGASUS Appendix C.1, whose `N' d B^2 sigma^2 / 12` takes every digit uniform).
-    /// The digits above the modulus are not: digit `k` is that of a value uniform on `(-c_k, c_k)`,
-    /// `c_k = q / (2 B^k)`, so `E[d_k^2] = (1 / c_k) int_0^(c_k) bal(x)^2 dx` (`bal` the balanced residue
-    /// modulo `B`), `B^2 / 12` for the low digits and about `c_k^2 / 3` for the top one. At Table IV (a
-    /// 45-bit `q_0`, 7 digits of 7 bits) the top digit holds 3 bits and the sum is 6.00 digits' worth,
-    /// not 7: the paper's figure is 17 % above the measured variance.
+    /// dimension and `sum_k E[d_k^2]` the digits' second moments
+    /// ([`LweKeySwitchParams::digit_second_moments`]; PEGASUS Appendix C.1, whose `N' d B^2 sigma^2 / 12`
+    /// takes every digit uniform). At Table IV (a 45-bit `q_0`, 7 digits of 7 bits) the top digit holds 3
+    /// bits and the sum is 6.00 digits' worth, not 7: the paper's figure is 17 % above the measured
+    /// variance.
     pub fn added_variance(&self) -> f64 {
         let padded = (self.blocks.len() * self.ctx.to.get()) as f64;
-        let base = 2f64.powi(self.params().base_log as i32);
-        let q = self.modulus.value() as f64;
-        // int_0^t bal(x)^2 dx: B^3 / 12 per full period, then x^2 up to B/2 and (x - B)^2 past it.
-        let integral = |t: f64| {
-            let periods = (t / base).floor();
-            let s = t - periods * base;
-            let partial = if s <= base / 2.0 {
-                s.powi(3) / 3.0
-            } else {
-                base.powi(3) / 24.0 + ((s - base).powi(3) + base.powi(3) / 8.0) / 3.0
-            };
-            periods * base.powi(3) / 12.0 + partial
-        };
-        let digits: f64 = (0..self.params().digits)
-            .map(|k| {
-                let c = q / (2.0 * base.powi(k as i32));
-                integral(c) / c
-            })
-            .sum();
-        padded * self.params().sigma.powi(2) * digits
+        padded * self.params().sigma.powi(2) * self.params().digit_second_moments()
     }
 
     /// Switches `ct` (dimension `N'`, modulus `q`) to an encryption of the same message under the target

@@ -177,7 +177,7 @@ impl LweSecretKey {
     /// The key as the lattice estimator sees it: a binary key by the standard deviation of its
     /// coefficients (`sqrt(p (1 - p))` for a fraction `p` of ones, see
     /// [`LweSecretDistribution::lattice_secret`]), a ternary one by its Hamming weight.
-    pub(crate) fn lattice_secret(&self) -> LweSecret {
+    pub fn lattice_secret(&self) -> LweSecret {
         let n = self.coeffs.len();
         let weight = self.coeffs.iter().filter(|&&c| c != 0).count().max(1);
         if self.coeffs.iter().all(|&c| c >= 0) {

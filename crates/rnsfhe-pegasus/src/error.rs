@@ -36,6 +36,30 @@ pub enum PegasusError {
         /// The key that is missing.
         key: &'static str,
     },
+    /// A coefficient position outside the ring of the ciphertext.
+    #[error(
+        "{operation}: coefficient position {position} is not below the ring degree N = {degree}"
+    )]
+    PositionOutOfRange {
+        /// The operation attempted.
+        operation: &'static str,
+        /// The position asked for.
+        position: usize,
+        /// The ring degree `N`.
+        degree: usize,
+    },
+    /// A ciphertext and a key of different CKKS contexts.
+    #[error("{operation}: the {key} was made for the CKKS context with fingerprint {expected:#018x}, the ciphertext belongs to {got:#018x}; use keys generated from the secret key of the ciphertext's context")]
+    KeyMismatch {
+        /// The operation attempted.
+        operation: &'static str,
+        /// The key.
+        key: &'static str,
+        /// The fingerprint of the key's context.
+        expected: u64,
+        /// The fingerprint of the ciphertext's context.
+        got: u64,
+    },
 }
 
 /// Result alias of this crate.

@@ -6,12 +6,16 @@
 //! results are repacked into one CKKS ciphertext (linear transform of Fig. 5 or ring packing, then an
 //! approximate reduction modulo `q_0`).
 
+pub mod dimension_switch;
 pub mod error;
+pub mod extraction;
 pub mod params;
 pub mod repacking;
 pub mod ring_packing;
 
+pub use dimension_switch::{DimensionSwitch, DimensionSwitchKeys, RingSwitchingKey};
 pub use error::{PegasusError, PegasusResult};
+pub use extraction::extract_coefficients;
 pub use params::{PipelineParams, PipelinePreset};
 pub use repacking::{RepackingKey, TiledMatrix};
 pub use ring_packing::{PackedLwe, RingPackingKey};
