@@ -93,6 +93,28 @@ impl KeyGenerator {
             .galois_keys_for_steps(group, steps, conjugate, rng)?)
     }
 
+    /// Galois keys for the rotations by `steps`, conjugation if `conjugate`, and the automorphisms
+    /// `X -> X^k` for each `k` of `elements` (for instance [`crate::mod_raise::subring_trace_elements`]).
+    ///
+    /// Errors: [`crate::Error::Core`] for an element that is not odd or not below `2N`.
+    pub fn galois_keys_with_elements(
+        &self,
+        steps: &[i64],
+        conjugate: bool,
+        elements: &[usize],
+        rng: &mut Csprng,
+    ) -> Result<GaloisKeys> {
+        let group = self.ctx.galois_group();
+        let mut all = group.elements_of_steps(steps);
+        if conjugate {
+            all.push(group.conjugation());
+        }
+        for &k in elements {
+            all.push(self.ctx.rlwe().galois_element(k)?);
+        }
+        Ok(self.inner.galois_keys(&all, rng)?)
+    }
+
     /// The rotation steps `1, 2, 4, ..., slots/2` that [`crate::Evaluator::sum_slots`] and
     /// [`crate::Evaluator::partial_sums`] use (RNS-CKKS Section 5.2).
     pub fn power_of_two_steps(slots: usize) -> Vec<i64> {

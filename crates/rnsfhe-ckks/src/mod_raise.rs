@@ -8,6 +8,14 @@
 //! bounded by about `(1 + ||s||_1) / 2` (and of standard deviation `sqrt((1 + ||s||^2) / 12)` for uniform
 //! `c_1`): the message gains multiples of `q_0` that an approximate reduction modulo `q_0`
 //! ([`crate::eval_mod`]) removes after the values are brought into the slots.
+//!
+//! The multiples land in **every** coefficient. A ciphertext of `n < N/2` slots has its values in the
+//! subring `Z[X^g]`, `g = N / (2n)`, and a homomorphic CoeffsToSlots on `n` slots reads only that subring
+//! correctly: the other coefficients must first be cleared. [`Evaluator::subring_trace`] does it with the
+//! trace of `R_N` over the subring (Cheon-Han-Hhan, "Faster homomorphic DFT and speeding up CKKS
+//! bootstrapping for sparse slots", and the "SubSum" of CKKS bootstrapping for sparse slots):
+//! `log2(g)` automorphisms `X -> X^(2N/2^i + 1)`, each one key switch, which multiply the subring's
+//! coefficients by `g` and zero the others.
 
 use rnsfhe_core::RlweCiphertext;
 use rnsfhe_math::simd::centered_lift;
@@ -52,13 +60,61 @@ impl Evaluator {
                 let input = coeffs.data();
                 let mut data = vec![0u64; n * level];
                 data[..n].copy_from_slice(input);
-                for (p, out) in basis.moduli()[1..].iter().zip(data[n..].chunks_exact_mut(n)) {
+                for (p, out) in basis.moduli()[1..]
+                    .iter()
+                    .zip(data[n..].chunks_exact_mut(n))
+                {
                     centered_lift(q0, p, input, out);
                 }
                 Ok(Poly::<Coeff>::from_data(basis, data)?.into_ntt())
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(self.wrap(RlweCiphertext { parts }, ct.scale(), ct.slots()))
+    }
+}
+
+/// The Galois elements of [`Evaluator::subring_trace`] for `slots` slots of ring degree `n`:
+/// `N + 1, N/2 + 1, ..., 2N/g + 1` with `g = N / (2 slots)` (none for `N/2` slots).
+pub fn subring_trace_elements(n: usize, slots: usize) -> Vec<usize> {
+    let gap = (n / 2) / slots.max(1);
+    let mut elements = Vec::new();
+    let mut step = n;
+    while step >= 2 * n / gap.max(1) && gap > 1 {
+        elements.push(step + 1);
+        step /= 2;
+    }
+    elements
+}
+
+impl Evaluator {
+    /// The trace of `ct` onto the subring of `slots` slots (see the [module
+    /// documentation](crate::mod_raise)): the plaintext's coefficients at multiples of `g = N / (2 slots)`
+    /// are multiplied by `g`, the others become zero; the slot count becomes `slots`. No level is used;
+    /// `log2(g)` key switches.
+    ///
+    /// Errors: [`Error::InvalidSlots`]; [`Error::MissingKey`] without Galois keys; [`Error::Core`]
+    /// (`MissingGaloisKey`) for an element of [`subring_trace_elements`] without a key.
+    pub fn subring_trace(&self, ct: &Ciphertext, slots: usize) -> Result<Ciphertext> {
+        self.check_ct(ct)?;
+        let ctx = self.context();
+        ctx.encoder().check_slots(slots)?;
+        let elements = subring_trace_elements(ctx.n(), slots);
+        if elements.is_empty() {
+            return Ok(self.wrap(ct.inner.clone(), ct.scale(), slots));
+        }
+        let gk = self.galois().ok_or(Error::MissingKey {
+            operation: "subring trace",
+            key: "Galois key set",
+        })?;
+        let mut acc = ct.inner.clone();
+        for value in elements {
+            let element = ctx.rlwe().galois_element(value)?;
+            let image = ctx.rlwe().apply_galois(&acc, element, gk)?;
+            for (a, b) in acc.parts.iter_mut().zip(&image.parts) {
+                a.add_assign(b)?;
+            }
+        }
+        Ok(self.wrap(acc, ct.scale(), slots))
     }
 }
 
@@ -91,7 +147,9 @@ mod tests {
         let enc = CkksEncryptor::with_secret_key(&ctx, keygen.secret_key()).unwrap();
         let dec = CkksDecryptor::new(&ctx, keygen.secret_key()).unwrap();
         let eval = Evaluator::new(&ctx);
-        let values: Vec<f64> = (0..ctx.max_slots()).map(|i| (i as f64 * 0.37).sin()).collect();
+        let values: Vec<f64> = (0..ctx.max_slots())
+            .map(|i| (i as f64 * 0.37).sin())
+            .collect();
         let ct = enc.encrypt(&values[..], &mut rng).unwrap();
         let low = eval.drop_to_level(&ct, 1).unwrap();
         let q0 = ctx.q_moduli()[0] as f64;
@@ -104,9 +162,13 @@ mod tests {
             let want = dec.decrypt_plaintext(&low).unwrap();
             let want = crate::dft::plaintext_coefficients(&ctx, &want).unwrap();
             let mut multiples = 0;
+            // (plaintext_coefficients divides by the scale.)
             for (c, w) in coeffs.iter().zip(&want) {
-                let k = (c - w) / q0;
-                assert!((k - k.round()).abs() < 1e-6, "{c} - {w} is not a multiple of q_0");
+                let k = (c - w) * raised.scale() / q0;
+                assert!(
+                    (k - k.round()).abs() < 1e-6,
+                    "{c} - {w} is not a multiple of q_0"
+                );
                 multiples += usize::from(k.round() != 0.0);
             }
             // Above level 1 the uniform c_1 s wraps around q_0 in almost every coefficient.

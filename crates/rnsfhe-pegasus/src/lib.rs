@@ -10,6 +10,7 @@ pub mod dimension_switch;
 pub mod error;
 pub mod extraction;
 pub mod params;
+pub mod pipeline;
 pub mod repacking;
 pub mod ring_packing;
 
@@ -17,5 +18,6 @@ pub use dimension_switch::{DimensionSwitch, DimensionSwitchKeys, RingSwitchingKe
 pub use error::{PegasusError, PegasusResult};
 pub use extraction::extract_coefficients;
 pub use params::{PipelineParams, PipelinePreset};
+pub use pipeline::{PegasusEvaluator, PegasusKeys, PegasusSecretKeys, PipelineOptions, Repacking};
 pub use repacking::{RepackingKey, TiledMatrix};
 pub use ring_packing::{PackedLwe, RingPackingKey};

@@ -29,8 +29,8 @@ pub enum PipelinePreset {
     /// below the HE Standard's 1747 for `N = 2^16`) and the LWE side [`PegasusPreset::Secure128`] (every
     /// key at 128 bits or more by the built-in estimator).
     Secure128,
-    /// Small dimensions for tests and examples (`N = 2^11`, the LWE side
-    /// [`PegasusPreset::InsecureTest`]): not secure.
+    /// Small dimensions for tests and examples: Table IV's chain at `N = 2^11` and the LWE side
+    /// [`PegasusPreset::InsecureTest`]. Not secure.
     InsecureTest,
 }
 
@@ -47,7 +47,11 @@ impl PipelinePreset {
                 true,
             ),
             Self::Secure128 => (16, SecretDistribution::Ternary, false),
-            Self::InsecureTest => (11, SecretDistribution::Ternary, true),
+            Self::InsecureTest => (
+                11,
+                SecretDistribution::HammingWeight(DEFAULT_HAMMING_WEIGHT),
+                true,
+            ),
         };
         CkksParams {
             log_n,

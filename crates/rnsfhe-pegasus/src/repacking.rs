@@ -36,8 +36,9 @@ pub struct RepackingKey {
 
 impl RepackingKey {
     /// Encrypts the coefficients of `lwe_key` under the CKKS secret `sk` in `n` slots at the top level,
-    /// at the top level's default scale (`Delta_r`, about one prime: the diagonals are encoded at the
-    /// scale of the prime their product drops, so the product keeps `Delta_r`).
+    /// at `scale` (`Delta_r`; the diagonals are encoded at the scale of the prime their product drops, so
+    /// the transform's output keeps `Delta_r`: the pipeline chooses the scale F_mod takes without a
+    /// level, [`rnsfhe_ckks::eval_mod::EvalMod::normalized_scale`]).
     ///
     /// Errors: [`PegasusError::InvalidParams`] if the LWE dimension exceeds the slots (`N / 2`);
     /// CKKS errors of the encryption.
@@ -45,6 +46,7 @@ impl RepackingKey {
         ctx: &Arc<CkksContext>,
         sk: &SecretKey,
         lwe_key: &LweSecretKey,
+        scale: f64,
         rng: &mut Csprng,
     ) -> PegasusResult<Self> {
         let dimension = lwe_key.dimension();
@@ -64,7 +66,7 @@ impl RepackingKey {
             .map(|&s| Complex64::new(s as f64, 0.0))
             .collect();
         let top = ctx.max_level();
-        let pt = ctx.encode_at_scale(&values, n, top, ctx.level_scale(top)?)?;
+        let pt = ctx.encode_at_scale(&values, n, top, scale)?;
         let key = CkksEncryptor::with_secret_key(ctx, sk)?.encrypt_plaintext(&pt, rng)?;
         Ok(Self { key, dimension })
     }

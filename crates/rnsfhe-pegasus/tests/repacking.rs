@@ -43,7 +43,8 @@ fn the_transform_holds_every_partial_decryption() {
         &mut rng,
     )
     .unwrap();
-    let rk = RepackingKey::generate(ctx, keygen.secret_key(), &lwe_key, &mut rng).unwrap();
+    let scale = ctx.level_scale(ctx.max_level()).unwrap();
+    let rk = RepackingKey::generate(ctx, keygen.secret_key(), &lwe_key, scale, &mut rng).unwrap();
     let max_rows = 4 * n;
     let steps = repacking_rotation_steps(n, max_rows).unwrap();
     let gk = keygen.galois_keys(&steps, false, &mut rng).unwrap();
@@ -92,7 +93,8 @@ fn batches_the_key_cannot_take_are_refused() {
         &mut rng,
     )
     .unwrap();
-    let rk = RepackingKey::generate(ctx, keygen.secret_key(), &lwe_key, &mut rng).unwrap();
+    let scale = ctx.level_scale(ctx.max_level()).unwrap();
+    let rk = RepackingKey::generate(ctx, keygen.secret_key(), &lwe_key, scale, &mut rng).unwrap();
     let eval = Evaluator::new(ctx);
     let q0 = params.q0();
     // Another dimension than the key's.

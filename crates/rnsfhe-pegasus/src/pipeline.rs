@@ -1,0 +1,605 @@
+//! The whole PEGASUS pipeline in one call (Fig. 6, Algorithm 6): a CKKS ciphertext of values in
+//! `[-B, B]` in, a CKKS ciphertext of `T(v)` out.
+//!
+//! 1. **Slots to coefficients** (Fig. 6 step 1): [`SlotsToCoeffs`] at the lowest levels of the chain,
+//!    with the input scale `Delta_in = q_0 / (4 B) (1 - 2^-4)` folded into its matrices, so that every
+//!    coefficient holds `Delta_in v` with `|Delta_in v| < q_0 / 4`, the domain of an arbitrary table
+//!    (Section III.B).
+//! 2. **Extraction and dimension switch** (steps 2-4): the coefficients of the values become LWE
+//!    ciphertexts of dimension `n_lwe` ([`DimensionSwitchKeys`], by one RLWE key switch of the whole
+//!    ciphertext or Fig. 9 per ciphertext: [`PipelineOptions::dimension_switch`]).
+//! 3. **Look-up table** (step 5): blind rotation in the ring of degree `n` ([`LutEvaluator`]), outputs
+//!    `Delta_out T(v)` over `q_0` in dimension `n`, `Delta_out` chosen so that `Delta_out max|T| / q_0`
+//!    stays within the fractional part F_mod keeps ([`EvalMod::eps_max`]).
+//! 4. **Repacking** ([`PipelineOptions::repacking`]):
+//!    * [`Repacking::LinearTransform`], the paper's (steps 6-10): key switch back to `n_lwe`, the tiled
+//!      linear transform of Fig. 5 on the repacking key ([`crate::repacking`]), then F_mod;
+//!    * [`Repacking::RingPacking`]: the outputs of step 5 are packed as they are (no step 6: its key
+//!      switch is the largest error of the paper's path) into one RLWE ciphertext over `q_0`
+//!      ([`RingPackingKey`]), raised to the top of the chain ([`Evaluator::mod_raise`]), projected on the
+//!      subring of the slots ([`Evaluator::subring_trace`]), brought into the slots by
+//!      [`CoeffsToSlots`] and reduced by F_mod, as CKKS bootstrapping for sparse slots does.
+//!
+//!    Both leave `t = Delta_out T(v) / q_0 + I` in the slots at the scale F_mod takes without a level
+//!    ([`EvalMod::normalized_scale`]) and return `T(v)` at the default scale of the output level.
+
+use std::sync::Arc;
+
+use rnsfhe_ckks::dft::{real_value_positions, CoeffsToSlots, CoeffsToSlotsOutput, SlotsToCoeffs};
+use rnsfhe_ckks::eval_mod::{EvalMod, EvalModParams};
+use rnsfhe_ckks::mod_raise::subring_trace_elements;
+use rnsfhe_ckks::{Ciphertext, CkksContext, Csprng, Evaluator, GaloisKeys, KeyGenerator, RelinKey};
+use rnsfhe_core::RlweCiphertext;
+use rnsfhe_lwe::{
+    BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
+    LweSecretDistribution, LweSecretKey, LweSwitchingKey,
+};
+use rnsfhe_ring::Poly;
+
+use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys};
+use crate::error::{PegasusError, PegasusResult};
+use crate::params::PipelineParams;
+use crate::repacking::{self, repacking_rotation_steps, RepackingKey};
+use crate::ring_packing::RingPackingKey;
+
+/// How the look-up tables' outputs return to CKKS (see the [module documentation](self)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Repacking {
+    /// PEGASUS Fig. 6 steps 6-10: key switch to `n_lwe`, Fig. 5, F_mod.
+    LinearTransform,
+    /// Ring packing of the outputs of step 5, modulus raise, CoeffsToSlots, F_mod.
+    RingPacking,
+}
+
+/// Options of the pipeline, as a literal struct ([`PipelineOptions::new`] gives the defaults).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PipelineOptions {
+    /// Values per ciphertext: the slot count of the inputs (a power of two up to `N / 2`). The
+    /// slots-to-coefficients matrices and the rotation keys are made for it.
+    pub slots: usize,
+    /// The bound `B` of the inputs: every value must lie in `[-B, B]` (the domain of the tables).
+    pub input_bound: f64,
+    /// Levels of slots-to-coefficients (1 to 4; PEGASUS: 2).
+    pub s2c_levels: usize,
+    /// Levels of CoeffsToSlots on the ring-packing path (1 to 4).
+    pub c2s_levels: usize,
+    /// How the values reach the LWE dimension.
+    pub dimension_switch: DimensionSwitch,
+    /// How the outputs return to CKKS.
+    pub repacking: Repacking,
+    /// The blind-rotation algorithm (`None`: the parameter set's).
+    pub blind_rotation: Option<BlindRotation>,
+    /// Explicit opt-in for keys the estimators put below 128 bits (the paper's Table IV, test sets).
+    pub allow_insecure: bool,
+}
+
+impl PipelineOptions {
+    /// Defaults for `slots` values in `[-8, 8]` (PEGASUS Fig. 7's range): S2C and CoeffsToSlots on 2 and
+    /// 3 levels, the whole-ciphertext dimension switch, ring packing, the set's blind rotation, no
+    /// insecure keys.
+    pub fn new(slots: usize) -> Self {
+        Self {
+            slots,
+            input_bound: 8.0,
+            s2c_levels: 2,
+            c2s_levels: 3,
+            dimension_switch: DimensionSwitch::WholeCiphertext,
+            repacking: Repacking::RingPacking,
+            blind_rotation: None,
+            allow_insecure: false,
+        }
+    }
+}
+
+/// The LWE-side secrets the key generation makes (the pipeline does not need them; tests and
+/// debugging do).
+#[derive(Clone, Debug)]
+pub struct PegasusSecretKeys {
+    /// The LWE secret of dimension `n_lwe` (the tables' inputs).
+    pub lwe: LweSecretKey,
+    /// The secret of the look-up-table ring, as an LWE secret of dimension `n` (the tables' outputs).
+    pub lut_ring: LweSecretKey,
+}
+
+/// The repacking key of the chosen path.
+#[derive(Clone, Debug)]
+enum RepackingKeys {
+    LinearTransform {
+        back: LweSwitchingKey,
+        key: RepackingKey,
+    },
+    RingPacking(RingPackingKey),
+}
+
+/// The evaluation keys of the pipeline (all public material).
+#[derive(Clone, Debug)]
+pub struct PegasusKeys {
+    relin: RelinKey,
+    galois: GaloisKeys,
+    dimension_switch: DimensionSwitchKeys,
+    blind_rotation: BlindRotationKey,
+    repacking: RepackingKeys,
+}
+
+/// The pipeline: its parameters, options, keys and the precomputed transforms.
+#[derive(Debug)]
+pub struct PegasusEvaluator {
+    params: PipelineParams,
+    options: PipelineOptions,
+    ckks: Evaluator,
+    s2c: SlotsToCoeffs,
+    c2s: Option<CoeffsToSlots>,
+    eval_mod: EvalMod,
+    dimension_switch: DimensionSwitchKeys,
+    lut: LutEvaluator,
+    repacking: RepackingKeys,
+    /// `Delta_in` at `q_0` for an input at the nominal scale of the S2C start level.
+    input_scale: f64,
+}
+
+/// The transforms the options need on `ctx` (they also tell the rotation keys).
+struct Transforms {
+    s2c: SlotsToCoeffs,
+    c2s: Option<CoeffsToSlots>,
+    eval_mod: EvalMod,
+    input_scale: f64,
+}
+
+impl Transforms {
+    fn new(params: &PipelineParams, options: &PipelineOptions) -> PegasusResult<Self> {
+        let ctx = &params.ckks;
+        if !(options.input_bound.is_finite() && options.input_bound > 0.0) {
+            return Err(PegasusError::InvalidParams {
+                what: "input bound",
+                reason: format!("{} must be finite and positive", options.input_bound),
+            });
+        }
+        let q0 = params.q0() as f64;
+        let input_scale = q0 / (4.0 * options.input_bound) * (1.0 - 1.0 / 16.0);
+        // TODO(lead): back to + 1 once S2C folds a factor below 1 into its scale.
+        let start = options.s2c_levels + 2;
+        let factor = input_scale / ctx.level_scale(start)?;
+        let s2c = SlotsToCoeffs::new(ctx, options.slots, options.s2c_levels, start, factor)?;
+        let eval_mod = EvalMod::new(eval_mod_params(params, options)?)?;
+        let c2s = match options.repacking {
+            Repacking::LinearTransform => None,
+            Repacking::RingPacking => {
+                let top = ctx.max_level();
+                // The raised ciphertext is declared at the normalized scale of C2S's output level; C2S
+                // keeps the scale, and slot j reads factor * g c / scale = c / q_0 = t (the trace
+                // before it multiplies the subring's coefficients by g = N / (2 slots)).
+                let level = top - options.c2s_levels;
+                let scale = eval_mod.normalized_scale(ctx, level)?;
+                let gap = (ctx.n() / 2 / options.slots) as f64;
+                Some(CoeffsToSlots::new(
+                    ctx,
+                    options.slots,
+                    options.c2s_levels,
+                    top,
+                    scale / (q0 * gap),
+                    CoeffsToSlotsOutput::RealImaginary,
+                )?)
+            }
+        };
+        Ok(Self {
+            s2c,
+            c2s,
+            eval_mod,
+            input_scale,
+        })
+    }
+
+    fn rotation_steps(&self, params: &PipelineParams, options: &PipelineOptions) -> Vec<i64> {
+        let mut steps = self.s2c.rotation_steps();
+        match &self.c2s {
+            Some(c2s) => steps.extend(c2s.rotation_steps()),
+            None => {
+                // Fig. 5 on the LWE dimension, for batches up to the slot count.
+                if let Ok(s) = repacking_rotation_steps(params.lwe.lwe_dimension, options.slots) {
+                    steps.extend(s);
+                }
+            }
+        }
+        steps.sort_unstable();
+        steps.dedup();
+        steps
+    }
+}
+
+/// F_mod for the integer parts the chosen path leaves: `I` comes from `<a, s>` with the LWE secret
+/// (Fig. 5) or the CKKS secret (ring packing, after the modulus raise); `K` covers 7 standard deviations
+/// (PEGASUS Appendix C.2), `r` double angles bring `K' / 2^r` to about 2 (the range of Table IV's
+/// `K = 16, r = 3`), degree 31, `eps_max = 2^-9` (Table IV's `q_0 / Delta`).
+fn eval_mod_params(
+    params: &PipelineParams,
+    options: &PipelineOptions,
+) -> PegasusResult<EvalModParams> {
+    let norm_sq = match options.repacking {
+        Repacking::LinearTransform => params
+            .lwe
+            .lwe_secret
+            .expected_norm_sq(params.lwe.lwe_dimension),
+        Repacking::RingPacking => {
+            let n = params.ckks.n();
+            match params.ckks.params().secret {
+                rnsfhe_core::SecretDistribution::HammingWeight(h) => h as f64,
+                _ => 2.0 * n as f64 / 3.0,
+            }
+        }
+    };
+    let k = EvalModParams::k_for_secret(norm_sq, 7.0)?;
+    let k_prime = k as f64 + 0.25 + 1.0 / 512.0;
+    let double_angle = (k_prime / 2.0).log2().ceil().max(0.0) as u32;
+    Ok(EvalModParams {
+        k,
+        log_message_ratio: 9.0,
+        double_angle,
+        cos_degree: 31,
+        arcsine_degree: 0,
+        start_level: None,
+    })
+}
+
+impl PegasusKeys {
+    /// Makes every key of the pipeline for the CKKS secret of `keygen`: relinearization and rotation
+    /// keys, the dimension switch to a new LWE secret, the blind-rotation key in a new look-up-table
+    /// ring, and the repacking keys of the chosen path. Returns the keys and the new LWE-side secrets.
+    ///
+    /// Errors: [`PegasusError::Lwe`] / [`PegasusError::InvalidParams`] for keys below 128 bits without
+    /// [`PipelineOptions::allow_insecure`]; invalid options (slots, levels, bound).
+    pub fn generate(
+        params: &PipelineParams,
+        options: &PipelineOptions,
+        keygen: &KeyGenerator,
+        rng: &mut Csprng,
+    ) -> PegasusResult<(Self, PegasusSecretKeys)> {
+        let ctx = &params.ckks;
+        let sk = keygen.secret_key();
+        let transforms = Transforms::new(params, options)?;
+        let relin = keygen.relin_key(rng)?;
+        let conjugate = options.repacking == Repacking::RingPacking;
+        let trace = if conjugate {
+            subring_trace_elements(ctx.n(), options.slots)
+        } else {
+            Vec::new()
+        };
+        let galois = keygen.galois_keys_with_elements(
+            &transforms.rotation_steps(params, options),
+            conjugate,
+            &trace,
+            rng,
+        )?;
+        let lwe = &params.lwe;
+        let algorithm = options.blind_rotation.unwrap_or(lwe.blind_rotation);
+        let distribution = match algorithm {
+            BlindRotation::Binary if !lwe.lwe_secret.is_binary() => {
+                LweSecretDistribution::UniformBinary
+            }
+            _ => lwe.lwe_secret,
+        };
+        let lwe_key =
+            LweSecretKey::generate(LweDimension::new(lwe.lwe_dimension)?, distribution, rng)?;
+        let insecure = options.allow_insecure;
+        let lut_ctx = if insecure {
+            lwe.lut.context_allowing_insecure()?
+        } else {
+            lwe.lut.context()?
+        };
+        let ring_sk = rnsfhe_core::SecretKey::generate(&lut_ctx, rng)?;
+        let lut_ring = LweSecretKey::from_ring_key(&ring_sk)?;
+        let methods = [options.dimension_switch];
+        let dimension_switch = if insecure {
+            DimensionSwitchKeys::generate_allowing_insecure(
+                ctx,
+                sk,
+                &lwe_key,
+                lwe.key_switch,
+                &methods,
+                rng,
+            )?
+        } else {
+            DimensionSwitchKeys::generate(ctx, sk, &lwe_key, lwe.key_switch, &methods, rng)?
+        };
+        let blind_rotation =
+            BlindRotationKey::generate_with(algorithm, &lut_ctx, &ring_sk, &lwe_key, rng)?;
+        let repacking = match options.repacking {
+            Repacking::LinearTransform => {
+                let back = if insecure {
+                    LweSwitchingKey::generate_allowing_insecure(
+                        &lut_ring,
+                        &lwe_key,
+                        lwe.key_switch,
+                        rng,
+                    )?
+                } else {
+                    LweSwitchingKey::generate(&lut_ring, &lwe_key, lwe.key_switch, rng)?
+                };
+                let top = ctx.max_level();
+                let scale = transforms.eval_mod.normalized_scale(ctx, top - 1)?;
+                let key = RepackingKey::generate(ctx, sk, &lwe_key, scale, rng)?;
+                RepackingKeys::LinearTransform { back, key }
+            }
+            Repacking::RingPacking => RepackingKeys::RingPacking(if insecure {
+                RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?
+            } else {
+                RingPackingKey::generate(ctx, sk, &lut_ring, rng)?
+            }),
+        };
+        Ok((
+            Self {
+                relin,
+                galois,
+                dimension_switch,
+                blind_rotation,
+                repacking,
+            },
+            PegasusSecretKeys {
+                lwe: lwe_key,
+                lut_ring,
+            },
+        ))
+    }
+}
+
+impl PegasusEvaluator {
+    /// The pipeline of `params` and `options` with `keys` (made for the same parameters and options).
+    ///
+    /// Errors: as [`PegasusKeys::generate`] for invalid options; [`PegasusError::Ckks`] for keys of
+    /// another context.
+    pub fn new(
+        params: PipelineParams,
+        options: PipelineOptions,
+        keys: PegasusKeys,
+    ) -> PegasusResult<Self> {
+        let transforms = Transforms::new(&params, &options)?;
+        let ckks = Evaluator::new(&params.ckks)
+            .with_relin_key(keys.relin)?
+            .with_galois_keys(keys.galois)?;
+        Ok(Self {
+            ckks,
+            s2c: transforms.s2c,
+            c2s: transforms.c2s,
+            eval_mod: transforms.eval_mod,
+            input_scale: transforms.input_scale,
+            dimension_switch: keys.dimension_switch,
+            lut: LutEvaluator::new(keys.blind_rotation),
+            repacking: keys.repacking,
+            params,
+            options,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &PipelineParams {
+        &self.params
+    }
+
+    /// The options.
+    pub fn options(&self) -> &PipelineOptions {
+        &self.options
+    }
+
+    /// The CKKS evaluator with the pipeline's keys (relinearization and rotations).
+    pub fn ckks(&self) -> &Evaluator {
+        &self.ckks
+    }
+
+    /// The CKKS context.
+    pub fn context(&self) -> &Arc<CkksContext> {
+        &self.params.ckks
+    }
+
+    /// The reduction modulo 1 of the repacking.
+    pub fn eval_mod(&self) -> &EvalMod {
+        &self.eval_mod
+    }
+
+    /// The modulus of the LWE ciphertexts [`PegasusEvaluator::to_lwe`] returns (the tables' input
+    /// modulus).
+    pub fn lwe_modulus(&self) -> PegasusResult<u64> {
+        self.dimension_switch
+            .output_modulus(self.options.dimension_switch)
+    }
+
+    /// The scale of the values in the LWE ciphertexts of [`PegasusEvaluator::to_lwe`], at their modulus.
+    pub fn lwe_input_scale(&self) -> PegasusResult<f64> {
+        Ok(self.input_scale * self.lwe_modulus()? as f64 / self.params.q0() as f64)
+    }
+
+    /// The level the input must have at least: one above the slots-to-coefficients levels.
+    pub fn input_level(&self) -> usize {
+        self.s2c.start_level()
+    }
+
+    /// Steps 1-4: the values of `ct` (its slot count the options', every value in `[-B, B]`) as LWE
+    /// ciphertexts of dimension `n_lwe` over [`PegasusEvaluator::lwe_modulus`], in slot order.
+    ///
+    /// Errors: [`PegasusError::InvalidParams`] for another slot count; [`PegasusError::Ckks`] for a
+    /// level below [`PegasusEvaluator::input_level`] or another context; key errors.
+    pub fn to_lwe(&self, ct: &Ciphertext) -> PegasusResult<Vec<LweCiphertext>> {
+        self.check_slots(ct.slots(), "to_lwe")?;
+        let coeffs = self.ckks.slots_to_coeffs(ct, &self.s2c)?;
+        let positions = real_value_positions(self.params.ckks.n(), self.options.slots)?;
+        self.dimension_switch
+            .switch(&coeffs, &positions, self.options.dimension_switch)
+    }
+
+    /// The table of `f` for this pipeline: inputs at [`PegasusEvaluator::lwe_input_scale`] over
+    /// [`PegasusEvaluator::lwe_modulus`], outputs at the scale the repacking expects.
+    ///
+    /// Errors: [`PegasusError::InvalidParams`] for a function that is not finite on `[-B, B]`;
+    /// table errors.
+    pub fn table(&self, f: impl Fn(f64) -> f64) -> PegasusResult<LookupTable> {
+        let b = self.options.input_bound;
+        let samples = 4 * self.lut.key().context().n();
+        let mut max = 0f64;
+        for i in 0..=samples {
+            let y = f(-b + 2.0 * b * i as f64 / samples as f64);
+            if !y.is_finite() {
+                return Err(PegasusError::InvalidParams {
+                    what: "look-up-table function",
+                    reason: format!("it is not finite at some input in [-{b}, {b}]"),
+                });
+            }
+            max = max.max(y.abs());
+        }
+        let q0 = self.params.q0() as f64;
+        // Keep |Delta_out T| / q_0 below 15/16 of F_mod's eps_max (room for the noise).
+        let output_scale = q0 * self.eval_mod.eps_max() * (15.0 / 16.0) / max.max(1e-300).max(1.0);
+        Ok(LookupTable::from_fn_for_input_modulus(
+            self.lut.key().context(),
+            self.lwe_modulus()?,
+            self.lwe_input_scale()?,
+            output_scale,
+            f,
+        )?)
+    }
+
+    /// Step 5: `table` on each ciphertext, in parallel: LWE ciphertexts of dimension `n` over `q_0`.
+    ///
+    /// Errors: as [`LutEvaluator::evaluate`].
+    pub fn lut(
+        &self,
+        cts: &[LweCiphertext],
+        table: &LookupTable,
+    ) -> PegasusResult<Vec<LweCiphertext>> {
+        Ok(self.lut.evaluate_many(cts, table)?)
+    }
+
+    /// Steps 6-10 (or ring packing): the outputs of [`PegasusEvaluator::lut`] made by `table` back into
+    /// one CKKS ciphertext of `T(v)` in slot order.
+    ///
+    /// Errors: [`PegasusError::InvalidParams`] for more ciphertexts than the slot count; key and level
+    /// errors.
+    pub fn repack(&self, cts: &[LweCiphertext], table: &LookupTable) -> PegasusResult<Ciphertext> {
+        let slots = self.options.slots;
+        if cts.is_empty() || cts.len() > slots {
+            return Err(PegasusError::InvalidParams {
+                what: "repacking size",
+                reason: format!(
+                    "{} ciphertexts: the pipeline repacks 1 to {slots} (its slot count)",
+                    cts.len()
+                ),
+            });
+        }
+        let q0 = self.params.q0() as f64;
+        let t = match &self.repacking {
+            RepackingKeys::LinearTransform { back, key } => {
+                let ks_modulus = back.params().modulus;
+                let narrow = cts
+                    .iter()
+                    .map(|ct| {
+                        let ct = if ct.modulus().value() == ks_modulus {
+                            ct.clone()
+                        } else {
+                            ct.switch_modulus(ks_modulus)?
+                        };
+                        back.switch(&ct)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                repacking::linear_transform(&self.ckks, key, &narrow, None)?
+            }
+            RepackingKeys::RingPacking(key) => {
+                let c2s = self.c2s.as_ref().ok_or(PegasusError::MissingKey {
+                    operation: "ring-packing repacking",
+                    key: "CoeffsToSlots transform",
+                })?;
+                self.ring_repack(key, c2s, cts)?
+            }
+        };
+        let factor = q0 / table.output_scale();
+        Ok(self.ckks.eval_mod(&t, &self.eval_mod, factor)?)
+    }
+
+    /// Ring packing of `cts` at the coefficients CoeffsToSlots reads into slots `0, 1, ...`, modulus
+    /// raise, CoeffsToSlots: slots `t = c / q_0`.
+    fn ring_repack(
+        &self,
+        key: &RingPackingKey,
+        c2s: &CoeffsToSlots,
+        cts: &[LweCiphertext],
+    ) -> PegasusResult<Ciphertext> {
+        let ctx = &self.params.ckks;
+        let n = ctx.n();
+        let slots = self.options.slots;
+        let positions = real_value_positions(n, slots)?;
+        // Input i goes to coefficient positions[i] = rev(i) * gap; packing puts input p at p * gap.
+        let gap = n / (2 * slots);
+        let mut ordered: Vec<LweCiphertext> = Vec::with_capacity(slots);
+        let mut source = vec![None; slots];
+        for (i, &pos) in positions.iter().enumerate().take(cts.len()) {
+            source[pos / gap] = Some(i);
+        }
+        let zero = LweCiphertext::trivial(cts[0].modulus(), cts[0].dimension(), 0);
+        for s in &source {
+            ordered.push(s.map_or_else(|| zero.clone(), |i| cts[i].clone()));
+        }
+        let packed = key.pack_with_stride(&ordered, gap)?;
+        let scale = self
+            .eval_mod
+            .normalized_scale(ctx, ctx.max_level() - self.options.c2s_levels)?;
+        let low = coeff_ciphertext_at_q0(ctx, packed.ciphertext(), scale, slots)?;
+        let raised = self.ckks.mod_raise(&low, ctx.max_level())?;
+        let raised = self.ckks.subring_trace(&raised, slots)?;
+        match self.ckks.coeffs_to_slots(&raised, c2s)? {
+            rnsfhe_ckks::dft::CoeffsToSlotsResult::RealImaginary { real, .. } => Ok(real),
+            rnsfhe_ckks::dft::CoeffsToSlotsResult::Complex(ct) => Ok(ct),
+        }
+    }
+
+    /// The whole pipeline: `T(v)` for every value of `ct` (Fig. 6), with `table` from
+    /// [`PegasusEvaluator::table`].
+    ///
+    /// Errors: as [`PegasusEvaluator::to_lwe`], [`PegasusEvaluator::lut`], [`PegasusEvaluator::repack`].
+    pub fn apply_table(&self, ct: &Ciphertext, table: &LookupTable) -> PegasusResult<Ciphertext> {
+        let lwes = self.to_lwe(ct)?;
+        let outs = self.lut(&lwes, table)?;
+        self.repack(&outs, table)
+    }
+
+    /// The whole pipeline for a function: [`PegasusEvaluator::table`] then
+    /// [`PegasusEvaluator::apply_table`].
+    ///
+    /// Errors: as both.
+    pub fn apply(&self, ct: &Ciphertext, f: impl Fn(f64) -> f64) -> PegasusResult<Ciphertext> {
+        let table = self.table(f)?;
+        self.apply_table(ct, &table)
+    }
+
+    fn check_slots(&self, slots: usize, operation: &'static str) -> PegasusResult<()> {
+        if slots != self.options.slots {
+            return Err(PegasusError::InvalidParams {
+                what: "slot count",
+                reason: format!(
+                    "{operation}: the ciphertext has {slots} slots, the pipeline was made for {} \
+                     (PipelineOptions::slots)",
+                    self.options.slots
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A 2-part RLWE ciphertext over `q_0` in coefficient form (from another RLWE context over the same
+/// `q_0`) as a CKKS ciphertext at level 1 with `scale` and `slots`.
+fn coeff_ciphertext_at_q0(
+    ctx: &Arc<CkksContext>,
+    ct: &RlweCiphertext<rnsfhe_ring::Coeff>,
+    scale: f64,
+    slots: usize,
+) -> PegasusResult<Ciphertext> {
+    let basis = ctx.rlwe().basis_at(1)?;
+    let parts = ct
+        .parts
+        .iter()
+        .map(|p| Ok(Poly::from_data(basis, p.data().to_vec())?.into_ntt()))
+        .collect::<PegasusResult<Vec<_>>>()?;
+    Ok(Ciphertext::new(
+        ctx,
+        RlweCiphertext { parts },
+        scale,
+        slots,
+    )?)
+}
