@@ -54,7 +54,7 @@ from ._rnsfhe import (
     reseal,
     set_load_limits,
 )
-from . import apps, bfv, ckks, lwe
+from . import apps, bfv, ckks, lwe, pegasus
 from ._common import load_limits
 
 __all__ = [
@@ -83,6 +83,8 @@ __all__ = [
     "bfv",
     # LWE and look-up tables
     "lwe",
+    # PEGASUS: CKKS -> LWE -> look-up tables -> CKKS
+    "pegasus",
     # applications
     "apps",
 ]

@@ -142,6 +142,56 @@ fn check_context(ctx: &CkksContext, got: u64, object: &'static str) -> PyResult<
     }
 }
 
+/// The Python CKKS objects of a PEGASUS session (`rnsfhe.pegasus.Session`, made in [`crate::pegasus`]):
+/// the context of `ctx`, the key set `keys` (Galois keys for `rotations`, and conjugation if
+/// `conjugate`), and an auto-rescaling evaluator with those keys that carries `pegasus` to every
+/// ciphertext it makes, so that `ct.lut(f)` finds the pipeline as `ct * ct` finds the relinearization
+/// key.
+pub(crate) fn pegasus_session(
+    py: Python<'_>,
+    ctx: &Arc<CkksContext>,
+    keys: ckks::KeySet,
+    rotations: Vec<i64>,
+    conjugate: bool,
+    pegasus: Arc<crate::pegasus::Pegasus>,
+) -> PyResult<(PyObject, PyObject, PyObject)> {
+    let context = PyContext {
+        ctx: Arc::clone(ctx),
+        preset: None,
+        plain: Arc::new(Eval::keyless(ctx, true)),
+    };
+    let keys = PyKeySet {
+        ctx: Arc::clone(ctx),
+        secret: Arc::new(keys.secret),
+        public: Arc::new(keys.public),
+        relin: Arc::new(keys.relin),
+        galois: Arc::new(keys.galois),
+        rotations,
+        conjugate,
+    };
+    let galois = (&*keys.galois, &keys.rotations[..], keys.conjugate);
+    // Cloning the keys into the evaluator copies megabytes: without the GIL.
+    let eval =
+        py.allow_threads(|| context.make_eval(Some(&keys.relin), Some(galois), true, false))?;
+    let evaluator = PyEvaluator {
+        eval: Arc::new(Eval {
+            pegasus: Some(pegasus),
+            ..eval
+        }),
+    };
+    Ok((
+        Py::new(py, context)?.into_any(),
+        Py::new(py, keys)?.into_any(),
+        Py::new(py, evaluator)?.into_any(),
+    ))
+}
+
+/// `ct` as a Python ciphertext attached to `evaluator` (a `ckks.Evaluator`); TypeError for another object.
+pub(crate) fn attach_to(evaluator: &Bound<'_, PyAny>, ct: Ciphertext) -> PyResult<PyCiphertext> {
+    let evaluator = evaluator.downcast::<PyEvaluator>()?;
+    Ok(PyCiphertext::new(ct, &evaluator.get().eval))
+}
+
 pyo3::create_exception!(
     rnsfhe.ckks,
     NotEnoughLevelsError,

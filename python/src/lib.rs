@@ -36,6 +36,7 @@ mod bfv;
 mod ckks;
 mod common;
 mod lwe;
+mod pegasus;
 
 /// Largest number of primes one search may return (bounds the memory a call can ask for).
 const MAX_PRIME_COUNT: usize = 1 << 16;
@@ -482,5 +483,7 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     apps::register(m)?;
     // The LWE half of PEGASUS: LWE ciphertexts and look-up tables (submodule `lwe`).
     lwe::register(m)?;
+    // The whole PEGASUS pipeline: CKKS -> LWE -> look-up tables -> CKKS (submodule `pegasus`).
+    pegasus::register(m)?;
     Ok(())
 }

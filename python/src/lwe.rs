@@ -41,12 +41,17 @@ mod secret;
 mod session;
 mod table;
 
-use ciphertext::*;
 use keyswitch::*;
 use params::*;
 use secret::*;
 use session::*;
-use table::*;
+
+// What the PEGASUS bindings (`crate::pegasus`) take and return: LWE ciphertexts and look-up tables as the
+// Python objects of this module.
+pub(crate) use ciphertext::PyLweCiphertext;
+pub(crate) use params::{algorithm_name, parse_algorithm, PyPegasusParams};
+pub(crate) use secret::{decrypt_phases, read_ciphertexts, read_reals};
+pub(crate) use table::PyLookupTable;
 
 const SCHEME: Scheme = Scheme {
     module: "lwe",

@@ -1,7 +1,7 @@
 """The type stubs of the extension (python/rnsfhe/_rnsfhe/*.pyi) and the PEP 561 marker py.typed.
 
 mypy's stubtest imports the built extension and compares every name, signature, default, property and
-``__all__`` of ``rnsfhe._rnsfhe`` and its submodules ``ckks``, ``bfv``, ``apps`` and ``lwe`` with the stubs; the
+``__all__`` of ``rnsfhe._rnsfhe`` and its submodules ``ckks``, ``bfv``, ``apps``, ``lwe`` and ``pegasus`` with the stubs; the
 entries it may skip are in ``stubtest-allowlist.txt``, each with its reason. Then mypy type-checks the
 package's Python modules, the examples and a typed snippet (``--strict``) through the installed package,
 as a user's type checker would see it, and must reject calls that the stubs rule out (so the stubs are in
@@ -37,14 +37,14 @@ def _mypy(cwd: pathlib.Path, *args) -> subprocess.CompletedProcess:
 def test_package_is_typed():
     assert (PACKAGE / "py.typed").is_file()
     stubs = sorted(p.name for p in (PACKAGE / "_rnsfhe").glob("*.pyi"))
-    assert stubs == ["__init__.pyi", "apps.pyi", "bfv.pyi", "ckks.pyi", "lwe.pyi"]
+    assert stubs == ["__init__.pyi", "apps.pyi", "bfv.pyi", "ckks.pyi", "lwe.pyi", "pegasus.pyi"]
 
 
 def test_stubtest(tmp_path):
-    # The package stub rnsfhe._rnsfhe covers its submodules: stubtest checks all five modules.
+    # The package stub rnsfhe._rnsfhe covers its submodules: stubtest checks all six modules.
     result = _run(["mypy.stubtest", "rnsfhe._rnsfhe", "--allowlist", str(ALLOWLIST)], tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "in 5 modules" in result.stdout, result.stdout
+    assert "in 6 modules" in result.stdout, result.stdout
 
 
 def test_package_and_examples_type_check(tmp_path):

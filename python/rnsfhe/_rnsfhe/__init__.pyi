@@ -1,6 +1,6 @@
 # Type stubs of the compiled extension `rnsfhe._rnsfhe` (python/src/lib.rs and common.rs), checked against
 # the built module by mypy's stubtest in python/tests/test_stubs.py. The scheme submodules are in ckks.pyi,
-# bfv.pyi, apps.pyi and lwe.pyi next to this file.
+# bfv.pyi, apps.pyi, lwe.pyi and pegasus.pyi next to this file.
 
 from collections.abc import Sequence
 from typing import SupportsIndex, TypeAlias, TypedDict, final
@@ -8,7 +8,7 @@ from typing import SupportsIndex, TypeAlias, TypedDict, final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import apps as apps, bfv as bfv, ckks as ckks, lwe as lwe
+from . import apps as apps, bfv as bfv, ckks as ckks, lwe as lwe, pegasus as pegasus
 
 __all__ = [
     "__version__",
@@ -29,6 +29,7 @@ __all__ = [
     "bfv",
     "apps",
     "lwe",
+    "pegasus",
 ]
 
 # What the bindings accept as bytes: `bytes`, or anything `bytes()` copies (bytearray, memoryview).

@@ -51,6 +51,23 @@ impl PyCiphertext {
     pub(crate) fn sibling(&self, ct: Ciphertext) -> Self {
         Self::new(ct, &self.eval)
     }
+
+    /// The context of the evaluator this ciphertext is attached to (a PEGASUS session compares it with
+    /// its own to tell its ciphertexts from another session's of the same parameters).
+    pub(crate) fn context(&self) -> &Arc<CkksContext> {
+        self.eval.ctx()
+    }
+
+    /// The PEGASUS pipeline of the evaluator, or the Python error that says how to get one.
+    fn pegasus(&self, method: &str) -> PyResult<&crate::pegasus::Pegasus> {
+        self.eval.pegasus.as_deref().ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "Ciphertext.{method} needs the PEGASUS keys, and this ciphertext is attached to an \
+                 evaluator without them: encrypt with an rnsfhe.pegasus.Session (session.encrypt), or \
+                 attach the ciphertext to its evaluator (session.evaluator.attach(ct))"
+            ))
+        })
+    }
 }
 
 ciphertext_wire_class!(CkksContext);
@@ -329,6 +346,32 @@ ciphertext_methods! {
             iterations: Int,
         ) -> PyResult<PyCiphertext> {
             sqrt_on(py, &self.eval, &self.ct, interval, iterations, true)
+        }
+
+        /// lut(f) -> Ciphertext
+        ///
+        /// ``f`` applied to every slot by the PEGASUS pipeline (Lu et al., IEEE S&P 2021, Fig. 6):
+        /// slots to coefficients, extraction of LWE ciphertexts, a look-up table of ``f`` on each by blind
+        /// rotation, and repacking into one CKKS ciphertext, ``f(x)`` at a lower level (an ordinary
+        /// ciphertext: arithmetic goes on). ``f`` is any Python callable float -> float (``np.tanh``
+        /// included), sampled on the session's input range [-B, B] with the GIL held (its exceptions
+        /// propagate), or a table of ``session.table(f)`` (built once, reused). Needs a ciphertext of an
+        /// ``rnsfhe.pegasus.Session`` (attached to its evaluator) with the session's slot count, every value
+        /// in [-B, B] (``input_bound``; outside it the table wraps around), its level at least
+        /// ``session.input_level`` and the default scale. The pipeline runs with the GIL released. See
+        /// ``rnsfhe.pegasus``.
+        fn lut(&self, py: Python<'_>, f: &Bound<'_, PyAny>) -> PyResult<PyCiphertext> {
+            let out = self.pegasus("lut")?.lut(py, &self.ct, f)?;
+            Ok(self.sibling(out))
+        }
+
+        /// to_lwe() -> list[rnsfhe.lwe.LweCiphertext]
+        ///
+        /// The first half of ``lut`` (PEGASUS Fig. 6 steps 1-4): every slot as an LWE ciphertext of
+        /// dimension ``session.lwe_dimension`` modulo ``session.lwe_modulus``, in slot order, ready for
+        /// ``session.lut_lwe``. Needs the same ciphertext as ``lut``; the GIL is released.
+        fn to_lwe(&self, py: Python<'_>) -> PyResult<Vec<crate::lwe::PyLweCiphertext>> {
+            self.pegasus("to_lwe")?.to_lwe(py, &self.ct)
         }
 
         /// dot(other) -> Ciphertext

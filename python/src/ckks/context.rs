@@ -156,6 +156,7 @@ impl PyContext {
             ev,
             rotations,
             conjugate,
+            pegasus: None,
         })
     }
 }

@@ -9,6 +9,9 @@ pub(super) struct Eval {
     pub(super) ev: Evaluator,
     pub(super) rotations: Vec<i64>,
     pub(super) conjugate: bool,
+    /// The PEGASUS pipeline of a `rnsfhe.pegasus.Session` (`Ciphertext.lut`, `Ciphertext.to_lwe`), if
+    /// this evaluator belongs to one.
+    pub(super) pegasus: Option<Arc<crate::pegasus::Pegasus>>,
 }
 
 impl Eval {
@@ -17,6 +20,7 @@ impl Eval {
             ev: Evaluator::new(ctx).with_auto_rescale(auto_rescale),
             rotations: Vec::new(),
             conjugate: false,
+            pegasus: None,
         }
     }
 

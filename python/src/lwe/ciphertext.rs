@@ -16,8 +16,8 @@ type Parts<'py> = (u64, u64, Bound<'py, PyArray1<u64>>);
 /// back. ``to_bytes()`` / ``LweCiphertext.from_bytes(data, dimension, modulus)`` in rnsfhe's wire
 /// format. Picklable (by its components: a ciphertext is public).
 #[pyclass(name = "LweCiphertext", module = "rnsfhe.lwe", frozen)]
-pub(super) struct PyLweCiphertext {
-    pub(super) ct: LweCiphertext,
+pub(crate) struct PyLweCiphertext {
+    pub(crate) ct: LweCiphertext,
 }
 
 impl From<LweCiphertext> for PyLweCiphertext {

@@ -16,11 +16,16 @@ pub(super) fn presets() -> Vec<String> {
 /// The LWE-side parameters of PEGASUS (Table IV): the LWE dimension the look-up tables read, the LWE
 /// switching key over ``q0`` and the look-up-table ring of degree ``2^lut_log_n`` over ``q0 * special``.
 /// ``PegasusParams.from_preset(name)`` (names in ``presets()``); immutable and picklable (by name).
+/// The LWE side of an ``rnsfhe.pegasus`` pipeline (``Pipeline.lwe_params``) is the preset's with ``q0``
+/// the CKKS chain's first prime; it pickles by the pipeline's preset name.
 #[pyclass(name = "PegasusParams", module = "rnsfhe.lwe", frozen)]
 #[derive(Clone)]
-pub(super) struct PyPegasusParams {
-    pub(super) preset: PegasusPreset,
-    pub(super) params: PegasusParams,
+pub(crate) struct PyPegasusParams {
+    pub(crate) preset: PegasusPreset,
+    pub(crate) params: PegasusParams,
+    /// The PEGASUS pipeline preset these parameters are the LWE side of (`q0` moved onto its CKKS
+    /// chain, `rnsfhe_pegasus::PipelineParams::new`), None for the LWE preset's own parameters.
+    pub(crate) pipeline: Option<rnsfhe::pegasus::PipelinePreset>,
 }
 
 impl PyPegasusParams {
@@ -28,7 +33,11 @@ impl PyPegasusParams {
     pub(super) fn named(name: &str) -> PyResult<Self> {
         let preset = SCHEME.find_preset(&PegasusPreset::ALL, name)?;
         let params = preset.params().map_err(lwe_error)?;
-        Ok(Self { preset, params })
+        Ok(Self {
+            preset,
+            params,
+            pipeline: None,
+        })
     }
 }
 
@@ -182,16 +191,27 @@ impl PyPegasusParams {
         )
     }
 
-    /// Pickling rebuilds the parameters from the preset name.
+    /// Pickling rebuilds the parameters from the preset name (the LWE side of a pipeline from the
+    /// pipeline's preset name, `rnsfhe.pegasus.Pipeline._lwe_params`).
     fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, (String,))> {
+        let this = slf.get();
+        if let Some(pipeline) = this.pipeline {
+            let py = slf.py();
+            let rebuild = py
+                .import("rnsfhe._rnsfhe.pegasus")?
+                .getattr("Pipeline")?
+                .getattr("_lwe_params")?
+                .unbind();
+            return Ok((rebuild, (preset_name(pipeline),)));
+        }
         let from_preset = slf.get_type().getattr("from_preset")?.unbind();
-        Ok((from_preset, (preset_name(slf.get().preset),)))
+        Ok((from_preset, (preset_name(this.preset),)))
     }
 }
 
 /// The Hamming weight of a secret distribution (None: uniform ternary).
 /// The Python name of a blind-rotation algorithm.
-pub(super) fn algorithm_name(algorithm: BlindRotation) -> &'static str {
+pub(crate) fn algorithm_name(algorithm: BlindRotation) -> &'static str {
     match algorithm {
         BlindRotation::Ternary => "ternary",
         BlindRotation::Binary => "binary",
@@ -201,7 +221,7 @@ pub(super) fn algorithm_name(algorithm: BlindRotation) -> &'static str {
 }
 
 /// The algorithm of a Python name (case-insensitive).
-pub(super) fn parse_algorithm(name: &str) -> PyResult<BlindRotation> {
+pub(crate) fn parse_algorithm(name: &str) -> PyResult<BlindRotation> {
     match name.to_ascii_lowercase().as_str() {
         "ternary" => Ok(BlindRotation::Ternary),
         "binary" => Ok(BlindRotation::Binary),

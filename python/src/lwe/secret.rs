@@ -161,7 +161,7 @@ pub(super) fn read_integers(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
 }
 
 /// A 1-D array-like of real numbers (integer or float dtypes) as float64 values.
-pub(super) fn read_reals(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+pub(crate) fn read_reals(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
     read_vector(obj, "a real", |kind| {
         matches!(kind, b'i' | b'u' | b'b' | b'f')
     })
@@ -195,7 +195,7 @@ fn read_vector<T: numpy::Element + Copy>(
 
 /// The ciphertexts of `obj`: one `LweCiphertext` or a sequence of them (copied, for a call without the
 /// GIL).
-pub(super) fn read_ciphertexts(obj: &Bound<'_, PyAny>) -> PyResult<Vec<LweCiphertext>> {
+pub(crate) fn read_ciphertexts(obj: &Bound<'_, PyAny>) -> PyResult<Vec<LweCiphertext>> {
     if let Ok(ct) = obj.downcast::<PyLweCiphertext>() {
         return Ok(vec![ct.get().ct.clone()]);
     }
@@ -218,7 +218,7 @@ pub(super) fn decrypt_to_array<'py>(
 
 /// The phases of `cts`, each under the key of `keys` with its dimension (the first key otherwise, whose
 /// error names the mismatch); the GIL is released.
-pub(super) fn decrypt_phases(
+pub(crate) fn decrypt_phases(
     py: Python<'_>,
     keys: &[&LweSecretKey],
     cts: &[LweCiphertext],

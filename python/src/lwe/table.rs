@@ -10,10 +10,10 @@ use super::*;
 /// ``input_modulus`` and q0. ``to_bytes()`` / ``LookupTable.from_bytes(data, params)`` in the wire
 /// format; pickles through them.
 #[pyclass(name = "LookupTable", module = "rnsfhe.lwe", frozen)]
-pub(super) struct PyLookupTable {
-    pub(super) table: Arc<LookupTable>,
+pub(crate) struct PyLookupTable {
+    pub(crate) table: Arc<LookupTable>,
     /// The parameter set of the ring the table belongs to (for pickling).
-    pub(super) params: PyPegasusParams,
+    pub(crate) params: PyPegasusParams,
 }
 
 #[pymethods]
