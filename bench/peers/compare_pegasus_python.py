@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""What a Python call of the PEGASUS pipeline costs over the same Rust call: ct.lut(table), ct.lut(np.tanh) and
+ct.to_lwe() timed from Python and from Rust, interleaved in one run.
+
+Two benchmark processes speak the line protocol of README.md ("Protocol"):
+  Rust    target/release/examples/pegasus_peer --preset P --slots S   (crates/rnsfhe/examples/pegasus_peer.rs)
+  Python  .venv/bin/python bench/peers/rnsfhe_pegasus_python.py --preset P --slots S   (rnsfhe.pegasus.Session)
+Both make the pipeline of the same preset and slot count (keys from a fixed seed), encrypt the same values at the
+pipeline's input level and build the table of tanh at setup. Rounds alternate the two (order rotating), a round's
+sample is the median of its calls, and the ratio Python / Rust is the median of the per-round ratios, so slow
+phases of the shared machine cancel out. The goal (README, "Measuring honestly"): a Python call costs what the
+Rust call costs, within a few percent; rows above GOAL_RATIO are marked. Results go to
+bench-results/python-overhead-pegasus-<preset>-<slots>.json.
+
+Stdlib only. Needs `cargo build --release -p rnsfhe --example pegasus_peer` and the extension in .venv
+(`make python-ext`).
+
+  python3 bench/peers/compare_pegasus_python.py                       InsecureTest, 8 slots, 15 rounds
+  python3 bench/peers/compare_pegasus_python.py --preset Secure128 --slots 8 --rounds 5
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import compare_table1 as drv
+
+GOAL_RATIO = 1.05
+IMPLS = ("rust", "python")
+LABEL = {"rust": "Rust", "python": "Python"}
+# op, label, calls per round sample
+OPS = [
+    ("lut", "ct.lut(table): the whole pipeline, table built once", 3),
+    ("lut_fn", "ct.lut(np.tanh): the table built in the call (Rust: f64::tanh)", 3),
+    ("to_lwe", "ct.to_lwe(): slots to coefficients, extraction, dimension switch", 5),
+]
+
+
+def start(args):
+    env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
+    common = ["--preset", args.preset, "--slots", str(args.slots)]
+    binary = os.path.join(drv.ROOT, "target", "release", "examples", "pegasus_peer")
+    py = os.path.join(drv.ROOT, ".venv", "bin", "python")
+    missing = [what for what, path in ((f"{binary} (cargo build --release -p rnsfhe --example pegasus_peer)", binary),
+                                       (f"{py} (make python-ext)", py)) if not os.path.exists(path)]
+    if missing:
+        raise SystemExit(f"missing: {'; '.join(missing)}")
+    cmds = {"rust": [binary, *common],
+            "python": [py, os.path.join(drv.HERE, "rnsfhe_pegasus_python.py"), *common]}
+    peers, failed = drv.start_processes(cmds, env, args)
+    if failed:
+        for p in peers.values():
+            p.close()
+        raise SystemExit(f"failed to start: {failed}")
+    return peers
+
+
+def run(args):
+    print(f"== {args.preset}, {args.slots} slots: starting processes ...", file=sys.stderr)
+    t_start = time.time()
+    load_before = os.getloadavg()
+    peers = start(args)
+    samples, raw, errors, infos = drv.interleave(peers, list(IMPLS), OPS, args.rounds, LABEL)
+    rows = []
+    for op, label, reps in OPS:
+        s_rust, s_py = samples[op]["rust"], samples[op]["python"]
+        ratio = statistics.median(p / r for p, r in zip(s_py, s_rust)) if s_rust and s_py else None
+        rows.append({"op": op, "label": label, "reps_per_round": reps,
+                     "rust": drv.times_ms(s_rust, raw[op]["rust"]),
+                     "python": drv.times_ms(s_py, raw[op]["python"]),
+                     "ratio_python_rust": ratio, "errors": errors.get(op, {})})
+    return {"preset": args.preset, "slots": args.slots, **drv.run_header(args, t_start, infos),
+            "load_average_before": load_before, "load_average_after": os.getloadavg(),
+            "goal_ratio": GOAL_RATIO, "rows": rows}
+
+
+def markdown(res):
+    lines = [f"### PEGASUS pipeline, {res['preset']}, {res['slots']} slots: Python API against Rust", ""]
+    lines += drv.machine_lines(res)
+    lines.append("- load average (1, 5, 15 min) before: " + ", ".join(f"{x:.2f}" for x in res["load_average_before"])
+                 + "; after: " + ", ".join(f"{x:.2f}" for x in res["load_average_after"]))
+    for n in IMPLS:
+        info = res["implementations"].get(n) or {}
+        lines.append(f"- {LABEL[n]}: {info.get('version')}; check {info.get('check')}")
+    lines.append(f"- {res['rounds']} interleaved rounds per operation; ratio = median of per-round ratios; "
+                 f"goal: at most {GOAL_RATIO:.2f}")
+    lines += ["", "| operation | Rust (ms) | Python (ms) | Python / Rust | goal |", "|---|---|---|---|---|"]
+    for row in res["rows"]:
+        r = row["ratio_python_rust"]
+        ok = "n/a" if r is None else ("ok" if r <= GOAL_RATIO else "ABOVE")
+        lines.append(f"| {row['label']} | {drv.fmt_ms(row['rust']['median_ms'])} "
+                     f"| {drv.fmt_ms(row['python']['median_ms'])} | {drv.fmt_ratio(r)} | {ok} |")
+    lines += drv.error_lines(res, LABEL)
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default="InsecureTest", help="InsecureTest (default), Secure128 or Table4")
+    ap.add_argument("--slots", type=int, default=8, help="values per ciphertext (default 8)")
+    ap.add_argument("--rounds", type=int, default=15, help="interleaved rounds per operation (default 15)")
+    ap.add_argument("--cpu", type=int, help="pin both processes to this CPU (default: no pinning)")
+    ap.add_argument("--setup-timeout", type=float, default=1800, help="seconds a process may take to get ready")
+    ap.add_argument("--out-dir", default=os.path.join(drv.ROOT, "bench-results"))
+    args = ap.parse_args()
+    res = run(args)
+    os.makedirs(args.out_dir, exist_ok=True)
+    path = os.path.join(args.out_dir, f"python-overhead-pegasus-{args.preset}-{args.slots}.json")
+    with open(path, "w") as f:
+        json.dump(res, f, indent=1)
+    print(markdown(res))
+    print(f"\n(raw results: {path})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
