@@ -25,9 +25,12 @@ pub enum PipelinePreset {
     /// sparse CKKS secret is outside the HE Standard table and the LWE switching keys estimate at about
     /// 98 bits (the paper claims 119).
     Table4,
-    /// Our 128-bit set: Table IV's CKKS chain with a dense uniform ternary secret (`log QP ~ 900`, far
-    /// below the HE Standard's 1747 for `N = 2^16`) and the LWE side [`PegasusPreset::Secure128`] (every
-    /// key at 128 bits or more by the built-in estimator).
+    /// Our 128-bit set: Table IV's CKKS chain with a dense uniform ternary secret, 7 more primes of 45
+    /// bits (23 in all; `log QP ~ 1215`, below the HE Standard's 1747 for `N = 2^16`) and the LWE side
+    /// [`PegasusPreset::Secure128`] (every key at 128 bits or more by the built-in estimator). The extra
+    /// levels pay for the dense secret: after the modulus raise of ring packing the integer parts `I`
+    /// have a standard deviation of about `sqrt(N / 18) = 60` instead of 2.3 with `h = 64`, and F_mod
+    /// needs 4 more double angles for them.
     Secure128,
     /// Small dimensions for tests and examples: Table IV's chain at `N = 2^11` and the LWE side
     /// [`PegasusPreset::InsecureTest`]. Not secure.
@@ -40,15 +43,17 @@ impl PipelinePreset {
 
     /// The CKKS parameters of the preset (see each variant).
     pub fn ckks_params(self) -> CkksParams {
-        let (log_n, secret, insecure) = match self {
+        let (log_n, levels, secret, insecure) = match self {
             Self::Table4 => (
                 16,
+                15,
                 SecretDistribution::HammingWeight(DEFAULT_HAMMING_WEIGHT),
                 true,
             ),
-            Self::Secure128 => (16, SecretDistribution::Ternary, false),
+            Self::Secure128 => (16, 22, SecretDistribution::Ternary, false),
             Self::InsecureTest => (
                 11,
+                15,
                 SecretDistribution::HammingWeight(DEFAULT_HAMMING_WEIGHT),
                 true,
             ),
@@ -57,10 +62,11 @@ impl PipelinePreset {
             log_n,
             log_scale: 45,
             q0_bits: 45,
-            levels: 15,
+            levels,
             special_primes: 4,
             special_bits: 45,
-            dnum: 4,
+            // Digits of at most 4 primes (180 bits), the size of P.
+            dnum: (levels + 1).div_ceil(4),
             secret,
             sigma: 3.2,
             conversion: ConversionMode::Fast,

@@ -161,7 +161,7 @@ impl Transforms {
         let start = options.s2c_levels + 2;
         let factor = input_scale / ctx.level_scale(start)?;
         let s2c = SlotsToCoeffs::new(ctx, options.slots, options.s2c_levels, start, factor)?;
-        let eval_mod = EvalMod::new(eval_mod_params(params, options)?)?;
+        let eval_mod = eval_mod_params(params, options)?;
         let c2s = match options.repacking {
             Repacking::LinearTransform => None,
             Repacking::RingPacking => {
@@ -209,35 +209,44 @@ impl Transforms {
 
 /// F_mod for the integer parts the chosen path leaves: `I` comes from `<a, s>` with the LWE secret
 /// (Fig. 5) or the CKKS secret (ring packing, after the modulus raise); `K` covers 7 standard deviations
-/// (PEGASUS Appendix C.2), `r` double angles bring `K' / 2^r` to about 2 (the range of Table IV's
-/// `K = 16, r = 3`), degree 31, `eps_max = 2^-9` (Table IV's `q_0 / Delta`).
-fn eval_mod_params(
-    params: &PipelineParams,
-    options: &PipelineOptions,
-) -> PegasusResult<EvalModParams> {
+/// (PEGASUS Appendix C.2, [`EvalModParams::k_for_secret`]); `eps_max = 2^-9` (Table IV's `q_0 / Delta`);
+/// the scaled cosine of degree 31 with the fewest double angles whose error, carried to the output, is
+/// at most the sine's own (`(2 pi)^2 eps_max^3 / 6`, [`rnsfhe_ckks::eval_mod::EvalModBound`]): Table IV's
+/// `h = 64` gives `K = 17`, 4 double angles, 9 levels (the paper: 9).
+fn eval_mod_params(params: &PipelineParams, options: &PipelineOptions) -> PegasusResult<EvalMod> {
     let norm_sq = match options.repacking {
         Repacking::LinearTransform => params
             .lwe
             .lwe_secret
             .expected_norm_sq(params.lwe.lwe_dimension),
-        Repacking::RingPacking => {
-            let n = params.ckks.n();
-            match params.ckks.params().secret {
-                rnsfhe_core::SecretDistribution::HammingWeight(h) => h as f64,
-                _ => 2.0 * n as f64 / 3.0,
-            }
-        }
+        Repacking::RingPacking => match params.ckks.params().secret {
+            rnsfhe_core::SecretDistribution::HammingWeight(h) => h as f64,
+            _ => 2.0 * params.ckks.n() as f64 / 3.0,
+        },
     };
     let k = EvalModParams::k_for_secret(norm_sq, 7.0)?;
-    let k_prime = k as f64 + 0.25 + 1.0 / 512.0;
-    let double_angle = (k_prime / 2.0).log2().ceil().max(0.0) as u32;
-    Ok(EvalModParams {
-        k,
-        log_message_ratio: 9.0,
-        double_angle,
-        cos_degree: 31,
-        arcsine_degree: 0,
-        start_level: None,
+    let mut last = None;
+    for double_angle in 0..=rnsfhe_ckks::eval_mod::MAX_DOUBLE_ANGLE {
+        // Too few double angles are refused (bound above eps_max): try the next count.
+        match EvalMod::new(EvalModParams {
+            k,
+            log_message_ratio: 9.0,
+            double_angle,
+            cos_degree: 31,
+            arcsine_degree: 0,
+            start_level: None,
+        }) {
+            Ok(em) if em.error_bound().double_angle <= em.error_bound().sine => return Ok(em),
+            Ok(_) => {}
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(match last {
+        Some(e) => e.into(),
+        None => PegasusError::InvalidParams {
+            what: "F_mod",
+            reason: format!("no double-angle count reaches the sine's accuracy for K = {k}"),
+        },
     })
 }
 
