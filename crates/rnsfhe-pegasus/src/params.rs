@@ -25,12 +25,11 @@ pub enum PipelinePreset {
     /// sparse CKKS secret is outside the HE Standard table and the LWE switching keys estimate at about
     /// 98 bits (the paper claims 119).
     Table4,
-    /// Our 128-bit set: Table IV's CKKS chain with a dense uniform ternary secret, 7 more primes of 45
-    /// bits (23 in all; `log QP ~ 1215`, below the HE Standard's 1747 for `N = 2^16`) and the LWE side
-    /// [`PegasusPreset::Secure128`] (every key at 128 bits or more by the built-in estimator). The extra
-    /// levels pay for the dense secret: after the modulus raise of ring packing the integer parts `I`
-    /// have a standard deviation of about `sqrt(N / 18) = 60` instead of 2.3 with `h = 64`, and F_mod
-    /// needs 4 more double angles for them.
+    /// Our 128-bit set: Table IV's CKKS chain with a dense uniform ternary secret (`log QP ~ 900`, far
+    /// below the HE Standard's 1747 for `N = 2^16`) and the LWE side [`PegasusPreset::Secure128`] (every
+    /// key at 128 bits or more by the built-in estimator). The dense secret would give the integer parts
+    /// of the modulus raise a standard deviation of about 60 (2.3 with `h = 64`); the pipeline raises
+    /// under a sparse secret instead ([`crate::encapsulation`]).
     Secure128,
     /// Small dimensions for tests and examples: Table IV's chain at `N = 2^11` and the LWE side
     /// [`PegasusPreset::InsecureTest`]. Not secure.
@@ -50,7 +49,7 @@ impl PipelinePreset {
                 SecretDistribution::HammingWeight(DEFAULT_HAMMING_WEIGHT),
                 true,
             ),
-            Self::Secure128 => (16, 22, SecretDistribution::Ternary, false),
+            Self::Secure128 => (16, 15, SecretDistribution::Ternary, false),
             Self::InsecureTest => (
                 11,
                 15,

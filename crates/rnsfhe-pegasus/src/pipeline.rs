@@ -16,7 +16,8 @@
 //!      linear transform of Fig. 5 on the repacking key ([`crate::repacking`]), then F_mod;
 //!    * [`Repacking::RingPacking`]: the outputs of step 5 are packed as they are (no step 6: its key
 //!      switch is the largest error of the paper's path) into one RLWE ciphertext over `q_0`
-//!      ([`RingPackingKey`]), raised to the top of the chain ([`Evaluator::mod_raise`]), projected on the
+//!      ([`RingPackingKey`]), raised to the top of the chain ([`Evaluator::mod_raise`], under a sparse
+//!      secret when the CKKS secret is dense: [`SparseEncapsulation`]), projected on the
 //!      subring of the slots ([`Evaluator::subring_trace`]), brought into the slots by
 //!      [`CoeffsToSlots`] and reduced by F_mod, as CKKS bootstrapping for sparse slots does.
 //!
@@ -37,6 +38,7 @@ use rnsfhe_lwe::{
 use rnsfhe_ring::Poly;
 
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys};
+use crate::encapsulation::{SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
 use crate::error::{PegasusError, PegasusResult};
 use crate::params::PipelineParams;
 use crate::repacking::{self, repacking_rotation_steps, RepackingKey};
@@ -70,14 +72,18 @@ pub struct PipelineOptions {
     pub repacking: Repacking,
     /// The blind-rotation algorithm (`None`: the parameter set's).
     pub blind_rotation: Option<BlindRotation>,
+    /// Sparse-secret encapsulation on the ring-packing path ([`SparseEncapsulation`]) when the CKKS
+    /// secret is denser than [`DEFAULT_SPARSE_WEIGHT`]: F_mod then takes the integer parts of a secret of
+    /// that weight instead of the CKKS secret's (fewer double angles, less noise).
+    pub sparse_encapsulation: bool,
     /// Explicit opt-in for keys the estimators put below 128 bits (the paper's Table IV, test sets).
     pub allow_insecure: bool,
 }
 
 impl PipelineOptions {
     /// Defaults for `slots` values in `[-8, 8]` (PEGASUS Fig. 7's range): S2C and CoeffsToSlots on 2 and
-    /// 3 levels, the whole-ciphertext dimension switch, ring packing, the set's blind rotation, no
-    /// insecure keys.
+    /// 3 levels, the whole-ciphertext dimension switch, ring packing with sparse-secret encapsulation
+    /// where it helps, the set's blind rotation, no insecure keys.
     pub fn new(slots: usize) -> Self {
         Self {
             slots,
@@ -87,6 +93,7 @@ impl PipelineOptions {
             dimension_switch: DimensionSwitch::WholeCiphertext,
             repacking: Repacking::RingPacking,
             blind_rotation: None,
+            sparse_encapsulation: true,
             allow_insecure: false,
         }
     }
@@ -109,7 +116,10 @@ enum RepackingKeys {
         back: LweSwitchingKey,
         key: RepackingKey,
     },
-    RingPacking(RingPackingKey),
+    RingPacking {
+        key: RingPackingKey,
+        encapsulation: Option<SparseEncapsulation>,
+    },
 }
 
 /// The evaluation keys of the pipeline (all public material).
@@ -219,9 +229,12 @@ fn eval_mod_params(params: &PipelineParams, options: &PipelineOptions) -> Pegasu
             .lwe
             .lwe_secret
             .expected_norm_sq(params.lwe.lwe_dimension),
-        Repacking::RingPacking => match params.ckks.params().secret {
-            rnsfhe_core::SecretDistribution::HammingWeight(h) => h as f64,
-            _ => 2.0 * params.ckks.n() as f64 / 3.0,
+        Repacking::RingPacking => match encapsulation_weight(params, options) {
+            Some(h) => h as f64,
+            None => match params.ckks.params().secret {
+                rnsfhe_core::SecretDistribution::HammingWeight(h) => h as f64,
+                _ => 2.0 * params.ckks.n() as f64 / 3.0,
+            },
         },
     };
     let k = EvalModParams::k_for_secret(norm_sq, 7.0)?;
@@ -248,6 +261,17 @@ fn eval_mod_params(params: &PipelineParams, options: &PipelineOptions) -> Pegasu
             reason: format!("no double-angle count reaches the sine's accuracy for K = {k}"),
         },
     })
+}
+
+/// The weight of the sparse secret the ring-packing path raises under, if it encapsulates: when the
+/// option is on and the CKKS secret is denser than [`DEFAULT_SPARSE_WEIGHT`].
+fn encapsulation_weight(params: &PipelineParams, options: &PipelineOptions) -> Option<usize> {
+    let dense = match params.ckks.params().secret {
+        rnsfhe_core::SecretDistribution::HammingWeight(h) => h > DEFAULT_SPARSE_WEIGHT,
+        _ => true,
+    };
+    (options.sparse_encapsulation && options.repacking == Repacking::RingPacking && dense)
+        .then_some(DEFAULT_SPARSE_WEIGHT)
 }
 
 impl PegasusKeys {
@@ -329,11 +353,16 @@ impl PegasusKeys {
                 let key = RepackingKey::generate(ctx, sk, &lwe_key, scale, rng)?;
                 RepackingKeys::LinearTransform { back, key }
             }
-            Repacking::RingPacking => RepackingKeys::RingPacking(if insecure {
-                RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?
-            } else {
-                RingPackingKey::generate(ctx, sk, &lut_ring, rng)?
-            }),
+            Repacking::RingPacking => RepackingKeys::RingPacking {
+                key: if insecure {
+                    RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?
+                } else {
+                    RingPackingKey::generate(ctx, sk, &lut_ring, rng)?
+                },
+                encapsulation: encapsulation_weight(params, options)
+                    .map(|h| SparseEncapsulation::generate(ctx, sk, h, insecure, rng))
+                    .transpose()?,
+            },
         };
         Ok((
             Self {
@@ -509,12 +538,12 @@ impl PegasusEvaluator {
                     .collect::<Result<Vec<_>, _>>()?;
                 repacking::linear_transform(&self.ckks, key, &narrow, None)?
             }
-            RepackingKeys::RingPacking(key) => {
+            RepackingKeys::RingPacking { key, encapsulation } => {
                 let c2s = self.c2s.as_ref().ok_or(PegasusError::MissingKey {
                     operation: "ring-packing repacking",
                     key: "CoeffsToSlots transform",
                 })?;
-                self.ring_repack(key, c2s, cts)?
+                self.ring_repack(key, encapsulation.as_ref(), c2s, cts)?
             }
         };
         let factor = q0 / table.output_scale();
@@ -526,6 +555,7 @@ impl PegasusEvaluator {
     fn ring_repack(
         &self,
         key: &RingPackingKey,
+        encapsulation: Option<&SparseEncapsulation>,
         c2s: &CoeffsToSlots,
         cts: &[LweCiphertext],
     ) -> PegasusResult<Ciphertext> {
@@ -548,8 +578,14 @@ impl PegasusEvaluator {
         let scale = self
             .eval_mod
             .normalized_scale(ctx, ctx.max_level() - self.options.c2s_levels)?;
-        let low = coeff_ciphertext_at_q0(ctx, packed.ciphertext(), scale, slots)?;
-        let raised = self.ckks.mod_raise(&low, ctx.max_level())?;
+        let top = ctx.max_level();
+        let raised = match encapsulation {
+            Some(enc) => enc.raise(&self.ckks, packed.ciphertext(), scale, slots, top)?,
+            None => {
+                let low = coeff_ciphertext_at_q0(ctx, packed.ciphertext(), scale, slots)?;
+                self.ckks.mod_raise(&low, top)?
+            }
+        };
         let raised = self.ckks.subring_trace(&raised, slots)?;
         match self.ckks.coeffs_to_slots(&raised, c2s)? {
             rnsfhe_ckks::dft::CoeffsToSlotsResult::RealImaginary { real, .. } => Ok(real),
