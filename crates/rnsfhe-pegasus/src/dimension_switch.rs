@@ -14,6 +14,8 @@
 //!
 //! As OpenFHE's CKKS-to-FHEW switch does: the RLWE ciphertext itself is switched, once, to a ring key
 //! that holds the LWE secret, and every wanted coefficient is then extracted directly in dimension `n`.
+//! OpenFHE places the LWE secret in the first `n` coefficients of that ring key; here it sits on a
+//! subring, which makes the key exactly as hard as PEGASUS's `SwK` (below).
 //!
 //! 1. Drop to `q_0`, coefficient form, and switch the modulus of both parts to the ring modulus `q_r`
 //!    of the key (`round(c q_r / q_0)`, coefficient by coefficient).
