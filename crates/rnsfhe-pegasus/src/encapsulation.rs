@@ -109,8 +109,8 @@ impl SparseEncapsulation {
         }
         let sparse = SecretKey::generate(&low, rng)?;
         let dense_low = SecretKey::from_coefficients(&low, sk.coefficients())?;
-        let to_sparse = KeyGenerator::from_secret_key(&low, sparse.clone())?
-            .key_switch_key(&dense_low, rng)?;
+        let to_sparse =
+            KeyGenerator::from_secret_key(&low, sparse.clone())?.key_switch_key(&dense_low, rng)?;
         let sparse_high = SecretKey::from_coefficients(ckks.rlwe(), sparse.coefficients())?;
         let to_dense = KeyGenerator::from_secret_key(ckks.rlwe(), sk.clone())?
             .key_switch_key(&sparse_high, rng)?;
@@ -173,6 +173,11 @@ impl SparseEncapsulation {
         // Back to the CKKS secret at the top.
         let (u0, u1) = ctx.rlwe().key_switch(&raised.parts[1], &self.to_dense)?;
         let parts = vec![raised.parts[0].add(&u0)?, u1];
-        Ok(Ciphertext::new(ctx, RlweCiphertext { parts }, scale, slots)?)
+        Ok(Ciphertext::new(
+            ctx,
+            RlweCiphertext { parts },
+            scale,
+            slots,
+        )?)
     }
 }

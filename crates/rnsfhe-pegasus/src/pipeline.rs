@@ -274,6 +274,22 @@ fn encapsulation_weight(params: &PipelineParams, options: &PipelineOptions) -> O
         .then_some(DEFAULT_SPARSE_WEIGHT)
 }
 
+/// The blind-rotation algorithm and the LWE key distribution: the options' algorithm or the set's, and
+/// a uniform binary key of the set's dimension when the binary algorithm runs on a ternary set.
+fn lwe_key_choice(
+    params: &PipelineParams,
+    options: &PipelineOptions,
+) -> (BlindRotation, LweSecretDistribution) {
+    let algorithm = options.blind_rotation.unwrap_or(params.lwe.blind_rotation);
+    let distribution = match algorithm {
+        BlindRotation::Binary if !params.lwe.lwe_secret.is_binary() => {
+            LweSecretDistribution::UniformBinary
+        }
+        _ => params.lwe.lwe_secret,
+    };
+    (algorithm, distribution)
+}
+
 impl PegasusKeys {
     /// Makes every key of the pipeline for the CKKS secret of `keygen`: relinearization and rotation
     /// keys, the dimension switch to a new LWE secret, the blind-rotation key in a new look-up-table
@@ -304,13 +320,7 @@ impl PegasusKeys {
             rng,
         )?;
         let lwe = &params.lwe;
-        let algorithm = options.blind_rotation.unwrap_or(lwe.blind_rotation);
-        let distribution = match algorithm {
-            BlindRotation::Binary if !lwe.lwe_secret.is_binary() => {
-                LweSecretDistribution::UniformBinary
-            }
-            _ => lwe.lwe_secret,
-        };
+        let (algorithm, distribution) = lwe_key_choice(params, options);
         let lwe_key =
             LweSecretKey::generate(LweDimension::new(lwe.lwe_dimension)?, distribution, rng)?;
         let insecure = options.allow_insecure;
@@ -383,14 +393,34 @@ impl PegasusKeys {
 impl PegasusEvaluator {
     /// The pipeline of `params` and `options` with `keys` (made for the same parameters and options).
     ///
-    /// Errors: as [`PegasusKeys::generate`] for invalid options; [`PegasusError::Ckks`] for keys of
-    /// another context.
+    /// Errors: as [`PegasusKeys::generate`] for invalid options; [`PegasusError::MissingKey`] for keys
+    /// made for another dimension switch or repacking path; [`PegasusError::Ckks`] for keys of another
+    /// context.
     pub fn new(
         params: PipelineParams,
         options: PipelineOptions,
         keys: PegasusKeys,
     ) -> PegasusResult<Self> {
         let transforms = Transforms::new(&params, &options)?;
+        if !keys.dimension_switch.has(options.dimension_switch) {
+            return Err(PegasusError::MissingKey {
+                operation: "PEGASUS pipeline",
+                key: "dimension-switching key of the chosen method (PipelineOptions::dimension_switch)",
+            });
+        }
+        let path_matches = matches!(
+            (&keys.repacking, options.repacking),
+            (
+                RepackingKeys::LinearTransform { .. },
+                Repacking::LinearTransform
+            ) | (RepackingKeys::RingPacking { .. }, Repacking::RingPacking)
+        );
+        if !path_matches {
+            return Err(PegasusError::MissingKey {
+                operation: "PEGASUS pipeline",
+                key: "repacking key of the chosen path (PipelineOptions::repacking)",
+            });
+        }
         let ckks = Evaluator::new(&params.ckks)
             .with_relin_key(keys.relin)?
             .with_galois_keys(keys.galois)?;
@@ -443,6 +473,30 @@ impl PegasusEvaluator {
     /// The scale of the values in the LWE ciphertexts of [`PegasusEvaluator::to_lwe`], at their modulus.
     pub fn lwe_input_scale(&self) -> PegasusResult<f64> {
         Ok(self.input_scale * self.lwe_modulus()? as f64 / self.params.q0() as f64)
+    }
+
+    /// The bound of PEGASUS Eq. (3) on the look-up table's own error for an `lipschitz`-Lipschitz
+    /// function ([`LutEvaluator::error_bound`]), with the input error of the dimension switch
+    /// ([`DimensionSwitchKeys::switch_variance`]; the slots-to-coefficients noise, about `2^-19` of it at
+    /// Table IV, is left out). The repacking adds F_mod's error ([`EvalMod::error_bound`] times
+    /// `q_0 / Delta_out`) and the CKKS noise it amplifies.
+    ///
+    /// Errors: [`PegasusError::MissingKey`] if the dimension-switching key is missing.
+    pub fn lut_error_bound(&self, table: &LookupTable, lipschitz: f64) -> PegasusResult<f64> {
+        let (_, distribution) = lwe_key_choice(&self.params, &self.options);
+        let lwe_norm_sq = distribution.expected_norm_sq(self.params.lwe.lwe_dimension);
+        let ckks_norm_sq = match self.params.ckks.params().secret {
+            rnsfhe_core::SecretDistribution::HammingWeight(h) => h as f64,
+            _ => 2.0 * self.params.ckks.n() as f64 / 3.0,
+        };
+        let variance = self.dimension_switch.switch_variance(
+            self.options.dimension_switch,
+            ckks_norm_sq,
+            lwe_norm_sq,
+        )?;
+        Ok(self
+            .lut
+            .error_bound(table, lipschitz, variance.sqrt(), lwe_norm_sq))
     }
 
     /// The level the input must have at least: one above the slots-to-coefficients levels.
