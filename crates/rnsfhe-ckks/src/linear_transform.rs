@@ -566,7 +566,7 @@ impl Evaluator {
         self.check_ct(ct)?;
         self.context()
             .check_fingerprint(lt.fingerprint, "encoded linear transform")?;
-        if lt.slots % ct.slots() != 0 {
+        if !lt.slots.is_multiple_of(ct.slots()) {
             return Err(Error::SlotsMismatch {
                 operation: OP,
                 left: ct.slots(),
