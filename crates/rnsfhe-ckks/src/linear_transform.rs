@@ -414,13 +414,9 @@ impl LinearTransform {
         let plan = self.plan(baby);
         let baby_steps: Vec<i64> = plan.baby_steps().map(|j| j as i64).collect();
         // Position of each baby step among the baby rotations (0: the input itself).
-        let position = |j: usize| -> usize {
-            if j == 0 {
-                0
-            } else {
-                1 + baby_steps.iter().position(|&s| s == j as i64).unwrap_or(0)
-            }
-        };
+        let position: BTreeMap<usize, usize> = std::iter::once((0, 0))
+            .chain(baby_steps.iter().enumerate().map(|(i, &j)| (j as usize, i + 1)))
+            .collect();
         let work: Vec<(i64, usize, usize)> = plan
             .giants
             .iter()
@@ -432,7 +428,7 @@ impl LinearTransform {
                 let step = g * baby as i64;
                 let d = rotated(&self.diagonals[&k], -step);
                 let pt = ctx.encode_at_scale(&d, n, level, scale)?;
-                Ok((g, position(j), pt.poly().clone()))
+                Ok((g, position[&j], pt.poly().clone()))
             })
             .collect::<Result<Vec<_>>>()?;
         let mut groups: BTreeMap<i64, Vec<(usize, Poly<Ntt>)>> = BTreeMap::new();
