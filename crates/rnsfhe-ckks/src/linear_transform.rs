@@ -415,7 +415,12 @@ impl LinearTransform {
         let baby_steps: Vec<i64> = plan.baby_steps().map(|j| j as i64).collect();
         // Position of each baby step among the baby rotations (0: the input itself).
         let position: BTreeMap<usize, usize> = std::iter::once((0, 0))
-            .chain(baby_steps.iter().enumerate().map(|(i, &j)| (j as usize, i + 1)))
+            .chain(
+                baby_steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &j)| (j as usize, i + 1)),
+            )
             .collect();
         let work: Vec<(i64, usize, usize)> = plan
             .giants
