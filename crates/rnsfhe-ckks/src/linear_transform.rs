@@ -1,8 +1,8 @@
 //! Plaintext linear transforms of the slots, evaluated homomorphically by the baby-step giant-step
-//! (BSGS) algorithm on their diagonals (Halevi-Shoup diagonal method; Han-Ki, "Better Bootstrapping for
-//! Approximate Homomorphic Encryption", CT-RSA 2020, Section 4 / Algorithm 2; Bossuat et al., Eurocrypt
-//! 2021, Section 3 for the hoisted baby steps). PEGASUS (Lu et al., S&P 2021) builds its slots-to-
-//! coefficients step (Fig. 6, step 1) and the repacking of Fig. 5 on this evaluation.
+//! (BSGS) algorithm on their diagonals (Halevi-Shoup, "Algorithms in HElib", CRYPTO 2014; with the baby
+//! rotations hoisted as in Bossuat-Mouchet-Troncoso-Pastoriza-Hubaux, Eurocrypt 2021). PEGASUS (Lu et
+//! al., S&P 2021) builds its slots-to-coefficients step (Fig. 6, step 1) and the repacking of Fig. 5 (the
+//! tiled BSGS linear transform, Section III) on this evaluation.
 //!
 //! # Diagonals
 //!
