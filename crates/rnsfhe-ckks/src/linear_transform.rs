@@ -548,12 +548,14 @@ impl Evaluator {
     /// `M ct`: the encoded transform applied to the slots of `ct` by baby-step giant-step (see the
     /// [module documentation](crate::linear_transform)), with the baby rotations hoisted.
     ///
-    /// `ct` is first dropped to the transform's level. A ciphertext with fewer slots than the transform
+    /// `ct` is first dropped to the transform's level (a strict evaluator, [`Evaluator::strict`],
+    /// requires it at that level instead, as it does for plaintext operands). A ciphertext with fewer slots than the transform
     /// (a power of two dividing it) stands for its replicated slots. The result has the transform's slots
     /// and level and the scale `scale(ct) * lt.scale()`; it is **not rescaled**.
     ///
     /// Errors: [`Error::ContextMismatch`]; [`Error::SlotsMismatch`] unless `ct.slots()` divides
-    /// `lt.slots()`; [`Error::NotEnoughLevels`] if `ct` is below the transform's level;
+    /// `lt.slots()`; [`Error::NotEnoughLevels`] if `ct` is below the transform's level,
+    /// [`Error::LevelMismatch`] if it is above it and the evaluator is strict;
     /// [`Error::InvalidArgument`] for a 3-part ciphertext (relinearize first);
     /// [`Error::ScaleTooLarge`] when the product scale does not fit the level's modulus;
     /// [`Error::MissingKey`] without Galois keys, [`Error::Core`] (`MissingGaloisKey`, naming the step)
@@ -581,6 +583,16 @@ impl Evaluator {
                 log_scale: ct.log2_scale(),
                 needed: lt.level,
                 more: lt.level - ct.level(),
+            });
+        }
+        if self.is_strict() && ct.level() != lt.level {
+            // As for plaintext operands: a strict evaluator does not drop levels by itself.
+            return Err(Error::LevelMismatch {
+                operation: OP,
+                left_level: ct.level(),
+                left_log_scale: ct.log2_scale(),
+                right_level: lt.level,
+                right_log_scale: lt.scale.log2(),
             });
         }
         if ct.part_count() != 2 {
