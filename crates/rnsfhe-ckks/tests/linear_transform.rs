@@ -252,6 +252,21 @@ fn errors_for_slots_levels_and_keys() {
     let high = s.encrypt(&values, n, 4);
     let out = eval.linear_transform(&high, &encoded).unwrap();
     assert_eq!(out.level(), 2);
+    // Unless the evaluator is strict.
+    let strict = Evaluator::strict(&s.ctx)
+        .with_galois_keys(eval.galois().unwrap().clone())
+        .unwrap();
+    assert!(matches!(
+        strict.linear_transform(&high, &encoded),
+        Err(Error::LevelMismatch {
+            left_level: 4,
+            right_level: 2,
+            ..
+        })
+    ));
+    assert!(strict
+        .linear_transform(&s.encrypt(&values, n, 2), &encoded)
+        .is_ok());
     // No Galois keys at all, then a key missing for the giant step.
     let ct = s.encrypt(&values, n, 2);
     assert!(matches!(
