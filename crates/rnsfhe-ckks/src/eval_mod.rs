@@ -162,9 +162,9 @@ pub struct EvalModParams {
 
 impl EvalModParams {
     /// PEGASUS with Table IV's parameters: `K = 16` (`h = 64`: `sigma_I = sqrt(65 / 12) = 2.33`, so
-    /// `K = 6.9 sigma_I`, `P(|I| > K) <= 1e-10` per slot, about `6e-12` for a normal law), `eps_max = 2^-9`
-    /// (`q_0 / Delta = 2^45 / 2^36`),
-    /// `r = 3`, degree 31, no arcsine: 8 levels, 9 with the normalization (PEGASUS Section VI: 9).
+    /// `K = 6.9 sigma_I`, `P(|I| > K) <= 1e-10` per slot, about `6e-12` for a normal law),
+    /// `eps_max = 2^-9` (`q_0 / Delta = 2^45 / 2^36`), `r = 3`, degree 31, no arcsine: 8 levels, 9 with
+    /// the normalization (PEGASUS Section VI: 9).
     /// Bound: `2^-24.1` (the sine's own `2^-24.3` dominates; the polynomial, through the double angles,
     /// contributes `2^-27.2`).
     pub const fn pegasus_table4() -> Self {
@@ -180,8 +180,8 @@ impl EvalModParams {
 
     /// PEGASUS with a dense uniform binary LWE key of dimension 1024 (`||s||^2 ~ 512`, `sigma_I = 6.5`):
     /// `K = 48 = 7.3 sigma_I` (`P(|I| > K) <= 4e-12` per slot, about `2e-13` for a normal law),
-    /// `eps_max = 2^-9`, `r = 4`, degree 63, no
-    /// arcsine: 10 levels (11 with the normalization). Bound: `2^-24.3`.
+    /// `eps_max = 2^-9`, `r = 4`, degree 63, no arcsine: 10 levels (11 with the normalization). Bound:
+    /// `2^-24.3`.
     ///
     /// Centering the key (`s - 1/2` in `{-1/2, 1/2}`, the constant `<a, 1/2>` folded into `b` modulo
     /// `q_0` in the clear) quarters the variance of the sum: `sigma_I = sqrt(n / 48 + 1 / 12) = 4.6`, and
