@@ -167,7 +167,10 @@ impl Transforms {
         }
         let q0 = params.q0() as f64;
         let input_scale = q0 / (4.0 * options.input_bound) * (1.0 - 1.0 / 16.0);
-        // TODO(lead): back to + 1 once S2C folds a factor below 1 into its scale.
+        // S2C ends at level 2, not 1: its last product has the scale Delta q_1 ~ 2^90, which level 2
+        // (q_0 q_1 < 2^90) cannot hold as a scale although the values (Delta_in v < q_0 / 4) fit; the
+        // extraction then drops the result to q_0, which keeps the plaintext modulo q_0. One level more
+        // than the paper's S2C (Section IV.B: "S2C itself might consume 1 or 2 ciphertext moduli").
         let start = options.s2c_levels + 2;
         let factor = input_scale / ctx.level_scale(start)?;
         let s2c = SlotsToCoeffs::new(ctx, options.slots, options.s2c_levels, start, factor)?;
