@@ -234,10 +234,7 @@ fn eval_mod_params(params: &PipelineParams, options: &PipelineOptions) -> Pegasu
             .expected_norm_sq(params.lwe.lwe_dimension),
         Repacking::RingPacking => match encapsulation_weight(params, options) {
             Some(h) => h as f64,
-            None => match params.ckks.params().secret {
-                rnsfhe_core::SecretDistribution::HammingWeight(h) => h as f64,
-                _ => 2.0 * params.ckks.n() as f64 / 3.0,
-            },
+            None => ckks_norm_sq(params),
         },
     };
     let k = EvalModParams::k_for_secret(norm_sq, 7.0)?;
@@ -264,6 +261,11 @@ fn eval_mod_params(params: &PipelineParams, options: &PipelineOptions) -> Pegasu
             reason: format!("no double-angle count reaches the sine's accuracy for K = {k}"),
         },
     })
+}
+
+/// The expected squared norm of the CKKS secret.
+fn ckks_norm_sq(params: &PipelineParams) -> f64 {
+    LweSecretDistribution::from(params.ckks.params().secret).expected_norm_sq(params.ckks.n())
 }
 
 /// The weight of the sparse secret the ring-packing path raises under, if it encapsulates: when the
@@ -488,13 +490,9 @@ impl PegasusEvaluator {
     pub fn lut_error_bound(&self, table: &LookupTable, lipschitz: f64) -> PegasusResult<f64> {
         let (_, distribution) = lwe_key_choice(&self.params, &self.options);
         let lwe_norm_sq = distribution.expected_norm_sq(self.params.lwe.lwe_dimension);
-        let ckks_norm_sq = match self.params.ckks.params().secret {
-            rnsfhe_core::SecretDistribution::HammingWeight(h) => h as f64,
-            _ => 2.0 * self.params.ckks.n() as f64 / 3.0,
-        };
         let variance = self.dimension_switch.switch_variance(
             self.options.dimension_switch,
-            ckks_norm_sq,
+            ckks_norm_sq(&self.params),
             lwe_norm_sq,
         )?;
         Ok(self
