@@ -14,7 +14,7 @@ use rnsfhe_ckks::{
     Evaluator, KeyGenerator, LinearTransform, RescalingPolicy, SecretDistribution, SlotsToCoeffs,
 };
 
-use common::{complex_values, rng, values};
+use common::{complex_values, rng, values, Setup};
 
 const HAMMING_WEIGHT: usize = 64;
 
@@ -39,40 +39,11 @@ fn context() -> Arc<CkksContext> {
     .unwrap()
 }
 
-struct Setup {
-    ctx: Arc<CkksContext>,
-    keys: KeyGenerator,
-    enc: CkksEncryptor,
-    dec: CkksDecryptor,
-}
-
 fn setup() -> Setup {
-    let ctx = context();
-    let keys = KeyGenerator::new(&ctx, &mut rng(11)).unwrap();
-    let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
-    let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();
-    Setup {
-        ctx,
-        keys,
-        enc,
-        dec,
-    }
+    Setup::new(context(), 11)
 }
 
 impl Setup {
-    fn encrypt(&self, z: &[Complex64], slots: usize, level: usize) -> Ciphertext {
-        let pt = self.ctx.encode(z, slots, level).unwrap();
-        self.enc.encrypt_plaintext(&pt, &mut rng(12)).unwrap()
-    }
-
-    fn evaluator(&self, steps: &[i64], conjugate: bool) -> Evaluator {
-        let gk = self
-            .keys
-            .galois_keys(steps, conjugate, &mut rng(13))
-            .unwrap();
-        Evaluator::new(&self.ctx).with_galois_keys(gk).unwrap()
-    }
-
     fn coefficients(&self, ct: &Ciphertext) -> Vec<f64> {
         plaintext_coefficients(&self.ctx, &self.dec.decrypt_plaintext(ct).unwrap()).unwrap()
     }

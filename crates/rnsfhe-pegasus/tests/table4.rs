@@ -24,7 +24,9 @@ fn sigmoid_of_256_values_at_table_iv() {
     let pegasus = PegasusEvaluator::new(params, options, keys).unwrap();
     let mut plain = rand::rngs::StdRng::seed_from_u64(44);
     let values: Vec<f64> = (0..slots).map(|_| plain.gen_range(-8.0..8.0)).collect();
-    let pt = ctx.encode_real(&values, slots, pegasus.input_level()).unwrap();
+    let pt = ctx
+        .encode_real(&values, slots, pegasus.input_level())
+        .unwrap();
     let ct = CkksEncryptor::with_secret_key(&ctx, keygen.secret_key())
         .unwrap()
         .encrypt_plaintext(&pt, &mut rng)
@@ -45,7 +47,11 @@ fn sigmoid_of_256_values_at_table_iv() {
         .collect();
     let mean = errors.iter().sum::<f64>() / slots as f64;
     let max = errors.iter().cloned().fold(0.0, f64::max);
-    eprintln!("Table IV sigmoid: mean 2^{:.2}, max 2^{:.2}", mean.log2(), max.log2());
+    eprintln!(
+        "Table IV sigmoid: mean 2^{:.2}, max 2^{:.2}",
+        mean.log2(),
+        max.log2()
+    );
     // The acceptance: within 2^-10 of sigmoid (mean, the measure of PEGASUS Fig. 7 and of its
     // 2^-8.5 after repacking); every value within the table's Eq. (3) bound plus the repacking's 2^-12.
     assert!(mean <= 2f64.powi(-10), "mean error 2^{:.2}", mean.log2());
