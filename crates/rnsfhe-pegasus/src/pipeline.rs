@@ -113,12 +113,12 @@ pub struct PegasusSecretKeys {
 #[derive(Clone, Debug)]
 enum RepackingKeys {
     LinearTransform {
-        back: LweSwitchingKey,
-        key: RepackingKey,
+        back: Box<LweSwitchingKey>,
+        key: Box<RepackingKey>,
     },
     RingPacking {
-        key: RingPackingKey,
-        encapsulation: Option<SparseEncapsulation>,
+        key: Box<RingPackingKey>,
+        encapsulation: Option<Box<SparseEncapsulation>>,
     },
 }
 
@@ -366,16 +366,19 @@ impl PegasusKeys {
                 let top = ctx.max_level();
                 let scale = transforms.eval_mod.normalized_scale(ctx, top - 1)?;
                 let key = RepackingKey::generate(ctx, sk, &lwe_key, scale, rng)?;
-                RepackingKeys::LinearTransform { back, key }
+                RepackingKeys::LinearTransform {
+                    back: Box::new(back),
+                    key: Box::new(key),
+                }
             }
             Repacking::RingPacking => RepackingKeys::RingPacking {
-                key: if insecure {
+                key: Box::new(if insecure {
                     RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?
                 } else {
                     RingPackingKey::generate(ctx, sk, &lut_ring, rng)?
-                },
+                }),
                 encapsulation: encapsulation_weight(params, options)
-                    .map(|h| SparseEncapsulation::generate(ctx, sk, h, insecure, rng))
+                    .map(|h| SparseEncapsulation::generate(ctx, sk, h, insecure, rng).map(Box::new))
                     .transpose()?,
             },
         };
@@ -598,7 +601,7 @@ impl PegasusEvaluator {
                     operation: "ring-packing repacking",
                     key: "CoeffsToSlots transform",
                 })?;
-                self.ring_repack(key, encapsulation.as_ref(), c2s, cts)?
+                self.ring_repack(key, encapsulation.as_deref(), c2s, cts)?
             }
         };
         let factor = q0 / table.output_scale();
