@@ -1,10 +1,11 @@
 //! The homomorphic DFT of CKKS: SlotsToCoeffs (the decoding map, evaluated on encrypted slots) and
 //! CoeffsToSlots (its inverse), as products of sparse factors of the encoder's special FFT (Cheon-Han-Kim-
-//! Kim-Song, "Bootstrapping for Approximate Homomorphic Encryption", Eurocrypt 2018, Section 4.2; Han-Ki,
-//! CT-RSA 2020, Section 4; Bossuat-Mouchet-Troncoso-Pastoriza-Hubaux, Eurocrypt 2021, Section 4.1 for the
-//! merging of the butterfly stages into a chosen number of levels). PEGASUS (Lu et al., S&P 2021) opens
-//! its conversion with SlotsToCoeffs (Fig. 6, step 1, "S2C ... evaluates the decoding function
-//! homomorphically", Section II-B), at 2 levels (Section VI).
+//! Kim-Song, "Bootstrapping for Approximate Homomorphic Encryption", Eurocrypt 2018; Han-Ki, "Better
+//! Bootstrapping for Approximate Homomorphic Encryption", CT-RSA 2020; Bossuat-Mouchet-Troncoso-Pastoriza-
+//! Hubaux, "Efficient Bootstrapping for Approximate Homomorphic Encryption with Non-Sparse Keys",
+//! Eurocrypt 2021, for the merging of the butterfly stages into a chosen number of levels). PEGASUS (Lu et
+//! al., S&P 2021) opens its conversion with SlotsToCoeffs (Fig. 6, step 1; "S2C ... evaluates the decoding
+//! function homomorphically", Section II-C), at 2 levels (Section VI).
 //!
 //! # The factorisation
 //!
@@ -40,6 +41,11 @@
 //! the input's scale**. A user factor (`1/q_0`, bootstrapping's `1/(K q_0)`, ...) is folded into the
 //! matrices, `|factor|^(1/levels)` in each (and its sign in the first), so that every matrix keeps
 //! entries of similar size and the same relative precision.
+//!
+//! Besides the usual key-switching and rescaling errors, the rounding of the encoded diagonals counts:
+//! each slot of a diagonal is exact to about `sqrt(2n/12) / q_l`, and it multiplies slot values that grow
+//! to `sqrt(n)` times the coefficients inside the DFT; with `D` diagonals a matrix adds a slot error of
+//! about `sqrt(D n / 6) max|x| / q_l` (the bound the tests check derives every term).
 //!
 //! # CoeffsToSlots for bootstrapping
 //!
@@ -119,7 +125,7 @@ pub fn slot_coefficient_positions(degree: usize, slots: usize) -> Result<Vec<(us
         .collect())
 }
 
-/// PEGASUS's S2C of `count` real values (Section II-B: "coefficients `v_i = Delta v[i]`"): the values are
+/// PEGASUS's S2C of `count` real values (Section II-C: "coefficients `v_i = Delta v[i]`"): the values are
 /// encoded in `count.next_power_of_two()` slots, and value `i` lands at coefficient `rev(i) gap` (the
 /// real position of [`slot_coefficient_positions`]); the imaginary positions hold zeros (up to noise).
 ///

@@ -162,8 +162,9 @@ pub struct EvalModParams {
 
 impl EvalModParams {
     /// PEGASUS with Table IV's parameters: `K = 16` (`h = 64`: `sigma_I = sqrt(65 / 12) = 2.33`, so
-    /// `K = 6.9 sigma_I`, `P(|I| > K) ~ 6e-12` per slot), `eps_max = 2^-9` (`q_0 / Delta = 2^45 / 2^36`),
-    /// `r = 3`, degree 31, no arcsine: 8 levels, 9 with the normalization (PEGASUS Section VI: 9).
+    /// `K = 6.9 sigma_I`, `P(|I| > K) <= 1e-10` per slot, about `6e-12` for a normal law),
+    /// `eps_max = 2^-9` (`q_0 / Delta = 2^45 / 2^36`), `r = 3`, degree 31, no arcsine: 8 levels, 9 with
+    /// the normalization (PEGASUS Section VI: 9).
     /// Bound: `2^-24.1` (the sine's own `2^-24.3` dominates; the polynomial, through the double angles,
     /// contributes `2^-27.2`).
     pub const fn pegasus_table4() -> Self {
@@ -178,8 +179,9 @@ impl EvalModParams {
     }
 
     /// PEGASUS with a dense uniform binary LWE key of dimension 1024 (`||s||^2 ~ 512`, `sigma_I = 6.5`):
-    /// `K = 48 = 7.3 sigma_I` (`P(|I| > K) ~ 2e-13` per slot), `eps_max = 2^-9`, `r = 4`, degree 63, no
-    /// arcsine: 10 levels (11 with the normalization). Bound: `2^-24.3`.
+    /// `K = 48 = 7.3 sigma_I` (`P(|I| > K) <= 4e-12` per slot, about `2e-13` for a normal law),
+    /// `eps_max = 2^-9`, `r = 4`, degree 63, no arcsine: 10 levels (11 with the normalization). Bound:
+    /// `2^-24.3`.
     ///
     /// Centering the key (`s - 1/2` in `{-1/2, 1/2}`, the constant `<a, 1/2>` folded into `b` modulo
     /// `q_0` in the clear) quarters the variance of the sum: `sigma_I = sqrt(n / 48 + 1 / 12) = 4.6`, and
@@ -210,9 +212,11 @@ impl EvalModParams {
     }
 
     /// The bound `K = ceil(sigmas * sigma_I)` on `|I|` for inputs `t = (b + <a, s>) / q_0` with uniform
-    /// `a`, `b` and a secret of squared norm `norm_sq`: `sigma_I = sqrt((norm_sq + 1) / 12)` (PEGASUS
-    /// Appendix C.2; the sum of `norm_sq + 1` uniform variables on `[-1/2, 1/2)` has lighter tails than
-    /// the normal law, so `P(|I| > K) <= erfc(sigmas / sqrt 2)`).
+    /// `a`, `b` and a secret of squared norm `norm_sq`: `sigma_I = sqrt((norm_sq + 1) / 12)` (the
+    /// variance of PEGASUS Appendix C.2, a sum of at most `norm_sq + 1` uniform variables on
+    /// `[-1/2, 1/2)`). The uniform law is strictly sub-Gaussian (its moment generating function
+    /// `sinh(l / 2) / (l / 2)` is at most `exp(l^2 / 24)`), so `P(|I| > K) <= 2 exp(-sigmas^2 / 2)`
+    /// (Chernoff), `1e-10` at 6.9 standard deviations.
     ///
     /// # Errors
     ///

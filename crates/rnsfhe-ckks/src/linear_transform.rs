@@ -1,8 +1,8 @@
 //! Plaintext linear transforms of the slots, evaluated homomorphically by the baby-step giant-step
-//! (BSGS) algorithm on their diagonals (Halevi-Shoup diagonal method; Han-Ki, "Better Bootstrapping for
-//! Approximate Homomorphic Encryption", CT-RSA 2020, Section 4 / Algorithm 2; Bossuat et al., Eurocrypt
-//! 2021, Section 3 for the hoisted baby steps). PEGASUS (Lu et al., S&P 2021) builds its slots-to-
-//! coefficients step (Fig. 6, step 1) and the repacking of Fig. 5 on this evaluation.
+//! (BSGS) algorithm on their diagonals (Halevi-Shoup, "Algorithms in HElib", CRYPTO 2014; with the baby
+//! rotations hoisted as in Bossuat-Mouchet-Troncoso-Pastoriza-Hubaux, Eurocrypt 2021). PEGASUS (Lu et
+//! al., S&P 2021) builds its slots-to-coefficients step (Fig. 6, step 1) and the repacking of Fig. 5 (the
+//! tiled BSGS linear transform, Section III) on this evaluation.
 //!
 //! # Diagonals
 //!
@@ -434,13 +434,14 @@ impl LinearTransform {
         let plan = self.plan(baby);
         let baby_steps: Vec<i64> = plan.baby_steps().map(|j| j as i64).collect();
         // Position of each baby step among the baby rotations (0: the input itself).
-        let position = |j: usize| -> usize {
-            if j == 0 {
-                0
-            } else {
-                1 + baby_steps.iter().position(|&s| s == j as i64).unwrap_or(0)
-            }
-        };
+        let position: BTreeMap<usize, usize> = std::iter::once((0, 0))
+            .chain(
+                baby_steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &j)| (j as usize, i + 1)),
+            )
+            .collect();
         let work: Vec<(i64, usize, usize)> = plan
             .giants
             .iter()
@@ -452,7 +453,7 @@ impl LinearTransform {
                 let step = g * baby as i64;
                 let d = rotated(&self.diagonals[&k], -step);
                 let pt = ctx.encode_at_scale(&d, n, level, scale)?;
-                Ok((g, position(j), pt.poly().clone()))
+                Ok((g, position[&j], pt.poly().clone()))
             })
             .collect::<Result<Vec<_>>>()?;
         let mut groups: BTreeMap<i64, Vec<(usize, Poly<Ntt>)>> = BTreeMap::new();
@@ -567,12 +568,14 @@ impl Evaluator {
     /// `M ct`: the encoded transform applied to the slots of `ct` by baby-step giant-step (see the
     /// [module documentation](crate::linear_transform)), with the baby rotations hoisted.
     ///
-    /// `ct` is first dropped to the transform's level. A ciphertext with fewer slots than the transform
+    /// `ct` is first dropped to the transform's level (a strict evaluator, [`Evaluator::strict`],
+    /// requires it at that level instead, as it does for plaintext operands). A ciphertext with fewer slots than the transform
     /// (a power of two dividing it) stands for its replicated slots. The result has the transform's slots
     /// and level and the scale `scale(ct) * lt.scale()`; it is **not rescaled**.
     ///
     /// Errors: [`Error::ContextMismatch`]; [`Error::SlotsMismatch`] unless `ct.slots()` divides
-    /// `lt.slots()`; [`Error::NotEnoughLevels`] if `ct` is below the transform's level;
+    /// `lt.slots()`; [`Error::NotEnoughLevels`] if `ct` is below the transform's level,
+    /// [`Error::LevelMismatch`] if it is above it and the evaluator is strict;
     /// [`Error::InvalidArgument`] for a 3-part ciphertext (relinearize first);
     /// [`Error::ScaleTooLarge`] when the product scale does not fit the level's modulus;
     /// [`Error::MissingKey`] without Galois keys, [`Error::Core`] (`MissingGaloisKey`, naming the step)
@@ -586,7 +589,7 @@ impl Evaluator {
         self.check_ct(ct)?;
         self.context()
             .check_fingerprint(lt.fingerprint, "encoded linear transform")?;
-        if lt.slots % ct.slots() != 0 {
+        if !lt.slots.is_multiple_of(ct.slots()) {
             return Err(Error::SlotsMismatch {
                 operation: OP,
                 left: ct.slots(),
@@ -600,6 +603,16 @@ impl Evaluator {
                 log_scale: ct.log2_scale(),
                 needed: lt.level,
                 more: lt.level - ct.level(),
+            });
+        }
+        if self.is_strict() && ct.level() != lt.level {
+            // As for plaintext operands: a strict evaluator does not drop levels by itself.
+            return Err(Error::LevelMismatch {
+                operation: OP,
+                left_level: ct.level(),
+                left_log_scale: ct.log2_scale(),
+                right_level: lt.level,
+                right_log_scale: lt.scale.log2(),
             });
         }
         if ct.part_count() != 2 {

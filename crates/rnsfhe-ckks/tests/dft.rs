@@ -14,7 +14,7 @@ use rnsfhe_ckks::{
     Evaluator, KeyGenerator, LinearTransform, RescalingPolicy, SecretDistribution, SlotsToCoeffs,
 };
 
-use common::{complex_values, rng, values};
+use common::{complex_values, rng, values, Setup};
 
 const HAMMING_WEIGHT: usize = 64;
 
@@ -39,40 +39,11 @@ fn context() -> Arc<CkksContext> {
     .unwrap()
 }
 
-struct Setup {
-    ctx: Arc<CkksContext>,
-    keys: KeyGenerator,
-    enc: CkksEncryptor,
-    dec: CkksDecryptor,
-}
-
 fn setup() -> Setup {
-    let ctx = context();
-    let keys = KeyGenerator::new(&ctx, &mut rng(11)).unwrap();
-    let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
-    let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();
-    Setup {
-        ctx,
-        keys,
-        enc,
-        dec,
-    }
+    Setup::new(context(), 11)
 }
 
 impl Setup {
-    fn encrypt(&self, z: &[Complex64], slots: usize, level: usize) -> Ciphertext {
-        let pt = self.ctx.encode(z, slots, level).unwrap();
-        self.enc.encrypt_plaintext(&pt, &mut rng(12)).unwrap()
-    }
-
-    fn evaluator(&self, steps: &[i64], conjugate: bool) -> Evaluator {
-        let gk = self
-            .keys
-            .galois_keys(steps, conjugate, &mut rng(13))
-            .unwrap();
-        Evaluator::new(&self.ctx).with_galois_keys(gk).unwrap()
-    }
-
     fn coefficients(&self, ct: &Ciphertext) -> Vec<f64> {
         plaintext_coefficients(&self.ctx, &self.dec.decrypt_plaintext(ct).unwrap()).unwrap()
     }
@@ -219,6 +190,8 @@ fn slots_to_coeffs_is_the_inverse_of_the_encoder() {
         (1024, 2),
         (1024, 3),
         (1024, 4),
+        (256, 4),
+        (64, 1),
         (64, 2),
         (8, 3),
         (1, 1),
@@ -538,5 +511,43 @@ fn slots_to_coeffs_at_pegasus_ring_degree() {
         err.log2(),
         bound.log2()
     );
+    assert!(err <= bound, "{err:e} > {bound:e}");
+}
+
+/// The fixed nominal scale of the RNS-CKKS paper and exact floating-point basis conversion: the DFT's
+/// diagonals at the dropped primes keep the ciphertext's exact scale under either policy.
+#[test]
+fn round_trip_under_the_nominal_scale_policy() {
+    let ctx = CkksContext::new(CkksParams {
+        rescaling: RescalingPolicy::FixedNominalScale,
+        conversion: ConversionMode::ExactFloat,
+        ..context().params().clone()
+    })
+    .unwrap();
+    let keys = KeyGenerator::new(&ctx, &mut rng(31)).unwrap();
+    let s2c = SlotsToCoeffs::new(&ctx, 64, 2, 5, 1.0).unwrap();
+    let c2s = CoeffsToSlots::new(&ctx, 64, 2, 3, 1.0, CoeffsToSlotsOutput::Complex).unwrap();
+    let mut steps = s2c.rotation_steps();
+    steps.extend(c2s.rotation_steps());
+    let gk = keys.galois_keys(&steps, false, &mut rng(32)).unwrap();
+    let eval = Evaluator::new(&ctx).with_galois_keys(gk).unwrap();
+    let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
+    let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();
+    let z = complex_values(64, 8);
+    let ct = enc
+        .encrypt_plaintext(&ctx.encode(&z, 64, 5).unwrap(), &mut rng(33))
+        .unwrap();
+    assert_eq!(ct.scale(), 2f64.powi(40));
+    let mid = eval.slots_to_coeffs(&ct, &s2c).unwrap();
+    assert_eq!(mid.scale(), ct.scale());
+    let CoeffsToSlotsResult::Complex(back) = eval.coeffs_to_slots(&mid, &c2s).unwrap() else {
+        panic!("complex output expected")
+    };
+    assert_eq!(back.scale(), ct.scale());
+    let err = slot_error(&z, &dec.decrypt(&back).unwrap());
+    let bound = Bound::fresh(&ctx, &z, ct.scale())
+        .through(&factors(&ctx, 64, 2, DftDirection::SlotsToCoeffs, 1.0), 5)
+        .through(&factors(&ctx, 64, 2, DftDirection::CoeffsToSlots, 1.0), 3)
+        .slot();
     assert!(err <= bound, "{err:e} > {bound:e}");
 }

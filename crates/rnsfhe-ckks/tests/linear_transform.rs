@@ -7,11 +7,11 @@ mod common;
 use std::sync::Arc;
 
 use rnsfhe_ckks::{
-    Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, Complex64, ConversionMode,
-    Error, Evaluator, KeyGenerator, LinearTransform, RescalingPolicy, SecretDistribution,
+    CkksContext, CkksParams, Complex64, ConversionMode, Error, Evaluator, LinearTransform,
+    RescalingPolicy, SecretDistribution,
 };
 
-use common::{complex_values, rng};
+use common::{complex_values, Setup};
 
 const HAMMING_WEIGHT: usize = 64;
 
@@ -35,36 +35,8 @@ fn context() -> Arc<CkksContext> {
     .unwrap()
 }
 
-struct Setup {
-    ctx: Arc<CkksContext>,
-    keys: KeyGenerator,
-    enc: CkksEncryptor,
-    dec: CkksDecryptor,
-}
-
 fn setup() -> Setup {
-    let ctx = context();
-    let keys = KeyGenerator::new(&ctx, &mut rng(1)).unwrap();
-    let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
-    let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();
-    Setup {
-        ctx,
-        keys,
-        enc,
-        dec,
-    }
-}
-
-impl Setup {
-    fn encrypt(&self, values: &[Complex64], slots: usize, level: usize) -> Ciphertext {
-        let pt = self.ctx.encode(values, slots, level).unwrap();
-        self.enc.encrypt_plaintext(&pt, &mut rng(2)).unwrap()
-    }
-
-    fn evaluator(&self, steps: &[i64]) -> Evaluator {
-        let gk = self.keys.galois_keys(steps, false, &mut rng(3)).unwrap();
-        Evaluator::new(&self.ctx).with_galois_keys(gk).unwrap()
-    }
+    Setup::new(context(), 1)
 }
 
 /// High-probability bound (6 standard deviations, RNS-CKKS Appendix A.2) on the error of one real or
@@ -138,7 +110,7 @@ fn check(
     let level = 3;
     let scale = LinearTransform::exact_rescale_scale(&s.ctx, level).unwrap();
     let encoded = lt.encode(&s.ctx, level, scale, baby).unwrap();
-    let eval = s.evaluator(&encoded.rotation_steps());
+    let eval = s.evaluator(&encoded.rotation_steps(), false);
     let ct = s.encrypt(values, ct_slots, level);
     let out = eval.linear_transform(&ct, &encoded).unwrap();
     assert_eq!(out.slots(), lt.slots());
@@ -225,7 +197,7 @@ fn errors_for_slots_levels_and_keys() {
     assert_eq!(encoded.baby_steps(), &[1]);
     assert_eq!(encoded.giant_steps(), vec![2]);
     assert_eq!(encoded.rotation_steps(), vec![1, 2]);
-    let eval = s.evaluator(&encoded.rotation_steps());
+    let eval = s.evaluator(&encoded.rotation_steps(), false);
     let values = complex_values(n, 1);
 
     // More slots than the transform, or a slot count that does not divide it.
@@ -252,13 +224,28 @@ fn errors_for_slots_levels_and_keys() {
     let high = s.encrypt(&values, n, 4);
     let out = eval.linear_transform(&high, &encoded).unwrap();
     assert_eq!(out.level(), 2);
+    // Unless the evaluator is strict.
+    let strict = Evaluator::strict(&s.ctx)
+        .with_galois_keys(eval.galois().unwrap().clone())
+        .unwrap();
+    assert!(matches!(
+        strict.linear_transform(&high, &encoded),
+        Err(Error::LevelMismatch {
+            left_level: 4,
+            right_level: 2,
+            ..
+        })
+    ));
+    assert!(strict
+        .linear_transform(&s.encrypt(&values, n, 2), &encoded)
+        .is_ok());
     // No Galois keys at all, then a key missing for the giant step.
     let ct = s.encrypt(&values, n, 2);
     assert!(matches!(
         Evaluator::new(&s.ctx).linear_transform(&ct, &encoded),
         Err(Error::MissingKey { .. })
     ));
-    let partial = s.evaluator(&[1]);
+    let partial = s.evaluator(&[1], false);
     match partial.linear_transform(&ct, &encoded) {
         Err(Error::Core(rnsfhe_core::Error::MissingGaloisKey { step, .. })) => {
             assert_eq!(step, Some(2))

@@ -14,6 +14,8 @@
 //!
 //! As OpenFHE's CKKS-to-FHEW switch does: the RLWE ciphertext itself is switched, once, to a ring key
 //! that holds the LWE secret, and every wanted coefficient is then extracted directly in dimension `n`.
+//! OpenFHE places the LWE secret in the first `n` coefficients of that ring key; here it sits on a
+//! subring, which makes the key exactly as hard as PEGASUS's `SwK` (below).
 //!
 //! 1. Drop to `q_0`, coefficient form, and switch the modulus of both parts to the ring modulus `q_r`
 //!    of the key (`round(c q_r / q_0)`, coefficient by coefficient).
@@ -42,11 +44,11 @@
 //! **Security: the key is exactly as hard as PEGASUS's `SwK`.** In the same decomposition, the
 //! components of a uniform `a` are independent and uniform in `R_{n,q}`, those of a Gaussian `e` are
 //! independent Gaussians of the same width (its coefficients permuted), and multiplication by `s'` acts
-//! component by component. Row `k` of `K` is therefore
-//! `t` RLWE samples of degree `n` under `s_lwe`: `b_{k,r} = -a_{k,r} s_lwe + e_{k,r} + B^k s_r` over `q_r`
-//! with error width `sigma_ks`, and the whole key is `t d_ks` such samples, the number, the
-//! distribution and the secret of `SwK` (PEGASUS Fig. 6 and Fig. 9: `N / n` blocks of `d_ks` samples
-//! `RLWE^{n,q}_{s_lwe}(s_j; g_digit)`); only the messages differ. A distinguisher between `K` and
+//! component by component. Row `k` of `K` is therefore `t` RLWE samples of degree `n` under `s_lwe`,
+//! `b_{k,r} = -a_{k,r} s_lwe + e_{k,r} + B^k s_r` over `q_r` with error width `sigma_ks`, and the whole
+//! key is `t d_ks` such samples: the number, the distribution and the secret of `SwK` (PEGASUS Fig. 6
+//! and Fig. 9: `N / n` blocks of `d_ks` samples `RLWE^{n,q}_{s_lwe}(s_j; g_digit)`); only the messages
+//! differ. A distinguisher between `K` and
 //! uniform (hence any attack on the messages, the CKKS secret) is, by a hybrid over the `t d_ks` samples,
 //! a distinguisher for decision RLWE of degree `n`, modulus `q_r`, width `sigma_ks` and the
 //! distribution of `s_lwe`: the problem `SwK` rests on, which the estimator measures as `SwK`'s
@@ -359,6 +361,9 @@ impl RingSwitchingKey {
         let big_n = self.ring_degree();
         check_positions(positions, big_n, OP)?;
         let rlwe = at_q0(ct, OP)?;
+        if positions.is_empty() {
+            return Ok(Vec::new());
+        }
         let q0 = rlwe.parts[0].basis().moduli()[0].value();
         let basis = self.digits.basis();
         let q_r = basis.moduli()[0];

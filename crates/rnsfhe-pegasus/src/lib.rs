@@ -7,6 +7,7 @@
 //! approximate reduction modulo `q_0`).
 
 pub mod dimension_switch;
+pub mod encapsulation;
 pub mod error;
 pub mod extraction;
 pub mod params;

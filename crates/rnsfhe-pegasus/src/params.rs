@@ -27,7 +27,9 @@ pub enum PipelinePreset {
     Table4,
     /// Our 128-bit set: Table IV's CKKS chain with a dense uniform ternary secret (`log QP ~ 900`, far
     /// below the HE Standard's 1747 for `N = 2^16`) and the LWE side [`PegasusPreset::Secure128`] (every
-    /// key at 128 bits or more by the built-in estimator).
+    /// key at 128 bits or more by the built-in estimator). The dense secret would give the integer parts
+    /// of the modulus raise a standard deviation of about 60 (2.3 with `h = 64`); the pipeline raises
+    /// under a sparse secret instead ([`crate::encapsulation`]).
     Secure128,
     /// Small dimensions for tests and examples: Table IV's chain at `N = 2^11` and the LWE side
     /// [`PegasusPreset::InsecureTest`]. Not secure.
@@ -40,15 +42,17 @@ impl PipelinePreset {
 
     /// The CKKS parameters of the preset (see each variant).
     pub fn ckks_params(self) -> CkksParams {
-        let (log_n, secret, insecure) = match self {
+        let (log_n, levels, secret, insecure) = match self {
             Self::Table4 => (
                 16,
+                15,
                 SecretDistribution::HammingWeight(DEFAULT_HAMMING_WEIGHT),
                 true,
             ),
-            Self::Secure128 => (16, SecretDistribution::Ternary, false),
+            Self::Secure128 => (16, 15, SecretDistribution::Ternary, false),
             Self::InsecureTest => (
                 11,
+                15,
                 SecretDistribution::HammingWeight(DEFAULT_HAMMING_WEIGHT),
                 true,
             ),
@@ -57,10 +61,11 @@ impl PipelinePreset {
             log_n,
             log_scale: 45,
             q0_bits: 45,
-            levels: 15,
+            levels,
             special_primes: 4,
             special_bits: 45,
-            dnum: 4,
+            // Digits of at most 4 primes (180 bits), the size of P.
+            dnum: (levels + 1).div_ceil(4),
             secret,
             sigma: 3.2,
             conversion: ConversionMode::Fast,

@@ -16,7 +16,8 @@
 //!      linear transform of Fig. 5 on the repacking key ([`crate::repacking`]), then F_mod;
 //!    * [`Repacking::RingPacking`]: the outputs of step 5 are packed as they are (no step 6: its key
 //!      switch is the largest error of the paper's path) into one RLWE ciphertext over `q_0`
-//!      ([`RingPackingKey`]), raised to the top of the chain ([`Evaluator::mod_raise`]), projected on the
+//!      ([`RingPackingKey`]), raised to the top of the chain ([`Evaluator::mod_raise`], under a sparse
+//!      secret when the CKKS secret is dense: [`SparseEncapsulation`]), projected on the
 //!      subring of the slots ([`Evaluator::subring_trace`]), brought into the slots by
 //!      [`CoeffsToSlots`] and reduced by F_mod, as CKKS bootstrapping for sparse slots does.
 //!
@@ -37,6 +38,7 @@ use rnsfhe_lwe::{
 use rnsfhe_ring::Poly;
 
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys};
+use crate::encapsulation::{SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
 use crate::error::{PegasusError, PegasusResult};
 use crate::params::PipelineParams;
 use crate::repacking::{self, repacking_rotation_steps, RepackingKey};
@@ -70,14 +72,18 @@ pub struct PipelineOptions {
     pub repacking: Repacking,
     /// The blind-rotation algorithm (`None`: the parameter set's).
     pub blind_rotation: Option<BlindRotation>,
+    /// Sparse-secret encapsulation on the ring-packing path ([`SparseEncapsulation`]) when the CKKS
+    /// secret is denser than [`DEFAULT_SPARSE_WEIGHT`]: F_mod then takes the integer parts of a secret of
+    /// that weight instead of the CKKS secret's (fewer double angles, less noise).
+    pub sparse_encapsulation: bool,
     /// Explicit opt-in for keys the estimators put below 128 bits (the paper's Table IV, test sets).
     pub allow_insecure: bool,
 }
 
 impl PipelineOptions {
     /// Defaults for `slots` values in `[-8, 8]` (PEGASUS Fig. 7's range): S2C and CoeffsToSlots on 2 and
-    /// 3 levels, the whole-ciphertext dimension switch, ring packing, the set's blind rotation, no
-    /// insecure keys.
+    /// 3 levels, the whole-ciphertext dimension switch, ring packing with sparse-secret encapsulation
+    /// where it helps, the set's blind rotation, no insecure keys.
     pub fn new(slots: usize) -> Self {
         Self {
             slots,
@@ -87,6 +93,7 @@ impl PipelineOptions {
             dimension_switch: DimensionSwitch::WholeCiphertext,
             repacking: Repacking::RingPacking,
             blind_rotation: None,
+            sparse_encapsulation: true,
             allow_insecure: false,
         }
     }
@@ -106,10 +113,13 @@ pub struct PegasusSecretKeys {
 #[derive(Clone, Debug)]
 enum RepackingKeys {
     LinearTransform {
-        back: LweSwitchingKey,
-        key: RepackingKey,
+        back: Box<LweSwitchingKey>,
+        key: Box<RepackingKey>,
     },
-    RingPacking(RingPackingKey),
+    RingPacking {
+        key: Box<RingPackingKey>,
+        encapsulation: Option<Box<SparseEncapsulation>>,
+    },
 }
 
 /// The evaluation keys of the pipeline (all public material).
@@ -157,11 +167,14 @@ impl Transforms {
         }
         let q0 = params.q0() as f64;
         let input_scale = q0 / (4.0 * options.input_bound) * (1.0 - 1.0 / 16.0);
-        // TODO(lead): back to + 1 once S2C folds a factor below 1 into its scale.
+        // S2C ends at level 2, not 1: its last product has the scale Delta q_1 ~ 2^90, which level 2
+        // (q_0 q_1 < 2^90) cannot hold as a scale although the values (Delta_in v < q_0 / 4) fit; the
+        // extraction then drops the result to q_0, which keeps the plaintext modulo q_0. One level more
+        // than the paper's S2C (Section IV.B: "S2C itself might consume 1 or 2 ciphertext moduli").
         let start = options.s2c_levels + 2;
         let factor = input_scale / ctx.level_scale(start)?;
         let s2c = SlotsToCoeffs::new(ctx, options.slots, options.s2c_levels, start, factor)?;
-        let eval_mod = EvalMod::new(eval_mod_params(params, options)?)?;
+        let eval_mod = eval_mod_params(params, options)?;
         let c2s = match options.repacking {
             Repacking::LinearTransform => None,
             Repacking::RingPacking => {
@@ -209,36 +222,77 @@ impl Transforms {
 
 /// F_mod for the integer parts the chosen path leaves: `I` comes from `<a, s>` with the LWE secret
 /// (Fig. 5) or the CKKS secret (ring packing, after the modulus raise); `K` covers 7 standard deviations
-/// (PEGASUS Appendix C.2), `r` double angles bring `K' / 2^r` to about 2 (the range of Table IV's
-/// `K = 16, r = 3`), degree 31, `eps_max = 2^-9` (Table IV's `q_0 / Delta`).
-fn eval_mod_params(
-    params: &PipelineParams,
-    options: &PipelineOptions,
-) -> PegasusResult<EvalModParams> {
+/// (PEGASUS Appendix C.2, [`EvalModParams::k_for_secret`]); `eps_max = 2^-9` (Table IV's `q_0 / Delta`);
+/// the scaled cosine of degree 31 with the fewest double angles whose error, carried to the output, is
+/// at most the sine's own (`(2 pi)^2 eps_max^3 / 6`, [`rnsfhe_ckks::eval_mod::EvalModBound`]): Table IV's
+/// `h = 64` gives `K = 17`, 4 double angles, 9 levels (the paper: 9).
+fn eval_mod_params(params: &PipelineParams, options: &PipelineOptions) -> PegasusResult<EvalMod> {
     let norm_sq = match options.repacking {
         Repacking::LinearTransform => params
             .lwe
             .lwe_secret
             .expected_norm_sq(params.lwe.lwe_dimension),
-        Repacking::RingPacking => {
-            let n = params.ckks.n();
-            match params.ckks.params().secret {
-                rnsfhe_core::SecretDistribution::HammingWeight(h) => h as f64,
-                _ => 2.0 * n as f64 / 3.0,
-            }
-        }
+        Repacking::RingPacking => match encapsulation_weight(params, options) {
+            Some(h) => h as f64,
+            None => ckks_norm_sq(params),
+        },
     };
     let k = EvalModParams::k_for_secret(norm_sq, 7.0)?;
-    let k_prime = k as f64 + 0.25 + 1.0 / 512.0;
-    let double_angle = (k_prime / 2.0).log2().ceil().max(0.0) as u32;
-    Ok(EvalModParams {
-        k,
-        log_message_ratio: 9.0,
-        double_angle,
-        cos_degree: 31,
-        arcsine_degree: 0,
-        start_level: None,
+    let mut last = None;
+    for double_angle in 0..=rnsfhe_ckks::eval_mod::MAX_DOUBLE_ANGLE {
+        // Too few double angles are refused (bound above eps_max): try the next count.
+        match EvalMod::new(EvalModParams {
+            k,
+            log_message_ratio: 9.0,
+            double_angle,
+            cos_degree: 31,
+            arcsine_degree: 0,
+            start_level: None,
+        }) {
+            Ok(em) if em.error_bound().double_angle <= em.error_bound().sine => return Ok(em),
+            Ok(_) => {}
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(match last {
+        Some(e) => e.into(),
+        None => PegasusError::InvalidParams {
+            what: "F_mod",
+            reason: format!("no double-angle count reaches the sine's accuracy for K = {k}"),
+        },
     })
+}
+
+/// The expected squared norm of the CKKS secret.
+fn ckks_norm_sq(params: &PipelineParams) -> f64 {
+    LweSecretDistribution::from(params.ckks.params().secret).expected_norm_sq(params.ckks.n())
+}
+
+/// The weight of the sparse secret the ring-packing path raises under, if it encapsulates: when the
+/// option is on and the CKKS secret is denser than [`DEFAULT_SPARSE_WEIGHT`].
+fn encapsulation_weight(params: &PipelineParams, options: &PipelineOptions) -> Option<usize> {
+    let dense = match params.ckks.params().secret {
+        rnsfhe_core::SecretDistribution::HammingWeight(h) => h > DEFAULT_SPARSE_WEIGHT,
+        _ => true,
+    };
+    (options.sparse_encapsulation && options.repacking == Repacking::RingPacking && dense)
+        .then_some(DEFAULT_SPARSE_WEIGHT)
+}
+
+/// The blind-rotation algorithm and the LWE key distribution: the options' algorithm or the set's, and
+/// a uniform binary key of the set's dimension when the binary algorithm runs on a ternary set.
+fn lwe_key_choice(
+    params: &PipelineParams,
+    options: &PipelineOptions,
+) -> (BlindRotation, LweSecretDistribution) {
+    let algorithm = options.blind_rotation.unwrap_or(params.lwe.blind_rotation);
+    let distribution = match algorithm {
+        BlindRotation::Binary if !params.lwe.lwe_secret.is_binary() => {
+            LweSecretDistribution::UniformBinary
+        }
+        _ => params.lwe.lwe_secret,
+    };
+    (algorithm, distribution)
 }
 
 impl PegasusKeys {
@@ -271,13 +325,7 @@ impl PegasusKeys {
             rng,
         )?;
         let lwe = &params.lwe;
-        let algorithm = options.blind_rotation.unwrap_or(lwe.blind_rotation);
-        let distribution = match algorithm {
-            BlindRotation::Binary if !lwe.lwe_secret.is_binary() => {
-                LweSecretDistribution::UniformBinary
-            }
-            _ => lwe.lwe_secret,
-        };
+        let (algorithm, distribution) = lwe_key_choice(params, options);
         let lwe_key =
             LweSecretKey::generate(LweDimension::new(lwe.lwe_dimension)?, distribution, rng)?;
         let insecure = options.allow_insecure;
@@ -318,13 +366,21 @@ impl PegasusKeys {
                 let top = ctx.max_level();
                 let scale = transforms.eval_mod.normalized_scale(ctx, top - 1)?;
                 let key = RepackingKey::generate(ctx, sk, &lwe_key, scale, rng)?;
-                RepackingKeys::LinearTransform { back, key }
+                RepackingKeys::LinearTransform {
+                    back: Box::new(back),
+                    key: Box::new(key),
+                }
             }
-            Repacking::RingPacking => RepackingKeys::RingPacking(if insecure {
-                RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?
-            } else {
-                RingPackingKey::generate(ctx, sk, &lut_ring, rng)?
-            }),
+            Repacking::RingPacking => RepackingKeys::RingPacking {
+                key: Box::new(if insecure {
+                    RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?
+                } else {
+                    RingPackingKey::generate(ctx, sk, &lut_ring, rng)?
+                }),
+                encapsulation: encapsulation_weight(params, options)
+                    .map(|h| SparseEncapsulation::generate(ctx, sk, h, insecure, rng).map(Box::new))
+                    .transpose()?,
+            },
         };
         Ok((
             Self {
@@ -345,14 +401,34 @@ impl PegasusKeys {
 impl PegasusEvaluator {
     /// The pipeline of `params` and `options` with `keys` (made for the same parameters and options).
     ///
-    /// Errors: as [`PegasusKeys::generate`] for invalid options; [`PegasusError::Ckks`] for keys of
-    /// another context.
+    /// Errors: as [`PegasusKeys::generate`] for invalid options; [`PegasusError::MissingKey`] for keys
+    /// made for another dimension switch or repacking path; [`PegasusError::Ckks`] for keys of another
+    /// context.
     pub fn new(
         params: PipelineParams,
         options: PipelineOptions,
         keys: PegasusKeys,
     ) -> PegasusResult<Self> {
         let transforms = Transforms::new(&params, &options)?;
+        if !keys.dimension_switch.has(options.dimension_switch) {
+            return Err(PegasusError::MissingKey {
+                operation: "PEGASUS pipeline",
+                key: "dimension-switching key of the chosen method (PipelineOptions::dimension_switch)",
+            });
+        }
+        let path_matches = matches!(
+            (&keys.repacking, options.repacking),
+            (
+                RepackingKeys::LinearTransform { .. },
+                Repacking::LinearTransform
+            ) | (RepackingKeys::RingPacking { .. }, Repacking::RingPacking)
+        );
+        if !path_matches {
+            return Err(PegasusError::MissingKey {
+                operation: "PEGASUS pipeline",
+                key: "repacking key of the chosen path (PipelineOptions::repacking)",
+            });
+        }
         let ckks = Evaluator::new(&params.ckks)
             .with_relin_key(keys.relin)?
             .with_galois_keys(keys.galois)?;
@@ -405,6 +481,26 @@ impl PegasusEvaluator {
     /// The scale of the values in the LWE ciphertexts of [`PegasusEvaluator::to_lwe`], at their modulus.
     pub fn lwe_input_scale(&self) -> PegasusResult<f64> {
         Ok(self.input_scale * self.lwe_modulus()? as f64 / self.params.q0() as f64)
+    }
+
+    /// The bound of PEGASUS Eq. (3) on the look-up table's own error for an `lipschitz`-Lipschitz
+    /// function ([`LutEvaluator::error_bound`]), with the input error of the dimension switch
+    /// ([`DimensionSwitchKeys::switch_variance`]; the slots-to-coefficients noise, about `2^-19` of it at
+    /// Table IV, is left out). The repacking adds F_mod's error ([`EvalMod::error_bound`] times
+    /// `q_0 / Delta_out`) and the CKKS noise it amplifies.
+    ///
+    /// Errors: [`PegasusError::MissingKey`] if the dimension-switching key is missing.
+    pub fn lut_error_bound(&self, table: &LookupTable, lipschitz: f64) -> PegasusResult<f64> {
+        let (_, distribution) = lwe_key_choice(&self.params, &self.options);
+        let lwe_norm_sq = distribution.expected_norm_sq(self.params.lwe.lwe_dimension);
+        let variance = self.dimension_switch.switch_variance(
+            self.options.dimension_switch,
+            ckks_norm_sq(&self.params),
+            lwe_norm_sq,
+        )?;
+        Ok(self
+            .lut
+            .error_bound(table, lipschitz, variance.sqrt(), lwe_norm_sq))
     }
 
     /// The level the input must have at least: one above the slots-to-coefficients levels.
@@ -500,12 +596,12 @@ impl PegasusEvaluator {
                     .collect::<Result<Vec<_>, _>>()?;
                 repacking::linear_transform(&self.ckks, key, &narrow, None)?
             }
-            RepackingKeys::RingPacking(key) => {
+            RepackingKeys::RingPacking { key, encapsulation } => {
                 let c2s = self.c2s.as_ref().ok_or(PegasusError::MissingKey {
                     operation: "ring-packing repacking",
                     key: "CoeffsToSlots transform",
                 })?;
-                self.ring_repack(key, c2s, cts)?
+                self.ring_repack(key, encapsulation.as_deref(), c2s, cts)?
             }
         };
         let factor = q0 / table.output_scale();
@@ -517,6 +613,7 @@ impl PegasusEvaluator {
     fn ring_repack(
         &self,
         key: &RingPackingKey,
+        encapsulation: Option<&SparseEncapsulation>,
         c2s: &CoeffsToSlots,
         cts: &[LweCiphertext],
     ) -> PegasusResult<Ciphertext> {
@@ -539,8 +636,14 @@ impl PegasusEvaluator {
         let scale = self
             .eval_mod
             .normalized_scale(ctx, ctx.max_level() - self.options.c2s_levels)?;
-        let low = coeff_ciphertext_at_q0(ctx, packed.ciphertext(), scale, slots)?;
-        let raised = self.ckks.mod_raise(&low, ctx.max_level())?;
+        let top = ctx.max_level();
+        let raised = match encapsulation {
+            Some(enc) => enc.raise(&self.ckks, packed.ciphertext(), scale, slots, top)?,
+            None => {
+                let low = coeff_ciphertext_at_q0(ctx, packed.ciphertext(), scale, slots)?;
+                self.ckks.mod_raise(&low, top)?
+            }
+        };
         let raised = self.ckks.subring_trace(&raised, slots)?;
         match self.ckks.coeffs_to_slots(&raised, c2s)? {
             rnsfhe_ckks::dft::CoeffsToSlotsResult::RealImaginary { real, .. } => Ok(real),

@@ -346,6 +346,7 @@ fn wrong_inputs_are_errors() {
         .multiply_without_relin(&ct, &ct)
         .unwrap();
     for method in DimensionSwitch::ALL {
+        assert!(both.switch(&ct, &[], method).unwrap().is_empty());
         assert!(matches!(
             both.switch(&ct, &[1, ctx.n() + 3], method),
             Err(PegasusError::PositionOutOfRange { position, .. }) if position == ctx.n() + 3

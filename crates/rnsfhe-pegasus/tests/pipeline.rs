@@ -1,73 +1,219 @@
 //! The whole pipeline (PEGASUS Fig. 6) at small insecure dimensions: a CKKS ciphertext of values in
-//! `[-8, 8]` in, `T(v)` out, by both repacking paths and both dimension switches.
+//! `[-8, 8]` in, `T(v)` out, by both repacking paths and both dimension switches, for the functions of
+//! Fig. 7 and a user's table; and the errors of a pipeline used wrongly.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rand::{Rng, SeedableRng};
-use rnsfhe_ckks::{CkksDecryptor, CkksEncryptor, Csprng, KeyGenerator};
+use rnsfhe_ckks::{Ciphertext, CkksDecryptor, CkksEncryptor, Csprng, KeyGenerator};
 use rnsfhe_pegasus::dimension_switch::DimensionSwitch;
-use rnsfhe_pegasus::{PegasusEvaluator, PegasusKeys, PipelineOptions, PipelinePreset, Repacking};
+use rnsfhe_pegasus::{
+    PegasusError, PegasusEvaluator, PegasusKeys, PipelineOptions, PipelinePreset, Repacking,
+};
+
+const SLOTS: usize = 64;
 
 fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-fn run(repacking: Repacking, switch: DimensionSwitch, seed: u8) -> (f64, f64) {
+struct Setup {
+    pegasus: PegasusEvaluator,
+    enc: CkksEncryptor,
+    dec: CkksDecryptor,
+    rng: Csprng,
+}
+
+fn setup(repacking: Repacking, switch: DimensionSwitch, seed: u8) -> Setup {
     let params = PipelinePreset::InsecureTest.params().unwrap();
     let ctx = params.ckks.clone();
     let mut rng = Csprng::insecure_from_seed_for_tests([seed; 32]);
     let keygen = KeyGenerator::new(&ctx, &mut rng).unwrap();
-    let slots = 64;
     let options = PipelineOptions {
         repacking,
         dimension_switch: switch,
         allow_insecure: true,
-        ..PipelineOptions::new(slots)
+        ..PipelineOptions::new(SLOTS)
     };
     let (keys, _secrets) = PegasusKeys::generate(&params, &options, &keygen, &mut rng).unwrap();
-    let pegasus = PegasusEvaluator::new(params, options, keys).unwrap();
-    let enc = CkksEncryptor::with_secret_key(&ctx, keygen.secret_key()).unwrap();
-    let dec = CkksDecryptor::new(&ctx, keygen.secret_key()).unwrap();
-    let mut plain = rand::rngs::StdRng::seed_from_u64(seed as u64);
-    let values: Vec<f64> = (0..slots).map(|_| plain.gen_range(-8.0..8.0)).collect();
-    let pt = ctx
-        .encode_real(&values, slots, pegasus.input_level())
-        .unwrap();
-    let ct = enc.encrypt_plaintext(&pt, &mut rng).unwrap();
-    let out = pegasus.apply(&ct, sigmoid).unwrap();
-    let got = dec.decrypt_real(&out).unwrap();
-    let errors: Vec<f64> = values
-        .iter()
-        .zip(&got)
-        .map(|(&v, &y)| (y - sigmoid(v)).abs())
-        .collect();
-    let max = errors.iter().cloned().fold(0.0, f64::max);
-    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
-    (mean, max)
+    Setup {
+        pegasus: PegasusEvaluator::new(params, options, keys).unwrap(),
+        enc: CkksEncryptor::with_secret_key(&ctx, keygen.secret_key()).unwrap(),
+        dec: CkksDecryptor::new(&ctx, keygen.secret_key()).unwrap(),
+        rng,
+    }
 }
 
-#[test]
-fn sigmoid_through_ring_packing() {
-    let (mean, max) = run(Repacking::RingPacking, DimensionSwitch::WholeCiphertext, 1);
+impl Setup {
+    fn encrypt(&mut self, values: &[f64], level: usize) -> Ciphertext {
+        let ctx = self.pegasus.context();
+        let pt = ctx.encode_real(values, SLOTS, level).unwrap();
+        self.enc.encrypt_plaintext(&pt, &mut self.rng).unwrap()
+    }
+
+    /// Mean and max of `|out - f(v)|` for random values in `[-8, 8]`, and the bound they must meet:
+    /// the table's (PEGASUS Eq. 3 for an `lipschitz`-Lipschitz function) plus the round-trip
+    /// goal `2^-12` for the repacking (F_mod's own bound is `2^-15` of the output at these
+    /// parameters; the rest is CKKS noise amplified by F_mod's double angles).
+    fn errors(
+        &mut self,
+        f: impl Fn(f64) -> f64 + Copy,
+        lipschitz: f64,
+        seed: u64,
+    ) -> (f64, f64, f64) {
+        let mut plain = rand::rngs::StdRng::seed_from_u64(seed);
+        let values: Vec<f64> = (0..SLOTS).map(|_| plain.gen_range(-8.0..8.0)).collect();
+        let ct = self.encrypt(&values, self.pegasus.input_level());
+        let table = self.pegasus.table(f).unwrap();
+        let out = self.pegasus.apply_table(&ct, &table).unwrap();
+        let got = self.dec.decrypt_real(&out).unwrap();
+        let errors: Vec<f64> = values
+            .iter()
+            .zip(&got)
+            .map(|(&v, &y)| (y - f(v)).abs())
+            .collect();
+        let bound = self.pegasus.lut_error_bound(&table, lipschitz).unwrap() + 2f64.powi(-12);
+        let max = errors.iter().cloned().fold(0.0, f64::max);
+        (errors.iter().sum::<f64>() / errors.len() as f64, max, bound)
+    }
+}
+
+fn check(label: &str, (mean, max, bound): (f64, f64, f64)) {
     eprintln!(
-        "ring packing: mean 2^{:.2}, max 2^{:.2}",
+        "{label}: mean 2^{:.2}, max 2^{:.2}, bound 2^{:.2}",
         mean.log2(),
-        max.log2()
+        max.log2(),
+        bound.log2()
     );
-    assert!(max < 2f64.powi(-4), "max error {max}");
+    assert!(
+        max <= bound,
+        "{label}: max error {max:e} above the bound {bound:e}"
+    );
 }
 
 #[test]
-fn sigmoid_through_the_linear_transform() {
-    let (mean, max) = run(
+fn fig7_functions_and_a_user_table_through_ring_packing() {
+    let mut s = setup(Repacking::RingPacking, DimensionSwitch::WholeCiphertext, 1);
+    check("sigmoid", s.errors(sigmoid, 0.25, 1));
+    check("relu", s.errors(|x| x.max(0.0), 1.0, 2));
+    check("sqrt|x|", s.errors(|x: f64| x.abs().sqrt(), 1.0, 3));
+    // A user's table: a step function read from a list of values (the bound's Lipschitz constant is
+    // that of the interpolating ramp between steps, not used here: the steps sit away from the inputs'
+    // grid cells only within the index error, so the check uses the values at the cells).
+    let steps: Vec<f64> = (0..16).map(|k| ((k * 7) % 5) as f64 / 4.0).collect();
+    let table = move |x: f64| steps[((x + 8.0).floor().clamp(0.0, 15.0)) as usize];
+    let mut plain = rand::rngs::StdRng::seed_from_u64(4);
+    // Inputs at the centres of the steps: the index error (a few grid cells of 2^-6) stays inside.
+    let values: Vec<f64> = (0..SLOTS)
+        .map(|_| plain.gen_range(0..16) as f64 - 7.5)
+        .collect();
+    let ct = s.encrypt(&values, s.pegasus.input_level());
+    let out = s.pegasus.apply(&ct, table.clone()).unwrap();
+    let got = s.dec.decrypt_real(&out).unwrap();
+    for (&v, &y) in values.iter().zip(&got) {
+        assert!(
+            (y - table(v)).abs() < 2f64.powi(-10),
+            "table({v}) = {}, got {y}",
+            table(v)
+        );
+    }
+}
+
+#[test]
+fn sigmoid_through_the_linear_transform_and_per_ciphertext_switch() {
+    let mut s = setup(
         Repacking::LinearTransform,
         DimensionSwitch::PerCiphertext,
         2,
     );
-    eprintln!(
-        "linear transform: mean 2^{:.2}, max 2^{:.2}",
-        mean.log2(),
-        max.log2()
+    check("sigmoid (Fig. 5)", s.errors(sigmoid, 0.25, 5));
+}
+
+#[test]
+fn finer_control_equals_the_one_call() {
+    let mut s = setup(Repacking::RingPacking, DimensionSwitch::WholeCiphertext, 3);
+    let values: Vec<f64> = (0..SLOTS).map(|i| -8.0 + 0.25 * i as f64).collect();
+    let ct = s.encrypt(&values, s.pegasus.input_level());
+    let table = s.pegasus.table(f64::tanh).unwrap();
+    let lwes = s.pegasus.to_lwe(&ct).unwrap();
+    assert_eq!(lwes.len(), SLOTS);
+    let outs = s.pegasus.lut(&lwes, &table).unwrap();
+    let back = s.pegasus.repack(&outs, &table).unwrap();
+    let got = s.dec.decrypt_real(&back).unwrap();
+    let bound = s.pegasus.lut_error_bound(&table, 1.0).unwrap() + 2f64.powi(-12);
+    for (&v, &y) in values.iter().zip(&got) {
+        assert!((y - v.tanh()).abs() <= bound, "tanh({v}): {y}");
+    }
+    // Fewer outputs than slots: the rest of the slots are zero.
+    let back = s.pegasus.repack(&outs[..5], &table).unwrap();
+    let got = s.dec.decrypt_real(&back).unwrap();
+    for (i, &y) in got.iter().enumerate() {
+        let want = if i < 5 { values[i].tanh() } else { 0.0 };
+        assert!((y - want).abs() <= bound, "slot {i}: {y} against {want}");
+    }
+}
+
+#[test]
+fn misuse_is_an_error() {
+    let mut s = setup(Repacking::RingPacking, DimensionSwitch::WholeCiphertext, 4);
+    let values = vec![0.5; SLOTS];
+    // A level too low for slots-to-coefficients.
+    let low = s.encrypt(&values, s.pegasus.input_level() - 1);
+    let err = s.pegasus.apply(&low, sigmoid).unwrap_err();
+    assert!(err.to_string().contains("level"), "{err}");
+    // Another slot count.
+    let ctx = s.pegasus.context().clone();
+    let pt = ctx
+        .encode_real(&values[..32], 32, s.pegasus.input_level())
+        .unwrap();
+    let other = s.enc.encrypt_plaintext(&pt, &mut s.rng).unwrap();
+    let err = s.pegasus.apply(&other, sigmoid).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            PegasusError::InvalidParams {
+                what: "slot count",
+                ..
+            }
+        ),
+        "{err}"
     );
-    assert!(max < 2f64.powi(-4), "max error {max}");
+    // More values than the repacking holds, and none.
+    let ct = s.encrypt(&values, s.pegasus.input_level());
+    let table = s.pegasus.table(sigmoid).unwrap();
+    let outs = s
+        .pegasus
+        .lut(&s.pegasus.to_lwe(&ct).unwrap(), &table)
+        .unwrap();
+    let mut twice = outs.clone();
+    twice.extend(outs.iter().cloned());
+    assert!(s.pegasus.repack(&twice, &table).is_err());
+    assert!(s.pegasus.repack(&[], &table).is_err());
+    // A function that is not finite on the domain.
+    assert!(s.pegasus.table(|x| 1.0 / x).is_err());
+    // Keys made for the other path or the other dimension switch.
+    let params = PipelinePreset::InsecureTest.params().unwrap();
+    let keygen = KeyGenerator::new(&params.ckks, &mut s.rng).unwrap();
+    let made = PipelineOptions {
+        allow_insecure: true,
+        ..PipelineOptions::new(SLOTS)
+    };
+    for other in [
+        PipelineOptions {
+            repacking: Repacking::LinearTransform,
+            ..made
+        },
+        PipelineOptions {
+            dimension_switch: DimensionSwitch::PerCiphertext,
+            ..made
+        },
+    ] {
+        let (keys, _) = PegasusKeys::generate(&params, &made, &keygen, &mut s.rng).unwrap();
+        let err = PegasusEvaluator::new(params.clone(), other, keys).unwrap_err();
+        assert!(matches!(err, PegasusError::MissingKey { .. }), "{err}");
+    }
+    // Insecure keys without the opt-in.
+    let err = PegasusKeys::generate(&params, &PipelineOptions::new(SLOTS), &keygen, &mut s.rng)
+        .unwrap_err();
+    assert!(err.to_string().contains("bits"), "{err}");
 }

@@ -9,7 +9,7 @@ use rnsfhe_lwe::{LweCiphertext, LweDimension, LweSecretKey};
 use rnsfhe_math::sampling::DiscreteGaussian;
 use rnsfhe_math::Modulus;
 use rnsfhe_pegasus::repacking::{linear_transform, repacking_rotation_steps};
-use rnsfhe_pegasus::{PipelinePreset, RepackingKey};
+use rnsfhe_pegasus::{PipelineParams, PipelinePreset, RepackingKey};
 
 /// `(b + <a, s>) / q` as a centered residue plus the integer the centered lifts of `a` and `b` add.
 fn exact_phase(ct: &LweCiphertext, s: &[i64]) -> f64 {
@@ -29,22 +29,49 @@ fn exact_phase(ct: &LweCiphertext, s: &[i64]) -> f64 {
     acc as f64 / q as f64
 }
 
-#[test]
-fn the_transform_holds_every_partial_decryption() {
+/// The test set's parameters, a CKKS key, an LWE key and the repacking key of the LWE key.
+struct Keys {
+    params: PipelineParams,
+    rng: Csprng,
+    keygen: KeyGenerator,
+    lwe_key: LweSecretKey,
+    rk: RepackingKey,
+}
+
+fn keys(seed: u8) -> Keys {
     let params = PipelinePreset::InsecureTest.params().unwrap();
     let ctx = &params.ckks;
-    let q0 = params.q0();
-    let mut rng = Csprng::insecure_from_seed_for_tests([7; 32]);
+    let mut rng = Csprng::insecure_from_seed_for_tests([seed; 32]);
     let keygen = KeyGenerator::new(ctx, &mut rng).unwrap();
-    let n = params.lwe.lwe_dimension;
     let lwe_key = LweSecretKey::generate(
-        LweDimension::new(n).unwrap(),
+        LweDimension::new(params.lwe.lwe_dimension).unwrap(),
         params.lwe.lwe_secret,
         &mut rng,
     )
     .unwrap();
     let scale = ctx.level_scale(ctx.max_level()).unwrap();
     let rk = RepackingKey::generate(ctx, keygen.secret_key(), &lwe_key, scale, &mut rng).unwrap();
+    Keys {
+        params,
+        rng,
+        keygen,
+        lwe_key,
+        rk,
+    }
+}
+
+#[test]
+fn the_transform_holds_every_partial_decryption() {
+    let Keys {
+        params,
+        mut rng,
+        keygen,
+        lwe_key,
+        rk,
+    } = keys(7);
+    let ctx = &params.ckks;
+    let q0 = params.q0();
+    let n = params.lwe.lwe_dimension;
     let max_rows = 4 * n;
     let steps = repacking_rotation_steps(n, max_rows).unwrap();
     let gk = keygen.galois_keys(&steps, false, &mut rng).unwrap();
@@ -82,19 +109,9 @@ fn the_transform_holds_every_partial_decryption() {
 
 #[test]
 fn batches_the_key_cannot_take_are_refused() {
-    let params = PipelinePreset::InsecureTest.params().unwrap();
+    let Keys { params, rk, .. } = keys(8);
     let ctx = &params.ckks;
-    let mut rng = Csprng::insecure_from_seed_for_tests([8; 32]);
-    let keygen = KeyGenerator::new(ctx, &mut rng).unwrap();
     let n = params.lwe.lwe_dimension;
-    let lwe_key = LweSecretKey::generate(
-        LweDimension::new(n).unwrap(),
-        params.lwe.lwe_secret,
-        &mut rng,
-    )
-    .unwrap();
-    let scale = ctx.level_scale(ctx.max_level()).unwrap();
-    let rk = RepackingKey::generate(ctx, keygen.secret_key(), &lwe_key, scale, &mut rng).unwrap();
     let eval = Evaluator::new(ctx);
     let q0 = params.q0();
     // Another dimension than the key's.

@@ -1,9 +1,11 @@
 //! Shared helpers of the CKKS integration tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::sync::Arc;
+
 use rnsfhe_ckks::{
-    CkksParams, Complex64, ConversionMode, Csprng, PrecisionStats, RescalingPolicy,
-    SecretDistribution,
+    Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, Complex64, ConversionMode,
+    Csprng, Evaluator, KeyGenerator, PrecisionStats, RescalingPolicy, SecretDistribution,
 };
 
 /// A deterministic generator for tests.
@@ -60,5 +62,48 @@ pub fn small(policy: RescalingPolicy, mode: ConversionMode) -> CkksParams {
         conversion: mode,
         rescaling: policy,
         insecure_for_testing: true,
+    }
+}
+
+/// A context with its keys, a secret-key encryptor and a decryptor (the set-up of the transform tests).
+pub struct Setup {
+    pub ctx: Arc<CkksContext>,
+    pub keys: KeyGenerator,
+    pub enc: CkksEncryptor,
+    pub dec: CkksDecryptor,
+    seed: u8,
+}
+
+impl Setup {
+    /// Keys for `ctx` from the deterministic generator `rng(seed)` (encryptions use `seed + 1`, Galois
+    /// keys `seed + 2`).
+    pub fn new(ctx: Arc<CkksContext>, seed: u8) -> Self {
+        let keys = KeyGenerator::new(&ctx, &mut rng(seed)).unwrap();
+        let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
+        let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();
+        Self {
+            ctx,
+            keys,
+            enc,
+            dec,
+            seed,
+        }
+    }
+
+    /// `values` encrypted in `slots` slots at `level`.
+    pub fn encrypt(&self, values: &[Complex64], slots: usize, level: usize) -> Ciphertext {
+        let pt = self.ctx.encode(values, slots, level).unwrap();
+        self.enc
+            .encrypt_plaintext(&pt, &mut rng(self.seed.wrapping_add(1)))
+            .unwrap()
+    }
+
+    /// An evaluator with Galois keys for `steps` (and conjugation).
+    pub fn evaluator(&self, steps: &[i64], conjugate: bool) -> Evaluator {
+        let gk = self
+            .keys
+            .galois_keys(steps, conjugate, &mut rng(self.seed.wrapping_add(2)))
+            .unwrap();
+        Evaluator::new(&self.ctx).with_galois_keys(gk).unwrap()
     }
 }
