@@ -10,7 +10,7 @@ an ordinary CKKS ciphertext, at a lower level, on which arithmetic goes on:
 >>> s = pegasus.Session("InsecureTest", slots=8, seed=1, allow_insecure=True)  # small and NOT secure
 >>> x = np.array([-6.0, -2.5, -1.0, -0.25, 0.0, 0.5, 3.0, 7.5])    # values in [-8, 8] (input_bound)
 >>> y = s.decrypt(s.encrypt(x).lut(np.tanh), real=True)
->>> bound = 6 * s.grid_step * np.sqrt((2 + 64) / 12)  # 6 sigma of the grid error, tanh is 1-Lipschitz
+>>> bound = s.error_bound(1.0, s.table(np.tanh)) + 2**-12  # PEGASUS Eq. (3), tanh is 1-Lipschitz; repacking
 >>> bool(np.max(np.abs(y - np.tanh(x))) < bound)
 True
 
@@ -22,9 +22,13 @@ What one table costs and how accurate it is: the pipeline runs slots to coeffici
 runs one blind rotation per slot (in parallel) and repacks them with one reduction F_mod, so its time grows
 with ``slots``. A table reads its input on a grid of :attr:`Session.grid_step` (``2 B / (n (1 - 2^-4))``
 for ``n = lut_dimension``), and the modulus switch of blind rotation rounds it by a few grid steps more (a
-standard deviation of ``sqrt((1 + ||s||^2) / 12)`` steps, ``||s||^2`` the LWE key's, 64 for these
-presets): an L-Lipschitz ``f`` comes out within about ``6 L grid_step sqrt(1 + ||s||^2 / 12)`` of
-``f(x)`` (PEGASUS Eq. (3)), whatever its shape (a step function is exact away from its jumps).
+standard deviation of ``sqrt((1 + ||s||^2) / 12)`` steps, ``||s||^2`` the LWE key's: 64 for "InsecureTest"
+and "Table4", about 512 for "Secure128"): an L-Lipschitz ``f`` comes out within
+:meth:`Session.error_bound` ``(L, table)`` of ``f(x)`` (PEGASUS Eq. (3) at six standard deviations, about
+``6 L grid_step sqrt((2 + ||s||^2) / 12)``), whatever its shape (a step function is exact away from its
+jumps). Repacking adds a small fraction of the output range ``max |f|`` (F_mod's error and the CKKS noise
+it amplifies): about ``2^-15 max |f|`` for ring packing, ``2^-10 max |f|`` for the paper's linear transform
+(measured with "InsecureTest").
 
 Finer control, the steps of ``lut`` one by one (together they give exactly ``lut``'s ciphertext):
 
@@ -214,6 +218,12 @@ class Session(ckks.Session):
         """The outputs of :meth:`lut_lwe` by ``table`` back into one CKKS ciphertext, in slot order; see
         :meth:`Pipeline.repack`."""
         return self.pipeline.repack(lwes, table)
+
+    def error_bound(self, lipschitz: float, table: LookupTable) -> float:
+        """PEGASUS Eq. (3)'s bound on a table's own error for an L-Lipschitz function (``lipschitz`` = L),
+        with the noise of the dimension switch: the error of :meth:`lut_lwe`'s outputs, to which repacking
+        adds a small fraction of ``max |f|``; see :meth:`Pipeline.error_bound`."""
+        return self.pipeline.error_bound(lipschitz, table)
 
     def decrypt_lwe(self, lwes: Union[LweCiphertext, Sequence[LweCiphertext]],
                     table: Optional[LookupTable] = None) -> NDArray[np.float64]:

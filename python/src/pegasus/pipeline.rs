@@ -140,6 +140,8 @@ impl PyPipeline {
             repacking: parse_repacking(repacking)?,
             blind_rotation: algorithm.map(parse_algorithm).transpose()?,
             allow_insecure,
+            // The Rust defaults for the rest (sparse-secret encapsulation on the ring-packing path).
+            ..PipelineOptions::new(slots)
         };
         let rotations: Vec<i64> = Int::get_all(&rotations, "rotations")?;
         let mut rng = csprng(seed)?;
@@ -328,6 +330,22 @@ impl PyPipeline {
     fn grid_step(&self) -> PyResult<f64> {
         let (modulus, scale) = self.pegasus.lwe_input()?;
         Ok(modulus as f64 / (2.0 * self.lut_dimension() as f64 * scale))
+    }
+
+    /// error_bound(lipschitz, table) -> float
+    ///
+    /// The bound of PEGASUS Eq. (3) on the look-up table's own error, ``|f(x) - output|`` for an
+    /// L-Lipschitz ``f`` (``lipschitz`` = L) and ``table`` (of ``table(f)``: its grid and scales), with the
+    /// input error of the dimension switch (``rnsfhe_pegasus::PegasusEvaluator::lut_error_bound``): the
+    /// error of ``lut_lwe``'s outputs. Repacking adds F_mod's error and the CKKS noise it amplifies, a
+    /// fraction of the output range max|f| (``lut``'s results are held to this bound plus that).
+    fn error_bound(&self, lipschitz: f64, table: &Bound<'_, PyLookupTable>) -> PyResult<f64> {
+        let table = &table.get().table;
+        self.pegasus.check_table(table)?;
+        self.pegasus
+            .evaluator
+            .lut_error_bound(table, lipschitz)
+            .map_err(pegasus_error)
     }
 
     /// The dimension n of the look-up tables' outputs (the degree of their ring).
