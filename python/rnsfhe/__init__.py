@@ -1,7 +1,7 @@
 """rnsfhe: homomorphic encryption in RNS form, a Rust library with this Python front end.
 
-The library will implement RNS-CKKS, RNS-BFV (Halevi-Polyakov-Shoup), exact RNS basis conversion and
-PEGASUS scheme switching. Today the math layer, CKKS, BFV and the LWE look-up tables are available:
+The library implements RNS-CKKS, RNS-BFV (Halevi-Polyakov-Shoup), exact RNS basis conversion and PEGASUS
+scheme switching:
 
 * prime search: :func:`is_prime`, :func:`ntt_primes_near_power_of_two`, :func:`ntt_primes_of_bits`,
   :func:`qu_xu_max_eta`, :func:`qu_xu_primes`;
@@ -14,8 +14,9 @@ PEGASUS scheme switching. Today the math layer, CKKS, BFV and the LWE look-up ta
 * BFV, exact arithmetic modulo t on encrypted integer vectors: the submodule :mod:`rnsfhe.bfv` (start with
   ``rnsfhe.bfv.Session``);
 * LWE ciphertexts and look-up tables of any Python function by blind rotation (the LWE half of PEGASUS):
-  the submodule :mod:`rnsfhe.lwe` (start with ``rnsfhe.lwe.LutSession``; the CKKS <-> LWE switch is not
-  built yet);
+  the submodule :mod:`rnsfhe.lwe` (start with ``rnsfhe.lwe.LutSession``);
+* PEGASUS, any function on encrypted CKKS values through look-up tables (CKKS -> LWE -> tables -> CKKS):
+  the submodule :mod:`rnsfhe.pegasus` (start with ``rnsfhe.pegasus.Session``: ``ct.lut(np.tanh)``);
 * applications: logistic-regression training on encrypted data (RNS-CKKS Table 4) with a scikit-learn-like
   ``rnsfhe.apps.LogisticRegression``, the lbw and uis datasets and a numpy reference, in :mod:`rnsfhe.apps`.
 

@@ -46,8 +46,8 @@ their kinds:
 >>> bool(abs(s.decrypt(back)[0] - 0.0) <= s.error_bound(1.0))
 True
 
-Not built yet: the switch between CKKS and LWE (extraction of CKKS slots and repacking, PEGASUS Fig. 6 and
-Section III.C). Secret keys and sessions refuse pickling; ciphertexts pickle by their components, switching
+The switch between CKKS and LWE (extraction of CKKS slots and repacking, PEGASUS Fig. 6 and Section III.C)
+is :mod:`rnsfhe.pegasus`. Secret keys and sessions refuse pickling; ciphertexts pickle by their components, switching
 keys by their bytes. Errors of the Rust code raise :class:`ValueError` with its message; heavy calls release
 the GIL.
 """
