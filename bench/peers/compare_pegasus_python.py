@@ -9,7 +9,8 @@ Both make the pipeline of the same preset and slot count (keys from a fixed seed
 pipeline's input level and build the table of tanh at setup. Rounds alternate the two (order rotating), a round's
 sample is the median of its calls, and the ratio Python / Rust is the median of the per-round ratios, so slow
 phases of the shared machine cancel out. The goal (README, "Measuring honestly"): a Python call costs what the
-Rust call costs, within a few percent; rows above GOAL_RATIO are marked. Results go to
+Rust call costs, within a few percent; rows above compare_python.GOAL_RATIO are marked (the result and its
+table are compare_python.py's). Results go to
 bench-results/python-overhead-pegasus-<preset>-<slots>.json.
 
 Stdlib only. Needs `cargo build --release -p rnsfhe --example pegasus_peer` and the extension in .venv
@@ -22,15 +23,12 @@ Stdlib only. Needs `cargo build --release -p rnsfhe --example pegasus_peer` and 
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 
+import compare_python
 import compare_table1 as drv
 
-GOAL_RATIO = 1.05
-IMPLS = ("rust", "python")
-LABEL = {"rust": "Rust", "python": "Python"}
 # op, label, calls per round sample
 OPS = [
     ("lut", "ct.lut(table): the whole pipeline, table built once", 3),
@@ -48,7 +46,7 @@ def start(args):
                                        (f"{py} (make python-ext)", py)) if not os.path.exists(path)]
     if missing:
         raise SystemExit(f"missing: {'; '.join(missing)}")
-    cmds = {"rust": [binary, *common],
+    cmds = {"ours": [binary, *common],
             "python": [py, os.path.join(drv.HERE, "rnsfhe_pegasus_python.py"), *common]}
     peers, failed = drv.start_processes(cmds, env, args)
     if failed:
@@ -63,38 +61,9 @@ def run(args):
     t_start = time.time()
     load_before = os.getloadavg()
     peers = start(args)
-    samples, raw, errors, infos = drv.interleave(peers, list(IMPLS), OPS, args.rounds, LABEL)
-    rows = []
-    for op, label, reps in OPS:
-        s_rust, s_py = samples[op]["rust"], samples[op]["python"]
-        ratio = statistics.median(p / r for p, r in zip(s_py, s_rust)) if s_rust and s_py else None
-        rows.append({"op": op, "label": label, "reps_per_round": reps,
-                     "rust": drv.times_ms(s_rust, raw[op]["rust"]),
-                     "python": drv.times_ms(s_py, raw[op]["python"]),
-                     "ratio_python_rust": ratio, "errors": errors.get(op, {})})
-    return {"preset": args.preset, "slots": args.slots, **drv.run_header(args, t_start, infos),
-            "load_average_before": load_before, "load_average_after": os.getloadavg(),
-            "goal_ratio": GOAL_RATIO, "rows": rows}
-
-
-def markdown(res):
-    lines = [f"### PEGASUS pipeline, {res['preset']}, {res['slots']} slots: Python API against Rust", ""]
-    lines += drv.machine_lines(res)
-    lines.append("- load average (1, 5, 15 min) before: " + ", ".join(f"{x:.2f}" for x in res["load_average_before"])
-                 + "; after: " + ", ".join(f"{x:.2f}" for x in res["load_average_after"]))
-    for n in IMPLS:
-        info = res["implementations"].get(n) or {}
-        lines.append(f"- {LABEL[n]}: {info.get('version')}; check {info.get('check')}")
-    lines.append(f"- {res['rounds']} interleaved rounds per operation; ratio = median of per-round ratios; "
-                 f"goal: at most {GOAL_RATIO:.2f}")
-    lines += ["", "| operation | Rust (ms) | Python (ms) | Python / Rust | goal |", "|---|---|---|---|---|"]
-    for row in res["rows"]:
-        r = row["ratio_python_rust"]
-        ok = "n/a" if r is None else ("ok" if r <= GOAL_RATIO else "ABOVE")
-        lines.append(f"| {row['label']} | {drv.fmt_ms(row['rust']['median_ms'])} "
-                     f"| {drv.fmt_ms(row['python']['median_ms'])} | {drv.fmt_ratio(r)} | {ok} |")
-    lines += drv.error_lines(res, LABEL)
-    return "\n".join(lines)
+    head = {"preset": f"PEGASUS pipeline, {args.preset}, {args.slots} slots", "pipeline_preset": args.preset,
+            "slots": args.slots}
+    return compare_python.compare(args, peers, OPS, head, t_start, load_before)
 
 
 def main():
@@ -111,7 +80,7 @@ def main():
     path = os.path.join(args.out_dir, f"python-overhead-pegasus-{args.preset}-{args.slots}.json")
     with open(path, "w") as f:
         json.dump(res, f, indent=1)
-    print(markdown(res))
+    print(compare_python.markdown(res))
     print(f"\n(raw results: {path})", file=sys.stderr)
 
 

@@ -54,6 +54,14 @@ def run_preset(args, preset, params):
     if len(peers) != 2:
         raise SystemExit(f"both sides are needed: {skipped}")
     ops = [o for o in drv.TABLE_OPS if not args.ops or o[0] in args.ops]
+    return compare(args, peers, ops, {"preset": preset, "params_requested": params}, t_start, load_before)
+
+
+def compare(args, peers, ops, head, t_start, load_before):
+    """Times `ops` on the Rust and Python processes `peers` (named "ours" and "python") in interleaved rounds
+    and returns the result that `markdown` prints: `head` (its "preset" names the table), the run header, the
+    load average before (`load_before`) and after, and a row per op with both times and the ratio. Shared with
+    compare_pegasus_python.py."""
     samples, raw, errors, infos = drv.interleave(peers, list(IMPLS), ops, args.rounds, LABEL)
     rows = []
     for op, label, reps in ops:
@@ -63,7 +71,7 @@ def run_preset(args, preset, params):
                      "rust": drv.times_ms(s_rust, raw[op]["ours"]),
                      "python": drv.times_ms(s_py, raw[op]["python"]),
                      "ratio_python_rust": ratio, "errors": errors.get(op, {})})
-    return {"preset": preset, "params_requested": params, **drv.run_header(args, t_start, infos),
+    return {**head, **drv.run_header(args, t_start, infos),
             "load_average_before": load_before, "load_average_after": os.getloadavg(),
             "goal_ratio": GOAL_RATIO, "rows": rows}
 

@@ -65,7 +65,7 @@ fn lwe_error(err: LweError) -> PyErr {
 
 /// The random generator of key generation and encryption: the operating system's, or (`seed` given) a
 /// deterministic one for tests and reproducible examples, which is not secure.
-fn csprng(seed: Option<Int>) -> PyResult<Csprng> {
+pub(crate) fn csprng(seed: Option<Int>) -> PyResult<Csprng> {
     match seed {
         None => Csprng::from_os().map_err(value_error),
         Some(seed) => {

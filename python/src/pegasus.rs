@@ -33,7 +33,7 @@ use crate::common::{
     Scheme,
 };
 use crate::lwe::{
-    algorithm_name, decrypt_phases, parse_algorithm, read_ciphertexts, PyLookupTable,
+    algorithm_name, csprng, decrypt_phases, parse_algorithm, read_ciphertexts, PyLookupTable,
     PyLweCiphertext, PyPegasusParams,
 };
 

@@ -41,19 +41,6 @@ pub(super) struct PyPipeline {
     rng: Mutex<Csprng>,
 }
 
-/// The random generator of key generation and encryption: the operating system's, or (`seed` given) a
-/// deterministic one for tests, which is not secure.
-fn csprng(seed: Option<Int>) -> PyResult<Csprng> {
-    match seed {
-        None => Csprng::from_os().map_err(value_error),
-        Some(seed) => {
-            let mut bytes = [0u8; 32];
-            bytes[..8].copy_from_slice(&seed.get::<u64>("seed")?.to_le_bytes());
-            Ok(Csprng::insecure_from_seed_for_tests(bytes))
-        }
-    }
-}
-
 /// Everything key generation makes (see [`PyPipeline`]).
 struct Generated {
     evaluator: PegasusEvaluator,
