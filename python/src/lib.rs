@@ -8,8 +8,10 @@
 //! Sections below, one per Rust layer: primes (rnsfhe-math), NTT (rnsfhe-math), basis conversion
 //! (rnsfhe-ring). Each function is registered in [`_rnsfhe`] at the bottom. The CKKS scheme lives in
 //! [`ckks`], registered as the submodule `_rnsfhe.ckks` (the Python module `rnsfhe.ckks` re-exports it);
-//! BFV likewise in [`bfv`] (`_rnsfhe.bfv`, re-exported by `rnsfhe.bfv`), and the applications of
-//! `rnsfhe-apps` in [`apps`] (`_rnsfhe.apps`, completed by the Python module `rnsfhe.apps`). What the
+//! BFV likewise in [`bfv`] (`_rnsfhe.bfv`, re-exported by `rnsfhe.bfv`), the applications of
+//! `rnsfhe-apps` in [`apps`] (`_rnsfhe.apps`, completed by the Python module `rnsfhe.apps`), the LWE look-up
+//! tables in [`lwe`] and the whole PEGASUS pipeline in [`pegasus`] (`_rnsfhe.pegasus`, completed by
+//! `rnsfhe.pegasus`, whose ciphertexts are the CKKS ones of [`ckks`] carrying the pipeline). What the
 //! bindings share (error conversion, numpy input, and the classes and methods both schemes have) is in
 //! [`common`].
 
