@@ -295,6 +295,18 @@ fn lwe_key_choice(
     (algorithm, distribution)
 }
 
+/// The look-up-table ring's context (with the opt-in for insecure keys if the options give it).
+fn lut_context(
+    params: &PipelineParams,
+    options: &PipelineOptions,
+) -> PegasusResult<Arc<rnsfhe_core::RlweContext>> {
+    Ok(if options.allow_insecure {
+        params.lwe.lut.context_allowing_insecure()?
+    } else {
+        params.lwe.lut.context()?
+    })
+}
+
 impl PegasusKeys {
     /// Makes every key of the pipeline for the CKKS secret of `keygen`: relinearization and rotation
     /// keys, the dimension switch to a new LWE secret, the blind-rotation key in a new look-up-table
@@ -308,7 +320,48 @@ impl PegasusKeys {
         keygen: &KeyGenerator,
         rng: &mut Csprng,
     ) -> PegasusResult<(Self, PegasusSecretKeys)> {
+        let lwe = &params.lwe;
+        let (_, distribution) = lwe_key_choice(params, options);
+        let lut_ctx = lut_context(params, options)?;
+        let secrets = PegasusSecretKeys {
+            lwe: LweSecretKey::generate(LweDimension::new(lwe.lwe_dimension)?, distribution, rng)?,
+            lut_ring: LweSecretKey::from_ring_key(&rnsfhe_core::SecretKey::generate(
+                &lut_ctx, rng,
+            )?)?,
+        };
+        let keys = Self::generate_for(params, options, keygen, &secrets, rng)?;
+        Ok((keys, secrets))
+    }
+
+    /// [`PegasusKeys::generate`] for LWE-side secrets made before (by an earlier call): keys for other
+    /// options (another repacking path, another dimension switch) that work on the same LWE ciphertexts.
+    ///
+    /// Errors: as [`PegasusKeys::generate`]; [`PegasusError::InvalidParams`] for secrets of other
+    /// dimensions than the parameters'; [`PegasusError::Lwe`] for a non-binary LWE secret with the binary
+    /// blind rotation.
+    pub fn generate_for(
+        params: &PipelineParams,
+        options: &PipelineOptions,
+        keygen: &KeyGenerator,
+        secrets: &PegasusSecretKeys,
+        rng: &mut Csprng,
+    ) -> PegasusResult<Self> {
         let ctx = &params.ckks;
+        let lut_ctx = lut_context(params, options)?;
+        if secrets.lwe.dimension().get() != params.lwe.lwe_dimension
+            || secrets.lut_ring.dimension().get() != lut_ctx.n()
+        {
+            return Err(PegasusError::InvalidParams {
+                what: "LWE-side secrets",
+                reason: format!(
+                    "dimensions {} and {} are not the parameters' n_lwe = {} and n = {}",
+                    secrets.lwe.dimension(),
+                    secrets.lut_ring.dimension(),
+                    params.lwe.lwe_dimension,
+                    lut_ctx.n()
+                ),
+            });
+        }
         let sk = keygen.secret_key();
         let transforms = Transforms::new(params, options)?;
         let relin = keygen.relin_key(rng)?;
@@ -325,47 +378,40 @@ impl PegasusKeys {
             rng,
         )?;
         let lwe = &params.lwe;
-        let (algorithm, distribution) = lwe_key_choice(params, options);
-        let lwe_key =
-            LweSecretKey::generate(LweDimension::new(lwe.lwe_dimension)?, distribution, rng)?;
+        let (algorithm, _) = lwe_key_choice(params, options);
         let insecure = options.allow_insecure;
-        let lut_ctx = if insecure {
-            lwe.lut.context_allowing_insecure()?
-        } else {
-            lwe.lut.context()?
-        };
-        let ring_sk = rnsfhe_core::SecretKey::generate(&lut_ctx, rng)?;
-        let lut_ring = LweSecretKey::from_ring_key(&ring_sk)?;
+        let (lwe_key, lut_ring) = (&secrets.lwe, &secrets.lut_ring);
+        let ring_sk = rnsfhe_core::SecretKey::from_coefficients(&lut_ctx, lut_ring.coefficients())?;
         let methods = [options.dimension_switch];
         let dimension_switch = if insecure {
             DimensionSwitchKeys::generate_allowing_insecure(
                 ctx,
                 sk,
-                &lwe_key,
+                lwe_key,
                 lwe.key_switch,
                 &methods,
                 rng,
             )?
         } else {
-            DimensionSwitchKeys::generate(ctx, sk, &lwe_key, lwe.key_switch, &methods, rng)?
+            DimensionSwitchKeys::generate(ctx, sk, lwe_key, lwe.key_switch, &methods, rng)?
         };
         let blind_rotation =
-            BlindRotationKey::generate_with(algorithm, &lut_ctx, &ring_sk, &lwe_key, rng)?;
+            BlindRotationKey::generate_with(algorithm, &lut_ctx, &ring_sk, lwe_key, rng)?;
         let repacking = match options.repacking {
             Repacking::LinearTransform => {
                 let back = if insecure {
                     LweSwitchingKey::generate_allowing_insecure(
-                        &lut_ring,
-                        &lwe_key,
+                        lut_ring,
+                        lwe_key,
                         lwe.key_switch,
                         rng,
                     )?
                 } else {
-                    LweSwitchingKey::generate(&lut_ring, &lwe_key, lwe.key_switch, rng)?
+                    LweSwitchingKey::generate(lut_ring, lwe_key, lwe.key_switch, rng)?
                 };
                 let top = ctx.max_level();
                 let scale = transforms.eval_mod.normalized_scale(ctx, top - 1)?;
-                let key = RepackingKey::generate(ctx, sk, &lwe_key, scale, rng)?;
+                let key = RepackingKey::generate(ctx, sk, lwe_key, scale, rng)?;
                 RepackingKeys::LinearTransform {
                     back: Box::new(back),
                     key: Box::new(key),
@@ -373,28 +419,22 @@ impl PegasusKeys {
             }
             Repacking::RingPacking => RepackingKeys::RingPacking {
                 key: Box::new(if insecure {
-                    RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?
+                    RingPackingKey::generate_allowing_insecure(ctx, sk, lut_ring, rng)?
                 } else {
-                    RingPackingKey::generate(ctx, sk, &lut_ring, rng)?
+                    RingPackingKey::generate(ctx, sk, lut_ring, rng)?
                 }),
                 encapsulation: encapsulation_weight(params, options)
                     .map(|h| SparseEncapsulation::generate(ctx, sk, h, insecure, rng).map(Box::new))
                     .transpose()?,
             },
         };
-        Ok((
-            Self {
-                relin,
-                galois,
-                dimension_switch,
-                blind_rotation,
-                repacking,
-            },
-            PegasusSecretKeys {
-                lwe: lwe_key,
-                lut_ring,
-            },
-        ))
+        Ok(Self {
+            relin,
+            galois,
+            dimension_switch,
+            blind_rotation,
+            repacking,
+        })
     }
 }
 
