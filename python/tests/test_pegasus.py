@@ -280,7 +280,11 @@ def test_invalid_options():
     ]:
         with pytest.raises(ValueError, match=message):
             pegasus.Session(slots=SLOTS, allow_insecure=True, **{"preset": "InsecureTest", **kwargs})
-    for kwargs, message in [({"slots": 7}, "slot count"), ({"input_bound": -1.0}, "input bound")]:
+    for kwargs, message in [
+        ({"slots": 7}, "slot count"),
+        ({"input_bound": -1.0}, "input bound"),
+        ({"slots": 2}, r"lower s2c_levels or c2s_levels to at most log2\(slots\)"),  # 1 butterfly stage
+    ]:
         with pytest.warns(UserWarning), pytest.raises(ValueError, match=message):
             pegasus.Session("InsecureTest", allow_insecure=True, **{"slots": SLOTS, **kwargs})
 

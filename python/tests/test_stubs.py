@@ -13,6 +13,7 @@ import pathlib
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import mypy  # noqa: F401  (pinned in requirements-dev.txt: a missing mypy fails here instead of skipping)
 
@@ -62,7 +63,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import rnsfhe
-from rnsfhe import apps, bfv, ckks
+from rnsfhe import apps, bfv, ckks, lwe, pegasus
 from rnsfhe._rnsfhe import apps as raw_apps
 
 
@@ -109,6 +110,17 @@ def common_use() -> int:
     return header.fingerprint + int(spectrum[0]) + (eta or 0)
 
 
+def pegasus_use(s: pegasus.Session) -> NDArray[np.float64]:
+    table: lwe.LookupTable = s.table(np.tanh)
+    ct = s.encrypt(np.array([0.5, -1.0]), level=s.input_level)
+    out: ckks.Ciphertext = ct.lut(np.tanh) + 2 * s.lut(ct, table)
+    lwes: list[lwe.LweCiphertext] = ct.to_lwe()
+    back: ckks.Ciphertext = s.repack(s.lut_lwe(lwes, table), table)
+    bound: float = s.error_bound(1.0, table) + s.pipeline.grid_step
+    assert out.level == back.level
+    return s.decrypt_lwe(lwes) + bound
+
+
 def apps_use(x: NDArray[np.float64], y: NDArray[np.float64]) -> Any:
     layout = raw_apps.PackedLayout(*x.shape)
     packed: NDArray[np.float64] = layout.pack_z(x, y)
@@ -125,6 +137,7 @@ MISTAKES = {
     'rnsfhe.read_header("RNSF")': "arg-type",
     'ckks.Context().fingerprint.hex()': "attr-defined",
     'ckks.Context().decryptor(None)': "arg-type",
+    'pegasus.Session("InsecureTest", slots="8")': "arg-type",
 }
 
 
@@ -136,7 +149,7 @@ def test_typed_use_type_checks(tmp_path):
 
 
 def test_mistakes_are_reported(tmp_path):
-    lines = ["import rnsfhe", "from rnsfhe import bfv, ckks", ""]
+    lines = ["import rnsfhe", "from rnsfhe import bfv, ckks, pegasus", ""]
     first = len(lines) + 1
     lines += list(MISTAKES)
     snippet = tmp_path / "mistakes.py"
@@ -158,5 +171,9 @@ def test_typed_use_runs():
     assert real.dtype.name == "float64" and cplx.dtype.name == "complex128"
     assert namespace["bfv_use"]().dtype.name == "int64"
     assert namespace["common_use"]() > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the insecure test preset
+        session = rnsfhe.pegasus.Session("InsecureTest", slots=8, seed=1, allow_insecure=True)
+    assert namespace["pegasus_use"](session).dtype.name == "float64"
     x, y = rnsfhe.apps.load_lbw()
     namespace["apps_use"](x, y)

@@ -176,7 +176,19 @@ impl PyPipeline {
                     encryptor,
                 })
             })
-            .map_err(pegasus_error)?;
+            .map_err(|e| match e {
+                // The transforms of few slots have few butterfly stages, one level each at most.
+                PegasusError::Ckks(
+                    e @ rnsfhe::ckks::Error::InvalidArgument {
+                        operation: "homomorphic DFT",
+                        ..
+                    },
+                ) => value_error_with_hint(
+                    e,
+                    " (Python: lower s2c_levels or c2s_levels to at most log2(slots), or use more slots)",
+                ),
+                e => pegasus_error(e),
+            })?;
         let pegasus = Arc::new(Pegasus {
             evaluator: generated.evaluator,
             lwe_params,
