@@ -87,7 +87,8 @@ class Session(ckks.Session):
     * ``dimension_switch``: "whole" (one RLWE key switch of the whole ciphertext) or "per_ciphertext"
       (PEGASUS Fig. 9 on each extracted LWE ciphertext).
     * ``algorithm``: the blind rotation ("ternary", "binary", "lmkcdey"; None: the preset's).
-    * ``s2c_levels``, ``c2s_levels``: levels of slots-to-coefficients and CoeffsToSlots (1 to 4).
+    * ``s2c_levels``, ``c2s_levels``: levels of slots-to-coefficients and CoeffsToSlots (1 to 4, and at most
+      log2(slots): one level per butterfly stage at most, so 2 slots take 1 level each).
     * ``rotations``, ``conjugate``, ``sum_slots``: extra CKKS Galois keys for arithmetic on the results
       (``sum_slots``: the rotations ``ct.sum()`` needs for ``slots`` slots).
     * ``seed``: an integer makes every key and :meth:`encrypt` deterministic, for tests only (**not
