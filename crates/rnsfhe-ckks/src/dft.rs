@@ -42,6 +42,13 @@
 //! matrices, `|factor|^(1/levels)` in each (and its sign in the first), so that every matrix keeps
 //! entries of similar size and the same relative precision.
 //!
+//! One exception, for SlotsToCoeffs with `|factor| < 1`: the factor's magnitude goes into the matrices'
+//! **scales** (`q_(l-1) |factor|^(1/levels)`) instead of their entries. The plaintext is the same
+//! (`Delta * factor * z` in the coefficients), read at the scale `Delta |factor|` as `sign(factor) z`.
+//! SlotsToCoeffs ends at the bottom of the chain, where the last product's scale `Delta q_1` would
+//! exceed `q_0 q_1 / 2` when `Delta ~ q_0` (PEGASUS's chain of primes of one size) although the shrunk
+//! values fit; with the factor in the scales the product's scale is `Delta q_1 |factor|`.
+//!
 //! Besides the usual key-switching and rescaling errors, the rounding of the encoded diagonals counts:
 //! each slot of a diagonal is exact to about `sqrt(2n/12) / q_l`, and it multiplies slot values that grow
 //! to `sqrt(n)` times the coefficients inside the DFT; with `D` diagonals a matrix adds a slot error of
@@ -299,13 +306,23 @@ impl EncodedDft {
                 ),
             });
         }
-        let factors = dft_factors(ctx.encoder(), slots, levels, direction, factor)?;
+        // SlotsToCoeffs ends at the bottom of the chain, where a product at scale `Delta q_1` does not
+        // fit `q_0 q_1` as a scale when `Delta ~ q_0` (PEGASUS's chain), although values shrunk by a
+        // factor below 1 do: such a factor's magnitude goes into the scales of the matrices instead of
+        // their entries (the same plaintext, at the scale `Delta |factor|`).
+        let folded = if direction == DftDirection::SlotsToCoeffs && factor.abs() < 1.0 {
+            factor.abs()
+        } else {
+            1.0
+        };
+        let per_matrix = folded.powf(1.0 / levels as f64);
+        let factors = dft_factors(ctx.encoder(), slots, levels, direction, factor / folded)?;
         let matrices = factors
             .iter()
             .enumerate()
             .map(|(i, m)| {
                 let level = start_level - i;
-                let scale = LinearTransform::exact_rescale_scale(ctx, level)?;
+                let scale = LinearTransform::exact_rescale_scale(ctx, level)? * per_matrix;
                 m.encode(ctx, level, scale, None)
             })
             .collect::<Result<Vec<_>>>()?;
@@ -528,8 +545,9 @@ impl CoeffsToSlots {
 
 impl Evaluator {
     /// SlotsToCoeffs: a ciphertext of slots `z` becomes one whose plaintext coefficients are
-    /// `Delta * factor * z` at [`SlotsToCoeffs::coefficient_positions`] (`Delta` its scale, exactly the
-    /// input's), at level [`SlotsToCoeffs::output_level`]. The input is dropped to the start level; one
+    /// `Delta * factor * z` at [`SlotsToCoeffs::coefficient_positions`] (`Delta` the input's scale), at
+    /// level [`SlotsToCoeffs::output_level`]; the output's scale is `Delta`, or `Delta |factor|` for
+    /// `|factor| < 1` (see the [module documentation](crate::dft#levels-scales-and-the-factor)). The input is dropped to the start level; one
     /// with fewer slots than the transform stands for its replicated slots
     /// ([`Evaluator::linear_transform`]).
     ///

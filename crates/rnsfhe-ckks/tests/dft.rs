@@ -335,7 +335,10 @@ fn factors_and_the_real_imaginary_split() {
         let z = complex_values(slots, 41);
         let ct = s.encrypt(&z, slots, 5);
         let mid = eval.slots_to_coeffs(&ct, &s2c).unwrap();
-        let err = coefficient_error(&s, &s.coefficients(&mid), &z, f1);
+        // |f1| < 1 is folded into the matrices' scales: the same plaintext at the scale Delta |f1|.
+        assert!((mid.scale() / (ct.scale() * f1.abs()) - 1.0).abs() < 1e-9);
+        let raw: Vec<f64> = s.coefficients(&mid).iter().map(|c| c * f1.abs()).collect();
+        let err = coefficient_error(&s, &raw, &z, f1);
         let after_s2c = Bound::fresh(&s.ctx, &z, ct.scale()).through(
             &factors(&s.ctx, slots, 2, DftDirection::SlotsToCoeffs, f1),
             5,
@@ -353,11 +356,21 @@ fn factors_and_the_real_imaginary_split() {
                 3,
             )
             .split_slot(1);
+        // C2S reads the coefficients over the middle's scale Delta |f1|: the slots hold f1 f2 z / |f1|,
+        // and their errors (in units of Delta) grow by 1 / |f1| too.
         let f = f1 * f2;
         let want_re: Vec<Complex64> = z.iter().map(|v| Complex64::new(f * v.re, 0.0)).collect();
         let want_im: Vec<Complex64> = z.iter().map(|v| Complex64::new(f * v.im, 0.0)).collect();
-        let err_re = slot_error(&want_re, &s.dec.decrypt(&real).unwrap());
-        let err_im = slot_error(&want_im, &s.dec.decrypt(&imaginary).unwrap());
+        let in_delta = |ct: &Ciphertext| -> Vec<Complex64> {
+            s.dec
+                .decrypt(ct)
+                .unwrap()
+                .iter()
+                .map(|v| v * f1.abs())
+                .collect()
+        };
+        let err_re = slot_error(&want_re, &in_delta(&real));
+        let err_im = slot_error(&want_im, &in_delta(&imaginary));
         eprintln!(
             "split {slots} slots: errors 2^{:.2}, 2^{:.2}, bound 2^{:.2}",
             err_re.log2(),

@@ -167,11 +167,9 @@ impl Transforms {
         }
         let q0 = params.q0() as f64;
         let input_scale = q0 / (4.0 * options.input_bound) * (1.0 - 1.0 / 16.0);
-        // S2C ends at level 2, not 1: its last product has the scale Delta q_1 ~ 2^90, which level 2
-        // (q_0 q_1 < 2^90) cannot hold as a scale although the values (Delta_in v < q_0 / 4) fit; the
-        // extraction then drops the result to q_0, which keeps the plaintext modulo q_0. One level more
-        // than the paper's S2C (Section IV.B: "S2C itself might consume 1 or 2 ciphertext moduli").
-        let start = options.s2c_levels + 2;
+        // S2C ends at q_0 (PEGASUS Section IV.B); its factor Delta_in / Delta < 1 goes into the scales
+        // of its matrices (see rnsfhe_ckks::dft), so the coefficients hold Delta_in v.
+        let start = options.s2c_levels + 1;
         let factor = input_scale / ctx.level_scale(start)?;
         let s2c = SlotsToCoeffs::new(ctx, options.slots, options.s2c_levels, start, factor)?;
         let eval_mod = eval_mod_params(params, options)?;
