@@ -113,6 +113,8 @@ pub struct StageRow {
     pub one_thread_s: Option<f64>,
     /// Seconds per call on 2 threads (median), `None` when the row was skipped.
     pub two_threads_s: Option<f64>,
+    /// CPU seconds per call on 1 thread (median): the figure to read on a loaded machine.
+    pub one_thread_cpu_s: Option<f64>,
     /// The paper's figure (Table V), seconds.
     pub paper_s: Option<f64>,
     /// OpenPEGASUS on this machine, seconds (issue figures, single thread).
@@ -205,8 +207,11 @@ mod reference {
     pub const OPENPEGASUS_KS_PER_LWE: f64 = 0.038;
 }
 
-/// The functions of the accuracy rows.
-const FUNCTIONS: [(&str, fn(f64) -> f64); 3] = [
+/// A function of the accuracy rows.
+type Function = fn(f64) -> f64;
+
+/// The functions of the accuracy rows, by name.
+const FUNCTIONS: [(&str, Function); 3] = [
     ("sigmoid", sigmoid),
     ("ReLU", relu),
     ("sqrt(abs(x))", sqrt_abs),
@@ -238,34 +243,36 @@ impl Pools {
         })
     }
 
-    /// Seconds per call of `f` on 1 and on 2 threads (medians). The first call, on 1 thread, is a
-    /// warm-up when it takes under a second and the first sample otherwise; then calls alternate
-    /// between the pools (which goes first alternates too), 5 samples each for calls under a second,
-    /// 3 under 10 s, 1 beyond (`quick`: 1), so that a slow stage costs a few calls, not dozens.
+    /// Seconds per call of `f` on 1 and on 2 threads (medians of the wall-clock times), and the CPU
+    /// seconds of the 1-thread calls (median; `NaN` where `/proc/self/stat` is missing). The first call,
+    /// on 1 thread, is a warm-up when it takes under a second and the first sample otherwise; then
+    /// calls alternate between the pools (which goes first alternates too), 5 samples each for calls
+    /// under a second, 3 under 10 s, 1 beyond (`quick`: 1), so that a slow stage costs a few calls, not
+    /// dozens.
     fn time<T: Send>(
         &self,
         quick: bool,
         f: impl Fn() -> anyhow::Result<T> + Sync,
-    ) -> anyhow::Result<(f64, f64)> {
-        let timed = |pool: &rayon::ThreadPool| -> anyhow::Result<f64> {
-            let start = Instant::now();
+    ) -> anyhow::Result<Times> {
+        let timed = |pool: &rayon::ThreadPool| -> anyhow::Result<(f64, f64)> {
+            let (start, cpu) = (Instant::now(), cpu_seconds());
             pool.install(&f)?;
-            Ok(start.elapsed().as_secs_f64())
+            Ok((start.elapsed().as_secs_f64(), cpu_seconds() - cpu))
         };
         let first = timed(&self.one)?;
-        let samples = match (quick, first) {
+        let samples = match (quick, first.0) {
             (true, _) => 1,
             (false, t) if t < 1.0 => 5,
             (false, t) if t < 10.0 => 3,
             _ => 1,
         };
         let (mut one, mut two) = (Vec::new(), Vec::new());
-        if first >= 1.0 {
+        if first.0 >= 1.0 {
             one.push(first);
         }
         for round in 0..samples {
             if round % 2 == 0 {
-                two.push(timed(&self.two)?);
+                two.push(timed(&self.two)?.0);
                 if one.len() < samples {
                     one.push(timed(&self.one)?);
                 }
@@ -273,10 +280,58 @@ impl Pools {
                 if one.len() < samples {
                     one.push(timed(&self.one)?);
                 }
-                two.push(timed(&self.two)?);
+                two.push(timed(&self.two)?.0);
             }
         }
-        Ok((median(&one), median(&two)))
+        let wall: Vec<f64> = one.iter().map(|t| t.0).collect();
+        let cpu: Vec<f64> = one.iter().map(|t| t.1).collect();
+        Ok(Times {
+            one: median(&wall),
+            two: median(&two),
+            one_cpu: median(&cpu),
+        })
+    }
+}
+
+/// The timings of one stage, seconds per call.
+#[derive(Debug, Clone, Copy)]
+struct Times {
+    /// Wall clock on 1 thread.
+    one: f64,
+    /// Wall clock on 2 threads.
+    two: f64,
+    /// CPU time of the process on 1 thread: close to the wall clock on a quiet machine, and the figure
+    /// to read on a loaded one (the other processes' share is not in it).
+    one_cpu: f64,
+}
+
+impl Times {
+    /// `a - b - c`, field by field (a share by difference).
+    fn minus(self, b: Times, c: Times) -> Times {
+        Times {
+            one: self.one - b.one - c.one,
+            two: self.two - b.two - c.two,
+            one_cpu: self.one_cpu - b.one_cpu - c.one_cpu,
+        }
+    }
+}
+
+/// CPU seconds (user and system) of this process so far, from `/proc/self/stat` (`NaN` elsewhere);
+/// a resolution of 10 ms (Linux reports clock ticks of `USER_HZ = 100`).
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // The fields after the command name (in parentheses, which may contain spaces): utime and stime
+    // are fields 14 and 15 of the line, 12 and 13 after the name.
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return f64::NAN;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let tick = |i: usize| fields.get(i).and_then(|x| x.parse::<f64>().ok());
+    match (tick(11), tick(12)) {
+        (Some(u), Some(s)) => (u + s) / 100.0,
+        _ => f64::NAN,
     }
 }
 
@@ -520,7 +575,7 @@ impl PresetSetup {
 }
 
 /// `(mean, max)` absolute error of `got` against `f(values)`, `log2`.
-fn errors(values: &[f64], got: &[f64], f: fn(f64) -> f64) -> (f64, f64) {
+fn errors(values: &[f64], got: &[f64], f: Function) -> (f64, f64) {
     let e: Vec<f64> = values
         .iter()
         .zip(got)
@@ -544,7 +599,7 @@ struct Run<'a> {
 struct Pending {
     stage: String,
     l: usize,
-    times: Result<(f64, f64), String>,
+    times: Result<Times, String>,
     paper_s: Option<f64>,
     openpegasus_s: Option<f64>,
     goal: String,
@@ -552,7 +607,7 @@ struct Pending {
 }
 
 impl Pending {
-    fn new(stage: impl Into<String>, l: usize, times: (f64, f64)) -> Self {
+    fn new(stage: impl Into<String>, l: usize, times: Times) -> Self {
         Self {
             stage: stage.into(),
             l,
@@ -567,7 +622,15 @@ impl Pending {
     fn skipped(stage: impl Into<String>, l: usize, why: String) -> Self {
         Self {
             times: Err(why),
-            ..Self::new(stage, l, (0.0, 0.0))
+            ..Self::new(
+                stage,
+                l,
+                Times {
+                    one: 0.0,
+                    two: 0.0,
+                    one_cpu: 0.0,
+                },
+            )
         }
     }
 
@@ -593,9 +656,14 @@ impl Run<'_> {
     fn finish(&mut self, preset: PipelinePreset, pending: Vec<Pending>) {
         let peak = peak_rss_mib();
         for p in pending {
-            let (one, two, note) = match p.times {
-                Ok((one, two)) => (Some(one), Some(two), p.note),
-                Err(why) => (None, None, why),
+            let (one, two, cpu, note) = match p.times {
+                Ok(t) => (
+                    Some(t.one),
+                    Some(t.two),
+                    t.one_cpu.is_finite().then_some(t.one_cpu),
+                    p.note,
+                ),
+                Err(why) => (None, None, None, why),
             };
             self.rows.push(StageRow {
                 preset: format!("{preset:?}"),
@@ -603,6 +671,7 @@ impl Run<'_> {
                 l: p.l,
                 one_thread_s: one,
                 two_threads_s: two,
+                one_thread_cpu_s: cpu,
                 paper_s: p.paper_s,
                 openpegasus_s: p.openpegasus_s,
                 goal: p.goal,
@@ -613,10 +682,7 @@ impl Run<'_> {
         reset_peak_rss();
     }
 
-    fn time<T: Send>(
-        &self,
-        f: impl Fn() -> anyhow::Result<T> + Sync,
-    ) -> anyhow::Result<(f64, f64)> {
+    fn time<T: Send>(&self, f: impl Fn() -> anyhow::Result<T> + Sync) -> anyhow::Result<Times> {
         self.pools.time(self.options.quick, f)
     }
 
@@ -647,7 +713,7 @@ impl Run<'_> {
         let lwes = pegasus.to_lwe(&ct)?;
         let outs = self.pools.two.install(|| pegasus.lut(&lwes, &table))?;
         let repack = self.time(|| Ok(pegasus.repack(&outs, &table)?))?;
-        let luts = (whole.0 - to_lwe.0 - repack.0, whole.1 - to_lwe.1 - repack.1);
+        let luts = whole.minus(to_lwe, repack);
         let switch = match repacking {
             Repacking::LinearTransform => DimensionSwitch::PerCiphertext,
             _ => DimensionSwitch::WholeCiphertext,
@@ -655,7 +721,7 @@ impl Run<'_> {
         let rows = vec![
             Pending::new(format!("end to end, {path} (sigmoid)"), l, whole).note(format!(
                 "CKKS in, {l} LUTs, CKKS out; the LUTs dominate ({:.0} %)",
-                100.0 * luts.0 / whole.0
+                100.0 * luts.one / whole.one
             )),
             Pending::new(
                 format!("end to end: S2C + extraction ({switch})"),
@@ -1082,6 +1148,7 @@ fn print_tables(
                     r.l.to_string()
                 },
                 secs(r.one_thread_s),
+                secs(r.one_thread_cpu_s),
                 secs(r.two_threads_s),
                 speedup,
                 secs(r.paper_s),
@@ -1101,6 +1168,7 @@ fn print_tables(
                 "stage",
                 "l",
                 "1 thread (s)",
+                "1 thread, CPU (s)",
                 "2 threads (s)",
                 "speedup",
                 "paper (s)",

@@ -116,7 +116,7 @@ const PIPELINE_SLOTS: usize = 1 << 12;
 /// switch by each method, the blind-rotation key, the repacking key of the linear-transform path (one
 /// ciphertext: PEGASUS Table I, about 12 MB at `N = 2^16`) and the keys of ring packing.
 fn pipeline_table(rng: &mut Csprng) -> anyhow::Result<()> {
-    use rnsfhe_bench::pegasus_pipeline::pipeline_galois_key_count;
+    use rnsfhe_bench::pegasus_pipeline::{key_switching_key_bytes, pipeline_galois_key_count};
     use rnsfhe_lwe::{BlindRotationKey, LweDimension, LweSecretKey};
     use rnsfhe_pegasus::{
         DimensionSwitch, DimensionSwitchKeys, PipelinePreset, Repacking, RepackingKey,
@@ -140,6 +140,15 @@ fn pipeline_table(rng: &mut Csprng) -> anyhow::Result<()> {
             count(Repacking::RingPacking)?,
             count(Repacking::LinearTransform)?,
         );
+        let in_memory = key_switching_key_bytes(ctx);
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let key_total = |count: usize| {
+            format!(
+                "{count} keys, {:.2} GiB ({:.2} GiB in memory)",
+                gib(count as u64 * one_rotation),
+                gib(count as u64 * in_memory)
+            )
+        };
         let lwe_key =
             LweSecretKey::generate(LweDimension::new(lwe.lwe_dimension)?, lwe.lwe_secret, rng)?;
         let lut_ctx = if insecure {
@@ -201,17 +210,18 @@ fn pipeline_table(rng: &mut Csprng) -> anyhow::Result<()> {
             format!("{preset:?}"),
             pair(&rk).0,
             pair(&gk).0,
-            format!(
-                "{ring_count}: {} / LT: {lt_count}: {}",
-                human(ring_count as u64 * one_rotation),
-                human(lt_count as u64 * one_rotation)
-            ),
+            format!("{} / {}", key_total(ring_count), key_total(lt_count)),
             per_ciphertext,
             whole,
             ek_size,
             format!(
-                "{} (paper: about 12 MB)",
-                human(repacking.ciphertext().serialized_size())
+                "{}{}",
+                human(repacking.ciphertext().serialized_size()),
+                if ctx.n() == 1 << 16 {
+                    " (PEGASUS Table I: about 12 MB)"
+                } else {
+                    ""
+                }
             ),
             format!(
                 "{} ({} automorphisms)",
@@ -231,7 +241,7 @@ fn pipeline_table(rng: &mut Csprng) -> anyhow::Result<()> {
                 "preset",
                 "relinearization key",
                 "rotation key (one)",
-                "rotation keys for 2^12 values, expanded (ring packing / LT)",
+                "rotation keys for 2^12 values, expanded: ring packing / LT",
                 "dimension switch, per ciphertext (Fig. 9)",
                 "dimension switch, whole ciphertext",
                 "blind-rotation key",

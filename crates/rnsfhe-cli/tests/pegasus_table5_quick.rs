@@ -1,6 +1,7 @@
-//! `rnsfhe bench pegasus-table5 --quick --part pipeline`: the CI smoke run of the pipeline rows (the
-//! `InsecureTest` pipeline preset, a few seconds) writes a row for every stage on 1 and 2 threads and the
-//! accuracy rows of both repacking paths, and the repacked values are right.
+//! `rnsfhe bench pegasus-table5 --quick`: the CI smoke run of the whole command (the LWE rows and the
+//! pipeline rows at the `InsecureTest` sets, a few seconds) writes the LWE rows, a row for every stage of
+//! the pipeline on 1 and 2 threads and the accuracy rows of both repacking paths, and the repacked
+//! values are right.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,7 +14,7 @@ fn quick_pipeline_rows_cover_every_stage_and_both_paths() {
     let out_dir =
         std::env::temp_dir().join(format!("rnsfhe-pegasus-table5-{}", std::process::id()));
     let output = Command::new(env!("CARGO_BIN_EXE_rnsfhe"))
-        .args(["bench", "pegasus-table5", "--quick", "--part", "pipeline"])
+        .args(["bench", "pegasus-table5", "--quick"])
         .arg("--out")
         .arg(&out_dir)
         .output()
@@ -25,6 +26,17 @@ fn quick_pipeline_rows_cover_every_stage_and_both_paths() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.contains("QUICK RUN"), "{stdout}");
+    let lwe: Value = serde_json::from_str(
+        &std::fs::read_to_string(out_dir.join("pegasus-table5.json")).unwrap(),
+    )
+    .unwrap();
+    let lwe_rows = lwe["rows"].as_array().unwrap();
+    assert!(
+        lwe_rows
+            .iter()
+            .any(|r| r["operation"].as_str().unwrap().starts_with("KS N")),
+        "{lwe}"
+    );
     let text = std::fs::read_to_string(out_dir.join("pegasus-pipeline.json")).unwrap();
     std::fs::remove_dir_all(&out_dir).unwrap();
     let results: Value = serde_json::from_str(&text).unwrap();
