@@ -652,6 +652,46 @@ impl Pending {
 }
 
 impl Run<'_> {
+    /// Runs one configuration (`body` pushes its rows) and records its rows; a failure becomes a row
+    /// `failed: <error>` after the rows measured before it. Returns what `body` returned, `None` on
+    /// failure.
+    fn configuration<T>(
+        &mut self,
+        preset: PipelinePreset,
+        stage: &str,
+        l: usize,
+        body: impl FnOnce(&mut Self, &mut Vec<Pending>) -> anyhow::Result<T>,
+    ) -> Option<T> {
+        let mut rows = Vec::new();
+        let out = body(self, &mut rows);
+        let out = match out {
+            Ok(out) => Some(out),
+            Err(e) => {
+                eprintln!("  {preset:?}: {stage}, l = {l}: failed: {e:#}");
+                rows.push(Pending::skipped(stage, l, format!("failed: {e:#}")));
+                None
+            }
+        };
+        self.finish(preset, rows);
+        out
+    }
+
+    /// Writes every row so far to `<out>/pegasus-pipeline.json`; returns the path.
+    fn write(
+        &self,
+        machine: &Machine,
+        selection: &PipelineSelection,
+    ) -> anyhow::Result<std::path::PathBuf> {
+        let results = PipelineResults {
+            machine: machine.clone(),
+            presets: selection.presets.iter().map(|p| format!("{p:?}")).collect(),
+            rows: self.rows.clone(),
+            accuracy: self.accuracy.clone(),
+        };
+        write_json(&self.options.out, "pegasus-pipeline", &results)
+            .context("writing the pegasus-pipeline results")
+    }
+
     /// Records the rows of one configuration with the peak memory since its start.
     fn finish(&mut self, preset: PipelinePreset, pending: Vec<Pending>) {
         let peak = peak_rss_mib();
@@ -686,12 +726,14 @@ impl Run<'_> {
         self.pools.time(self.options.quick, f)
     }
 
-    /// The end-to-end and accuracy rows of one path at `l` values; returns the path's F_mod.
+    /// The end-to-end and accuracy rows of one path at `l` values, into `rows`; returns the path's
+    /// F_mod (`None` when skipped for memory).
     fn end_to_end(
         &mut self,
         setup: &PresetSetup,
         l: usize,
         repacking: Repacking,
+        rows: &mut Vec<Pending>,
     ) -> anyhow::Result<Option<EvalMod>> {
         let preset = setup.preset;
         let path = path_name(repacking);
@@ -699,8 +741,7 @@ impl Run<'_> {
             * key_switching_key_bytes(setup.ctx())
             + lt_plaintext_bytes(setup, l, repacking);
         if let Err(why) = check_memory(need) {
-            let row = Pending::skipped(format!("end to end, {path}"), l, why);
-            self.finish(preset, vec![row]);
+            rows.push(Pending::skipped(format!("end to end, {path}"), l, why));
             return Ok(None);
         }
         eprintln!("  {preset:?}: end to end by {path}, l = {l}");
@@ -718,7 +759,7 @@ impl Run<'_> {
             Repacking::LinearTransform => DimensionSwitch::PerCiphertext,
             _ => DimensionSwitch::WholeCiphertext,
         };
-        let rows = vec![
+        rows.extend([
             Pending::new(format!("end to end, {path} (sigmoid)"), l, whole).note(format!(
                 "CKKS in, {l} LUTs, CKKS out; the LUTs dominate ({:.0} %)",
                 100.0 * luts.one / whole.one
@@ -730,7 +771,7 @@ impl Run<'_> {
             ),
             Pending::new(format!("end to end: {l} LUTs (by difference)"), l, luts),
             Pending::new(format!("end to end: repacking, {path}"), l, repack),
-        ];
+        ]);
         for (name, f) in FUNCTIONS {
             let out = self.pools.two.install(|| pegasus.apply(&ct, f))?;
             let got = dec.decrypt_real(&out)?;
@@ -744,10 +785,7 @@ impl Run<'_> {
                 max_log2,
             });
         }
-        let em = pegasus.eval_mod().clone();
-        drop(pegasus);
-        self.finish(preset, rows);
-        Ok(Some(em))
+        Ok(Some(pegasus.eval_mod().clone()))
     }
 
     /// The stage rows of the ring-packing path (and S2C, extraction) for `l` values; F_mod too when
@@ -757,6 +795,7 @@ impl Run<'_> {
         setup: &PresetSetup,
         log_l: u32,
         with_fmod: bool,
+        rows: &mut Vec<Pending>,
     ) -> anyhow::Result<()> {
         let l = 1usize << log_l;
         let preset = setup.preset;
@@ -764,8 +803,11 @@ impl Run<'_> {
         let need = pipeline_galois_key_count(&setup.params, l, Repacking::RingPacking)? as u64
             * key_switching_key_bytes(&ctx);
         if let Err(why) = check_memory(need) {
-            let row = Pending::skipped("S2C, extraction and ring-packing path", l, why);
-            self.finish(preset, vec![row]);
+            rows.push(Pending::skipped(
+                "S2C, extraction and ring-packing path",
+                l,
+                why,
+            ));
             return Ok(());
         }
         eprintln!("  {preset:?}: S2C, extraction, ring-packing path, l = {l}");
@@ -773,7 +815,6 @@ impl Run<'_> {
         let eval = pegasus.ckks();
         let options = *pegasus.options();
         let (values, ct) = setup.input(&pegasus, l, &mut self.rng)?;
-        let mut rows = Vec::new();
 
         // S2C at the pipeline's levels (its keys are the evaluator's).
         let s2c = SlotsToCoeffs::new(&ctx, l, options.s2c_levels, pegasus.input_level(), 1.0)?;
@@ -883,8 +924,6 @@ impl Run<'_> {
             .goal(if log_l == 10 { "<= 10 s" } else { "" })
             .note(format!("largest error of the repacked sigmoid 2^{max:.1}")),
         );
-        drop(pegasus);
-        self.finish(preset, rows);
         Ok(())
     }
 
@@ -933,6 +972,7 @@ impl Run<'_> {
         log_l: u32,
         em: &EvalMod,
         with_fmod: bool,
+        rows: &mut Vec<Pending>,
     ) -> anyhow::Result<()> {
         let l = 1usize << log_l;
         let preset = setup.preset;
@@ -942,8 +982,7 @@ impl Run<'_> {
         let need = steps.len() as u64 * key_switching_key_bytes(&ctx)
             + lt_plaintext_bytes(setup, l, Repacking::LinearTransform);
         if let Err(why) = check_memory(need) {
-            let row = Pending::skipped("LT path (Fig. 5)", l, why);
-            self.finish(preset, vec![row]);
+            rows.push(Pending::skipped("LT path (Fig. 5)", l, why));
             return Ok(());
         }
         eprintln!("  {preset:?}: linear-transform path, l = {l}");
@@ -1003,7 +1042,6 @@ impl Run<'_> {
                 .collect()
         };
         let narrow = switch_back(&outs)?;
-        let mut rows = Vec::new();
         let t = self.time(|| switch_back(&outs))?;
         rows.push(Pending::new(
             format!(
@@ -1036,8 +1074,6 @@ impl Run<'_> {
                 .goal(if log_l == 10 { "<= 10 s" } else { "" })
                 .note(format!("largest error of the repacked sigmoid 2^{max:.1}")),
         );
-        drop(eval);
-        self.finish(preset, rows);
         Ok(())
     }
 }
@@ -1086,32 +1122,43 @@ pub fn run(options: &BenchOptions, selection: &PipelineSelection) -> anyhow::Res
         let setup = PresetSetup::new(preset, &mut run.rng)
             .with_context(|| format!("setting up {preset:?}"))?;
         let e2e = 1usize << selection.e2e_log_l;
-        let em_lt = run.end_to_end(&setup, e2e, Repacking::LinearTransform)?;
-        run.end_to_end(&setup, e2e, Repacking::RingPacking)?;
+        // A configuration that fails is reported in its rows and the run goes on: the rows measured
+        // before the failure are kept, the failure is a row of its own.
+        let em_lt = run.configuration(preset, "end to end, LT path", e2e, |run, rows| {
+            run.end_to_end(&setup, e2e, Repacking::LinearTransform, rows)
+        });
+        run.configuration(preset, "end to end, ring-packing path", e2e, |run, rows| {
+            run.end_to_end(&setup, e2e, Repacking::RingPacking, rows)
+        });
         for (i, &log_l) in selection.log_l.iter().enumerate() {
-            run.ring_stages(&setup, log_l, i == 0)?;
-            match &em_lt {
-                Some(em) => run.lt_stages(&setup, log_l, em, i == 0)?,
+            let l = 1 << log_l;
+            run.configuration(
+                preset,
+                "S2C, extraction, ring-packing path",
+                l,
+                |run, rows| run.ring_stages(&setup, log_l, i == 0, rows),
+            );
+            match em_lt.as_ref().and_then(Option::as_ref) {
+                Some(em) => {
+                    run.configuration(preset, "LT path (Fig. 5)", l, |run, rows| {
+                        run.lt_stages(&setup, log_l, em, i == 0, rows)
+                    });
+                }
                 None => run.finish(
                     preset,
                     vec![Pending::skipped(
                         "LT path (Fig. 5)",
-                        1 << log_l,
-                        "skipped: no F_mod of the path (its end-to-end rows were skipped)".into(),
+                        l,
+                        "skipped: no F_mod of the path (its end-to-end rows did not run)".into(),
                     )],
                 ),
             }
         }
+        // Written after every preset, so that a long run interrupted later keeps what it measured.
+        run.write(&machine, selection)?;
     }
     print_tables(&machine, options, &run.rows, &run.accuracy);
-    let results = PipelineResults {
-        machine,
-        presets: selection.presets.iter().map(|p| format!("{p:?}")).collect(),
-        rows: run.rows,
-        accuracy: run.accuracy,
-    };
-    let path = write_json(&options.out, "pegasus-pipeline", &results)
-        .context("writing the pegasus-pipeline results")?;
+    let path = run.write(&machine, selection)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }
