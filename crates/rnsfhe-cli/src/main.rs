@@ -36,13 +36,15 @@ enum Command {
     /// Regenerate a benchmark table as markdown (stdout) and JSON (`<out>/<table>.json`).
     Bench(BenchArgs),
     /// List every CKKS and BFV preset (N, log QP, depth, slots, scale, HE-Standard check, estimated
-    /// security, expected precision, INSECURE marker), or show one preset in detail with its primes.
+    /// security, expected precision, INSECURE marker) and the PEGASUS parameter and pipeline presets
+    /// (the CKKS chain and the estimate of every key), or show one preset in detail with its primes.
     Params {
-        /// A preset name (case-insensitive, e.g. PaperTable1L5, Rec128N14, T2Depth20); all if omitted.
+        /// A preset name (case-insensitive, e.g. PaperTable1L5, Rec128N14, T2Depth20, Secure128); all if
+        /// omitted.
         preset: Option<String>,
     },
-    /// Wire sizes of every object of every CKKS and BFV preset and of the PEGASUS keys beside the paper's,
-    /// seeded and expanded (generates keys: about ten seconds).
+    /// Wire sizes of every object of every CKKS and BFV preset, of the PEGASUS keys beside the paper's and
+    /// of every key of the PEGASUS pipeline presets, seeded and expanded (generates keys: about a minute).
     Sizes,
 }
 

@@ -1,5 +1,6 @@
-//! `rnsfhe params [PRESET]`: every CKKS and BFV preset with its sizes, security and expected precision, or
-//! one preset in detail (its prime chain included).
+//! `rnsfhe params [PRESET]`: every CKKS and BFV preset with its sizes, security and expected precision,
+//! the PEGASUS (LWE) parameter sets and the PEGASUS pipeline presets (`PipelinePreset`: the CKKS chain and
+//! the estimate of every key of the pipeline), or one preset in detail (its prime chain included).
 //!
 //! # Security
 //!

@@ -1,6 +1,7 @@
 //! `rnsfhe sizes`: the wire size of every object of every CKKS preset, of the BFV presets of HPS
-//! Table 3 and of the PEGASUS keys (beside PEGASUS Section VI.A), with public `a` polynomials stored
-//! as seeds (the default) and expanded, measured on real objects (keys generated, a vector encrypted).
+//! Table 3, of the PEGASUS keys (beside PEGASUS Section VI.A) and of every key of the PEGASUS pipeline
+//! presets, with public `a` polynomials stored as seeds (the default) and expanded, measured on real
+//! objects (keys generated, a vector encrypted).
 
 use rnsfhe_ckks::{
     CkksContext, CkksEncryptor, Csprng, KeyGenerator, Preset, PublicRandomness, Serializable,
