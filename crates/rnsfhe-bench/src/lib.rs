@@ -22,6 +22,7 @@ pub mod exact_conversion;
 pub mod ntt;
 pub mod pegasus;
 pub mod pegasus_figure7;
+pub mod pegasus_pipeline;
 mod pegasus_setup;
 
 use std::fs;

@@ -50,8 +50,50 @@ struct Results {
     batch_all_threads_s: f64,
 }
 
-/// Runs the table (see the module documentation).
+/// Which rows of `pegasus-table5` to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Table5Part {
+    /// The LWE rows (key switches, look-up tables, the batch of LUTs): a few minutes.
+    Lwe,
+    /// The pipeline rows ([`super::pegasus_pipeline`]): about an hour at full size.
+    Pipeline,
+    /// Both.
+    All,
+}
+
+/// Runs the whole table with the default pipeline selection
+/// ([`PipelineSelection::defaults`](super::pegasus_pipeline::PipelineSelection::defaults)).
+///
+/// Errors: as [`run_table5_parts`].
 pub fn run_table5(options: &BenchOptions) -> anyhow::Result<()> {
+    run_table5_parts(
+        options,
+        Table5Part::All,
+        &super::pegasus_pipeline::PipelineSelection::defaults(options),
+    )
+}
+
+/// Runs the rows of `part`: the LWE rows (see the module documentation, JSON `pegasus-table5.json`) and
+/// the pipeline rows of `selection` (JSON `pegasus-pipeline.json`).
+///
+/// Errors: parameter, key-generation and evaluation errors; output errors.
+pub fn run_table5_parts(
+    options: &BenchOptions,
+    part: Table5Part,
+    selection: &super::pegasus_pipeline::PipelineSelection,
+) -> anyhow::Result<()> {
+    if part != Table5Part::Pipeline {
+        run_lwe_rows(options)?;
+    }
+    if part != Table5Part::Lwe {
+        super::pegasus_pipeline::run(options, selection)?;
+    }
+    Ok(())
+}
+
+/// The LWE rows (see the module documentation).
+fn run_lwe_rows(options: &BenchOptions) -> anyhow::Result<()> {
     // The published set, and the same with q' < 2^50 (LUT row only); --quick: the small test set.
     let presets = if options.quick {
         vec![PegasusPreset::InsecureTest]

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use rnsfhe_bench as bench;
+use rnsfhe_bench::pegasus_pipeline::PipelineSelection;
+use rnsfhe_pegasus::PipelinePreset;
 
 /// mimalloc instead of the system allocator: HE operations allocate and free polynomials of several MB
 /// (60 MB of fresh buffers per BFV multiplication at depth 20); glibc's malloc returns such blocks to the
@@ -34,13 +36,15 @@ enum Command {
     /// Regenerate a benchmark table as markdown (stdout) and JSON (`<out>/<table>.json`).
     Bench(BenchArgs),
     /// List every CKKS and BFV preset (N, log QP, depth, slots, scale, HE-Standard check, estimated
-    /// security, expected precision, INSECURE marker), or show one preset in detail with its primes.
+    /// security, expected precision, INSECURE marker) and the PEGASUS parameter and pipeline presets
+    /// (the CKKS chain and the estimate of every key), or show one preset in detail with its primes.
     Params {
-        /// A preset name (case-insensitive, e.g. PaperTable1L5, Rec128N14, T2Depth20); all if omitted.
+        /// A preset name (case-insensitive, e.g. PaperTable1L5, Rec128N14, T2Depth20, Secure128); all if
+        /// omitted.
         preset: Option<String>,
     },
-    /// Wire sizes of every object of every CKKS and BFV preset and of the PEGASUS keys beside the paper's,
-    /// seeded and expanded (generates keys: about ten seconds).
+    /// Wire sizes of every object of every CKKS and BFV preset, of the PEGASUS keys beside the paper's and
+    /// of every key of the PEGASUS pipeline presets, seeded and expanded (generates keys: about a minute).
     Sizes,
 }
 
@@ -136,15 +140,54 @@ enum BenchTable {
         #[arg(long, default_value_t = 65537)]
         t: u64,
     },
-    /// PEGASUS Table V, LWE rows (single thread, Table IV dimensions): the key switches N = 2^16 -> 1024
-    /// and 4096 -> 1024 and a look-up table by blind rotation, beside the paper and OpenPEGASUS, and the
-    /// throughput of a batch of LUTs on all threads.
-    PegasusTable5,
+    /// PEGASUS Table V: the LWE rows (single thread, Table IV dimensions: the key switches N = 2^16 ->
+    /// 1024 and 4096 -> 1024 and a look-up table by blind rotation, and the throughput of a batch of LUTs
+    /// on all threads) and the pipeline rows (S2C, extraction by each dimension switch, LT, ring packing,
+    /// CoeffsToSlots, F_mod, repacking by each path, end to end, on 1 and 2 threads, and the accuracy of
+    /// the round trip), beside the paper and OpenPEGASUS. The LWE rows take a few minutes, the pipeline
+    /// rows about an hour.
+    PegasusTable5 {
+        /// Which rows: the LWE rows, the pipeline rows, or all.
+        #[arg(long, value_enum, default_value_t = Table5Part::All)]
+        part: Table5Part,
+        /// A pipeline preset (Table4, Secure128, InsecureTest; repeat for several). Default: Table4 and
+        /// Secure128 (--quick: InsecureTest).
+        #[arg(long = "preset", value_name = "PRESET")]
+        presets: Vec<String>,
+        /// log2 of the number of values l of the stage rows (repeat for several). Default: 8, 10, 12
+        /// (--quick: 4, 6).
+        #[arg(long = "log-l", value_name = "LOG_L", value_parser = clap::value_parser!(u32).range(1..=15))]
+        log_l: Vec<u32>,
+        /// log2 of l for the end-to-end and accuracy rows. Default: 8 (--quick: 4).
+        #[arg(long, value_name = "LOG_L", value_parser = clap::value_parser!(u32).range(1..=15))]
+        e2e_log_l: Option<u32>,
+    },
     /// PEGASUS Fig. 7: accuracy (mean and largest error, log2) of look-up tables of sigmoid, tanh,
     /// sqrt|x|, ReLU, sign and 1/x at n = 2^11..2^13 per blind-rotation algorithm, through KS, LUT, KS
     /// (Fig. 6 steps 4-6), beside OpenPEGASUS and the paper, with the measured error variances of key
     /// switching and blind rotation against their formulas, and a PNG plot (~1 h on 2 cores).
     PegasusFigure7,
+}
+
+/// The rows of `bench pegasus-table5` (`--part`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Table5Part {
+    /// The LWE rows (a few minutes).
+    Lwe,
+    /// The pipeline rows (about an hour).
+    Pipeline,
+    /// Both.
+    All,
+}
+
+impl From<Table5Part> for bench::pegasus::Table5Part {
+    fn from(part: Table5Part) -> Self {
+        match part {
+            Table5Part::Lwe => Self::Lwe,
+            Table5Part::Pipeline => Self::Pipeline,
+            Table5Part::All => Self::All,
+        }
+    }
 }
 
 mod demo;
@@ -177,7 +220,27 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 BenchTable::CkksOp { preset } => bench::ckks::serve(&preset),
                 BenchTable::BfvTable3 => bench::bfv::run_table3(&options),
                 BenchTable::BfvTable4 => bench::bfv::run_table4(&options),
-                BenchTable::PegasusTable5 => bench::pegasus::run_table5(&options),
+                BenchTable::PegasusTable5 {
+                    part,
+                    presets,
+                    log_l,
+                    e2e_log_l,
+                } => {
+                    let mut selection = PipelineSelection::defaults(&options);
+                    if !presets.is_empty() {
+                        selection.presets = presets
+                            .iter()
+                            .map(|p| bench::parse_named("pipeline preset", &PipelinePreset::ALL, p))
+                            .collect::<anyhow::Result<_>>()?;
+                    }
+                    if !log_l.is_empty() {
+                        selection.log_l = log_l;
+                    }
+                    if let Some(e2e) = e2e_log_l {
+                        selection.e2e_log_l = e2e;
+                    }
+                    bench::pegasus::run_table5_parts(&options, part.into(), &selection)
+                }
                 BenchTable::PegasusFigure7 => bench::pegasus_figure7::run(&options),
                 BenchTable::BfvOp { preset, depth, t } => {
                     bench::bfv::serve(preset.as_deref(), depth, t)

@@ -1,5 +1,6 @@
-//! `rnsfhe params [PRESET]`: every CKKS and BFV preset with its sizes, security and expected precision, or
-//! one preset in detail (its prime chain included).
+//! `rnsfhe params [PRESET]`: every CKKS and BFV preset with its sizes, security and expected precision,
+//! the PEGASUS (LWE) parameter sets and the PEGASUS pipeline presets (`PipelinePreset`: the CKKS chain and
+//! the estimate of every key of the pipeline), or one preset in detail (its prime chain included).
 //!
 //! # Security
 //!
@@ -44,6 +45,7 @@ use rnsfhe_core::lwe_estimator::{estimate_rlwe, AttackCost, LweEstimate};
 use rnsfhe_core::security::SecurityEstimate;
 use rnsfhe_core::SecretDistribution;
 use rnsfhe_lwe::PegasusPreset;
+use rnsfhe_pegasus::{PipelineParams, PipelinePreset, RingPackingKey};
 
 use rnsfhe_bench::markdown_table;
 
@@ -89,6 +91,7 @@ pub fn run(preset: Option<&str>) -> anyhow::Result<()> {
 enum AnyPreset {
     Ckks(Preset),
     Bfv(BfvPreset),
+    Pipeline(PipelinePreset),
 }
 
 fn find_preset(name: &str) -> anyhow::Result<AnyPreset> {
@@ -99,13 +102,21 @@ fn find_preset(name: &str) -> anyhow::Result<AnyPreset> {
     if let Some(p) = BfvPreset::ALL.into_iter().find(|p| matches(p)) {
         return Ok(AnyPreset::Bfv(p));
     }
+    if let Some(p) = PipelinePreset::ALL.into_iter().find(|p| matches(p)) {
+        return Ok(AnyPreset::Pipeline(p));
+    }
     let ckks: Vec<String> = Preset::ALL.iter().map(|p| format!("{p:?}")).collect();
     let bfv: Vec<String> = BfvPreset::ALL.iter().map(|p| format!("{p:?}")).collect();
+    let pipeline: Vec<String> = PipelinePreset::ALL
+        .iter()
+        .map(|p| format!("{p:?}"))
+        .collect();
     anyhow::bail!(
-        "unknown preset {name:?}: expected one of the CKKS presets {} or the BFV presets {} \
-         (case-insensitive)",
+        "unknown preset {name:?}: expected one of the CKKS presets {}, the BFV presets {} or the \
+         PEGASUS pipeline presets {} (case-insensitive)",
         ckks.join(", "),
-        bfv.join(", ")
+        bfv.join(", "),
+        pipeline.join(", ")
     )
 }
 
@@ -415,6 +426,137 @@ public-key encryption / after one Mult&RS, from the noise estimates of rnsfhe-co
 all slots is about 2 bits lower.\n\
 - `rnsfhe params <preset>` shows one preset in detail with its prime chain.\n";
     out += &pegasus_table()?;
+    out += &pipeline_table()?;
+    Ok(out)
+}
+
+/// What the pipeline table and the detailed view print about one PEGASUS pipeline preset.
+struct PipelineSummary {
+    params: PipelineParams,
+    /// The CKKS chain's estimate (RLWE of degree `N` modulo `QP`).
+    ckks: LweEstimate,
+    he_standard: SecurityEstimate,
+    /// The LWE side's switching key (`SwK`, also the whole-ciphertext switch's key) and evaluation key.
+    lwe: rnsfhe_lwe::PegasusSecurity,
+    /// The ring-packing keys (RLWE of degree `N` modulo `q_0 P`).
+    ring_packing: LweEstimate,
+    insecure: Vec<Reason>,
+}
+
+fn pipeline_summary(preset: PipelinePreset) -> anyhow::Result<PipelineSummary> {
+    let params = preset
+        .params()
+        .with_context(|| format!("building the pipeline parameters of {preset:?}"))?;
+    let ctx = &params.ckks;
+    let p = ctx.params();
+    let ckks = estimate_rlwe(ctx.n(), ctx.log_qp(), p.sigma, p.secret)?;
+    let he_standard = ctx.security();
+    let lwe = params.lwe.security()?;
+    let ring_packing = RingPackingKey::security(ctx)?;
+    let no_claim = match preset {
+        PipelinePreset::Table4 => Some("PEGASUS Table IV as published (the paper claims 119 bits)"),
+        PipelinePreset::Secure128 => None,
+        _ => Some("a small test set"),
+    };
+    let mut insecure = insecurity(
+        no_claim,
+        p.insecure_for_testing,
+        p.secret,
+        he_standard,
+        &ckks,
+    );
+    for (key, e) in [
+        ("LWE switching key", &lwe.switching_key),
+        ("blind-rotation key", &lwe.evaluation_key),
+        ("ring-packing keys", &ring_packing),
+    ] {
+        let bits = e.security_bits();
+        if bits < TARGET_BITS {
+            insecure.push(reason(
+                format!("{key} {bits:.1}"),
+                format!("{key}: estimated {bits:.1} bits < {TARGET_BITS}"),
+            ));
+        }
+    }
+    Ok(PipelineSummary {
+        params,
+        ckks,
+        he_standard,
+        lwe,
+        ring_packing,
+        insecure,
+    })
+}
+
+/// `k x b bits` for a list of primes of about equal size (`b` the rounded mean size).
+fn primes_short(moduli: &[u64]) -> String {
+    if moduli.is_empty() {
+        return "none".into();
+    }
+    let mean = log2_product(moduli) / moduli.len() as f64;
+    format!("{} x {mean:.0}", moduli.len())
+}
+
+/// The PEGASUS pipeline presets (`PipelinePreset::ALL`): the CKKS chain and the security of every key
+/// of the pipeline.
+fn pipeline_table() -> anyhow::Result<String> {
+    let mut cells = Vec::new();
+    for preset in PipelinePreset::ALL {
+        let s = pipeline_summary(preset)?;
+        let ctx = &s.params.ckks;
+        let lwe = &s.params.lwe;
+        cells.push(vec![
+            format!("{preset:?}"),
+            format!("2^{}", ctx.params().log_n),
+            format!(
+                "{} (q_0 {:.1} bits)",
+                primes_short(ctx.q_moduli()),
+                (ctx.q_moduli()[0] as f64).log2()
+            ),
+            primes_short(ctx.p_moduli()),
+            ctx.params().dnum.to_string(),
+            format!("{:.1}", ctx.log_qp()),
+            secret_short(s.ckks.params.secret),
+            he_short(s.he_standard),
+            bits(s.ckks.security_bits()),
+            format!("{:?}", preset.lwe_preset()),
+            format!("{} / 2^{}", lwe.lwe_dimension, lwe.lut.log_n),
+            bits(s.lwe.switching_key.security_bits()),
+            bits(s.lwe.evaluation_key.security_bits()),
+            bits(s.ring_packing.security_bits()),
+            status(&s.insecure, false),
+        ]);
+    }
+    let mut out =
+        String::from("\n## PEGASUS pipeline presets (CKKS <-> LWE, `PipelinePreset`)\n\n");
+    out += &markdown_table(
+        &[
+            "preset",
+            "N",
+            "Q primes (bits)",
+            "P primes (bits)",
+            "dnum",
+            "log QP",
+            "CKKS secret",
+            "HE Standard",
+            "CKKS keys (bits)",
+            "LWE side",
+            "n_lwe / n",
+            "SwK (bits)",
+            "EK (bits)",
+            "ring packing (bits)",
+            "status",
+        ],
+        &cells,
+    );
+    out += "\n\
+- The CKKS chain carries the values; the LWE side (the look-up tables) works over its first prime q_0. \
+CKKS keys: the relinearization, rotation and repacking keys (RLWE of degree N modulo QP); SwK: the LWE \
+switching key N -> n_lwe (Fig. 9), and the whole-ciphertext switch's key, which is as hard; EK: the \
+blind-rotation key; ring packing: its switching and automorphism keys (RLWE of degree N modulo q_0 P).\n\
+- Table4 is PEGASUS Table IV as published with our key switching (4 digits, 4 special primes: log QP about \
+900 where the paper's SEAL chain has 795); Secure128 is ours (dense ternary CKKS secret, the LWE side of \
+PegasusPreset::Secure128). `rnsfhe params <preset>` shows the primes.\n";
     Ok(out)
 }
 
@@ -590,6 +732,7 @@ fn detail(name: &str) -> anyhow::Result<String> {
                 prec.mult_bits - prec.min_offset_bits
             )?;
         }
+        AnyPreset::Pipeline(preset) => pipeline_detail(&mut out, preset)?,
         AnyPreset::Bfv(preset) => {
             let (s, params) = bfv_summary(preset)?;
             let (paper_log_n, paper_log_q, paper_k) = preset.paper_row();
@@ -642,6 +785,86 @@ fn detail(name: &str) -> anyhow::Result<String> {
     Ok(out)
 }
 
+/// The detailed view of a pipeline preset: the CKKS chain with its primes, the LWE side, the estimate
+/// of every key.
+fn pipeline_detail(out: &mut String, preset: PipelinePreset) -> anyhow::Result<()> {
+    let s = pipeline_summary(preset)?;
+    let ctx = &s.params.ckks;
+    let p = ctx.params();
+    let lwe = &s.params.lwe;
+    writeln!(out, "## {preset:?} (PEGASUS pipeline)\n")?;
+    writeln!(
+        out,
+        "- CKKS: N = 2^{} = {}, slots up to {}, scale 2^{}, depth {} (levels), dnum = {}",
+        p.log_n,
+        ctx.n(),
+        ctx.max_slots(),
+        p.log_scale,
+        p.levels,
+        p.dnum
+    )?;
+    writeln!(
+        out,
+        "- chain Q: {} primes, log2 Q = {:.2}",
+        ctx.q_moduli().len(),
+        ctx.log_q()
+    )?;
+    *out += &prime_list(ctx.q_moduli(), "q");
+    writeln!(
+        out,
+        "- special primes P: {}, log2 P = {:.2}",
+        ctx.p_moduli().len(),
+        ctx.log_qp() - ctx.log_q()
+    )?;
+    *out += &prime_list(ctx.p_moduli(), "p");
+    writeln!(out, "- log2 QP = {:.2}", ctx.log_qp())?;
+    writeln!(out, "- CKKS secret {:?}, sigma = {}", p.secret, p.sigma)?;
+    writeln!(out, "- HE Standard table (CKKS keys): {}", s.he_standard)?;
+    for (name, e) in [
+        ("CKKS keys (degree N, modulo QP)", &s.ckks),
+        (
+            "SwK, LWE switching key (dimension n_lwe)",
+            &s.lwe.switching_key,
+        ),
+        ("EK, blind-rotation key (degree n)", &s.lwe.evaluation_key),
+        (
+            "ring-packing keys (degree N, modulo q_0 P)",
+            &s.ring_packing,
+        ),
+    ] {
+        writeln!(
+            out,
+            "- {name}: n = {}, log2 q = {:.1}, sigma = {:.2}, secret {}:",
+            e.params.n, e.params.log_q, e.params.sigma, e.params.secret
+        )?;
+        writeln!(out, "  - {}", attack_line("primal uSVP", e.primal))?;
+        writeln!(out, "  - {}", attack_line("dual", e.dual))?;
+        writeln!(
+            out,
+            "  - security: {} bits, {} bits core-SVP",
+            bits(e.security_bits()),
+            bits(e.core_svp_bits())
+        )?;
+    }
+    writeln!(
+        out,
+        "- LWE side ({:?} on q_0 = {}): n_lwe = {}, look-up-table ring n = 2^{} over q_0 q' (q' = {}), \
+         key switching modulo {} (B_ks = 2^{}, d_ks = {}, sigma_ks = {}), blind rotation {:?}",
+        preset.lwe_preset(),
+        s.params.q0(),
+        lwe.lwe_dimension,
+        lwe.lut.log_n,
+        lwe.lut.special,
+        lwe.key_switch.modulus,
+        lwe.key_switch.base_log,
+        lwe.key_switch.digits,
+        lwe.key_switch.sigma,
+        lwe.blind_rotation
+    )?;
+    writeln!(out, "- status: {}", status(&s.insecure, true))?;
+    Ok(())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -657,9 +880,13 @@ mod tests {
             find_preset("T2DEPTH5").unwrap(),
             AnyPreset::Bfv(BfvPreset::T2Depth5)
         ));
+        assert!(matches!(
+            find_preset("secure128").unwrap(),
+            AnyPreset::Pipeline(PipelinePreset::Secure128)
+        ));
         let err = find_preset("nope").err().unwrap().to_string();
         assert!(
-            err.contains("PaperTable1L5") && err.contains("T2Depth100"),
+            err.contains("PaperTable1L5") && err.contains("T2Depth100") && err.contains("Table4"),
             "{err}"
         );
     }

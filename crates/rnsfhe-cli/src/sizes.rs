@@ -1,6 +1,7 @@
 //! `rnsfhe sizes`: the wire size of every object of every CKKS preset, of the BFV presets of HPS
-//! Table 3 and of the PEGASUS keys (beside PEGASUS Section VI.A), with public `a` polynomials stored
-//! as seeds (the default) and expanded, measured on real objects (keys generated, a vector encrypted).
+//! Table 3, of the PEGASUS keys (beside PEGASUS Section VI.A) and of every key of the PEGASUS pipeline
+//! presets, with public `a` polynomials stored as seeds (the default) and expanded, measured on real
+//! objects (keys generated, a vector encrypted).
 
 use rnsfhe_ckks::{
     CkksContext, CkksEncryptor, Csprng, KeyGenerator, Preset, PublicRandomness, Serializable,
@@ -93,7 +94,174 @@ pub fn run() -> anyhow::Result<()> {
          (its second part is no longer uniform from a seed); public-key ciphertexts never have one."
     );
     bfv_table(&mut rng)?;
-    pegasus_table(&mut rng)
+    pegasus_table(&mut rng)?;
+    pipeline_table(&mut rng)
+}
+
+/// `seeded / expanded (ratio)` from the two sizes of an object that is not [`Serializable`] itself.
+fn pair_of(seeded: u64, expanded: u64) -> String {
+    format!(
+        "{} / {} ({:.2})",
+        human(seeded),
+        human(expanded),
+        seeded as f64 / expanded as f64
+    )
+}
+
+/// The number of values the rotation-key counts of the pipeline table are given for (PEGASUS Table V's
+/// largest `l`).
+const PIPELINE_SLOTS: usize = 1 << 12;
+
+/// The keys of every PEGASUS pipeline preset (`PipelinePreset::ALL`): relinearization and rotation keys
+/// (how many the pipeline makes for [`PIPELINE_SLOTS`] values by each repacking path), the dimension
+/// switch by each method, the blind-rotation key, the repacking key of the linear-transform path (one
+/// ciphertext: PEGASUS Table I, about 12 MB at `N = 2^16`) and the keys of ring packing.
+fn pipeline_table(rng: &mut Csprng) -> anyhow::Result<()> {
+    use rnsfhe_bench::pegasus_pipeline::{key_switching_key_bytes, pipeline_galois_key_count};
+    use rnsfhe_lwe::{BlindRotationKey, LweDimension, LweSecretKey};
+    use rnsfhe_pegasus::{
+        DimensionSwitch, DimensionSwitchKeys, PipelinePreset, Repacking, RepackingKey,
+        RingPackingKey,
+    };
+    let mut rows = Vec::new();
+    for preset in PipelinePreset::ALL {
+        let params = preset.params()?;
+        let ctx = &params.ckks;
+        let lwe = &params.lwe;
+        // The pipeline's opt-in: every key of Secure128 is checked, the other sets are insecure.
+        let insecure = preset != PipelinePreset::Secure128;
+        let kg = KeyGenerator::new(ctx, rng)?;
+        let sk = kg.secret_key();
+        let rk = kg.relin_key(rng)?;
+        let gk = kg.galois_keys(&[1], false, rng)?;
+        let one_rotation = gk.serialized_size_with(PublicRandomness::Expanded);
+        let slots = PIPELINE_SLOTS.min(ctx.max_slots());
+        let count = |path| pipeline_galois_key_count(&params, slots, path);
+        let (ring_count, lt_count) = (
+            count(Repacking::RingPacking)?,
+            count(Repacking::LinearTransform)?,
+        );
+        let in_memory = key_switching_key_bytes(ctx);
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        let key_total = |count: usize| {
+            format!(
+                "{count} keys, {:.2} GiB ({:.2} GiB in memory)",
+                gib(count as u64 * one_rotation),
+                gib(count as u64 * in_memory)
+            )
+        };
+        let lwe_key =
+            LweSecretKey::generate(LweDimension::new(lwe.lwe_dimension)?, lwe.lwe_secret, rng)?;
+        let lut_ctx = if insecure {
+            lwe.lut.context_allowing_insecure()?
+        } else {
+            lwe.lut.context()?
+        };
+        let ring_sk = rnsfhe_core::SecretKey::generate(&lut_ctx, rng)?;
+        let lut_ring = LweSecretKey::from_ring_key(&ring_sk)?;
+        let switches = if insecure {
+            DimensionSwitchKeys::generate_allowing_insecure(
+                ctx,
+                sk,
+                &lwe_key,
+                lwe.key_switch,
+                &DimensionSwitch::ALL,
+                rng,
+            )?
+        } else {
+            DimensionSwitchKeys::generate(
+                ctx,
+                sk,
+                &lwe_key,
+                lwe.key_switch,
+                &DimensionSwitch::ALL,
+                rng,
+            )?
+        };
+        let per_ciphertext = switches
+            .per_ciphertext()
+            .map_or_else(|| "-".to_string(), |k| pair(k).0);
+        let whole = switches.whole_ciphertext().map_or_else(
+            || "-".to_string(),
+            |k| {
+                let g = k.gadget_ciphertext();
+                pair_of(
+                    g.wire_size(PublicRandomness::Seeded),
+                    g.wire_size(PublicRandomness::Expanded),
+                )
+            },
+        );
+        drop(switches);
+        let ek =
+            BlindRotationKey::generate_with(lwe.blind_rotation, &lut_ctx, &ring_sk, &lwe_key, rng)?;
+        let ek_size = pair(&ek).0;
+        drop(ek);
+        // The repacking key's scale does not change its size: the level's default.
+        let top = ctx.max_level();
+        let repacking = RepackingKey::generate(ctx, sk, &lwe_key, ctx.level_scale(top)?, rng)?;
+        let packing = if insecure {
+            RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?
+        } else {
+            RingPackingKey::generate(ctx, sk, &lut_ring, rng)?
+        };
+        let switching = packing.switching_key();
+        let galois = packing.galois_keys();
+        let packing_size = |r| switching.wire_size(r) + galois.serialized_size_with(r);
+        rows.push(vec![
+            format!("{preset:?}"),
+            pair(&rk).0,
+            pair(&gk).0,
+            format!("{} / {}", key_total(ring_count), key_total(lt_count)),
+            per_ciphertext,
+            whole,
+            ek_size,
+            format!(
+                "{}{}",
+                human(repacking.ciphertext().serialized_size()),
+                if ctx.n() == 1 << 16 {
+                    " (PEGASUS Table I: about 12 MB)"
+                } else {
+                    ""
+                }
+            ),
+            format!(
+                "{} ({} automorphisms)",
+                pair_of(
+                    packing_size(PublicRandomness::Seeded),
+                    packing_size(PublicRandomness::Expanded)
+                ),
+                galois.elements().len()
+            ),
+        ]);
+    }
+    println!("\n## PEGASUS pipeline keys (`PipelinePreset`): seeded / expanded (ratio)\n");
+    print!(
+        "{}",
+        markdown_table(
+            &[
+                "preset",
+                "relinearization key",
+                "rotation key (one)",
+                "rotation keys for 2^12 values, expanded: ring packing / LT",
+                "dimension switch, per ciphertext (Fig. 9)",
+                "dimension switch, whole ciphertext",
+                "blind-rotation key",
+                "repacking key (LT path)",
+                "ring-packing keys",
+            ],
+            &rows
+        )
+    );
+    println!(
+        "\nThe rotation keys are those the pipeline makes with the default options for 2^12 values \
+         (InsecureTest: its 2^10 slots): SlotsToCoeffs on 2 levels, then CoeffsToSlots on 3 levels, the \
+         conjugation and the subring trace (ring packing), or the rotations of Fig. 5 for every batch \
+         size up to that count (LT). They dominate the memory of the pipeline at N = 2^16: each holds \
+         one pair of polynomials over QP per digit. The repacking key is one CKKS ciphertext at the top \
+         level, kept whole (`RepackingKey` holds a `Ciphertext`; a seeded form would halve it); the \
+         ring-packing keys live over q_0 P alone (one limb and one special prime)."
+    );
+    Ok(())
 }
 
 /// The keys of the PEGASUS parameter sets beside the paper's Table IV sizes (PEGASUS Section VI.A: SwK
