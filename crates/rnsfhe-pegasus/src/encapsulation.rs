@@ -181,3 +181,28 @@ impl SparseEncapsulation {
         )?)
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::params::PipelinePreset;
+
+    #[test]
+    fn the_key_to_the_sparse_secret_is_secure_at_the_pipeline_sizes() {
+        let params = PipelinePreset::Secure128.params().unwrap();
+        let bits = SparseEncapsulation::security(&params.ckks, DEFAULT_SPARSE_WEIGHT)
+            .unwrap()
+            .security_bits();
+        eprintln!("sparse-secret encapsulation key at Secure128: {bits:.1} bits");
+        assert!(bits >= MIN_SECURITY_BITS, "{bits}");
+        // The estimator's figure falls with the weight: a weight of 1 is refused.
+        let test = PipelinePreset::InsecureTest.params().unwrap();
+        let mut rng = Csprng::insecure_from_seed_for_tests([3; 32]);
+        let keygen = rnsfhe_ckks::KeyGenerator::new(&test.ckks, &mut rng).unwrap();
+        let err =
+            SparseEncapsulation::generate(&test.ckks, keygen.secret_key(), 1, false, &mut rng)
+                .unwrap_err();
+        assert!(err.to_string().contains("bits"), "{err}");
+    }
+}
