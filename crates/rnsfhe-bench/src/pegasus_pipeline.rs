@@ -49,8 +49,8 @@ use std::time::Instant;
 use anyhow::Context;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
+use rnsfhe_ckks::dft::DftDirection;
 use rnsfhe_ckks::dft::{dft_factors, real_value_positions, CoeffsToSlots, CoeffsToSlotsOutput};
-use rnsfhe_ckks::dft::{DftDirection, SlotsToCoeffs};
 use rnsfhe_ckks::eval_mod::EvalMod;
 use rnsfhe_ckks::mod_raise::subring_trace_elements;
 use rnsfhe_ckks::{
@@ -816,9 +816,9 @@ impl Run<'_> {
         let options = *pegasus.options();
         let (values, ct) = setup.input(&pegasus, l, &mut self.rng)?;
 
-        // S2C at the pipeline's levels (its keys are the evaluator's).
-        let s2c = SlotsToCoeffs::new(&ctx, l, options.s2c_levels, pegasus.input_level(), 1.0)?;
-        let t = self.time(|| Ok(eval.slots_to_coeffs(&ct, &s2c)?))?;
+        // S2C of the pipeline (its levels, its factor, the evaluator's keys).
+        let s2c = pegasus.slots_to_coeffs();
+        let t = self.time(|| Ok(eval.slots_to_coeffs(&ct, s2c)?))?;
         rows.push(
             Pending::new(format!("S2C ({} levels)", options.s2c_levels), l, t)
                 .paper(
@@ -833,7 +833,7 @@ impl Run<'_> {
         );
 
         // Extraction of the l values to dimension n_lwe, each switch.
-        let coeffs = eval.slots_to_coeffs(&ct, &s2c)?;
+        let coeffs = eval.slots_to_coeffs(&ct, s2c)?;
         let positions = real_value_positions(ctx.n(), l)?;
         for method in DimensionSwitch::ALL {
             let t = self.time(|| Ok(setup.switches.switch(&coeffs, &positions, method)?))?;

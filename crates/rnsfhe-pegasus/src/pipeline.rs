@@ -504,6 +504,11 @@ impl PegasusEvaluator {
         &self.params.ckks
     }
 
+    /// The slots-to-coefficients transform of step 1 (its factor puts `Delta_in v` in the coefficients).
+    pub fn slots_to_coeffs(&self) -> &SlotsToCoeffs {
+        &self.s2c
+    }
+
     /// The reduction modulo 1 of the repacking.
     pub fn eval_mod(&self) -> &EvalMod {
         &self.eval_mod
