@@ -161,14 +161,10 @@ impl SparseEncapsulation {
         let c0 = rebased(&ct.parts[0])?.into_ntt();
         let c1 = rebased(&ct.parts[1])?.into_ntt();
         let (u0, u1) = self.low.key_switch(&c1, &self.to_sparse)?;
-        let sparse_parts = [c0.add(&u0)?, u1];
-        // The same residues read in the CKKS chain at level 1, then raised.
-        let basis = ctx.rlwe().basis_at(1)?;
-        let parts = sparse_parts
-            .iter()
-            .map(|p| Ok(Poly::from_data(basis, p.clone().into_coeff().into_data())?.into_ntt()))
-            .collect::<PegasusResult<Vec<_>>>()?;
-        let low = Ciphertext::new(ctx, RlweCiphertext { parts }, scale, slots)?;
+        let sparse = RlweCiphertext {
+            parts: vec![c0.add(&u0)?.into_coeff(), u1.into_coeff()],
+        };
+        let low = ciphertext_at_q0(ctx, &sparse, scale, slots)?;
         let raised = eval.mod_raise(&low, level)?.into_inner();
         // Back to the CKKS secret at the top.
         let (u0, u1) = ctx.rlwe().key_switch(&raised.parts[1], &self.to_dense)?;
@@ -180,6 +176,29 @@ impl SparseEncapsulation {
             slots,
         )?)
     }
+}
+
+/// A 2-part RLWE ciphertext over `q_0` in coefficient form, from any context whose first prime is `q_0`
+/// (the packing and encapsulation contexts), read as a CKKS ciphertext of `ctx` at level 1 with `scale`
+/// and `slots`: the same residues in the CKKS chain's basis.
+pub(crate) fn ciphertext_at_q0(
+    ctx: &Arc<CkksContext>,
+    ct: &RlweCiphertext<Coeff>,
+    scale: f64,
+    slots: usize,
+) -> PegasusResult<Ciphertext> {
+    let basis = ctx.rlwe().basis_at(1)?;
+    let parts = ct
+        .parts
+        .iter()
+        .map(|p| Ok(Poly::from_data(basis, p.data().to_vec())?.into_ntt()))
+        .collect::<PegasusResult<Vec<_>>>()?;
+    Ok(Ciphertext::new(
+        ctx,
+        RlweCiphertext { parts },
+        scale,
+        slots,
+    )?)
 }
 
 #[cfg(test)]

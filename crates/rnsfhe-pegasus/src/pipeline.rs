@@ -30,15 +30,13 @@ use rnsfhe_ckks::dft::{real_value_positions, CoeffsToSlots, CoeffsToSlotsOutput,
 use rnsfhe_ckks::eval_mod::{EvalMod, EvalModParams};
 use rnsfhe_ckks::mod_raise::subring_trace_elements;
 use rnsfhe_ckks::{Ciphertext, CkksContext, Csprng, Evaluator, GaloisKeys, KeyGenerator, RelinKey};
-use rnsfhe_core::RlweCiphertext;
 use rnsfhe_lwe::{
     BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
     LweSecretDistribution, LweSecretKey, LweSwitchingKey,
 };
-use rnsfhe_ring::Poly;
 
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys};
-use crate::encapsulation::{SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
+use crate::encapsulation::{ciphertext_at_q0, SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
 use crate::error::{PegasusError, PegasusResult};
 use crate::params::PipelineParams;
 use crate::repacking::{self, repacking_rotation_steps, RepackingKey};
@@ -683,7 +681,7 @@ impl PegasusEvaluator {
         let raised = match encapsulation {
             Some(enc) => enc.raise(&self.ckks, packed.ciphertext(), scale, slots, top)?,
             None => {
-                let low = coeff_ciphertext_at_q0(ctx, packed.ciphertext(), scale, slots)?;
+                let low = ciphertext_at_q0(ctx, packed.ciphertext(), scale, slots)?;
                 self.ckks.mod_raise(&low, top)?
             }
         };
@@ -726,26 +724,4 @@ impl PegasusEvaluator {
         }
         Ok(())
     }
-}
-
-/// A 2-part RLWE ciphertext over `q_0` in coefficient form (from another RLWE context over the same
-/// `q_0`) as a CKKS ciphertext at level 1 with `scale` and `slots`.
-fn coeff_ciphertext_at_q0(
-    ctx: &Arc<CkksContext>,
-    ct: &RlweCiphertext<rnsfhe_ring::Coeff>,
-    scale: f64,
-    slots: usize,
-) -> PegasusResult<Ciphertext> {
-    let basis = ctx.rlwe().basis_at(1)?;
-    let parts = ct
-        .parts
-        .iter()
-        .map(|p| Ok(Poly::from_data(basis, p.data().to_vec())?.into_ntt()))
-        .collect::<PegasusResult<Vec<_>>>()?;
-    Ok(Ciphertext::new(
-        ctx,
-        RlweCiphertext { parts },
-        scale,
-        slots,
-    )?)
 }
