@@ -402,7 +402,7 @@ fn check_memory(need: u64) -> Result<(), String> {
 }
 
 /// The rotation steps of the homomorphic DFT on `slots` slots in `levels` matrices (`direction`), as
-/// the encoded transforms list them ([`SlotsToCoeffs::rotation_steps`], [`CoeffsToSlots::rotation_steps`])
+/// the encoded transforms list them ([`rnsfhe_ckks::dft::SlotsToCoeffs::rotation_steps`], [`CoeffsToSlots::rotation_steps`])
 /// but without encoding a diagonal: for key counts and memory estimates.
 ///
 /// Errors: as [`dft_factors`].
