@@ -226,3 +226,35 @@ fn doubling_the_lut_ring_halves_the_table_error_as_predicted() {
         a.round_trip_mean
     );
 }
+
+#[test]
+fn a_ring_too_small_for_the_input_margin_is_an_error() {
+    // n = 2^8 is a valid degree for n_lwe = 64, but its index error (2.33 grid steps of q_0 / 2^9, six
+    // standard deviations) does not fit in the q_0 / 64 the pipeline's input scale leaves free: an error
+    // when the keys are made, before any key material.
+    let params = PipelinePreset::InsecureTest
+        .params_with_lut_log_n(8)
+        .unwrap();
+    let mut rng = Csprng::insecure_from_seed_for_tests([72; 32]);
+    let keygen = KeyGenerator::new(&params.ckks, &mut rng).unwrap();
+    let options = PipelineOptions {
+        allow_insecure: true,
+        ..PipelineOptions::new(8)
+    };
+    let err = PegasusKeys::generate(&params, &options, &keygen, &mut rng).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            rnsfhe_pegasus::PegasusError::InvalidParams {
+                what: "look-up-table ring degree",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // 2^9 leaves the margin (6 x 2.33 / 2^10 < 1/64).
+    let params = PipelinePreset::InsecureTest
+        .params_with_lut_log_n(9)
+        .unwrap();
+    assert!(PegasusKeys::generate(&params, &options, &keygen, &mut rng).is_ok());
+}
