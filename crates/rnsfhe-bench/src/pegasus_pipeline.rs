@@ -562,15 +562,17 @@ struct PresetSetup {
     lwe_key: LweSecretKey,
     /// A secret of the look-up-table ring, as an LWE secret of dimension `n`.
     lut_ring: LweSecretKey,
-    /// Both dimension switches from the CKKS secret to `lwe_key`.
-    switches: DimensionSwitchKeys,
-    /// Ring packing of dimension-`n` ciphertexts under `lut_ring`.
-    ring_packing: RingPackingKey,
+    /// Both dimension switches from the CKKS secret to `lwe_key` (stage rows only: the per-ciphertext
+    /// key of Fig. 9 is several GB at `N = 2^16`).
+    switches: Option<DimensionSwitchKeys>,
+    /// Ring packing of dimension-`n` ciphertexts under `lut_ring` (stage rows only).
+    ring_packing: Option<RingPackingKey>,
     insecure: bool,
 }
 
 impl PresetSetup {
-    fn new(preset: PipelinePreset, rng: &mut Csprng) -> anyhow::Result<Self> {
+    /// The secrets and preset-wide keys of `preset`; the keys of the stage rows only if `stage_keys`.
+    fn new(preset: PipelinePreset, stage_keys: bool, rng: &mut Csprng) -> anyhow::Result<Self> {
         let params = preset.params()?;
         let insecure = preset != PipelinePreset::Secure128;
         let ctx = &params.ckks;
@@ -587,29 +589,33 @@ impl PresetSetup {
         let lut_ring =
             LweSecretKey::from_ring_key(&rnsfhe_core::SecretKey::generate(&lut_ctx, rng)?)?;
         let sk = keygen.secret_key();
-        let (switches, ring_packing) = if insecure {
+        let (switches, ring_packing) = if !stage_keys {
+            (None, None)
+        } else if insecure {
             (
-                DimensionSwitchKeys::generate_allowing_insecure(
+                Some(DimensionSwitchKeys::generate_allowing_insecure(
                     ctx,
                     sk,
                     &lwe_key,
                     lwe.key_switch,
                     &DimensionSwitch::ALL,
                     rng,
-                )?,
-                RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?,
+                )?),
+                Some(RingPackingKey::generate_allowing_insecure(
+                    ctx, sk, &lut_ring, rng,
+                )?),
             )
         } else {
             (
-                DimensionSwitchKeys::generate(
+                Some(DimensionSwitchKeys::generate(
                     ctx,
                     sk,
                     &lwe_key,
                     lwe.key_switch,
                     &DimensionSwitch::ALL,
                     rng,
-                )?,
-                RingPackingKey::generate(ctx, sk, &lut_ring, rng)?,
+                )?),
+                Some(RingPackingKey::generate(ctx, sk, &lut_ring, rng)?),
             )
         };
         Ok(Self {
@@ -976,7 +982,11 @@ impl Run<'_> {
         let coeffs = eval.slots_to_coeffs(&ct, s2c)?;
         let positions = real_value_positions(ctx.n(), l)?;
         for method in DimensionSwitch::ALL {
-            let t = self.time(|| Ok(setup.switches.switch(&coeffs, &positions, method)?))?;
+            let switches = setup
+                .switches
+                .as_ref()
+                .context("the setup was made without the stage keys")?;
+            let t = self.time(|| Ok(switches.switch(&coeffs, &positions, method)?))?;
             let per_lwe = |s: f64| Some(s * l as f64);
             rows.push(
                 Pending::new(format!("extraction to n_lwe, {method}"), l, t)
@@ -1007,7 +1017,11 @@ impl Run<'_> {
         let packed_outs = outputs(&setup.lut_ring);
         let outs = outputs(&secrets.lut_ring);
         let gap = ctx.n() / (2 * l);
-        let t = self.time(|| Ok(setup.ring_packing.pack_with_stride(&packed_outs, gap)?))?;
+        let ring_packing = setup
+            .ring_packing
+            .as_ref()
+            .context("the setup was made without the stage keys")?;
+        let t = self.time(|| Ok(ring_packing.pack_with_stride(&packed_outs, gap)?))?;
         rows.push(
             Pending::new("ring packing (CDKS; LUT outputs of dimension n)", l, t)
                 .note("HERMES: 10.2 s for 2^15 LWE ciphertexts"),
@@ -1261,7 +1275,8 @@ pub fn run(options: &BenchOptions, selection: &PipelineSelection) -> anyhow::Res
     for &preset in &selection.presets {
         eprintln!("pegasus-table5 pipeline rows: {preset:?}");
         reset_peak_rss();
-        let setup = PresetSetup::new(preset, &mut run.rng)
+        let stage_rows = selection.rows == PipelineRows::All;
+        let setup = PresetSetup::new(preset, stage_rows, &mut run.rng)
             .with_context(|| format!("setting up {preset:?}"))?;
         let e2e = 1usize << selection.e2e_log_l;
         let lut_log_ns = if selection.lut_log_n.is_empty() {
