@@ -159,8 +159,9 @@ impl PipelineParams {
     /// Eq. (3), is proportional to `1 / n`. Each doubling of `n` halves it, one bit of accuracy for
     /// every table (PEGASUS Fig. 7 and Section VI.C.1: "the accuracy of our LUT can be improved by using a
     /// larger lattice dimension n at a cost of a longer LUT evaluation time"). At Table IV that error is
-    /// the round trip's largest (mean `2^-11.1` for sigmoid on `[-8, 8]` at `n = 2^12`); `n = 2^13` takes
-    /// it to about `2^-12`.
+    /// the round trip's largest: for sigmoid on `[-8, 8]` the model expects a mean of `2^-11.0` at `n =
+    /// 2^12` and `2^-12.0` at `2^13` (measured on 1024 values through the whole pipeline: `2^-10.9` and
+    /// `2^-11.9`, `docs/bench/pegasus-pipeline.md`).
     ///
     /// **What it costs.** Blind rotation does `n_lwe` (binary) or `2 n_lwe` (ternary) external products
     /// in the ring of degree `n`, each a few transforms of size `n`: the time of every table doubles
