@@ -75,7 +75,7 @@ class Session(ckks.Session):
 
     ``Session(preset="Secure128", *, slots, input_bound=8.0, repacking="ring", dimension_switch="whole",
     algorithm=None, s2c_levels=2, c2s_levels=3, rotations=(), conjugate=False, sum_slots=False, seed=None,
-    allow_insecure=False)``
+    allow_insecure=False, lut_log_n=None)``
 
     * ``preset``: "Secure128" (N = 2^16, every key at 128 bits or more), "Table4" (PEGASUS Table IV, below
       128 bits) or "InsecureTest" (N = 2^11, for tests and examples); see :func:`presets`. The last two
@@ -93,6 +93,13 @@ class Session(ckks.Session):
       (``sum_slots``: the rotations ``ct.sum()`` needs for ``slots`` slots).
     * ``seed``: an integer makes every key and :meth:`encrypt` deterministic, for tests only (**not
       secure**).
+    * ``lut_log_n``: the look-up tables in a ring of degree ``n = 2^lut_log_n`` instead of the preset's
+      (2^12 for "Table4" and "Secure128", 2^10 for "InsecureTest"); from log2(:attr:`lwe_dimension`) to
+      log2(N) (ValueError otherwise, and for a ring too small for the tables' input margin). Each
+      doubling of ``n`` halves :attr:`grid_step` and the tables' error (one bit, PEGASUS Fig. 7) and
+      doubles the time of every table and the size of the blind-rotation key: ``lut_log_n=13`` with
+      "Table4" takes sigmoid on [-8, 8] from a mean error of about 2^-11 to about 2^-12 (see
+      ``docs/pegasus.md``).
 
     Attributes: ``pipeline`` (:class:`Pipeline`: the keys, parameters and operations), ``context``,
     ``keys``, ``evaluator`` (auto-rescaling; the ciphertexts attached to it carry the pipeline),
@@ -118,6 +125,7 @@ class Session(ckks.Session):
         sum_slots: bool = False,
         seed: Optional[int] = None,
         allow_insecure: bool = False,
+        lut_log_n: Optional[int] = None,
     ) -> None:
         # Not ckks.Session.__init__: the CKKS keys come from the pipeline's key generation (one secret for
         # both halves of PEGASUS).
@@ -135,6 +143,7 @@ class Session(ckks.Session):
             sum_slots=sum_slots,
             seed=seed,
             allow_insecure=allow_insecure,
+            lut_log_n=lut_log_n,
         )
         self.context = self.pipeline.context
         self.keys = self.pipeline.keys
@@ -169,6 +178,11 @@ class Session(ckks.Session):
     def lut_dimension(self) -> int:
         """The dimension of :meth:`lut_lwe`'s LWE ciphertexts (the degree of the look-up-table ring)."""
         return self.pipeline.lut_dimension
+
+    @property
+    def lut_log_n(self) -> int:
+        """log2 of :attr:`lut_dimension` (the ``lut_log_n`` of the session, or its preset's)."""
+        return self.pipeline.lut_log_n
 
     @property
     def grid_step(self) -> float:

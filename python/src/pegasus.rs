@@ -316,6 +316,18 @@ fn presets() -> Vec<String> {
     preset_names(&PipelinePreset::ALL)
 }
 
+/// The parameters of the pipeline preset `preset`, with the look-up tables in degree `2^lut_log_n` if
+/// given (`PipelinePreset::params_with_lut_log_n`).
+fn pipeline_params(
+    preset: PipelinePreset,
+    lut_log_n: Option<u32>,
+) -> Result<rnsfhe::pegasus::PipelineParams, PegasusError> {
+    match lut_log_n {
+        Some(log_n) => preset.params_with_lut_log_n(log_n),
+        None => preset.params(),
+    }
+}
+
 /// The LWE side of the pipeline preset `preset` as an `rnsfhe.lwe.PegasusParams` (`q0` the CKKS
 /// chain's); pickled `PegasusParams` of a pipeline come back through here.
 fn lwe_params_of(preset: PipelinePreset, params: rnsfhe::lwe::PegasusParams) -> PyPegasusParams {

@@ -42,6 +42,18 @@
 //! The mean and largest absolute error, `log2`, of the decrypted output of [`PegasusEvaluator::apply`]
 //! against the exact function, for sigmoid, ReLU and `sqrt|x|` on the `l` values of the end-to-end rows
 //! (uniform on `[-8, 8]`), by each path (goal: sigmoid within `2^-12`; PEGASUS reports `2^-8.5`).
+//!
+//! # Look-up-table rings and row selection
+//!
+//! The end-to-end and accuracy rows run once per look-up-table ring degree of
+//! [`PipelineSelection::lut_log_n`] (default: the preset's, `n = 2^12` for Table IV), with the pipeline of
+//! [`PipelineParams::with_lut_log_n`] (PEGASUS Fig. 7: each doubling of `n` halves the tables' error and
+//! doubles their time); their labels and JSON rows carry `n`. The stage rows keep the preset's ring.
+//! [`PipelineSelection::rows`] limits a run to the end-to-end and accuracy rows, or to the accuracy rows
+//! alone (one untimed [`PegasusEvaluator::apply`] per function, path and ring), and
+//! [`PipelineSelection::functions`] / [`PipelineSelection::paths`] to some functions and paths: the
+//! accuracy of `n = 2^13` at Table IV for 1024 values of sigmoid costs a key set and 1024 blind rotations
+//! instead of the hour of the whole table.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -78,6 +90,27 @@ pub struct PipelineSelection {
     pub log_l: Vec<u32>,
     /// `log2 l` of the end-to-end and accuracy rows.
     pub e2e_log_l: u32,
+    /// `log2 n` of the look-up-table rings of the end-to-end and accuracy rows, in order (empty: the
+    /// preset's); see [`PipelineParams::with_lut_log_n`].
+    pub lut_log_n: Vec<u32>,
+    /// Which rows run.
+    pub rows: PipelineRows,
+    /// The functions of the accuracy rows, by name ([`FUNCTION_NAMES`], case-insensitive; empty: all).
+    pub functions: Vec<String>,
+    /// The repacking paths of the end-to-end and accuracy rows (empty: both).
+    pub paths: Vec<Repacking>,
+}
+
+/// Which rows of a [`PipelineSelection`] run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PipelineRows {
+    /// The stage rows, the end-to-end rows and the accuracy rows.
+    All,
+    /// The end-to-end rows (timed) and the accuracy rows: no stage rows.
+    EndToEnd,
+    /// The accuracy rows alone: one untimed [`PegasusEvaluator::apply`] per function, path and ring.
+    Accuracy,
 }
 
 impl PipelineSelection {
@@ -89,14 +122,60 @@ impl PipelineSelection {
                 presets: vec![PipelinePreset::InsecureTest],
                 log_l: vec![4, 6],
                 e2e_log_l: 4,
+                lut_log_n: Vec::new(),
+                rows: PipelineRows::All,
+                functions: Vec::new(),
+                paths: Vec::new(),
             }
         } else {
             Self {
                 presets: vec![PipelinePreset::Table4, PipelinePreset::Secure128],
                 log_l: vec![8, 10, 12],
                 e2e_log_l: 8,
+                lut_log_n: Vec::new(),
+                rows: PipelineRows::All,
+                functions: Vec::new(),
+                paths: Vec::new(),
             }
         }
+    }
+
+    /// The functions of the accuracy rows ([`PipelineSelection::functions`], or all).
+    ///
+    /// Errors: an unknown name, with the known ones.
+    fn selected_functions(&self) -> anyhow::Result<Vec<(&'static str, Function)>> {
+        if self.functions.is_empty() {
+            return Ok(FUNCTIONS.to_vec());
+        }
+        self.functions
+            .iter()
+            .map(|name| {
+                FUNCTIONS
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                    .copied()
+                    .ok_or_else(|| {
+                        anyhow::anyhow!(
+                            "unknown function {name:?} for the accuracy rows: expected one of {}",
+                            FUNCTION_NAMES.join(", ")
+                        )
+                    })
+            })
+            .collect()
+    }
+}
+
+/// The repacking path named `name`: `ring` (ring packing) or `lt` / `linear-transform` (PEGASUS Fig. 5).
+///
+/// Errors: another name.
+pub fn parse_path(name: &str) -> anyhow::Result<Repacking> {
+    match name.to_ascii_lowercase().as_str() {
+        "ring" | "ring-packing" => Ok(Repacking::RingPacking),
+        "lt" | "linear-transform" => Ok(Repacking::LinearTransform),
+        other => Err(anyhow::anyhow!(
+            "unknown repacking path {other:?}: expected ring (ring packing) or lt (the linear \
+             transform of PEGASUS Fig. 5)"
+        )),
     }
 }
 
@@ -134,6 +213,8 @@ pub struct AccuracyRow {
     pub preset: String,
     /// The repacking path.
     pub path: String,
+    /// `log2` of the degree `n` of the look-up-table ring.
+    pub lut_log_n: u32,
     /// The function of the look-up table.
     pub function: String,
     /// The number of values.
@@ -142,6 +223,14 @@ pub struct AccuracyRow {
     pub mean_log2: f64,
     /// `log2` of the largest absolute error.
     pub max_log2: f64,
+    /// Wall-clock seconds of the one [`PegasusEvaluator::apply`] call the row measures (2 threads;
+    /// indicative: one sample, whatever else runs on the machine).
+    pub apply_s: f64,
+    /// CPU seconds of that call (both threads).
+    pub apply_cpu_s: f64,
+    /// The blind-rotation key of the ring, MiB in memory
+    /// ([`rnsfhe_lwe::BlindRotationKey::size_bytes`]).
+    pub blind_rotation_key_mib: f64,
 }
 
 /// Everything the pipeline rows write to JSON (`pegasus-pipeline.json`).
@@ -209,6 +298,9 @@ mod reference {
 
 /// A function of the accuracy rows.
 type Function = fn(f64) -> f64;
+
+/// The names of the functions of the accuracy rows ([`PipelineSelection::functions`]).
+pub const FUNCTION_NAMES: [&str; 3] = [FUNCTIONS[0].0, FUNCTIONS[1].0, FUNCTIONS[2].0];
 
 /// The functions of the accuracy rows, by name.
 const FUNCTIONS: [(&str, Function); 3] = [
@@ -368,6 +460,14 @@ fn available_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// Bytes of the blind-rotation key of `params` in memory, an upper bound: two RGSW ciphertexts per LWE
+/// coefficient (the ternary algorithm), each two rows of two polynomials over the ring's two moduli
+/// `q_0 q'` ([`rnsfhe_lwe::BlindRotationKey::size_bytes`] of a made key).
+fn blind_rotation_key_bytes(params: &PipelineParams) -> u64 {
+    let n = 1u64 << params.lut_log_n();
+    2 * params.lwe.lwe_dimension as u64 * 2 * 2 * 2 * n * 8
+}
+
 /// Bytes of one key-switching key (rotation or relinearization) of `ctx` in memory: one pair of
 /// polynomials over `QP` per digit.
 pub fn key_switching_key_bytes(ctx: &CkksContext) -> u64 {
@@ -462,15 +562,17 @@ struct PresetSetup {
     lwe_key: LweSecretKey,
     /// A secret of the look-up-table ring, as an LWE secret of dimension `n`.
     lut_ring: LweSecretKey,
-    /// Both dimension switches from the CKKS secret to `lwe_key`.
-    switches: DimensionSwitchKeys,
-    /// Ring packing of dimension-`n` ciphertexts under `lut_ring`.
-    ring_packing: RingPackingKey,
+    /// Both dimension switches from the CKKS secret to `lwe_key` (stage rows only: the per-ciphertext
+    /// key of Fig. 9 is several GB at `N = 2^16`).
+    switches: Option<DimensionSwitchKeys>,
+    /// Ring packing of dimension-`n` ciphertexts under `lut_ring` (stage rows only).
+    ring_packing: Option<RingPackingKey>,
     insecure: bool,
 }
 
 impl PresetSetup {
-    fn new(preset: PipelinePreset, rng: &mut Csprng) -> anyhow::Result<Self> {
+    /// The secrets and preset-wide keys of `preset`; the keys of the stage rows only if `stage_keys`.
+    fn new(preset: PipelinePreset, stage_keys: bool, rng: &mut Csprng) -> anyhow::Result<Self> {
         let params = preset.params()?;
         let insecure = preset != PipelinePreset::Secure128;
         let ctx = &params.ckks;
@@ -487,29 +589,33 @@ impl PresetSetup {
         let lut_ring =
             LweSecretKey::from_ring_key(&rnsfhe_core::SecretKey::generate(&lut_ctx, rng)?)?;
         let sk = keygen.secret_key();
-        let (switches, ring_packing) = if insecure {
+        let (switches, ring_packing) = if !stage_keys {
+            (None, None)
+        } else if insecure {
             (
-                DimensionSwitchKeys::generate_allowing_insecure(
+                Some(DimensionSwitchKeys::generate_allowing_insecure(
                     ctx,
                     sk,
                     &lwe_key,
                     lwe.key_switch,
                     &DimensionSwitch::ALL,
                     rng,
-                )?,
-                RingPackingKey::generate_allowing_insecure(ctx, sk, &lut_ring, rng)?,
+                )?),
+                Some(RingPackingKey::generate_allowing_insecure(
+                    ctx, sk, &lut_ring, rng,
+                )?),
             )
         } else {
             (
-                DimensionSwitchKeys::generate(
+                Some(DimensionSwitchKeys::generate(
                     ctx,
                     sk,
                     &lwe_key,
                     lwe.key_switch,
                     &DimensionSwitch::ALL,
                     rng,
-                )?,
-                RingPackingKey::generate(ctx, sk, &lut_ring, rng)?,
+                )?),
+                Some(RingPackingKey::generate(ctx, sk, &lut_ring, rng)?),
             )
         };
         Ok(Self {
@@ -530,9 +636,20 @@ impl PresetSetup {
     }
 
     /// The pipeline evaluator of `repacking` for `l` values (its own keys) and the LWE-side secrets
-    /// its keys were made for.
+    /// its keys were made for, with the preset's look-up-table ring.
     fn evaluator(
         &self,
+        l: usize,
+        repacking: Repacking,
+        rng: &mut Csprng,
+    ) -> anyhow::Result<(PegasusEvaluator, PegasusSecretKeys)> {
+        self.evaluator_with(&self.params, l, repacking, rng)
+    }
+
+    /// [`PresetSetup::evaluator`] for `params` (the preset's with another look-up-table ring).
+    fn evaluator_with(
+        &self,
+        params: &PipelineParams,
         l: usize,
         repacking: Repacking,
         rng: &mut Csprng,
@@ -547,9 +664,9 @@ impl PresetSetup {
             allow_insecure: self.insecure,
             ..PipelineOptions::new(l)
         };
-        let (keys, secrets) = PegasusKeys::generate(&self.params, &options, &self.keygen, rng)?;
+        let (keys, secrets) = PegasusKeys::generate(params, &options, &self.keygen, rng)?;
         Ok((
-            PegasusEvaluator::new(self.params.clone(), options, keys)?,
+            PegasusEvaluator::new(params.clone(), options, keys)?,
             secrets,
         ))
     }
@@ -593,6 +710,10 @@ struct Run<'a> {
     rows: Vec<StageRow>,
     accuracy: Vec<AccuracyRow>,
     rng: Csprng,
+    /// The functions of the accuracy rows.
+    functions: Vec<(&'static str, Function)>,
+    /// The end-to-end configurations run the accuracy rows alone ([`PipelineRows::Accuracy`]).
+    accuracy_only: bool,
 }
 
 /// A row before its configuration's peak memory is known.
@@ -726,63 +847,88 @@ impl Run<'_> {
         self.pools.time(self.options.quick, f)
     }
 
-    /// The end-to-end and accuracy rows of one path at `l` values, into `rows`; returns the path's
-    /// F_mod (`None` when skipped for memory).
+    /// The end-to-end rows (unless [`Run::accuracy_only`]) and the accuracy rows of [`Run::functions`]
+    /// of one path at `l` values with the look-up-table ring of `params`, into `rows`; returns the
+    /// path's F_mod (`None` when skipped for memory).
     fn end_to_end(
         &mut self,
         setup: &PresetSetup,
+        params: &PipelineParams,
         l: usize,
         repacking: Repacking,
         rows: &mut Vec<Pending>,
     ) -> anyhow::Result<Option<EvalMod>> {
         let preset = setup.preset;
         let path = path_name(repacking);
-        let need = pipeline_galois_key_count(&setup.params, l, repacking)? as u64
+        let log_n = params.lut_log_n();
+        let ring = format!("n = 2^{log_n}");
+        let need = pipeline_galois_key_count(params, l, repacking)? as u64
             * key_switching_key_bytes(setup.ctx())
-            + lt_plaintext_bytes(setup, l, repacking);
+            + lt_plaintext_bytes(setup, l, repacking)
+            + blind_rotation_key_bytes(params);
         if let Err(why) = check_memory(need) {
-            rows.push(Pending::skipped(format!("end to end, {path}"), l, why));
+            rows.push(Pending::skipped(
+                format!("end to end, {path}, {ring}"),
+                l,
+                why,
+            ));
             return Ok(None);
         }
-        eprintln!("  {preset:?}: end to end by {path}, l = {l}");
-        let (pegasus, _) = setup.evaluator(l, repacking, &mut self.rng)?;
+        eprintln!("  {preset:?}: end to end by {path}, l = {l}, {ring}");
+        let (pegasus, _) = setup.evaluator_with(params, l, repacking, &mut self.rng)?;
         let (values, ct) = setup.input(&pegasus, l, &mut self.rng)?;
         let dec = setup.decryptor()?;
-        let table = pegasus.table(sigmoid)?;
-        let whole = self.time(|| Ok(pegasus.apply(&ct, sigmoid)?))?;
-        let to_lwe = self.time(|| Ok(pegasus.to_lwe(&ct)?))?;
-        let lwes = pegasus.to_lwe(&ct)?;
-        let outs = self.pools.two.install(|| pegasus.lut(&lwes, &table))?;
-        let repack = self.time(|| Ok(pegasus.repack(&outs, &table)?))?;
-        let luts = whole.minus(to_lwe, repack);
-        let switch = match repacking {
-            Repacking::LinearTransform => DimensionSwitch::PerCiphertext,
-            _ => DimensionSwitch::WholeCiphertext,
-        };
-        rows.extend([
-            Pending::new(format!("end to end, {path} (sigmoid)"), l, whole).note(format!(
-                "CKKS in, {l} LUTs, CKKS out; the LUTs dominate ({:.0} %)",
-                100.0 * luts.one / whole.one
-            )),
-            Pending::new(
-                format!("end to end: S2C + extraction ({switch})"),
-                l,
-                to_lwe,
-            ),
-            Pending::new(format!("end to end: {l} LUTs (by difference)"), l, luts),
-            Pending::new(format!("end to end: repacking, {path}"), l, repack),
-        ]);
-        for (name, f) in FUNCTIONS {
+        if !self.accuracy_only {
+            let table = pegasus.table(sigmoid)?;
+            let whole = self.time(|| Ok(pegasus.apply(&ct, sigmoid)?))?;
+            let to_lwe = self.time(|| Ok(pegasus.to_lwe(&ct)?))?;
+            let lwes = pegasus.to_lwe(&ct)?;
+            let outs = self.pools.two.install(|| pegasus.lut(&lwes, &table))?;
+            let repack = self.time(|| Ok(pegasus.repack(&outs, &table)?))?;
+            let luts = whole.minus(to_lwe, repack);
+            let switch = match repacking {
+                Repacking::LinearTransform => DimensionSwitch::PerCiphertext,
+                _ => DimensionSwitch::WholeCiphertext,
+            };
+            rows.extend([
+                Pending::new(format!("end to end, {path} (sigmoid), {ring}"), l, whole).note(
+                    format!(
+                        "CKKS in, {l} LUTs, CKKS out; the LUTs dominate ({:.0} %)",
+                        100.0 * luts.one / whole.one
+                    ),
+                ),
+                Pending::new(
+                    format!("end to end: S2C + extraction ({switch})"),
+                    l,
+                    to_lwe,
+                ),
+                Pending::new(
+                    format!("end to end: {l} LUTs (by difference), {ring}"),
+                    l,
+                    luts,
+                ),
+                Pending::new(format!("end to end: repacking, {path}, {ring}"), l, repack),
+            ]);
+        }
+        let key_mib = pegasus.lut_evaluator().key().size_bytes() as f64 / (1u64 << 20) as f64;
+        for (name, f) in self.functions.clone() {
+            eprintln!("    accuracy: {name}, {ring}");
+            let (start, cpu) = (Instant::now(), cpu_seconds());
             let out = self.pools.two.install(|| pegasus.apply(&ct, f))?;
+            let (apply_s, apply_cpu_s) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
             let got = dec.decrypt_real(&out)?;
             let (mean_log2, max_log2) = errors(&values, &got, f);
             self.accuracy.push(AccuracyRow {
                 preset: format!("{preset:?}"),
                 path: path.to_string(),
+                lut_log_n: log_n,
                 function: name.to_string(),
                 l,
                 mean_log2,
                 max_log2,
+                apply_s,
+                apply_cpu_s,
+                blind_rotation_key_mib: key_mib,
             });
         }
         Ok(Some(pegasus.eval_mod().clone()))
@@ -836,7 +982,11 @@ impl Run<'_> {
         let coeffs = eval.slots_to_coeffs(&ct, s2c)?;
         let positions = real_value_positions(ctx.n(), l)?;
         for method in DimensionSwitch::ALL {
-            let t = self.time(|| Ok(setup.switches.switch(&coeffs, &positions, method)?))?;
+            let switches = setup
+                .switches
+                .as_ref()
+                .context("the setup was made without the stage keys")?;
+            let t = self.time(|| Ok(switches.switch(&coeffs, &positions, method)?))?;
             let per_lwe = |s: f64| Some(s * l as f64);
             rows.push(
                 Pending::new(format!("extraction to n_lwe, {method}"), l, t)
@@ -867,7 +1017,11 @@ impl Run<'_> {
         let packed_outs = outputs(&setup.lut_ring);
         let outs = outputs(&secrets.lut_ring);
         let gap = ctx.n() / (2 * l);
-        let t = self.time(|| Ok(setup.ring_packing.pack_with_stride(&packed_outs, gap)?))?;
+        let ring_packing = setup
+            .ring_packing
+            .as_ref()
+            .context("the setup was made without the stage keys")?;
+        let t = self.time(|| Ok(ring_packing.pack_with_stride(&packed_outs, gap)?))?;
         rows.push(
             Pending::new("ring packing (CDKS; LUT outputs of dimension n)", l, t)
                 .note("HERMES: 10.2 s for 2^15 LWE ciphertexts"),
@@ -1115,21 +1269,52 @@ pub fn run(options: &BenchOptions, selection: &PipelineSelection) -> anyhow::Res
         rows: Vec::new(),
         accuracy: Vec::new(),
         rng: Csprng::from_os()?,
+        functions: selection.selected_functions()?,
+        accuracy_only: selection.rows == PipelineRows::Accuracy,
     };
     for &preset in &selection.presets {
         eprintln!("pegasus-table5 pipeline rows: {preset:?}");
         reset_peak_rss();
-        let setup = PresetSetup::new(preset, &mut run.rng)
+        let stage_rows = selection.rows == PipelineRows::All;
+        let setup = PresetSetup::new(preset, stage_rows, &mut run.rng)
             .with_context(|| format!("setting up {preset:?}"))?;
         let e2e = 1usize << selection.e2e_log_l;
+        let lut_log_ns = if selection.lut_log_n.is_empty() {
+            vec![setup.params.lut_log_n()]
+        } else {
+            selection.lut_log_n.clone()
+        };
+        let paths = if selection.paths.is_empty() {
+            vec![Repacking::LinearTransform, Repacking::RingPacking]
+        } else {
+            selection.paths.clone()
+        };
         // A configuration that fails is reported in its rows and the run goes on: the rows measured
         // before the failure are kept, the failure is a row of its own.
-        let em_lt = run.configuration(preset, "end to end, LT path", e2e, |run, rows| {
-            run.end_to_end(&setup, e2e, Repacking::LinearTransform, rows)
-        });
-        run.configuration(preset, "end to end, ring-packing path", e2e, |run, rows| {
-            run.end_to_end(&setup, e2e, Repacking::RingPacking, rows)
-        });
+        let mut em_lt = None;
+        for &log_n in &lut_log_ns {
+            let params = setup
+                .params
+                .clone()
+                .with_lut_log_n(log_n)
+                .with_context(|| {
+                    format!("{preset:?} with a look-up-table ring of degree 2^{log_n}")
+                })?;
+            for &path in &paths {
+                let stage = format!("end to end, {}, n = 2^{log_n}", path_name(path));
+                let em = run.configuration(preset, &stage, e2e, |run, rows| {
+                    run.end_to_end(&setup, &params, e2e, path, rows)
+                });
+                // F_mod does not depend on the ring (it reduces what the repacking leaves).
+                if path == Repacking::LinearTransform && em_lt.is_none() {
+                    em_lt = em;
+                }
+            }
+        }
+        if selection.rows != PipelineRows::All {
+            run.write(&machine, selection)?;
+            continue;
+        }
         for (i, &log_l) in selection.log_l.iter().enumerate() {
             let l = 1 << log_l;
             run.configuration(
@@ -1233,23 +1418,32 @@ fn print_tables(
             vec![
                 a.preset.clone(),
                 a.path.clone(),
+                format!("2^{}", a.lut_log_n),
                 a.function.clone(),
                 a.l.to_string(),
-                format!("{:.1}", a.mean_log2),
-                format!("{:.1}", a.max_log2),
+                format!("{:.2}", a.mean_log2),
+                format!("{:.2}", a.max_log2),
+                format!("{:.1}", a.apply_s),
+                format!("{:.1}", a.apply_cpu_s),
+                format!("{:.0}", a.blind_rotation_key_mib),
             ]
         })
         .collect();
     println!(
-        "Accuracy of the round trip on [-8, 8] (goal for sigmoid: 2^-12; PEGASUS: mean 2^-8.5)\n\n{}",
+        "Accuracy of the round trip on [-8, 8] (goal for sigmoid: 2^-12; PEGASUS: mean 2^-8.5); the time of \
+         the one apply call of each row, 2 threads, indicative\n\n{}",
         markdown_table(
             &[
                 "preset",
                 "path",
+                "LUT ring n",
                 "function",
                 "l",
                 "mean error (log2)",
                 "max error (log2)",
+                "apply (s)",
+                "apply, CPU (s)",
+                "blind-rotation key (MiB)",
             ],
             &cells
         )

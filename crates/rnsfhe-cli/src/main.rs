@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use rnsfhe_bench as bench;
-use rnsfhe_bench::pegasus_pipeline::PipelineSelection;
+use rnsfhe_bench::pegasus_pipeline::{PipelineRows, PipelineSelection};
 use rnsfhe_pegasus::PipelinePreset;
 
 /// mimalloc instead of the system allocator: HE operations allocate and free polynomials of several MB
@@ -161,6 +161,23 @@ enum BenchTable {
         /// log2 of l for the end-to-end and accuracy rows. Default: 8 (--quick: 4).
         #[arg(long, value_name = "LOG_L", value_parser = clap::value_parser!(u32).range(1..=15))]
         e2e_log_l: Option<u32>,
+        /// log2 of the look-up-table ring degree n of the end-to-end and accuracy rows (repeat for
+        /// several; PEGASUS Fig. 7: each doubling halves the tables' error and doubles their time).
+        /// Default: the preset's (12 for Table4 and Secure128).
+        #[arg(long = "lut-log-n", value_name = "LOG_N", value_parser = clap::value_parser!(u32).range(1..=17))]
+        lut_log_n: Vec<u32>,
+        /// Which pipeline rows: all, the end-to-end and accuracy rows (e2e), or the accuracy rows alone
+        /// (accuracy: one untimed run per function, path and ring).
+        #[arg(long, value_enum, default_value_t = PipelineOnly::All)]
+        only: PipelineOnly,
+        /// A function of the accuracy rows (sigmoid, ReLU, sqrt(abs(x)); repeat for several). Default:
+        /// all three.
+        #[arg(long = "function", value_name = "NAME")]
+        functions: Vec<String>,
+        /// A repacking path of the end-to-end and accuracy rows (ring, lt; repeat for both). Default:
+        /// both.
+        #[arg(long = "path", value_name = "PATH")]
+        paths: Vec<String>,
     },
     /// PEGASUS Fig. 7: accuracy (mean and largest error, log2) of look-up tables of sigmoid, tanh,
     /// sqrt|x|, ReLU, sign and 1/x at n = 2^11..2^13 per blind-rotation algorithm, through KS, LUT, KS
@@ -178,6 +195,27 @@ enum Table5Part {
     Pipeline,
     /// Both.
     All,
+}
+
+/// The pipeline rows of `bench pegasus-table5` (`--only`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PipelineOnly {
+    /// Every pipeline row.
+    All,
+    /// The end-to-end and accuracy rows.
+    E2e,
+    /// The accuracy rows alone.
+    Accuracy,
+}
+
+impl From<PipelineOnly> for PipelineRows {
+    fn from(only: PipelineOnly) -> Self {
+        match only {
+            PipelineOnly::All => Self::All,
+            PipelineOnly::E2e => Self::EndToEnd,
+            PipelineOnly::Accuracy => Self::Accuracy,
+        }
+    }
 }
 
 impl From<Table5Part> for bench::pegasus::Table5Part {
@@ -225,6 +263,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     presets,
                     log_l,
                     e2e_log_l,
+                    lut_log_n,
+                    only,
+                    functions,
+                    paths,
                 } => {
                     let mut selection = PipelineSelection::defaults(&options);
                     if !presets.is_empty() {
@@ -239,6 +281,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     if let Some(e2e) = e2e_log_l {
                         selection.e2e_log_l = e2e;
                     }
+                    selection.lut_log_n = lut_log_n;
+                    selection.rows = only.into();
+                    selection.functions = functions;
+                    selection.paths = paths
+                        .iter()
+                        .map(|p| bench::pegasus_pipeline::parse_path(p))
+                        .collect::<anyhow::Result<_>>()?;
                     bench::pegasus::run_table5_parts(&options, part.into(), &selection)
                 }
                 BenchTable::PegasusFigure7 => bench::pegasus_figure7::run(&options),

@@ -89,6 +89,16 @@ impl PipelinePreset {
     pub fn params(self) -> PegasusResult<PipelineParams> {
         PipelineParams::new(self.ckks_params(), self.lwe_preset().params()?)
     }
+
+    /// The preset's parameters with a look-up-table ring of degree `n = 2^lut_log_n`: shorthand for
+    /// [`PipelinePreset::params`] then [`PipelineParams::with_lut_log_n`] (read there what a larger ring
+    /// buys and costs). `PipelinePreset::Table4.params_with_lut_log_n(13)` is the set of PEGASUS Fig. 7's
+    /// `n = 2^13` points.
+    ///
+    /// Errors: as [`PipelinePreset::params`] and [`PipelineParams::with_lut_log_n`].
+    pub fn params_with_lut_log_n(self, lut_log_n: u32) -> PegasusResult<PipelineParams> {
+        self.params()?.with_lut_log_n(lut_log_n)
+    }
 }
 
 /// The parameters of the whole pipeline: the CKKS context and the LWE side over its first modulus.
@@ -122,17 +132,7 @@ impl PipelineParams {
         }
         let ctx = CkksContext::new(ckks)?;
         let q0 = ctx.q_moduli()[0];
-        let two_n = 2u64 << lwe.lut.log_n;
-        if q0 % two_n != 1 || q0 == lwe.lut.special {
-            return Err(PegasusError::InvalidParams {
-                what: "q_0",
-                reason: format!(
-                    "the CKKS q_0 = {q0} must be 1 mod 2n = {two_n} and differ from the special modulus \
-                     q' = {} of the look-up-table ring",
-                    lwe.lut.special
-                ),
-            });
-        }
+        check_lut_moduli(q0, lwe.lut.special, lwe.lut.log_n)?;
         if lwe.key_switch.modulus == lwe.lut.q0 {
             lwe.key_switch.modulus = q0;
         }
@@ -144,6 +144,80 @@ impl PipelineParams {
     pub fn q0(&self) -> u64 {
         self.lwe.lut.q0
     }
+
+    /// `log2` of the degree `n` of the look-up-table ring (Table IV: 12).
+    pub fn lut_log_n(&self) -> u32 {
+        self.lwe.lut.log_n
+    }
+
+    /// The same pipeline with the look-up tables in a ring of degree `n = 2^lut_log_n` (the CKKS chain,
+    /// `q_0`, `q'`, the LWE dimension and every switching key unchanged).
+    ///
+    /// **What it buys.** A table reads its input on a grid of step `q_0 / (2 n Delta_in)` (PEGASUS Fig. 2
+    /// steps 1-2), and the modulus switch to `2n` moves the index by `sqrt((1 + ||s||^2) / 12)` grid steps
+    /// in standard deviation (Appendix C.2; 2.33 for Table IV's `h = 64`): the table's own error, PEGASUS
+    /// Eq. (3), is proportional to `1 / n`. Each doubling of `n` halves it, one bit of accuracy for
+    /// every table (PEGASUS Fig. 7 and Section VI.C.1: "the accuracy of our LUT can be improved by using a
+    /// larger lattice dimension n at a cost of a longer LUT evaluation time"). At Table IV that error is
+    /// the round trip's largest: for sigmoid on `[-8, 8]` the model expects a mean of `2^-11.0` at `n =
+    /// 2^12` and `2^-12.0` at `2^13` (measured on 1024 values through the whole pipeline: `2^-10.9` and
+    /// `2^-11.9`, `docs/bench/pegasus-pipeline.md`).
+    ///
+    /// **What it costs.** Blind rotation does `n_lwe` (binary) or `2 n_lwe` (ternary) external products
+    /// in the ring of degree `n`, each a few transforms of size `n`: the time of every table doubles
+    /// with `n`, and so does the blind-rotation key (`O(n_lwe n)` words: about 0.5 GB at Table IV's `n =
+    /// 2^12`, 1 GB at `2^13`) and, on the paper's repacking path, the LWE switching key `n -> n_lwe`
+    /// of Fig. 6 step 6. The ring-packing key and every CKKS key are unchanged (they live in the CKKS
+    /// ring), and so is the rest of the pipeline. The evaluation key of the larger ring is an RLWE
+    /// sample of larger degree over the same `q_0 q'`: its security only grows, and it is still
+    /// estimated ([`rnsfhe_lwe::PegasusParams::security`]) and checked when the keys are made (the
+    /// [`crate::PipelineOptions::allow_insecure`] opt-in is needed below 128 bits, as before).
+    ///
+    /// **Accepted degrees**: `n_lwe <= n <= N`. The moduli `q_0` and `q'` of the presets are `1 mod 2N`,
+    /// so `2n` divides `q_0 - 1` and `q' - 1` (negacyclic transforms of size `n`, checked here for sets
+    /// of other moduli); the ring-packing path packs the `n`-dimensional outputs into the CKKS ring,
+    /// which needs `n <= N`; and a ring smaller than `n_lwe` would make the tables' outputs, and the key
+    /// switch back of the paper's path, of lower dimension than their inputs. The input margin of the
+    /// tables (six standard deviations of the index error inside the `1/16` of `q_0 / 4` that the
+    /// pipeline's input scale leaves free) is checked when the pipeline is built, for the LWE key the
+    /// options choose.
+    ///
+    /// Errors: [`PegasusError::InvalidParams`] for a degree outside `[n_lwe, N]` or moduli that are not
+    /// `1 mod 2n`.
+    pub fn with_lut_log_n(mut self, lut_log_n: u32) -> PegasusResult<Self> {
+        let ckks_log_n = self.ckks.params().log_n;
+        let n_lwe = self.lwe.lwe_dimension;
+        let min = n_lwe.next_power_of_two().trailing_zeros();
+        if !(min..=ckks_log_n).contains(&lut_log_n) {
+            return Err(PegasusError::InvalidParams {
+                what: "look-up-table ring degree",
+                reason: format!(
+                    "log2 n = {lut_log_n}: the ring of the look-up tables must have a degree n from the \
+                     LWE dimension n_lwe = {n_lwe} to the CKKS ring degree N = 2^{ckks_log_n} \
+                     (log2 n from {min} to {ckks_log_n})"
+                ),
+            });
+        }
+        check_lut_moduli(self.q0(), self.lwe.lut.special, lut_log_n)?;
+        self.lwe.lut.log_n = lut_log_n;
+        Ok(self)
+    }
+}
+
+/// Checks that `q_0` and the special modulus `q'` of a look-up-table ring of degree `2^log_n` are
+/// distinct and `1 mod 2n` (negacyclic NTTs of size `n` for both, PEGASUS Table IV's second row).
+fn check_lut_moduli(q0: u64, special: u64, log_n: u32) -> PegasusResult<()> {
+    let two_n = 2u64 << log_n;
+    if q0 % two_n != 1 || special % two_n != 1 || q0 == special {
+        return Err(PegasusError::InvalidParams {
+            what: "q_0",
+            reason: format!(
+                "the CKKS q_0 = {q0} and the special modulus q' = {special} of the look-up-table ring \
+                 must differ and be 1 mod 2n = {two_n}"
+            ),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -165,6 +239,71 @@ mod tests {
         let secure = PipelinePreset::Secure128.params().unwrap();
         assert!(!secure.ckks.is_insecure());
         assert!(secure.lwe.key_switch.modulus < 1 << 26);
+    }
+
+    #[test]
+    fn the_lut_ring_degree_is_a_validated_choice() {
+        let table4 = PipelinePreset::Table4.params().unwrap();
+        assert_eq!(table4.lut_log_n(), 12);
+        let wide = PipelinePreset::Table4.params_with_lut_log_n(13).unwrap();
+        assert_eq!(wide.lut_log_n(), 13);
+        // Only the ring changes: q_0, q', the CKKS chain and the LWE dimension stay.
+        assert_eq!(wide.q0(), table4.q0());
+        assert_eq!(wide.lwe.lut.special, table4.lwe.lut.special);
+        assert_eq!(wide.ckks.q_moduli(), table4.ckks.q_moduli());
+        assert_eq!(wide.lwe.lwe_dimension, table4.lwe.lwe_dimension);
+        assert_eq!(wide.q0() % (2 << 13), 1);
+        // The larger ring's evaluation key is estimated, and more secure than Table IV's.
+        let bits = |p: &PipelineParams| p.lwe.lut.security().unwrap().security_bits();
+        assert!(
+            bits(&wide) > bits(&table4),
+            "{} <= {}",
+            bits(&wide),
+            bits(&table4)
+        );
+        // The test set's ring doubles up to its CKKS degree N = 2^11.
+        let test = PipelinePreset::InsecureTest
+            .params_with_lut_log_n(11)
+            .unwrap();
+        assert_eq!(test.lwe.lut.context_allowing_insecure().unwrap().n(), 2048);
+        // Out of [n_lwe, N]: errors naming the choice.
+        for (preset, log_n) in [
+            (PipelinePreset::Table4, 17),
+            (PipelinePreset::Table4, 9),
+            (PipelinePreset::InsecureTest, 12),
+            (PipelinePreset::InsecureTest, 5),
+            (PipelinePreset::Secure128, 0),
+        ] {
+            let err = preset.params_with_lut_log_n(log_n).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    PegasusError::InvalidParams {
+                        what: "look-up-table ring degree",
+                        ..
+                    }
+                ),
+                "{preset:?}, {log_n}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn moduli_that_are_not_1_mod_2n_are_refused() {
+        let mut lwe = PegasusPreset::InsecureTest.params().unwrap();
+        // A special prime that is 1 mod 2^11 but not mod 2^12 (or 2^13).
+        lwe.lut.special = rnsfhe_math::primes::ntt_primes_of_bits(60, 1 << 11, 8, &[])
+            .unwrap()
+            .into_iter()
+            .find(|p| p % (1 << 12) != 1)
+            .unwrap();
+        let params = PipelineParams::new(PipelinePreset::InsecureTest.ckks_params(), lwe).unwrap();
+        assert_eq!(params.lut_log_n(), 10);
+        let err = params.with_lut_log_n(11).unwrap_err();
+        assert!(
+            matches!(err, PegasusError::InvalidParams { what: "q_0", .. }),
+            "{err}"
+        );
     }
 
     #[test]

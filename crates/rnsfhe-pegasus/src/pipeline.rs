@@ -165,6 +165,7 @@ impl Transforms {
         }
         let q0 = params.q0() as f64;
         let input_scale = q0 / (4.0 * options.input_bound) * (1.0 - 1.0 / 16.0);
+        check_input_margin(params, options, input_scale)?;
         // S2C ends at q_0 (PEGASUS Section IV.B); its factor Delta_in / Delta < 1 goes into the scales
         // of its matrices (see rnsfhe_ckks::dft), so the coefficients hold Delta_in v.
         let start = options.s2c_levels + 1;
@@ -257,6 +258,38 @@ fn eval_mod_params(params: &PipelineParams, options: &PipelineOptions) -> Pegasu
             reason: format!("no double-angle count reaches the sine's accuracy for K = {k}"),
         },
     })
+}
+
+/// Checks that the pipeline's input scale leaves the tables the margin of PEGASUS Eq. (3): the index error
+/// of the modulus switch to `2n` (`sqrt((1 + ||s||^2) / 12)` grid steps of `q_0 / 2n` for the LWE key
+/// the options choose) at six standard deviations within the `1/16` of `q_0 / 4` that `input_scale`
+/// leaves free ([`LookupTable::max_input_scale`]). The smaller the look-up-table ring and the denser the
+/// key, the wider that error: Table IV's `h = 64` needs `n >= 2^9`, a uniform binary key of dimension
+/// 1024 (`||s||^2 ~ 512`) `n >= 2^11`. The dimension switch's own error (below `2^-8` grid steps at
+/// Table IV) is left out: the keys that tell it are made after this check.
+///
+/// Errors: [`PegasusError::InvalidParams`] when the margin does not fit.
+fn check_input_margin(
+    params: &PipelineParams,
+    options: &PipelineOptions,
+    input_scale: f64,
+) -> PegasusResult<()> {
+    let (_, distribution) = lwe_key_choice(params, options);
+    let norm_sq = distribution.expected_norm_sq(params.lwe.lwe_dimension);
+    let lut_ctx = params.lwe.lut.context_allowing_insecure()?;
+    let largest = LookupTable::max_input_scale(&lut_ctx, options.input_bound, 0.0, norm_sq, false)?;
+    if input_scale > largest {
+        return Err(PegasusError::InvalidParams {
+            what: "look-up-table ring degree",
+            reason: format!(
+                "n = 2^{}: the index error of the modulus switch to 2n (LWE key of squared norm \
+                 {norm_sq:.0}) needs more margin than the pipeline's input scale leaves (six standard \
+                 deviations within q_0 / 64); use a larger look-up-table ring",
+                params.lwe.lut.log_n
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// The expected squared norm of the CKKS secret.
@@ -534,14 +567,31 @@ impl PegasusEvaluator {
     pub fn lut_error_bound(&self, table: &LookupTable, lipschitz: f64) -> PegasusResult<f64> {
         let (_, distribution) = lwe_key_choice(&self.params, &self.options);
         let lwe_norm_sq = distribution.expected_norm_sq(self.params.lwe.lwe_dimension);
-        let variance = self.dimension_switch.switch_variance(
-            self.options.dimension_switch,
-            ckks_norm_sq(&self.params),
-            lwe_norm_sq,
-        )?;
+        let variance = self.lwe_input_variance()?;
         Ok(self
             .lut
             .error_bound(table, lipschitz, variance.sqrt(), lwe_norm_sq))
+    }
+
+    /// The variance of the error of the LWE ciphertexts of [`PegasusEvaluator::to_lwe`], in units of
+    /// [`PegasusEvaluator::lwe_modulus`]: the dimension switch's
+    /// ([`DimensionSwitchKeys::switch_variance`] for the expected norms of the CKKS and LWE keys; the
+    /// slots-to-coefficients noise is left out, as in [`PegasusEvaluator::lut_error_bound`]).
+    ///
+    /// Errors: [`PegasusError::MissingKey`] if the dimension-switching key is missing.
+    pub fn lwe_input_variance(&self) -> PegasusResult<f64> {
+        let (_, distribution) = lwe_key_choice(&self.params, &self.options);
+        self.dimension_switch.switch_variance(
+            self.options.dimension_switch,
+            ckks_norm_sq(&self.params),
+            distribution.expected_norm_sq(self.params.lwe.lwe_dimension),
+        )
+    }
+
+    /// The evaluator of step 5 (its key tells the look-up-table ring and the error blind rotation adds,
+    /// [`rnsfhe_lwe::BlindRotationKey::added_variance`]).
+    pub fn lut_evaluator(&self) -> &LutEvaluator {
+        &self.lut
     }
 
     /// The level the input must have at least: one above the slots-to-coefficients levels.

@@ -192,20 +192,22 @@ impl PyPegasusParams {
     }
 
     /// Pickling rebuilds the parameters from the preset name (the LWE side of a pipeline from the
-    /// pipeline's preset name, `rnsfhe.pegasus.Pipeline._lwe_params`).
-    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, (String,))> {
+    /// pipeline's preset name and its look-up-table ring degree, `rnsfhe.pegasus.Pipeline._lwe_params`).
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
         let this = slf.get();
+        let py = slf.py();
         if let Some(pipeline) = this.pipeline {
-            let py = slf.py();
             let rebuild = py
                 .import("rnsfhe._rnsfhe.pegasus")?
                 .getattr("Pipeline")?
                 .getattr("_lwe_params")?
                 .unbind();
-            return Ok((rebuild, (preset_name(pipeline),)));
+            let args = (preset_name(pipeline), this.params.lut.log_n);
+            return Ok((rebuild, args.into_pyobject(py)?.into_any().unbind()));
         }
         let from_preset = slf.get_type().getattr("from_preset")?.unbind();
-        Ok((from_preset, (preset_name(this.preset),)))
+        let args = (preset_name(this.preset),);
+        Ok((from_preset, args.into_pyobject(py)?.into_any().unbind()))
     }
 }
 

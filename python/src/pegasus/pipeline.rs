@@ -8,7 +8,11 @@ use super::*;
 ///
 /// ``Pipeline(preset="Secure128", *, slots, input_bound=8.0, repacking="ring", dimension_switch="whole",
 /// algorithm=None, s2c_levels=2, c2s_levels=3, rotations=(), conjugate=False, sum_slots=False,
-/// seed=None, allow_insecure=False)`` builds the CKKS context of the preset (``presets()``) and samples
+/// seed=None, allow_insecure=False, lut_log_n=None)`` builds the CKKS context of the preset
+/// (``presets()``; ``lut_log_n``: the look-up tables in a ring of degree ``2^lut_log_n`` instead of the
+/// preset's, ``rnsfhe_pegasus::PipelineParams::with_lut_log_n``: each doubling halves the tables' error
+/// and doubles their time and blind-rotation key, PEGASUS Fig. 7; from log2(n_lwe) to log2(N),
+/// ValueError otherwise) and samples
 /// a CKKS secret, its public, relinearization and Galois keys (``rotations``, ``conjugate``, and with
 /// ``sum_slots`` the rotations ``ct.sum()`` needs for ``slots`` slots: the ``keys`` of a
 /// ``ckks.Session``), and every key of the pipeline for ``slots`` values per ciphertext in
@@ -92,12 +96,12 @@ impl PyPipeline {
     #[pyo3(signature = (preset = "Secure128", *, slots, input_bound = 8.0, repacking = "ring",
                         dimension_switch = "whole", algorithm = None, s2c_levels = Int::new(2),
                         c2s_levels = Int::new(3), rotations = Vec::new(), conjugate = false,
-                        sum_slots = false, seed = None, allow_insecure = false))]
+                        sum_slots = false, seed = None, allow_insecure = false, lut_log_n = None))]
     #[pyo3(
         text_signature = "(preset=\"Secure128\", *, slots, input_bound=8.0, repacking=\"ring\", \
                              dimension_switch=\"whole\", algorithm=None, s2c_levels=2, c2s_levels=3, \
                              rotations=(), conjugate=False, sum_slots=False, seed=None, \
-                             allow_insecure=False)"
+                             allow_insecure=False, lut_log_n=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -115,6 +119,7 @@ impl PyPipeline {
         sum_slots: bool,
         seed: Option<Int>,
         allow_insecure: bool,
+        lut_log_n: Option<Int>,
     ) -> PyResult<Self> {
         let preset = SCHEME.find_preset(&PipelinePreset::ALL, preset)?;
         let slots: usize = slots.get("slots")?;
@@ -131,9 +136,10 @@ impl PyPipeline {
             ..PipelineOptions::new(slots)
         };
         let rotations: Vec<i64> = Int::get_all(&rotations, "rotations")?;
+        let lut_log_n: Option<u32> = Int::get_opt(lut_log_n, "lut_log_n")?;
         let mut rng = csprng(seed)?;
         let params = py
-            .allow_threads(|| preset.params())
+            .allow_threads(|| pipeline_params(preset, lut_log_n))
             .map_err(pegasus_error)?;
         let ctx = Arc::clone(&params.ckks);
         if let Some(warning) = ctx.security_warning() {
@@ -213,15 +219,22 @@ impl PyPipeline {
         })
     }
 
-    /// Pipeline._lwe_params(preset) -> rnsfhe.lwe.PegasusParams: the LWE side of the pipeline preset
-    /// ``preset`` (the pickle loader of ``lwe_params`` and of the session's look-up tables; a method of
-    /// the class so that pickle finds it as ``rnsfhe.pegasus.Pipeline._lwe_params``). The GIL is
+    /// Pipeline._lwe_params(preset, lut_log_n=None) -> rnsfhe.lwe.PegasusParams: the LWE side of the
+    /// pipeline preset ``preset`` with its look-up tables in degree ``2^lut_log_n`` (None: the
+    /// preset's), the pickle loader of ``lwe_params`` and of the session's look-up tables; a method of
+    /// the class so that pickle finds it as ``rnsfhe.pegasus.Pipeline._lwe_params``. The GIL is
     /// released.
     #[staticmethod]
-    fn _lwe_params(py: Python<'_>, preset: &str) -> PyResult<PyPegasusParams> {
+    #[pyo3(signature = (preset, lut_log_n = None))]
+    fn _lwe_params(
+        py: Python<'_>,
+        preset: &str,
+        lut_log_n: Option<Int>,
+    ) -> PyResult<PyPegasusParams> {
         let preset = SCHEME.find_preset(&PipelinePreset::ALL, preset)?;
+        let lut_log_n: Option<u32> = Int::get_opt(lut_log_n, "lut_log_n")?;
         let params = py
-            .allow_threads(|| preset.params())
+            .allow_threads(|| pipeline_params(preset, lut_log_n))
             .map_err(pegasus_error)?;
         Ok(lwe_params_of(preset, params.lwe))
     }
@@ -350,7 +363,13 @@ impl PyPipeline {
     /// The dimension n of the look-up tables' outputs (the degree of their ring).
     #[getter]
     fn lut_dimension(&self) -> usize {
-        1 << self.pegasus.lwe_params.params.lut.log_n
+        1 << self.lut_log_n()
+    }
+
+    /// log2 of ``lut_dimension`` (the ``lut_log_n`` the pipeline was made with, or its preset's).
+    #[getter]
+    fn lut_log_n(&self) -> u32 {
+        self.pegasus.lwe_params.params.lut.log_n
     }
 
     /// The first CKKS prime q0: the modulus of the tables' outputs.
@@ -539,13 +558,14 @@ impl PyPipeline {
         let options = self.pegasus.options();
         format!(
             "Pipeline({:?}, slots={}, input_bound={}, repacking={:?}, dimension_switch={:?}, \
-             algorithm={:?}, input_level={})",
+             algorithm={:?}, lut_log_n={}, input_level={})",
             preset_name(self.preset),
             options.slots,
             options.input_bound,
             self.repacking(),
             self.dimension_switch(),
             self.algorithm(),
+            self.lut_log_n(),
             self.input_level()
         )
     }
