@@ -1,4 +1,10 @@
-"""Applications: logistic-regression training on encrypted data (RNS-CKKS Section 5.3 and Table 4).
+"""Applications: logistic-regression training on encrypted data (RNS-CKKS Section 5.3 and Table 4), and
+comparisons on PEGASUS data (PEGASUS Section V.A).
+
+**Comparisons** (docs/apps-comparison.md): :func:`min`, :func:`max`, :func:`max_pool`, :func:`sort`,
+:func:`argmin` and :func:`argmax` on the LWE ciphertexts, the CKKS ciphertexts or plain numpy arrays of a
+:class:`rnsfhe.pegasus.Session`, by its look-up tables; :func:`comparator` gives the :class:`Comparator`
+they run on and its error bounds. The rest of this docstring is about logistic regression.
 
 The method is Kim, Song, Kim, Lee and Cheon's ("Logistic regression model training based on the approximate
 homomorphic encryption", BMC Medical Genomics 2018), which the RNS-CKKS paper re-implements for its Table 4:
