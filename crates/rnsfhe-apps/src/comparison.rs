@@ -354,6 +354,36 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         Ok(2.0 * self.argmin_threshold(t)?)
     }
 
+    // ----- one table per value -----
+
+    /// `f` on every ciphertext by one look-up table each, in one parallel batch (PEGASUS Section V.A's
+    /// one-table functions: sigmoid, ReLU, square root, reciprocal): the table is sampled on the inputs'
+    /// grid over `[-B, B]`; for [`Form::Lwe`] its values must stay within `[-B, B]` too (they are written
+    /// at the input scale, to feed further tables), for [`Form::Repack`] any finite values.
+    ///
+    /// Errors: [`Error::InvalidArgument`] for an empty input or ciphertexts of another dimension or
+    /// modulus than the pipeline's LWE side; [`Error::Lwe`] / [`Error::Pegasus`] for a function that
+    /// is not finite or too large for its table; table and key-switch errors.
+    pub fn lut(
+        &self,
+        cts: &[LweCiphertext],
+        f: impl Fn(f64) -> f64,
+        form: Form,
+    ) -> Result<Outputs> {
+        self.check_groups(cts, 1, 1, "look-up table")?;
+        let table = Arc::new(match form {
+            Form::Lwe => self.chained_table(&f)?,
+            _ => self.pegasus().table(f)?,
+        });
+        let jobs: Vec<_> = cts.iter().map(|c| (c, table.as_ref())).collect();
+        let out = self.eval(&jobs)?;
+        let out = match form {
+            Form::Lwe => self.back_all(&out)?,
+            _ => out,
+        };
+        Ok(self.outputs(out, form, &table))
+    }
+
     // ----- pairs -----
 
     /// `max(a, b)` at the LWE side (two tables).

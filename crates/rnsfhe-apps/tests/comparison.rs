@@ -419,3 +419,48 @@ fn errors_not_panics() {
     let r = cmp.sort_ckks(&ct, Order::Ascending);
     assert!(matches!(r, Err(Error::Pegasus(_))), "{r:?}");
 }
+
+/// One table per value (sigmoid, and a ReLU fed to a min), in both forms.
+#[test]
+fn one_table_functions() {
+    let mut s = setup(6);
+    let cmp = s.comparator(None);
+    let mut plain = StdRng::seed_from_u64(10);
+    let x = uniform(&mut plain, cmp.bound());
+    let lwes = s.lwes(&x);
+    let sigmoid = |v: f64| 1.0 / (1.0 + (-v).exp());
+    let table = s.pegasus.table(sigmoid).unwrap();
+    let bound = s.pegasus.lut_error_bound(&table, 0.25).unwrap();
+    let got = cmp.lut(&lwes, sigmoid, Form::Repack).unwrap();
+    let want: Vec<f64> = x.iter().map(|&v| sigmoid(v)).collect();
+    assert_close(
+        "sigmoid",
+        &cmp.decrypt(&s.secrets, &got).unwrap(),
+        &want,
+        bound,
+    );
+    let relu = cmp.lut(&lwes, |v| v.max(0.0), Form::Lwe).unwrap();
+    let want: Vec<f64> = x.iter().map(|&v| v.max(0.0)).collect();
+    // The pair bound, 6 (I + 2 r) + switch for the index error I and rotation error r of two
+    // 1/2-Lipschitz tables on the same grid, covers one 1-Lipschitz table and its switch, 6 (I + r) + switch.
+    let first = cmp.pair_error_bound().unwrap();
+    assert_close(
+        "relu",
+        &cmp.decrypt(&s.secrets, &relu).unwrap(),
+        &want,
+        first,
+    );
+    let min = cmp.min_of(&relu.ciphertexts, 2, Form::Lwe).unwrap();
+    let want: Vec<f64> = want.chunks(2).map(|c| c[0].min(c[1])).collect();
+    assert_close(
+        "min of relu",
+        &cmp.decrypt(&s.secrets, &min).unwrap(),
+        &want,
+        2.0 * first,
+    );
+    assert!(matches!(
+        cmp.lut(&[], sigmoid, Form::Lwe),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(cmp.lut(&lwes, |v| 1e30 * v, Form::Lwe).is_err());
+}
