@@ -882,7 +882,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         min: usize,
         operation: &'static str,
     ) -> Result<()> {
-        if t < min || cts.is_empty() || cts.len() % t != 0 {
+        if t < min || cts.is_empty() || !cts.len().is_multiple_of(t) {
             return Err(Error::InvalidArgument {
                 what: "group size",
                 reason: format!(

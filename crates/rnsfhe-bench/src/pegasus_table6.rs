@@ -124,6 +124,10 @@ struct Setup {
     narrow: (Vec<f64>, Vec<LweCiphertext>),
 }
 
+/// A one-table function of the throughput rows: its name, the function, and whether it is at most
+/// 1-Lipschitz (then bounded by the pair bound).
+type OneTable = (&'static str, fn(f64) -> f64, bool);
+
 /// Values per ciphertext: enough for the largest min-index (2^6).
 const SLOTS: usize = 64;
 
@@ -208,7 +212,7 @@ pub fn run_with(options: &BenchOptions, selection: &Table6Selection) -> anyhow::
             // switch (two 1/2-Lipschitz tables on the same grid), covers 6 (L I + r) + switch.
             let batch = 4 * threads;
             let (values, lwes) = (&s.wide.0[..batch], &s.wide.1[..batch]);
-            let functions: [(&str, fn(f64) -> f64, bool); 4] = [
+            let functions: [OneTable; 4] = [
                 ("sigmoid", |v| 1.0 / (1.0 + (-v).exp()), true),
                 ("ReLU", |v| v.max(0.0), true),
                 ("sqrt(abs x)", |v| v.abs().sqrt(), false),
