@@ -464,3 +464,49 @@ fn one_table_functions() {
     ));
     assert!(cmp.lut(&lwes, |v| 1e30 * v, Form::Lwe).is_err());
 }
+
+/// Groups whose size is not a power of two: trees carry the odd value of a level to the next.
+#[test]
+fn odd_group_sizes() {
+    let mut s = setup(7);
+    let cmp = s.comparator(None);
+    let mut plain = StdRng::seed_from_u64(11);
+    let x = uniform(&mut plain, cmp.bound());
+    let lwes = s.lwes(&x);
+    for (t, form) in [(3, Form::Repack), (5, Form::Lwe)] {
+        let n = SLOTS / t * t;
+        let got = cmp.min_of(&lwes[..n], t, form).unwrap();
+        let want = extremes(&x[..n], t, f64::min);
+        let bound = cmp.tree_error_bound(t).unwrap();
+        assert_close(
+            &format!("min of {t}"),
+            &cmp.decrypt(&s.secrets, &got).unwrap(),
+            &want,
+            bound,
+        );
+    }
+    let (y, _) = gapped(
+        &mut plain,
+        16,
+        cmp.bound(),
+        1.05 * cmp.argmin_resolution(3).unwrap(),
+    );
+    // The first 15 values in groups of 3: every group's minimum is marked, and every value more than
+    // the resolution above it is not (values closer may be either).
+    let lwes = s.lwes(&y);
+    let got = cmp
+        .decrypt(&s.secrets, &cmp.argmin(&lwes[..15], 3, Form::Lwe).unwrap())
+        .unwrap();
+    let resolution = cmp.argmin_resolution(3).unwrap();
+    for (g, group) in y[..15].chunks(3).enumerate() {
+        let min = group.iter().cloned().fold(f64::INFINITY, f64::min);
+        for (i, &v) in group.iter().enumerate() {
+            let b = got[3 * g + i];
+            if v == min {
+                assert!(b > 0.75, "group {g}: the minimum {v} got {b}");
+            } else if v - min > resolution {
+                assert!(b < 0.25, "group {g}: {v} above the minimum {min} got {b}");
+            }
+        }
+    }
+}
