@@ -233,20 +233,25 @@ pub fn run_with(options: &BenchOptions, selection: &Table6Selection) -> anyhow::
                 } else {
                     f64::NAN
                 };
-                rows.push(Row {
-                    preset: name.clone(),
-                    kind: "throughput",
-                    function: label.to_string(),
-                    threads,
-                    size: batch,
-                    tables: batch,
-                    seconds,
-                    figure: batch as f64 / seconds,
-                    paper_1_thread: Some(PAPER_LUT[0]),
-                    paper: Some(PAPER_LUT),
-                    max_error: max_error(&got, &want),
-                    error_bound: bound,
-                });
+                record(
+                    &mut rows,
+                    options,
+                    &machine,
+                    Row {
+                        preset: name.clone(),
+                        kind: "throughput",
+                        function: label.to_string(),
+                        threads,
+                        size: batch,
+                        tables: batch,
+                        seconds,
+                        figure: batch as f64 / seconds,
+                        paper_1_thread: Some(PAPER_LUT[0]),
+                        paper: Some(PAPER_LUT),
+                        max_error: max_error(&got, &want),
+                        error_bound: bound,
+                    },
+                )?;
             }
             for (t, label, paper) in [
                 (4, "max-pool 2x2", PAPER_POOL_2X2),
@@ -263,20 +268,25 @@ pub fn run_with(options: &BenchOptions, selection: &Table6Selection) -> anyhow::
                     .chunks(t)
                     .map(|c| c.iter().cloned().fold(f64::NEG_INFINITY, f64::max))
                     .collect();
-                rows.push(Row {
-                    preset: name.clone(),
-                    kind: "throughput",
-                    function: label.to_string(),
-                    threads,
-                    size: groups,
-                    tables: groups * t,
-                    seconds,
-                    figure: groups as f64 / seconds,
-                    paper_1_thread: Some(paper[0]),
-                    paper: Some(paper),
-                    max_error: max_error(&got, &want),
-                    error_bound: pool.max_pool_error_bound(t)?,
-                });
+                record(
+                    &mut rows,
+                    options,
+                    &machine,
+                    Row {
+                        preset: name.clone(),
+                        kind: "throughput",
+                        function: label.to_string(),
+                        threads,
+                        size: groups,
+                        tables: groups * t,
+                        seconds,
+                        figure: groups as f64 / seconds,
+                        paper_1_thread: Some(paper[0]),
+                        paper: Some(paper),
+                        max_error: max_error(&got, &want),
+                        error_bound: pool.max_pool_error_bound(t)?,
+                    },
+                )?;
             }
             for &log_t in &selection.min_index_log_t {
                 let t = 1usize << log_t;
@@ -295,20 +305,25 @@ pub fn run_with(options: &BenchOptions, selection: &Table6Selection) -> anyhow::
                     .filter(|&(&v, &b)| (v == min && b < 0.5) || (v - min > resolution && b >= 0.5))
                     .count();
                 let paper = paper_at(&PAPER_MIN_INDEX, log_t);
-                rows.push(Row {
-                    preset: name.clone(),
-                    kind: "latency",
-                    function: format!("min-index t = 2^{log_t}"),
-                    threads,
-                    size: t,
-                    tables: 3 * t - 2,
-                    seconds,
-                    figure: seconds,
-                    paper_1_thread: paper.map(|p| p[0]),
-                    paper,
-                    max_error: wrong as f64,
-                    error_bound: 0.0,
-                });
+                record(
+                    &mut rows,
+                    options,
+                    &machine,
+                    Row {
+                        preset: name.clone(),
+                        kind: "latency",
+                        function: format!("min-index t = 2^{log_t}"),
+                        threads,
+                        size: t,
+                        tables: 3 * t - 2,
+                        seconds,
+                        figure: seconds,
+                        paper_1_thread: paper.map(|p| p[0]),
+                        paper,
+                        max_error: wrong as f64,
+                        error_bound: 0.0,
+                    },
+                )?;
             }
             for &log_t in &selection.sort_log_t {
                 let t = 1usize << log_t;
@@ -321,25 +336,57 @@ pub fn run_with(options: &BenchOptions, selection: &Table6Selection) -> anyhow::
                 want.sort_by(f64::total_cmp);
                 let l = log_t as usize;
                 let paper = paper_at(&PAPER_SORT, log_t);
-                rows.push(Row {
-                    preset: name.clone(),
-                    kind: "latency",
-                    function: format!("sort t = 2^{log_t}"),
-                    threads,
-                    size: t,
-                    tables: t * l * (l + 1) / 2,
-                    seconds,
-                    figure: seconds,
-                    paper_1_thread: paper.map(|p| p[0]),
-                    paper,
-                    max_error: max_error(&got, &want),
-                    error_bound: cmp.sort_error_bound(t)?,
-                });
+                record(
+                    &mut rows,
+                    options,
+                    &machine,
+                    Row {
+                        preset: name.clone(),
+                        kind: "latency",
+                        function: format!("sort t = 2^{log_t}"),
+                        threads,
+                        size: t,
+                        tables: t * l * (l + 1) / 2,
+                        seconds,
+                        figure: seconds,
+                        paper_1_thread: paper.map(|p| p[0]),
+                        paper,
+                        max_error: max_error(&got, &want),
+                        error_bound: cmp.sort_error_bound(t)?,
+                    },
+                )?;
             }
         }
     }
     print_table(&machine, &rows);
-    let path = write_json(
+    let path = save(options, &machine, &rows)?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// Adds a row: prints it to stderr as it is measured and rewrites the JSON with the rows so far, so that
+/// an interrupted run (a Table IV run takes long on a small machine) keeps what it measured.
+fn record(
+    rows: &mut Vec<Row>,
+    options: &BenchOptions,
+    machine: &Machine,
+    row: Row,
+) -> anyhow::Result<()> {
+    let unit = if row.kind == "throughput" { "/s" } else { " s" };
+    eprintln!(
+        "    {:.3}{unit} ({} tables in {:.2} s; max error {:.3}, bound {:.3})",
+        row.figure, row.tables, row.seconds, row.max_error, row.error_bound
+    );
+    rows.push(row);
+    save(options, machine, rows).map(|_| ())
+}
+
+fn save(
+    options: &BenchOptions,
+    machine: &Machine,
+    rows: &[Row],
+) -> anyhow::Result<std::path::PathBuf> {
+    write_json(
         &options.out,
         "pegasus-table6",
         &serde_json::json!({
@@ -348,9 +395,7 @@ pub fn run_with(options: &BenchOptions, selection: &Table6Selection) -> anyhow::
             "paper_threads": PAPER_THREADS,
             "rows": rows,
         }),
-    )?;
-    eprintln!("wrote {}", path.display());
-    Ok(())
+    )
 }
 
 fn print_table(machine: &Machine, rows: &[Row]) {
