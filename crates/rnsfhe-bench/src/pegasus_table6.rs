@@ -453,3 +453,41 @@ fn print_table(machine: &Machine, rows: &[Row]) {
         )
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small run at InsecureTest: every row is written, within its bound where it has one, and no
+    /// min-index bit is wrong.
+    #[test]
+    fn quick_run_writes_rows_within_their_bounds() {
+        let out = std::env::temp_dir().join(format!("rnsfhe-table6-test-{}", std::process::id()));
+        let options = BenchOptions {
+            quick: true,
+            out: out.clone(),
+        };
+        let selection = Table6Selection {
+            presets: vec![PipelinePreset::InsecureTest],
+            threads: vec![1],
+            min_index_log_t: vec![3],
+            sort_log_t: vec![2],
+        };
+        run_with(&options, &selection).unwrap();
+        let text = std::fs::read_to_string(out.join("pegasus-table6.json")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let rows = json["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 4 + 2 + 1 + 1);
+        for row in rows {
+            let (error, bound) = (
+                row["max_error"].as_f64().unwrap(),
+                row["error_bound"].as_f64(),
+            );
+            // NaN bounds (functions that are not Lipschitz) serialize as null.
+            if let Some(bound) = bound {
+                assert!(error <= bound, "{row}");
+            }
+        }
+        std::fs::remove_dir_all(out).unwrap();
+    }
+}
