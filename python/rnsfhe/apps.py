@@ -1,4 +1,10 @@
-"""Applications: logistic-regression training on encrypted data (RNS-CKKS Section 5.3 and Table 4).
+"""Applications: logistic-regression training on encrypted data (RNS-CKKS Section 5.3 and Table 4), and
+comparisons on PEGASUS data (PEGASUS Section V.A).
+
+**Comparisons** (docs/apps-comparison.md): :func:`min`, :func:`max`, :func:`max_pool`, :func:`sort`,
+:func:`argmin` and :func:`argmax` on the LWE ciphertexts, the CKKS ciphertexts or plain numpy arrays of a
+:class:`rnsfhe.pegasus.Session`, by its look-up tables; :func:`comparator` gives the :class:`Comparator`
+they run on and its error bounds. The rest of this docstring is about logistic regression.
 
 The method is Kim, Song, Kim, Lee and Cheon's ("Logistic regression model training based on the approximate
 homomorphic encryption", BMC Medical Genomics 2018), which the RNS-CKKS paper re-implements for its Table 4:
@@ -63,13 +69,15 @@ levels, and :class:`NotFittedError` for a model without (decrypted) weights.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List, Optional, Tuple, Type, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
 from . import ckks
 from ._rnsfhe import apps as _apps
-from ._rnsfhe.apps import EncryptedModel, PackedLayout
+from ._rnsfhe.apps import Comparator, EncryptedModel, PackedLayout
+from ._rnsfhe.lwe import LweCiphertext
+from ._rnsfhe.pegasus import Pipeline as _Pipeline
 from .ckks import NotEnoughLevelsError
 
 #: Feature names of the lbw dataset (RNS-CKKS Table 4: 9 features; race coded by two indicators).
@@ -711,6 +719,140 @@ class LogisticRegression:
         return Metrics(acc, area)
 
 
+
+# ---- comparisons on PEGASUS data (PEGASUS Section V.A) ----------------------------------------------------
+#
+# These shadow the builtins min and max inside this module: nothing above calls them; code below that needs
+# the builtins uses builtins.min / builtins.max.
+
+_LweInput = Union[LweCiphertext, Sequence[LweCiphertext]]
+
+
+def comparator(session: Any, bound: Optional[float] = None) -> Comparator:
+    """The :class:`Comparator` of a :class:`rnsfhe.pegasus.Session` for values within ``bound`` (default
+    ``session.input_bound / 2``), made once per session and bound and kept on the session (making one
+    generates a key switch from the look-up-table ring back to the LWE key, PEGASUS Fig. 9).
+    TypeError for another kind of session; ValueError for a bound beyond what the tables' domain allows."""
+    pipeline = getattr(session, "pipeline", None)
+    if not isinstance(pipeline, _Pipeline):
+        raise TypeError(
+            f"session must be a rnsfhe.pegasus.Session (comparisons run on its look-up tables), not "
+            f"{type(session).__name__}"
+        )
+    cache = session.__dict__.setdefault("_apps_comparators", {})
+    key = None if bound is None else float(bound)
+    if key not in cache:
+        cache[key] = Comparator(pipeline, key)
+    return cache[key]
+
+
+def _is_lwe_list(x: Any) -> bool:
+    return isinstance(x, (list, tuple)) and all(isinstance(c, LweCiphertext) for c in x)
+
+
+def _run(x: Any, session: Any, bound: Optional[float], on_lwe: Callable[[Comparator, Any], Any],
+         on_ckks: Callable[[Comparator, ckks.Ciphertext], ckks.Ciphertext], keep: Optional[int] = None,
+         bits: bool = False) -> Any:
+    """Dispatches on the kind of ``x``: LWE ciphertexts (one or a list) to ``on_lwe``, a CKKS ciphertext to
+    ``on_ckks``, a 1-D array of exactly ``session.slots`` values to ``on_ckks`` between encryption and
+    decryption (the first ``keep`` results; ``bits``: rounded to 0/1 integers)."""
+    cmp = comparator(session, bound)
+    if isinstance(x, LweCiphertext) or _is_lwe_list(x):
+        return on_lwe(cmp, x)
+    if isinstance(x, ckks.Ciphertext):
+        return on_ckks(cmp, x)
+    values = np.asarray(x, dtype=np.float64)
+    if values.ndim != 1 or values.shape[0] != session.slots:
+        raise ValueError(
+            f"expected LWE ciphertexts, a ckks.Ciphertext of the session, or a 1-D array of exactly "
+            f"{session.slots} values (the session's slots); got an array of shape {values.shape}"
+        )
+    out = session.decrypt(on_ckks(cmp, session.encrypt(values)), real=True)
+    out = out[: session.slots if keep is None else keep]
+    return np.rint(out).astype(np.int64) if bits else out
+
+
+def _group(group: Optional[int], x: Any, session: Any) -> int:
+    if group is not None:
+        return int(group)
+    if isinstance(x, LweCiphertext):
+        return 1
+    return len(x) if _is_lwe_list(x) else session.slots
+
+
+def min(x: Any, y: Optional[_LweInput] = None, *, session: Any, group: Optional[int] = None,
+        bound: Optional[float] = None) -> Any:
+    """The minimum, by PEGASUS's ``min(m0, m1) = T0(m0 + m1) - T1(m0 - m1)`` (two look-up tables) and a
+    tree over arrays (``2 (t - 1)`` tables for ``t`` values).
+
+    * ``min(a, b, session=s)``: two LWE ciphertexts of ``s`` (from ``ct.to_lwe()``) -> one;
+    * ``min(lwes, session=s, group=t)``: the minimum of every ``t`` consecutive ciphertexts (default: all)
+      -> a list;
+    * ``min(ct, session=s, group=t)``: the minima of the groups of ``t`` consecutive slots of a CKKS
+      ciphertext (default: all), in its first slots -> a CKKS ciphertext;
+    * ``min(values, session=s, group=t)``: a 1-D array of ``s.slots`` values, encrypted, compared and
+      decrypted -> a numpy array of the minima.
+
+    Values must lie within ``bound`` (default ``input_bound / 2``); see :class:`Comparator` for the error
+    bounds."""
+    if y is not None:
+        return comparator(session, bound).min(x, y)
+    t = _group(group, x, session)
+    return _run(x, session, bound, lambda c, v: c.min_of(v, t), lambda c, ct: c.min_ckks(ct, t),
+                keep=session.slots // t)
+
+
+def max(x: Any, y: Optional[_LweInput] = None, *, session: Any, group: Optional[int] = None,
+        bound: Optional[float] = None) -> Any:
+    """The maximum, ``T0(m0 + m1) + T1(m0 - m1)``; arguments and results as :func:`min`."""
+    if y is not None:
+        return comparator(session, bound).max(x, y)
+    t = _group(group, x, session)
+    return _run(x, session, bound, lambda c, v: c.max_of(v, t), lambda c, ct: c.max_ckks(ct, t),
+                keep=session.slots // t)
+
+
+def max_pool(x: Any, t: int, *, session: Any, bound: Optional[float] = None) -> Any:
+    """Max-pooling over groups of ``t`` consecutive values (``t`` a power of two: 4 for a 2x2 window laid out
+    consecutively, 16 for 4x4) by PEGASUS's scaled max ``m0 + m1 + |m0 - m1|`` and a final ``x / t``
+    (``t`` tables per group). The values must lie within ``bound``, default ``input_bound / t`` (the most
+    the scaled maxima allow). ``x``: LWE ciphertexts (-> a list), a CKKS ciphertext (-> one, the maxima in
+    its first ``slots / t`` slots) or a 1-D array of ``slots`` values (-> a numpy array)."""
+    t = int(t)
+    if bound is None:
+        bound = session.input_bound / t if t > 0 else None
+    return _run(x, session, bound, lambda c, v: c.max_pool(v, t), lambda c, ct: c.max_pool_ckks(ct, t),
+                keep=session.slots // t if t > 0 else None)
+
+
+def sort(x: Any, *, session: Any, descending: bool = False, bound: Optional[float] = None) -> Any:
+    """Bitonic sort (PEGASUS Section V.A: ``log t (log t + 1) / 2`` layers of swaps, two tables per swap) of
+    a power of two of values: LWE ciphertexts (-> a list), every slot of a CKKS ciphertext (-> one) or a
+    1-D array of ``slots`` values (-> a numpy array). Outputs are within
+    ``comparator(session).sort_error_bound(t)`` of the sorted values."""
+    return _run(x, session, bound, lambda c, v: c.sort(v, descending),
+                lambda c, ct: c.sort_ckks(ct, descending))
+
+
+def argmin(x: Any, *, session: Any, group: Optional[int] = None, bound: Optional[float] = None) -> Any:
+    """Min-index: for every group of ``group`` consecutive values (default: all), the bits
+    ``I(m_i - min <= tau)`` (PEGASUS's predicate table after the min-tree, ``3t - 2`` tables; ``tau`` is
+    ``comparator(session).argmin_threshold(t)``, so that the minimum is marked despite the tree's error).
+    Exact when the minimum is more than ``argmin_resolution(t)`` below every other value; values closer
+    to it may be marked too. ``x``: LWE ciphertexts (-> LWE ciphertexts of the bits), a CKKS ciphertext
+    (-> one, the bits in the slots of the values) or a 1-D array of ``slots`` values (-> int64 0/1)."""
+    t = _group(group, x, session)
+    return _run(x, session, bound, lambda c, v: c.argmin(v, t), lambda c, ct: c.argmin_ckks(ct, t),
+                bits=True)
+
+
+def argmax(x: Any, *, session: Any, group: Optional[int] = None, bound: Optional[float] = None) -> Any:
+    """Max-index: the bits ``I(max - m_i <= tau)``; arguments and results as :func:`argmin`."""
+    t = _group(group, x, session)
+    return _run(x, session, bound, lambda c, v: c.argmax(v, t), lambda c, ct: c.argmax_ckks(ct, t),
+                bits=True)
+
+
 __all__ = [
     "LogisticRegression",
     "PackedLayout",
@@ -738,4 +880,12 @@ __all__ = [
     "UIS_FEATURES",
     "SIGMOID_LEAST_SQUARES",
     "NESTEROV_LAMBDA0",
+    "Comparator",
+    "comparator",
+    "min",
+    "max",
+    "max_pool",
+    "sort",
+    "argmin",
+    "argmax",
 ]

@@ -21,6 +21,8 @@ use rnsfhe_apps::{
 };
 
 use crate::ckks::{ckks_error, not_enough_levels, PyCiphertext};
+
+mod comparison;
 use crate::common::{value_error, Int};
 
 /// An error of `rnsfhe-apps` as a Python exception: CKKS errors as `rnsfhe.ckks` raises them, a lack of
@@ -715,6 +717,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_class::<PyPackedLayout>()?;
     m.add_class::<PyEncryptedModel>()?;
+    m.add_class::<comparison::PyComparator>()?;
     m.add_function(wrap_pyfunction!(load_dataset, &m)?)?;
     m.add_function(wrap_pyfunction!(sigmoid_coefficients, &m)?)?;
     m.add_function(wrap_pyfunction!(schedule, &m)?)?;

@@ -39,7 +39,7 @@ use crate::lwe::{
 
 mod pipeline;
 
-use pipeline::PyPipeline;
+pub(crate) use pipeline::PyPipeline;
 
 const SCHEME: Scheme = Scheme {
     module: "pegasus",
@@ -69,6 +69,11 @@ pub(crate) struct Pegasus {
 }
 
 impl Pegasus {
+    /// The Rust pipeline (the comparisons of `crate::apps` run on it).
+    pub(crate) fn evaluator(&self) -> &PegasusEvaluator {
+        &self.evaluator
+    }
+
     fn context(&self) -> &Arc<CkksContext> {
         self.evaluator.context()
     }

@@ -12,6 +12,34 @@ pub enum Error {
     /// An error of the CKKS layer (evaluation, keys, encoding), passed through.
     #[error(transparent)]
     Ckks(#[from] rnsfhe_ckks::Error),
+    /// An error of the LWE layer (look-up tables, key switching, LWE arithmetic), passed through.
+    #[error(transparent)]
+    Lwe(#[from] rnsfhe_lwe::LweError),
+    /// An error of the PEGASUS pipeline (slot count, levels, keys, repacking), passed through.
+    #[error(transparent)]
+    Pegasus(#[from] rnsfhe_pegasus::PegasusError),
+    /// Values whose declared bound puts an intermediate of a comparison outside the domain of the
+    /// look-up tables (PEGASUS Fig. 2 reads inputs with `|Delta_in x| < q_0 / 4`, here `|x| <= B`, the
+    /// pipeline's input bound): past it a table wraps around and returns a wrong value, undetectably.
+    #[error(
+        "{operation}: values bounded by {bound} make intermediates up to {needed} (a factor {factor} of \
+         the bound), beyond the look-up tables' domain [-{domain}, {domain}] (the pipeline's input \
+         bound B): declare a bound of at most {} (Comparator::new), or make the pipeline with \
+         PipelineOptions::input_bound >= {needed}",
+        domain / factor
+    )]
+    OutOfDomain {
+        /// The function.
+        operation: &'static str,
+        /// The declared bound of the input values.
+        bound: f64,
+        /// How much larger than the values the largest intermediate can be.
+        factor: f64,
+        /// The largest intermediate, `factor * bound`.
+        needed: f64,
+        /// The tables' domain `B`.
+        domain: f64,
+    },
     /// A data file that cannot be read.
     #[error("cannot read {path}: {source}")]
     Io {

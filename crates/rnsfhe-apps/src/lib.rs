@@ -15,7 +15,10 @@
 //!   weights: `predict_proba`, `predict`, encrypted prediction), [`EncryptedModel`] (encrypted weights);
 //! * [`plaintext`]: the same procedure on `f64` values, the reference the encrypted training is checked
 //!   against;
-//! * [`metrics`]: accuracy and AUC (rank statistic with ties).
+//! * [`metrics`]: accuracy and AUC (rank statistic with ties);
+//! * [`comparison`]: min / max, max-pooling, bitonic sorting and min-index / max-index on the LWE
+//!   ciphertexts of a PEGASUS pipeline and on its CKKS ciphertexts (PEGASUS Section V.A):
+//!   [`Comparator`], [`ComparisonKey`].
 //!
 //! ```no_run
 //! use rnsfhe_apps::{Dataset, LogisticRegression, PackedLayout};
@@ -47,6 +50,7 @@
 //!
 //! Errors are [`Error`](enum@Error) (module [`error`]).
 
+pub mod comparison;
 pub mod dataset;
 pub mod error;
 pub mod logistic;
@@ -54,6 +58,7 @@ pub mod metrics;
 pub mod packing;
 pub mod plaintext;
 
+pub use comparison::{Comparator, ComparisonKey, Form, Order, Outputs};
 pub use dataset::{Dataset, Normalization};
 pub use error::{Error, Result};
 pub use logistic::{

@@ -24,6 +24,7 @@ pub mod pegasus;
 pub mod pegasus_figure7;
 pub mod pegasus_pipeline;
 mod pegasus_setup;
+pub mod pegasus_table6;
 
 use std::fs;
 use std::hint::black_box;

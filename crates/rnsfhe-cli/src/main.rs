@@ -184,6 +184,26 @@ enum BenchTable {
     /// (Fig. 6 steps 4-6), beside OpenPEGASUS and the paper, with the measured error variances of key
     /// switching and blind rotation against their formulas, and a PNG plot (~1 h on 2 cores).
     PegasusFigure7,
+    /// PEGASUS Table VI: throughput of the one-table functions (sigmoid, ReLU, sqrt|x|, 1/x) and of
+    /// max-pooling 2x2 and 4x4, latency of min-index and bitonic sort, on LWE ciphertexts of the pipeline
+    /// (extraction and repacking not timed, as in the paper), at 1 and 2 threads, with the largest error
+    /// of every row and the paper's single-thread figures beside. Table IV by default (its key set takes a
+    /// few GB; run it alone); --quick: InsecureTest.
+    PegasusTable6 {
+        /// A pipeline preset (Table4, Secure128, InsecureTest; repeat for several). Default: Table4
+        /// (--quick: InsecureTest).
+        #[arg(long = "preset", value_name = "PRESET")]
+        presets: Vec<String>,
+        /// Thread counts (repeat for several). Default: 1 and 2.
+        #[arg(long = "threads", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Vec<u32>,
+        /// log2 of the min-index sizes (repeat for several). Default: 4, 5, 6 (--quick: 4).
+        #[arg(long = "min-index-log-t", value_name = "LOG_T", value_parser = clap::value_parser!(u32).range(1..=6))]
+        min_index_log_t: Vec<u32>,
+        /// log2 of the sort sizes (repeat for several). Default: 5 (--quick: 3).
+        #[arg(long = "sort-log-t", value_name = "LOG_T", value_parser = clap::value_parser!(u32).range(1..=6))]
+        sort_log_t: Vec<u32>,
+    },
 }
 
 /// The rows of `bench pegasus-table5` (`--part`).
@@ -291,6 +311,30 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     bench::pegasus::run_table5_parts(&options, part.into(), &selection)
                 }
                 BenchTable::PegasusFigure7 => bench::pegasus_figure7::run(&options),
+                BenchTable::PegasusTable6 {
+                    presets,
+                    threads,
+                    min_index_log_t,
+                    sort_log_t,
+                } => {
+                    let mut selection = bench::pegasus_table6::Table6Selection::defaults(&options);
+                    if !presets.is_empty() {
+                        selection.presets = presets
+                            .iter()
+                            .map(|p| bench::parse_named("pipeline preset", &PipelinePreset::ALL, p))
+                            .collect::<anyhow::Result<_>>()?;
+                    }
+                    if !threads.is_empty() {
+                        selection.threads = threads.into_iter().map(|t| t as usize).collect();
+                    }
+                    if !min_index_log_t.is_empty() {
+                        selection.min_index_log_t = min_index_log_t;
+                    }
+                    if !sort_log_t.is_empty() {
+                        selection.sort_log_t = sort_log_t;
+                    }
+                    bench::pegasus_table6::run_with(&options, &selection)
+                }
                 BenchTable::BfvOp { preset, depth, t } => {
                     bench::bfv::serve(preset.as_deref(), depth, t)
                 }

@@ -49,6 +49,7 @@ markdown_doctests! {
     CkksTutorialDoctests => "../../../docs/ckks-tutorial.md",
     WireFormatDoctests => "../../../docs/wire-format.md",
     MathLayersDoctests => "../../../docs/math-layers.md",
+    AppsComparisonDoctests => "../../../docs/apps-comparison.md",
 }
 
 #[cfg(test)]

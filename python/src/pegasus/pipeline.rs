@@ -31,7 +31,7 @@ use super::*;
 /// (auto-rescaling, with ``keys``) carries the pipeline to every ciphertext it makes, so
 /// ``ct.lut(f)`` and ``ct.to_lwe()`` work on them. Not picklable (it holds secret keys).
 #[pyclass(name = "Pipeline", module = "rnsfhe.pegasus", frozen)]
-pub(super) struct PyPipeline {
+pub(crate) struct PyPipeline {
     pegasus: Arc<Pegasus>,
     preset: PipelinePreset,
     /// The `ckks.Context`, `ckks.KeySet` and `ckks.Evaluator` of the session.
@@ -57,7 +57,11 @@ impl PyPipeline {
     /// ValueError unless `ct` (a `ckks.Ciphertext`) belongs to this session: attached to an evaluator
     /// of the session's own context. Two sessions of one preset have equal parameters (fingerprints)
     /// but different secrets, so the context object, not the fingerprint, tells them apart.
-    fn own<'a>(&self, ct: &'a crate::ckks::PyCiphertext, method: &str) -> PyResult<&'a Ciphertext> {
+    pub(crate) fn own<'a>(
+        &self,
+        ct: &'a crate::ckks::PyCiphertext,
+        method: &str,
+    ) -> PyResult<&'a Ciphertext> {
         if Arc::ptr_eq(ct.context(), self.pegasus.context()) {
             Ok(ct.ciphertext())
         } else if ct.context().fingerprint() == self.pegasus.context().fingerprint() {
@@ -78,8 +82,18 @@ impl PyPipeline {
         }
     }
 
+    /// The pipeline and its LWE-side secrets, for the comparisons of `crate::apps` (whose switching
+    /// key back from the table ring is made from them).
+    pub(crate) fn comparison_parts(&self) -> (&Arc<Pegasus>, &PegasusSecretKeys) {
+        (&self.pegasus, &self.secrets)
+    }
+
     /// `ct` as a ciphertext of the session's evaluator.
-    fn attach(&self, py: Python<'_>, ct: Ciphertext) -> PyResult<crate::ckks::PyCiphertext> {
+    pub(crate) fn attach(
+        &self,
+        py: Python<'_>,
+        ct: Ciphertext,
+    ) -> PyResult<crate::ckks::PyCiphertext> {
         crate::ckks::attach_to(self.evaluator.bind(py), ct)
     }
 
