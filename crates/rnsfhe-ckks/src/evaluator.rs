@@ -876,8 +876,12 @@ impl Evaluator {
         let rlwe = self.ctx.rlwe();
         let hoisted = rlwe.hoist(&ct.inner)?;
         let group = self.ctx.galois_group();
+        // The rotations are independent once the digits are hoisted: on several threads they run side
+        // by side (each one's own key switch splits further by limb), which keeps both threads busy at
+        // the low levels where a rotation has too few limbs to share evenly (S2C, F_mod's inputs). On
+        // one thread this is the sequential loop.
         steps
-            .iter()
+            .par_iter()
             .map(|&s| {
                 let s = self.keyed_step(gk, s, ct.slots());
                 let inner = rlwe.rotate_hoisted(&ct.inner, &hoisted, group, s, gk)?;
