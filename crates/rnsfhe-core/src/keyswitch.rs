@@ -287,28 +287,37 @@ impl RlweContext {
     ) -> Result<Vec<Vec<u64>>> {
         let n = self.n();
         let ext_len = tables.ext.len();
-        let q_plans = &self.chain().plans()[..tables.limbs];
         let one_digit = |dt: &crate::context::DigitTables| -> Result<Vec<u64>> {
             let r = dt.range.clone();
             // Every limb is overwritten below (own limbs copied or transformed, the others converted).
             let mut out = scratch::take_dirty(ext_len * n);
-            let (head, rest) = out.split_at_mut(r.start * n);
-            let (own, tail) = rest.split_at_mut(r.len() * n);
-            match ntt {
-                Some(data) => own.copy_from_slice(&data[r.start * n..r.end * n]),
-                None => {
-                    own.copy_from_slice(&coeff[r.start * n..r.end * n]);
-                    own.chunks_exact_mut(n)
-                        .zip(&q_plans[r.clone()])
-                        .try_for_each(|(a, plan)| plan.forward(a))?;
+            {
+                let (head, rest) = out.split_at_mut(r.start * n);
+                let (own, tail) = rest.split_at_mut(r.len() * n);
+                match ntt {
+                    Some(data) => own.copy_from_slice(&data[r.start * n..r.end * n]),
+                    // Transformed below, with the converted limbs.
+                    None => own.copy_from_slice(&coeff[r.start * n..r.end * n]),
+                }
+                let mut comp: Vec<&mut [u64]> = head.chunks_exact_mut(n).collect();
+                comp.extend(tail.chunks_exact_mut(n));
+                dt.up
+                    .convert_into_limbs(&coeff[r.start * n..r.end * n], comp)?;
+                if ntt.is_some() {
+                    let converted = head.chunks_exact_mut(n).chain(tail.chunks_exact_mut(n));
+                    transform_limbs(converted.collect(), dt.up.to().plans(), NttPlan::forward)?;
                 }
             }
-            let mut comp: Vec<&mut [u64]> = head.chunks_exact_mut(n).collect();
-            comp.extend(tail.chunks_exact_mut(n));
-            dt.up
-                .convert_into_limbs(&coeff[r.start * n..r.end * n], comp)?;
-            let converted = head.chunks_exact_mut(n).chain(tail.chunks_exact_mut(n));
-            transform_limbs(converted.collect(), dt.up.to().plans(), NttPlan::forward)?;
+            if ntt.is_none() {
+                // Every limb of `Q_l ∪ P` in one batch, the group's own with the converted ones: with
+                // one own limb and one special prime (ring packing over q_0) the two transforms then
+                // run side by side instead of one after the other.
+                transform_limbs(
+                    out.chunks_exact_mut(n).collect(),
+                    tables.ext.plans(),
+                    NttPlan::forward,
+                )?;
+            }
             Ok(out)
         };
         if parallel(tables.digits.len() * ext_len * n) {
