@@ -545,7 +545,12 @@ impl BasisConverter {
             &reduced
         };
         let n = input.len();
-        if n * (1 + outputs.len()) >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1 {
+        // Only large rings: at `N = 2^12` (blind rotation) the conversion is shorter than a thread
+        // wake-up.
+        if n >= 1 << 14
+            && n * (1 + outputs.len()) >= PARALLEL_THRESHOLD
+            && rayon::current_num_threads() > 1
+        {
             // Parts of limbs, not whole limbs: with one target limb (ring packing over q_0, ModDown
             // by one special prime) a whole-limb split would leave the other threads idle.
             let part = BLOCK.max(n / 4).min(n);

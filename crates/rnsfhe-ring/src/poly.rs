@@ -348,7 +348,7 @@ impl<F: Form> Poly<F> {
 
     /// Adds the constant `scalars[i]` (below `q_i`) to every coefficient of limb `i`: in NTT form, the
     /// addition of the constant polynomial given by its residues. Large polynomials are shared between
-    /// threads in parts of limbs (see [`SPLIT_WORDS`]).
+    /// threads in parts of limbs (`2^15` coefficients), so that a few limbs still keep every thread busy.
     ///
     /// Errors: [`Error::LengthMismatch`] unless there is one scalar per limb.
     pub fn add_scalars_assign(&mut self, scalars: &[u64]) -> Result<()> {
