@@ -408,15 +408,15 @@ impl Evaluator {
         Ciphertext::from_parts(inner, scale, slots, self.ctx.fingerprint())
     }
 
-    /// The NTT form of `round(c.re * scale) + round(c.im * scale) X^(N/2)` at `level` (the constant `c` in
-    /// every slot).
-    pub(crate) fn constant_poly(
+    /// `(round(c.re * scale), round(c.im * scale))`, checked: finite, and within half the modulus at
+    /// `level`.
+    fn rounded_constant(
         &self,
         c: Complex64,
         scale: f64,
         level: usize,
         operation: &'static str,
-    ) -> Result<Poly<Ntt>> {
+    ) -> Result<(f64, f64)> {
         for part in [c.re, c.im] {
             if !part.is_finite() {
                 return Err(Error::InvalidArgument {
@@ -437,6 +437,20 @@ impl Evaluator {
                 log_half_q,
             });
         }
+        Ok((re, im))
+    }
+
+    /// The NTT form of `round(c.re * scale) + round(c.im * scale) X^(N/2)` at `level` (the constant `c` in
+    /// every slot).
+    pub(crate) fn constant_poly(
+        &self,
+        c: Complex64,
+        scale: f64,
+        level: usize,
+        operation: &'static str,
+    ) -> Result<Poly<Ntt>> {
+        let (re, im) = self.rounded_constant(c, scale, level, operation)?;
+        let basis = self.ctx.basis(level)?;
         let n = self.ctx.n();
         let mut poly = if im != 0.0 {
             let mut x = self.ctx.x_half_at(level)?;
@@ -549,10 +563,28 @@ impl Evaluator {
     /// Errors: [`Error::ContextMismatch`]; [`Error::InvalidArgument`] for a non-finite constant;
     /// [`Error::ScaleTooLarge`] if `c * scale` does not fit the modulus.
     pub fn add_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
+        const OP: &str = "constant addition";
         self.check_ct(ct)?;
-        let k = self.constant_poly(c, ct.scale(), ct.level(), "constant addition")?;
+        let (re, im) = self.rounded_constant(c, ct.scale(), ct.level(), OP)?;
         let mut out = ct.clone();
-        out.inner.parts[0].add_assign(&k)?;
+        if im == 0.0 {
+            // A real constant is the same residue in every NTT slot: added limb by limb in place,
+            // without building the constant polynomial (a fresh ciphertext part) first. The same
+            // residues as `constant_poly`, so the same result.
+            if re != 0.0 {
+                let residues: Vec<u64> = self
+                    .ctx
+                    .basis(ct.level())?
+                    .moduli()
+                    .iter()
+                    .map(|m| f64_residue(re, m))
+                    .collect();
+                out.inner.parts[0].add_scalars_assign(&residues)?;
+            }
+        } else {
+            let k = self.constant_poly(c, ct.scale(), ct.level(), OP)?;
+            out.inner.parts[0].add_assign(&k)?;
+        }
         Ok(out)
     }
 
@@ -876,8 +908,12 @@ impl Evaluator {
         let rlwe = self.ctx.rlwe();
         let hoisted = rlwe.hoist(&ct.inner)?;
         let group = self.ctx.galois_group();
+        // The rotations are independent once the digits are hoisted: on several threads they run side
+        // by side (each one's own key switch splits further by limb), which keeps both threads busy at
+        // the low levels where a rotation has too few limbs to share evenly (S2C, F_mod's inputs). On
+        // one thread this is the sequential loop.
         steps
-            .iter()
+            .par_iter()
             .map(|&s| {
                 let s = self.keyed_step(gk, s, ct.slots());
                 let inner = rlwe.rotate_hoisted(&ct.inner, &hoisted, group, s, gk)?;

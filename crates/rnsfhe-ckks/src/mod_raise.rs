@@ -17,6 +17,7 @@
 //! `log2(g)` automorphisms `X -> X^(2N/2^i + 1)`, each one key switch, which multiply the subring's
 //! coefficients by `g` and zero the others.
 
+use rayon::prelude::*;
 use rnsfhe_core::RlweCiphertext;
 use rnsfhe_math::simd::centered_lift;
 use rnsfhe_ring::{Coeff, Poly};
@@ -51,21 +52,21 @@ impl Evaluator {
         let basis = ctx.rlwe().basis_at(level)?;
         let q0 = &basis.moduli()[0];
         let n = ctx.n();
+        // The two parts, and the lifts to the new limbs, are independent: on several threads they
+        // run side by side (the inverse transform of each part's one limb is the serial step).
         let parts = ct
             .inner
             .parts
-            .iter()
+            .par_iter()
             .map(|part| -> Result<_> {
                 let coeffs = part.clone().into_coeff();
                 let input = coeffs.data();
                 let mut data = vec![0u64; n * level];
                 data[..n].copy_from_slice(input);
-                for (p, out) in basis.moduli()[1..]
-                    .iter()
-                    .zip(data[n..].chunks_exact_mut(n))
-                {
-                    centered_lift(q0, p, input, out);
-                }
+                data[n..]
+                    .par_chunks_mut(n)
+                    .zip(basis.moduli()[1..].par_iter())
+                    .for_each(|(out, p)| centered_lift(q0, p, input, out));
                 Ok(Poly::<Coeff>::from_data(basis, data)?.into_ntt())
             })
             .collect::<Result<Vec<_>>>()?;

@@ -196,10 +196,39 @@ impl LaneMap<2> for DivideByPLast {
 }
 
 /// A cheap digest of a polynomial's residues, to tie a [`HoistedDecomposition`] to its ciphertext.
+///
+/// It is computed for every hoisted automorphism (to check the ciphertext), so it must not be a long
+/// serial chain: each limb is folded in four interleaved lanes (independent multiplications the core
+/// overlaps), the limbs in parallel for large polynomials ([`parallel`]), and the limb digests are
+/// folded in order.
 fn digest(p: &Poly<Ntt>) -> u64 {
-    p.data().iter().fold(0x243f_6a88_85a3_08d3u64, |h, &w| {
-        (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)
-    })
+    const SEEDS: [u64; 4] = [
+        0x243f_6a88_85a3_08d3,
+        0x1319_8a2e_0370_7344,
+        0xa409_3822_299f_31d0,
+        0x082e_fa98_ec4e_6c89,
+    ];
+    let mix = |h: u64, w: u64| (h ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    let limb = |data: &[u64]| -> u64 {
+        let mut lanes = SEEDS;
+        let mut chunks = data.chunks_exact(4);
+        for c in &mut chunks {
+            for (h, &w) in lanes.iter_mut().zip(c) {
+                *h = mix(*h, w);
+            }
+        }
+        for (h, &w) in lanes.iter_mut().zip(chunks.remainder()) {
+            *h = mix(*h, w);
+        }
+        lanes.into_iter().fold(data.len() as u64, mix)
+    };
+    let n = p.basis().degree();
+    let limbs: Vec<u64> = if parallel(p.data().len()) {
+        p.data().par_chunks(n).map(limb).collect()
+    } else {
+        p.data().chunks(n).map(limb).collect()
+    };
+    limbs.into_iter().fold(SEEDS[0], mix)
 }
 
 /// The ModUp-extended digits of a ciphertext's `c_1`, computed once and reused for many automorphisms
@@ -258,28 +287,37 @@ impl RlweContext {
     ) -> Result<Vec<Vec<u64>>> {
         let n = self.n();
         let ext_len = tables.ext.len();
-        let q_plans = &self.chain().plans()[..tables.limbs];
         let one_digit = |dt: &crate::context::DigitTables| -> Result<Vec<u64>> {
             let r = dt.range.clone();
             // Every limb is overwritten below (own limbs copied or transformed, the others converted).
             let mut out = scratch::take_dirty(ext_len * n);
-            let (head, rest) = out.split_at_mut(r.start * n);
-            let (own, tail) = rest.split_at_mut(r.len() * n);
-            match ntt {
-                Some(data) => own.copy_from_slice(&data[r.start * n..r.end * n]),
-                None => {
-                    own.copy_from_slice(&coeff[r.start * n..r.end * n]);
-                    own.chunks_exact_mut(n)
-                        .zip(&q_plans[r.clone()])
-                        .try_for_each(|(a, plan)| plan.forward(a))?;
+            {
+                let (head, rest) = out.split_at_mut(r.start * n);
+                let (own, tail) = rest.split_at_mut(r.len() * n);
+                match ntt {
+                    Some(data) => own.copy_from_slice(&data[r.start * n..r.end * n]),
+                    // Transformed below, with the converted limbs.
+                    None => own.copy_from_slice(&coeff[r.start * n..r.end * n]),
+                }
+                let mut comp: Vec<&mut [u64]> = head.chunks_exact_mut(n).collect();
+                comp.extend(tail.chunks_exact_mut(n));
+                dt.up
+                    .convert_into_limbs(&coeff[r.start * n..r.end * n], comp)?;
+                if ntt.is_some() {
+                    let converted = head.chunks_exact_mut(n).chain(tail.chunks_exact_mut(n));
+                    transform_limbs(converted.collect(), dt.up.to().plans(), NttPlan::forward)?;
                 }
             }
-            let mut comp: Vec<&mut [u64]> = head.chunks_exact_mut(n).collect();
-            comp.extend(tail.chunks_exact_mut(n));
-            dt.up
-                .convert_into_limbs(&coeff[r.start * n..r.end * n], comp)?;
-            let converted = head.chunks_exact_mut(n).chain(tail.chunks_exact_mut(n));
-            transform_limbs(converted.collect(), dt.up.to().plans(), NttPlan::forward)?;
+            if ntt.is_none() {
+                // Every limb of `Q_l ∪ P` in one batch, the group's own with the converted ones: with
+                // one own limb and one special prime (ring packing over q_0) the two transforms then
+                // run side by side instead of one after the other.
+                transform_limbs(
+                    out.chunks_exact_mut(n).collect(),
+                    tables.ext.plans(),
+                    NttPlan::forward,
+                )?;
+            }
             Ok(out)
         };
         if parallel(tables.digits.len() * ext_len * n) {

@@ -544,8 +544,32 @@ impl BasisConverter {
             reduced = input.iter().map(|&x| q.reduce(x)).collect::<Vec<_>>();
             &reduced
         };
-        for (out, p) in outputs.into_iter().zip(self.to.moduli()) {
-            centered_lift(q, p, input, out);
+        let n = input.len();
+        // Only large rings: at `N = 2^12` (blind rotation) the conversion is shorter than a thread
+        // wake-up.
+        if n >= 1 << 14
+            && n * (1 + outputs.len()) >= PARALLEL_THRESHOLD
+            && rayon::current_num_threads() > 1
+        {
+            // Parts of limbs, not whole limbs: with one target limb (ring packing over q_0, ModDown
+            // by one special prime) a whole-limb split would leave the other threads idle.
+            let part = BLOCK.max(n / 4).min(n);
+            let jobs: Vec<(usize, &mut [u64], &rnsfhe_math::Modulus)> = outputs
+                .into_iter()
+                .zip(self.to.moduli())
+                .flat_map(|(out, p)| {
+                    out.chunks_mut(part)
+                        .enumerate()
+                        .map(move |(b, o)| (b * part, o, p))
+                })
+                .collect();
+            jobs.into_par_iter().for_each(|(start, out, p)| {
+                centered_lift(q, p, &input[start..start + out.len()], out);
+            });
+        } else {
+            for (out, p) in outputs.into_iter().zip(self.to.moduli()) {
+                centered_lift(q, p, input, out);
+            }
         }
     }
 

@@ -52,11 +52,36 @@ pub struct Poly<F: Form> {
     _form: PhantomData<F>,
 }
 
+/// Words from which a copy of a polynomial is split between threads ([`Poly::clone`]): a ciphertext
+/// part at `N = 2^16` over a few limbs (copied by every out-of-place CKKS operation) is worth sharing,
+/// the small polynomials of blind rotation (`N = 2^12`, two limbs) are not (a thread wake-up costs as
+/// much as their copy).
+const PARALLEL_COPY_MIN_WORDS: usize = 1 << 17;
+
+/// Coefficients per task of the element-wise passes that split limbs ([`Poly::sum_of_products`]): at
+/// the low levels of a CKKS chain a polynomial has 2 to 5 limbs, and whole limbs on two threads leave
+/// one idle for a third of the pass over 3 limbs; half limbs of `N = 2^16` keep both busy.
+const SPLIT_WORDS: usize = 1 << 15;
+
 impl<F: Form> Clone for Poly<F> {
     fn clone(&self) -> Self {
+        // A large copy on several threads is split in blocks (indexed collection writes the fresh
+        // buffer once, without a zero fill first); otherwise a plain copy.
+        let data = if self.data.len() >= PARALLEL_COPY_MIN_WORDS && rayon::current_num_threads() > 1
+        {
+            let mut data = Vec::with_capacity(self.data.len());
+            self.data
+                .par_iter()
+                .with_min_len(SPLIT_WORDS)
+                .copied()
+                .collect_into_vec(&mut data);
+            data
+        } else {
+            self.data.clone()
+        };
         Self {
             basis: Arc::clone(&self.basis),
-            data: self.data.clone(),
+            data,
             _form: PhantomData,
         }
     }
@@ -321,6 +346,41 @@ impl<F: Form> Poly<F> {
         Ok(())
     }
 
+    /// Adds the constant `scalars[i]` (below `q_i`) to every coefficient of limb `i`: in NTT form, the
+    /// addition of the constant polynomial given by its residues. Large polynomials are shared between
+    /// threads in parts of limbs (`2^15` coefficients), so that a few limbs still keep every thread busy.
+    ///
+    /// Errors: [`Error::LengthMismatch`] unless there is one scalar per limb.
+    pub fn add_scalars_assign(&mut self, scalars: &[u64]) -> Result<()> {
+        if scalars.len() != self.limb_count() {
+            return Err(Error::LengthMismatch {
+                what: "per-limb scalars",
+                expected: self.limb_count(),
+                got: scalars.len(),
+            });
+        }
+        let n = self.degree();
+        let moduli = self.basis.moduli();
+        let add = |i: usize, a: &mut [u64]| {
+            let (m, s) = (&moduli[i], scalars[i]);
+            a.iter_mut().for_each(|x| *x = m.add(*x, s));
+        };
+        if self.data.len() >= PARALLEL_COPY_MIN_WORDS && rayon::current_num_threads() > 1 {
+            let part = n.min(SPLIT_WORDS);
+            let per_limb = n / part;
+            self.data
+                .par_chunks_mut(part)
+                .enumerate()
+                .for_each(|(t, a)| add(t / per_limb, a));
+        } else {
+            self.data
+                .chunks_exact_mut(n)
+                .enumerate()
+                .for_each(|(i, a)| add(i, a));
+        }
+        Ok(())
+    }
+
     /// Multiplies by a signed integer constant `c` (reduced modulo each `q_i`).
     pub fn mul_i64_assign(&mut self, c: i64) {
         let n = self.degree();
@@ -551,9 +611,14 @@ impl Poly<Ntt> {
             )
         };
         let data = if rayon::current_num_threads() > 1 {
+            // Tasks of whole limbs, or of equal parts of limbs when the limbs are large, so that a
+            // few limbs still share evenly between threads (see [`SPLIT_WORDS`]).
+            let part = n.min(SPLIT_WORDS);
+            let per_limb = n / part;
             let mut out = vec![0u64; self.data.len()];
-            out.par_chunks_mut(n).enumerate().for_each(|(i, o)| {
-                let (xs, ys) = rows(i, 0..n);
+            out.par_chunks_mut(part).enumerate().for_each(|(t, o)| {
+                let (i, j) = (t / per_limb, t % per_limb);
+                let (xs, ys) = rows(i, j * part..(j + 1) * part);
                 sum_of_products(&moduli[i], &xs, Weights::PerElement(&ys), o);
             });
             out
@@ -822,6 +887,47 @@ mod tests {
     /// `mul_by_ntt` against the transform-multiply-transform sequence, on uniform residues with the edge
     /// values 0 and q - 1, for primes on each engine path (IFMA below 2^50, 64-bit up to 2^62), on the
     /// parallel and the one-thread path.
+    /// The split paths (copy, sum of products and scalar addition in parts of limbs, taken on two
+    /// threads above [`PARALLEL_COPY_MIN_WORDS`]) give what one thread gives, over 3 limbs of `2^16`
+    /// (an odd count, each limb split in two parts) and with a scalar list of the wrong length refused.
+    #[test]
+    fn split_passes_match_one_thread() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(11);
+        let b = basis(1 << 16, 3);
+        let x = random(&b, &mut rng).into_ntt();
+        let y = random(&b, &mut rng).into_ntt();
+        let scalars: Vec<u64> = b.moduli().iter().map(|m| m.value() - 1 - 7).collect();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let copy = x.clone();
+                let sum = Poly::sum_of_products(&[(&x, &y), (&y, &y)]).unwrap();
+                let mut shifted = x.clone();
+                shifted.add_scalars_assign(&scalars).unwrap();
+                (copy, sum, shifted)
+            })
+        };
+        let (one, two) = (run(1), run(2));
+        assert_eq!(one, two);
+        assert_eq!(one.0, x);
+        let mut want = x.clone().into_coeff();
+        want.limbs_mut()
+            .zip(scalars.par_iter())
+            .for_each(|((a, m), &s)| {
+                // In coefficient form the constant only touches the constant coefficient.
+                a[0] = m.add(a[0], s);
+            });
+        assert_eq!(one.2.into_coeff(), want);
+        let mut z = x.clone();
+        assert!(matches!(
+            z.add_scalars_assign(&scalars[..2]),
+            Err(Error::LengthMismatch { .. })
+        ));
+    }
+
     #[test]
     fn mul_by_ntt_matches_separate_transforms() {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
