@@ -324,9 +324,8 @@ impl<F: Form> Poly<F> {
             .for_each(|(a, m)| a.iter_mut().for_each(|x| *x = m.neg(*x)));
     }
 
-    /// Multiplies limb `i` by the constant `scalars[i]` (reduced modulo `q_i` first): the RNS form of
-    /// multiplication by an integer given by its residues.
-    pub fn mul_scalars_assign(&mut self, scalars: &[u64]) -> Result<()> {
+    /// Checks that `scalars` has one entry per limb ([`Error::LengthMismatch`] otherwise).
+    fn check_per_limb(&self, scalars: &[u64]) -> Result<()> {
         if scalars.len() != self.limb_count() {
             return Err(Error::LengthMismatch {
                 what: "per-limb scalars",
@@ -334,6 +333,13 @@ impl<F: Form> Poly<F> {
                 got: scalars.len(),
             });
         }
+        Ok(())
+    }
+
+    /// Multiplies limb `i` by the constant `scalars[i]` (reduced modulo `q_i` first): the RNS form of
+    /// multiplication by an integer given by its residues.
+    pub fn mul_scalars_assign(&mut self, scalars: &[u64]) -> Result<()> {
+        self.check_per_limb(scalars)?;
         let n = self.degree();
         self.data
             .par_chunks_mut(n)
@@ -352,13 +358,7 @@ impl<F: Form> Poly<F> {
     ///
     /// Errors: [`Error::LengthMismatch`] unless there is one scalar per limb.
     pub fn add_scalars_assign(&mut self, scalars: &[u64]) -> Result<()> {
-        if scalars.len() != self.limb_count() {
-            return Err(Error::LengthMismatch {
-                what: "per-limb scalars",
-                expected: self.limb_count(),
-                got: scalars.len(),
-            });
-        }
+        self.check_per_limb(scalars)?;
         let n = self.degree();
         let moduli = self.basis.moduli();
         let add = |i: usize, a: &mut [u64]| {
