@@ -166,7 +166,21 @@ enum BenchTable {
     /// sqrt|x|, ReLU, sign and 1/x at n = 2^11..2^13 per blind-rotation algorithm, through KS, LUT, KS
     /// (Fig. 6 steps 4-6), beside OpenPEGASUS and the paper, with the measured error variances of key
     /// switching and blind rotation against their formulas, and a PNG plot (~1 h on 2 cores).
-    PegasusFigure7,
+    PegasusFigure7 {
+        /// Uniform inputs per function. Default: 1000 (--quick: 100).
+        #[arg(long)]
+        samples: Option<usize>,
+        /// log2 of the look-up-table ring degree n (repeat for several). Default: 11, 12, 13
+        /// (--quick: 10, 11).
+        #[arg(long = "log-n", value_name = "LOG_N")]
+        log_n: Vec<u32>,
+        /// A blind-rotation algorithm (Ternary, Binary, Lmkcdey; repeat for several). Default: all.
+        #[arg(long = "algorithm", value_name = "ALGORITHM")]
+        algorithms: Vec<String>,
+        /// A function (sigmoid, tanh, sqrt|x|, ReLU, sign, 1/x; repeat for several). Default: all.
+        #[arg(long = "function", value_name = "FUNCTION")]
+        functions: Vec<String>,
+    },
 }
 
 /// The rows of `bench pegasus-table5` (`--part`).
@@ -241,7 +255,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     }
                     bench::pegasus::run_table5_parts(&options, part.into(), &selection)
                 }
-                BenchTable::PegasusFigure7 => bench::pegasus_figure7::run(&options),
+                BenchTable::PegasusFigure7 {
+                    samples,
+                    log_n,
+                    algorithms,
+                    functions,
+                } => {
+                    let selection = bench::pegasus_figure7::Selection::from_args(
+                        &options,
+                        samples,
+                        &log_n,
+                        &algorithms,
+                        &functions,
+                    )?;
+                    bench::pegasus_figure7::run_selection(&options, &selection)
+                }
                 BenchTable::BfvOp { preset, depth, t } => {
                     bench::bfv::serve(preset.as_deref(), depth, t)
                 }
