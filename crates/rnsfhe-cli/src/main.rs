@@ -183,7 +183,21 @@ enum BenchTable {
     /// sqrt|x|, ReLU, sign and 1/x at n = 2^11..2^13 per blind-rotation algorithm, through KS, LUT, KS
     /// (Fig. 6 steps 4-6), beside OpenPEGASUS and the paper, with the measured error variances of key
     /// switching and blind rotation against their formulas, and a PNG plot (~1 h on 2 cores).
-    PegasusFigure7,
+    PegasusFigure7 {
+        /// Uniform inputs per function. Default: 1000 (--quick: 100).
+        #[arg(long)]
+        samples: Option<usize>,
+        /// log2 of the look-up-table ring degree n (repeat for several). Default: 11, 12, 13
+        /// (--quick: 10, 11).
+        #[arg(long = "log-n", value_name = "LOG_N")]
+        log_n: Vec<u32>,
+        /// A blind-rotation algorithm (Ternary, Binary, Lmkcdey; repeat for several). Default: all.
+        #[arg(long = "algorithm", value_name = "ALGORITHM")]
+        algorithms: Vec<String>,
+        /// A function (sigmoid, tanh, sqrt|x|, ReLU, sign, 1/x; repeat for several). Default: all.
+        #[arg(long = "function", value_name = "FUNCTION")]
+        functions: Vec<String>,
+    },
     /// PEGASUS Table VI: throughput of the one-table functions (sigmoid, ReLU, sqrt|x|, 1/x) and of
     /// max-pooling 2x2 and 4x4, latency of min-index and bitonic sort, on LWE ciphertexts of the pipeline
     /// (extraction and repacking not timed, as in the paper), at 1 and 2 threads, with the largest error
@@ -310,7 +324,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                         .collect::<anyhow::Result<_>>()?;
                     bench::pegasus::run_table5_parts(&options, part.into(), &selection)
                 }
-                BenchTable::PegasusFigure7 => bench::pegasus_figure7::run(&options),
+                BenchTable::PegasusFigure7 {
+                    samples,
+                    log_n,
+                    algorithms,
+                    functions,
+                } => {
+                    let selection = bench::pegasus_figure7::Selection::from_args(
+                        &options,
+                        samples,
+                        &log_n,
+                        &algorithms,
+                        &functions,
+                    )?;
+                    bench::pegasus_figure7::run_selection(&options, &selection)
+                }
                 BenchTable::PegasusTable6 {
                     presets,
                     threads,
