@@ -451,7 +451,6 @@ impl Evaluator {
     ) -> Result<Poly<Ntt>> {
         let (re, im) = self.rounded_constant(c, scale, level, operation)?;
         let basis = self.ctx.basis(level)?;
-        let n = self.ctx.n();
         let mut poly = if im != 0.0 {
             let mut x = self.ctx.x_half_at(level)?;
             let res: Vec<u64> = basis.moduli().iter().map(|m| f64_residue(im, m)).collect();
@@ -461,12 +460,8 @@ impl Evaluator {
             Poly::zero(basis)
         };
         if re != 0.0 {
-            let mut data = poly.into_data();
-            for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
-                let r = f64_residue(re, m);
-                limb.iter_mut().for_each(|x| *x = m.add(*x, r));
-            }
-            poly = Poly::from_data(basis, data)?;
+            let res: Vec<u64> = basis.moduli().iter().map(|m| f64_residue(re, m)).collect();
+            poly.add_scalars_assign(&res)?;
         }
         Ok(poly)
     }

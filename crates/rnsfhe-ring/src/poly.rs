@@ -884,9 +884,6 @@ mod tests {
         assert_eq!(tripled, t2);
     }
 
-    /// `mul_by_ntt` against the transform-multiply-transform sequence, on uniform residues with the edge
-    /// values 0 and q - 1, for primes on each engine path (IFMA below 2^50, 64-bit up to 2^62), on the
-    /// parallel and the one-thread path.
     /// The split paths (copy, sum of products and scalar addition in parts of limbs, taken on two
     /// threads above [`PARALLEL_COPY_MIN_WORDS`]) give what one thread gives, over 3 limbs of `2^16`
     /// (an odd count, each limb split in two parts) and with a scalar list of the wrong length refused.
@@ -928,6 +925,9 @@ mod tests {
         ));
     }
 
+    /// `mul_by_ntt` against the transform-multiply-transform sequence, on uniform residues with the edge
+    /// values 0 and q - 1, for primes on each engine path (IFMA below 2^50, 64-bit up to 2^62), on the
+    /// parallel and the one-thread path.
     #[test]
     fn mul_by_ntt_matches_separate_transforms() {
         let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(9);
