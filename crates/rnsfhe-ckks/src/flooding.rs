@@ -52,9 +52,10 @@
 //! remain ([`flooded_precision_bits`]; the mean of `-log2 |error|` over slots is 0.92 bit above it, the
 //! worst slot a few bits below). A flooding that leaves no bit (or approaches the modulus) is refused with
 //! [`Error::FloodingTooLarge`] naming the bits asked and the headroom ([`CkksDecryptor::max_flooding_bits`]).
-//! Example: a fresh public-key encryption at `N = 2^12` has `log2 ||e||_2 = 13.9`; with `s = 30` that is
-//! 29 flooding bits, and at scale `2^50` with `2^11` slots about `50 - 29 - 5.5 = 15.5` bits remain. At
-//! scale `2^40` only 5.5 would: share results at a larger scale than the one you compute with.
+//! Example: a fresh public-key encryption at `N = 2^12` has `log2 ||e||_2 = 9.9` (13.9 with a key over
+//! `Q` only); with `s = 30` that is 25 flooding bits, and at scale `2^50` with `2^11` slots about
+//! `50 - 25 - 5.5 = 19.5` bits remain. At scale `2^40` only 9.5 would: share results at a larger scale
+//! than the one you compute with.
 
 use rnsfhe_core::keys::SecretPoly;
 use rnsfhe_core::samplers::sample_wide_gaussian;
@@ -482,11 +483,13 @@ mod tests {
         let x = values(2048);
         let ct = s.enc.encrypt(&x, &mut s.rng).unwrap();
         let expected: Vec<Complex64> = x.iter().map(|&v| Complex64::new(v, 0.0)).collect();
-        // Fresh public-key encryption: per coefficient sigma sqrt(2N/3 + 1 + h) with h ~ 2N/3 (uniform
-        // ternary), so ||e||_2 ~ sqrt(N) 3.2 sqrt(4N/3 + 1) = 2^(6 + 7.89) over the N = 4096 coefficients
-        // (the sum of N squares is within a few percent of its mean: 0.1 bit is over 10 standard errors).
+        // Fresh public-key encryption divided by p_0: per coefficient the rounding r_0 + r_1 s
+        // (r_i uniform in [-1/2, 1/2]) plus the encoding's rounding, variance (1 + h + 1) / 12 with
+        // h ~ 2N/3 (uniform ternary), so ||e||_2 ~ sqrt(N (2N/3 + 2) / 12) = 2^9.93 over the N = 4096
+        // coefficients (the sum of N squares is within a few percent of its mean: 0.1 bit is over 10
+        // standard errors).
         let n = 4096.0f64;
-        let predicted = 0.5 * (n * 3.2 * 3.2 * (4.0 * n / 3.0 + 1.0)).log2();
+        let predicted = 0.5 * (n * (2.0 * n / 3.0 + 2.0) / 12.0).log2();
         let noise = s.dec.noise_log2(&ct, &expected).unwrap();
         assert!(
             (noise - predicted).abs() < 0.1,

@@ -31,7 +31,8 @@ use rnsfhe_math::wire::Fingerprints;
 use rnsfhe_math::ShoupConstant;
 use rnsfhe_ring::poly::ntt_automorphism_permutation;
 use rnsfhe_ring::{
-    BasisConverter, ConversionMode, Form, GaloisElement, Poly, Rescaler, RnsBasis, RnsGadget,
+    BasisConverter, ConversionMode, Form, GaloisElement, ModSwitcher, Poly, Rescaler, RnsBasis,
+    RnsGadget,
 };
 
 use crate::error::{Error, Result};
@@ -199,6 +200,9 @@ pub struct RlweContext {
     rescaler: Rescaler,
     gaussian: DiscreteGaussian,
     levels: Vec<OnceLock<Arc<LevelTables>>>,
+    /// Per level `l`: ModDown from `Q_l ∪ {p_0}` to `Q_l` of public-key encryption
+    /// ([`RlweContext::public_key_basis`]), built on first use.
+    encryption_down: Vec<OnceLock<Arc<ModSwitcher>>>,
     permutations: RwLock<HashMap<usize, Arc<[usize]>>>,
 }
 
@@ -290,6 +294,7 @@ impl RlweContext {
         let gaussian = DiscreteGaussian::with_sigma(params.sigma)?;
         let fingerprints = params.fingerprints();
         let levels = (0..q.len()).map(|_| OnceLock::new()).collect();
+        let encryption_down = (0..q.len()).map(|_| OnceLock::new()).collect();
         let ctx = Self {
             params,
             n,
@@ -303,6 +308,7 @@ impl RlweContext {
             rescaler,
             gaussian,
             levels,
+            encryption_down,
             permutations: RwLock::new(HashMap::new()),
         };
         ctx.level_tables(ctx.max_level())?;
@@ -420,6 +426,38 @@ impl RlweContext {
                 chain_n: self.n,
             })
         }
+    }
+
+    /// The basis of public keys, `Q ∪ {p_0}`: the chain and the first special prime. Public-key
+    /// encryption computes `v pk + (e_0 + p_0 m, e_1)` over `Q_l ∪ {p_0}` and divides by `p_0` with
+    /// rounding (SEAL's encryption, `Encryptor::encrypt_zero_internal` dividing by the special prime): the
+    /// key's error `v e + e_0 + e_1 s` shrinks by `p_0` and what remains is the rounding, `r_0 + r_1 s`
+    /// with `|r_i| <= 1/2`, about 4 bits below the error of the same encryption over `Q` at `N = 2^16`.
+    /// One special prime suffices (the error is far below `p_0`), so the key and the encryption carry
+    /// one limb more than over `Q`, whatever the number of special primes.
+    ///
+    /// Errors: none in practice (the bases were checked when the context was built).
+    pub fn public_key_basis(&self) -> Result<Arc<RnsBasis>> {
+        Ok(Arc::clone(self.encryption_switcher(self.max_level())?.qp()))
+    }
+
+    /// ModDown by `p_0` at level `l` for public-key encryption (see [`RlweContext::public_key_basis`]),
+    /// built on first use and cached; its `qp()` is `Q_l ∪ {p_0}`. The conversion from the single prime
+    /// `p_0` is `ExactFloat` (exact rounding but with probability about `2^-50` per coefficient) in
+    /// every conversion mode: from one prime it costs no more than `Fast`, whose error would reach 1.
+    pub(crate) fn encryption_switcher(&self, level: usize) -> Result<Arc<ModSwitcher>> {
+        self.check_level(level, "public-key encryption")?;
+        let slot = &self.encryption_down[level - 1];
+        if let Some(t) = slot.get() {
+            return Ok(Arc::clone(t));
+        }
+        let p0 = self.p.prefix(1)?;
+        let built = Arc::new(ModSwitcher::new(
+            &self.q_levels[level - 1],
+            &p0,
+            ConversionMode::ExactFloat,
+        )?);
+        Ok(Arc::clone(slot.get_or_init(|| built)))
     }
 
     /// The key-switching tables of level `l`, built on first use and cached.

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rnsfhe_math::sampling::{Csprng, Seed};
-use rnsfhe_ring::{Coeff, Form, Ntt, Poly, RnsBasis};
+use rnsfhe_ring::{Coeff, Form, ModSwitcher, Ntt, Poly, RnsBasis};
 
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
@@ -61,6 +61,13 @@ pub trait RlweForm: Form + Sized {
         Ok(acc.sub_assign(&product.0)?)
     }
 
+    /// ModDown of `y` (NTT form, over `Q_l ∪ P` of `switcher`) to `Q_l` in this form: [`Ntt`] transforms
+    /// the `P` limbs back and the correction forward ([`ModSwitcher::mod_down_ntt`]); [`Coeff`] transforms
+    /// every limb back once and divides in coefficient form ([`ModSwitcher::mod_down`]).
+    ///
+    /// Errors: ring basis mismatch.
+    fn mod_down_from_ntt(switcher: &ModSwitcher, y: Poly<Ntt>) -> Result<Poly<Self>>;
+
     /// The uniform polynomial over `basis` expanded from the public `seed`, in this form: the one
     /// expansion of the wire format ([`expand_uniform`] in NTT form from [`Csprng::from_public_seed`];
     /// the coefficient form is its inverse transform, still uniform), so one seed serves every scheme.
@@ -95,6 +102,10 @@ impl RlweForm for Ntt {
         // Fused: the product never exists on its own, so there is nothing to wipe.
         Ok(acc.mul_add_assign(a, b)?)
     }
+
+    fn mod_down_from_ntt(switcher: &ModSwitcher, y: Poly<Ntt>) -> Result<Poly<Ntt>> {
+        Ok(switcher.mod_down_ntt(&y)?)
+    }
 }
 
 impl RlweForm for Coeff {
@@ -112,6 +123,10 @@ impl RlweForm for Coeff {
 
     fn mul_ntt(p: &Poly<Coeff>, s: &Poly<Ntt>) -> Result<Poly<Coeff>> {
         Ok(p.mul_by_ntt(s)?)
+    }
+
+    fn mod_down_from_ntt(switcher: &ModSwitcher, y: Poly<Ntt>) -> Result<Poly<Coeff>> {
+        Ok(switcher.mod_down(&y.into_coeff())?)
     }
 }
 
@@ -481,6 +496,9 @@ impl Encryptor {
     ) -> Result<RlweCiphertext<F>> {
         let basis = self.ctx.basis_at(level)?;
         match &self.key {
+            EncryptionKey::Public(pk) if pk.is_extended() => {
+                self.encrypt_divided_by_p0(pk, level, m, rng)
+            }
             EncryptionKey::Public(pk) => {
                 // Wrapped at once so that `v` is wiped on every return path, errors included.
                 let v = SecretPoly::new(sample_ternary_poly(basis, rng)?);
@@ -500,6 +518,31 @@ impl Encryptor {
                 })
             }
         }
+    }
+
+    /// Public-key encryption with a key over `Q ∪ {p_0}` ([`RlweContext::public_key_basis`]):
+    /// `c_i = round((v pk_i + e_i + [i = 0] p_0 m) / p_0)` over `Q_l`, computed over `Q_l ∪ {p_0}` and
+    /// divided by ModDown. Dividing `p_0 m` gives `m` exactly, so the message joins the error before its
+    /// transform, as in the encryption over `Q`; the ciphertext's error is the rounding `r_0 + r_1 s`
+    /// (`|r_i| <= 1/2`) plus `(v e + e_0 + e_1 s) / p_0`, which is below `2^-30` for any set-up here.
+    fn encrypt_divided_by_p0<F: RlweForm>(
+        &self,
+        pk: &PublicKey,
+        level: usize,
+        m: Option<&Poly<Coeff>>,
+        rng: &mut Csprng,
+    ) -> Result<RlweCiphertext<F>> {
+        let switcher = self.ctx.encryption_switcher(level)?;
+        let ext = switcher.qp();
+        let v = SecretPoly::new(sample_ternary_poly(ext, rng)?);
+        let m_times_p0 = m.map(|m| times_p0(m, ext)).transpose()?;
+        let mut parts = Vec::with_capacity(2);
+        for (key, message) in [(pk.b(), m_times_p0.as_ref()), (pk.a(), None)] {
+            let mut c = self.error_plus::<Ntt>(ext, message.map(|w| &w.0), rng)?;
+            c.mul_add_assign(v.get(), &*extended_key_at_level(key, ext)?)?;
+            parts.push(F::mod_down_from_ntt(&switcher, c)?);
+        }
+        Ok(RlweCiphertext { parts })
     }
 
     /// Secret-key encryption with `a` expanded from the public `seed`: `c_0 = -a s + e (+ m)` in form
@@ -573,6 +616,36 @@ fn key_at_level<'a>(k: &'a Poly<Ntt>, basis: &Arc<RnsBasis>) -> Result<Cow<'a, P
     let mut low = k.drop_to(basis.len())?;
     low.rebase(basis)?;
     Ok(Cow::Owned(low))
+}
+
+/// A key over `Q ∪ {p_0}` at the level of `ext = Q_l ∪ {p_0}`: the key itself at the top level, else a
+/// copy of its first `l` limbs and its last.
+fn extended_key_at_level<'a>(k: &'a Poly<Ntt>, ext: &Arc<RnsBasis>) -> Result<Cow<'a, Poly<Ntt>>> {
+    if k.limb_count() == ext.len() {
+        return Ok(Cow::Borrowed(k));
+    }
+    let n = k.degree();
+    let l = ext.len() - 1;
+    let data = k.data();
+    let mut limbs = Vec::with_capacity(ext.len() * n);
+    limbs.extend_from_slice(&data[..l * n]);
+    limbs.extend_from_slice(&data[data.len() - n..]);
+    Ok(Cow::Owned(Poly::from_data(ext, limbs)?))
+}
+
+/// `p_0 m` over `ext = Q_l ∪ {p_0}` for `m` over `Q_l` (coefficient form): `[p_0]_{q_j} m_j` in the
+/// limbs of `Q_l` and 0 modulo `p_0`. Wiped after use: it carries the message.
+fn times_p0(m: &Poly<Coeff>, ext: &Arc<RnsBasis>) -> Result<Wiped<Coeff>> {
+    let n = m.degree();
+    let mut data = Vec::with_capacity(ext.len() * n);
+    data.extend_from_slice(m.data());
+    data.resize(ext.len() * n, 0);
+    let mut scaled = Wiped(Poly::from_data(ext, data)?);
+    let moduli = ext.moduli();
+    let p0 = moduli[moduli.len() - 1].value();
+    let factors: Vec<u64> = moduli.iter().map(|q| q.reduce(p0)).collect();
+    scaled.0.mul_scalars_assign(&factors)?;
+    Ok(scaled)
 }
 
 /// Decrypts ciphertexts of either form with the secret key (RNS-CKKS `Dec`): `sum_i c_i s^i mod Q_l`.

@@ -44,10 +44,24 @@ impl RlweContext {
         }
     }
 
-    /// Error of public-key encryption with a secret of Hamming weight `h`:
-    /// `e = v e_pk + e_0 + e_1 s` with `v` uniform ternary (`E||v||^2 = 2N/3`), so each coefficient has
-    /// variance `sigma^2 (2N/3 + 1 + h)` (RNS-CKKS Appendix A.2, "Encryption", coefficient-wise).
+    /// Error of public-key encryption with a key over `Q ∪ {p_0}` (the default,
+    /// [`crate::KeyGenerator::public_key`]) and a secret of Hamming weight `h`: the rounding of the
+    /// division by `p_0`, `r_0 + r_1 s` with `r_i` uniform in `(-1/2, 1/2)`, plus the key's error divided
+    /// by `p_0` ([`RlweContext::fresh_noise_public_over_q`] over `p_0^2`): each coefficient has variance
+    /// `(1 + h) / 12 + sigma^2 (2N/3 + 1 + h) / p_0^2`.
     pub fn fresh_noise_public(&self, hamming_weight: usize) -> NoiseEstimate {
+        let p0 = self.special_basis().moduli()[0].value() as f64;
+        let over_q = self.fresh_noise_public_over_q(hamming_weight).std_dev;
+        NoiseEstimate::from_variance(
+            (1.0 + hamming_weight as f64) / 12.0 + (over_q / p0) * (over_q / p0),
+        )
+    }
+
+    /// Error of public-key encryption with a key over `Q` ([`crate::KeyGenerator::public_key_over_q`])
+    /// and a secret of Hamming weight `h`: `e = v e_pk + e_0 + e_1 s` with `v` uniform ternary
+    /// (`E||v||^2 = 2N/3`), so each coefficient has variance `sigma^2 (2N/3 + 1 + h)` (RNS-CKKS
+    /// Appendix A.2, "Encryption", coefficient-wise).
+    pub fn fresh_noise_public_over_q(&self, hamming_weight: usize) -> NoiseEstimate {
         let s2 = self.params().sigma * self.params().sigma;
         let n = self.n() as f64;
         NoiseEstimate::from_variance(s2 * (2.0 * n / 3.0 + 1.0 + hamming_weight as f64))

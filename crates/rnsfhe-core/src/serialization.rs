@@ -5,7 +5,9 @@
 //! Payloads (after the 16-byte header; polynomials as in [`rnsfhe_ring::wire`], bases implied):
 //!
 //! ```text
-//! PublicKey     u8 seeded (0/1) | b over Q | seed[32] if seeded, else a over Q
+//! PublicKey     u8 flags: bit 0 seeded, bit 1 over Q ∪ {p_0} (0..=3; format version <= 2: the seeded
+//!               flag, 0 or 1, keys over Q)
+//!               | b over the key's basis | seed[32] if seeded, else a over the key's basis
 //! RelinKey      key-switching pairs (below), one per digit group of the context (dnum)
 //! GaloisKeys    u32 count (<= N) | count x ( u32 element (odd, < 2N, increasing) | pairs )
 //! pairs         u8 seeded | b_0 .. b_{d-1} over QP | seed[32] if seeded, else a_0 .. a_{d-1} over QP
@@ -171,7 +173,7 @@ impl Serializable for PublicKey {
         randomness: PublicRandomness,
     ) -> io::Result<()> {
         let seed = use_seed(self.seed.as_ref(), randomness);
-        w.u8(seed.is_some() as u8)?;
+        w.u8(seed.is_some() as u8 | (self.extended as u8) << 1)?;
         self.b.write_wire(w)?;
         match seed {
             Some(seed) => w.bytes(seed),
@@ -185,22 +187,45 @@ impl Deserializable<RlweContext> for PublicKey {
         r: &mut WireReader<R>,
         ctx: &RlweContext,
     ) -> Result<Self, DecodeError> {
-        let seeded = r.flag("public_key.seeded")?;
-        let q = ctx.chain();
-        let b = Poly::read_wire(r, q, "public_key.b")?;
+        // Up to format version 2 the byte was the seeded flag alone (keys over Q).
+        let flags = if r.format_version() >= 3 {
+            let at = r.offset();
+            let flags = r.u8("public_key.flags")?;
+            if flags > 3 {
+                return Err(r.out_of_range(
+                    at,
+                    "public_key.flags",
+                    flags as u64,
+                    "0..=3 (bit 0 seeded, bit 1 over Q and p_0)",
+                ));
+            }
+            flags
+        } else {
+            r.flag("public_key.seeded")? as u8
+        };
+        let seeded = flags & 1 == 1;
+        let extended = flags & 2 == 2;
+        let basis = if extended {
+            ctx.public_key_basis()
+                .map_err(|e| r.invalid("public_key.flags", e.to_string()))?
+        } else {
+            Arc::clone(ctx.chain())
+        };
+        let b = Poly::read_wire(r, &basis, "public_key.b")?;
         let (a, seed) = if seeded {
             let seed: Seed = r.array("public_key.seed")?;
-            let a = expand_uniform(q, &mut Csprng::from_public_seed(seed))
+            let a = expand_uniform(&basis, &mut Csprng::from_public_seed(seed))
                 .map_err(|e| expansion_failed(r, "public_key.seed", e))?;
             (a, Some(seed))
         } else {
-            (Poly::read_wire(r, q, "public_key.a")?, None)
+            (Poly::read_wire(r, &basis, "public_key.a")?, None)
         };
         Ok(PublicKey {
             fingerprint: ctx.fingerprint(),
             b,
             a,
             seed,
+            extended,
         })
     }
 }

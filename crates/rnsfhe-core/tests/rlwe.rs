@@ -4,7 +4,7 @@
 //! Errors are read exactly: a decrypted error polynomial is taken to coefficient form and every limb is
 //! centered; all limbs must agree (which proves the integer is that small value modulo `Q_l`), and the
 //! largest magnitude is compared with the documented bound of [`RlweContext::key_switch_noise`] /
-//! [`RlweContext::fresh_noise_public`] (6 standard deviations, RNS-CKKS Appendix A convention).
+//! [`RlweContext::fresh_noise_public`] and [`RlweContext::fresh_noise_public_over_q`] (6 standard deviations, RNS-CKKS Appendix A convention).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
@@ -184,6 +184,8 @@ fn fresh_encryption_noise_is_within_bounds() {
             assert_eq!(h, w);
         }
         let pk = kg.public_key(&mut r).unwrap();
+        let pk_over_q = kg.public_key_over_q(&mut r).unwrap();
+        assert!(pk.is_extended() && !pk_over_q.is_extended());
         let dec = Decryptor::new(&ctx, kg.secret_key()).unwrap();
         let m = random_small(&mut r, n, 1000);
         for level in [3, 1] {
@@ -194,6 +196,11 @@ fn fresh_encryption_noise_is_within_bounds() {
                     "public",
                     Encryptor::with_public_key(&ctx, &pk).unwrap(),
                     ctx.fresh_noise_public(h),
+                ),
+                (
+                    "public over Q",
+                    Encryptor::with_public_key(&ctx, &pk_over_q).unwrap(),
+                    ctx.fresh_noise_public_over_q(h),
                 ),
                 (
                     "secret",
@@ -237,6 +244,8 @@ fn coefficient_form_round_trip_and_conversions() {
     let pk = kg.public_key(&mut r).unwrap();
     let dec = Decryptor::new(&ctx, kg.secret_key()).unwrap();
     let public = Encryptor::with_public_key(&ctx, &pk).unwrap();
+    let public_over_q =
+        Encryptor::with_public_key(&ctx, &kg.public_key_over_q(&mut r).unwrap()).unwrap();
     let secret = Encryptor::with_secret_key(&ctx, kg.secret_key()).unwrap();
     assert!(!public.has_secret_key() && secret.has_secret_key());
     let m = random_small(&mut r, n, 1000);
@@ -245,6 +254,11 @@ fn coefficient_form_round_trip_and_conversions() {
         let mc = Poly::from_i64(basis, &m).unwrap();
         for (name, enc, bound) in [
             ("public", &public, ctx.fresh_noise_public(h).bound),
+            (
+                "public over Q",
+                &public_over_q,
+                ctx.fresh_noise_public_over_q(h).bound,
+            ),
             ("secret", &secret, ctx.fresh_noise_secret().bound),
         ] {
             let ct_c: RlweCiphertext<Coeff> = enc.encrypt_coeff_in(&mc, &mut rng(7)).unwrap();

@@ -33,7 +33,11 @@
 //!
 //! # Versions
 //!
-//! * **2** (written by this build): the layout above. Fingerprints cover every parameter that changes what
+//! * **3** (written by this build): the layout of version 2. A public key's first byte holds flags (bit 0
+//!   seeded, bit 1 over `Q` and the first special prime) instead of the seeded flag alone: public keys
+//!   became one limb wider so that encryption divides their error away. Payload readers that differ by
+//!   version ask [`WireReader::format_version`].
+//! * **2** (still read): the layout above. Fingerprints cover every parameter that changes what
 //!   an object means or how safe it is (for RLWE: `N`, the moduli, the key-switching decomposition, the
 //!   secret distribution and the error width).
 //! * **1** (still read): no digest, and fingerprints of `N`, the moduli and the decomposition only. A
@@ -58,7 +62,7 @@ pub const MAGIC: [u8; 4] = *b"RNSF";
 
 /// The format version this build writes. Readers accept every version in
 /// [`MIN_READ_VERSION`]`..=FORMAT_VERSION`.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 
 /// The oldest format version this build still reads (version 1: no digest, see the module
 /// documentation).
@@ -264,6 +268,7 @@ impl Header {
     /// against expectations by [`Header::expect`].
     pub fn read<R: Read>(r: &mut WireReader<R>) -> Result<Self, DecodeError> {
         let version = Self::read_magic_and_version(r)?;
+        r.version = version;
         if r.requires_mac() && !has_digest(version) {
             return Err(DecodeError::new(
                 "header.version",
@@ -608,6 +613,8 @@ pub struct WireReader<R: Read> {
     /// ([`WireReader::verified`]).
     digest: Option<Box<Digester>>,
     requires_mac: bool,
+    /// The format version of the object being read: from its header once read, else the current one.
+    version: u16,
 }
 
 impl<R: Read> WireReader<R> {
@@ -624,6 +631,7 @@ impl<R: Read> WireReader<R> {
             offset: 0,
             digest: Some(Digester::new(integrity)),
             requires_mac: integrity.is_keyed(),
+            version: FORMAT_VERSION,
         }
     }
 
@@ -635,7 +643,14 @@ impl<R: Read> WireReader<R> {
             offset: 0,
             digest: None,
             requires_mac: false,
+            version: FORMAT_VERSION,
         }
+    }
+
+    /// The format version of the object being read (set when its header is read; the current
+    /// [`FORMAT_VERSION`] before that): payloads whose layout changed between versions read by it.
+    pub fn format_version(&self) -> u16 {
+        self.version
     }
 
     /// Whether this reader refuses objects without a keyed digest.

@@ -112,11 +112,8 @@ fn corruptions(s: &Sample) -> Vec<(String, Vec<u8>, &'static str)> {
             ),
         ]),
         "public_key" | "bfv_public_key" => out.extend([
-            (
-                "seeded_flag_2",
-                put(b.clone(), 16, &[2]),
-                "public_key.seeded",
-            ),
+            // Format version 3: flags 0..=3 (versions 1 and 2: the seeded flag, "seeded_flag_2").
+            ("flags_4", put(b.clone(), 16, &[4]), "public_key.flags"),
             (
                 "residue_above_modulus",
                 put(b.clone(), 17, &[0xff; 5]),
