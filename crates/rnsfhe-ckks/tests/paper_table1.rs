@@ -54,6 +54,15 @@ fn paper_table1_l10_precision() {
     let fresh_pk = bits(&z, &dec.decrypt(&cz_pk).unwrap());
     println!("fresh: {fresh:.2} bits (secret key), {fresh_pk:.2} bits (public key)");
     assert!(fresh >= 40.0, "fresh {fresh}");
+    // Public-key encryption divided by the special prime p_0: SEAL's fresh precision (39.6-39.9 bits
+    // at scale 2^55 in our peer runs), against 36 bits for the key over Q.
+    assert!(fresh_pk >= 39.5, "fresh public key {fresh_pk}");
+    for seed in 10..13 {
+        let (v, mut er) = (complex_values(slots, seed), rng(seed as u8));
+        let got = dec.decrypt(&enc_pk.encrypt(&v, &mut er).unwrap()).unwrap();
+        let b = bits(&v, &got);
+        assert!(b >= 39.5, "fresh public key, seed {seed}: {b}");
+    }
 
     // One Mult&RS.
     let w = complex_values(slots, 2);
@@ -63,11 +72,19 @@ fn paper_table1_l10_precision() {
     let mr = bits(&expect, &dec.decrypt(&prod).unwrap());
     println!("one Mult&RS: {mr:.2} bits");
     assert!(mr >= 35.0, "mult&rs {mr}");
+    let cw_pk = enc_pk.encrypt(&w, &mut r).unwrap();
+    let mr_pk = bits(
+        &expect,
+        &dec.decrypt(&eval.multiply_rescale(&cz_pk, &cw_pk).unwrap())
+            .unwrap(),
+    );
+    println!("one Mult&RS of public-key ciphertexts: {mr_pk:.2} bits");
+    assert!(mr_pk >= 39.5, "mult&rs, public key {mr_pk}");
 
-    // Rotation and conjugation lose at most 1 bit relative to their input, a public-key ciphertext.
-    // (With the paper's fast conversion, ModDown adds a rounding error of about k/2 (1 + ||s||) per
-    // coefficient, k = 3 special primes: about 2^13 in the slots, below the public-key fresh error of
-    // about 2^19 but above the secret-key one of about 2^11; the secret-key figures are printed.)
+    // Rotation and conjugation: the key switch's ModDown (the paper's fast conversion) adds a rounding
+    // error of about k/2 (1 + ||s||) per coefficient, k = 3 special primes: about 2^13 in the slots, so
+    // 42 bits at scale 2^55, just below both fresh errors (public-key encryption divides its error by
+    // p_0). Each result keeps at least 40 bits and loses at most 4 bits relative to its input.
     for (input, input_bits, what) in [(&cz_pk, fresh_pk, "public-key"), (&cz, fresh, "secret-key")]
     {
         for step in [1i64, 7] {
@@ -75,20 +92,19 @@ fn paper_table1_l10_precision() {
             let expect: Vec<_> = (0..slots).map(|j| z[(j + step as usize) % slots]).collect();
             let rb = bits(&expect, &got);
             println!("rotate {step} ({what} input): {rb:.2} bits (input {input_bits:.2})");
-            if what == "public-key" {
-                assert!(
-                    rb >= input_bits - 1.0,
-                    "rotate {step}: {rb} vs {input_bits}"
-                );
-            }
+            assert!(
+                rb >= 40.0 && rb >= input_bits - 4.0,
+                "rotate {step}: {rb} vs {input_bits}"
+            );
         }
         let got = dec.decrypt(&eval.conjugate(input).unwrap()).unwrap();
         let expect: Vec<_> = z.iter().map(|v| v.conj()).collect();
         let cb = bits(&expect, &got);
         println!("conjugate ({what} input): {cb:.2} bits (input {input_bits:.2})");
-        if what == "public-key" {
-            assert!(cb >= input_bits - 1.0, "conjugate {cb} vs {input_bits}");
-        }
+        assert!(
+            cb >= 40.0 && cb >= input_bits - 4.0,
+            "conjugate {cb} vs {input_bits}"
+        );
     }
 
     // Ten successive squarings of real inputs in [-1, 1] (all ten levels).
