@@ -439,7 +439,7 @@ def test_read_header_names_the_kind_without_loading():
     ctx = ckks.Context.from_preset("Rec128N13")
     keys = ctx.keygen()
     h = rnsfhe.read_header(keys.relin.to_bytes())
-    assert (h.kind, h.is_secret, h.version) == ("relinearization key", False, 2)
+    assert (h.kind, h.is_secret, h.version) == ("relinearization key", False, 3)
     assert h.fingerprint == rnsfhe.read_header(ctx.to_bytes()).fingerprint
     secret = rnsfhe.read_header(keys.secret.to_secret_bytes())
     assert secret.kind == "secret key" and secret.is_secret
