@@ -20,6 +20,7 @@
 use rayon::prelude::*;
 use rnsfhe_core::RlweCiphertext;
 use rnsfhe_math::simd::centered_lift;
+use rnsfhe_ring::parallel::active_wait;
 use rnsfhe_ring::{Coeff, Poly};
 
 use crate::error::{Error, Result};
@@ -34,6 +35,12 @@ impl Evaluator {
     /// Errors: [`Error::ContextMismatch`]; [`Error::InvalidArgument`] unless `ct` is at level 1 with two
     /// parts and `1 <= level <= max_level`.
     pub fn mod_raise(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
+        active_wait(|| self.mod_raise_waiting(ct, level))
+    }
+
+    /// The work of [`Self::mod_raise`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn mod_raise_waiting(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
         const OP: &str = "modulus raise";
         self.check_ct(ct)?;
         let ctx = self.context();
@@ -96,6 +103,12 @@ impl Evaluator {
     /// Errors: [`Error::InvalidSlots`]; [`Error::MissingKey`] without Galois keys; [`Error::Core`]
     /// (`MissingGaloisKey`) for an element of [`subring_trace_elements`] without a key.
     pub fn subring_trace(&self, ct: &Ciphertext, slots: usize) -> Result<Ciphertext> {
+        active_wait(|| self.subring_trace_waiting(ct, slots))
+    }
+
+    /// The work of [`Self::subring_trace`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn subring_trace_waiting(&self, ct: &Ciphertext, slots: usize) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let ctx = self.context();
         ctx.encoder().check_slots(slots)?;
