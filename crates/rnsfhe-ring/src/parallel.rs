@@ -279,14 +279,22 @@ fn token(done: Arc<AtomicBool>) {
 /// Runs `op` with the threads of the current rayon pool waiting actively for its parallel sections
 /// (see the [module documentation](self)); returns what `op` returns.
 ///
-/// `op` runs on the calling thread; one token per thread of the pool circulates between the pool's
-/// queues until `op` returns or unwinds, and each token ends at its next round after that. Outside a pool
-/// of at least two threads, inside another `active_wait` on the same thread, or with
-/// [`set_active_wait`]`(false)`, this is `op()`.
-pub fn active_wait<R>(op: impl FnOnce() -> R) -> R {
+/// `op` runs on the calling thread if it is a worker of a rayon pool, else on a worker of the global pool
+/// (the caller waits); one token per thread of the pool circulates between the pool's queues until `op`
+/// returns or unwinds, and each token ends at its next round after that. With a pool of one thread,
+/// inside another `active_wait` on the same thread, or with [`set_active_wait`]`(false)`, this is
+/// `op()` on the calling thread.
+pub fn active_wait<R: Send>(op: impl FnOnce() -> R + Send) -> R {
     let threads = rayon::current_num_threads();
     if threads < 2 || !active_wait_enabled() || INSIDE.with(Cell::get) {
         return op();
+    }
+    if rayon::current_thread_index().is_none() {
+        // Called from outside the pool (a program's main thread, the Python front end): the whole
+        // operation moves to a worker of the global pool, so that its forks are taken from that
+        // worker's queue instead of each being injected while the caller sleeps, and the caller does
+        // not compete for a core with the workers kept awake.
+        return rayon::scope(|_| active_wait(op));
     }
     let done = Arc::new(AtomicBool::new(false));
     for _ in 0..threads {
@@ -325,6 +333,8 @@ mod tests {
     #[test]
     fn same_result_on_every_pool_and_setting() {
         let want = sections();
+        // From a thread outside any pool (the operation moves to the global pool).
+        assert_eq!(active_wait(sections), want, "outside a pool");
         for threads in [1, 2, 3] {
             let p = pool(threads);
             assert_eq!(
