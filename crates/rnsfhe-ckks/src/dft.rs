@@ -66,6 +66,7 @@
 use std::sync::Arc;
 
 use rnsfhe_core::RlweCiphertext;
+use rnsfhe_ring::parallel::active_wait;
 use rnsfhe_ring::CrtComposer;
 
 use crate::context::CkksContext;
@@ -554,6 +555,12 @@ impl Evaluator {
     /// Errors: [`Error::NotEnoughLevels`] below the start level; as [`Evaluator::linear_transform`]
     /// (slot counts, Galois keys) and [`Evaluator::rescale`].
     pub fn slots_to_coeffs(&self, ct: &Ciphertext, s2c: &SlotsToCoeffs) -> Result<Ciphertext> {
+        active_wait(|| self.slots_to_coeffs_waiting(ct, s2c))
+    }
+
+    /// The work of [`Self::slots_to_coeffs`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn slots_to_coeffs_waiting(&self, ct: &Ciphertext, s2c: &SlotsToCoeffs) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         s2c.dft.evaluate(self, ct, "slots to coefficients")
     }
@@ -567,6 +574,16 @@ impl Evaluator {
     /// [`Evaluator::rescale`]; [`Error::MissingKey`] / [`Error::Core`] without the conjugation key for
     /// [`CoeffsToSlotsOutput::RealImaginary`].
     pub fn coeffs_to_slots(
+        &self,
+        ct: &Ciphertext,
+        c2s: &CoeffsToSlots,
+    ) -> Result<CoeffsToSlotsResult> {
+        active_wait(|| self.coeffs_to_slots_waiting(ct, c2s))
+    }
+
+    /// The work of [`Self::coeffs_to_slots`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn coeffs_to_slots_waiting(
         &self,
         ct: &Ciphertext,
         c2s: &CoeffsToSlots,

@@ -94,6 +94,8 @@
 
 use std::f64::consts::PI;
 
+use rnsfhe_ring::parallel::active_wait;
+
 use crate::chebyshev::{check_degree, ChebyshevSeries};
 use crate::error::{Error, Result};
 use crate::evaluator::Evaluator;
@@ -612,6 +614,12 @@ impl Evaluator {
     /// * [`Error::MissingKey`] without a relinearization key; [`Error::ContextMismatch`];
     /// * as [`Evaluator::evaluate_polynomial_to_scale`] and [`Evaluator::multiply_rescale`].
     pub fn eval_mod(&self, ct: &Ciphertext, em: &EvalMod, factor: f64) -> Result<Ciphertext> {
+        active_wait(|| self.eval_mod_waiting(ct, em, factor))
+    }
+
+    /// The work of [`Self::eval_mod`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn eval_mod_waiting(&self, ct: &Ciphertext, em: &EvalMod, factor: f64) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         if !(factor.is_finite() && factor != 0.0) {
             return Err(Error::InvalidArgument {

@@ -52,6 +52,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_core::RlweCiphertext;
+use rnsfhe_ring::parallel::active_wait;
 use rnsfhe_ring::{Ntt, Poly};
 
 use crate::context::CkksContext;
@@ -581,6 +582,16 @@ impl Evaluator {
     /// [`Error::MissingKey`] without Galois keys, [`Error::Core`] (`MissingGaloisKey`, naming the step)
     /// for a rotation step without a key ([`EncodedLinearTransform::rotation_steps`]).
     pub fn linear_transform(
+        &self,
+        ct: &Ciphertext,
+        lt: &EncodedLinearTransform,
+    ) -> Result<Ciphertext> {
+        active_wait(|| self.linear_transform_waiting(ct, lt))
+    }
+
+    /// The work of [`Self::linear_transform`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn linear_transform_waiting(
         &self,
         ct: &Ciphertext,
         lt: &EncodedLinearTransform,

@@ -20,6 +20,7 @@
 use rayon::prelude::*;
 use rnsfhe_core::RlweCiphertext;
 use rnsfhe_math::simd::centered_lift;
+use rnsfhe_ring::parallel::active_wait;
 use rnsfhe_ring::{Coeff, Poly};
 
 use crate::error::{Error, Result};
@@ -34,6 +35,12 @@ impl Evaluator {
     /// Errors: [`Error::ContextMismatch`]; [`Error::InvalidArgument`] unless `ct` is at level 1 with two
     /// parts and `1 <= level <= max_level`.
     pub fn mod_raise(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
+        active_wait(|| self.mod_raise_waiting(ct, level))
+    }
+
+    /// The work of [`Self::mod_raise`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn mod_raise_waiting(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
         const OP: &str = "modulus raise";
         self.check_ct(ct)?;
         let ctx = self.context();
@@ -96,6 +103,12 @@ impl Evaluator {
     /// Errors: [`Error::InvalidSlots`]; [`Error::MissingKey`] without Galois keys; [`Error::Core`]
     /// (`MissingGaloisKey`) for an element of [`subring_trace_elements`] without a key.
     pub fn subring_trace(&self, ct: &Ciphertext, slots: usize) -> Result<Ciphertext> {
+        active_wait(|| self.subring_trace_waiting(ct, slots))
+    }
+
+    /// The work of [`Self::subring_trace`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn subring_trace_waiting(&self, ct: &Ciphertext, slots: usize) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let ctx = self.context();
         ctx.encoder().check_slots(slots)?;
@@ -178,5 +191,67 @@ mod tests {
             }
         }
         assert!(eval.mod_raise(&ct, 2).is_err());
+    }
+
+    /// The stages run the same arithmetic with the threads waiting actively or not
+    /// (`rnsfhe_ring::parallel::active_wait`): bit-identical ciphertexts on 1, 2 and 3 threads, for a
+    /// ring large enough that key switching and the polynomial passes fork.
+    #[test]
+    fn active_waiting_changes_no_result() {
+        use rnsfhe_ring::parallel::{active_wait, set_active_wait};
+        let ctx = CkksContext::new(CkksParams {
+            log_n: 13,
+            log_scale: 40,
+            q0_bits: 50,
+            levels: 4,
+            special_primes: 1,
+            special_bits: 60,
+            dnum: 5,
+            secret: SecretDistribution::Ternary,
+            sigma: 3.2,
+            conversion: ConversionMode::Fast,
+            rescaling: crate::RescalingPolicy::FixedNominalScale,
+            insecure_for_testing: true,
+        })
+        .unwrap();
+        let mut rng = Csprng::insecure_from_seed_for_tests([6; 32]);
+        let keygen = KeyGenerator::new(&ctx, &mut rng).unwrap();
+        let slots = 64;
+        let elements = subring_trace_elements(ctx.n(), slots);
+        let eval = Evaluator::new(&ctx)
+            .with_relin_key(keygen.relin_key(&mut rng).unwrap())
+            .unwrap()
+            .with_galois_keys(
+                keygen
+                    .galois_keys_with_elements(&[], false, &elements, &mut rng)
+                    .unwrap(),
+            )
+            .unwrap();
+        let enc = CkksEncryptor::with_secret_key(&ctx, keygen.secret_key()).unwrap();
+        let values: Vec<f64> = (0..ctx.max_slots()).map(|i| (i as f64).cos()).collect();
+        let ct = enc.encrypt(&values[..], &mut rng).unwrap();
+        let low = eval.drop_to_level(&ct, 1).unwrap();
+        let run = || {
+            let squared = active_wait(|| eval.multiply_rescale(&ct, &ct).unwrap());
+            let raised = eval.mod_raise(&low, ctx.max_level()).unwrap();
+            let traced = eval.subring_trace(&raised, slots).unwrap();
+            (squared, raised, traced)
+        };
+        let want = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(run);
+        for threads in [2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            assert!(pool.install(run) == want, "{threads} threads, active");
+            set_active_wait(false);
+            let passive = pool.install(run);
+            set_active_wait(true);
+            assert!(passive == want, "{threads} threads, passive");
+        }
     }
 }

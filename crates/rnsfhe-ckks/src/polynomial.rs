@@ -48,6 +48,7 @@
 use rayon::prelude::*;
 
 use rnsfhe_core::RlweCiphertext;
+use rnsfhe_ring::parallel::active_wait;
 use rnsfhe_ring::{Ntt, Poly};
 
 use crate::chebyshev::{check_degree, check_interval, ChebyshevSeries, MAX_DEGREE};
@@ -553,6 +554,17 @@ impl Evaluator {
     /// [`Error::InvalidScale`] unless `scale` is finite and positive; as
     /// [`Evaluator::evaluate_polynomial`].
     pub fn evaluate_polynomial_to_scale(
+        &self,
+        ct: &Ciphertext,
+        p: &Polynomial,
+        scale: f64,
+    ) -> Result<Ciphertext> {
+        active_wait(|| self.evaluate_polynomial_to_scale_waiting(ct, p, scale))
+    }
+
+    /// The work of [`Self::evaluate_polynomial_to_scale`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn evaluate_polynomial_to_scale_waiting(
         &self,
         ct: &Ciphertext,
         p: &Polynomial,

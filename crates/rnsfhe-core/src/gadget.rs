@@ -449,10 +449,17 @@ pub(crate) fn multiply_accumulate(
         Ok(())
     };
     if parallel(out0.len() + out1.len()) {
-        out0.par_chunks_mut(n)
-            .zip(out1.par_chunks_mut(n))
-            .enumerate()
-            .try_for_each_init(Vec::new, |work, (t, (o0, o1))| limb(t, o0, o1, work))
+        if rnsfhe_ring::parallel::in_active_region() {
+            // By halves with active waits (see `rnsfhe_ring::parallel`); a work buffer per limb.
+            rnsfhe_ring::parallel::try_for_each_chunk_pair(out0, out1, n, &|t, o0, o1| {
+                limb(t, o0, o1, &mut Vec::new())
+            })
+        } else {
+            out0.par_chunks_mut(n)
+                .zip(out1.par_chunks_mut(n))
+                .enumerate()
+                .try_for_each_init(Vec::new, |work, (t, (o0, o1))| limb(t, o0, o1, work))
+        }
     } else {
         let mut work = Vec::new();
         out0.chunks_mut(n)

@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use rnsfhe_math::simd::{map_in_place, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd};
 use rnsfhe_math::NttPlan;
 use rnsfhe_math::ShoupConstant;
+use rnsfhe_ring::parallel;
 use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly};
 
 use crate::context::{DownRescaleTables, LevelTables, RlweContext};
@@ -48,10 +49,16 @@ fn transform_limbs(
     transform: fn(&NttPlan, &mut [u64]) -> rnsfhe_math::Result<()>,
 ) -> Result<()> {
     if parallel(limbs.iter().map(|l| l.len()).sum()) {
-        limbs
-            .into_par_iter()
-            .zip(plans.par_iter())
-            .try_for_each(|(a, plan)| transform(plan, a))?;
+        if parallel::in_active_region() {
+            // By halves with active waits (see `rnsfhe_ring::parallel`).
+            let mut limbs = limbs;
+            parallel::try_for_each_chunk(&mut limbs, 1, &|j, a| transform(&plans[j], &mut *a[0]))?;
+        } else {
+            limbs
+                .into_par_iter()
+                .zip(plans.par_iter())
+                .try_for_each(|(a, plan)| transform(plan, a))?;
+        }
     } else {
         limbs
             .into_iter()
@@ -68,7 +75,7 @@ fn join<A: Send, B: Send>(
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
     if parallel(2 * words) {
-        rayon::join(a, b)
+        parallel::join(a, b)
     } else {
         (a(), b())
     }
@@ -82,9 +89,14 @@ fn for_each_limb(
     f: impl Fn(usize, &mut [u64], &mut Vec<u64>) -> Result<()> + Sync,
 ) -> Result<()> {
     if parallel(data.len()) {
-        data.par_chunks_mut(n)
-            .enumerate()
-            .try_for_each_init(Vec::new, |tmp, (j, c)| f(j, c, tmp))
+        if parallel::in_active_region() {
+            // By halves with active waits (see `rnsfhe_ring::parallel`); a scratch vector per limb.
+            parallel::try_for_each_chunk(data, n, &|j, c| f(j, c, &mut Vec::new()))
+        } else {
+            data.par_chunks_mut(n)
+                .enumerate()
+                .try_for_each_init(Vec::new, |tmp, (j, c)| f(j, c, tmp))
+        }
     } else {
         let mut tmp = Vec::new();
         data.chunks_exact_mut(n)
@@ -321,7 +333,9 @@ impl RlweContext {
             Ok(out)
         };
         if parallel(tables.digits.len() * ext_len * n) {
-            tables.digits.par_iter().map(one_digit).collect()
+            parallel::map(&tables.digits, &one_digit)
+                .into_iter()
+                .collect()
         } else {
             tables.digits.iter().map(one_digit).collect()
         }
@@ -644,13 +658,12 @@ impl RlweContext {
     fn permute(&self, p: &Poly<Ntt>, perm: &[usize]) -> Result<Poly<Ntt>> {
         let n = self.n();
         let mut data = vec![0u64; p.data().len()];
-        data.par_chunks_mut(n)
-            .zip(p.data().par_chunks(n))
-            .for_each(|(dst, src)| {
-                for (d, &s) in dst.iter_mut().zip(perm) {
-                    *d = src[s];
-                }
-            });
+        parallel::for_each_chunk(&mut data, n, &|i, dst| {
+            let src = &p.data()[i * n..(i + 1) * n];
+            for (d, &s) in dst.iter_mut().zip(perm) {
+                *d = src[s];
+            }
+        });
         Ok(Poly::from_data(p.basis(), data)?)
     }
 

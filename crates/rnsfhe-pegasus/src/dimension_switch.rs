@@ -97,6 +97,7 @@ use rnsfhe_lwe::{
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
+use rnsfhe_ring::parallel::active_wait;
 use rnsfhe_ring::{Coeff, Poly, RnsBasis, RnsSignedDigits};
 use zeroize::Zeroize;
 
@@ -356,6 +357,16 @@ impl RingSwitchingKey {
         ct: &Ciphertext,
         positions: &[usize],
     ) -> PegasusResult<Vec<LweCiphertext>> {
+        active_wait(|| self.switch_waiting(ct, positions))
+    }
+
+    /// The work of [`Self::switch`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn switch_waiting(
+        &self,
+        ct: &Ciphertext,
+        positions: &[usize],
+    ) -> PegasusResult<Vec<LweCiphertext>> {
         const OP: &str = "whole-ciphertext dimension switch";
         check_key(self.fingerprint, ct, "whole-ciphertext switching key", OP)?;
         let big_n = self.ring_degree();
@@ -564,6 +575,17 @@ impl DimensionSwitchKeys {
     /// [`PegasusError::KeyMismatch`] for a ciphertext of another context;
     /// [`PegasusError::InvalidParams`] for a 3-part ciphertext; [`PegasusError::PositionOutOfRange`].
     pub fn switch(
+        &self,
+        ct: &Ciphertext,
+        positions: &[usize],
+        method: DimensionSwitch,
+    ) -> PegasusResult<Vec<LweCiphertext>> {
+        active_wait(|| self.switch_waiting(ct, positions, method))
+    }
+
+    /// The work of [`Self::switch`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn switch_waiting(
         &self,
         ct: &Ciphertext,
         positions: &[usize],

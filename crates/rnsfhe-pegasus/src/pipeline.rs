@@ -34,6 +34,7 @@ use rnsfhe_lwe::{
     BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
     LweSecretDistribution, LweSecretKey, LweSwitchingKey,
 };
+use rnsfhe_ring::parallel::active_wait;
 
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys};
 use crate::encapsulation::{ciphertext_at_q0, SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
@@ -660,6 +661,16 @@ impl PegasusEvaluator {
     /// Errors: [`PegasusError::InvalidParams`] for more ciphertexts than the slot count; key and level
     /// errors.
     pub fn repack(&self, cts: &[LweCiphertext], table: &LookupTable) -> PegasusResult<Ciphertext> {
+        active_wait(|| self.repack_waiting(cts, table))
+    }
+
+    /// The work of [`Self::repack`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn repack_waiting(
+        &self,
+        cts: &[LweCiphertext],
+        table: &LookupTable,
+    ) -> PegasusResult<Ciphertext> {
         let slots = self.options.slots;
         if cts.is_empty() || cts.len() > slots {
             return Err(PegasusError::InvalidParams {

@@ -20,6 +20,7 @@ use rnsfhe_ckks::{
     Ciphertext, CkksContext, CkksEncryptor, Complex64, Csprng, Evaluator, SecretKey,
 };
 use rnsfhe_lwe::{LweCiphertext, LweDimension, LweSecretKey};
+use rnsfhe_ring::parallel::active_wait;
 
 use crate::error::{PegasusError, PegasusResult};
 
@@ -196,6 +197,17 @@ impl TiledMatrix {
 /// dimension other than the key's; [`PegasusError::Lwe`] for mixed dimensions or moduli;
 /// [`PegasusError::Ckks`] for a level the key does not reach, level 1, or a missing rotation key.
 pub fn linear_transform(
+    evaluator: &Evaluator,
+    key: &RepackingKey,
+    cts: &[LweCiphertext],
+    level: Option<usize>,
+) -> PegasusResult<Ciphertext> {
+    active_wait(|| linear_transform_waiting(evaluator, key, cts, level))
+}
+
+/// The work of [`linear_transform`], which runs it inside [`active_wait`] (a long
+/// sequence of short parallel sections).
+fn linear_transform_waiting(
     evaluator: &Evaluator,
     key: &RepackingKey,
     cts: &[LweCiphertext],

@@ -111,6 +111,7 @@ use rnsfhe_lwe::{
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::Csprng;
 use rnsfhe_math::Modulus;
+use rnsfhe_ring::parallel::active_wait;
 use rnsfhe_ring::{Coeff, Poly, RnsBasis};
 use zeroize::Zeroize;
 
@@ -504,6 +505,16 @@ impl RingPackingKey {
     /// dimension or modulus; [`PegasusError::Core`] with [`rnsfhe_core::Error::MissingGaloisKey`] for an
     /// automorphism key the packing needs and the key lacks.
     pub fn pack_with_stride(
+        &self,
+        cts: &[LweCiphertext],
+        stride: usize,
+    ) -> PegasusResult<PackedLwe> {
+        active_wait(|| self.pack_with_stride_waiting(cts, stride))
+    }
+
+    /// The work of [`Self::pack_with_stride`], which runs it inside [`active_wait`] (a long
+    /// sequence of short parallel sections).
+    fn pack_with_stride_waiting(
         &self,
         cts: &[LweCiphertext],
         stride: usize,

@@ -4,7 +4,9 @@
 //! levels are prefixes), [`Poly<Coeff>`](Poly) / [`Poly<Ntt>`](Poly) (one contiguous buffer, the form in
 //! the type), automorphisms and the Galois group of rotations ([`galois`]), basis conversion in three
 //! modes ([`conversion`]), ModUp / ModDown and rescaling ([`modswitch`]), HPS simple and complex scaling
-//! ([`scaling`]) and gadget decompositions ([`gadget`]), and the wire encoding of polynomials ([`wire`]).
+//! ([`scaling`]) and gadget decompositions ([`gadget`]), the wire encoding of polynomials ([`wire`]),
+//! and the active waiting of the thread pool during long operations of many short parallel sections
+//! ([`parallel`]).
 //!
 //! This crate knows nothing of keys or encryption; that is `rnsfhe-core`.
 
@@ -16,6 +18,7 @@ pub mod gadget;
 pub mod galois;
 pub mod modswitch;
 mod multiword;
+pub mod parallel;
 pub mod poly;
 pub mod scaling;
 pub mod wire;

@@ -18,6 +18,7 @@ use rnsfhe_math::{Modulus, NttPlan};
 use crate::basis::RnsBasis;
 use crate::error::{Error, Result};
 use crate::galois::GaloisElement;
+use crate::parallel;
 
 mod sealed {
     pub trait Sealed {}
@@ -250,11 +251,10 @@ impl<F: Form> Poly<F> {
         let n = self.degree();
         let apply = |((a, b), m): ((&mut [u64], &[u64]), &Modulus)| map_in_place(m, a, [b], op);
         if self.limb_count() > 1 && rayon::current_num_threads() > 1 {
-            self.data
-                .par_chunks_mut(n)
-                .zip(other.data.par_chunks(n))
-                .zip(self.basis.moduli().par_iter())
-                .for_each(apply);
+            let moduli = self.basis.moduli();
+            parallel::for_each_chunk(&mut self.data, n, &|i, a| {
+                apply(((a, &other.data[i * n..(i + 1) * n]), &moduli[i]))
+            });
         } else {
             self.data
                 .chunks_exact_mut(n)
@@ -273,11 +273,16 @@ impl<F: Form> Poly<F> {
         let fresh = Fresh(op);
         let data = if self.limb_count() > 1 && rayon::current_num_threads() > 1 {
             let mut data = vec![0u64; self.data.len()];
-            data.par_chunks_mut(n)
-                .zip(self.data.par_chunks(n))
-                .zip(other.data.par_chunks(n))
-                .zip(self.basis.moduli().par_iter())
-                .for_each(|(((o, a), b), m)| map_in_place(m, o, [a, b], &fresh));
+            let moduli = self.basis.moduli();
+            parallel::for_each_chunk(&mut data, n, &|i, o| {
+                let r = i * n..(i + 1) * n;
+                map_in_place(
+                    &moduli[i],
+                    o,
+                    [&self.data[r.clone()], &other.data[r]],
+                    &fresh,
+                )
+            });
             data
         } else {
             let mut data = Vec::with_capacity(self.data.len());
@@ -341,14 +346,12 @@ impl<F: Form> Poly<F> {
     pub fn mul_scalars_assign(&mut self, scalars: &[u64]) -> Result<()> {
         self.check_per_limb(scalars)?;
         let n = self.degree();
-        self.data
-            .par_chunks_mut(n)
-            .zip(self.basis.moduli().par_iter())
-            .zip(scalars.par_iter())
-            .for_each(|((a, m), &s)| {
-                let w = m.shoup(s);
-                a.iter_mut().for_each(|x| *x = m.mul_shoup(*x, w));
-            });
+        let moduli = self.basis.moduli();
+        parallel::for_each_chunk(&mut self.data, n, &|i, a| {
+            let (m, s) = (&moduli[i], scalars[i]);
+            let w = m.shoup(s);
+            a.iter_mut().for_each(|x| *x = m.mul_shoup(*x, w));
+        });
         Ok(())
     }
 
@@ -368,10 +371,7 @@ impl<F: Form> Poly<F> {
         if self.data.len() >= PARALLEL_COPY_MIN_WORDS && rayon::current_num_threads() > 1 {
             let part = n.min(SPLIT_WORDS);
             let per_limb = n / part;
-            self.data
-                .par_chunks_mut(part)
-                .enumerate()
-                .for_each(|(t, a)| add(t / per_limb, a));
+            parallel::for_each_chunk(&mut self.data, part, &|t, a| add(t / per_limb, a));
         } else {
             self.data
                 .chunks_exact_mut(n)
@@ -384,13 +384,12 @@ impl<F: Form> Poly<F> {
     /// Multiplies by a signed integer constant `c` (reduced modulo each `q_i`).
     pub fn mul_i64_assign(&mut self, c: i64) {
         let n = self.degree();
-        self.data
-            .par_chunks_mut(n)
-            .zip(self.basis.moduli().par_iter())
-            .for_each(|(a, m)| {
-                let w = m.shoup(m.reduce_i64(c));
-                a.iter_mut().for_each(|x| *x = m.mul_shoup(*x, w));
-            });
+        let moduli = self.basis.moduli();
+        parallel::for_each_chunk(&mut self.data, n, &|i, a| {
+            let m = &moduli[i];
+            let w = m.shoup(m.reduce_i64(c));
+            a.iter_mut().for_each(|x| *x = m.mul_shoup(*x, w));
+        });
     }
 
     /// Keeps the first `limbs` limbs (the polynomial modulo a prefix `q_0 ... q_{limbs-1}` of its basis).
@@ -616,7 +615,7 @@ impl Poly<Ntt> {
             let part = n.min(SPLIT_WORDS);
             let per_limb = n / part;
             let mut out = vec![0u64; self.data.len()];
-            out.par_chunks_mut(part).enumerate().for_each(|(t, o)| {
+            parallel::for_each_chunk(&mut out, part, &|t, o| {
                 let (i, j) = (t / per_limb, t % per_limb);
                 let (xs, ys) = rows(i, j * part..(j + 1) * part);
                 sum_of_products(&moduli[i], &xs, Weights::PerElement(&ys), o);
@@ -720,12 +719,16 @@ impl Poly<Ntt> {
         self.check_same(a, "multiply-accumulate")?;
         self.check_same(b, "multiply-accumulate")?;
         let n = self.degree();
-        self.data
-            .par_chunks_mut(n)
-            .zip(a.data.par_chunks(n))
-            .zip(b.data.par_chunks(n))
-            .zip(self.basis.moduli().par_iter())
-            .for_each(|(((acc, x), y), m)| map_in_place(m, acc, [x, y], &ModMulAdd));
+        let moduli = self.basis.moduli();
+        parallel::for_each_chunk(&mut self.data, n, &|i, acc| {
+            let r = i * n..(i + 1) * n;
+            map_in_place(
+                &moduli[i],
+                acc,
+                [&a.data[r.clone()], &b.data[r]],
+                &ModMulAdd,
+            )
+        });
         Ok(())
     }
 
@@ -739,14 +742,12 @@ impl Poly<Ntt> {
         let perm = ntt_automorphism_permutation(&self.basis, k)?;
         let n = self.degree();
         let mut out = Self::zero(&self.basis);
-        out.data
-            .par_chunks_mut(n)
-            .zip(self.data.par_chunks(n))
-            .for_each(|(dst, src)| {
-                for (d, &s) in dst.iter_mut().zip(&perm) {
-                    *d = src[s];
-                }
-            });
+        parallel::for_each_chunk(&mut out.data, n, &|i, dst| {
+            let src = &self.data[i * n..(i + 1) * n];
+            for (d, &s) in dst.iter_mut().zip(&perm) {
+                *d = src[s];
+            }
+        });
         Ok(out)
     }
 }
