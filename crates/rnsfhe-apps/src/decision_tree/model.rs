@@ -375,6 +375,20 @@ impl FeatureScaling {
         &self.knots
     }
 
+    /// `g_j(v)`: the value `v` of feature `j` mapped to `[0, 1]`.
+    ///
+    /// Errors: [`Error::Shape`] for `j` beyond the feature count.
+    pub fn map_feature(&self, j: usize, v: f64) -> Result<f64> {
+        if j >= self.knots.len() {
+            return Err(Error::Shape {
+                what: "feature index (feature count)".into(),
+                expected: self.knots.len(),
+                found: j + 1,
+            });
+        }
+        Ok(self.map(j, v))
+    }
+
     /// `g_j(v)` for feature `j` (no check of `j`: callers index within [`FeatureScaling::features`]).
     pub(crate) fn map(&self, j: usize, v: f64) -> f64 {
         let k = &self.knots[j];
