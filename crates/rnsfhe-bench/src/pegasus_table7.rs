@@ -154,6 +154,14 @@ struct DatasetResult {
     queries_near_a_threshold: usize,
     query_bytes: u64,
     answer_bytes: u64,
+    /// The returned label's noise budget: half a label step, the error before flooding and the
+    /// flooding width (standard deviations, units of `q`).
+    #[serde(default)]
+    flooding_margin: f64,
+    #[serde(default)]
+    sigma_before_flooding: f64,
+    #[serde(default)]
+    sigma_flood: f64,
     accuracy_threads: usize,
     queries: Vec<QueryRow>,
     timing: Vec<TimingRow>,
@@ -301,10 +309,24 @@ fn run_dataset(
             queries_near_a_threshold: near,
             query_bytes: 0,
             answer_bytes: 0,
+            flooding_margin: 0.0,
+            sigma_before_flooding: 0.0,
+            sigma_flood: 0.0,
             accuracy_threads: max_threads,
             queries: Vec::new(),
             timing: Vec::new(),
         });
+    let flooding = server.flooding();
+    result.flooding_margin = flooding.margin;
+    result.sigma_before_flooding = flooding.sigma_before;
+    result.sigma_flood = flooding.sigma_flood;
+    eprintln!(
+        "{}: label margin 2^{:.1}, error before flooding 2^{:.1}, flooding 2^{:.1} (standard deviations)",
+        data.name,
+        flooding.margin.log2(),
+        flooding.sigma_before.log2(),
+        flooding.sigma_flood.log2()
+    );
     let total = selection
         .max_queries
         .map_or(data.x_test.len(), |m| m.min(data.x_test.len()));
