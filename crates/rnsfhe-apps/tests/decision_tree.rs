@@ -46,6 +46,21 @@ fn random_tree(rng: &mut StdRng, depth: usize, d: usize, c: usize) -> DecisionTr
     DecisionTree::new(nodes, d, c).unwrap()
 }
 
+/// `x0 <= 0.5 ? left : right` on two features, two classes.
+fn stump(left: usize, right: usize) -> DecisionTree {
+    let nodes = vec![
+        Node::Internal {
+            feature: 0,
+            threshold: 0.5,
+            left: 1,
+            right: 2,
+        },
+        Node::Leaf { label: left },
+        Node::Leaf { label: right },
+    ];
+    DecisionTree::new(nodes, 2, 2).unwrap()
+}
+
 fn unit_scaling(d: usize) -> FeatureScaling {
     FeatureScaling::linear(&vec![0.0; d], &vec![1.0; d]).unwrap()
 }
@@ -194,21 +209,7 @@ fn errors_name_the_limits() {
         client.encrypt_normalized(&[1.5], &mut rng),
         Err(Error::InvalidArgument { .. })
     ));
-    let stump = DecisionTree::new(
-        vec![
-            Node::Internal {
-                feature: 0,
-                threshold: 0.5,
-                left: 1,
-                right: 2,
-            },
-            Node::Leaf { label: 0 },
-            Node::Leaf { label: 1 },
-        ],
-        2,
-        2,
-    )
-    .unwrap();
+    let stump = stump(0, 1);
     assert!(matches!(
         TreeServer::new(stump.clone(), unit_scaling(3), Arc::clone(&key)),
         Err(Error::Shape { .. })
@@ -256,21 +257,7 @@ fn ks_critical(n: usize, m: usize) -> f64 {
 #[test]
 fn sanitized_answers_do_not_reveal_the_tree() {
     let (client, key, mut rng) = setup(5);
-    let stump = DecisionTree::new(
-        vec![
-            Node::Internal {
-                feature: 0,
-                threshold: 0.5,
-                left: 1,
-                right: 2,
-            },
-            Node::Leaf { label: 1 },
-            Node::Leaf { label: 0 },
-        ],
-        2,
-        2,
-    )
-    .unwrap();
+    let stump = stump(1, 0);
     // Depth 2, labels alternating: the query's path ends at a leaf of label 1, as the stump's.
     let mut nodes = Vec::new();
     for i in 0..3 {
