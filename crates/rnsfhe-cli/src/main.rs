@@ -239,10 +239,11 @@ enum BenchTable {
         /// Test queries per dataset at most. Default: all (--quick: 5).
         #[arg(long = "max-queries", value_name = "N")]
         max_queries: Option<usize>,
-        /// Queries timed per thread count. Default: 3 (--quick: 1).
+        /// Queries timed per thread count (0: none). Default: 3 (--quick: 1).
         #[arg(long = "timing-queries", value_name = "N")]
         timing_queries: Option<usize>,
-        /// The public feature map: `ranges` (training ranges) or `quantiles:K`. Default: ranges.
+        /// The public feature map: `quantiles:K` (K + 1 training quantiles) or `ranges` (training
+        /// ranges). Default: quantiles:64.
         #[arg(long = "scaling", value_name = "MAP")]
         scaling: Option<String>,
         /// Start over instead of resuming from an earlier pegasus-table7.json.
@@ -423,7 +424,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                         selection.timing_queries = t;
                     }
                     selection.quantiles = match scaling.as_deref() {
-                        None | Some("ranges") => None,
+                        None => selection.quantiles,
+                        Some("ranges") => None,
                         Some(m) => Some(
                             m.strip_prefix("quantiles:")
                                 .and_then(|k| k.parse().ok())
