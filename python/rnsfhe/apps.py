@@ -4,7 +4,18 @@ comparisons on PEGASUS data (PEGASUS Section V.A).
 **Comparisons** (docs/apps-comparison.md): :func:`min`, :func:`max`, :func:`max_pool`, :func:`sort`,
 :func:`argmin` and :func:`argmax` on the LWE ciphertexts, the CKKS ciphertexts or plain numpy arrays of a
 :class:`rnsfhe.pegasus.Session`, by its look-up tables; :func:`comparator` gives the :class:`Comparator`
-they run on and its error bounds. The rest of this docstring is about logistic regression.
+they run on and its error bounds.
+
+**Private decision trees** (PEGASUS Section V.B, docs/apps-decision-tree.md): the client makes keys with
+:class:`TreeClient`, the server wraps its fitted scikit-learn ``DecisionTreeClassifier`` with
+:meth:`EncryptedTree.from_sklearn` and a public :class:`TreeScaling`; one encrypted query in, one
+encrypted label out, sanitized so that it reveals the label and nothing else about the tree::
+
+    client = TreeClient("InsecureTest", allow_insecure=True)        # tests; default "PegasusTable4"
+    tree = EncryptedTree.from_sklearn(clf, client.server_key, TreeScaling.ranges(X_train))
+    label = client.decrypt(tree.predict(client.encrypt(tree.scaling, x)))   # == clf.predict([x])[0]
+
+The rest of this docstring is about logistic regression.
 
 The method is Kim, Song, Kim, Lee and Cheon's ("Logistic regression model training based on the approximate
 homomorphic encryption", BMC Medical Genomics 2018), which the RNS-CKKS paper re-implements for its Table 4:
@@ -76,6 +87,14 @@ import numpy as np
 from . import ckks
 from ._rnsfhe import apps as _apps
 from ._rnsfhe.apps import Comparator, EncryptedModel, PackedLayout
+from ._rnsfhe.apps import (
+    EncryptedLabel,
+    EncryptedQuery,
+    EncryptedTree,
+    TreeClient,
+    TreeScaling,
+    TreeServerKey,
+)
 from ._rnsfhe.lwe import LweCiphertext
 from ._rnsfhe.pegasus import Pipeline as _Pipeline
 from .ckks import NotEnoughLevelsError
@@ -888,4 +907,10 @@ __all__ = [
     "sort",
     "argmin",
     "argmax",
+    "TreeClient",
+    "TreeServerKey",
+    "TreeScaling",
+    "EncryptedTree",
+    "EncryptedQuery",
+    "EncryptedLabel",
 ]

@@ -159,6 +159,27 @@ pub enum Error {
         /// Why, and what is accepted.
         reason: String,
     },
+    /// A decision tree that is not a well-formed tree (private decision trees, PEGASUS Section V.B).
+    #[error("invalid decision tree: {reason}")]
+    InvalidTree {
+        /// What is wrong, naming the node.
+        reason: String,
+    },
+    /// A decision tree (or query) beyond what the parameters evaluate correctly: the error names the
+    /// limit and why it exists.
+    #[error(
+        "decision tree: {what} is {value}, beyond the limit {limit} of these parameters: {reason}"
+    )]
+    TreeTooLarge {
+        /// The quantity (depth, leaves, feature count, classes).
+        what: &'static str,
+        /// Its value.
+        value: usize,
+        /// The largest the parameters allow.
+        limit: usize,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// `Result` with this crate's [`Error`](enum@Error).

@@ -19,6 +19,9 @@
 //! * [`comparison`]: min / max, max-pooling, bitonic sorting and min-index / max-index on the LWE
 //!   ciphertexts of a PEGASUS pipeline and on its CKKS ciphertexts (PEGASUS Section V.A):
 //!   [`Comparator`], [`ComparisonKey`].
+//! * [`decision_tree`]: private decision-tree evaluation (PEGASUS Section V.B, Table VII): the client
+//!   sends one RLWE ciphertext, the server's secret tree answers with one sanitized LWE ciphertext:
+//!   [`DecisionTree`], [`TreeClient`], [`TreeServer`].
 //!
 //! ```no_run
 //! use rnsfhe_apps::{Dataset, LogisticRegression, PackedLayout};
@@ -52,6 +55,7 @@
 
 pub mod comparison;
 pub mod dataset;
+pub mod decision_tree;
 pub mod error;
 pub mod logistic;
 pub mod metrics;
@@ -60,6 +64,7 @@ pub mod plaintext;
 
 pub use comparison::{Comparator, ComparisonKey, Form, Order, Outputs};
 pub use dataset::{Dataset, Normalization};
+pub use decision_tree::{DecisionTree, FeatureScaling, TreeClient, TreeParams, TreeServer};
 pub use error::{Error, Result};
 pub use logistic::{
     sigmoid_polynomial, EncryptedModel, LogisticModel, LogisticRegression, NesterovStep,

@@ -218,6 +218,38 @@ enum BenchTable {
         #[arg(long = "sort-log-t", value_name = "LOG_T", value_parser = clap::value_parser!(u32).range(1..=6))]
         sort_log_t: Vec<u32>,
     },
+    /// PEGASUS Table VII: private decision trees (scikit-learn trees on Iris, Housing, Spambase from the
+    /// file of docs/bench/pegasus_table7_trees.py) on encrypted test queries: accuracy encrypted and in
+    /// plaintext, server and client time, bytes each way, resumable. PegasusTable4 by default; --quick:
+    /// InsecureTest, 5 queries per dataset.
+    PegasusTable7 {
+        /// The trees file. Default: target/pegasus-table7-trees.json.
+        #[arg(long = "trees", value_name = "FILE")]
+        trees: Option<std::path::PathBuf>,
+        /// The LWE-side preset (PegasusTable4, PegasusTable4FastSpecial, Secure128, InsecureTest).
+        #[arg(long = "preset", value_name = "PRESET")]
+        preset: Option<String>,
+        /// A dataset of the file (repeat for several). Default: all.
+        #[arg(long = "dataset", value_name = "NAME")]
+        datasets: Vec<String>,
+        /// Thread counts of the timing rows (repeat for several); the accuracy run uses the largest.
+        /// Default: 1 and 2 (--quick: 1).
+        #[arg(long = "threads", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Vec<u32>,
+        /// Test queries per dataset at most. Default: all (--quick: 5).
+        #[arg(long = "max-queries", value_name = "N")]
+        max_queries: Option<usize>,
+        /// Queries timed per thread count (0: none). Default: 3 (--quick: 1).
+        #[arg(long = "timing-queries", value_name = "N")]
+        timing_queries: Option<usize>,
+        /// The public feature map: `quantiles:K` (K + 1 training quantiles) or `ranges` (training
+        /// ranges). Default: quantiles:64.
+        #[arg(long = "scaling", value_name = "MAP")]
+        scaling: Option<String>,
+        /// Start over instead of resuming from an earlier pegasus-table7.json.
+        #[arg(long = "fresh")]
+        fresh: bool,
+    },
 }
 
 /// The rows of `bench pegasus-table5` (`--part`).
@@ -362,6 +394,48 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                         selection.sort_log_t = sort_log_t;
                     }
                     bench::pegasus_table6::run_with(&options, &selection)
+                }
+                BenchTable::PegasusTable7 {
+                    trees,
+                    preset,
+                    datasets,
+                    threads,
+                    max_queries,
+                    timing_queries,
+                    scaling,
+                    fresh,
+                } => {
+                    let mut selection = bench::pegasus_table7::Table7Selection::defaults(&options);
+                    if let Some(trees) = trees {
+                        selection.trees = trees;
+                    }
+                    if let Some(p) = preset {
+                        selection.preset =
+                            bench::parse_named("LWE preset", &rnsfhe_lwe::PegasusPreset::ALL, &p)?;
+                    }
+                    selection.datasets = datasets;
+                    if !threads.is_empty() {
+                        selection.threads = threads.into_iter().map(|t| t as usize).collect();
+                    }
+                    if max_queries.is_some() {
+                        selection.max_queries = max_queries;
+                    }
+                    if let Some(t) = timing_queries {
+                        selection.timing_queries = t;
+                    }
+                    selection.quantiles = match scaling.as_deref() {
+                        None => selection.quantiles,
+                        Some("ranges") => None,
+                        Some(m) => Some(
+                            m.strip_prefix("quantiles:")
+                                .and_then(|k| k.parse().ok())
+                                .ok_or_else(|| {
+                                    anyhow::anyhow!("--scaling takes `ranges` or `quantiles:K`")
+                                })?,
+                        ),
+                    };
+                    selection.fresh = fresh;
+                    bench::pegasus_table7::run_with(&options, &selection)
                 }
                 BenchTable::BfvOp { preset, depth, t } => {
                     bench::bfv::serve(preset.as_deref(), depth, t)
