@@ -18,7 +18,9 @@
 //! * [`metrics`]: accuracy and AUC (rank statistic with ties);
 //! * [`comparison`]: min / max, max-pooling, bitonic sorting and min-index / max-index on the LWE
 //!   ciphertexts of a PEGASUS pipeline and on its CKKS ciphertexts (PEGASUS Section V.A):
-//!   [`Comparator`], [`ComparisonKey`].
+//!   [`Comparator`], [`ComparisonKey`];
+//! * [`kmeans`]: one k-means centroid update on encrypted data (PEGASUS Section V.C, Table VIII):
+//!   [`KMeansLayout`], [`KMeansEvaluator`], and the plaintext reference [`kmeans::plain`].
 //!
 //! ```no_run
 //! use rnsfhe_apps::{Dataset, LogisticRegression, PackedLayout};
@@ -53,6 +55,7 @@
 pub mod comparison;
 pub mod dataset;
 pub mod error;
+pub mod kmeans;
 pub mod logistic;
 pub mod metrics;
 pub mod packing;
@@ -61,6 +64,9 @@ pub mod plaintext;
 pub use comparison::{Comparator, ComparisonKey, Form, Order, Outputs};
 pub use dataset::{Dataset, Normalization};
 pub use error::{Error, Result};
+pub use kmeans::{
+    EncryptedCentroids, EncryptedPoints, KMeansEvaluator, KMeansKeys, KMeansLayout, KMeansOptions,
+};
 pub use logistic::{
     sigmoid_polynomial, EncryptedModel, LogisticModel, LogisticRegression, NesterovStep,
     NESTEROV_LAMBDA0,
