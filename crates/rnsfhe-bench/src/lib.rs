@@ -25,6 +25,7 @@ pub mod pegasus_figure7;
 pub mod pegasus_pipeline;
 mod pegasus_setup;
 pub mod pegasus_table6;
+pub mod pegasus_table8;
 
 use std::fs;
 use std::hint::black_box;
