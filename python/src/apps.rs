@@ -23,6 +23,7 @@ use rnsfhe_apps::{
 use crate::ckks::{ckks_error, not_enough_levels, PyCiphertext};
 
 mod comparison;
+mod kmeans;
 use crate::common::{value_error, Int};
 
 /// An error of `rnsfhe-apps` as a Python exception: CKKS errors as `rnsfhe.ckks` raises them, a lack of
@@ -718,6 +719,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPackedLayout>()?;
     m.add_class::<PyEncryptedModel>()?;
     m.add_class::<comparison::PyComparator>()?;
+    m.add_class::<kmeans::PyKMeansSession>()?;
     m.add_function(wrap_pyfunction!(load_dataset, &m)?)?;
     m.add_function(wrap_pyfunction!(sigmoid_coefficients, &m)?)?;
     m.add_function(wrap_pyfunction!(schedule, &m)?)?;
