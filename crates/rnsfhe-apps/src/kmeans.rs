@@ -127,7 +127,12 @@ impl KMeansLayout {
     /// (`P K'`) when it is not `slots`: more points or clusters than the packing holds (`P K' > slots`:
     /// at most `slots / K'` points for `K` clusters, at most `slots / P` clusters for `N` points), or
     /// fewer (make the pipeline with `P K'` slots).
-    pub fn for_slots(points: usize, clusters: usize, features: usize, slots: usize) -> Result<Self> {
+    pub fn for_slots(
+        points: usize,
+        clusters: usize,
+        features: usize,
+        slots: usize,
+    ) -> Result<Self> {
         let layout = Self::new(points, clusters, features)?;
         layout.check_slots(slots)?;
         Ok(layout)
@@ -296,16 +301,12 @@ impl KMeansLayout {
             });
         }
         Ok((0..self.points)
-            .map(|i| {
-                (0..self.clusters)
-                    .map(|j| slots[self.slot(i, j)])
-                    .collect()
-            })
+            .map(|i| (0..self.clusters).map(|j| slots[self.slot(i, j)]).collect())
             .collect())
     }
 
-    /// Client: the points, packed ([`KMeansLayout::pack_points`]) and encrypted at `level`, `d`
-    /// ciphertexts.
+    /// Client: the points, packed ([`KMeansLayout::pack_points`] with the factor and radius of
+    /// `encoding`) and encrypted at `level`, `d` ciphertexts.
     ///
     /// Errors: as [`KMeansLayout::pack_points`]; encoding and encryption errors.
     pub fn encrypt_points(
@@ -313,19 +314,19 @@ impl KMeansLayout {
         ctx: &Arc<CkksContext>,
         enc: &CkksEncryptor,
         points: &[Vec<f64>],
-        factor: f64,
-        radius: f64,
+        encoding: KMeansEncoding,
         level: usize,
         rng: &mut Csprng,
     ) -> Result<EncryptedPoints> {
-        let columns = self.pack_points(points, factor, radius)?;
+        let columns = self.pack_points(points, encoding.factor, encoding.radius)?;
         Ok(EncryptedPoints {
             features: self.encrypt_columns(ctx, enc, &columns, level, rng)?,
             layout: *self,
         })
     }
 
-    /// Client: the centroids, packed ([`KMeansLayout::pack_centroids`]) and encrypted at `level`.
+    /// Client: the centroids, packed ([`KMeansLayout::pack_centroids`] with the factor and radius of
+    /// `encoding`) and encrypted at `level`.
     ///
     /// Errors: as [`KMeansLayout::pack_centroids`]; encoding and encryption errors.
     pub fn encrypt_centroids(
@@ -333,12 +334,11 @@ impl KMeansLayout {
         ctx: &Arc<CkksContext>,
         enc: &CkksEncryptor,
         centroids: &[Vec<f64>],
-        factor: f64,
-        radius: f64,
+        encoding: KMeansEncoding,
         level: usize,
         rng: &mut Csprng,
     ) -> Result<EncryptedCentroids> {
-        let columns = self.pack_centroids(centroids, factor, radius)?;
+        let columns = self.pack_centroids(centroids, encoding.factor, encoding.radius)?;
         Ok(EncryptedCentroids {
             features: self.encrypt_columns(ctx, enc, &columns, level, rng)?,
             layout: *self,
@@ -425,6 +425,17 @@ impl KMeansLayout {
     }
 }
 
+/// What the client encodes with: the factor `sqrt(s)` of the features
+/// ([`KMeansEvaluator::feature_factor`]) and the declared radius `R` ([`KMeansOptions::data_radius`]),
+/// both public ([`KMeansEvaluator::encoding`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KMeansEncoding {
+    /// `sqrt(s)`.
+    pub factor: f64,
+    /// `R`.
+    pub radius: f64,
+}
+
 /// The options of the update.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct KMeansOptions {
@@ -470,7 +481,11 @@ impl KMeansKeys {
     /// Client: the keys for `layout` from the CKKS secret of `keygen`.
     ///
     /// Errors: sampler errors.
-    pub fn generate(layout: &KMeansLayout, keygen: &KeyGenerator, rng: &mut Csprng) -> Result<Self> {
+    pub fn generate(
+        layout: &KMeansLayout,
+        keygen: &KeyGenerator,
+        rng: &mut Csprng,
+    ) -> Result<Self> {
         Ok(Self {
             relin: keygen.relin_key(rng)?,
             galois: keygen.galois_keys(&layout.rotation_steps(), false, rng)?,
@@ -497,7 +512,11 @@ pub struct EncryptedCentroids {
 impl EncryptedCentroids {
     /// The lowest level of the ciphertexts (in limbs).
     pub fn level(&self) -> usize {
-        self.features.iter().map(Ciphertext::level).min().unwrap_or(0)
+        self.features
+            .iter()
+            .map(Ciphertext::level)
+            .min()
+            .unwrap_or(0)
     }
 }
 
@@ -658,6 +677,14 @@ impl<P: Borrow<PegasusEvaluator> + Sync> KMeansEvaluator<P> {
     /// ([`KMeansLayout::encrypt_points`]), and divides the decrypted centroids by.
     pub fn feature_factor(&self) -> f64 {
         self.distance_scale().sqrt()
+    }
+
+    /// The client's encoding: [`KMeansEvaluator::feature_factor`] and the declared radius.
+    pub fn encoding(&self) -> KMeansEncoding {
+        KMeansEncoding {
+            factor: self.feature_factor(),
+            radius: self.options.data_radius,
+        }
     }
 
     /// The separation of distances (in distance units) above which the assignment of a point is exact

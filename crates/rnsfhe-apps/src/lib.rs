@@ -65,7 +65,8 @@ pub use comparison::{Comparator, ComparisonKey, Form, Order, Outputs};
 pub use dataset::{Dataset, Normalization};
 pub use error::{Error, Result};
 pub use kmeans::{
-    EncryptedCentroids, EncryptedPoints, KMeansEvaluator, KMeansKeys, KMeansLayout, KMeansOptions,
+    EncryptedCentroids, EncryptedPoints, KMeansEncoding, KMeansEvaluator, KMeansKeys, KMeansLayout,
+    KMeansOptions,
 };
 pub use logistic::{
     sigmoid_polynomial, EncryptedModel, LogisticModel, LogisticRegression, NesterovStep,

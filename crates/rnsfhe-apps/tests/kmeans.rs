@@ -67,12 +67,13 @@ fn separated_clusters_update_like_plaintext() {
     let layout = *s.server.layout();
     let ctx = s.server.comparator().pegasus().context().clone();
     let f = s.server.feature_factor();
+    let enc = s.server.encoding();
     let top = ctx.max_level();
     let px = layout
-        .encrypt_points(&ctx, &s.enc, &x, f, 1.0, top, &mut s.rng)
+        .encrypt_points(&ctx, &s.enc, &x, enc, top, &mut s.rng)
         .unwrap();
     let pc = layout
-        .encrypt_centroids(&ctx, &s.enc, &init, f, 1.0, top, &mut s.rng)
+        .encrypt_centroids(&ctx, &s.enc, &init, enc, top, &mut s.rng)
         .unwrap();
 
     let d = s.server.distances(&px, &pc).unwrap();
@@ -135,13 +136,13 @@ fn closest_assignment_ratio_on_random_points() {
     let mut s = setup(n, k, 2, KMeansOptions::new(1.0));
     let layout = *s.server.layout();
     let ctx = s.server.comparator().pegasus().context().clone();
-    let f = s.server.feature_factor();
+    let enc = s.server.encoding();
     let top = ctx.max_level();
     let px = layout
-        .encrypt_points(&ctx, &s.enc, &x, f, 1.0, top, &mut s.rng)
+        .encrypt_points(&ctx, &s.enc, &x, enc, top, &mut s.rng)
         .unwrap();
     let pc = layout
-        .encrypt_centroids(&ctx, &s.enc, &init, f, 1.0, top, &mut s.rng)
+        .encrypt_centroids(&ctx, &s.enc, &init, enc, top, &mut s.rng)
         .unwrap();
     let d = s.server.distances(&px, &pc).unwrap();
     let assignment = s.server.min_index(&s.server.extract(&d).unwrap()).unwrap();
@@ -203,9 +204,10 @@ fn wrong_sizes_and_ranges_are_errors() {
     let layout = *s.server.layout();
     let ctx = s.server.comparator().pegasus().context().clone();
     let f = s.server.feature_factor();
+    let enc = s.server.encoding();
     let far = vec![vec![0.9, 0.9]; 8];
     let err = layout
-        .encrypt_points(&ctx, &s.enc, &far, f, 1.0, ctx.max_level(), &mut s.rng)
+        .encrypt_points(&ctx, &s.enc, &far, enc, ctx.max_level(), &mut s.rng)
         .unwrap_err();
     assert!(err.to_string().contains("data_radius >= 1.27"), "{err}");
     let nan = vec![vec![f64::NAN, 0.0]; 8];
@@ -224,8 +226,7 @@ fn wrong_sizes_and_ranges_are_errors() {
             &ctx,
             &s.enc,
             &vec![vec![0.1; 3]; 8],
-            f,
-            1.0,
+            enc,
             ctx.max_level(),
             &mut s.rng,
         )
@@ -235,8 +236,7 @@ fn wrong_sizes_and_ranges_are_errors() {
             &ctx,
             &s.enc,
             &[vec![0.1, 0.1], vec![-0.1, 0.1]],
-            f,
-            1.0,
+            enc,
             ctx.max_level(),
             &mut s.rng,
         )

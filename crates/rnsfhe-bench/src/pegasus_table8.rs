@@ -262,8 +262,8 @@ pub fn run_with(options: &BenchOptions, selection: &Table8Selection) -> anyhow::
         let dec = CkksDecryptor::new(&ctx, keygen.secret_key())?;
         let f = server.feature_factor();
         let top = ctx.max_level();
-        let px = layout.encrypt_points(&ctx, &enc, &x, f, radius, top, &mut rng)?;
-        let pc = layout.encrypt_centroids(&ctx, &enc, &init, f, radius, top, &mut rng)?;
+        let px = layout.encrypt_points(&ctx, &enc, &x, server.encoding(), top, &mut rng)?;
+        let pc = layout.encrypt_centroids(&ctx, &enc, &init, server.encoding(), top, &mut rng)?;
         let closest = plain::closest(&x, &init)?;
         eprintln!("  keys in {:.1} s", start.elapsed().as_secs_f64());
         for threads in todo {

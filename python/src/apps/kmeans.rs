@@ -10,7 +10,9 @@ use numpy::{PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rnsfhe::ckks::{CkksDecryptor, CkksEncryptor, Csprng, KeyGenerator};
-use rnsfhe::pegasus::{PegasusEvaluator, PegasusKeys, PegasusSecretKeys, PipelineOptions, PipelinePreset};
+use rnsfhe::pegasus::{
+    PegasusEvaluator, PegasusKeys, PegasusSecretKeys, PipelineOptions, PipelinePreset,
+};
 use rnsfhe_apps::kmeans::plain;
 use rnsfhe_apps::{ComparisonKey, KMeansEvaluator, KMeansKeys, KMeansLayout, KMeansOptions};
 
@@ -39,7 +41,11 @@ pub(crate) struct PyKMeansSession {
 }
 
 fn rows(a: &PyReadonlyArray2<'_, f64>) -> Vec<Vec<f64>> {
-    a.as_array().rows().into_iter().map(|r| r.to_vec()).collect()
+    a.as_array()
+        .rows()
+        .into_iter()
+        .map(|r| r.to_vec())
+        .collect()
 }
 
 #[pymethods]
@@ -175,13 +181,13 @@ impl PyKMeansSession {
             let s = &self.server;
             let layout = *s.layout();
             let ctx = s.comparator().pegasus().context().clone();
-            let (f, r) = (s.feature_factor(), s.options().data_radius);
+            let (f, e) = (s.feature_factor(), s.encoding());
             let top = ctx.max_level();
             let (px, pc) = {
                 let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
                 (
-                    layout.encrypt_points(&ctx, &self.encryptor, &x, f, r, top, &mut rng)?,
-                    layout.encrypt_centroids(&ctx, &self.encryptor, &c, f, r, top, &mut rng)?,
+                    layout.encrypt_points(&ctx, &self.encryptor, &x, e, top, &mut rng)?,
+                    layout.encrypt_centroids(&ctx, &self.encryptor, &c, e, top, &mut rng)?,
                 )
             };
             let d = s.distances(&px, &pc)?;
@@ -200,7 +206,10 @@ impl PyKMeansSession {
     /// closest_assignment_ratio(bits, closest) -> float: the fraction of points whose rounded bits are
     /// exactly the one-hot row of their closest centroid (PEGASUS Table VIII's rho).
     #[staticmethod]
-    fn closest_assignment_ratio(bits: PyReadonlyArray2<'_, f64>, closest: Vec<usize>) -> PyResult<f64> {
+    fn closest_assignment_ratio(
+        bits: PyReadonlyArray2<'_, f64>,
+        closest: Vec<usize>,
+    ) -> PyResult<f64> {
         plain::closest_assignment_ratio(&rows(&bits), &closest).map_err(apps_error)
     }
 

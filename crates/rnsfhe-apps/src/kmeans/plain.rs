@@ -43,13 +43,16 @@ pub fn argmin(values: &[f64]) -> usize {
     values
         .iter()
         .enumerate()
-        .fold((0, f64::INFINITY), |(bi, bv), (i, &v)| {
-            if v < bv {
-                (i, v)
-            } else {
-                (bi, bv)
-            }
-        })
+        .fold(
+            (0, f64::INFINITY),
+            |(bi, bv), (i, &v)| {
+                if v < bv {
+                    (i, v)
+                } else {
+                    (bi, bv)
+                }
+            },
+        )
         .0
 }
 
@@ -133,7 +136,9 @@ pub fn perturbed_assignment(
     if !(0.0..=1.0).contains(&rho) || clusters < 2 {
         return Err(Error::InvalidArgument {
             what: "perturbed assignment",
-            reason: format!("rho = {rho} must lie in [0, 1] and clusters = {clusters} be at least 2"),
+            reason: format!(
+                "rho = {rho} must lie in [0, 1] and clusters = {clusters} be at least 2"
+            ),
         });
     }
     Ok(closest
