@@ -9,7 +9,10 @@ use std::sync::Arc;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnsfhe_apps::kmeans::plain;
-use rnsfhe_apps::{ComparisonKey, Error, KMeansEvaluator, KMeansKeys, KMeansLayout, KMeansOptions};
+use rnsfhe_apps::{
+    ComparisonKey, EncryptedCentroids, EncryptedPoints, Error, KMeansEvaluator, KMeansKeys,
+    KMeansLayout, KMeansOptions,
+};
 use rnsfhe_ckks::{CkksDecryptor, CkksEncryptor, Csprng, KeyGenerator};
 use rnsfhe_pegasus::{
     PegasusEvaluator, PegasusKeys, PegasusSecretKeys, PipelineOptions, PipelinePreset,
@@ -47,6 +50,22 @@ fn setup(points: usize, clusters: usize, features: usize, options: KMeansOptions
     }
 }
 
+impl Setup {
+    /// The owner's points and centroids, encrypted at the top level.
+    fn encrypt(&mut self, x: &[Vec<f64>], c: &[Vec<f64>]) -> (EncryptedPoints, EncryptedCentroids) {
+        let layout = *self.server.layout();
+        let ctx = self.server.comparator().pegasus().context().clone();
+        let (enc, top) = (self.server.encoding(), ctx.max_level());
+        let px = layout
+            .encrypt_points(&ctx, &self.enc, x, enc, top, &mut self.rng)
+            .unwrap();
+        let pc = layout
+            .encrypt_centroids(&ctx, &self.enc, c, enc, top, &mut self.rng)
+            .unwrap();
+        (px, pc)
+    }
+}
+
 /// Well-separated clusters: the encrypted update assigns every point as plaintext does and its
 /// centroids are within the update's error bound of the plaintext ones.
 #[test]
@@ -65,16 +84,8 @@ fn separated_clusters_update_like_plaintext() {
     let init = vec![vec![0.4, 0.4], vec![-0.4, -0.4], vec![0.4, -0.4]];
     let mut s = setup(12, 3, 2, KMeansOptions::new(1.0));
     let layout = *s.server.layout();
-    let ctx = s.server.comparator().pegasus().context().clone();
     let f = s.server.feature_factor();
-    let enc = s.server.encoding();
-    let top = ctx.max_level();
-    let px = layout
-        .encrypt_points(&ctx, &s.enc, &x, enc, top, &mut s.rng)
-        .unwrap();
-    let pc = layout
-        .encrypt_centroids(&ctx, &s.enc, &init, enc, top, &mut s.rng)
-        .unwrap();
+    let (px, pc) = s.encrypt(&x, &init);
 
     let d = s.server.distances(&px, &pc).unwrap();
     let lwes = s.server.extract(&d).unwrap();
@@ -134,16 +145,7 @@ fn closest_assignment_ratio_on_random_points() {
     let x: Vec<Vec<f64>> = (0..n).map(|_| point()).collect();
     let init: Vec<Vec<f64>> = x[..k].to_vec();
     let mut s = setup(n, k, 2, KMeansOptions::new(1.0));
-    let layout = *s.server.layout();
-    let ctx = s.server.comparator().pegasus().context().clone();
-    let enc = s.server.encoding();
-    let top = ctx.max_level();
-    let px = layout
-        .encrypt_points(&ctx, &s.enc, &x, enc, top, &mut s.rng)
-        .unwrap();
-    let pc = layout
-        .encrypt_centroids(&ctx, &s.enc, &init, enc, top, &mut s.rng)
-        .unwrap();
+    let (px, pc) = s.encrypt(&x, &init);
     let d = s.server.distances(&px, &pc).unwrap();
     let assignment = s.server.min_index(&s.server.extract(&d).unwrap()).unwrap();
     let bits = s.server.decrypt_bits(&s.secrets, &assignment).unwrap();

@@ -18,7 +18,6 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::Context;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnsfhe_apps::kmeans::plain;
@@ -27,6 +26,7 @@ use rnsfhe_ckks::{CkksDecryptor, CkksEncryptor, Csprng, KeyGenerator};
 use rnsfhe_pegasus::{PegasusEvaluator, PegasusKeys, PipelineOptions, PipelinePreset};
 use serde::{Deserialize, Serialize};
 
+use super::pegasus_table6::timed;
 use super::{markdown_table, write_json, BenchOptions, Machine};
 
 /// What to run (the command's flags).
@@ -167,19 +167,6 @@ impl Row {
 struct Saved {
     machine: serde_json::Value,
     rows: Vec<Row>,
-}
-
-/// Runs `f` in a rayon pool of `threads` threads, timing it.
-fn timed<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> anyhow::Result<(T, f64)> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("rayon pool")?;
-    Ok(pool.install(|| {
-        let start = Instant::now();
-        let out = f();
-        (out, start.elapsed().as_secs_f64())
-    }))
 }
 
 fn load_rows(path: &Path) -> Vec<Row> {
