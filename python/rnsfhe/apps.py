@@ -1,6 +1,9 @@
 """Applications: logistic-regression training on encrypted data (RNS-CKKS Section 5.3 and Table 4), and
 comparisons on PEGASUS data (PEGASUS Section V.A).
 
+**Secure k-means** (docs/apps-kmeans.md): :class:`KMeans`, whose centroid updates run on encrypted points
+(PEGASUS Section V.C), with scikit-learn's ``fit`` / ``predict`` / ``cluster_centers_`` / ``labels_``.
+
 **Comparisons** (docs/apps-comparison.md): :func:`min`, :func:`max`, :func:`max_pool`, :func:`sort`,
 :func:`argmin` and :func:`argmax` on the LWE ciphertexts, the CKKS ciphertexts or plain numpy arrays of a
 :class:`rnsfhe.pegasus.Session`, by its look-up tables; :func:`comparator` gives the :class:`Comparator`
