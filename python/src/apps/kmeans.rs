@@ -40,6 +40,9 @@ pub(crate) struct PyKMeansSession {
     rng: Mutex<Csprng>,
 }
 
+/// The new centroids and the assignment bits of an update.
+type TwoArrays<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>);
+
 fn rows(a: &PyReadonlyArray2<'_, f64>) -> Vec<Vec<f64>> {
     a.as_array()
         .rows()
@@ -175,7 +178,7 @@ impl PyKMeansSession {
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
         centroids: PyReadonlyArray2<'py, f64>,
-    ) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+    ) -> PyResult<TwoArrays<'py>> {
         let (x, c) = (rows(&x), rows(&centroids));
         let out = py.allow_threads(|| -> Result<_, rnsfhe_apps::Error> {
             let s = &self.server;
