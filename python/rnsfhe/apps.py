@@ -1,6 +1,9 @@
 """Applications: logistic-regression training on encrypted data (RNS-CKKS Section 5.3 and Table 4), and
 comparisons on PEGASUS data (PEGASUS Section V.A).
 
+**Secure k-means** (docs/apps-kmeans.md): :class:`KMeans`, whose centroid updates run on encrypted points
+(PEGASUS Section V.C), with scikit-learn's ``fit`` / ``predict`` / ``cluster_centers_`` / ``labels_``.
+
 **Comparisons** (docs/apps-comparison.md): :func:`min`, :func:`max`, :func:`max_pool`, :func:`sort`,
 :func:`argmin` and :func:`argmax` on the LWE ciphertexts, the CKKS ciphertexts or plain numpy arrays of a
 :class:`rnsfhe.pegasus.Session`, by its look-up tables; :func:`comparator` gives the :class:`Comparator`
@@ -95,6 +98,7 @@ from ._rnsfhe.apps import (
     TreeScaling,
     TreeServerKey,
 )
+from ._rnsfhe.apps import KMeansSession
 from ._rnsfhe.lwe import LweCiphertext
 from ._rnsfhe.pegasus import Pipeline as _Pipeline
 from .ckks import NotEnoughLevelsError
@@ -913,4 +917,121 @@ __all__ = [
     "EncryptedTree",
     "EncryptedQuery",
     "EncryptedLabel",
+    "KMeans",
+    "KMeansSession",
 ]
+
+
+# ---- secure k-means (PEGASUS Section V.C, docs/apps-kmeans.md) -------------------------------------------
+
+
+class KMeans:
+    """K-means whose centroid updates run on encrypted data (PEGASUS Section V.C), with scikit-learn's
+    conventions: ``fit(X)``, ``predict(X)``, ``fit_predict(X)``, ``cluster_centers_``, ``labels_``,
+    ``inertia_``, ``n_iter_``.
+
+    Who holds what: the object is the **data owner** (it holds every secret key, in its
+    :class:`KMeansSession`) and drives a **server** that sees only ciphertexts and evaluation keys. Each of
+    the ``max_iter`` updates: the owner encrypts its points and the current centroids; the server computes
+    the distances in CKKS, extracts them to LWE, takes the min-index of every point (one-hot bits), the
+    reciprocal of every cluster size by a look-up table, repacks to CKKS and sums the new centroids; the
+    owner decrypts the new centroids (the paper's single update needs no CKKS bootstrapping; between
+    updates the owner refreshes the centroids by decrypting and encrypting them again, so it sees the
+    intermediate centroids of its own data). The initial centroids are ``n_clusters`` distinct points
+    drawn with ``random_state``.
+
+    ``preset`` is a PEGASUS pipeline preset ("InsecureTest": small and NOT secure, tests; "Table4": the
+    paper's, below 128 bits; "Secure128"); presets below 128 bits need ``allow_insecure=True``.
+    ``lut_log_n`` sets the look-up-table ring (the paper's rho rises from about 82% at ``n = 2^12`` to 95%
+    at ``2^13``); ``distance_bound`` and ``threshold`` are those of :class:`KMeansSession`. The points and
+    clusters must fit the preset's slots (``P K' <= N/2``: points and clusters rounded up to powers of
+    two), else ValueError naming the limit.
+
+    After ``fit``: ``cluster_centers_`` (decrypted), ``labels_`` (the owner's plaintext assignment of the
+    training points to the final centroids), ``closest_assignment_ratios_`` (rho of every update: the
+    fraction of points whose encrypted assignment was exactly their closest centroid's).
+    """
+
+    def __init__(self, n_clusters: int = 8, *, max_iter: int = 1, random_state: Optional[int] = None,
+                 preset: str = "InsecureTest", lut_log_n: Optional[int] = None,
+                 distance_bound: Optional[float] = None, threshold: Optional[float] = None,
+                 allow_insecure: bool = False, seed: Optional[int] = None) -> None:
+        self.n_clusters = n_clusters
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.preset = preset
+        self.lut_log_n = lut_log_n
+        self.distance_bound = distance_bound
+        self.threshold = threshold
+        self.allow_insecure = allow_insecure
+        self.seed = seed
+
+    def get_params(self, deep: bool = True) -> Dict[str, Any]:
+        """The constructor's parameters (scikit-learn's convention)."""
+        names = ("n_clusters", "max_iter", "random_state", "preset", "lut_log_n", "distance_bound",
+                 "threshold", "allow_insecure", "seed")
+        return {n: getattr(self, n) for n in names}
+
+    def set_params(self, **params: Any) -> "KMeans":
+        """Sets constructor parameters (scikit-learn's convention); ValueError for an unknown one."""
+        for name, value in params.items():
+            if name not in self.get_params():
+                raise ValueError(f"KMeans has no parameter {name!r}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        return f"KMeans(n_clusters={self.n_clusters}, max_iter={self.max_iter}, preset={self.preset!r})"
+
+    def fit(self, X: Any, y: Any = None) -> "KMeans":
+        """Runs ``max_iter`` encrypted updates from ``n_clusters`` random points of ``X`` (``y`` ignored).
+
+        ValueError for fewer points than clusters, fewer than 2 clusters, ``max_iter < 1``, sizes beyond
+        the preset's packing, or an insecure preset without ``allow_insecure=True``."""
+        x = _matrix(X)
+        k = int(self.n_clusters)
+        if k < 2 or x.shape[0] < k:
+            raise ValueError(f"KMeans needs 2 <= n_clusters <= n_samples; got n_clusters={k} for "
+                             f"{x.shape[0]} samples")
+        if int(self.max_iter) < 1:
+            raise ValueError(f"max_iter must be at least 1; got {self.max_iter}")
+        rng = np.random.default_rng(self.random_state)
+        centers = x[rng.choice(x.shape[0], size=k, replace=False)].copy()
+        radius = float(np.max(np.linalg.norm(x, axis=1)))
+        radius = radius if radius > 0 else 1.0
+        session = KMeansSession(x.shape[0], k, x.shape[1], radius, preset=self.preset,
+                                lut_log_n=self.lut_log_n, distance_bound=self.distance_bound,
+                                threshold=self.threshold, seed=self.seed,
+                                allow_insecure=self.allow_insecure)
+        ratios: List[float] = []
+        for _ in range(int(self.max_iter)):
+            closest = _closest(x, centers)
+            centers, bits = session.update(x, centers)
+            ratios.append(KMeansSession.closest_assignment_ratio(bits, [int(c) for c in closest]))
+        self.session_ = session
+        self.cluster_centers_ = np.asarray(centers)
+        self.closest_assignment_ratios_ = ratios
+        self.n_iter_ = int(self.max_iter)
+        self.labels_ = self.predict(x)
+        self.inertia_ = float(np.sum((x - self.cluster_centers_[self.labels_]) ** 2))
+        return self
+
+    def _centers(self) -> np.ndarray:
+        if not hasattr(self, "cluster_centers_"):
+            raise NotFittedError("this KMeans is not fitted yet: call fit(X) first")
+        return self.cluster_centers_
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The index of the closest fitted centroid of every row of ``X`` (the owner's plaintext step)."""
+        centers = self._centers()
+        return _closest(_matrix(X, n_features=centers.shape[1]), centers)
+
+    def fit_predict(self, X: Any, y: Any = None) -> np.ndarray:
+        """``fit(X)``, then ``labels_``."""
+        return self.fit(X).labels_
+
+
+def _closest(x: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    """The closest center of every row (squared Euclidean distance; the first one on a tie)."""
+    d = ((x[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
+    return np.argmin(d, axis=1).astype(np.int64)

@@ -24,6 +24,7 @@ use crate::ckks::{ckks_error, not_enough_levels, PyCiphertext};
 
 mod comparison;
 mod decision_tree;
+mod kmeans;
 use crate::common::{value_error, Int};
 
 /// An error of `rnsfhe-apps` as a Python exception: CKKS errors as `rnsfhe.ckks` raises them, a lack of
@@ -725,6 +726,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<decision_tree::PyEncryptedTree>()?;
     m.add_class::<decision_tree::PyEncryptedQuery>()?;
     m.add_class::<decision_tree::PyEncryptedLabel>()?;
+    m.add_class::<kmeans::PyKMeansSession>()?;
     m.add_function(wrap_pyfunction!(load_dataset, &m)?)?;
     m.add_function(wrap_pyfunction!(sigmoid_coefficients, &m)?)?;
     m.add_function(wrap_pyfunction!(schedule, &m)?)?;

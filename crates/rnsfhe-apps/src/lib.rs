@@ -18,10 +18,12 @@
 //! * [`metrics`]: accuracy and AUC (rank statistic with ties);
 //! * [`comparison`]: min / max, max-pooling, bitonic sorting and min-index / max-index on the LWE
 //!   ciphertexts of a PEGASUS pipeline and on its CKKS ciphertexts (PEGASUS Section V.A):
-//!   [`Comparator`], [`ComparisonKey`].
+//!   [`Comparator`], [`ComparisonKey`];
 //! * [`decision_tree`]: private decision-tree evaluation (PEGASUS Section V.B, Table VII): the client
 //!   sends one RLWE ciphertext, the server's secret tree answers with one sanitized LWE ciphertext:
-//!   [`DecisionTree`], [`TreeClient`], [`TreeServer`].
+//!   [`DecisionTree`], [`TreeClient`], [`TreeServer`];
+//! * [`kmeans`]: one k-means centroid update on encrypted data (PEGASUS Section V.C, Table VIII):
+//!   [`KMeansLayout`], [`KMeansEvaluator`], and the plaintext reference [`kmeans::plain`].
 //!
 //! ```no_run
 //! use rnsfhe_apps::{Dataset, LogisticRegression, PackedLayout};
@@ -57,6 +59,7 @@ pub mod comparison;
 pub mod dataset;
 pub mod decision_tree;
 pub mod error;
+pub mod kmeans;
 pub mod logistic;
 pub mod metrics;
 pub mod packing;
@@ -66,6 +69,10 @@ pub use comparison::{Comparator, ComparisonKey, Form, Order, Outputs};
 pub use dataset::{Dataset, Normalization};
 pub use decision_tree::{DecisionTree, FeatureScaling, TreeClient, TreeParams, TreeServer};
 pub use error::{Error, Result};
+pub use kmeans::{
+    EncryptedCentroids, EncryptedPoints, KMeansEncoding, KMeansEvaluator, KMeansKeys, KMeansLayout,
+    KMeansOptions,
+};
 pub use logistic::{
     sigmoid_polynomial, EncryptedModel, LogisticModel, LogisticRegression, NesterovStep,
     NESTEROV_LAMBDA0,

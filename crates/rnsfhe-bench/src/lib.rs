@@ -26,6 +26,7 @@ pub mod pegasus_pipeline;
 mod pegasus_setup;
 pub mod pegasus_table6;
 pub mod pegasus_table7;
+pub mod pegasus_table8;
 
 use std::fs;
 use std::hint::black_box;

@@ -164,7 +164,7 @@ fn setup(preset: PipelinePreset, rng: &mut Csprng) -> anyhow::Result<Setup> {
 }
 
 /// Runs `f` in a rayon pool of `threads` threads, timing it.
-fn timed<T>(threads: usize, f: impl FnOnce() -> T + Send) -> anyhow::Result<(T, f64)>
+pub(crate) fn timed<T>(threads: usize, f: impl FnOnce() -> T + Send) -> anyhow::Result<(T, f64)>
 where
     T: Send,
 {

@@ -249,6 +249,27 @@ enum BenchTable {
         /// Start over instead of resuming from an earlier pegasus-table7.json.
         #[arg(long = "fresh")]
         fresh: bool,
+    /// PEGASUS Table VIII: one secure k-means update (distance, extraction, min-index and reciprocal,
+    /// repacking, centroid) on N uniform points of d = 16 features, with the closest-assignment ratio
+    /// rho, at 1 and 2 threads; N in {256, 1024} x K in {2, 4} (--full: the whole table, hours). Rows go
+    /// to pegasus-table8.json as they are measured; a run resumes from the rows already there.
+    /// Table IV by default (a few GB per key set; run it alone); --quick: InsecureTest.
+    PegasusTable8 {
+        /// The whole table: N in {256, 1024, 4096} x K in {2, 4, 8} (hours; resumable).
+        #[arg(long)]
+        full: bool,
+        /// A pipeline preset (Table4, Secure128, InsecureTest). Default: Table4 (--quick: InsecureTest).
+        #[arg(long = "preset", value_name = "PRESET")]
+        preset: Option<String>,
+        /// log2 of the look-up-table ring (the paper's rho column at 2^13). Default: the preset's.
+        #[arg(long = "lut-log-n", value_name = "LOG_N")]
+        lut_log_n: Option<u32>,
+        /// Thread counts (repeat for several). Default: 1 and 2.
+        #[arg(long = "threads", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+        threads: Vec<u32>,
+        /// Rows as N:K (repeat for several), e.g. 256:2. Default: the table's.
+        #[arg(long = "size", value_name = "N:K")]
+        sizes: Vec<String>,
     },
 }
 
@@ -436,6 +457,35 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     };
                     selection.fresh = fresh;
                     bench::pegasus_table7::run_with(&options, &selection)
+                BenchTable::PegasusTable8 {
+                    full,
+                    preset,
+                    lut_log_n,
+                    threads,
+                    sizes,
+                } => {
+                    let mut selection =
+                        bench::pegasus_table8::Table8Selection::defaults(&options, full);
+                    if let Some(p) = preset {
+                        selection.preset =
+                            bench::parse_named("pipeline preset", &PipelinePreset::ALL, &p)?;
+                    }
+                    selection.lut_log_n = lut_log_n;
+                    if !threads.is_empty() {
+                        selection.threads = threads.into_iter().map(|t| t as usize).collect();
+                    }
+                    if !sizes.is_empty() {
+                        selection.sizes = sizes
+                            .iter()
+                            .map(|s| {
+                                let (n, k) = s
+                                    .split_once(':')
+                                    .ok_or_else(|| anyhow::anyhow!("--size {s}: expected N:K"))?;
+                                Ok((n.trim().parse()?, k.trim().parse()?))
+                            })
+                            .collect::<anyhow::Result<_>>()?;
+                    }
+                    bench::pegasus_table8::run_with(&options, &selection)
                 }
                 BenchTable::BfvOp { preset, depth, t } => {
                     bench::bfv::serve(preset.as_deref(), depth, t)

@@ -50,6 +50,7 @@ markdown_doctests! {
     WireFormatDoctests => "../../../docs/wire-format.md",
     MathLayersDoctests => "../../../docs/math-layers.md",
     AppsComparisonDoctests => "../../../docs/apps-comparison.md",
+    AppsKmeansDoctests => "../../../docs/apps-kmeans.md",
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ __all__ = [
     "EncryptedTree",
     "EncryptedQuery",
     "EncryptedLabel",
+    "KMeansSession",
     "EncryptedModel",
     "load_dataset",
     "sigmoid_coefficients",
@@ -214,3 +215,33 @@ def fit_encrypted(
 def predict_proba_encrypted(
     x: Ciphertext, layout: PackedLayout, weights: Sequence[float], sigmoid_degree: SupportsIndex
 ) -> Ciphertext: ...
+
+@final
+class KMeansSession:
+    def __new__(
+        cls,
+        points: SupportsIndex,
+        clusters: SupportsIndex,
+        features: SupportsIndex,
+        radius: float,
+        preset: str = "InsecureTest",
+        lut_log_n: SupportsIndex | None = None,
+        distance_bound: float | None = None,
+        threshold: float | None = None,
+        seed: SupportsIndex | None = None,
+        allow_insecure: bool = False,
+    ) -> KMeansSession: ...
+    @property
+    def slots(self) -> int: ...
+    @property
+    def feature_factor(self) -> float: ...
+    @property
+    def distance_scale(self) -> float: ...
+    @property
+    def threshold(self) -> float: ...
+    def resolution(self) -> float: ...
+    def update(
+        self, x: NDArray[np.float64], centroids: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]: ...
+    @staticmethod
+    def closest_assignment_ratio(bits: NDArray[np.float64], closest: Sequence[int]) -> float: ...

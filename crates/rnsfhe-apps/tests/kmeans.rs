@@ -1,0 +1,292 @@
+//! One encrypted k-means update (PEGASUS Section V.C) on the InsecureTest pipeline (N = 2^11, tables in
+//! degree 2^10): well-separated clusters give the plaintext assignment and centroids within the stated
+//! error; rho on a small random case; the errors of wrong sizes and out-of-range data.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rnsfhe_apps::kmeans::plain;
+use rnsfhe_apps::{
+    ComparisonKey, EncryptedCentroids, EncryptedPoints, Error, KMeansEvaluator, KMeansKeys,
+    KMeansLayout, KMeansOptions,
+};
+use rnsfhe_ckks::{CkksDecryptor, CkksEncryptor, Csprng, KeyGenerator};
+use rnsfhe_pegasus::{
+    PegasusEvaluator, PegasusKeys, PegasusSecretKeys, PipelineOptions, PipelinePreset,
+};
+
+struct Setup {
+    server: KMeansEvaluator<Arc<PegasusEvaluator>>,
+    secrets: PegasusSecretKeys,
+    enc: CkksEncryptor,
+    dec: CkksDecryptor,
+    rng: Csprng,
+}
+
+fn setup(points: usize, clusters: usize, features: usize, options: KMeansOptions) -> Setup {
+    let layout = KMeansLayout::new(points, clusters, features).unwrap();
+    let params = PipelinePreset::InsecureTest.params().unwrap();
+    let ctx = params.ckks.clone();
+    let mut rng = Csprng::insecure_from_seed_for_tests([7; 32]);
+    let keygen = KeyGenerator::new(&ctx, &mut rng).unwrap();
+    let pipeline = PipelineOptions {
+        allow_insecure: true,
+        ..PipelineOptions::new(layout.slots())
+    };
+    let (keys, secrets) = PegasusKeys::generate(&params, &pipeline, &keygen, &mut rng).unwrap();
+    let pegasus = Arc::new(PegasusEvaluator::new(params, pipeline, keys).unwrap());
+    let key = ComparisonKey::generate(&pegasus, &secrets, &mut rng).unwrap();
+    let kkeys = KMeansKeys::generate(&layout, &keygen, &mut rng).unwrap();
+    let server = KMeansEvaluator::new(pegasus, key, kkeys, layout, options).unwrap();
+    Setup {
+        server,
+        secrets,
+        enc: CkksEncryptor::with_secret_key(&ctx, keygen.secret_key()).unwrap(),
+        dec: CkksDecryptor::new(&ctx, keygen.secret_key()).unwrap(),
+        rng,
+    }
+}
+
+impl Setup {
+    /// The owner's points and centroids, encrypted at the top level.
+    fn encrypt(&mut self, x: &[Vec<f64>], c: &[Vec<f64>]) -> (EncryptedPoints, EncryptedCentroids) {
+        let layout = *self.server.layout();
+        let ctx = self.server.comparator().pegasus().context().clone();
+        let (enc, top) = (self.server.encoding(), ctx.max_level());
+        let px = layout
+            .encrypt_points(&ctx, &self.enc, x, enc, top, &mut self.rng)
+            .unwrap();
+        let pc = layout
+            .encrypt_centroids(&ctx, &self.enc, c, enc, top, &mut self.rng)
+            .unwrap();
+        (px, pc)
+    }
+}
+
+/// Well-separated clusters: the encrypted update assigns every point as plaintext does and its
+/// centroids are within the update's error bound of the plaintext ones.
+#[test]
+fn separated_clusters_update_like_plaintext() {
+    let mut plain_rng = StdRng::seed_from_u64(3);
+    let centers = [[0.6, 0.5], [-0.6, -0.4], [0.5, -0.6]];
+    let x: Vec<Vec<f64>> = (0..12)
+        .map(|i| {
+            let c = centers[i % 3];
+            vec![
+                c[0] + plain_rng.gen_range(-0.1..0.1),
+                c[1] + plain_rng.gen_range(-0.1..0.1),
+            ]
+        })
+        .collect();
+    let init = vec![vec![0.4, 0.4], vec![-0.4, -0.4], vec![0.4, -0.4]];
+    let mut s = setup(12, 3, 2, KMeansOptions::new(1.0));
+    let layout = *s.server.layout();
+    let f = s.server.feature_factor();
+    let (px, pc) = s.encrypt(&x, &init);
+
+    let d = s.server.distances(&px, &pc).unwrap();
+    let lwes = s.server.extract(&d).unwrap();
+    let assignment = s.server.min_index(&lwes).unwrap();
+    let bits = s.server.decrypt_bits(&s.secrets, &assignment).unwrap();
+    let closest = plain::closest(&x, &init).unwrap();
+    assert_eq!(closest, (0..12).map(|i| i % 3).collect::<Vec<_>>());
+    assert_eq!(
+        plain::closest_assignment_ratio(&bits, &closest).unwrap(),
+        1.0
+    );
+    let repacked = s.server.repack(&assignment).unwrap();
+    let b = layout
+        .unpack_bits(&s.dec.decrypt_real(&repacked.bits).unwrap())
+        .unwrap();
+    assert_eq!(plain::closest_assignment_ratio(&b, &closest).unwrap(), 1.0);
+    let new = s.server.centroids(&px, &repacked).unwrap();
+    let got = layout.decrypt_centroids(&s.dec, &new, f).unwrap();
+    let want = plain::update(&x, &plain::one_hot(&closest, 3)).unwrap();
+    let bound = s.server.update_error_bound(&[4, 4, 4]).unwrap();
+    for j in 0..3 {
+        for k in 0..2 {
+            let e = (got[j][k] - want[j][k]).abs();
+            assert!(
+                e <= bound[j],
+                "centroid {j}, feature {k}: error {e} above {}",
+                bound[j]
+            );
+        }
+    }
+    // One update leaves the centroids below the next distance's level: the client refreshes them.
+    assert!(matches!(
+        s.server.distances(&px, &new),
+        Err(Error::InvalidArgument {
+            what: "centroid level",
+            ..
+        })
+    ));
+}
+
+/// rho on random points in the unit disk against plaintext assignment to the same centroids: the
+/// points whose closest centroid is ahead by more than the resolution are assigned exactly, and most
+/// others too.
+#[test]
+fn closest_assignment_ratio_on_random_points() {
+    let (n, k) = (32, 4);
+    let mut plain_rng = StdRng::seed_from_u64(5);
+    let mut point = || loop {
+        let p = vec![
+            plain_rng.gen_range(-1.0..1.0),
+            plain_rng.gen_range(-1.0..1.0),
+        ];
+        if p[0] * p[0] + p[1] * p[1] <= 1.0 {
+            return p;
+        }
+    };
+    let x: Vec<Vec<f64>> = (0..n).map(|_| point()).collect();
+    let init: Vec<Vec<f64>> = x[..k].to_vec();
+    let mut s = setup(n, k, 2, KMeansOptions::new(1.0));
+    let (px, pc) = s.encrypt(&x, &init);
+    let d = s.server.distances(&px, &pc).unwrap();
+    let assignment = s.server.min_index(&s.server.extract(&d).unwrap()).unwrap();
+    let bits = s.server.decrypt_bits(&s.secrets, &assignment).unwrap();
+    let dist = plain::distances(&x, &init).unwrap();
+    let closest = plain::closest(&x, &init).unwrap();
+    let resolution = s.server.resolution().unwrap();
+    let mut separated = 0;
+    for (i, row) in dist.iter().enumerate() {
+        let mut sorted = row.clone();
+        sorted.sort_by(f64::total_cmp);
+        if sorted[1] - sorted[0] > resolution {
+            separated += 1;
+            let one = plain::one_hot(&closest[i..=i], k);
+            assert_eq!(
+                plain::closest_assignment_ratio(&bits[i..=i], &closest[i..=i]).unwrap(),
+                1.0,
+                "point {i}: distances {row:?}, bits {:?}, want {one:?}",
+                bits[i]
+            );
+        }
+    }
+    let rho = plain::closest_assignment_ratio(&bits, &closest).unwrap();
+    eprintln!("rho {rho}, {separated} of {n} separated by the resolution {resolution}");
+    // InsecureTest's table ring (n = 2^10) reads four times coarser than Table IV's: rho 0.81 here.
+    assert!(rho >= 0.6, "rho {rho}");
+    assert!(rho >= separated as f64 / n as f64, "rho {rho}");
+}
+
+/// Sizes beyond the packing, a pipeline of another slot count, points outside the declared radius and
+/// ciphertexts of another layout are errors naming the limit.
+#[test]
+fn wrong_sizes_and_ranges_are_errors() {
+    assert!(matches!(
+        KMeansLayout::new(8, 1, 2),
+        Err(Error::InvalidArgument {
+            what: "k-means sizes",
+            ..
+        })
+    ));
+    assert!(KMeansLayout::new(0, 2, 2).is_err());
+    assert!(KMeansLayout::new(8, 2, 0).is_err());
+    // 600 points x 2 clusters need 1024 x 2 slots; InsecureTest holds 1024.
+    let err = KMeansLayout::for_slots(600, 2, 4, 1024).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("2048") && msg.contains("at most 512 points"),
+        "{msg}"
+    );
+    let err = KMeansLayout::for_slots(8, 3, 4, 16)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("32") && err.contains("at most 2 clusters"),
+        "{err}"
+    );
+
+    let mut s = setup(8, 2, 2, KMeansOptions::new(1.0));
+    let layout = *s.server.layout();
+    let ctx = s.server.comparator().pegasus().context().clone();
+    let f = s.server.feature_factor();
+    let enc = s.server.encoding();
+    let far = vec![vec![0.9, 0.9]; 8];
+    let err = layout
+        .encrypt_points(&ctx, &s.enc, &far, enc, ctx.max_level(), &mut s.rng)
+        .unwrap_err();
+    assert!(err.to_string().contains("data_radius >= 1.27"), "{err}");
+    let nan = vec![vec![f64::NAN, 0.0]; 8];
+    assert!(matches!(
+        layout.pack_points(&nan, f, 1.0),
+        Err(Error::NonFinite { .. })
+    ));
+    assert!(matches!(
+        layout.pack_centroids(&far[..3], f, 2.0),
+        Err(Error::Shape { .. })
+    ));
+    // Points of another layout.
+    let other = KMeansLayout::new(8, 2, 3).unwrap();
+    let px = other
+        .encrypt_points(
+            &ctx,
+            &s.enc,
+            &vec![vec![0.1; 3]; 8],
+            enc,
+            ctx.max_level(),
+            &mut s.rng,
+        )
+        .unwrap();
+    let pc = layout
+        .encrypt_centroids(
+            &ctx,
+            &s.enc,
+            &[vec![0.1, 0.1], vec![-0.1, 0.1]],
+            enc,
+            ctx.max_level(),
+            &mut s.rng,
+        )
+        .unwrap();
+    assert!(matches!(
+        s.server.distances(&px, &pc),
+        Err(Error::InvalidArgument {
+            what: "k-means ciphertexts",
+            ..
+        })
+    ));
+    assert!(matches!(s.server.min_index(&[]), Err(Error::Shape { .. })));
+    assert!(s.server.update_error_bound(&[1]).is_err());
+    // A threshold beyond the values' bound.
+    let params = PipelinePreset::InsecureTest.params().unwrap();
+    let mut rng = Csprng::insecure_from_seed_for_tests([9; 32]);
+    let keygen = KeyGenerator::new(&params.ckks, &mut rng).unwrap();
+    let pipeline = PipelineOptions {
+        allow_insecure: true,
+        ..PipelineOptions::new(16)
+    };
+    let (keys, secrets) = PegasusKeys::generate(&params, &pipeline, &keygen, &mut rng).unwrap();
+    let pegasus = Arc::new(PegasusEvaluator::new(params, pipeline, keys).unwrap());
+    let key = ComparisonKey::generate(&pegasus, &secrets, &mut rng).unwrap();
+    let kkeys = KMeansKeys::generate(&layout, &keygen, &mut rng).unwrap();
+    let bad = KMeansOptions {
+        threshold: Some(100.0),
+        ..KMeansOptions::new(1.0)
+    };
+    assert!(matches!(
+        KMeansEvaluator::new(
+            Arc::clone(&pegasus),
+            key.clone(),
+            kkeys.clone(),
+            layout,
+            bad
+        ),
+        Err(Error::InvalidArgument {
+            what: "k-means threshold",
+            ..
+        })
+    ));
+    let wrong = KMeansLayout::new(4, 2, 2).unwrap();
+    assert!(matches!(
+        KMeansEvaluator::new(pegasus, key, kkeys, wrong, KMeansOptions::new(1.0)),
+        Err(Error::InvalidArgument {
+            what: "k-means packing",
+            ..
+        })
+    ));
+}
