@@ -157,7 +157,8 @@ fn reciprocal(x: f64) -> f64 {
 // square root of the inputs: measured from the per-input dumps of (D) and (E) for sigmoid and tanh, from a
 // plaintext simulation of the index for sqrt|x| and ReLU (coefficients of variation 1.49 and 1.46), and
 // the half-normal spread of output noise (0.76) for the sign bit. At n = 2^11 and 2^13: one run of (E)
-// each (`lut4_exe 11 1 STQRG 1`, `lut4_exe 13 2 STQRG 1`, one key generation, 256 inputs per function), with
+// each (`lut4_exe 11 1 STQRG 1`; `lut4_exe 13 2 STQRG 1`, stopped before its sign; one key generation each, 256
+// inputs per function), with
 // the standard error from its own per-input dump.
 
 /// OpenPEGASUS's sigmoid: at n = 2^12 runs (A)-(D) and one run of (E), 5 x 256 inputs; one run of (E) at
@@ -208,7 +209,7 @@ const TANH_OPENPEGASUS: &[Reference] = &[
 
 /// OpenPEGASUS's `sqrt|x|`: runs (B) and (C) without the one input of (B) that wrapped past the end of
 /// its table (its input scale leaves no margin; with the wraps of (A) and (B) the mean is `2^-5.9`); one
-/// run of (E) at n = 2^11 (no wrap).
+/// run of (E) at n = 2^11 and at 2^13 (no wrap).
 const SQRT_OPENPEGASUS: &[Reference] = &[
     Reference {
         log_n: 11,
@@ -222,9 +223,15 @@ const SQRT_OPENPEGASUS: &[Reference] = &[
         inputs: 511,
         se_log2: 0.10,
     },
+    Reference {
+        log_n: 13,
+        mean_log2: -9.69,
+        inputs: 256,
+        se_log2: 0.15,
+    },
 ];
 
-/// OpenPEGASUS's ReLU: at n = 2^12 runs (A) and (C); one run of (E) at n = 2^11.
+/// OpenPEGASUS's ReLU: at n = 2^12 runs (A) and (C); one run of (E) at n = 2^11 and at 2^13.
 const RELU_OPENPEGASUS: &[Reference] = &[
     Reference {
         log_n: 11,
@@ -237,6 +244,12 @@ const RELU_OPENPEGASUS: &[Reference] = &[
         mean_log2: -8.03,
         inputs: 512,
         se_log2: 0.09,
+    },
+    Reference {
+        log_n: 13,
+        mean_log2: -9.05,
+        inputs: 256,
+        se_log2: 0.13,
     },
 ];
 

@@ -249,6 +249,7 @@ enum BenchTable {
         /// Start over instead of resuming from an earlier pegasus-table7.json.
         #[arg(long = "fresh")]
         fresh: bool,
+    },
     /// PEGASUS Table VIII: one secure k-means update (distance, extraction, min-index and reciprocal,
     /// repacking, centroid) on N uniform points of d = 16 features, with the closest-assignment ratio
     /// rho, at 1 and 2 threads; N in {256, 1024} x K in {2, 4} (--full: the whole table, hours). Rows go
@@ -457,6 +458,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     };
                     selection.fresh = fresh;
                     bench::pegasus_table7::run_with(&options, &selection)
+                }
                 BenchTable::PegasusTable8 {
                     full,
                     preset,
