@@ -333,6 +333,32 @@ fn pipeline_params(
     }
 }
 
+/// The parameters of `preset` (with the look-up-table ring `2^lut_log_n` if given) behind the security
+/// gate every pipeline session shares: a preset the estimator puts below 128 bits is refused unless
+/// `allow_insecure`, and then used with a Python warning.
+pub(crate) fn checked_pipeline_params(
+    py: Python<'_>,
+    preset: PipelinePreset,
+    lut_log_n: Option<u32>,
+    allow_insecure: bool,
+) -> PyResult<rnsfhe::pegasus::PipelineParams> {
+    let params = py
+        .allow_threads(|| pipeline_params(preset, lut_log_n))
+        .map_err(pegasus_error)?;
+    if let Some(warning) = params.ckks.security_warning() {
+        if !allow_insecure {
+            return Err(PyValueError::new_err(format!(
+                "the PEGASUS preset {:?} is not 128-bit secure ({warning}); pass \
+                 allow_insecure=True to use it anyway (tests, the paper's parameters), or use \
+                 \"Secure128\"",
+                preset_name(preset)
+            )));
+        }
+        warn_user(py, &warning)?;
+    }
+    Ok(params)
+}
+
 /// The LWE side of the pipeline preset `preset` as an `rnsfhe.lwe.PegasusParams` (`q0` the CKKS
 /// chain's); pickled `PegasusParams` of a pipeline come back through here.
 fn lwe_params_of(preset: PipelinePreset, params: rnsfhe::lwe::PegasusParams) -> PyPegasusParams {

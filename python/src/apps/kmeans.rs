@@ -17,8 +17,9 @@ use rnsfhe_apps::kmeans::plain;
 use rnsfhe_apps::{ComparisonKey, KMeansEvaluator, KMeansKeys, KMeansLayout, KMeansOptions};
 
 use super::apps_error;
-use crate::common::{preset_name, value_error, warn_user, Int};
+use crate::common::{preset_name, value_error, Int};
 use crate::lwe::csprng;
+use crate::pegasus::checked_pipeline_params;
 
 /// KMeansSession(points, clusters, features, radius, preset="InsecureTest", lut_log_n=None,
 /// distance_bound=None, threshold=None, seed=None, allow_insecure=False): the keys and the server of
@@ -87,23 +88,8 @@ impl PyKMeansSession {
         .map_err(apps_error)?;
         let lut_log_n: Option<u32> = lut_log_n.map(|l| l.get("lut_log_n")).transpose()?;
         let mut rng = csprng(seed)?;
-        let params = match lut_log_n {
-            Some(l) => preset.params_with_lut_log_n(l),
-            None => preset.params(),
-        }
-        .map_err(value_error)?;
+        let params = checked_pipeline_params(py, preset, lut_log_n, allow_insecure)?;
         let ctx = params.ckks.clone();
-        if let Some(warning) = ctx.security_warning() {
-            if !allow_insecure {
-                return Err(PyValueError::new_err(format!(
-                    "the PEGASUS preset {:?} is not 128-bit secure ({warning}); pass \
-                     allow_insecure=True to use it anyway (tests, the paper's parameters), or use \
-                     \"Secure128\"",
-                    preset_name(preset)
-                )));
-            }
-            warn_user(py, &warning)?;
-        }
         let max_slots = ctx.max_slots();
         KMeansLayout::for_slots(
             layout.points(),

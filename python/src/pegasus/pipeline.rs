@@ -152,21 +152,8 @@ impl PyPipeline {
         let rotations: Vec<i64> = Int::get_all(&rotations, "rotations")?;
         let lut_log_n: Option<u32> = Int::get_opt(lut_log_n, "lut_log_n")?;
         let mut rng = csprng(seed)?;
-        let params = py
-            .allow_threads(|| pipeline_params(preset, lut_log_n))
-            .map_err(pegasus_error)?;
+        let params = checked_pipeline_params(py, preset, lut_log_n, allow_insecure)?;
         let ctx = Arc::clone(&params.ckks);
-        if let Some(warning) = ctx.security_warning() {
-            if !allow_insecure {
-                return Err(PyValueError::new_err(format!(
-                    "the PEGASUS preset {:?} is not 128-bit secure ({warning}); pass \
-                     allow_insecure=True to use it anyway (tests, the paper's parameters), or use \
-                     \"Secure128\"",
-                    preset_name(preset)
-                )));
-            }
-            warn_user(py, &warning)?;
-        }
         // The rotations of the user's keys, as `ckks.Context.keygen` takes them; `sum_slots` for the
         // pipeline's slot count (`ct.sum()` rotates within the slots of the ciphertext).
         let extra = if sum_slots {
