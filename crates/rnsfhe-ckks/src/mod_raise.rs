@@ -139,23 +139,29 @@ mod tests {
     use crate::{CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, Csprng, KeyGenerator};
     use rnsfhe_core::{ConversionMode, SecretDistribution};
 
-    #[test]
-    fn the_raised_plaintext_is_the_message_plus_multiples_of_q0() {
-        let ctx = CkksContext::new(CkksParams {
-            log_n: 10,
+    /// An insecure test context: `N = 2^log_n`, scale `2^40`, `q_0` of 50 bits and `levels` scaling
+    /// primes, one 60-bit special prime and one prime per digit.
+    fn test_context(log_n: u32, levels: usize) -> std::sync::Arc<CkksContext> {
+        CkksContext::new(CkksParams {
+            log_n,
             log_scale: 40,
             q0_bits: 50,
-            levels: 3,
+            levels,
             special_primes: 1,
             special_bits: 60,
-            dnum: 4,
+            dnum: levels + 1,
             secret: SecretDistribution::Ternary,
             sigma: 3.2,
             conversion: ConversionMode::Fast,
             rescaling: crate::RescalingPolicy::FixedNominalScale,
             insecure_for_testing: true,
         })
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn the_raised_plaintext_is_the_message_plus_multiples_of_q0() {
+        let ctx = test_context(10, 3);
         let mut rng = Csprng::insecure_from_seed_for_tests([5; 32]);
         let keygen = KeyGenerator::new(&ctx, &mut rng).unwrap();
         let enc = CkksEncryptor::with_secret_key(&ctx, keygen.secret_key()).unwrap();
@@ -199,21 +205,7 @@ mod tests {
     #[test]
     fn active_waiting_changes_no_result() {
         use rnsfhe_ring::parallel::{active_wait, set_active_wait};
-        let ctx = CkksContext::new(CkksParams {
-            log_n: 13,
-            log_scale: 40,
-            q0_bits: 50,
-            levels: 4,
-            special_primes: 1,
-            special_bits: 60,
-            dnum: 5,
-            secret: SecretDistribution::Ternary,
-            sigma: 3.2,
-            conversion: ConversionMode::Fast,
-            rescaling: crate::RescalingPolicy::FixedNominalScale,
-            insecure_for_testing: true,
-        })
-        .unwrap();
+        let ctx = test_context(13, 4);
         let mut rng = Csprng::insecure_from_seed_for_tests([6; 32]);
         let keygen = KeyGenerator::new(&ctx, &mut rng).unwrap();
         let slots = 64;

@@ -156,9 +156,13 @@ impl SecretKey {
 
     /// `s` in NTT form over `Q_l` (a copy, zeroized on drop).
     pub(crate) fn ntt_at(&self, ctx: &RlweContext, level: usize) -> Result<SecretPoly> {
-        let basis = ctx.basis_at(level)?;
-        let n = ctx.n();
-        let data = self.ntt.get().data()[..level * n].to_vec();
+        self.ntt_over(ctx.basis_at(level)?)
+    }
+
+    /// `s` in NTT form over `basis`, a prefix of `QP` (`Q_l`, or `Q ∪ {p_0}` of public keys): a copy of
+    /// its first limbs, zeroized on drop.
+    pub(crate) fn ntt_over(&self, basis: &Arc<RnsBasis>) -> Result<SecretPoly> {
+        let data = self.ntt.get().data()[..basis.len() * basis.degree()].to_vec();
         Ok(SecretPoly::new(Poly::from_data(basis, data)?))
     }
 }
@@ -323,11 +327,7 @@ impl KeyGenerator {
     fn public_key_over(&self, basis: &Arc<RnsBasis>, rng: &mut Csprng) -> Result<PublicKey> {
         let seed = rng.fresh_seed();
         let a = expand_uniform(basis, &mut Csprng::from_public_seed(seed))?;
-        let mut s = self.sk.ntt_qp().drop_to(basis.len())?;
-        let s = {
-            s.rebase(basis)?;
-            SecretPoly::new(s)
-        };
+        let s = self.sk.ntt_over(basis)?;
         let mut b = sample_error(&self.ctx, basis, rng)?;
         let a_s = SecretPoly::new(a.mul(s.get())?);
         b.sub_assign(a_s.get())?;
