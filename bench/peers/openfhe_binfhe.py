@@ -24,6 +24,11 @@ Operations (--ops, comma-separated; each builds the context it needs, contexts a
                              including its share of the CKKS slots-to-coefficients linear transform)
   fhew_to_ckks:SLOTS         EvalFHEWtoCKKS of SLOTS LWE ciphertexts (those ckks_to_fhew made) back into one CKKS
                              ciphertext, per LWE ciphertext likewise (CKKS depth 13: ring 2^16, slow set-up)
+  argmin:VALUES[:toy]        EvalMinSchemeSwitching: the minimum AND the one-hot arg-min of VALUES values of a CKKS
+                             ciphertext, CKKS in and CKKS out (the tournament of OpenFHE's scheme-switching
+                             example, ArgminViaSchemeSwitching: CKKS -> FHEW sign -> CKKS per round), at
+                             HEStd_128_classic / STD128 (CKKS depth 13 + log2(VALUES): ring 2^16); ':toy' at
+                             HEStd_NotSet / TOY with ring 2^13, for a smoke run only
 Every timed call works on inputs encrypted once at setup; its output is dropped untimed. The ready line gives, per
 operation, the parameters (n, N, q, Q, p, method, ...) and a correctness check of the evaluated function on every
 input of Z_p (or of the switched values); --key-sizes adds the serialized size of the bootstrapping keys (BINARY,
@@ -111,7 +116,7 @@ class Contexts:
         if key not in self.cache:
             peerlib.log(f"openfhe: building context {key} ...")
             ctx = build()
-            if self.key_sizes and key[0] != "ks":
+            if self.key_sizes and key[0] != "ks" and hasattr(ctx, "measure_key"):
                 ctx.measure_key()
             self.cache[key] = ctx
         return self.cache[key]
@@ -288,6 +293,82 @@ def op_ckks_to_fhew(ctxs, parts, round_trip=False):
     return per_ciphertext(back, slots), params, check
 
 
+class ArgMin:
+    """OpenFHE's scheme-switching arg-min (EvalMinSchemeSwitching, its example ArgminViaSchemeSwitching) on one
+    CKKS ciphertext of `values` values: a CKKS context of depth 13 (FHEW -> CKKS: 3 levels of the linear
+    transform, 9 of the modular reduction, 1 of post-scaling) plus log2(values) for the rounds of the tournament,
+    its scheme-switching keys with SetComputeArgmin(True), and the comparison precomputation of the example
+    (plaintext space 2^25 / (2 beta), inputs scaled by 512 before the sign). Security HEStd_128_classic for CKKS
+    (OpenFHE picks the ring: 2^16 at this depth) and STD128 for FHEW, unless `toy`."""
+
+    SCALE_SIGN = 512  # the example's scale of the differences before the switch to FHEW
+
+    def __init__(self, values, toy):
+        t0 = time.perf_counter()
+        if values < 2 or values & (values - 1):
+            raise ValueError(f"argmin needs a power of two >= 2 values, not {values}")
+        sl_ckks = ofhe.HEStd_NotSet if toy else ofhe.HEStd_128_classic
+        par = ofhe.CCParamsCKKSRNS()
+        par.SetMultiplicativeDepth(CKKS_DEPTH_ROUND_TRIP + int(math.log2(values)))
+        par.SetFirstModSize(60)
+        par.SetScalingModSize(50)
+        par.SetScalingTechnique(ofhe.FIXEDMANUAL)
+        par.SetSecurityLevel(sl_ckks)
+        if toy:
+            par.SetRingDim(8192)
+        par.SetBatchSize(values)
+        cc = ofhe.GenCryptoContext(par)
+        for feature in (ofhe.PKE, ofhe.KEYSWITCH, ofhe.LEVELEDSHE, ofhe.ADVANCEDSHE, ofhe.SCHEMESWITCH):
+            cc.Enable(feature)
+        keys = cc.KeyGen()
+        sp = ofhe.SchSwchParams()
+        sp.SetSecurityLevelCKKS(sl_ckks)
+        sp.SetSecurityLevelFHEW(ofhe.TOY if toy else ofhe.STD128)
+        sp.SetCtxtModSizeFHEWLargePrec(LWE_LOGQ_SWITCH)
+        sp.SetNumSlotsCKKS(values)
+        sp.SetNumValues(values)
+        sp.SetComputeArgmin(True)
+        sk_fhew = cc.EvalSchemeSwitchingSetup(sp)
+        cc.EvalSchemeSwitchingKeyGen(keys, sk_fhew)
+        self.lwe = cc.GetBinCCForSchemeSwitch()
+        self.p = (1 << LWE_LOGQ_SWITCH) // (2 * self.lwe.GetBeta())
+        cc.EvalCompareSwitchPrecompute(self.p, self.SCALE_SIGN)
+        self.cc, self.keys, self.values, self.toy = cc, keys, values, toy
+        # Distinct values in [-4, 4], the minimum not first (the range and spacing of ours).
+        self.x = [4.0 - 8.0 * ((5 * i + 3) % values) / values for i in range(values)]
+        self.ct = cc.Encrypt(keys.publicKey, cc.MakeCKKSPackedPlaintext(self.x, 1, 0, None, values))
+        self.setup_s = round(time.perf_counter() - t0, 1)
+
+    def call(self):
+        return self.cc.EvalMinSchemeSwitching(self.ct, self.keys.publicKey, self.values, self.values)
+
+    def params(self):
+        cc, lwe = self.cc, self.lwe
+        return {"ckks_ring_dim": cc.GetRingDimension(), "ckks_log_q": log2(cc.GetModulus()), "values": self.values,
+                "fhew_n": lwe.Getn(), "fhew_N": lwe.GetN(), "fhew_q": lwe.Getq(), "p": self.p,
+                "setup_s": self.setup_s, "per": "call: the minimum and the one-hot arg-min of all values",
+                "security": ("HEStd_NotSet / TOY (smoke run: NOT secure)" if self.toy
+                             else "HEStd_128_classic (CKKS) and STD128 (FHEW)")}
+
+
+def op_argmin(ctxs, parts):
+    if len(parts) not in (1, 2) or (len(parts) == 2 and parts[1] != "toy"):
+        raise ValueError("expected argmin:VALUES or argmin:VALUES:toy")
+    values, toy = int(parts[0]), len(parts) == 2
+    am = ctxs.get(("argmin", values, toy), lambda: ArgMin(values, toy))
+    got_min, got_arg = am.call()
+    dec = am.cc.Decrypt(am.keys.secretKey, got_min)
+    dec.SetLength(1)
+    m = dec.GetRealPackedValue()[0]
+    dec = am.cc.Decrypt(am.keys.secretKey, got_arg)
+    dec.SetLength(am.values)
+    onehot = [round(v) for v in dec.GetRealPackedValue()]
+    want = [int(v == min(am.x)) for v in am.x]
+    check = {"inputs": am.values, "min_error": abs(m - min(am.x)),
+             "argmin_wrong": sum(int(a != b) for a, b in zip(onehot, want))}
+    return peerlib.timed(am.call), am.params(), check
+
+
 def per_ciphertext(fn, count):
     """A timed call of fn, reported as its share of one of `count` ciphertexts."""
     run = peerlib.timed(fn)
@@ -301,6 +382,7 @@ BUILDERS = {
     "sign": op_sign,
     "ckks_to_fhew": op_ckks_to_fhew,
     "fhew_to_ckks": lambda ctxs, parts: op_ckks_to_fhew(ctxs, parts, round_trip=True),
+    "argmin": op_argmin,
 }
 
 

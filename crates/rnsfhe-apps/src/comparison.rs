@@ -25,7 +25,8 @@
 //! * min-index / max-index: the min-tree, then the predicate `I(m_i - min <= tau)` on every value: `3t - 2`
 //!   tables; the threshold `tau` is the error bound of the tree plus the table's index error, not
 //!   PEGASUS's `0`, which a computed minimum a little above the true one would miss
-//!   ([`Comparator::argmin`]).
+//!   ([`Comparator::argmin`]). The minimum and its index together ([`Comparator::min_and_argmin`], what
+//!   OpenFHE's `EvalMinSchemeSwitching` returns) share the tree: `3t - 1` tables.
 //!
 //! Every stage is one parallel batch (rayon, keys shared): all pairs of one tree level (of all groups),
 //! all swaps of one bitonic layer.
@@ -146,6 +147,8 @@ struct Tables {
     /// `x / 2` and `|x| / 2` at the repacking scale (last stages).
     half_repack: Arc<LookupTable>,
     half_abs_repack: LookupTable,
+    /// `x` at the repacking scale: the extremes of [`Comparator::min_and_argmin`] back to CKKS.
+    identity_repack: Arc<LookupTable>,
 }
 
 /// min / max, max-pooling, sorting and arg-min on the LWE ciphertexts of a PEGASUS pipeline (see the
@@ -252,6 +255,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             abs: chained(&f64::abs)?,
             half_repack: Arc::new(p.table(|x| x / 2.0)?),
             half_abs_repack: p.table(|x: f64| x.abs() / 2.0)?,
+            identity_repack: Arc::new(p.table(|x| x)?),
         };
         Ok(Self {
             pegasus,
@@ -352,6 +356,18 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// Errors: as [`Comparator::pair_error_bound`].
     pub fn argmin_resolution(&self, t: usize) -> Result<f64> {
         Ok(2.0 * self.argmin_threshold(t)?)
+    }
+
+    /// The error bound of the minima (maxima) of [`Comparator::min_and_argmin`] in `form`: the tree's
+    /// ([`Comparator::tree_error_bound`]), plus one identity table (1-Lipschitz) for [`Form::Repack`].
+    ///
+    /// Errors: as [`Comparator::pair_error_bound`].
+    pub fn min_and_argmin_error_bound(&self, t: usize, form: Form) -> Result<f64> {
+        let tree = self.tree_error_bound(t)?;
+        Ok(match form {
+            Form::Lwe => tree,
+            _ => tree + self.pegasus().lut_error_bound(&self.tables.identity_repack, 1.0)?,
+        })
     }
 
     // ----- one table per value -----
@@ -578,14 +594,59 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         self.arg(cts, t, form, Need::Max)
     }
 
+    /// The minimum (or maximum) of every group of `t` values AND its index bits, from one min-tree:
+    /// `(extremes, bits)` with the extremes as [`Comparator::min_of`] returns them (one per group) and the
+    /// bits as [`Comparator::argmin`]. What OpenFHE's `EvalMinSchemeSwitching` returns, at the cost of
+    /// arg-min alone plus, for [`Form::Repack`], one identity table per group (the tree's extremes are
+    /// at the LWE side; [`Form::Lwe`] returns them as they are): `3t - 1` tables per group instead of
+    /// the `5t - 4` of [`Comparator::min_of`] and [`Comparator::argmin`] called one after the other.
+    /// The extremes' error bound is [`Comparator::min_and_argmin_error_bound`].
+    ///
+    /// Errors: as [`Comparator::min_of`].
+    pub fn min_and_argmin(
+        &self,
+        cts: &[LweCiphertext],
+        t: usize,
+        form: Form,
+    ) -> Result<(Outputs, Outputs)> {
+        self.extremes_and_bits(cts, t, form, Need::Min, true)
+            .and_then(|(m, bits)| Ok((m.ok_or_else(|| internal("min and arg-min"))?, bits)))
+    }
+
+    /// The maximum of every group of `t` values and its index bits, as [`Comparator::min_and_argmin`].
+    ///
+    /// Errors: as [`Comparator::min_of`].
+    pub fn max_and_argmax(
+        &self,
+        cts: &[LweCiphertext],
+        t: usize,
+        form: Form,
+    ) -> Result<(Outputs, Outputs)> {
+        self.extremes_and_bits(cts, t, form, Need::Max, true)
+            .and_then(|(m, bits)| Ok((m.ok_or_else(|| internal("max and arg-max"))?, bits)))
+    }
+
     fn arg(&self, cts: &[LweCiphertext], t: usize, form: Form, need: Need) -> Result<Outputs> {
+        Ok(self.extremes_and_bits(cts, t, form, need, false)?.1)
+    }
+
+    /// The min-tree (at the LWE side), then the predicate table on every value and, when `extremes` is
+    /// asked for in [`Form::Repack`], the identity table on every group's extreme, all in one batch.
+    fn extremes_and_bits(
+        &self,
+        cts: &[LweCiphertext],
+        t: usize,
+        form: Form,
+        need: Need,
+        extremes: bool,
+    ) -> Result<(Option<Outputs>, Outputs)> {
         self.check_groups(cts, t, 2, "arg-min / arg-max")?;
-        let extremes = self.tree(cts.to_vec(), t, need, Form::Lwe)?;
+        let tops = self.tree(cts.to_vec(), t, need, Form::Lwe)?;
         let diffs = cts
             .iter()
             .enumerate()
             .map(|(i, m)| {
-                let e = &extremes[i / t];
+                let e = &tops[i / t];
                 Ok(match need {
                     Need::Max => e.sub(m)?,
                     _ => m.sub(e)?,
@@ -598,13 +659,28 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             Form::Lwe => self.chained_table(&predicate)?,
             _ => self.pegasus().table(predicate)?,
         });
-        let jobs: Vec<_> = diffs.iter().map(|d| (d, table.as_ref())).collect();
-        let out = self.eval(&jobs)?;
+        let repack_tops = extremes && form == Form::Repack;
+        let identity = self.tables.identity_repack.as_ref();
+        let jobs: Vec<_> = diffs
+            .iter()
+            .map(|d| (d, table.as_ref()))
+            .chain(tops.iter().filter(|_| repack_tops).map(|e| (e, identity)))
+            .collect();
+        let mut out = self.eval(&jobs)?;
+        let tops_out = match (extremes, form) {
+            (false, _) => None,
+            (true, Form::Lwe) => Some(self.outputs(tops, form, &self.tables.identity_repack)),
+            (true, _) => Some(self.outputs(
+                out.split_off(diffs.len()),
+                form,
+                &self.tables.identity_repack,
+            )),
+        };
         let out = match form {
             Form::Lwe => self.back_all(&out)?,
             _ => out,
         };
-        Ok(self.outputs(out, form, &table))
+        Ok((tops_out, self.outputs(out, form, &table)))
     }
 
     // ----- CKKS entry points -----
@@ -645,6 +721,27 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     pub fn argmax_ckks(&self, ct: &Ciphertext, t: usize) -> Result<Ciphertext> {
         let lwes = self.pegasus().to_lwe(ct)?;
         self.repack(&self.argmax(&lwes, t, Form::Repack)?)
+    }
+
+    /// [`Comparator::min_and_argmin`] on groups of `t` consecutive slots of a CKKS ciphertext of the
+    /// pipeline, from one extraction: `(minima in the first slots, bits in the slots of their values)`,
+    /// two ciphertexts at the repacking's output level.
+    ///
+    /// Errors: as [`PegasusEvaluator::to_lwe`] and [`Comparator::min_of`].
+    pub fn min_and_argmin_ckks(&self, ct: &Ciphertext, t: usize) -> Result<(Ciphertext, Ciphertext)> {
+        let lwes = self.pegasus().to_lwe(ct)?;
+        let (m, bits) = self.min_and_argmin(&lwes, t, Form::Repack)?;
+        Ok((self.repack(&m)?, self.repack(&bits)?))
+    }
+
+    /// [`Comparator::max_and_argmax`] on groups of `t` consecutive slots, as
+    /// [`Comparator::min_and_argmin_ckks`].
+    ///
+    /// Errors: as [`PegasusEvaluator::to_lwe`] and [`Comparator::max_of`].
+    pub fn max_and_argmax_ckks(&self, ct: &Ciphertext, t: usize) -> Result<(Ciphertext, Ciphertext)> {
+        let lwes = self.pegasus().to_lwe(ct)?;
+        let (m, bits) = self.max_and_argmax(&lwes, t, Form::Repack)?;
+        Ok((self.repack(&m)?, self.repack(&bits)?))
     }
 
     /// [`Comparator::min_of`] on groups of `t` consecutive slots: the minima in the first slots.

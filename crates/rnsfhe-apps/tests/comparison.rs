@@ -220,7 +220,29 @@ fn min_max_sort_argmin_agree_with_plaintext() {
             let got = cmp.argmax(&s.lwes(&neg), t, form).unwrap();
             let label = format!("argmax t={t}");
             assert_bits(&label, &cmp.decrypt(&s.secrets, &got).unwrap(), &bits);
-            trials += 4 * (SLOTS / t);
+
+            // Both from one tree: the extremes within their bound, the same bits.
+            let m_bound = cmp.min_and_argmin_error_bound(t, form).unwrap();
+            let (m, got) = cmp.min_and_argmin(&s.lwes(&x), t, form).unwrap();
+            let label = format!("min_and_argmin t={t} {form:?}");
+            assert_eq!(m.form, form, "{label}");
+            assert_close(
+                &label,
+                &cmp.decrypt(&s.secrets, &m).unwrap(),
+                &extremes(&x, t, f64::min),
+                m_bound,
+            );
+            assert_bits(&label, &cmp.decrypt(&s.secrets, &got).unwrap(), &bits);
+            let (m, got) = cmp.max_and_argmax(&s.lwes(&neg), t, form).unwrap();
+            let label = format!("max_and_argmax t={t} {form:?}");
+            assert_close(
+                &label,
+                &cmp.decrypt(&s.secrets, &m).unwrap(),
+                &extremes(&neg, t, f64::max),
+                m_bound,
+            );
+            assert_bits(&label, &cmp.decrypt(&s.secrets, &got).unwrap(), &bits);
+            trials += 8 * (SLOTS / t);
         }
     }
     eprintln!("{trials} trials");
@@ -285,6 +307,14 @@ fn ckks_entry_points() {
         .decrypt_real(&cmp.argmin_ckks(&ct, t).unwrap())
         .unwrap();
     assert_bits("argmin_ckks", &got, &bits);
+    let (m, b) = cmp.min_and_argmin_ckks(&ct, t).unwrap();
+    let got = s.dec.decrypt_real(&b).unwrap();
+    assert_bits("min_and_argmin_ckks (bits)", &got, &bits);
+    let got = s.dec.decrypt_real(&m).unwrap();
+    let min = x.iter().cloned().fold(f64::INFINITY, f64::min);
+    let m_bound = cmp.min_and_argmin_error_bound(t, Form::Repack).unwrap() + repack;
+    assert_close("min_and_argmin_ckks (min)", &got[..1], &[min], m_bound);
+    assert_close("min_and_argmin_ckks (rest)", &got[1..], &[0.0; SLOTS - 1], repack);
     let got = s.dec.decrypt_real(&cmp.min_ckks(&ct, 4).unwrap()).unwrap();
     let mins: Vec<f64> = x
         .chunks(4)
