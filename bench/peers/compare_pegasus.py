@@ -68,10 +68,17 @@ ROWS = [
      f"lut:ternary:{FS}:sigmoid", "evalfunc:nega:STD128_AP:AP", 1, False),
     ("fhew_to_ckks", "FHEW -> CKKS per LWE ciphertext: EvalFHEWtoCKKS / slots (ours: repacking not built)",
      None, "fhew_to_ckks:{slots}", 1, False),
+    ("argmin", "min + arg-min of {values} values, CKKS in and out, 128-bit: ours min_and_argmin (Secure128) vs "
+     "EvalMinSchemeSwitching (N = 2^16)",
+     "argmin:Secure128:{values}", "argmin:{values}", 1, False),
+    ("argmin", "min + arg-min of {values} values, smoke run at insecure sizes (InsecureTest vs HEStd_NotSet / TOY)",
+     "argmin:InsecureTest:{values}", "argmin:{values}:toy", 1, True),
 ]
-GROUPS = ["switch", "ks", "lut", "arb", "sign", "ap", "fhew_to_ckks"]
+GROUPS = ["switch", "ks", "lut", "arb", "sign", "ap", "fhew_to_ckks", "argmin"]
 OPTIONAL = {"ap": "OpenFHE's AP keys: about 50 s of key generation and 3.5 GB",
-            "fhew_to_ckks": "CKKS depth 13 at ring 2^16: about 90 s of set-up, 30 s per call of 256 slots"}
+            "fhew_to_ckks": "CKKS depth 13 at ring 2^16: about 90 s of set-up, 30 s per call of 256 slots",
+            "argmin": "OpenFHE's scheme-switching arg-min at ring 2^16 (minutes of set-up, about 100 s per call) "
+                      "and our Secure128 pipeline keys: several GB each"}
 
 
 def rows_for(args):
@@ -80,9 +87,11 @@ def rows_for(args):
     for group, label, ours, theirs, reps, quick in ROWS:
         if group not in args.groups or (args.quick and not quick and not args.groups_given):
             continue
+        if group == "argmin" and (quick != args.quick):
+            continue  # the 128-bit row in full runs, the smoke row in --quick runs
         slots = args.slots if group == "switch" else args.back_slots
-        fill = (lambda op: op.format(slots=slots) if op else None)
-        out.append((group, label, fill(ours), fill(theirs), reps))
+        fill = (lambda op: op.format(slots=slots, values=args.argmin_values) if op else None)
+        out.append((group, fill(label), fill(ours), fill(theirs), reps))
     return out
 
 
@@ -244,6 +253,9 @@ def describe(impl, cell):
             return f"{cell['table5_operation']} (pegasus-table5: q0 ~ 2^45, B_ks = 2^7, d_ks = 7)"
         if not p:
             return ""
+        if "values" in p:
+            return (f"pegasus.Session({p['preset']}): CKKS N = {p['ckks_ring_dim']}, log QP = {p['ckks_log_qp']:.0f}, "
+                    f"n_lwe = {p['n_lwe']}, n = {p['n']}, {p['tables']} tables")
         if "from_dimension" in p:
             return (f"{p['from_dimension']} -> {p['to_dimension']} mod q0 ~ 2^{p['log_q0']:.0f}, "
                     f"B_ks = 2^{p['ks_base_log']}, d_ks = {p['ks_digits']}")
@@ -252,6 +264,9 @@ def describe(impl, cell):
                 f"{p['input_points']} points over |x| < {p['input_range']:g}")
     if not p:
         return ""
+    if "values" in p:
+        return (f"EvalMinSchemeSwitching: CKKS N = {p['ckks_ring_dim']}, log Q = {p['ckks_log_q']:.0f}, "
+                f"FHEW n = {p['fhew_n']}, N = {p['fhew_N']}")
     if "ckks_ring_dim" in p:
         return (f"CKKS N = {p['ckks_ring_dim']}, log Q = {p['ckks_log_q']:.0f}, {p['slots']} slots -> LWE "
                 f"n = {p['fhew_n']} mod 2^{p['lwe_modulus'].bit_length() - 1}")
@@ -285,6 +300,10 @@ def check_text(impl, cell):
         return f"max error {c['max_error']:.2g} ({c['bits']:.1f} bits), within the bound {c.get('bound_eq3', c.get('bound')):.2g}: {c['within_bound']}"
     if "max_error" in c and "bits" in c:
         return f"{c['inputs']} values, max error {c['max_error']:.2g} ({c['bits']:.1f} bits)"
+    if "argmin_wrong" in c:
+        bound = f" (bound {c['min_error_bound']:.2g})" if "min_error_bound" in c else ""
+        return (f"{c['inputs']} values: min error {c['min_error']:.2g}{bound}, "
+                f"{c['inputs'] - c['argmin_wrong']} / {c['inputs']} arg-min bits right")
     if "wrong" in c:
         return f"{c['inputs'] - c['wrong']} / {c['inputs']} inputs right"
     return None
@@ -346,6 +365,9 @@ def main():
     ap.add_argument("--ap", action="store_true", help=f"also the AP row ({OPTIONAL['ap']})")
     ap.add_argument("--fhew-to-ckks", action="store_true",
                     help=f"also EvalFHEWtoCKKS ({OPTIONAL['fhew_to_ckks']})")
+    ap.add_argument("--argmin", action="store_true", help=f"also the arg-min rows ({OPTIONAL['argmin']})")
+    ap.add_argument("--argmin-values", type=int, default=8,
+                    help="values of the arg-min rows (a power of two; default 8, the issue's OpenFHE figure)")
     ap.add_argument("--slots", type=int, help="CKKS slots switched to LWE per call (default 1024; --quick 256)")
     ap.add_argument("--back-slots", type=int, default=256, help="LWE ciphertexts switched back to CKKS per call")
     ap.add_argument("--table5", help="read our KS N -> n from this pegasus-table5 JSON instead of running it")

@@ -347,7 +347,7 @@ class ArgMin:
         return {"ckks_ring_dim": cc.GetRingDimension(), "ckks_log_q": log2(cc.GetModulus()), "values": self.values,
                 "fhew_n": lwe.Getn(), "fhew_N": lwe.GetN(), "fhew_q": lwe.Getq(), "p": self.p,
                 "setup_s": self.setup_s, "per": "call: the minimum and the one-hot arg-min of all values",
-                "security": ("HEStd_NotSet / TOY (smoke run: NOT secure)" if self.toy
+                "security": ("HEStd_NotSet / TOY (smoke run, NOT secure)" if self.toy
                              else "HEStd_128_classic (CKKS) and STD128 (FHEW)")}
 
 

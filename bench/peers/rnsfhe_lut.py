@@ -13,6 +13,11 @@ Operations (--ops, comma-separated):
                                   table from the Python function (n calls of f, about 1 % of the time)
   ks:PRESET                       session.switch_to_lwe(ct): a LUT output (dimension n) back to the LWE key
                                   (dimension n_lwe), PEGASUS's KS(s -> s_)
+  argmin:PRESET:VALUES             rnsfhe.apps.min_and_argmin(ct, session=s): the minimum AND the one-hot arg-min of
+                                  a CKKS ciphertext of VALUES values, CKKS in and CKKS out (extraction, the
+                                  min-tree and the predicate tables, two repackings), on a rnsfhe.pegasus.Session
+                                  of PRESET ("Secure128": every key at 128 bits or more; "InsecureTest" for a
+                                  smoke run) with VALUES slots: OpenFHE's EvalMinSchemeSwitching counterpart
 Sessions are made once per (preset, algorithm) with allow_insecure=True: the PEGASUS Table IV sets are below 128
 bits by our estimator (their switching key; the ready line gives the estimator's figures). The input of every
 timed call is one ciphertext of x = 1.5 at the session's scale (q0 / 64), encrypted once at setup; the ready line
@@ -29,11 +34,13 @@ import argparse  # noqa: E402
 import math  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
+import warnings  # noqa: E402
 
 import peerlib  # noqa: E402
 
 import rnsfhe  # noqa: E402
-from rnsfhe import lwe  # noqa: E402
+import numpy as np  # noqa: E402
+from rnsfhe import apps, lwe, pegasus  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(peerlib.HERE))
 X_TIMED = 1.5
@@ -143,7 +150,44 @@ def op_ks(sessions, parts):
     return peerlib.timed(lambda: s.switch_to_lwe(ct)), params, check
 
 
-BUILDERS = {"lut": op_lut, "ks": op_ks}
+def op_argmin(sessions, parts):
+    if len(parts) != 2:
+        raise ValueError("expected argmin:PRESET:VALUES")
+    preset, values = parts[0], int(parts[1])
+    key = ("pegasus", preset, values)
+    if key not in sessions.cache:
+        peerlib.log(f"rnsfhe: pegasus.Session({preset!r}, slots={values}) ...")
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():  # InsecureTest warns; it is for smoke runs only
+            warnings.simplefilter("ignore", UserWarning)
+            s = pegasus.Session(preset, slots=values, allow_insecure=preset != "Secure128")
+        apps.comparator(s)  # its key switch back is part of the key set
+        sessions.cache[key] = (s, round(time.perf_counter() - t0, 2))
+    s, keygen_s = sessions.cache[key]
+    cmp = apps.comparator(s)
+    # Distinct values in [-4, 4] (the comparator's bound), spaced 8 / VALUES, the minimum not first: the
+    # same inputs as OpenFHE's side.
+    x = np.array([4.0 - 8.0 * ((5 * i + 3) % values) / values for i in range(values)])
+    ct = s.encrypt(x)
+    m, b = apps.min_and_argmin(ct, session=s)
+    got_min = float(s.decrypt(m, real=True)[0])
+    onehot = np.rint(s.decrypt(b, real=True)[:values]).astype(int)
+    want = (x == x.min()).astype(int)
+    check = {"inputs": values, "min_error": abs(got_min - x.min()),
+             "min_error_bound": cmp.min_and_argmin_error_bound(values, True),
+             "argmin_wrong": int(np.sum(onehot != want)),
+             "resolution": cmp.argmin_resolution(values)}
+    params = {"preset": preset, "values": values, "ckks_ring_dim": s.context.n,
+              "ckks_log_qp": round(s.context.log_qp, 1),
+              "n_lwe": s.lwe_dimension, "n": s.lut_dimension, "keygen_s": keygen_s,
+              "tables": 3 * values - 1,
+              "per": "call: the minimum and the one-hot arg-min of all values (two CKKS ciphertexts)",
+              "security": ("every key at 128 bits or more (our estimator)" if preset == "Secure128"
+                           else f"{preset}: NOT 128-bit (smoke run)")}
+    return peerlib.timed(lambda: apps.min_and_argmin(ct, session=s)), params, check
+
+
+BUILDERS = {"lut": op_lut, "ks": op_ks, "argmin": op_argmin}
 
 
 def git_version():
@@ -170,7 +214,7 @@ def main():
         except ValueError as e:  # an algorithm or preset this build lacks: reported, the others still run
             peerlib.log(f"rnsfhe: {name}: {e}")
             check[name] = {"error": str(e)}
-    version = (f"rnsfhe {rnsfhe.__version__} ({git_version()}; Python API rnsfhe.lwe.LutSession, python "
+    version = (f"rnsfhe {rnsfhe.__version__} ({git_version()}; Python API rnsfhe.lwe, rnsfhe.pegasus, rnsfhe.apps; python "
                f"{sys.version.split()[0]}, RAYON_NUM_THREADS=1)")
     peerlib.serve("rnsfhe", version, params, ops, check)
 

@@ -784,14 +784,24 @@ def _run(x: Any, session: Any, bound: Optional[float], on_lwe: Callable[[Compara
         return on_lwe(cmp, x)
     if isinstance(x, ckks.Ciphertext):
         return on_ckks(cmp, x)
+    values = _slot_values(x, session)
+    return _decrypted(session, on_ckks(cmp, session.encrypt(values)), keep, bits)
+
+
+def _slot_values(x: Any, session: Any) -> np.ndarray:
+    """``x`` as a 1-D float array of exactly ``session.slots`` values (ValueError otherwise)."""
     values = np.asarray(x, dtype=np.float64)
     if values.ndim != 1 or values.shape[0] != session.slots:
         raise ValueError(
             f"expected LWE ciphertexts, a ckks.Ciphertext of the session, or a 1-D array of exactly "
             f"{session.slots} values (the session's slots); got an array of shape {values.shape}"
         )
-    out = session.decrypt(on_ckks(cmp, session.encrypt(values)), real=True)
-    out = out[: session.slots if keep is None else keep]
+    return values
+
+
+def _decrypted(session: Any, ct: ckks.Ciphertext, keep: Optional[int], bits: bool) -> np.ndarray:
+    """The first ``keep`` real values of ``ct`` (default all slots); ``bits``: rounded to 0/1 integers."""
+    out = session.decrypt(ct, real=True)[: session.slots if keep is None else keep]
     return np.rint(out).astype(np.int64) if bits else out
 
 
@@ -876,6 +886,41 @@ def argmax(x: Any, *, session: Any, group: Optional[int] = None, bound: Optional
                 bits=True)
 
 
+def min_and_argmin(x: Any, *, session: Any, group: Optional[int] = None,
+                   bound: Optional[float] = None) -> Tuple[Any, Any]:
+    """``(min(x, group=t), argmin(x, group=t))`` from one min-tree, what OpenFHE's
+    ``EvalMinSchemeSwitching`` returns: ``3t - 2`` tables per group on LWE ciphertexts, one identity table
+    more per group on a CKKS ciphertext (against ``5t - 4`` and two extractions for the two calls).
+    Arguments and the kinds of results as :func:`min` and :func:`argmin`; the minima are within
+    ``comparator(session).min_and_argmin_error_bound(t, repack)`` of the true ones (plus the repacking's
+    error on CKKS)."""
+    return _run_pair(x, session, bound, group, lambda c, v, t: c.min_and_argmin(v, t),
+                     lambda c, ct, t: c.min_and_argmin_ckks(ct, t))
+
+
+def max_and_argmax(x: Any, *, session: Any, group: Optional[int] = None,
+                   bound: Optional[float] = None) -> Tuple[Any, Any]:
+    """``(max(x, group=t), argmax(x, group=t))`` from one max-tree; as :func:`min_and_argmin`."""
+    return _run_pair(x, session, bound, group, lambda c, v, t: c.max_and_argmax(v, t),
+                     lambda c, ct, t: c.max_and_argmax_ckks(ct, t))
+
+
+def _run_pair(x: Any, session: Any, bound: Optional[float], group: Optional[int],
+              on_lwe: Callable[[Comparator, Any, int], Any],
+              on_ckks: Callable[[Comparator, ckks.Ciphertext, int], Any]) -> Tuple[Any, Any]:
+    """:func:`_run` for the functions with two results (extremes, bits)."""
+    t = _group(group, x, session)
+    cmp = comparator(session, bound)
+    if isinstance(x, LweCiphertext) or _is_lwe_list(x):
+        return on_lwe(cmp, x, t)
+    if isinstance(x, ckks.Ciphertext):
+        return on_ckks(cmp, x, t)
+    values = _slot_values(x, session)
+    extremes, bits = on_ckks(cmp, session.encrypt(values), t)
+    return (_decrypted(session, extremes, session.slots // t, False),
+            _decrypted(session, bits, None, True))
+
+
 __all__ = [
     "LogisticRegression",
     "PackedLayout",
@@ -911,6 +956,8 @@ __all__ = [
     "sort",
     "argmin",
     "argmax",
+    "min_and_argmin",
+    "max_and_argmax",
     "TreeClient",
     "TreeServerKey",
     "TreeScaling",

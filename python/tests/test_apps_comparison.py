@@ -113,6 +113,32 @@ def test_lwe_ciphertexts(session, cmp):
     assert abs(session.decrypt_lwe(top)[0] - want) <= cmp.tree_error_bound(8) + pair
 
 
+def test_min_and_argmin_from_one_tree(session, cmp):
+    rng = np.random.default_rng(5)
+    t = 8
+    x, bits = gapped(rng, t, cmp.bound, 1.05 * cmp.argmin_resolution(t))
+    groups = x.reshape(-1, t)
+    # numpy in and out: the minima (one per group) and the bits.
+    mins, got = apps.min_and_argmin(x, session=session, group=t)
+    assert mins.shape == (SLOTS // t,) and got.dtype == np.int64
+    assert np.max(np.abs(mins - groups.min(axis=1))) <= cmp.min_and_argmin_error_bound(t, True) + REPACK
+    assert np.array_equal(got, bits)
+    maxs, got = apps.max_and_argmax(-x, session=session, group=t)
+    assert np.max(np.abs(maxs + groups.min(axis=1))) <= cmp.min_and_argmin_error_bound(t, True) + REPACK
+    assert np.array_equal(got, bits)
+    # A CKKS ciphertext (one group of all slots): two ciphertexts of the session.
+    y, ybits = gapped(rng, SLOTS, cmp.bound, 1.05 * cmp.argmin_resolution(SLOTS))
+    m, b = apps.min_and_argmin(session.encrypt(y), session=session)
+    assert abs(session.decrypt(m, real=True)[0] - y.min()) <= cmp.min_and_argmin_error_bound(SLOTS, True) + REPACK
+    assert np.array_equal(np.rint(session.decrypt(b, real=True)).astype(np.int64), ybits)
+    # LWE ciphertexts: the minima at the LWE side, ready for more comparisons.
+    lwes = session.encrypt(x).to_lwe()
+    mins, got = apps.min_and_argmin(lwes, session=session, group=t)
+    assert len(mins) == SLOTS // t and all(c.dimension == session.lwe_dimension for c in mins)
+    assert np.max(np.abs(session.decrypt_lwe(mins) - groups.min(axis=1))) <= cmp.min_and_argmin_error_bound(t)
+    assert np.max(np.abs(session.decrypt_lwe(got) - bits)) < 0.25
+
+
 def test_errors(session, cmp):
     x = np.linspace(-1, 1, SLOTS)
     ct = session.encrypt(x)

@@ -366,7 +366,11 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         let tree = self.tree_error_bound(t)?;
         Ok(match form {
             Form::Lwe => tree,
-            _ => tree + self.pegasus().lut_error_bound(&self.tables.identity_repack, 1.0)?,
+            _ => {
+                tree + self
+                    .pegasus()
+                    .lut_error_bound(&self.tables.identity_repack, 1.0)?
+            }
         })
     }
 
@@ -728,7 +732,11 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// two ciphertexts at the repacking's output level.
     ///
     /// Errors: as [`PegasusEvaluator::to_lwe`] and [`Comparator::min_of`].
-    pub fn min_and_argmin_ckks(&self, ct: &Ciphertext, t: usize) -> Result<(Ciphertext, Ciphertext)> {
+    pub fn min_and_argmin_ckks(
+        &self,
+        ct: &Ciphertext,
+        t: usize,
+    ) -> Result<(Ciphertext, Ciphertext)> {
         let lwes = self.pegasus().to_lwe(ct)?;
         let (m, bits) = self.min_and_argmin(&lwes, t, Form::Repack)?;
         Ok((self.repack(&m)?, self.repack(&bits)?))
@@ -738,7 +746,11 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// [`Comparator::min_and_argmin_ckks`].
     ///
     /// Errors: as [`PegasusEvaluator::to_lwe`] and [`Comparator::max_of`].
-    pub fn max_and_argmax_ckks(&self, ct: &Ciphertext, t: usize) -> Result<(Ciphertext, Ciphertext)> {
+    pub fn max_and_argmax_ckks(
+        &self,
+        ct: &Ciphertext,
+        t: usize,
+    ) -> Result<(Ciphertext, Ciphertext)> {
         let lwes = self.pegasus().to_lwe(ct)?;
         let (m, bits) = self.max_and_argmax(&lwes, t, Form::Repack)?;
         Ok((self.repack(&m)?, self.repack(&bits)?))

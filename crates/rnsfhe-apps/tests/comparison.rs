@@ -314,7 +314,12 @@ fn ckks_entry_points() {
     let min = x.iter().cloned().fold(f64::INFINITY, f64::min);
     let m_bound = cmp.min_and_argmin_error_bound(t, Form::Repack).unwrap() + repack;
     assert_close("min_and_argmin_ckks (min)", &got[..1], &[min], m_bound);
-    assert_close("min_and_argmin_ckks (rest)", &got[1..], &[0.0; SLOTS - 1], repack);
+    assert_close(
+        "min_and_argmin_ckks (rest)",
+        &got[1..],
+        &[0.0; SLOTS - 1],
+        repack,
+    );
     let got = s.dec.decrypt_real(&cmp.min_ckks(&ct, 4).unwrap()).unwrap();
     let mins: Vec<f64> = x
         .chunks(4)

@@ -91,6 +91,50 @@ impl PyComparator {
             .map_err(comparison_error)?;
         pipeline.attach(py, out)
     }
+
+    /// Two lists of LWE ciphertexts out of a call at the LWE side that returns two outputs.
+    fn lwe_pair<F>(
+        &self,
+        py: Python<'_>,
+        cts: &Bound<'_, PyAny>,
+        f: F,
+    ) -> PyResult<(Vec<PyLweCiphertext>, Vec<PyLweCiphertext>)>
+    where
+        F: FnOnce(&Comparator<Shared>, &[LweCiphertext]) -> Result<(Outputs, Outputs), Error>
+            + Send,
+    {
+        let cts = read_ciphertexts(cts)?;
+        let (a, b) = py
+            .allow_threads(|| f(&self.inner, &cts))
+            .map_err(comparison_error)?;
+        let wrap = |o: Outputs| {
+            o.ciphertexts
+                .into_iter()
+                .map(PyLweCiphertext::from)
+                .collect()
+        };
+        Ok((wrap(a), wrap(b)))
+    }
+
+    /// Two CKKS ciphertexts of the session out of a call on one.
+    fn ckks_pair<F>(
+        &self,
+        py: Python<'_>,
+        ct: &crate::ckks::PyCiphertext,
+        method: &str,
+        f: F,
+    ) -> PyResult<(crate::ckks::PyCiphertext, crate::ckks::PyCiphertext)>
+    where
+        F: FnOnce(&Comparator<Shared>, &Ciphertext) -> Result<(Ciphertext, Ciphertext), Error>
+            + Send,
+    {
+        let pipeline = self.pipeline(py);
+        let ct = pipeline.own(ct, method)?;
+        let (a, b) = py
+            .allow_threads(|| f(&self.inner, ct))
+            .map_err(comparison_error)?;
+        Ok((pipeline.attach(py, a)?, pipeline.attach(py, b)?))
+    }
 }
 
 /// The order of `descending`.
@@ -176,6 +220,17 @@ impl PyComparator {
     fn argmin_resolution(&self, t: Int) -> PyResult<f64> {
         self.inner
             .argmin_resolution(t.get("t")?)
+            .map_err(comparison_error)
+    }
+
+    /// min_and_argmin_error_bound(t, repack=False) -> float: the error bound of the minima of
+    /// ``min_and_argmin`` (LWE side) or ``min_and_argmin_ckks`` (``repack=True``: one identity table
+    /// more, before the repacking's own error).
+    #[pyo3(signature = (t, repack = false))]
+    fn min_and_argmin_error_bound(&self, t: Int, repack: bool) -> PyResult<f64> {
+        let form = if repack { Form::Repack } else { Form::Lwe };
+        self.inner
+            .min_and_argmin_error_bound(t.get("t")?, form)
             .map_err(comparison_error)
     }
 
@@ -273,6 +328,54 @@ impl PyComparator {
     ) -> PyResult<Vec<PyLweCiphertext>> {
         let t = t.get("t")?;
         self.lwe(py, cts, |c, x| c.argmax(x, t, Form::Lwe))
+    }
+
+    /// min_and_argmin(cts, t) -> (list[LweCiphertext], list[LweCiphertext]): the minimum of every group
+    /// of ``t`` consecutive ciphertexts and the arg-min bits, from one min-tree (``3t - 2`` tables per
+    /// group instead of ``5t - 4`` for ``min`` and ``argmin``).
+    fn min_and_argmin(
+        &self,
+        py: Python<'_>,
+        cts: &Bound<'_, PyAny>,
+        t: Int,
+    ) -> PyResult<(Vec<PyLweCiphertext>, Vec<PyLweCiphertext>)> {
+        let t = t.get("t")?;
+        self.lwe_pair(py, cts, |c, x| c.min_and_argmin(x, t, Form::Lwe))
+    }
+
+    /// max_and_argmax(cts, t) -> (list[LweCiphertext], list[LweCiphertext]): as ``min_and_argmin``.
+    fn max_and_argmax(
+        &self,
+        py: Python<'_>,
+        cts: &Bound<'_, PyAny>,
+        t: Int,
+    ) -> PyResult<(Vec<PyLweCiphertext>, Vec<PyLweCiphertext>)> {
+        let t = t.get("t")?;
+        self.lwe_pair(py, cts, |c, x| c.max_and_argmax(x, t, Form::Lwe))
+    }
+
+    /// min_and_argmin_ckks(ct, t) -> (ckks.Ciphertext, ckks.Ciphertext): the minima of groups of ``t``
+    /// consecutive slots (in the first slots) and the arg-min bits (in the slots of their values), from
+    /// one extraction and one min-tree (what OpenFHE's ``EvalMinSchemeSwitching`` returns).
+    fn min_and_argmin_ckks(
+        &self,
+        py: Python<'_>,
+        ct: &crate::ckks::PyCiphertext,
+        t: Int,
+    ) -> PyResult<(crate::ckks::PyCiphertext, crate::ckks::PyCiphertext)> {
+        let t = t.get("t")?;
+        self.ckks_pair(py, ct, "min_and_argmin", |c, x| c.min_and_argmin_ckks(x, t))
+    }
+
+    /// max_and_argmax_ckks(ct, t) -> (ckks.Ciphertext, ckks.Ciphertext): as ``min_and_argmin_ckks``.
+    fn max_and_argmax_ckks(
+        &self,
+        py: Python<'_>,
+        ct: &crate::ckks::PyCiphertext,
+        t: Int,
+    ) -> PyResult<(crate::ckks::PyCiphertext, crate::ckks::PyCiphertext)> {
+        let t = t.get("t")?;
+        self.ckks_pair(py, ct, "max_and_argmax", |c, x| c.max_and_argmax_ckks(x, t))
     }
 
     /// min_ckks(ct, t) -> ckks.Ciphertext: the minima of groups of ``t`` consecutive slots, in the first
