@@ -3,6 +3,10 @@
 //! printing the paper's HEAAN-RNS numbers beside ours; `rnsfhe bench ckks-op` serves the same operations
 //! over the line protocol of `bench/peers/compare_table1.py`, which interleaves them with OpenFHE and SEAL.
 //!
+//! `ckks-table1` also measures the fast-prime presets ([`Preset::FAST_PRIME`]: every prime below `2^50`, the
+//! AVX-512 IFMA path of the NTT) at the `N` and depth of each Table 1 row and prints what they gain against
+//! the 55-bit presets, operation by operation, with the precision of both (scale `2^45` against `2^55`).
+//!
 //! Both use [`Table1Bench`], so the operations timed against the paper and against the peers are the same
 //! code: `encode_encrypt` (N/2 reals, public key), `decrypt_decode` (top level), `add`, `cmult` (times a
 //! plaintext vector, then rescale), `mult_rs` (multiply, relinearize, rescale), `rotate` (by one slot),
@@ -19,6 +23,7 @@ use rnsfhe_ckks::{
 use serde::Serialize;
 use serde_json::json;
 
+use super::ckks_functions::{load_average, load_average_line};
 use super::{
     markdown_table, measure_interleaved, parse_named, serve_line_protocol, write_json,
     BenchOptions, Machine, Timing, TimingConfig,
@@ -238,6 +243,10 @@ pub struct Table1Preset {
     pub p_limbs: usize,
     /// Digit groups of key switching.
     pub dnum: usize,
+    /// `log2` of the scale.
+    pub log_scale: u32,
+    /// Whether every prime of `Q` and `P` is below `2^50` (the NTT's IFMA path).
+    pub primes_below_2_50: bool,
     /// The rows.
     pub rows: Vec<Table1Row>,
 }
@@ -255,6 +264,8 @@ pub struct Table1Report {
     pub timing: TimingConfig,
     /// One entry per preset.
     pub presets: Vec<Table1Preset>,
+    /// `/proc/loadavg` (1 / 5 / 15 minutes) before and after the measurements.
+    pub load_average: [Option<String>; 2],
 }
 
 fn measure_preset(preset: Preset, config: &TimingConfig) -> anyhow::Result<Table1Preset> {
@@ -292,8 +303,73 @@ fn measure_preset(preset: Preset, config: &TimingConfig) -> anyhow::Result<Table
         log_qp: ctx.log_qp(),
         p_limbs: ctx.p_moduli().len(),
         dnum: ctx.params().dnum,
+        log_scale: ctx.params().log_scale,
+        primes_below_2_50: ctx
+            .q_moduli()
+            .iter()
+            .chain(ctx.p_moduli())
+            .all(|&q| q < 1 << 50),
         rows,
     })
+}
+
+/// `min / median` bits of a row, or `-`.
+fn precision_cell(r: &Table1Row) -> String {
+    match (r.min_precision_bits, r.median_precision_bits) {
+        (Some(a), Some(b)) => format!("{a:.1} / {b:.1}"),
+        _ => "-".into(),
+    }
+}
+
+/// The comparison of each fast-prime preset with the 55-bit preset of the same `N` and depth, among the
+/// measured presets: one markdown table per pair, operation by operation.
+fn fast_prime_comparison(out: &[Table1Preset]) -> String {
+    let find = |p: Preset| out.iter().find(|m| m.preset == format!("{p:?}"));
+    let mut text = String::new();
+    for (fast, paper) in Preset::FAST_PRIME {
+        let (Some(f), Some(q)) = (find(fast), find(paper)) else {
+            continue;
+        };
+        text += &format!(
+            "### {} against {} (N = {}, depth {}; scale 2^{} against 2^{}; primes below 2^50: {} / {})\n\n",
+            f.preset,
+            q.preset,
+            f.n,
+            f.q_limbs - 1,
+            f.log_scale,
+            q.log_scale,
+            f.primes_below_2_50,
+            q.primes_below_2_50
+        );
+        let rows: Vec<Vec<String>> = f
+            .rows
+            .iter()
+            .zip(&q.rows)
+            .map(|(a, b)| {
+                vec![
+                    a.label.clone(),
+                    ms(b.ours.median_us),
+                    ms(a.ours.median_us),
+                    format!("{:.2}", a.ours.median_us / b.ours.median_us),
+                    precision_cell(b),
+                    precision_cell(a),
+                ]
+            })
+            .collect();
+        text += &markdown_table(
+            &[
+                "operation",
+                &format!("{} (ms)", q.preset),
+                &format!("{} (ms)", f.preset),
+                "fast / 55-bit",
+                "precision 55-bit (bits)",
+                "precision fast-prime (bits)",
+            ],
+            &rows,
+        );
+        text += "\n";
+    }
+    text
 }
 
 fn ms(us: f64) -> String {
@@ -324,25 +400,32 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
         }
     };
     let machine = Machine::detect();
+    // The Table 1 presets, then the fast-prime presets of the same N and depth (compared at the end).
     let presets: &[Preset] = if options.quick {
-        &[Preset::PaperTable1L5]
+        &[Preset::PaperTable1L5, Preset::FastPrime128L5]
     } else {
         &[
             Preset::PaperTable1L5,
             Preset::PaperTable1L10,
             Preset::PaperTable1L15,
+            Preset::FastPrime128L5,
+            Preset::FastPrime128L10,
+            Preset::FastPrime128L15,
         ]
     };
+    let load_start = load_average();
     let mut out = Vec::new();
     for &p in presets {
         eprintln!("measuring {p:?} ...");
         out.push(measure_preset(p, &config)?);
     }
+    let load_end = load_average();
     println!(
         "## RNS-CKKS Table 1{}\n",
         if options.quick { " (--quick)" } else { "" }
     );
     println!("{}", machine.markdown_header());
+    println!("{}", load_average_line(&load_start, &load_end));
     println!(
         "- median of {} samples per operation, milliseconds; paper: HEAAN-RNS column of RNS-CKKS Table 1 (Intel Core i5 2.9 GHz, single thread); precision: bits of the result's real parts, min / median over slots\n",
         config.samples
@@ -363,10 +446,7 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
                     r.paper_ms.map_or("-".into(), |v| {
                         format!("{:.2}", r.ours.median_us / 1000.0 / v)
                     }),
-                    match (r.min_precision_bits, r.median_precision_bits) {
-                        (Some(a), Some(b)) => format!("{a:.1} / {b:.1}"),
-                        _ => "-".into(),
-                    },
+                    precision_cell(r),
                 ]
             })
             .collect();
@@ -385,12 +465,14 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
         );
         println!();
     }
+    print!("{}", fast_prime_comparison(&out));
     let report = Table1Report {
         table: "ckks-table1",
         machine,
         quick: options.quick,
         timing: config,
         presets: out,
+        load_average: [load_start, load_end],
     };
     let path = write_json(&options.out, "ckks-table1", &report)?;
     println!("JSON: {}", path.display());
