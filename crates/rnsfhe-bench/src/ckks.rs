@@ -264,53 +264,96 @@ pub struct Table1Report {
     pub timing: TimingConfig,
     /// One entry per preset.
     pub presets: Vec<Table1Preset>,
+    /// Each fast-prime preset and the 55-bit preset of its `N` and depth, measured interleaved: the
+    /// 55-bit preset first.
+    pub fast_prime_pairs: Vec<(Table1Preset, Table1Preset)>,
     /// `/proc/loadavg` (1 / 5 / 15 minutes) before and after the measurements.
     pub load_average: [Option<String>; 2],
 }
 
 fn measure_preset(preset: Preset, config: &TimingConfig) -> anyhow::Result<Table1Preset> {
-    let mut bench = Table1Bench::new(preset)?;
-    let mut rows = Vec::new();
+    let mut out = measure_interleaved_presets(&[preset], config)?;
+    out.pop()
+        .ok_or_else(|| anyhow::anyhow!("no measurement of {preset:?}"))
+}
+
+/// Measures every operation on each of `presets`, the presets' calls interleaved operation by operation
+/// (`measure_interleaved`), so that their ratios see the same load on a shared machine.
+fn measure_interleaved_presets(
+    presets: &[Preset],
+    config: &TimingConfig,
+) -> anyhow::Result<Vec<Table1Preset>> {
+    let mut benches = presets
+        .iter()
+        .map(|&p| Table1Bench::new(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut rows: Vec<Vec<Table1Row>> = vec![Vec::new(); presets.len()];
     for (op, label) in OPS {
-        let stats = bench.check(op)?;
-        let mut failed = None;
-        let timing = {
-            let mut case = || {
-                if let Err(e) = bench.run(op) {
-                    failed = Some(e);
-                }
-            };
-            measure_interleaved(config, &mut [&mut case])[0]
+        let stats = benches
+            .iter_mut()
+            .map(|b| b.check(op))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let mut failed: Vec<Option<anyhow::Error>> = presets.iter().map(|_| None).collect();
+        let timings = {
+            let mut cases: Vec<Box<dyn FnMut() + '_>> = benches
+                .iter_mut()
+                .zip(failed.iter_mut())
+                .map(|(bench, failed)| {
+                    Box::new(move || {
+                        if let Err(e) = bench.run(op) {
+                            *failed = Some(e);
+                        }
+                    }) as Box<dyn FnMut()>
+                })
+                .collect();
+            let mut refs: Vec<&mut dyn FnMut()> = cases
+                .iter_mut()
+                .map(|c| c.as_mut() as &mut dyn FnMut())
+                .collect();
+            measure_interleaved(config, &mut refs)
         };
-        if let Some(e) = failed {
+        if let Some(e) = failed.into_iter().flatten().next() {
             return Err(e.context(format!("{op} failed while timing")));
         }
-        rows.push(Table1Row {
-            op: op.to_string(),
-            label: label.to_string(),
-            ours: timing,
-            paper_ms: paper_ms(preset, op),
-            min_precision_bits: stats.as_ref().map(|s| s.real.min),
-            median_precision_bits: stats.as_ref().map(|s| s.real.median),
-        });
-    }
-    let ctx = bench.context();
-    Ok(Table1Preset {
-        preset: format!("{preset:?}"),
-        n: ctx.n(),
-        q_limbs: ctx.q_moduli().len(),
-        log_q: ctx.log_q(),
-        log_qp: ctx.log_qp(),
-        p_limbs: ctx.p_moduli().len(),
-        dnum: ctx.params().dnum,
-        log_scale: ctx.params().log_scale,
-        primes_below_2_50: ctx
-            .q_moduli()
+        for (i, (&preset, (timing, stats))) in presets
             .iter()
-            .chain(ctx.p_moduli())
-            .all(|&q| q < 1 << 50),
-        rows,
-    })
+            .zip(timings.into_iter().zip(stats))
+            .enumerate()
+        {
+            rows[i].push(Table1Row {
+                op: op.to_string(),
+                label: label.to_string(),
+                ours: timing,
+                paper_ms: paper_ms(preset, op),
+                min_precision_bits: stats.as_ref().map(|s| s.real.min),
+                median_precision_bits: stats.as_ref().map(|s| s.real.median),
+            });
+        }
+    }
+    Ok(presets
+        .iter()
+        .zip(benches.iter())
+        .zip(rows)
+        .map(|((&preset, bench), rows)| {
+            let ctx = bench.context();
+            Table1Preset {
+                preset: format!("{preset:?}"),
+                n: ctx.n(),
+                q_limbs: ctx.q_moduli().len(),
+                log_q: ctx.log_q(),
+                log_qp: ctx.log_qp(),
+                p_limbs: ctx.p_moduli().len(),
+                dnum: ctx.params().dnum,
+                log_scale: ctx.params().log_scale,
+                primes_below_2_50: ctx
+                    .q_moduli()
+                    .iter()
+                    .chain(ctx.p_moduli())
+                    .all(|&q| q < 1 << 50),
+                rows,
+            }
+        })
+        .collect())
 }
 
 /// `min / median` bits of a row, or `-`.
@@ -321,17 +364,14 @@ fn precision_cell(r: &Table1Row) -> String {
     }
 }
 
-/// The comparison of each fast-prime preset with the 55-bit preset of the same `N` and depth, among the
-/// measured presets: one markdown table per pair, operation by operation.
-fn fast_prime_comparison(out: &[Table1Preset]) -> String {
-    let find = |p: Preset| out.iter().find(|m| m.preset == format!("{p:?}"));
+/// The comparison of each fast-prime preset with the 55-bit preset of the same `N` and depth, from their
+/// interleaved measurement (`pairs`: the 55-bit preset, then the fast-prime one): one markdown table per
+/// pair, operation by operation.
+fn fast_prime_comparison(pairs: &[(Table1Preset, Table1Preset)]) -> String {
     let mut text = String::new();
-    for (fast, paper) in Preset::FAST_PRIME {
-        let (Some(f), Some(q)) = (find(fast), find(paper)) else {
-            continue;
-        };
+    for (q, f) in pairs {
         text += &format!(
-            "### {} against {} (N = {}, depth {}; scale 2^{} against 2^{}; primes below 2^50: {} / {})\n\n",
+            "### {} against {} (N = {}, depth {}; scale 2^{} against 2^{}; every prime below 2^50: {} / {}; interleaved)\n\n",
             f.preset,
             q.preset,
             f.n,
@@ -400,17 +440,13 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
         }
     };
     let machine = Machine::detect();
-    // The Table 1 presets, then the fast-prime presets of the same N and depth (compared at the end).
     let presets: &[Preset] = if options.quick {
-        &[Preset::PaperTable1L5, Preset::FastPrime128L5]
+        &[Preset::PaperTable1L5]
     } else {
         &[
             Preset::PaperTable1L5,
             Preset::PaperTable1L10,
             Preset::PaperTable1L15,
-            Preset::FastPrime128L5,
-            Preset::FastPrime128L10,
-            Preset::FastPrime128L15,
         ]
     };
     let load_start = load_average();
@@ -418,6 +454,20 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
     for &p in presets {
         eprintln!("measuring {p:?} ...");
         out.push(measure_preset(p, &config)?);
+    }
+    // Each fast-prime preset interleaved with the 55-bit preset of its N and depth (compared at the end).
+    let mut pairs = Vec::new();
+    for (fast, paper) in Preset::FAST_PRIME {
+        if !presets.contains(&paper) {
+            continue;
+        }
+        eprintln!("measuring {fast:?} interleaved with {paper:?} ...");
+        let mut m = measure_interleaved_presets(&[paper, fast], &config)?;
+        let (Some(f), Some(q)) = (m.pop(), m.pop()) else {
+            bail!("no measurement of {fast:?} and {paper:?}");
+        };
+        out.push(f.clone());
+        pairs.push((q, f));
     }
     let load_end = load_average();
     println!(
@@ -465,13 +515,14 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
         );
         println!();
     }
-    print!("{}", fast_prime_comparison(&out));
+    print!("{}", fast_prime_comparison(&pairs));
     let report = Table1Report {
         table: "ckks-table1",
         machine,
         quick: options.quick,
         timing: config,
         presets: out,
+        fast_prime_pairs: pairs,
         load_average: [load_start, load_end],
     };
     let path = write_json(&options.out, "ckks-table1", &report)?;
