@@ -802,10 +802,21 @@ fn detail(name: &str) -> anyhow::Result<String> {
                 match c {
                     Ok(c) => writeln!(
                         out,
-                        "  - {mode}: dnum = {}, {} special primes, log2 QP = {:.2}, Qu-Xu {}",
+                        "  - {mode}: dnum = {}, {} special primes, log2 QP = {:.2}, largest prime {:.2} bits \
+                         (below 2^50, the IFMA path of the NTT: {}), Qu-Xu {}",
                         c.params().dnum,
                         c.p_moduli().len(),
                         c.log_qp(),
+                        c.q_moduli()
+                            .iter()
+                            .chain(c.p_moduli())
+                            .map(|&q| (q as f64).log2())
+                            .fold(0.0, f64::max),
+                        if c.q_moduli().iter().chain(c.p_moduli()).all(|&q| q < 1 << 50) {
+                            "all"
+                        } else {
+                            "not all"
+                        },
                         c.qu_xu_summary()
                     )?,
                     Err(e) => writeln!(out, "  - {mode}: refused: {e}")?,
