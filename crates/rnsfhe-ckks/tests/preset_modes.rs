@@ -19,10 +19,8 @@ mod common;
 
 use std::time::Instant;
 
-use common::{bits, c, values};
-use rnsfhe_ckks::{
-    CkksContext, CkksDecryptor, CkksEncryptor, ConversionMode, Evaluator, KeyGenerator, Preset,
-};
+use common::{bits, c, PkSession};
+use rnsfhe_ckks::{CkksContext, ConversionMode, Preset};
 use rnsfhe_ring::conversion::DEFAULT_QU_XU_FAILURE_TARGET;
 
 const MODES: [ConversionMode; 3] = [
@@ -170,21 +168,10 @@ fn small_presets_compute_in_every_mode() {
         let mut fast_bits = None;
         for mode in MODES {
             let ctx = CkksContext::new(preset.params_with_conversion(mode)).unwrap();
-            let mut r = common::rng(11);
-            let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
-            let pk = kg.public_key(&mut r).unwrap();
-            let eval = Evaluator::new(&ctx)
-                .with_relin_key(kg.relin_key(&mut r).unwrap())
-                .unwrap()
-                .with_galois_keys(kg.galois_keys(&[1], false, &mut r).unwrap())
-                .unwrap();
-            let enc = CkksEncryptor::with_public_key(&ctx, &pk).unwrap();
-            let dec = CkksDecryptor::new(&ctx, kg.secret_key()).unwrap();
+            let mut session = PkSession::new(&ctx, 11);
+            let (a, b, ca, cb) = session.two_inputs(&ctx);
+            let PkSession { dec, eval, .. } = session;
             let slots = ctx.max_slots();
-            let a = values(slots, 1);
-            let b = values(slots, 2);
-            let ca = enc.encrypt(a.as_slice(), &mut r).unwrap();
-            let cb = enc.encrypt(b.as_slice(), &mut r).unwrap();
             let fresh = bits(&c(&a), &dec.decrypt(&ca).unwrap());
             let ab: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
             // Multiply (relinearize), then rescale; and the fused form.
