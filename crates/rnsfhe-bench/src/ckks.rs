@@ -3,6 +3,10 @@
 //! printing the paper's HEAAN-RNS numbers beside ours; `rnsfhe bench ckks-op` serves the same operations
 //! over the line protocol of `bench/peers/compare_table1.py`, which interleaves them with OpenFHE and SEAL.
 //!
+//! `ckks-table1` also measures the fast-prime presets ([`Preset::FAST_PRIME`]: every prime below `2^50`, the
+//! AVX-512 IFMA path of the NTT) at the `N` and depth of each Table 1 row and prints what they gain against
+//! the 55-bit presets, operation by operation, with the precision of both (scale `2^45` against `2^55`).
+//!
 //! Both use [`Table1Bench`], so the operations timed against the paper and against the peers are the same
 //! code: `encode_encrypt` (N/2 reals, public key), `decrypt_decode` (top level), `add`, `cmult` (times a
 //! plaintext vector, then rescale), `mult_rs` (multiply, relinearize, rescale), `rotate` (by one slot),
@@ -19,6 +23,7 @@ use rnsfhe_ckks::{
 use serde::Serialize;
 use serde_json::json;
 
+use super::ckks_functions::{load_average, load_average_line};
 use super::{
     markdown_table, measure_interleaved, parse_named, serve_line_protocol, write_json,
     BenchOptions, Machine, Timing, TimingConfig,
@@ -238,6 +243,10 @@ pub struct Table1Preset {
     pub p_limbs: usize,
     /// Digit groups of key switching.
     pub dnum: usize,
+    /// `log2` of the scale.
+    pub log_scale: u32,
+    /// Whether every prime of `Q` and `P` is below `2^50` (the NTT's IFMA path).
+    pub primes_below_2_50: bool,
     /// The rows.
     pub rows: Vec<Table1Row>,
 }
@@ -255,45 +264,152 @@ pub struct Table1Report {
     pub timing: TimingConfig,
     /// One entry per preset.
     pub presets: Vec<Table1Preset>,
+    /// Each fast-prime preset and the 55-bit preset of its `N` and depth, measured interleaved: the
+    /// 55-bit preset first.
+    pub fast_prime_pairs: Vec<(Table1Preset, Table1Preset)>,
+    /// `/proc/loadavg` (1 / 5 / 15 minutes) before and after the measurements.
+    pub load_average: [Option<String>; 2],
 }
 
 fn measure_preset(preset: Preset, config: &TimingConfig) -> anyhow::Result<Table1Preset> {
-    let mut bench = Table1Bench::new(preset)?;
-    let mut rows = Vec::new();
+    let mut out = measure_interleaved_presets(&[preset], config)?;
+    out.pop()
+        .ok_or_else(|| anyhow::anyhow!("no measurement of {preset:?}"))
+}
+
+/// Measures every operation on each of `presets`, the presets' calls interleaved operation by operation
+/// (`measure_interleaved`), so that their ratios see the same load on a shared machine.
+fn measure_interleaved_presets(
+    presets: &[Preset],
+    config: &TimingConfig,
+) -> anyhow::Result<Vec<Table1Preset>> {
+    let mut benches = presets
+        .iter()
+        .map(|&p| Table1Bench::new(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut rows: Vec<Vec<Table1Row>> = vec![Vec::new(); presets.len()];
     for (op, label) in OPS {
-        let stats = bench.check(op)?;
-        let mut failed = None;
-        let timing = {
-            let mut case = || {
-                if let Err(e) = bench.run(op) {
-                    failed = Some(e);
-                }
-            };
-            measure_interleaved(config, &mut [&mut case])[0]
+        let stats = benches
+            .iter_mut()
+            .map(|b| b.check(op))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let mut failed: Vec<Option<anyhow::Error>> = presets.iter().map(|_| None).collect();
+        let timings = {
+            let mut cases: Vec<Box<dyn FnMut() + '_>> = benches
+                .iter_mut()
+                .zip(failed.iter_mut())
+                .map(|(bench, failed)| {
+                    Box::new(move || {
+                        if let Err(e) = bench.run(op) {
+                            *failed = Some(e);
+                        }
+                    }) as Box<dyn FnMut()>
+                })
+                .collect();
+            let mut refs: Vec<&mut dyn FnMut()> = cases
+                .iter_mut()
+                .map(|c| c.as_mut() as &mut dyn FnMut())
+                .collect();
+            measure_interleaved(config, &mut refs)
         };
-        if let Some(e) = failed {
+        if let Some(e) = failed.into_iter().flatten().next() {
             return Err(e.context(format!("{op} failed while timing")));
         }
-        rows.push(Table1Row {
-            op: op.to_string(),
-            label: label.to_string(),
-            ours: timing,
-            paper_ms: paper_ms(preset, op),
-            min_precision_bits: stats.as_ref().map(|s| s.real.min),
-            median_precision_bits: stats.as_ref().map(|s| s.real.median),
-        });
+        for (i, (&preset, (timing, stats))) in presets
+            .iter()
+            .zip(timings.into_iter().zip(stats))
+            .enumerate()
+        {
+            rows[i].push(Table1Row {
+                op: op.to_string(),
+                label: label.to_string(),
+                ours: timing,
+                paper_ms: paper_ms(preset, op),
+                min_precision_bits: stats.as_ref().map(|s| s.real.min),
+                median_precision_bits: stats.as_ref().map(|s| s.real.median),
+            });
+        }
     }
-    let ctx = bench.context();
-    Ok(Table1Preset {
-        preset: format!("{preset:?}"),
-        n: ctx.n(),
-        q_limbs: ctx.q_moduli().len(),
-        log_q: ctx.log_q(),
-        log_qp: ctx.log_qp(),
-        p_limbs: ctx.p_moduli().len(),
-        dnum: ctx.params().dnum,
-        rows,
-    })
+    Ok(presets
+        .iter()
+        .zip(benches.iter())
+        .zip(rows)
+        .map(|((&preset, bench), rows)| {
+            let ctx = bench.context();
+            Table1Preset {
+                preset: format!("{preset:?}"),
+                n: ctx.n(),
+                q_limbs: ctx.q_moduli().len(),
+                log_q: ctx.log_q(),
+                log_qp: ctx.log_qp(),
+                p_limbs: ctx.p_moduli().len(),
+                dnum: ctx.params().dnum,
+                log_scale: ctx.params().log_scale,
+                primes_below_2_50: ctx
+                    .q_moduli()
+                    .iter()
+                    .chain(ctx.p_moduli())
+                    .all(|&q| q < 1 << 50),
+                rows,
+            }
+        })
+        .collect())
+}
+
+/// `min / median` bits of a row, or `-`.
+fn precision_cell(r: &Table1Row) -> String {
+    match (r.min_precision_bits, r.median_precision_bits) {
+        (Some(a), Some(b)) => format!("{a:.1} / {b:.1}"),
+        _ => "-".into(),
+    }
+}
+
+/// The comparison of each fast-prime preset with the 55-bit preset of the same `N` and depth, from their
+/// interleaved measurement (`pairs`: the 55-bit preset, then the fast-prime one): one markdown table per
+/// pair, operation by operation.
+fn fast_prime_comparison(pairs: &[(Table1Preset, Table1Preset)]) -> String {
+    let mut text = String::new();
+    for (q, f) in pairs {
+        text += &format!(
+            "### {} against {} (N = {}, depth {}; scale 2^{} against 2^{}; every prime below 2^50: {} / {}; interleaved)\n\n",
+            f.preset,
+            q.preset,
+            f.n,
+            f.q_limbs - 1,
+            f.log_scale,
+            q.log_scale,
+            f.primes_below_2_50,
+            q.primes_below_2_50
+        );
+        let rows: Vec<Vec<String>> = f
+            .rows
+            .iter()
+            .zip(&q.rows)
+            .map(|(a, b)| {
+                vec![
+                    a.label.clone(),
+                    ms(b.ours.median_us),
+                    ms(a.ours.median_us),
+                    format!("{:.2}", a.ours.median_us / b.ours.median_us),
+                    precision_cell(b),
+                    precision_cell(a),
+                ]
+            })
+            .collect();
+        text += &markdown_table(
+            &[
+                "operation",
+                &format!("{} (ms)", q.preset),
+                &format!("{} (ms)", f.preset),
+                "fast / 55-bit",
+                "precision 55-bit (bits)",
+                "precision fast-prime (bits)",
+            ],
+            &rows,
+        );
+        text += "\n";
+    }
+    text
 }
 
 fn ms(us: f64) -> String {
@@ -333,16 +449,33 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
             Preset::PaperTable1L15,
         ]
     };
+    let load_start = load_average();
     let mut out = Vec::new();
     for &p in presets {
         eprintln!("measuring {p:?} ...");
         out.push(measure_preset(p, &config)?);
     }
+    // Each fast-prime preset interleaved with the 55-bit preset of its N and depth (compared at the end).
+    let mut pairs = Vec::new();
+    for (fast, paper) in Preset::FAST_PRIME {
+        if !presets.contains(&paper) {
+            continue;
+        }
+        eprintln!("measuring {fast:?} interleaved with {paper:?} ...");
+        let mut m = measure_interleaved_presets(&[paper, fast], &config)?;
+        let (Some(f), Some(q)) = (m.pop(), m.pop()) else {
+            bail!("no measurement of {fast:?} and {paper:?}");
+        };
+        out.push(f.clone());
+        pairs.push((q, f));
+    }
+    let load_end = load_average();
     println!(
         "## RNS-CKKS Table 1{}\n",
         if options.quick { " (--quick)" } else { "" }
     );
     println!("{}", machine.markdown_header());
+    println!("{}", load_average_line(&load_start, &load_end));
     println!(
         "- median of {} samples per operation, milliseconds; paper: HEAAN-RNS column of RNS-CKKS Table 1 (Intel Core i5 2.9 GHz, single thread); precision: bits of the result's real parts, min / median over slots\n",
         config.samples
@@ -363,10 +496,7 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
                     r.paper_ms.map_or("-".into(), |v| {
                         format!("{:.2}", r.ours.median_us / 1000.0 / v)
                     }),
-                    match (r.min_precision_bits, r.median_precision_bits) {
-                        (Some(a), Some(b)) => format!("{a:.1} / {b:.1}"),
-                        _ => "-".into(),
-                    },
+                    precision_cell(r),
                 ]
             })
             .collect();
@@ -385,12 +515,15 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
         );
         println!();
     }
+    print!("{}", fast_prime_comparison(&pairs));
     let report = Table1Report {
         table: "ckks-table1",
         machine,
         quick: options.quick,
         timing: config,
         presets: out,
+        fast_prime_pairs: pairs,
+        load_average: [load_start, load_end],
     };
     let path = write_json(&options.out, "ckks-table1", &report)?;
     println!("JSON: {}", path.display());

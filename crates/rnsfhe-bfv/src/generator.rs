@@ -80,6 +80,21 @@
 //! (or `N = 2^13`) only where the rotation-free parameters had used base-`2^30` relinearization digits to
 //! fit at all.
 //!
+//! # Basis-conversion modes
+//!
+//! [`BfvParams::generate_with_conversion`] and [`BfvParams::generate_with_rotations_and_conversion`] take
+//! the [`ConversionMode`] of the two basis extensions of HPS multiplication; the other constructors use
+//! [`ConversionMode::ExactFloat`] (HPS Section 2.2). [`ConversionMode::ExactInteger`] (Qu-Xu Algorithms 1
+//! and 4) needs `Q` and `P` each within a factor `1 ± 2^-eta` of one power of two with
+//! `eta > log2((r + l) / r)` (Qu-Xu Theorem 1). The 55-bit primes the procedure takes (the largest NTT
+//! primes below `2^55`) and the 56-bit auxiliary primes already are, and are kept byte for byte. Where the
+//! HE Standard cap spreads `log2 Q` over primes of 54 and 55 bits (two powers of two), `Q` is drawn
+//! instead as `k` primes near `2^m`, `m = floor(cap / k)`, by Qu-Xu Algorithms 2 and 3: the same `N` and
+//! `k`, `log2 Q` up to `k - 1` bits lower. Where that lower `Q` no longer satisfies the correctness
+//! condition with the relinearization of the ExactFloat parameters, relinearization takes finer digits
+//! (base `2^30`, then 3 or 4 digits per residue) before a larger `N` is considered. [`ConversionMode::Fast`]
+//! is refused: HPS multiplication needs the exact centered lift.
+//!
 //! # Differences from HPS Table 3
 //!
 //! HPS chose `N` with their own run of the LWE estimator (Section 6.1, "Security"), not the HE Standard
@@ -88,10 +103,15 @@
 //! `k` but caps `log2 Q` at the bound, i.e. 1 or 2 bits below the table.
 
 use crate::error::{BfvError, BfvResult};
-use crate::params::{BfvParams, HPS_SIGMA, MAX_PLAINTEXT_MODULUS};
+use crate::params::{
+    check_conversion_mode, check_qu_xu_basis, qu_xu_basis, BfvParams, HPS_SIGMA,
+    MAX_PLAINTEXT_MODULUS,
+};
 use rnsfhe_core::security::max_log_qp;
 use rnsfhe_core::SecurityLevel;
 use rnsfhe_math::primes::ntt_primes_of_bits;
+use rnsfhe_ring::conversion::{QuXuCloseness, DEFAULT_QU_XU_FAILURE_TARGET};
+use rnsfhe_ring::ConversionMode;
 
 /// Nominal bit size `nu` of the ciphertext primes (HPS Table 3: `log2 q_i ~ 55`).
 pub const PRIME_BITS: u32 = 55;
@@ -260,6 +280,46 @@ impl BfvParams {
         depth: usize,
         rotations_per_level: usize,
     ) -> BfvResult<Self> {
+        Self::generate_with_rotations_and_conversion(
+            t,
+            depth,
+            rotations_per_level,
+            ConversionMode::ExactFloat,
+        )
+    }
+
+    /// [`BfvParams::generate`] with the basis conversion of multiplication set to `conversion` (see
+    /// [`crate::generator`]): the same parameters for [`ConversionMode::ExactFloat`]; for
+    /// [`ConversionMode::ExactInteger`] the same `N` and prime count with `Q` and `P` each close to one
+    /// power of two (Qu-Xu Theorem 1).
+    ///
+    /// Errors: those of [`BfvParams::generate_with_rotations_and_conversion`].
+    pub fn generate_with_conversion(
+        t: u64,
+        depth: usize,
+        conversion: ConversionMode,
+    ) -> BfvResult<Self> {
+        Self::generate_with_rotations_and_conversion(t, depth, ROTATIONS_PER_LEVEL, conversion)
+    }
+
+    /// [`BfvParams::generate_with_rotations`] with the basis conversion of multiplication set to
+    /// `conversion` ([`crate::generator`], "Basis-conversion modes"): for [`ConversionMode::ExactInteger`],
+    /// a `Q` spread over two prime sizes by the HE Standard cap is replaced by `k` Qu-Xu primes near one
+    /// power of two (Algorithms 2 and 3), with finer relinearization digits where the lower `log2 Q` needs
+    /// them; `P` is kept when it is close to one power of two already (it is, for the 56-bit primes), else
+    /// drawn the same way.
+    ///
+    /// Errors: those of [`BfvParams::generate_with_rotations`]; [`BfvError::InvalidParams`] for
+    /// [`ConversionMode::Fast`] (HPS multiplication needs the exact centered lift), or for `ExactInteger`
+    /// when no prime set meets Theorem 1.
+    pub fn generate_with_rotations_and_conversion(
+        t: u64,
+        depth: usize,
+        rotations_per_level: usize,
+        conversion: ConversionMode,
+    ) -> BfvResult<Self> {
+        check_conversion_mode(conversion)?;
+        let exact_int = conversion == ConversionMode::ExactInteger;
         if depth == 0 {
             return Err(BfvError::InvalidParams {
                 what: "depth",
@@ -325,8 +385,25 @@ impl BfvParams {
                     ),
                 });
             }
+            let r = DEFAULT_QU_XU_FAILURE_TARGET;
+            if exact_int && !QuXuCloseness::of(&q_moduli).admits(r) {
+                // Primes of two sizes (the cap): k primes near one power 2^m instead, Qu-Xu Algorithms 2
+                // and 3; those may lie just above 2^m, so fall back to the largest primes below 2^m if
+                // the bound is exceeded (they are as close, from below).
+                let m = total / k as u32;
+                let qx = qu_xu_basis("q_moduli", m, two_n, k, &[])?;
+                q_moduli = if qx.iter().map(|&q| (q as f64).log2()).sum::<f64>() <= bound as f64 {
+                    qx
+                } else {
+                    let below = ntt_primes_of_bits(m, two_n, k, &[])?;
+                    check_qu_xu_basis("q_moduli", &below)?;
+                    below
+                };
+            }
             let log_q: f64 = q_moduli.iter().map(|&q| (q as f64).log2()).sum();
-            if log_q < needed || log_q > bound as f64 {
+            // ExactInteger's Q may be up to k - 1 bits below the sizing's; finer relinearization digits
+            // may make up for it (below).
+            if (log_q < needed && !exact_int) || log_q > bound as f64 {
                 continue;
             }
             if let Some(&q) = q_moduli.iter().find(|&&q| q <= t) {
@@ -340,16 +417,29 @@ impl BfvParams {
             // P >= 2 t N Q (Section 6.1); each p_j >= 2^(AUX_PRIME_BITS - 1).
             let needed_p = 1.0 + (t as f64).log2() + log_n as f64 + log_q;
             let k_p = (needed_p / (AUX_PRIME_BITS - 1) as f64).floor() as usize + 1;
-            let p_moduli = ntt_primes_of_bits(AUX_PRIME_BITS, two_n, k_p, &q_moduli)?;
+            let mut p_moduli = ntt_primes_of_bits(AUX_PRIME_BITS, two_n, k_p, &q_moduli)?;
+            if exact_int && !QuXuCloseness::of(&p_moduli).admits(r) {
+                p_moduli = qu_xu_basis("p_moduli", AUX_PRIME_BITS, two_n, k_p, &q_moduli)?;
+            }
             let fits = |ks: KeySwitching| {
                 required_log_q_with_rotations(log_n, t, depth, k, PRIME_BITS, ks) <= log_q
             };
             // The CRT decomposition alone for relinearization when it satisfies the same condition with
-            // these primes (and the sizing's Galois decomposition); then the fewest Galois digits that fit.
+            // these primes (and the sizing's Galois decomposition); then the sizing's digits, which fit
+            // by construction for ExactFloat; for ExactInteger's possibly lower Q, finer digits if needed.
             let relin_base_log = if fits(with(None, sizing_galois)) {
                 None
-            } else {
+            } else if !exact_int {
                 sizing_relin
+            } else {
+                // The sizing's base-2^30 digits, else 3 or 4 digits per residue (19 or 14 bits).
+                let mut candidates = std::iter::once(RELIN_DIGIT_BITS)
+                    .chain((3..=MAX_GALOIS_DIGITS).map(|l| PRIME_BITS.div_ceil(l)))
+                    .map(Some);
+                match candidates.find(|&relin| fits(with(relin, sizing_galois))) {
+                    Some(relin) => relin,
+                    None => continue,
+                }
             };
             let galois_base_log = if rotations_per_level == 0 {
                 None
@@ -367,7 +457,7 @@ impl BfvParams {
                 galois_base_log,
                 sigma: HPS_SIGMA,
                 insecure_for_testing: false,
-                conversion: rnsfhe_ring::ConversionMode::ExactFloat,
+                conversion,
             });
         }
         Err(BfvError::InvalidParams {
@@ -464,6 +554,24 @@ impl BfvPreset {
     /// Errors: those of [`BfvParams::generate_with_rotations`] (prime search only, for these rows).
     pub fn params(self) -> BfvResult<BfvParams> {
         BfvParams::generate_with_rotations(self.plaintext_modulus(), self.depth(), 0)
+    }
+
+    /// The preset with the basis conversion of multiplication set to `conversion`:
+    /// [`BfvParams::generate_with_rotations_and_conversion`]`(2, L, 0, conversion)`. `ExactFloat` gives
+    /// [`BfvPreset::params`]; `ExactInteger` the same `N` and prime count, with `Q` near one power of two
+    /// where the HE Standard cap had spread it over two (`T2Depth5`, `T2Depth10`, `T2Depth20`: 54-bit
+    /// primes, 1, 2 and 6 bits of `log2 Q` less; `T2Depth5` then relinearizes with three 19-bit digits
+    /// per residue instead of two of 30 bits), byte for byte [`BfvPreset::params`] otherwise.
+    ///
+    /// Errors: those of [`BfvParams::generate_with_rotations_and_conversion`] ([`ConversionMode::Fast`] is
+    /// refused).
+    pub fn params_with_conversion(self, conversion: ConversionMode) -> BfvResult<BfvParams> {
+        BfvParams::generate_with_rotations_and_conversion(
+            self.plaintext_modulus(),
+            self.depth(),
+            0,
+            conversion,
+        )
     }
 }
 

@@ -204,7 +204,7 @@ impl BfvParams {
 }
 
 /// Refuses [`ConversionMode::Fast`]: HPS multiplication needs the centered lift of both extensions.
-fn check_conversion_mode(mode: ConversionMode) -> BfvResult<()> {
+pub(crate) fn check_conversion_mode(mode: ConversionMode) -> BfvResult<()> {
     if mode == ConversionMode::Fast {
         return Err(invalid(
             "conversion",
@@ -219,7 +219,7 @@ fn check_conversion_mode(mode: ConversionMode) -> BfvResult<()> {
 /// `count` NTT primes (`= 1 mod 2N`) near `2^m`, not in `exclude`, chosen by Qu-Xu Algorithm 2 (the
 /// largest `eta` with `count` such primes within a factor `1 ± 2^-eta` of `2^m`) and Algorithm 3 (those
 /// primes), then checked against Theorem 1 with [`check_qu_xu_basis`].
-fn qu_xu_basis(
+pub(crate) fn qu_xu_basis(
     what: &'static str,
     m: u32,
     two_n: u64,
@@ -241,7 +241,7 @@ fn qu_xu_basis(
 /// their best power of two `2^m` must exceed `log2((r + l) / r)` for `l` moduli.
 ///
 /// Errors: [`BfvError::InvalidParams`] naming `eta`, `l`, `m` and the bound.
-fn check_qu_xu_basis(what: &'static str, moduli: &[u64]) -> BfvResult<()> {
+pub(crate) fn check_qu_xu_basis(what: &'static str, moduli: &[u64]) -> BfvResult<()> {
     let r = DEFAULT_QU_XU_FAILURE_TARGET;
     let c = QuXuCloseness::of(moduli);
     if c.admits(r) {

@@ -21,7 +21,8 @@
 //! * `q_0` is the largest NTT prime of `q0_bits` bits not already used ([`ntt_primes_of_bits`]); with
 //!   `ExactInteger` it is another near-`2^log_scale` candidate when `q0_bits == log_scale`, otherwise a
 //!   Qu-Xu prime near `2^q0_bits` ([`qu_xu_max_eta`], [`qu_xu_primes`]) that must be alone in its digit
-//!   group (`dnum = levels + 1`);
+//!   group (`alpha = 1`; [`CkksParams::for_exact_integer`] and [`crate::Preset::params_with_conversion`]
+//!   arrange that for a parameter set laid out otherwise);
 //! * the **special primes** are the largest NTT primes of `special_bits` bits (`ExactInteger`: Qu-Xu
 //!   primes near `2^special_bits`), distinct from the chain.
 //!
@@ -309,7 +310,8 @@ impl CkksContext {
                              factor 1 ± 2^-eta of one power of two with eta > log2((r + l) / r) = {:.3} \
                              (l = {alpha} primes per group, r = 2^{:.0}), but q_0 ({} bits) shares digit \
                              group 0 with scaling primes near 2^{}, which gives only eta = {} (power 2^{}): \
-                             set q0_bits = log_scale, or dnum = levels + 1 = {}",
+                             set q0_bits = log_scale, or dnum = levels + 1 = {} \
+                             (CkksParams::for_exact_integer)",
                             theorem1_eta_lower_bound(alpha, r),
                             r.log2(),
                             p.q0_bits,

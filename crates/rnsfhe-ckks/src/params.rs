@@ -9,9 +9,24 @@
 //!
 //! ## Presets
 //!
-//! [`Preset`] holds the RNS-CKKS paper's Table 1 settings (N, log q = 55, log Q_L) and recommended
-//! 128-bit settings of our own; [`CkksParams::generate`] chooses parameters from a depth, a scale and a
-//! security level in the manner of OpenFHE's `CCParams`.
+//! [`Preset`] holds the RNS-CKKS paper's Table 1 settings (N, log q = 55, log Q_L), recommended
+//! 128-bit settings of our own and 128-bit fast-prime settings at the depths of Table 1 (every prime below
+//! `2^50`, the AVX-512 IFMA path of the NTT); [`CkksParams::generate`] chooses parameters from a depth, a
+//! scale and a security level in the manner of OpenFHE's `CCParams`.
+//!
+//! ## Conversion modes
+//!
+//! Every preset builds in every [`ConversionMode`] ([`Preset::params_with_conversion`]). `Fast` and
+//! `ExactFloat` use the preset's chain and key-switching layout unchanged. `ExactInteger` (Qu-Xu
+//! Algorithms 1 and 4) needs each conversion source (every digit group of ModUp, `P` of ModDown) within a
+//! factor `1 ± 2^-eta` of one power of two with `eta > log2((r + l) / r)` (Qu-Xu Theorem 1); the chain's
+//! primes are then drawn by Qu-Xu Algorithms 2 and 3 ([`crate::context`]). Digit groups are `alpha`
+//! consecutive primes from `q_0` (Han-Ki hybrid key switching), so when `q_0` is larger than the scaling
+//! primes and `alpha > 1` its group mixes two powers of two and no choice of primes satisfies Theorem 1.
+//! [`CkksParams::for_exact_integer`] then arranges the digits one prime each (`dnum = levels + 1`), with
+//! the fewest special primes covering the largest digit (`q_0`): `N`, the depth, the scale, `q_0` (hence
+//! `log Q` and the decryptable range) stay as promised and `log QP` only shrinks, at the cost of larger
+//! key-switching keys and more NTTs per key switch (`levels + 1` digits instead of `dnum`).
 
 use rnsfhe_core::{ConversionMode, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
 
@@ -85,6 +100,40 @@ impl CkksParams {
             + self.special_primes as u64 * self.special_bits as u64
     }
 
+    /// Digits per group of hybrid key switching, `alpha = ceil((levels + 1) / dnum)` (`dnum` clamped to
+    /// at least 1).
+    pub fn alpha(&self) -> usize {
+        (self.levels + 1).div_ceil(self.dnum.max(1))
+    }
+
+    /// Whether [`ConversionMode::ExactInteger`] can convert these parameters' digit groups as laid out:
+    /// `q_0` alone in its group (`alpha = 1`) or of the scaling primes' size (`q0_bits == log_scale`), so
+    /// that every group is close to one power of two (Qu-Xu Theorem 1). The special primes are always
+    /// chosen close to `2^special_bits` in that mode.
+    pub fn digits_admit_exact_integer(&self) -> bool {
+        self.q0_bits == self.log_scale || self.alpha() <= 1 || self.levels == 0
+    }
+
+    /// These parameters in [`ConversionMode::ExactInteger`], with the digit layout Qu-Xu Theorem 1 admits
+    /// (see the [module documentation](self#conversion-modes)): unchanged but for the mode when
+    /// [`CkksParams::digits_admit_exact_integer`]; otherwise one prime per digit (`dnum = levels + 1`) and
+    /// `min(special_primes, ceil(q0_bits / special_bits))` special primes of `special_bits` bits, so that
+    /// `P` covers the largest digit (`q_0`) as RNS-CKKS Section 3.3 asks whenever the original `P` did.
+    /// `N`, `levels`, the scale, `q_0`, the secret and the rescaling policy are kept; `log QP` does not
+    /// grow (the largest digit only shrinks, and `P` keeps at most its primes).
+    pub fn for_exact_integer(&self) -> Self {
+        let mut p = Self {
+            conversion: ConversionMode::ExactInteger,
+            ..self.clone()
+        };
+        if !p.digits_admit_exact_integer() {
+            p.dnum = p.levels + 1;
+            let cover = p.q0_bits.div_ceil(p.special_bits.max(1)) as usize;
+            p.special_primes = p.special_primes.min(cover.max(1));
+        }
+        p
+    }
+
     /// Chooses parameters for multiplicative `depth`, scale `2^log_scale` and a security `level`, in the
     /// manner of OpenFHE's `CCParams` defaults: `q_0` of `min(log_scale + 10, 60)` bits, `dnum = 3` for
     /// depth above 3 (2 for depth 1-3, 1 for depth 0), `P` with as many primes as a digit has limbs and
@@ -148,7 +197,11 @@ impl CkksParams {
     }
 }
 
-/// Named parameter sets: the RNS-CKKS paper's Table 1 and recommended 128-bit settings.
+/// Named parameter sets: the RNS-CKKS paper's Table 1, recommended 128-bit settings and 128-bit
+/// fast-prime settings at the depths of Table 1.
+///
+/// [`Preset::params`] is the preset in [`ConversionMode::Fast`]; [`Preset::params_with_conversion`] gives
+/// it in any mode (all three build on every preset, see the [module documentation](self#conversion-modes)).
 ///
 /// The paper fixes N, log q and log Q_L but not the key-switching decomposition; the Table 1 presets use
 /// hybrid key switching with `dnum = 3` and as many 60-bit special primes as a digit has primes, which is
@@ -206,11 +259,30 @@ pub enum Preset {
     /// 9 primes, at most 370 bits), `P` = 9 primes of 42 bits; `log2(QP) ≈ 1708 <= 1747`. Primes at most
     /// 50 bits.
     Rec128N16,
+    /// Fast-prime, 128-bit, at the depth of [`Preset::PaperTable1L5`]: `N = 2^15`, scale `2^45`, `q_0` of
+    /// 49 bits (decryptable `|x| < 8`), five 45-bit scaling primes, `dnum = 3` (digits of 2 primes, at
+    /// most 94 bits), `P` = 2 primes of 49 bits; `log Q ≈ 274`, `log2(QP) ≈ 372 <= 881`, uniform ternary
+    /// secret, exact-scale rescaling. Every prime is below `2^50`, so every NTT takes tfhe-ntt's AVX-512
+    /// IFMA path (about twice as fast as the 64-bit path the 55- and 60-bit primes of the paper presets
+    /// take; measured end to end, Mult&RS and Rotate take 0.7-0.85 of the 55-bit presets' time, `rnsfhe
+    /// bench ckks-table1`); the price is 10 bits of scale against the paper's `2^55`, hence 10 bits of
+    /// precision, and about 4 more for the dense secret 128-bit security needs (the paper's is `h = 64`).
+    FastPrime128L5,
+    /// Fast-prime, 128-bit, at the depth of [`Preset::PaperTable1L10`]: `N = 2^15`, scale `2^45`, `q_0`
+    /// of 49 bits, ten 45-bit scaling primes, `dnum = 3` (digits of 4 primes, at most 184 bits), `P` = 4
+    /// primes of 49 bits; `log Q ≈ 499`, `log2(QP) ≈ 695 <= 881`. Primes below `2^50` (see
+    /// [`Preset::FastPrime128L5`]).
+    FastPrime128L10,
+    /// Fast-prime, 128-bit, at the depth of [`Preset::PaperTable1L15`]: `N = 2^16`, scale `2^45`, `q_0`
+    /// of 49 bits, fifteen 45-bit scaling primes, `dnum = 3` (digits of 6 primes, at most 274 bits), `P`
+    /// = 6 primes of 49 bits; `log Q ≈ 724`, `log2(QP) ≈ 1018 <= 1747`. Primes below `2^50` (see
+    /// [`Preset::FastPrime128L5`]).
+    FastPrime128L15,
 }
 
 impl Preset {
     /// All presets.
-    pub const ALL: [Preset; 10] = [
+    pub const ALL: [Preset; 13] = [
         Preset::PaperTable1L5,
         Preset::PaperTable1L10,
         Preset::PaperTable1L15,
@@ -221,6 +293,17 @@ impl Preset {
         Preset::Rec128N14,
         Preset::Rec128N15,
         Preset::Rec128N16,
+        Preset::FastPrime128L5,
+        Preset::FastPrime128L10,
+        Preset::FastPrime128L15,
+    ];
+
+    /// The fast-prime presets, every prime below `2^50` ([`Preset::FastPrime128L5`]), with the paper
+    /// preset of the same `N` and depth each is measured against (`rnsfhe bench ckks-table1`).
+    pub const FAST_PRIME: [(Preset, Preset); 3] = [
+        (Preset::FastPrime128L5, Preset::PaperTable1L5),
+        (Preset::FastPrime128L10, Preset::PaperTable1L10),
+        (Preset::FastPrime128L15, Preset::PaperTable1L15),
     ];
 
     /// The parameter literal of the preset (see each variant for the numbers).
@@ -256,6 +339,25 @@ impl Preset {
                 insecure_for_testing: false,
             }
         };
+        // The fast-prime presets: the paper's dnum = 3 with as many special primes as a digit has primes
+        // (as the paper presets), every prime below 2^50. Qu-Xu primes near 2^49 stay below 2^50 in
+        // ExactInteger mode too, which is why q_0 and P use 49 bits rather than 50.
+        let fast = |log_n: u32, levels: usize, special: usize| CkksParams {
+            log_n,
+            log_scale: 45,
+            q0_bits: 49,
+            levels,
+            special_primes: special,
+            special_bits: 49,
+            dnum: 3,
+            secret: SecretDistribution::Ternary,
+            sigma: 3.2,
+            conversion: ConversionMode::Fast,
+            // Scaling primes within about 2^-21 of 2^45 at these N: the nominal-scale approximation would
+            // cost precision at a 45-bit scale, exact scales do not.
+            rescaling: RescalingPolicy::ExactScale,
+            insecure_for_testing: false,
+        };
         match self {
             Preset::PaperTable1L5 => paper(15, 55, 5, 2),
             Preset::PaperTable1L10 => paper(15, 55, 10, 4),
@@ -267,6 +369,24 @@ impl Preset {
             Preset::Rec128N14 => rec(14, 50, 6, 3, 3, 44),
             Preset::Rec128N15 => rec(15, 50, 15, 4, 4, 43),
             Preset::Rec128N16 => rec(16, 50, 32, 4, 9, 42),
+            Preset::FastPrime128L5 => fast(15, 5, 2),
+            Preset::FastPrime128L10 => fast(15, 10, 4),
+            Preset::FastPrime128L15 => fast(16, 15, 6),
+        }
+    }
+
+    /// The preset in conversion mode `mode`: [`Preset::params`] with `mode` for `Fast` and `ExactFloat`
+    /// (the same chain and key-switching layout), [`CkksParams::for_exact_integer`] for `ExactInteger`
+    /// (the same layout where `q_0` has its own digit or the scaling primes' size, one prime per digit
+    /// otherwise; see the [module documentation](self#conversion-modes)).
+    pub fn params_with_conversion(self, mode: ConversionMode) -> CkksParams {
+        let p = self.params();
+        match mode {
+            ConversionMode::ExactInteger => p.for_exact_integer(),
+            _ => CkksParams {
+                conversion: mode,
+                ..p
+            },
         }
     }
 

@@ -6,11 +6,8 @@
 
 mod common;
 
-use common::{bits, c, values};
-use rnsfhe_ckks::{
-    CkksContext, CkksDecryptor, CkksEncryptor, CkksParams, ConversionMode, Evaluator, KeyGenerator,
-    Preset,
-};
+use common::{bits, c, PkSession};
+use rnsfhe_ckks::{CkksContext, CkksParams, ConversionMode, Preset};
 use rnsfhe_math::primes::{closeness_eta, qu_xu_max_eta};
 
 /// The fresh-precision threshold of `tests/evaluator.rs` (public-key encryption, scale `2^40`); a
@@ -74,21 +71,10 @@ fn scaling_primes_reach_algorithm_2_eta() {
 fn multiplication_and_rotation_decrypt() {
     for preset in [Preset::PaperTable3, Preset::Rec128N13] {
         let ctx = CkksContext::new(exact_integer(preset)).unwrap();
-        let mut r = common::rng(7);
-        let kg = KeyGenerator::new(&ctx, &mut r).unwrap();
-        let pk = kg.public_key(&mut r).unwrap();
-        let eval = Evaluator::new(&ctx)
-            .with_relin_key(kg.relin_key(&mut r).unwrap())
-            .unwrap()
-            .with_galois_keys(kg.galois_keys(&[1], false, &mut r).unwrap())
-            .unwrap();
-        let enc = CkksEncryptor::with_public_key(&ctx, &pk).unwrap();
-        let dec = CkksDecryptor::new(&ctx, kg.secret_key()).unwrap();
+        let mut session = PkSession::new(&ctx, 7);
+        let (a, b, ca, cb) = session.two_inputs(&ctx);
+        let PkSession { dec, eval, .. } = session;
         let slots = ctx.max_slots();
-        let a = values(slots, 1);
-        let b = values(slots, 2);
-        let ca = enc.encrypt(a.as_slice(), &mut r).unwrap();
-        let cb = enc.encrypt(b.as_slice(), &mut r).unwrap();
         let fresh = bits(&c(&a), &dec.decrypt(&ca).unwrap());
         assert!(fresh >= FRESH_BITS, "{preset:?}: fresh {fresh:.2}");
         let prod: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x * y).collect();

@@ -21,6 +21,15 @@
 //! Every reason that applies is printed. For sparse secrets the estimate leaves out hybrid attacks and is
 //! optimistic, so a sparse-secret preset is never called secure here, whatever its estimate.
 //!
+//! # Conversion modes
+//!
+//! The table lists the basis-conversion modes each preset builds in: for CKKS every mode, the context
+//! being built from [`Preset::params_with_conversion`] (`ExactInteger` with `dnum = L + 1` where `q_0`
+//! would share a digit with the scaling primes, see `rnsfhe_ckks::params`); for BFV `ExactFloat` and
+//! `ExactInteger` ([`BfvPreset::params_with_conversion`]; `Fast` cannot serve HPS multiplication), with
+//! `ExactInteger`'s `log2 Q` where it differs. The detailed view shows each mode's layout and Qu-Xu
+//! Theorem 1 figures.
+//!
 //! # Expected precision (CKKS)
 //!
 //! Composed from the per-coefficient noise estimates of `rnsfhe-core` ([`rnsfhe_core::noise`], RNS-CKKS
@@ -43,7 +52,7 @@ use rnsfhe_ckks::{CkksContext, Preset};
 use rnsfhe_core::lwe_estimator::LweSecret;
 use rnsfhe_core::lwe_estimator::{estimate_rlwe, AttackCost, LweEstimate};
 use rnsfhe_core::security::SecurityEstimate;
-use rnsfhe_core::SecretDistribution;
+use rnsfhe_core::{ConversionMode, SecretDistribution};
 use rnsfhe_lwe::PegasusPreset;
 use rnsfhe_pegasus::{PipelineParams, PipelinePreset, RingPackingKey};
 
@@ -66,8 +75,80 @@ struct Summary {
     he_standard: SecurityEstimate,
     estimate: LweEstimate,
     precision: String,
+    /// The basis-conversion modes the preset builds in (module documentation).
+    modes: String,
     /// Why the preset is insecure; empty when it is not.
     insecure: Vec<Reason>,
+}
+
+/// Every basis-conversion mode, in the order of the tables.
+const MODES: [ConversionMode; 3] = [
+    ConversionMode::Fast,
+    ConversionMode::ExactFloat,
+    ConversionMode::ExactInteger,
+];
+
+/// The contexts of a CKKS preset in every mode that builds ([`Preset::params_with_conversion`]), and the
+/// error of each mode that does not.
+fn ckks_modes(
+    preset: Preset,
+) -> Vec<(
+    ConversionMode,
+    Result<std::sync::Arc<CkksContext>, rnsfhe_ckks::Error>,
+)> {
+    MODES
+        .into_iter()
+        .map(|mode| (mode, CkksContext::new(preset.params_with_conversion(mode))))
+        .collect()
+}
+
+/// The short form of [`ckks_modes`] for the table, from the preset's context `ctx` (its own mode,
+/// `Fast`): the modes that build, `ExactInteger` with its `dnum` where it differs from the preset's. Only
+/// `ExactInteger` can refuse a chain (Qu-Xu Theorem 1), so only its context is built here; `Fast` and
+/// `ExactFloat` convert any basis and share the preset's chain (`rnsfhe params <preset>` and the
+/// `preset_modes` tests of rnsfhe-ckks build all three).
+fn ckks_modes_short(preset: Preset, ctx: &CkksContext) -> String {
+    let dnum = ctx.params().dnum;
+    MODES
+        .into_iter()
+        .filter_map(|mode| {
+            let d = if mode == ConversionMode::ExactInteger {
+                CkksContext::new(preset.params_with_conversion(mode))
+                    .ok()?
+                    .params()
+                    .dnum
+            } else {
+                dnum
+            };
+            Some(if d == dnum {
+                mode.to_string()
+            } else {
+                format!("{mode} (dnum {d})")
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The BFV counterpart: `ExactFloat` and `ExactInteger` when their parameters generate (the generator
+/// checks Qu-Xu Theorem 1 for `ExactInteger`), `ExactInteger` with its `log2 Q` where it differs.
+fn bfv_modes_short(preset: BfvPreset) -> String {
+    let float = preset
+        .params_with_conversion(ConversionMode::ExactFloat)
+        .ok();
+    [ConversionMode::ExactFloat, ConversionMode::ExactInteger]
+        .into_iter()
+        .filter_map(|mode| {
+            let p = preset.params_with_conversion(mode).ok()?;
+            let same_q = float.as_ref().is_some_and(|f| f.q_moduli == p.q_moduli);
+            Some(if same_q {
+                mode.to_string()
+            } else {
+                format!("{mode} (log Q {:.1})", log2_product(&p.q_moduli))
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `rnsfhe params`: the summary table of every preset; `rnsfhe params <name>`: one preset in detail.
@@ -258,6 +339,7 @@ fn ckks_summary(preset: Preset) -> anyhow::Result<(Summary, std::sync::Arc<CkksC
         he_standard,
         estimate,
         precision: format!("{:.1} / {:.1}", precision.fresh_bits, precision.mult_bits),
+        modes: ckks_modes_short(preset, &ctx),
         insecure,
     };
     Ok((summary, ctx))
@@ -311,6 +393,7 @@ fn bfv_summary(preset: BfvPreset) -> anyhow::Result<(Summary, BfvParams)> {
         he_standard,
         estimate,
         precision: "exact (mod t)".into(),
+        modes: bfv_modes_short(preset),
         insecure,
     };
     Ok((summary, params))
@@ -384,6 +467,7 @@ fn summary_table() -> anyhow::Result<String> {
                 bits(s.estimate.security_bits()),
                 bits(s.estimate.core_svp_bits()),
                 s.precision.clone(),
+                s.modes.clone(),
                 status(&s.insecure, false),
             ]
         })
@@ -407,6 +491,7 @@ fn summary_table() -> anyhow::Result<String> {
             "security (bits)",
             "core-SVP",
             "precision (bits)",
+            "conversion modes",
             "status",
         ],
         &cells,
@@ -424,6 +509,10 @@ minimum in the 0.292 beta model alone. Sparse secrets: hybrid attacks not modell
 - precision (CKKS): bits of a slot's real part (-log2 of the error's standard deviation) after \
 public-key encryption / after one Mult&RS, from the noise estimates of rnsfhe-core; the minimum over \
 all slots is about 2 bits lower.\n\
+- conversion modes: the basis-conversion modes of key switching (CKKS) or of HPS multiplication (BFV) \
+the preset builds in; CKKS ExactInteger (Qu-Xu Theorem 1) puts q_0 in a digit of its own where it would \
+share one with the scaling primes (dnum = L + 1); BFV ExactInteger draws Q near one power of two where \
+the HE Standard cap spread it over two prime sizes; BFV has no Fast mode (HPS needs the exact lift).\n\
 - `rnsfhe params <preset>` shows one preset in detail with its prime chain.\n";
     out += &pegasus_table()?;
     out += &pipeline_table()?;
@@ -705,6 +794,34 @@ fn detail(name: &str) -> anyhow::Result<String> {
                 "- Qu-Xu closeness (Theorem 1): {}",
                 ctx.qu_xu_summary()
             )?;
+            writeln!(
+                out,
+                "- basis-conversion modes (Preset::params_with_conversion):"
+            )?;
+            for (mode, c) in ckks_modes(preset) {
+                match c {
+                    Ok(c) => writeln!(
+                        out,
+                        "  - {mode}: dnum = {}, {} special primes, log2 QP = {:.2}, largest prime {:.2} bits \
+                         (below 2^50, the IFMA path of the NTT: {}), Qu-Xu {}",
+                        c.params().dnum,
+                        c.p_moduli().len(),
+                        c.log_qp(),
+                        c.q_moduli()
+                            .iter()
+                            .chain(c.p_moduli())
+                            .map(|&q| (q as f64).log2())
+                            .fold(0.0, f64::max),
+                        if c.q_moduli().iter().chain(c.p_moduli()).all(|&q| q < 1 << 50) {
+                            "all"
+                        } else {
+                            "not all"
+                        },
+                        c.qu_xu_summary()
+                    )?,
+                    Err(e) => writeln!(out, "  - {mode}: refused: {e}")?,
+                }
+            }
             security_lines(&mut out, &s)?;
             if let Some(w) = ctx.security_warning() {
                 writeln!(out, "- {w}")?;
@@ -773,6 +890,11 @@ fn detail(name: &str) -> anyhow::Result<String> {
                 out,
                 "- secret uniform ternary, sigma = {:.4}, conversion {}",
                 params.sigma, params.conversion
+            )?;
+            writeln!(
+                out,
+                "- basis-conversion modes (BfvPreset::params_with_conversion): {}",
+                s.modes
             )?;
             security_lines(&mut out, &s)?;
             writeln!(

@@ -156,3 +156,36 @@ fn unknown_preset_is_an_error_listing_the_valid_names() {
         assert!(err.contains(name), "{err}");
     }
 }
+
+#[test]
+fn every_preset_lists_the_conversion_modes_it_builds_in() {
+    let out = rnsfhe(&["params"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
+    let ckks: Vec<String> = Preset::ALL.iter().map(|p| format!("{p:?}")).collect();
+    for row in table_rows(&text) {
+        let name = &row["preset"];
+        let modes = &row["conversion modes"];
+        // CKKS: all three; BFV: the two exact ones (HPS multiplication needs the exact lift).
+        let expected: &[&str] = if ckks.contains(name) {
+            &["Fast", "ExactFloat", "ExactInteger"]
+        } else {
+            &["ExactFloat", "ExactInteger"]
+        };
+        let listed: Vec<&str> = modes
+            .split(", ")
+            .map(|m| m.split(" (").next().unwrap_or(m))
+            .collect();
+        assert_eq!(listed, expected, "{name}: {modes:?}");
+    }
+    // The detailed view shows each mode's layout.
+    let out = rnsfhe(&["params", "PaperTable1L10"]);
+    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
+    for needle in [
+        "  - Fast: dnum = 3",
+        "  - ExactFloat: dnum = 3",
+        "  - ExactInteger: dnum = 11",
+    ] {
+        assert!(text.contains(needle), "no {needle:?} in\n{text}");
+    }
+}

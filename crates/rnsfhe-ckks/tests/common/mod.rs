@@ -107,3 +107,44 @@ impl Setup {
         Evaluator::new(&self.ctx).with_galois_keys(gk).unwrap()
     }
 }
+
+/// The public-key set-up of the precision tests: keys from `rng(seed)` (secret, public, relinearization
+/// and the rotation key of step 1, in that order), a public-key encryptor, a decryptor, an evaluator with
+/// both keys, and the generator to go on with.
+pub struct PkSession {
+    pub enc: CkksEncryptor,
+    pub dec: CkksDecryptor,
+    pub eval: Evaluator,
+    pub r: Csprng,
+}
+
+impl PkSession {
+    /// The set-up for `ctx` from `rng(seed)`.
+    pub fn new(ctx: &Arc<CkksContext>, seed: u8) -> Self {
+        let mut r = rng(seed);
+        let kg = KeyGenerator::new(ctx, &mut r).unwrap();
+        let pk = kg.public_key(&mut r).unwrap();
+        let eval = Evaluator::new(ctx)
+            .with_relin_key(kg.relin_key(&mut r).unwrap())
+            .unwrap()
+            .with_galois_keys(kg.galois_keys(&[1], false, &mut r).unwrap())
+            .unwrap();
+        let enc = CkksEncryptor::with_public_key(ctx, &pk).unwrap();
+        let dec = CkksDecryptor::new(ctx, kg.secret_key()).unwrap();
+        Self { enc, dec, eval, r }
+    }
+
+    /// The inputs of the precision tests: `values(slots, 1)` and `values(slots, 2)` for the full `N/2`
+    /// slots of `ctx`, and their encryptions (in that order, with this session's generator).
+    pub fn two_inputs(
+        &mut self,
+        ctx: &CkksContext,
+    ) -> (Vec<f64>, Vec<f64>, Ciphertext, Ciphertext) {
+        let slots = ctx.max_slots();
+        let a = values(slots, 1);
+        let b = values(slots, 2);
+        let ca = self.enc.encrypt(a.as_slice(), &mut self.r).unwrap();
+        let cb = self.enc.encrypt(b.as_slice(), &mut self.r).unwrap();
+        (a, b, ca, cb)
+    }
+}
