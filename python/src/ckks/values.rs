@@ -67,7 +67,8 @@ pub(super) fn slot_array(py: Python<'_>, values: Vec<Complex64>, real: bool) -> 
 
 /// The right operand of an arithmetic operation with a ciphertext, as read from Python.
 pub(super) enum Arg<'a> {
-    Ct(&'a Ciphertext),
+    /// A ciphertext, borrowed for the operation (`a += b` holds the left one mutably).
+    Ct(PyRef<'a, PyCiphertext>),
     Pt(&'a Plaintext),
     Int(i64),
     Real(f64),
@@ -79,7 +80,7 @@ impl Arg<'_> {
     /// The operand of [`Evaluator::apply`] (borrows the values: no copy).
     pub(super) fn operand(&self) -> Operand<'_> {
         match self {
-            Arg::Ct(ct) => Operand::Ciphertext(ct),
+            Arg::Ct(ct) => Operand::Ciphertext(&ct.ct),
             Arg::Pt(pt) => Operand::Plaintext(pt),
             Arg::Int(k) => Operand::Int(*k),
             Arg::Real(x) => Operand::Constant(Complex64::new(*x, 0.0)),
@@ -93,7 +94,7 @@ impl Arg<'_> {
 /// `None` for anything else (the operators then return `NotImplemented`).
 pub(super) fn classify<'a>(other: &'a Bound<'_, PyAny>) -> PyResult<Option<Arg<'a>>> {
     if let Ok(ct) = other.downcast::<PyCiphertext>() {
-        return Ok(Some(Arg::Ct(&ct.get().ct)));
+        return Ok(Some(Arg::Ct(ct.try_borrow()?)));
     }
     if let Ok(pt) = other.downcast::<PyPlaintext>() {
         return Ok(Some(Arg::Pt(&pt.get().key)));
