@@ -3,7 +3,8 @@ Python pays, to be set beside `rnsfhe bench ckks-op` (the same operations called
 compare_python.py.
 
 Run through the project's virtualenv (.venv/bin/python, with the extension built: `make python-ext`).
-Single-threaded: RAYON_NUM_THREADS=1 is set below before rnsfhe is imported.
+Threads: RAYON_NUM_THREADS as the driver sets it (compare_python.py --threads; 1 unless given), before rnsfhe is
+imported.
 
 Each operation is the call a user writes, on the same preset (`--preset`, a name of our CKKS presets, which
 presets.json mirrors) and the same kind of inputs (N/2 reals in [-1, 1]) as the Rust side:
@@ -12,21 +13,36 @@ presets.json mirrors) and the same kind of inputs (N/2 reals in [-1, 1]) as the 
   decrypt_decode    decryptor.decrypt(ct)                      (complex numpy array out)
   add               ev.add(x, y)
   cmult             ev.multiply(x, plaintext) with auto-rescale (the plaintext encoded once)
-  mult_rs           ev.multiply(x, y) with auto-rescale        (relinearize, rescale)
+  mult_rs           ev.multiply(x, y) with auto-rescale        (the fused multiply, relinearize, rescale)
   rotate            ev.rotate(x, 1)
 """
 
 import os
 import sys
+import time
 import warnings
 
-os.environ["RAYON_NUM_THREADS"] = "1"  # before rnsfhe (and its thread pool) is loaded
+os.environ.setdefault("RAYON_NUM_THREADS", "1")  # before rnsfhe (and its thread pool) is loaded
 
 import numpy as np  # noqa: E402
 
 import peerlib  # noqa: E402
 
 from rnsfhe import ckks  # noqa: E402
+
+
+def timed(fn):
+    """Wraps fn() so that a call returns the wall-clock seconds of fn() including the release of its result,
+    as the Rust side times them (its result is dropped inside the timed call); peerlib.timed stops the clock
+    before the release, which would favour this side by the cost of freeing a ciphertext (several MB)."""
+    clock = time.perf_counter
+
+    def run():
+        t0 = clock()
+        fn()
+        return clock() - t0
+
+    return run
 
 
 def main():
@@ -67,13 +83,13 @@ def main():
         "rotate_bits": bits(ev.rotate(x, 1), np.roll(x_values, -1)),
     }
     ops = {
-        "keygen": peerlib.timed(lambda: ctx.keygen(rotations=[1], sum_slots=False)),
-        "encode_encrypt": peerlib.timed(lambda: enc.encrypt(x_values)),
-        "decrypt_decode": peerlib.timed(lambda: dec.decrypt(x)),
-        "add": peerlib.timed(lambda: ev.add(x, y)),
-        "cmult": peerlib.timed(lambda: ev.multiply(x, c)),
-        "mult_rs": peerlib.timed(lambda: ev.multiply(x, y)),
-        "rotate": peerlib.timed(lambda: ev.rotate(x, 1)),
+        "keygen": timed(lambda: ctx.keygen(rotations=[1], sum_slots=False)),
+        "encode_encrypt": timed(lambda: enc.encrypt(x_values)),
+        "decrypt_decode": timed(lambda: dec.decrypt(x)),
+        "add": timed(lambda: ev.add(x, y)),
+        "cmult": timed(lambda: ev.multiply(x, c)),
+        "mult_rs": timed(lambda: ev.multiply(x, y)),
+        "rotate": timed(lambda: ev.rotate(x, 1)),
     }
     p = ctx.params
     actual = {

@@ -26,33 +26,82 @@ use rnsfhe::math::wire::{self, Integrity, MacKey, PublicRandomness};
 use rnsfhe::ring::conversion::ConversionMode;
 use rnsfhe::ring::GaloisGroup;
 
-/// Runs `op` with the GIL released, on a worker thread of the global rayon pool (the caller waits), and
-/// returns its result: what every homomorphic operation, encryption, decryption and key generation of
-/// the bindings goes through.
+/// Runs `op` with the GIL released, on a worker thread of a rayon pool, and returns its result: what
+/// every homomorphic operation, encryption, decryption and key generation of the bindings goes through.
 ///
-/// Called from a Python thread, which is not a worker of the pool, each parallel section of an operation
-/// (dozens in a key switch: one per NTT batch, basis conversion, inner product) would otherwise be
-/// injected into the pool separately while the caller sleeps, and cost a wake-up of a worker each; with
-/// the whole operation on a worker, its sections are forks of that worker, as in a Rust program running
-/// inside the pool (`ThreadPool::install`), and the operation costs one hand-off. This is what makes
-/// two threads from Python scale like two threads from Rust; on one thread it saves the per-section
-/// hand-offs too. `op` must not take the GIL (error conversions that build Python objects run after it
-/// returns): a worker waiting for the GIL would stall the pool for a thread that holds the GIL and waits
-/// for the pool.
+/// Called from a Python thread, which is not a worker of a pool, each parallel section of an operation
+/// (dozens in a key switch: one per NTT batch, basis conversion, inner product) would be injected into
+/// the global pool separately while the caller sleeps, and cost two wake-ups each (the worker's, then the
+/// caller's). With the whole operation on a worker, its sections are forks of that worker, as in a Rust
+/// program running inside its pool (`ThreadPool::install`):
+///
+/// * with one thread (`RAYON_NUM_THREADS=1`), the calling thread becomes the one worker of a pool of its
+///   own ([`adopt_thread`]) and runs everything itself: no hand-off at all, and Python threads run
+///   their operations side by side instead of queueing for the one global worker;
+/// * with more, the thread that imported rnsfhe becomes the first worker of a pool of that many
+///   threads: it runs its operations itself and the other workers take its forks, so that two threads
+///   from Python scale like two threads from Rust; other Python threads move each operation to a
+///   worker of the global pool ([`on_pool`]: one hand-off per operation).
+///
+/// `op` must not take the GIL (error conversions that build Python objects run after it returns): a
+/// worker waiting for the GIL would stall the pool for a thread that holds the GIL and waits for it.
 pub(crate) fn release<T: Send>(py: Python<'_>, op: impl FnOnce() -> T + Send) -> T {
     py.allow_threads(|| on_pool(op))
+}
+
+thread_local! {
+    /// Whether this thread has tried to become the worker of a pool of its own ([`adopt_thread`]).
+    static ADOPTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The thread that imported the extension (the Python main thread, as a rule).
+static IMPORTER: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
+/// Records the calling thread as the one that imported the extension (see [`adopt_thread`]).
+pub(crate) fn note_importing_thread() {
+    // A second import (a subinterpreter) keeps the first thread.
+    let _ = IMPORTER.set(std::thread::current().id());
+}
+
+/// Makes the calling thread the first worker of a rayon pool of its own, of as many threads as the
+/// global pool (`RAYON_NUM_THREADS`), once per thread: its operations then run on it, their forks taken
+/// by the pool's other workers, without the hand-off of [`on_pool`] (two wake-ups, the worker's and the
+/// caller's). With one thread every Python thread does this (the pool is the thread itself); with more,
+/// only the thread that imported the extension, since each such pool keeps its other workers for the
+/// life of the process (rayon keeps the registry of a pool that took over an existing thread,
+/// `ThreadPoolBuilder::use_current_thread`), and a program that starts many short-lived Python threads
+/// would collect idle workers. If rayon refuses, operations go to the global pool.
+fn adopt_thread() {
+    if rayon::current_thread_index().is_some() || ADOPTED.with(|a| a.replace(true)) {
+        return;
+    }
+    let threads = rayon::current_num_threads();
+    if threads != 1 && IMPORTER.get() != Some(&std::thread::current().id()) {
+        return;
+    }
+    if let Ok(pool) = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .use_current_thread()
+        .build()
+    {
+        // Dropping the pool would terminate it while this thread stays registered as its worker.
+        std::mem::forget(pool);
+    }
 }
 
 /// Runs `op` with the GIL released on the calling thread: for the operations of one pass over memory
 /// (additions, negation: about 0.1 ms at N = 2^15), which have no parallel section worth a hand-off to
 /// the pool (measured at PaperTable1L5: the hand-off of [`release`] made `ev.add` 1.4 times as long).
 pub(crate) fn release_inline<T: Send>(py: Python<'_>, op: impl FnOnce() -> T + Send) -> T {
+    adopt_thread();
     py.allow_threads(op)
 }
 
-/// `op()` on a worker of the global rayon pool: directly when the calling thread is a worker of a pool,
-/// else moved there ([`rayon::scope`] runs its body on a worker and waits).
+/// `op()` on a worker of a rayon pool: directly when the calling thread is a worker of a pool (or
+/// becomes the worker of its own, [`adopt_thread`]), else moved to a worker of the global pool
+/// ([`rayon::scope`] runs its body on a worker and waits).
 pub(crate) fn on_pool<T: Send>(op: impl FnOnce() -> T + Send) -> T {
+    adopt_thread();
     if rayon::current_thread_index().is_some() {
         op()
     } else {

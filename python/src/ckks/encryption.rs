@@ -52,9 +52,24 @@ impl PyEncryptor {
         values: &Bound<'_, PyAny>,
         slots: Option<Int>,
     ) -> PyResult<PyCiphertext> {
-        let values = read_values(values, "encrypt")?.into_complex();
+        let values = read_values(values, "encrypt")?;
         let max_slots = self.ctx.max_slots();
         let slots = Int::get_opt(slots, "slots")?.unwrap_or(max_slots);
+        if slots == max_slots && !self.with_secret {
+            // The path of Rust's `encrypt`, with the values as given (real values are not widened to
+            // complex here: the encoder does it in its own pass): the message is added in coefficient
+            // form, one transform fewer than encoding to a plaintext first.
+            let ct = release(py, || -> ckks::Result<Ciphertext> {
+                let mut rng = Csprng::from_os()?;
+                match &values {
+                    Values::Real(v) => self.enc.encrypt(&v[..], &mut rng),
+                    Values::Complex(v) => self.enc.encrypt(&v[..], &mut rng),
+                }
+            })
+            .map_err(ckks_error)?;
+            return Ok(PyCiphertext::new(ct, &self.eval));
+        }
+        let values = values.into_complex();
         if self.with_secret && slots == max_slots {
             let seeded = release(py, || -> ckks::Result<SeededCiphertext> {
                 let mut rng = Csprng::from_os()?;
@@ -63,13 +78,9 @@ impl PyEncryptor {
             .map_err(ckks_error)?;
             return PyCiphertext::with_seed(seeded, &self.eval);
         }
+        // Fewer slots: encoded to a plaintext of that slot count first.
         let ct = release(py, || -> ckks::Result<Ciphertext> {
             let mut rng = Csprng::from_os()?;
-            if slots == max_slots {
-                // The path of Rust's `encrypt`: the message is added in coefficient form, one
-                // transform fewer than encoding to a plaintext first.
-                return self.enc.encrypt(&values[..], &mut rng);
-            }
             let pt = self.ctx.encode(&values, slots, self.ctx.max_level())?;
             self.enc.encrypt_plaintext(&pt, &mut rng)
         })
