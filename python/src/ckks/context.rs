@@ -262,7 +262,7 @@ context_methods! {
         /// p_0: an encryption is computed over Q p_0 and divided by p_0 (as SEAL does), so the fresh
         /// error is about the rounding's instead of the key's, sigma sqrt(2N/3 + 1 + h) per coefficient
         /// (at PaperTable1L10, N = 2^15 and scale 2^55: about 43.7 bits of fresh precision against about
-        /// 36), for encode + encrypt 1.3 to 1.7 times as long. "over_q" makes the key of RNS-CKKS
+        /// 36), for encode + encrypt 1.3 to 1.6 times as long. "over_q" makes the key of RNS-CKKS
         /// ``KeyGen`` over Q only: faster encryption, less precision. ``PublicKey.is_extended`` tells
         /// them apart; both serialize and pickle.
         #[pyo3(signature = (rotations = Vec::new(), conjugate = false, sum_slots = false, *,
