@@ -209,3 +209,21 @@ def test_sessions_pass_the_public_key_keyword():
     ctx = small_bfv(65537)
     assert not bfv.Session(ctx, public_key="over_q").keys.public.is_extended
     assert bfv.Session(ctx).keys.public.is_extended
+
+
+def test_add_many_is_the_chained_sum(session, inputs):
+    x, y, c = inputs
+    ev = session.evaluator
+    a, b = session.encrypt(x), session.encrypt(y)
+    low = ev.multiply(session.encrypt(c), 1.0)
+    for cts in ([a, b], [a, b, low], [low, a, b]):
+        want = cts[0]
+        for ct in cts[1:]:
+            want = want + ct
+        assert ev.add_many(cts).to_bytes() == want.to_bytes()
+    # The inputs are left as they were (the accumulator is a copy of the first).
+    a_bytes = a.to_bytes()
+    ev.add_many([a, b])
+    assert a.to_bytes() == a_bytes
+    with pytest.raises(ValueError):
+        ev.add_many([])

@@ -433,8 +433,22 @@ evaluator_methods! {
             py: Python<'_>,
             cts: Vec<Bound<'_, PyCiphertext>>,
         ) -> PyResult<PyCiphertext> {
-            let cts = read_ciphertexts(&self.eval, &cts)?;
-            unary_many(py, &self.eval, |e| e.add_many(&cts))
+            // Borrowed, not copied: one accumulator updated in place, as `Evaluator::add_many` does.
+            let held = cts.iter().map(|c| c.try_borrow()).collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&Ciphertext> = held.iter().map(|c| &c.ct).collect();
+            for c in &refs {
+                self.eval.check(c)?;
+            }
+            unary_many(py, &self.eval, |e| match refs.split_first() {
+                None => e.add_many(&[]),
+                Some((first, rest)) => {
+                    let mut acc = (*first).clone();
+                    for c in rest {
+                        e.add_assign(&mut acc, c)?;
+                    }
+                    Ok(acc)
+                }
+            })
         }
 
         /// weighted_sum(cts, weights) -> Ciphertext: ``sum_i weights[i] * cts[i]`` slot-wise, one real weight
