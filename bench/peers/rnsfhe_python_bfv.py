@@ -17,7 +17,6 @@ the inputs are N values mod t, as there. Each operation is the call a user write
 
 import os
 import sys
-import time
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")  # before rnsfhe (and its thread pool) is loaded
 
@@ -26,20 +25,6 @@ import numpy as np  # noqa: E402
 import peerlib  # noqa: E402
 
 from rnsfhe import bfv  # noqa: E402
-
-
-def timed(fn):
-    """Wraps fn() so that a call returns the wall-clock seconds of fn() including the release of its result,
-    as the Rust side times them (its result is dropped inside the timed call); peerlib.timed stops the clock
-    before the release, which would favour this side by the cost of freeing a ciphertext (several MB)."""
-    clock = time.perf_counter
-
-    def run():
-        t0 = clock()
-        fn()
-        return clock() - t0
-
-    return run
 
 
 def main():
@@ -72,12 +57,12 @@ def main():
         and (not batch or exact(ev.multiply(x, y), x_values * y_values % args.t)),
     }
     ops = {
-        "encrypt": timed(lambda: enc.encrypt(x_values)),
-        "decrypt": timed(lambda: dec.decrypt(x)),
-        "add": timed(lambda: ev.add(x, y)),
-        "mult": timed(lambda: ev.multiply(x, y, relinearize=False)),
-        "relin": timed(lambda: ev.relinearize(xy)),
-        "mult_relin": timed(lambda: ev.multiply(x, y)),
+        "encrypt": peerlib.timed_with_release(lambda: enc.encrypt(x_values)),
+        "decrypt": peerlib.timed_with_release(lambda: dec.decrypt(x)),
+        "add": peerlib.timed_with_release(lambda: ev.add(x, y)),
+        "mult": peerlib.timed_with_release(lambda: ev.multiply(x, y, relinearize=False)),
+        "relin": peerlib.timed_with_release(lambda: ev.relinearize(xy)),
+        "mult_relin": peerlib.timed_with_release(lambda: ev.multiply(x, y)),
     }
     actual = {
         "t": ctx.t,

@@ -19,7 +19,6 @@ presets.json mirrors) and the same kind of inputs (N/2 reals in [-1, 1]) as the 
 
 import os
 import sys
-import time
 import warnings
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")  # before rnsfhe (and its thread pool) is loaded
@@ -29,20 +28,6 @@ import numpy as np  # noqa: E402
 import peerlib  # noqa: E402
 
 from rnsfhe import ckks  # noqa: E402
-
-
-def timed(fn):
-    """Wraps fn() so that a call returns the wall-clock seconds of fn() including the release of its result,
-    as the Rust side times them (its result is dropped inside the timed call); peerlib.timed stops the clock
-    before the release, which would favour this side by the cost of freeing a ciphertext (several MB)."""
-    clock = time.perf_counter
-
-    def run():
-        t0 = clock()
-        fn()
-        return clock() - t0
-
-    return run
 
 
 def main():
@@ -83,13 +68,13 @@ def main():
         "rotate_bits": bits(ev.rotate(x, 1), np.roll(x_values, -1)),
     }
     ops = {
-        "keygen": timed(lambda: ctx.keygen(rotations=[1], sum_slots=False)),
-        "encode_encrypt": timed(lambda: enc.encrypt(x_values)),
-        "decrypt_decode": timed(lambda: dec.decrypt(x)),
-        "add": timed(lambda: ev.add(x, y)),
-        "cmult": timed(lambda: ev.multiply(x, c)),
-        "mult_rs": timed(lambda: ev.multiply(x, y)),
-        "rotate": timed(lambda: ev.rotate(x, 1)),
+        "keygen": peerlib.timed_with_release(lambda: ctx.keygen(rotations=[1], sum_slots=False)),
+        "encode_encrypt": peerlib.timed_with_release(lambda: enc.encrypt(x_values)),
+        "decrypt_decode": peerlib.timed_with_release(lambda: dec.decrypt(x)),
+        "add": peerlib.timed_with_release(lambda: ev.add(x, y)),
+        "cmult": peerlib.timed_with_release(lambda: ev.multiply(x, c)),
+        "mult_rs": peerlib.timed_with_release(lambda: ev.multiply(x, y)),
+        "rotate": peerlib.timed_with_release(lambda: ev.rotate(x, 1)),
     }
     p = ctx.params
     actual = {

@@ -97,6 +97,19 @@ pub(crate) fn release_inline<T: Send>(py: Python<'_>, op: impl FnOnce() -> T + S
     py.allow_threads(op)
 }
 
+/// [`release_inline`] for an operation of one pass over memory (`one_pass`), else [`release`].
+pub(crate) fn release_as<T: Send>(
+    py: Python<'_>,
+    one_pass: bool,
+    op: impl FnOnce() -> T + Send,
+) -> T {
+    if one_pass {
+        release_inline(py, op)
+    } else {
+        release(py, op)
+    }
+}
+
 /// `op()` on a worker of a rayon pool: directly when the calling thread is a worker of a pool (or
 /// becomes the worker of its own, [`adopt_thread`]), else moved to a worker of the global pool
 /// ([`rayon::scope`] runs its body on a worker and waits).

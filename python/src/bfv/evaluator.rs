@@ -151,15 +151,10 @@ pub(super) fn binary(
         return Ok(None);
     };
     check_encodings(a.encoding, &b)?;
-    let run = || eval.apply(&a.ct, a.encoding, op, &b);
     // A sum or difference of two ciphertexts is one pass over memory: on the calling thread (a hand-off
     // to the pool would cost a visible part of it); everything else on the pool.
     let one_pass = !matches!(op, BinOp::Mul) && matches!(b, Operand::Ct(_));
-    let ct = if one_pass {
-        release_inline(py, run)
-    } else {
-        release(py, run)
-    }?;
+    let ct = release_as(py, one_pass, || eval.apply(&a.ct, a.encoding, op, &b))?;
     Ok(Some(PyCiphertext::new(ct, eval, a.encoding)))
 }
 

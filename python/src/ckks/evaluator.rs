@@ -60,12 +60,9 @@ pub(super) fn binary(
         eval.check(&b.ct)?;
     }
     let operand = b.operand();
-    let run = || eval.ev.apply(&a.ct, bin_op(op), operand);
-    let ct = if is_one_pass(op, &operand) {
-        release_inline(py, run)
-    } else {
-        release(py, run)
-    }
+    let ct = release_as(py, is_one_pass(op, &operand), || {
+        eval.ev.apply(&a.ct, bin_op(op), operand)
+    })
     .map_err(ckks_error)?;
     Ok(Some(PyCiphertext::new(ct, eval)))
 }
@@ -77,6 +74,19 @@ pub(super) fn is_one_pass(op: BinOp, operand: &Operand<'_>) -> bool {
     !matches!(op, BinOp::Mul) && !matches!(operand, Operand::Values(_))
 }
 
+/// Runs a unary operation with the GIL released ([`release_as`]: `one_pass` for one pass over memory).
+fn unary_as(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &Ciphertext,
+    one_pass: bool,
+    f: impl FnOnce(&Evaluator, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
+) -> PyResult<PyCiphertext> {
+    eval.check(a)?;
+    let ct = release_as(py, one_pass, || f(&eval.ev, a)).map_err(ckks_error)?;
+    Ok(PyCiphertext::new(ct, eval))
+}
+
 /// Runs a unary operation with the GIL released.
 pub(super) fn unary(
     py: Python<'_>,
@@ -84,21 +94,17 @@ pub(super) fn unary(
     a: &Ciphertext,
     f: impl FnOnce(&Evaluator, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
-    eval.check(a)?;
-    let ct = release(py, || f(&eval.ev, a)).map_err(ckks_error)?;
-    Ok(PyCiphertext::new(ct, eval))
+    unary_as(py, eval, a, false, f)
 }
-/// [`unary`] on the calling thread ([`release_inline`]): for negation and dropping limbs, one pass over
-/// memory each.
+
+/// [`unary`] for negation and dropping limbs, one pass over memory each ([`release_inline`]).
 pub(super) fn unary_inline(
     py: Python<'_>,
     eval: &Arc<Eval>,
     a: &Ciphertext,
     f: impl FnOnce(&Evaluator, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
-    eval.check(a)?;
-    let ct = release_inline(py, || f(&eval.ev, a)).map_err(ckks_error)?;
-    Ok(PyCiphertext::new(ct, eval))
+    unary_as(py, eval, a, true, f)
 }
 
 /// `a += other` (`op` Add) or `a -= other` (Sub) in place, `a` the Python ciphertext `slf`: with a
@@ -159,15 +165,10 @@ pub(super) fn in_place(
                 ev.add_plain_assign(target, pt)
             }
         }),
-        operand => {
-            let run = || ev.apply(target, bin_op(op), operand);
-            let sum = if is_one_pass(op, &operand) {
-                release_inline(py, run)
-            } else {
-                release(py, run)
-            };
-            sum.map(|ct| *target = ct)
-        }
+        operand => release_as(py, is_one_pass(op, &operand), || {
+            ev.apply(target, bin_op(op), operand)
+        })
+        .map(|ct| *target = ct),
     }
     .map_err(ckks_error)?;
     a.seeded = None;
