@@ -167,11 +167,13 @@ bench-peers-functions: check-tools
 
 # make bench-python                          the Table 1 operations of the three presets, Python / Rust, 15 rounds
 # make bench-python PRESET=PaperTable1L5     one preset; ROUNDS=5 for fewer rounds
+# make bench-python SCHEME=bfv THREADS=2     the BFV operations (presets_bfv.json), both sides on 2 threads
 
 .PHONY: bench-python
 bench-python: check-tools python-ext
 	$(CARGO) build --release -p rnsfhe-cli
-	$(PYTHON) bench/peers/compare_python.py --rounds $(ROUNDS) $(foreach p,$(PRESET),--preset $(p)) $(PEERS_ARGS)
+	$(PYTHON) bench/peers/compare_python.py --rounds $(ROUNDS) $(foreach p,$(PRESET),--preset $(p)) \
+		$(if $(SCHEME),--scheme $(SCHEME)) $(if $(THREADS),--threads $(THREADS)) $(PEERS_ARGS)
 
 # ---- peers: PEGASUS look-up tables against OpenFHE binfhe (docs/bench/pegasus-peers.md) ---------------------
 

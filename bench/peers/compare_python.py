@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""What a Python call costs over the same Rust call: our CKKS operations of Table 1 timed from Rust and from
-Python, interleaved in one run.
+"""What a Python call costs over the same Rust call: our CKKS operations of Table 1 (or the BFV operations of
+compare_bfv.py, `--scheme bfv`) timed from Rust and from Python, interleaved in one run.
 
 Two benchmark processes speak the line protocol of README.md ("Protocol"):
-  Rust    target/release/rnsfhe bench ckks-op --preset <name>
-  Python  .venv/bin/python bench/peers/rnsfhe_python_table1.py --preset <name>   (our Python API)
+  CKKS  Rust    target/release/rnsfhe bench ckks-op --preset <name>
+        Python  .venv/bin/python bench/peers/rnsfhe_python_table1.py --preset <name>   (our Python API)
+  BFV   Rust    target/release/rnsfhe bench bfv-op --depth L --t T                     (presets_bfv.json)
+        Python  .venv/bin/python bench/peers/rnsfhe_python_bfv.py --depth L --t T
+`--threads N` runs both sides on N threads (RAYON_NUM_THREADS=N; default 1); the result file names the count.
 Rounds alternate the two (order rotating), a round's sample is the median of its calls, and the ratio
 Python / Rust is the median of the per-round ratios, so slow phases of the shared machine cancel out. The goal
 (README, "Measuring honestly"): a Python call costs what the Rust call costs, within a few percent; rows above
@@ -21,24 +24,33 @@ import statistics
 import sys
 import time
 
+import compare_bfv
 import compare_table1 as drv
+import peerlib
 
-GOAL_RATIO = 1.05
+GOAL_RATIO = 1.03
 IMPLS = ("ours", "python")
 LABEL = {"ours": "Rust", "python": "Python"}
 
 
-def start(args, preset):
-    env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
+def start(args, preset, params):
+    env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS=str(args.threads))
     cmds, skipped = {}, {}
     binary = os.path.join(drv.ROOT, "target", "release", "rnsfhe")
     py = os.path.join(drv.ROOT, ".venv", "bin", "python")
+    if args.scheme == "bfv":
+        # The parameters of compare_bfv.py: BfvParams::generate(t, depth) on both sides.
+        rust = ["bfv-op", "--depth", str(params["depth"]), "--t", str(params["t"])]
+        script = ["rnsfhe_python_bfv.py", "--depth", str(params["depth"]), "--t", str(params["t"])]
+    else:
+        rust = ["ckks-op", "--preset", preset]
+        script = ["rnsfhe_python_table1.py", "--preset", preset]
     if os.path.exists(binary):
-        cmds["ours"] = [binary, "bench", "ckks-op", "--preset", preset]
+        cmds["ours"] = [binary, "bench"] + rust
     else:
         skipped["ours"] = "target/release/rnsfhe not found (cargo build --release -p rnsfhe-cli)"
     if os.path.exists(py):
-        cmds["python"] = [py, os.path.join(drv.HERE, "rnsfhe_python_table1.py"), "--preset", preset]
+        cmds["python"] = [py, os.path.join(drv.HERE, script[0])] + script[1:]
     else:
         skipped["python"] = ".venv/bin/python not found (make python-ext)"
     peers, failed = drv.start_processes(cmds, env, args)
@@ -50,11 +62,13 @@ def run_preset(args, preset, params):
     print(f"== {preset}: starting processes ...", file=sys.stderr)
     t_start = time.time()
     load_before = os.getloadavg()
-    peers, skipped = start(args, preset)
+    peers, skipped = start(args, preset, params)
     if len(peers) != 2:
         raise SystemExit(f"both sides are needed: {skipped}")
-    ops = [o for o in drv.TABLE_OPS if not args.ops or o[0] in args.ops]
-    return compare(args, peers, ops, {"preset": preset, "params_requested": params}, t_start, load_before)
+    table = compare_bfv.OPS if args.scheme == "bfv" else drv.TABLE_OPS
+    ops = [o for o in table if not args.ops or o[0] in args.ops]
+    head = {"preset": preset, "scheme": args.scheme, "threads": args.threads, "params_requested": params}
+    return compare(args, peers, ops, head, t_start, load_before)
 
 
 def compare(args, peers, ops, head, t_start, load_before):
@@ -77,7 +91,9 @@ def compare(args, peers, ops, head, t_start, load_before):
 
 
 def markdown(res):
-    lines = [f"### {res['preset']}: Python API against Rust, same operations", ""]
+    threads = res.get("threads", 1)
+    lines = [f"### {res['preset']}: Python API against Rust, same operations, {threads} thread"
+             f"{'s' if threads != 1 else ''}", ""]
     lines += drv.machine_lines(res)
     lines.append("- load average (1, 5, 15 min) before: " + ", ".join(f"{x:.2f}" for x in res["load_average_before"])
                  + "; after: " + ", ".join(f"{x:.2f}" for x in res["load_average_after"]))
@@ -98,11 +114,20 @@ def markdown(res):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--preset", action="append", help="a preset of presets.json (repeatable; default all)")
-    drv.add_run_args(ap, "PaperTable1L5", "comma-separated op names (default: the Table 1 ops)",
+    ap.add_argument("--preset", action="append",
+                    help="a preset of presets.json, with --scheme bfv of presets_bfv.json (repeatable; default all)")
+    ap.add_argument("--scheme", choices=("ckks", "bfv"), default="ckks", help="the operations to compare (default ckks)")
+    ap.add_argument("--threads", type=int, default=1, help="RAYON_NUM_THREADS of both sides (default 1)")
+    drv.add_run_args(ap, "PaperTable1L5", "comma-separated op names (default: all of the scheme)",
                      "unused (both sides are ours)", "bench ckks-op", 600)
-    args, names = drv.parse_run_args(ap, drv.load_presets(), "PaperTable1L5")
-    drv.run_presets(ap, args, names, drv.load_presets(), run_preset, markdown, "python-overhead-")
+    bfv = "--scheme" in sys.argv and sys.argv[sys.argv.index("--scheme") + 1:][:1] == ["bfv"]
+    presets = peerlib.load_presets("presets_bfv.json" if bfv else "presets.json")
+    defaults = compare_bfv.DEFAULT_PRESETS if bfv else presets
+    args, names = drv.parse_run_args(ap, defaults, "BfvT65537L5" if bfv else "PaperTable1L5")
+    if args.threads < 1:
+        ap.error("--threads must be at least 1")
+    prefix = "python-overhead-" + ("bfv-" if bfv else "") + (f"{args.threads}t-" if args.threads != 1 else "")
+    drv.run_presets(ap, args, names, presets, run_preset, markdown, prefix)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ Python pays, to be set beside `rnsfhe bench ckks-op` (the same operations called
 compare_python.py.
 
 Run through the project's virtualenv (.venv/bin/python, with the extension built: `make python-ext`).
-Single-threaded: RAYON_NUM_THREADS=1 is set below before rnsfhe is imported.
+Threads: RAYON_NUM_THREADS as the driver sets it (compare_python.py --threads; 1 unless given), before rnsfhe is
+imported.
 
 Each operation is the call a user writes, on the same preset (`--preset`, a name of our CKKS presets, which
 presets.json mirrors) and the same kind of inputs (N/2 reals in [-1, 1]) as the Rust side:
@@ -12,7 +13,7 @@ presets.json mirrors) and the same kind of inputs (N/2 reals in [-1, 1]) as the 
   decrypt_decode    decryptor.decrypt(ct)                      (complex numpy array out)
   add               ev.add(x, y)
   cmult             ev.multiply(x, plaintext) with auto-rescale (the plaintext encoded once)
-  mult_rs           ev.multiply(x, y) with auto-rescale        (relinearize, rescale)
+  mult_rs           ev.multiply(x, y) with auto-rescale        (the fused multiply, relinearize, rescale)
   rotate            ev.rotate(x, 1)
 """
 
@@ -20,7 +21,7 @@ import os
 import sys
 import warnings
 
-os.environ["RAYON_NUM_THREADS"] = "1"  # before rnsfhe (and its thread pool) is loaded
+os.environ.setdefault("RAYON_NUM_THREADS", "1")  # before rnsfhe (and its thread pool) is loaded
 
 import numpy as np  # noqa: E402
 
@@ -67,13 +68,13 @@ def main():
         "rotate_bits": bits(ev.rotate(x, 1), np.roll(x_values, -1)),
     }
     ops = {
-        "keygen": peerlib.timed(lambda: ctx.keygen(rotations=[1], sum_slots=False)),
-        "encode_encrypt": peerlib.timed(lambda: enc.encrypt(x_values)),
-        "decrypt_decode": peerlib.timed(lambda: dec.decrypt(x)),
-        "add": peerlib.timed(lambda: ev.add(x, y)),
-        "cmult": peerlib.timed(lambda: ev.multiply(x, c)),
-        "mult_rs": peerlib.timed(lambda: ev.multiply(x, y)),
-        "rotate": peerlib.timed(lambda: ev.rotate(x, 1)),
+        "keygen": peerlib.timed_with_release(lambda: ctx.keygen(rotations=[1], sum_slots=False)),
+        "encode_encrypt": peerlib.timed_with_release(lambda: enc.encrypt(x_values)),
+        "decrypt_decode": peerlib.timed_with_release(lambda: dec.decrypt(x)),
+        "add": peerlib.timed_with_release(lambda: ev.add(x, y)),
+        "cmult": peerlib.timed_with_release(lambda: ev.multiply(x, c)),
+        "mult_rs": peerlib.timed_with_release(lambda: ev.multiply(x, y)),
+        "rotate": peerlib.timed_with_release(lambda: ev.rotate(x, 1)),
     }
     p = ctx.params
     actual = {

@@ -107,9 +107,9 @@ def reduce(values, t: int, signed: bool = True) -> np.ndarray:
 class Session(_common.SessionBase):
     """Everything one data owner needs: a context, its keys, an encryptor, a decryptor and an evaluator.
 
-    ``Session(context, *, rotations=(), column_swap=False)``: ``context`` is a :class:`Context` or a
-    preset name (:func:`presets`); ``rotations`` and ``column_swap`` choose the Galois keys (see
-    :meth:`Context.keygen`). Ciphertexts from :meth:`encrypt` are attached to :attr:`evaluator`, so their
+    ``Session(context, *, rotations=(), column_swap=False, public_key="extended")``: ``context`` is a
+    :class:`Context` or a preset name (:func:`presets`); ``rotations`` and ``column_swap`` choose the
+    Galois keys and ``public_key`` the public key (see :meth:`Context.keygen`). Ciphertexts from :meth:`encrypt` are attached to :attr:`evaluator`, so their
     products are relinearized and their rotations use this session's keys.
 
     Attributes: ``context``, ``keys`` (:class:`KeySet`), ``evaluator``, ``encryptor``, ``decryptor``.
@@ -124,10 +124,11 @@ class Session(_common.SessionBase):
         *,
         rotations: Iterable[int] = (),
         column_swap: bool = False,
+        public_key: str = "extended",
     ) -> None:
         super().__init__(
             context if isinstance(context, Context) else Context.from_preset(context),
-            keygen={"rotations": list(rotations), "column_swap": column_swap},
+            keygen={"rotations": list(rotations), "column_swap": column_swap, "public_key": public_key},
             evaluator={},
         )
 

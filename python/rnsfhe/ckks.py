@@ -85,12 +85,15 @@ from ._rnsfhe.ckks import SecretKey, precision, presets, recommended_flooding_bi
 class Session(_common.SessionBase):
     """Everything one data owner needs: a context, its keys, an encryptor, a decryptor and an evaluator.
 
-    ``Session(context="Rec128N13", *, rotations=(), conjugate=False, sum_slots=True, auto_rescale=True)``
+    ``Session(context="Rec128N13", *, rotations=(), conjugate=False, sum_slots=True, auto_rescale=True,
+    public_key="extended")``
 
     ``context`` is a :class:`Context` or a preset name. ``rotations``, ``conjugate`` and ``sum_slots``
     choose the Galois keys (see :meth:`Context.keygen`; ``sum_slots`` enables ``ct.sum()`` and
     ``ct.mean()``). With ``auto_rescale`` every product is rescaled at once, so ``a * b * c`` just works
-    while levels remain. Ciphertexts from :meth:`encrypt` are attached to :attr:`evaluator`.
+    while levels remain. ``public_key``: "extended" (more precise fresh ciphertexts) or "over_q" (faster
+    encryption; see :meth:`Context.keygen`). Ciphertexts from :meth:`encrypt` are attached to
+    :attr:`evaluator`.
 
     Attributes: ``context``, ``keys`` (:class:`KeySet`), ``evaluator``, ``encryptor``, ``decryptor``.
     Not picklable (it holds the secret key): pickle or ``to_bytes()`` its context and public keys.
@@ -106,10 +109,12 @@ class Session(_common.SessionBase):
         conjugate: bool = False,
         sum_slots: bool = True,
         auto_rescale: bool = True,
+        public_key: str = "extended",
     ) -> None:
         super().__init__(
             context if isinstance(context, Context) else Context.from_preset(context),
-            keygen={"rotations": list(rotations), "conjugate": conjugate, "sum_slots": sum_slots},
+            keygen={"rotations": list(rotations), "conjugate": conjugate, "sum_slots": sum_slots,
+                    "public_key": public_key},
             evaluator={"auto_rescale": auto_rescale},
         )
 

@@ -525,8 +525,9 @@ impl PyEncryptedModel {
     /// that). Runs on the evaluator of ``x``. Raises NotEnoughLevelsError, ValueError for another slot
     /// count or other parameters.
     fn predict_proba(&self, py: Python<'_>, x: &Bound<'_, PyCiphertext>) -> PyResult<PyCiphertext> {
-        let x = x.get();
-        let weights = self.weights.get();
+        let x = x.try_borrow()?;
+        let weights = self.weights.bind(py).try_borrow()?;
+        let (x, weights) = (&*x, &*weights);
         check_same_context(weights, x, "the features")?;
         let degree = self.model.sigmoid_degree();
         check_prediction_levels(
@@ -603,8 +604,9 @@ fn fit_encrypted(
         keep_levels.get("keep_levels")?,
     );
     let lr = settings(iterations, sigmoid_degree, learning_rate, keep_levels)?;
-    let xs = x.get();
-    let ys = y.map(|y| y.get());
+    let xs = x.try_borrow()?;
+    let ys = y.map(|y| y.try_borrow()).transpose()?;
+    let (xs, ys) = (&*xs, ys.as_deref());
     if let Some(ys) = ys {
         check_same_context(xs, ys, "the encrypted labels")?;
     }
@@ -682,7 +684,8 @@ fn predict_proba_encrypted(
     sigmoid_degree: Int,
 ) -> PyResult<PyCiphertext> {
     let sigmoid_degree: usize = sigmoid_degree.get("sigmoid_degree")?;
-    let x = x.get();
+    let x = x.try_borrow()?;
+    let x = &*x;
     let layout = layout.layout;
     if weights.len() != layout.width() {
         return Err(apps_error(Error::Shape {

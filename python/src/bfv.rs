@@ -29,10 +29,10 @@ use rnsfhe_bfv::{
 
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, ciphertext_wire_class, context_methods,
-    evaluator_methods, key_classes, keyset_methods, load_object, preset_name, preset_names,
-    preset_prefix, py_bool, rotations_of_elements, value_error_with_hint, warn_user, wire_context,
-    wire_key_class, wire_methods, wire_objects, wrong_dimensions, BinOp, ContextCache, Int, Scheme,
-    WireClass, WireObject,
+    evaluator_methods, extended_public_key, key_classes, keyset_methods, load_object, preset_name,
+    preset_names, preset_prefix, py_bool, release, release_as, rotations_of_elements,
+    value_error_with_hint, warn_user, wire_context, wire_key_class, wire_methods, wire_objects,
+    wrong_dimensions, BinOp, ContextCache, Int, Scheme, WireClass, WireObject,
 };
 
 mod ciphertext;

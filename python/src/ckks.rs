@@ -31,10 +31,11 @@ use rnsfhe::ckks::{
 
 use crate::common::{
     add_scheme_classes, as_array, ciphertext_methods, ciphertext_wire_class, context_methods,
-    evaluator_methods, key_classes, keyset_methods, load_object, mode_name, operator_result,
-    parse_mode, preset_name, preset_names, preset_prefix, py_bool, rotations_of_elements,
-    value_error_with_hint, warn_user, wire_context, wire_key_class, wire_methods, wire_objects,
-    wrong_dimensions, BinOp, ContextCache, Int, PyCallable, Scheme, WireClass, WireObject,
+    evaluator_methods, extended_public_key, key_classes, keyset_methods, load_object, mode_name,
+    operator_result, parse_mode, preset_name, preset_names, preset_prefix, py_bool, release,
+    release_as, release_inline, rotations_of_elements, value_error_with_hint, warn_user,
+    wire_context, wire_key_class, wire_methods, wire_objects, wrong_dimensions, BinOp,
+    ContextCache, Int, PyCallable, Scheme, WireClass, WireObject,
 };
 
 mod ciphertext;
@@ -231,6 +232,11 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
         )?;
         m.add_function(wrap_pyfunction!(stats::precision, m)?)?;
         m.add_function(wrap_pyfunction!(context::presets, m)?)?;
+        // setattr, not add_function: a helper of the tests, kept out of the module's __all__.
+        m.setattr(
+            "_rust_reference",
+            wrap_pyfunction!(evaluator::_rust_reference, m)?,
+        )?;
         m.add_function(wrap_pyfunction!(encryption::recommended_flooding_bits, m)?)?;
         Ok(())
     })

@@ -26,6 +26,115 @@ use rnsfhe::math::wire::{self, Integrity, MacKey, PublicRandomness};
 use rnsfhe::ring::conversion::ConversionMode;
 use rnsfhe::ring::GaloisGroup;
 
+/// Runs `op` with the GIL released, on a worker thread of a rayon pool, and returns its result: what
+/// every homomorphic operation, encryption, decryption and key generation of the bindings goes through.
+///
+/// Called from a Python thread, which is not a worker of a pool, each parallel section of an operation
+/// (dozens in a key switch: one per NTT batch, basis conversion, inner product) would be injected into
+/// the global pool separately while the caller sleeps, and cost two wake-ups each (the worker's, then the
+/// caller's). With the whole operation on a worker, its sections are forks of that worker, as in a Rust
+/// program running inside its pool (`ThreadPool::install`):
+///
+/// * with one thread (`RAYON_NUM_THREADS=1`), the calling thread becomes the one worker of a pool of its
+///   own ([`adopt_thread`]) and runs everything itself: no hand-off at all, and Python threads run
+///   their operations side by side instead of queueing for the one global worker;
+/// * with more, the thread that imported rnsfhe becomes the first worker of a pool of that many
+///   threads: it runs its operations itself and the other workers take its forks, so that two threads
+///   from Python scale like two threads from Rust; other Python threads move each operation to a
+///   worker of the global pool ([`on_pool`]: one hand-off per operation).
+///
+/// `op` must not take the GIL (error conversions that build Python objects run after it returns): a
+/// worker waiting for the GIL would stall the pool for a thread that holds the GIL and waits for it.
+pub(crate) fn release<T: Send>(py: Python<'_>, op: impl FnOnce() -> T + Send) -> T {
+    py.allow_threads(|| on_pool(op))
+}
+
+thread_local! {
+    /// Whether this thread has tried to become the worker of a pool of its own ([`adopt_thread`]).
+    static ADOPTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The thread that imported the extension (the Python main thread, as a rule).
+static IMPORTER: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
+/// Records the calling thread as the one that imported the extension (see [`adopt_thread`]).
+pub(crate) fn note_importing_thread() {
+    // A second import (a subinterpreter) keeps the first thread.
+    let _ = IMPORTER.set(std::thread::current().id());
+}
+
+/// Makes the calling thread the first worker of a rayon pool of its own, of as many threads as the
+/// global pool (`RAYON_NUM_THREADS`), once per thread: its operations then run on it, their forks taken
+/// by the pool's other workers, without the hand-off of [`on_pool`] (two wake-ups, the worker's and the
+/// caller's). With one thread every Python thread does this (the pool is the thread itself); with more,
+/// only the thread that imported the extension, since each such pool keeps its other workers for the
+/// life of the process (rayon keeps the registry of a pool that took over an existing thread,
+/// `ThreadPoolBuilder::use_current_thread`), and a program that starts many short-lived Python threads
+/// would collect idle workers. If rayon refuses, operations go to the global pool.
+fn adopt_thread() {
+    if rayon::current_thread_index().is_some() || ADOPTED.with(|a| a.replace(true)) {
+        return;
+    }
+    let threads = rayon::current_num_threads();
+    if threads != 1 && IMPORTER.get() != Some(&std::thread::current().id()) {
+        return;
+    }
+    if let Ok(pool) = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .use_current_thread()
+        .build()
+    {
+        // Dropping the pool would terminate it while this thread stays registered as its worker.
+        std::mem::forget(pool);
+    }
+}
+
+/// Runs `op` with the GIL released on the calling thread: for the operations of one pass over memory
+/// (additions, negation: about 0.1 ms at N = 2^15), which have no parallel section worth a hand-off to
+/// the pool (measured at PaperTable1L5: the hand-off of [`release`] made `ev.add` 1.4 times as long).
+pub(crate) fn release_inline<T: Send>(py: Python<'_>, op: impl FnOnce() -> T + Send) -> T {
+    adopt_thread();
+    py.allow_threads(op)
+}
+
+/// [`release_inline`] for an operation of one pass over memory (`one_pass`), else [`release`].
+pub(crate) fn release_as<T: Send>(
+    py: Python<'_>,
+    one_pass: bool,
+    op: impl FnOnce() -> T + Send,
+) -> T {
+    if one_pass {
+        release_inline(py, op)
+    } else {
+        release(py, op)
+    }
+}
+
+/// `op()` on a worker of a rayon pool: directly when the calling thread is a worker of a pool (or
+/// becomes the worker of its own, [`adopt_thread`]), else moved to a worker of the global pool
+/// ([`rayon::scope`] runs its body on a worker and waits).
+pub(crate) fn on_pool<T: Send>(op: impl FnOnce() -> T + Send) -> T {
+    adopt_thread();
+    if rayon::current_thread_index().is_some() {
+        op()
+    } else {
+        rayon::scope(|_| op())
+    }
+}
+
+/// The public key `keygen` makes, from its `public_key` keyword: `true` for the key over `Q` and the
+/// first special prime ("extended", the default), `false` for the key over `Q` only ("over_q").
+pub(crate) fn extended_public_key(kind: &str) -> PyResult<bool> {
+    match kind {
+        "extended" => Ok(true),
+        "over_q" => Ok(false),
+        other => Err(PyValueError::new_err(format!(
+            "public_key must be \"extended\" (over Q and the first special prime: more precise fresh \
+             ciphertexts, slower encryption) or \"over_q\" (over Q only), got {other:?}"
+        ))),
+    }
+}
+
 /// Converts an error of the Rust layers into a Python `ValueError` with the same message.
 pub(crate) fn value_error(err: impl Display) -> PyErr {
     PyValueError::new_err(err.to_string())
@@ -1012,8 +1121,20 @@ macro_rules! key_classes {
             /// rnsfhe.DecodeError (a ValueError) naming the field and byte offset of bad bytes.
             fn from_bytes;
 
+            /// Whether the key is over Q and the first special prime p_0 (``keygen(public_key="extended")``,
+            /// the default: encryptions are made over Q p_0 and divided by p_0, so the fresh error is the
+            /// rounding's, not the key's) rather than over Q only (``public_key="over_q"``).
+            #[getter]
+            fn is_extended(&self) -> bool {
+                self.key.is_extended()
+            }
+
             fn __repr__(&self) -> String {
-                format!("PublicKey(fingerprint={:#018x})", self.key.fingerprint())
+                format!(
+                    "PublicKey(fingerprint={:#018x}, extended={})",
+                    self.key.fingerprint(),
+                    $crate::common::py_bool(self.key.is_extended())
+                )
             }
         }
 
@@ -1206,7 +1327,7 @@ macro_rules! wire_methods {
             /// loads the context through a process-wide cache (one context for many objects), then the
             /// object, validated.
             fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(PyObject, PyObject)> {
-                $crate::common::reduce_object(slf.get(), slf.get_type())
+                $crate::common::reduce_object(&*slf.try_borrow()?, slf.get_type())
             }
 
             $($items)*
@@ -1530,15 +1651,6 @@ macro_rules! ciphertext_methods {
                     }
                 }
 
-                /// Ciphertexts are immutable: a copy is the same object.
-                fn __copy__(slf: Py<Self>) -> Py<Self> {
-                    slf
-                }
-
-                /// Ciphertexts are immutable: a deep copy is the same object.
-                fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
-                    slf
-                }
             }
         }
 

@@ -459,6 +459,7 @@ impl PyBasisConverter {
 /// rnsfhe._rnsfhe: the compiled core of the `rnsfhe` package (import from `rnsfhe`, not from here).
 #[pymodule]
 fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    common::note_importing_thread();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // Primes.
     m.add_function(wrap_pyfunction!(is_prime, m)?)?;

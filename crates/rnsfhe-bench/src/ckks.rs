@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use anyhow::bail;
+use anyhow::{bail, Context};
 use rand::{Rng, SeedableRng};
 use rnsfhe_ckks::{
     Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, Complex64, Csprng, Evaluator,
@@ -533,7 +533,20 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
 /// `rnsfhe bench ckks-op --preset NAME`: the line protocol of `bench/peers/README.md`. Prints a ready line
 /// after set-up, then answers `{"op": NAME, "reps": R}` with `{"op": NAME, "seconds": [...]}` until
 /// `{"op": "quit"}` or the end of input.
+///
+/// The whole loop runs inside a rayon pool of [`rayon::current_num_threads`] threads
+/// (`RAYON_NUM_THREADS`), as in `bfv-op`: every operation then runs on a worker of the pool, whose
+/// parallel sections are forks of that worker instead of jobs injected from outside while the caller
+/// sleeps; the Python bindings run each operation on a worker the same way.
 pub fn serve(preset_name: &str) -> anyhow::Result<()> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .build()
+        .context("cannot build the thread pool")?;
+    pool.install(|| serve_in_pool(preset_name))
+}
+
+fn serve_in_pool(preset_name: &str) -> anyhow::Result<()> {
     let preset = parse_preset(preset_name)?;
     let mut bench = Table1Bench::new(preset)?;
     let mut check = serde_json::Map::new();

@@ -257,7 +257,7 @@ impl Evaluator {
     /// Brings two ciphertexts to one level and (within the tolerance) one scale, as documented in the
     /// module documentation.
     /// Operands that need no change are borrowed, not copied.
-    fn align<'a>(
+    pub(crate) fn align<'a>(
         &self,
         a: &'a Ciphertext,
         b: &'a Ciphertext,
@@ -328,7 +328,7 @@ impl Evaluator {
     }
 
     /// Brings a ciphertext and a plaintext to one level (and scale, for additions).
-    fn align_plain<'a>(
+    pub(crate) fn align_plain<'a>(
         &self,
         ct: &'a Ciphertext,
         pt: &'a Plaintext,

@@ -43,6 +43,7 @@ pub mod error;
 pub mod precision;
 
 pub mod approximation;
+pub mod assign;
 pub mod context;
 pub mod dft;
 pub mod encryption;

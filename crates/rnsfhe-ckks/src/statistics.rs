@@ -92,8 +92,13 @@ impl Evaluator {
         let (first, rest) = cts.split_first().ok_or(Error::Empty {
             what: "the ciphertexts to add",
         })?;
-        rest.iter()
-            .try_fold(first.clone(), |acc, ct| self.add(&acc, ct))
+        // One accumulator updated in place ([`Evaluator::add_assign`], the bytes of `add`), instead of
+        // a fresh ciphertext per term.
+        let mut acc = first.clone();
+        for ct in rest {
+            self.add_assign(&mut acc, ct)?;
+        }
+        Ok(acc)
     }
 
     /// The slot-wise weighted sum `sum_i w_i ct_i` (one level): the ciphertexts are brought to one level,

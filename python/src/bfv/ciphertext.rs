@@ -62,6 +62,16 @@ ciphertext_wire_class!(BfvContext;
 ciphertext_methods! {
     wire;
     impl PyCiphertext {
+        /// Ciphertexts are immutable: a copy is the same object.
+        fn __copy__(slf: Py<Self>) -> Py<Self> {
+            slf
+        }
+
+        /// Ciphertexts are immutable: a deep copy is the same object.
+        fn __deepcopy__(slf: Py<Self>, _memo: &Bound<'_, PyAny>) -> Py<Self> {
+            slf
+        }
+
         /// Ciphertext.from_bytes(data, context, evaluator=None, encoding=None, mac_key=None) -> Ciphertext
         ///
         /// Loads a ciphertext written by ``to_bytes`` (seeded or not) into ``context``, validating it

@@ -57,22 +57,20 @@ impl PyEncryptor {
         let encoding = Encoding::parse(encoding, ctx)?;
         let values = read_values(values, ctx, "encrypt")?;
         if self.with_secret {
-            let seeded = py
-                .allow_threads(|| -> Result<SeededCiphertext, BfvError> {
-                    let pt = self.eval.enc.encode(&values, encoding)?;
-                    let mut rng = Csprng::from_os()?;
-                    self.enc.encrypt_seeded(&pt, &mut rng)
-                })
-                .map_err(bfv_error)?;
-            return PyCiphertext::with_seed(seeded, &self.eval, encoding);
-        }
-        let ct = py
-            .allow_threads(|| -> Result<Ciphertext, BfvError> {
+            let seeded = release(py, || -> Result<SeededCiphertext, BfvError> {
                 let pt = self.eval.enc.encode(&values, encoding)?;
                 let mut rng = Csprng::from_os()?;
-                self.enc.encrypt(&pt, &mut rng)
+                self.enc.encrypt_seeded(&pt, &mut rng)
             })
             .map_err(bfv_error)?;
+            return PyCiphertext::with_seed(seeded, &self.eval, encoding);
+        }
+        let ct = release(py, || -> Result<Ciphertext, BfvError> {
+            let pt = self.eval.enc.encode(&values, encoding)?;
+            let mut rng = Csprng::from_os()?;
+            self.enc.encrypt(&pt, &mut rng)
+        })
+        .map_err(bfv_error)?;
         Ok(PyCiphertext::new(ct, &self.eval, encoding))
     }
 
@@ -133,12 +131,11 @@ impl PyDecryptor {
             None => ct.encoding,
             Some(e) => Encoding::parse(Some(e), self.enc.ctx.as_ref())?,
         };
-        let values = py
-            .allow_threads(|| {
-                let pt = self.dec.decrypt(&ct.ct)?;
-                self.enc.decode(&pt, encoding, signed)
-            })
-            .map_err(bfv_error)?;
+        let values = release(py, || {
+            let pt = self.dec.decrypt(&ct.ct)?;
+            self.enc.decode(&pt, encoding, signed)
+        })
+        .map_err(bfv_error)?;
         Ok(PyArray1::from_vec(py, values))
     }
 
@@ -151,8 +148,7 @@ impl PyDecryptor {
     /// neither the budget nor the decryption of an exhausted ciphertext should be revealed to an untrusted
     /// party. The GIL is released.
     fn noise_budget(&self, py: Python<'_>, ct: &PyCiphertext) -> PyResult<f64> {
-        py.allow_threads(|| self.dec.noise_budget(&ct.ct))
-            .map_err(bfv_error)
+        release(py, || self.dec.noise_budget(&ct.ct)).map_err(bfv_error)
     }
 
     fn __repr__(&self) -> &'static str {

@@ -151,7 +151,10 @@ pub(super) fn binary(
         return Ok(None);
     };
     check_encodings(a.encoding, &b)?;
-    let ct = py.allow_threads(|| eval.apply(&a.ct, a.encoding, op, &b))?;
+    // A sum or difference of two ciphertexts is one pass over memory: on the calling thread (a hand-off
+    // to the pool would cost a visible part of it); everything else on the pool.
+    let one_pass = !matches!(op, BinOp::Mul) && matches!(b, Operand::Ct(_));
+    let ct = release_as(py, one_pass, || eval.apply(&a.ct, a.encoding, op, &b))?;
     Ok(Some(PyCiphertext::new(ct, eval, a.encoding)))
 }
 
@@ -162,7 +165,7 @@ pub(super) fn unary(
     a: &PyCiphertext,
     f: impl FnOnce(&Eval, &Ciphertext) -> PyResult<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
-    let ct = py.allow_threads(|| f(eval, &a.ct))?;
+    let ct = release(py, || f(eval, &a.ct))?;
     Ok(PyCiphertext::new(ct, eval, a.encoding))
 }
 /// A row rotation by `step` (`Some`) or the column swap (`None`) with the GIL released.

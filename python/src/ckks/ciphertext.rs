@@ -5,13 +5,14 @@ use super::*;
 /// An encrypted vector of ``slots`` complex numbers at a level (limbs; ``level - 1`` more rescalings are
 /// possible) and an exact scale.
 ///
-/// Immutable; operations return new ciphertexts. Operators ``+ - *`` take Ciphertexts, Plaintexts
+/// Operations return new ciphertexts; only ``a += b`` and ``a -= b`` update ``a`` in place (one pass, no
+/// new ciphertext: see ``__iadd__``), and ``copy.copy(ct)`` is a new object. Operators ``+ - *`` take Ciphertexts, Plaintexts
 /// (``Context.encode``), 1-D arrays and numbers on either side, ``/`` numbers, unary ``-``; they and the
 /// methods use the evaluator the ciphertext is attached to (``ct.evaluator``: the one that made it, or the one given to the encryptor).
 /// Errors raise ValueError with the Rust message. ``to_bytes()`` / ``Ciphertext.from_bytes(data,
 /// context)``; picklable (unpickled ciphertexts are attached to the keyless evaluator of their
 /// context: use ``evaluator.attach(ct)``).
-#[pyclass(name = "Ciphertext", module = "rnsfhe.ckks", frozen)]
+#[pyclass(name = "Ciphertext", module = "rnsfhe.ckks")]
 pub(crate) struct PyCiphertext {
     pub(super) ct: Ciphertext,
     pub(super) eval: Arc<Eval>,
@@ -129,14 +130,39 @@ ciphertext_methods! {
                 inverse.inv()
             };
             let eval = &self.eval;
-            let ct = py
-                .allow_threads(|| eval.ev.apply(&self.ct, BinaryOp::Mul, Operand::Constant(factor)))
+            let ct = release(py, || eval.ev.apply(&self.ct, BinaryOp::Mul, Operand::Constant(factor)))
                 .map_err(ckks_error)?;
             operator_result(py, Some(PyCiphertext::new(ct, eval)))
         }
 
         fn __neg__(&self, py: Python<'_>) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &self.ct, |e, c| e.negate(c))
+            unary_inline(py, &self.eval, &self.ct, |e, c| e.negate(c))
+        }
+
+        /// ``a += b`` updates ``a`` in place (``Evaluator::add_assign``: no new ciphertext when the levels
+        /// and scales already match; otherwise aligned as by ``+``). Every name bound to ``a`` sees the sum,
+        /// as with numpy arrays; ``a = a + b`` makes a new ciphertext instead. ``b``: what ``+`` takes.
+        fn __iadd__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+            in_place(slf, other, BinOp::Add)
+        }
+
+        /// ``a -= b`` updates ``a`` in place (``Evaluator::sub_assign``); see ``__iadd__``.
+        fn __isub__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+            in_place(slf, other, BinOp::Sub)
+        }
+
+        /// A copy (``+=`` and ``-=`` update a ciphertext in place, so a copy is a new object).
+        fn __copy__(&self) -> Self {
+            Self {
+                ct: self.ct.clone(),
+                eval: Arc::clone(&self.eval),
+                seeded: self.seeded.clone(),
+            }
+        }
+
+        /// A deep copy: as ``__copy__`` (the evaluator and its keys are shared, never changed).
+        fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+            self.__copy__()
         }
 
         /// rescale() -> Ciphertext: divides by the last prime (one level less); ValueError at level 1.
@@ -154,7 +180,7 @@ ciphertext_methods! {
         /// drop_to_level(level) -> Ciphertext: the same message at a lower level (limbs removed).
         fn drop_to_level(&self, py: Python<'_>, level: Int) -> PyResult<PyCiphertext> {
             let level = level.get("level")?;
-            unary(py, &self.eval, &self.ct, |e, c| {
+            unary_inline(py, &self.eval, &self.ct, |e, c| {
                 e.drop_to_level(c, level)
             })
         }

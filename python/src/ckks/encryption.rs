@@ -52,30 +52,39 @@ impl PyEncryptor {
         values: &Bound<'_, PyAny>,
         slots: Option<Int>,
     ) -> PyResult<PyCiphertext> {
-        let values = read_values(values, "encrypt")?.into_complex();
+        let values = read_values(values, "encrypt")?;
         let max_slots = self.ctx.max_slots();
         let slots = Int::get_opt(slots, "slots")?.unwrap_or(max_slots);
-        if self.with_secret && slots == max_slots {
-            let seeded = py
-                .allow_threads(|| -> ckks::Result<SeededCiphertext> {
-                    let mut rng = Csprng::from_os()?;
-                    self.enc.encrypt_seeded(&values[..], &mut rng)
-                })
-                .map_err(ckks_error)?;
-            return PyCiphertext::with_seed(seeded, &self.eval);
-        }
-        let ct = py
-            .allow_threads(|| -> ckks::Result<Ciphertext> {
+        if slots == max_slots && !self.with_secret {
+            // The path of Rust's `encrypt`, with the values as given (real values are not widened to
+            // complex here: the encoder does it in its own pass): the message is added in coefficient
+            // form, one transform fewer than encoding to a plaintext first.
+            let ct = release(py, || -> ckks::Result<Ciphertext> {
                 let mut rng = Csprng::from_os()?;
-                if slots == max_slots {
-                    // The path of Rust's `encrypt`: the message is added in coefficient form, one
-                    // transform fewer than encoding to a plaintext first.
-                    return self.enc.encrypt(&values[..], &mut rng);
+                match &values {
+                    Values::Real(v) => self.enc.encrypt(&v[..], &mut rng),
+                    Values::Complex(v) => self.enc.encrypt(&v[..], &mut rng),
                 }
-                let pt = self.ctx.encode(&values, slots, self.ctx.max_level())?;
-                self.enc.encrypt_plaintext(&pt, &mut rng)
             })
             .map_err(ckks_error)?;
+            return Ok(PyCiphertext::new(ct, &self.eval));
+        }
+        let values = values.into_complex();
+        if self.with_secret && slots == max_slots {
+            let seeded = release(py, || -> ckks::Result<SeededCiphertext> {
+                let mut rng = Csprng::from_os()?;
+                self.enc.encrypt_seeded(&values[..], &mut rng)
+            })
+            .map_err(ckks_error)?;
+            return PyCiphertext::with_seed(seeded, &self.eval);
+        }
+        // Fewer slots: encoded to a plaintext of that slot count first.
+        let ct = release(py, || -> ckks::Result<Ciphertext> {
+            let mut rng = Csprng::from_os()?;
+            let pt = self.ctx.encode(&values, slots, self.ctx.max_level())?;
+            self.enc.encrypt_plaintext(&pt, &mut rng)
+        })
+        .map_err(ckks_error)?;
         Ok(PyCiphertext::new(ct, &self.eval))
     }
 
@@ -139,15 +148,14 @@ impl PyDecryptor {
     ) -> PyResult<Bound<'py, PyAny>> {
         let flooding_bits: u32 = flooding_bits.get("flooding_bits")?;
         self.check(ct)?;
-        let values = py
-            .allow_threads(|| {
-                if flooding_bits == 0 {
-                    return self.dec.decrypt(&ct.ct);
-                }
-                let mut rng = Csprng::from_os()?;
-                self.dec.decrypt_flooded(&ct.ct, flooding_bits, &mut rng)
-            })
-            .map_err(ckks_error)?;
+        let values = release(py, || {
+            if flooding_bits == 0 {
+                return self.dec.decrypt(&ct.ct);
+            }
+            let mut rng = Csprng::from_os()?;
+            self.dec.decrypt_flooded(&ct.ct, flooding_bits, &mut rng)
+        })
+        .map_err(ckks_error)?;
         Ok(slot_array(py, values, real))
     }
 
@@ -170,8 +178,7 @@ impl PyDecryptor {
     ) -> PyResult<f64> {
         self.check(ct)?;
         let expected = read_values(expected, "expected")?.into_complex();
-        py.allow_threads(|| self.dec.noise_log2(&ct.ct, &expected))
-            .map_err(ckks_error)
+        release(py, || self.dec.noise_log2(&ct.ct, &expected)).map_err(ckks_error)
     }
 
     fn __repr__(&self) -> &'static str {

@@ -57,12 +57,34 @@ pub(super) fn binary(
     };
     eval.check(&a.ct)?;
     if let Arg::Ct(b) = &b {
-        eval.check(b)?;
+        eval.check(&b.ct)?;
     }
-    let ct = py
-        .allow_threads(|| eval.ev.apply(&a.ct, bin_op(op), b.operand()))
-        .map_err(ckks_error)?;
+    let operand = b.operand();
+    let ct = release_as(py, is_one_pass(op, &operand), || {
+        eval.ev.apply(&a.ct, bin_op(op), operand)
+    })
+    .map_err(ckks_error)?;
     Ok(Some(PyCiphertext::new(ct, eval)))
+}
+
+/// Whether `op` with `operand` is one pass over the ciphertext (a sum or difference with a ciphertext,
+/// an encoded plaintext or a number), run on the calling thread by [`release_inline`]; products, and
+/// sums with slot values (which are encoded first), go to the pool ([`release`]).
+pub(super) fn is_one_pass(op: BinOp, operand: &Operand<'_>) -> bool {
+    !matches!(op, BinOp::Mul) && !matches!(operand, Operand::Values(_))
+}
+
+/// Runs a unary operation with the GIL released ([`release_as`]: `one_pass` for one pass over memory).
+fn unary_as(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &Ciphertext,
+    one_pass: bool,
+    f: impl FnOnce(&Evaluator, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
+) -> PyResult<PyCiphertext> {
+    eval.check(a)?;
+    let ct = release_as(py, one_pass, || f(&eval.ev, a)).map_err(ckks_error)?;
+    Ok(PyCiphertext::new(ct, eval))
 }
 
 /// Runs a unary operation with the GIL released.
@@ -72,10 +94,87 @@ pub(super) fn unary(
     a: &Ciphertext,
     f: impl FnOnce(&Evaluator, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
-    eval.check(a)?;
-    let ct = py.allow_threads(|| f(&eval.ev, a)).map_err(ckks_error)?;
-    Ok(PyCiphertext::new(ct, eval))
+    unary_as(py, eval, a, false, f)
 }
+
+/// [`unary`] for negation and dropping limbs, one pass over memory each ([`release_inline`]).
+pub(super) fn unary_inline(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    a: &Ciphertext,
+    f: impl FnOnce(&Evaluator, &Ciphertext) -> ckks::Result<Ciphertext> + Send,
+) -> PyResult<PyCiphertext> {
+    unary_as(py, eval, a, true, f)
+}
+
+/// `a += other` (`op` Add) or `a -= other` (Sub) in place, `a` the Python ciphertext `slf`: with a
+/// ciphertext or a plaintext by the one-pass [`Evaluator::add_assign`] family on the calling thread;
+/// with a number or slot values computed as `a + other` (encoding first) and stored in `a`. The seeded
+/// form of a fresh encryption is dropped (the bytes change). TypeError for another operand;
+/// RuntimeError if `a` is in use by another thread.
+pub(super) fn in_place(
+    slf: &Bound<'_, PyCiphertext>,
+    other: &Bound<'_, PyAny>,
+    op: BinOp,
+) -> PyResult<()> {
+    let py = slf.py();
+    if other.is(slf) {
+        // `a += a`: the operand is the target, which cannot be read while it is written.
+        let sum = {
+            let a = slf.try_borrow()?;
+            let (eval, ct) = (&a.eval, &a.ct);
+            eval.check(ct)?;
+            release_inline(py, || {
+                eval.ev.apply(ct, bin_op(op), Operand::Ciphertext(ct))
+            })
+            .map_err(ckks_error)?
+        };
+        let mut a = slf.try_borrow_mut()?;
+        a.ct = sum;
+        a.seeded = None;
+        return Ok(());
+    }
+    let Some(b) = classify(other)? else {
+        return Err(PyTypeError::new_err(format!(
+            "unsupported operand type(s) for {}=: 'Ciphertext' and '{}'",
+            if matches!(op, BinOp::Sub) { "-" } else { "+" },
+            other.get_type().name()?
+        )));
+    };
+    let mut a = slf.try_borrow_mut()?;
+    let eval = Arc::clone(&a.eval);
+    eval.check(&a.ct)?;
+    if let Arg::Ct(b) = &b {
+        eval.check(&b.ct)?;
+    }
+    let operand = b.operand();
+    let (ev, target) = (&eval.ev, &mut a.ct);
+    let sub = matches!(op, BinOp::Sub);
+    match operand {
+        Operand::Ciphertext(b) => release_inline(py, || {
+            if sub {
+                ev.sub_assign(target, b)
+            } else {
+                ev.add_assign(target, b)
+            }
+        }),
+        Operand::Plaintext(pt) => release_inline(py, || {
+            if sub {
+                ev.sub_plain_assign(target, pt)
+            } else {
+                ev.add_plain_assign(target, pt)
+            }
+        }),
+        operand => release_as(py, is_one_pass(op, &operand), || {
+            ev.apply(target, bin_op(op), operand)
+        })
+        .map(|ct| *target = ct),
+    }
+    .map_err(ckks_error)?;
+    a.seeded = None;
+    Ok(())
+}
+
 /// The Rust ciphertexts of a Python sequence of Ciphertexts; ValueError for one of another context than
 /// `eval`'s.
 pub(super) fn read_ciphertexts(
@@ -84,8 +183,9 @@ pub(super) fn read_ciphertexts(
 ) -> PyResult<Vec<Ciphertext>> {
     cts.iter()
         .map(|c| {
-            eval.check(&c.get().ct)?;
-            Ok(c.get().ct.clone())
+            let c = c.try_borrow()?;
+            eval.check(&c.ct)?;
+            Ok(c.ct.clone())
         })
         .collect()
 }
@@ -95,7 +195,7 @@ pub(super) fn unary_many(
     eval: &Arc<Eval>,
     f: impl FnOnce(&Evaluator) -> ckks::Result<Ciphertext> + Send,
 ) -> PyResult<PyCiphertext> {
-    let ct = py.allow_threads(|| f(&eval.ev)).map_err(ckks_error)?;
+    let ct = release(py, || f(&eval.ev)).map_err(ckks_error)?;
     Ok(PyCiphertext::new(ct, eval))
 }
 /// Homomorphic operations. Made by ``Context.evaluator(keys, auto_rescale=True, strict=False)``.
@@ -150,7 +250,7 @@ evaluator_methods! {
 
         /// negate(a) -> Ciphertext: -a.
         fn negate(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
-            unary(py, &self.eval, &a.ct, |e, c| e.negate(c))
+            unary_inline(py, &self.eval, &a.ct, |e, c| e.negate(c))
         }
 
         /// rescale(a) -> Ciphertext: divides by the last prime of the level (one level less, scale divided by
@@ -167,7 +267,7 @@ evaluator_methods! {
             level: Int,
         ) -> PyResult<PyCiphertext> {
             let level = level.get("level")?;
-            unary(py, &self.eval, &a.ct, |e, c| e.drop_to_level(c, level))
+            unary_inline(py, &self.eval, &a.ct, |e, c| e.drop_to_level(c, level))
         }
 
         /// rotate(a, k) -> Ciphertext: slots rotated left by k (right for k < 0), like numpy.roll(x, -k).
@@ -187,8 +287,7 @@ evaluator_methods! {
         ) -> PyResult<Vec<PyCiphertext>> {
             let steps: Vec<i64> = Int::get_all(&steps, "steps")?;
             self.eval.check(&a.ct)?;
-            let cts = py
-                .allow_threads(|| self.eval.ev.rotate_hoisted(&a.ct, &steps))
+            let cts = release(py, || self.eval.ev.rotate_hoisted(&a.ct, &steps))
                 .map_err(ckks_error)?;
             Ok(cts
                 .into_iter()
@@ -335,8 +434,22 @@ evaluator_methods! {
             py: Python<'_>,
             cts: Vec<Bound<'_, PyCiphertext>>,
         ) -> PyResult<PyCiphertext> {
-            let cts = read_ciphertexts(&self.eval, &cts)?;
-            unary_many(py, &self.eval, |e| e.add_many(&cts))
+            // Borrowed, not copied: one accumulator updated in place, as `Evaluator::add_many` does.
+            let held = cts.iter().map(|c| c.try_borrow()).collect::<Result<Vec<_>, _>>()?;
+            let refs: Vec<&Ciphertext> = held.iter().map(|c| &c.ct).collect();
+            for c in &refs {
+                self.eval.check(c)?;
+            }
+            unary_many(py, &self.eval, |e| match refs.split_first() {
+                None => e.add_many(&[]),
+                Some((first, rest)) => {
+                    let mut acc = (*first).clone();
+                    for c in rest {
+                        e.add_assign(&mut acc, c)?;
+                    }
+                    Ok(acc)
+                }
+            })
         }
 
         /// weighted_sum(cts, weights) -> Ciphertext: ``sum_i weights[i] * cts[i]`` slot-wise, one real weight
@@ -394,4 +507,54 @@ evaluator_methods! {
             )
         }
     }
+}
+
+/// _rust_reference(evaluator, op, a, b) -> Ciphertext: for the tests of the Python path only.
+///
+/// The Rust calls that `rnsfhe bench ckks-op` times, made directly on the Rust objects with the keys of
+/// ``evaluator``: "add" ``Evaluator::add(a, b)``, "mult_rs" ``multiply_rescale(a, b)`` (the fused
+/// RNS-CKKS Mult, relinearization and RS), "cmult" ``rescale(multiply_plain(a, b))`` (``b`` a
+/// Plaintext), "rotate" ``rotate(a, b)`` (``b`` an int). The tests compare its bytes with those of the
+/// Python operators on the same inputs, so that a Python path that does more or other work than Rust
+/// (a separate relinearization and rescaling, say, which rounds differently) shows.
+#[pyfunction]
+pub(super) fn _rust_reference(
+    py: Python<'_>,
+    evaluator: &PyEvaluator,
+    op: &str,
+    a: &PyCiphertext,
+    b: &Bound<'_, PyAny>,
+) -> PyResult<PyCiphertext> {
+    let eval = &evaluator.eval;
+    let ev = &eval.ev;
+    eval.check(&a.ct)?;
+    let ct = match op {
+        "add" | "mult_rs" => {
+            let b = b.downcast::<PyCiphertext>()?.try_borrow()?;
+            eval.check(&b.ct)?;
+            let (x, y) = (&a.ct, &b.ct);
+            release(py, || {
+                if op == "add" {
+                    ev.add(x, y)
+                } else {
+                    ev.multiply_rescale(x, y)
+                }
+            })
+        }
+        "cmult" => {
+            let pt = &b.downcast::<PyPlaintext>()?.get().key;
+            release(py, || ev.rescale(&ev.multiply_plain(&a.ct, pt)?))
+        }
+        "rotate" => {
+            let k: i64 = b.extract()?;
+            release(py, || ev.rotate(&a.ct, k))
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown operation {other:?}: add, mult_rs, cmult or rotate"
+            )))
+        }
+    }
+    .map_err(ckks_error)?;
+    Ok(PyCiphertext::new(ct, eval))
 }

@@ -126,7 +126,8 @@ pub(super) fn dot_on(
         }
     };
     if let Arg::Ct(b) = &b {
-        eval.check(b)?;
+        eval.check(&b.ct)?;
     }
-    unary(py, eval, a, |e, c| e.dot(c, b.operand()))
+    let operand = b.operand();
+    unary(py, eval, a, |e, c| e.dot(c, operand))
 }

@@ -26,8 +26,7 @@ wire_key_class! {
     /// or float64 (the real parts) if ``real``. The GIL is released.
     #[pyo3(signature = (real = false))]
     fn decode<'py>(&self, py: Python<'py>, real: bool) -> PyResult<Bound<'py, PyAny>> {
-        let values = py
-            .allow_threads(|| self.ctx.decode(&self.key))
+        let values = release(py, || self.ctx.decode(&self.key))
             .map_err(ckks_error)?;
         Ok(slot_array(py, values, real))
     }
