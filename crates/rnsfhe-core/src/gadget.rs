@@ -394,6 +394,23 @@ pub(crate) fn multiply_accumulate(
         key_basis.check_same(p.basis(), "gadget product (row basis)")?;
     }
     let n = target.degree();
+    if let DigitRows::Signed {
+        rows: digit_rows,
+        limbs,
+        digits,
+    } = digits
+    {
+        if parallel(out0.len() + out1.len()) && target.len() < rayon::current_num_threads() {
+            return multiply_accumulate_split(
+                target,
+                rows,
+                key_limb,
+                (digit_rows, limbs, digits),
+                form,
+                (out0, out1),
+            );
+        }
+    }
     let limb = |t: usize, o0: &mut [u64], o1: &mut [u64], work: &mut Vec<u64>| -> Result<()> {
         let m = &target.moduli()[t];
         let plan = &target.plans()[t];
@@ -467,4 +484,81 @@ pub(crate) fn multiply_accumulate(
             .enumerate()
             .try_for_each(|(t, (o0, o1))| limb(t, o0, o1, &mut work))
     }
+}
+
+/// Coefficients per task of the inner products of [`multiply_accumulate_split`]: a limb of `N = 2^16`
+/// in 8 tasks.
+const SPLIT_INNER_WORDS: usize = 1 << 13;
+
+/// [`multiply_accumulate`] for signed digits over fewer target limbs than the pool has threads (the
+/// whole-ciphertext switch of PEGASUS's extraction: one limb of `N = 2^16`), where one task per limb
+/// would leave the other threads idle: the same arithmetic in three parallel phases of finer grain. (1)
+/// every (limb, digit row) pair lifted and transformed on its own; (2) the inner products in parts of
+/// [`SPLIT_INNER_WORDS`] coefficients; (3) for coefficient-form outputs, the inverse NTT of every
+/// (limb, output) pair. The digit rows of all limbs are held at once (`limbs x D` limbs: a few MB at
+/// most, for one or two limbs), not limb by limb. Same outputs as the limb-by-limb loop.
+fn multiply_accumulate_split(
+    target: &RnsBasis,
+    rows: &[&(Poly<Ntt>, Poly<Ntt>)],
+    key_limb: &(dyn Fn(usize) -> usize + Sync),
+    (digit_rows, limbs, digits): (&[Vec<i64>], usize, &RnsSignedDigits),
+    form: LimbForm,
+    (out0, out1): (&mut [u64], &mut [u64]),
+) -> Result<()> {
+    use rnsfhe_ring::parallel as par;
+    let n = target.degree();
+    let count = digit_rows.len();
+    let per_limb = digits.count();
+    // (1) Row `r` of target limb `t` at `[(t D + r) N, (t D + r + 1) N)`; row `r` is digit
+    // `r % per_limb` of limb `(r / per_limb) % limbs` of its term.
+    let mut lifted = par::zeroed(target.len() * count * n);
+    par::try_for_each_chunk(&mut lifted, n, &|i, w| -> Result<()> {
+        let (t, r) = (i / count, i % count);
+        digits.lift_row(
+            (r / per_limb) % limbs,
+            &digit_rows[r],
+            &target.moduli()[t],
+            w,
+        );
+        target.plans()[t].forward(w)?;
+        Ok(())
+    })?;
+    // (2) Parts of one limb each (`n` is a power of two, so a part never straddles two limbs).
+    let part = n.min(SPLIT_INNER_WORDS);
+    par::try_for_each_chunk_pair(out0, out1, part, &|i, o0, o1| -> Result<()> {
+        let (t, start) = ((i * part) / n, (i * part) % n);
+        let m = &target.moduli()[t];
+        let kt = key_limb(t);
+        let (mut ds, mut bs, mut as_) = (Vec::new(), Vec::new(), Vec::new());
+        for (k, block) in (start..start + part)
+            .step_by(INNER_PRODUCT_BLOCK)
+            .enumerate()
+        {
+            let end = (block + INNER_PRODUCT_BLOCK).min(start + part);
+            let local = k * INNER_PRODUCT_BLOCK..k * INNER_PRODUCT_BLOCK + (end - block);
+            let (lo, hi) = (kt * n + block, kt * n + end);
+            ds.clear();
+            ds.extend(
+                (0..count).map(|r| &lifted[(t * count + r) * n + block..(t * count + r) * n + end]),
+            );
+            bs.clear();
+            bs.extend(rows.iter().map(|(b, _)| &b.data()[lo..hi]));
+            as_.clear();
+            as_.extend(rows.iter().map(|(_, a)| &a.data()[lo..hi]));
+            sum_of_reduced_products(m, &ds, &bs, &mut o0[local.clone()]);
+            sum_of_reduced_products(m, &ds, &as_, &mut o1[local]);
+        }
+        Ok(())
+    })?;
+    // (3) Both outputs of every limb side by side.
+    if form == LimbForm::Coeff {
+        par::try_for_each_chunk_pair(out0, out1, n, &|t, o0, o1| -> Result<()> {
+            let plan = &target.plans()[t];
+            let (a, b) = par::join(|| plan.inverse(o0), || plan.inverse(o1));
+            a?;
+            b?;
+            Ok(())
+        })?;
+    }
+    Ok(())
 }

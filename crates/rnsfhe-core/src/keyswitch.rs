@@ -138,20 +138,7 @@ mod scratch {
                 b.resize(len, 0);
                 b
             }
-            None => vec![0u64; len],
-        }
-    }
-
-    /// A copy of `src` in a pooled buffer.
-    pub(super) fn take_copy(src: &[u64]) -> Vec<u64> {
-        let reused = pop(src.len());
-        match reused {
-            Some(mut b) => {
-                b.clear();
-                b.extend_from_slice(src);
-                b
-            }
-            None => src.to_vec(),
+            None => rnsfhe_ring::parallel::zeroed(len),
         }
     }
 
@@ -281,8 +268,13 @@ impl RlweContext {
     fn mod_up_digits(&self, tables: &LevelTables, d: &Poly<Ntt>) -> Result<Vec<Vec<u64>>> {
         let n = self.n();
         let q_plans = &self.chain().plans()[..tables.limbs];
-        let mut coeff = scratch::take_copy(d.data());
-        inverse_all(q_plans, &mut coeff, n)?;
+        // Copy and inverse transform limb by limb in one parallel pass, so that the copy is not a
+        // serial pass over all limbs before the transforms.
+        let mut coeff = scratch::take_dirty(d.data().len());
+        for_each_limb(&mut coeff, n, |j, c, _| {
+            c.copy_from_slice(&d.data()[j * n..(j + 1) * n]);
+            Ok(q_plans[j].inverse(c)?)
+        })?;
         let digits = self.mod_up_from(tables, &coeff, Some(d.data()));
         scratch::give(coeff);
         digits
@@ -402,7 +394,7 @@ impl RlweContext {
         let q_l = self.basis_at(l)?;
         let (y_q, y_p) = y.split_at_mut(l * n);
         inverse_all(self.special_basis().plans(), y_p, n)?;
-        let mut corr = vec![0u64; l * n];
+        let mut corr = parallel::zeroed(l * n);
         tables.down.convert_into(y_p, &mut corr)?;
         let y_q = &*y_q;
         let plans = &q_l.plans()[..l];
@@ -440,7 +432,7 @@ impl RlweContext {
         let q_l = self.basis_at(l)?;
         inverse_all(tables.ext.plans(), &mut y, n)?;
         let (y_q, y_p) = y.split_at(l * n);
-        let mut corr = vec![0u64; l * n];
+        let mut corr = parallel::zeroed(l * n);
         tables.down.convert_into(y_p, &mut corr)?;
         let moduli = q_l.moduli();
         for_each_limb(&mut corr, n, |j, c, _| {
@@ -519,7 +511,7 @@ impl RlweContext {
             &AddMulShoup(dr.p_mod_last),
         );
         inverse_all(&tables.ext.plans()[l - 1..], y_s, n)?;
-        let mut corr = vec![0u64; (l - 1) * n];
+        let mut corr = parallel::zeroed((l - 1) * n);
         dr.conv.convert_into(y_s, &mut corr)?;
         let y_q = &*y_q;
         let plans = &q_lower.plans()[..l - 1];
@@ -657,7 +649,7 @@ impl RlweContext {
     /// Applies the NTT slot permutation of a Galois element to every limb of `p`.
     fn permute(&self, p: &Poly<Ntt>, perm: &[usize]) -> Result<Poly<Ntt>> {
         let n = self.n();
-        let mut data = vec![0u64; p.data().len()];
+        let mut data = parallel::zeroed(p.data().len());
         parallel::for_each_chunk(&mut data, n, &|i, dst| {
             let src = &p.data()[i * n..(i + 1) * n];
             for (d, &s) in dst.iter_mut().zip(perm) {

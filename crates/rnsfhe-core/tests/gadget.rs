@@ -343,3 +343,68 @@ fn mismatched_gadgets_and_rows_are_refused() {
     assert!(GadgetCiphertext::from_rows(1, Gadget::of_digits(&crt), rows, None).is_err());
     assert!(GadgetCiphertext::from_rows(1, Gadget::of_digits(&crt), Vec::new(), None).is_err());
 }
+
+/// The digit gadget product over one limb of a large ring (PEGASUS's whole-ciphertext switch: one
+/// limb of `N = 2^16`) splits each limb's digits and products between threads when there are fewer
+/// limbs than threads: the same outputs on 1, 2 and 3 threads, inside and outside an active region.
+#[test]
+fn one_limb_products_are_the_same_on_every_pool() {
+    let log_n = 14;
+    let n = 1usize << log_n;
+    let primes = rnsfhe_math::primes::ntt_primes_of_bits(45, 2 * n as u64, 2, &[]).unwrap();
+    let ctx = RlweContext::new(RlweParams {
+        log_n,
+        q_moduli: vec![primes[0]],
+        p_moduli: vec![primes[1]],
+        dnum: 1,
+        conversion: ConversionMode::Fast,
+        secret: SecretDistribution::Ternary,
+        sigma: 3.2,
+    })
+    .unwrap();
+    let q = ctx.chain();
+    let digits = RnsSignedDigits::new(q, 16, 3).unwrap();
+    let mut r = rng(41);
+    let small = |r: &mut Csprng| {
+        let mut v = vec![0i64; n];
+        fill_ternary(r, &mut v);
+        Poly::<Coeff>::from_i64(q, &v).unwrap().into_ntt()
+    };
+    let (s, m) = (small(&mut r), small(&mut r));
+    let key = GadgetCiphertext::encrypt(
+        ctx.fingerprint(),
+        Gadget::of_digits(&digits),
+        ctx.gaussian(),
+        &s,
+        &m,
+        &digit_constants(&digits),
+        &mut r,
+    )
+    .unwrap();
+    let mut data = vec![0u64; n];
+    fill_uniform_mod(&mut r, &q.moduli()[0], &mut data);
+    let x = Poly::<Coeff>::from_data(q, data).unwrap();
+    let run = |threads: usize, active: bool| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let product = || key.product(&x, &digits).unwrap();
+        pool.install(|| {
+            if active {
+                rnsfhe_ring::parallel::active_wait(product)
+            } else {
+                product()
+            }
+        })
+    };
+    let one = run(1, false);
+    for threads in [2, 3] {
+        for active in [false, true] {
+            assert!(
+                run(threads, active) == one,
+                "{threads} threads, active {active}"
+            );
+        }
+    }
+}

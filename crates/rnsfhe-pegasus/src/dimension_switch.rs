@@ -97,7 +97,7 @@ use rnsfhe_lwe::{
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
 use rnsfhe_math::Modulus;
-use rnsfhe_ring::parallel::active_wait;
+use rnsfhe_ring::parallel::{self, active_wait};
 use rnsfhe_ring::{Coeff, Poly, RnsBasis, RnsSignedDigits};
 use zeroize::Zeroize;
 
@@ -378,17 +378,18 @@ impl RingSwitchingKey {
         let q0 = rlwe.parts[0].basis().moduli()[0].value();
         let basis = self.digits.basis();
         let q_r = basis.moduli()[0];
-        let (c0, c1) = rayon::join(
+        let (c0, c1) = parallel::join(
             || switch_residues(rlwe.parts[0].data(), q0, q_r.value()),
             || switch_residues(rlwe.parts[1].data(), q0, q_r.value()),
         );
         let (mut c0, c1) = (c0?, Poly::<Coeff>::from_data(basis, c1?)?);
         let (u0, u1) = product_sum(&[(&c1, &self.key)], &self.digits)?;
-        c0.iter_mut()
-            .zip(u0.data())
-            .for_each(|(x, &y)| *x = q_r.add(*x, y));
+        parallel::for_each_chunk(&mut c0, SWITCH_PART, &|i, c| {
+            let u = &u0.data()[i * SWITCH_PART..i * SWITCH_PART + c.len()];
+            c.iter_mut().zip(u).for_each(|(x, &y)| *x = q_r.add(*x, y));
+        });
         let q_out = self.output_modulus();
-        let (b, a) = rayon::join(
+        let (b, a) = parallel::join(
             || switch_residues(&c0, q_r.value(), q_out),
             || switch_residues(u1.data(), q_r.value(), q_out),
         );
@@ -668,13 +669,32 @@ fn rounding_variance(switched: bool, norm_sq: f64) -> f64 {
 /// a ciphertext), so that the ring and the LWE switches round alike. A copy when the moduli are equal.
 ///
 /// Errors: [`PegasusError::Lwe`] for a modulus outside `[2, 2^62)`.
+///
+/// A whole ring element (`N = 2^16` coefficients) is switched in parts of [`SWITCH_PART`] on the pool's
+/// threads: every coefficient rounds on its own, so the parts give the same residues.
 fn switch_residues(values: &[u64], from: u64, to: u64) -> PegasusResult<Vec<u64>> {
     if from == to {
         return Ok(values.to_vec());
     }
-    let as_mask = LweCiphertext::from_parts(from, 0, values.to_vec())?;
-    Ok(as_mask.switch_modulus(to)?.a().to_vec())
+    let switch = |part: &[u64]| -> PegasusResult<Vec<u64>> {
+        let as_mask = LweCiphertext::from_parts(from, 0, part.to_vec())?;
+        Ok(as_mask.switch_modulus(to)?.a().to_vec())
+    };
+    if values.len() < 2 * SWITCH_PART || rayon::current_num_threads() < 2 {
+        return switch(values);
+    }
+    let mut out = parallel::zeroed(values.len());
+    parallel::try_for_each_chunk(&mut out, SWITCH_PART, &|i, o| -> PegasusResult<()> {
+        let start = i * SWITCH_PART;
+        o.copy_from_slice(&switch(&values[start..start + o.len()])?);
+        Ok(())
+    })?;
+    Ok(out)
 }
+
+/// Coefficients per task of the element-wise passes of the whole-ciphertext switch (modulus switches,
+/// the addition after the key switch): a ring element of `N = 2^16` in 8 tasks.
+const SWITCH_PART: usize = 1 << 13;
 
 /// The `t = N / n` components of `(b, a)` (coefficient vectors of degree `N`) in the basis
 /// `1, X, ..., X^(t-1)` of `R_N` over `R_n` (`n` the degree of `basis`): component `r` is the RLWE
@@ -689,16 +709,17 @@ fn components(
     basis: &Arc<RnsBasis>,
 ) -> PegasusResult<Vec<RlweCiphertext<Coeff>>> {
     let stride = b.len() / basis.degree();
-    (0..stride)
-        .into_par_iter()
-        .map(|r| {
-            let take = |v: &[u64]| v.iter().skip(r).step_by(stride).copied().collect();
-            Ok(RlweCiphertext::new(vec![
-                Poly::from_data(basis, take(b))?,
-                Poly::from_data(basis, take(a))?,
-            ])?)
-        })
-        .collect()
+    let indices: Vec<usize> = (0..stride).collect();
+    // By halves with active waits inside the switch's active region ([`parallel::map`]).
+    parallel::map(&indices, &|&r| {
+        let take = |v: &[u64]| v.iter().skip(r).step_by(stride).copied().collect();
+        Ok(RlweCiphertext::new(vec![
+            Poly::from_data(basis, take(b))?,
+            Poly::from_data(basis, take(a))?,
+        ])?)
+    })
+    .into_iter()
+    .collect()
 }
 
 /// Checks that `sk` belongs to `ctx`.

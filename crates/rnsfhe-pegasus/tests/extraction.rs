@@ -486,4 +486,22 @@ fn secure128_full_size() {
         &encrypted[..1],
         &positions,
     );
+    // The whole-ciphertext switch splits its one-limb work between threads at this size: the same
+    // LWE ciphertexts on 1, 2 and 3 threads.
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            keys.switch(
+                &encrypted[1].0,
+                &whole_positions,
+                DimensionSwitch::WholeCiphertext,
+            )
+            .unwrap()
+        })
+    };
+    let one = on(1);
+    assert!(on(2) == one && on(3) == one);
 }

@@ -490,7 +490,7 @@ impl BasisConverter {
                 "basis conversion (converter source basis vs input)",
             )?;
         }
-        let mut out = vec![0u64; self.to.len() * self.to.degree()];
+        let mut out = crate::parallel::zeroed(self.to.len() * self.to.degree());
         self.convert_into(x.data(), &mut out)?;
         Ok(Poly::from_data_unchecked(&self.to, out))
     }

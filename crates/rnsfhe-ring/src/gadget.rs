@@ -21,6 +21,13 @@ use rnsfhe_math::simd::lift_signed;
 use rnsfhe_math::Modulus;
 
 use crate::basis::RnsBasis;
+
+/// Ring degrees from which [`RnsSignedDigits::signed_rows`] splits a limb's coefficients between threads
+/// (when there are fewer limbs than threads): below it a part is shorter than a fork.
+const SPLIT_DIGITS_MIN_DEGREE: usize = 1 << 14;
+
+/// Coefficients per task of that split.
+const SPLIT_DIGITS_PART: usize = 1 << 12;
 use crate::error::{Error, Result};
 use crate::poly::{Coeff, Form, Poly};
 
@@ -563,6 +570,52 @@ impl RnsSignedDigits {
             });
         }
         let n = x.degree();
+        // The digits of the coefficients `src` (one limb, any range of it) into the same range of the
+        // `count` rows.
+        let fill = |dec: &SignedDigits, src: &[u64], rows: &mut [&mut [i64]]| {
+            if dec.dropped + dec.count == 1 {
+                // One digit of base 2^w > q_i (the plain CRT decomposition): the digit is the centered
+                // residue itself, which the digit range [-2^(w-1), 2^(w-1)) always holds.
+                let m = &dec.modulus;
+                for (d, &v) in rows[0].iter_mut().zip(src) {
+                    *d = m.center(v);
+                }
+            } else {
+                let mut buf = vec![0i64; self.count];
+                for (c, &v) in src.iter().enumerate() {
+                    dec.decompose_unchecked(v, &mut buf);
+                    for (row, &d) in rows.iter_mut().zip(&buf) {
+                        row[c] = d;
+                    }
+                }
+            }
+        };
+        let threads = rayon::current_num_threads();
+        if x.limb_count() < threads && n >= SPLIT_DIGITS_MIN_DEGREE {
+            // Fewer limbs than threads (one limb of `N = 2^16` in PEGASUS's whole-ciphertext
+            // switch): a task per limb would leave threads idle, so each limb's coefficients are
+            // split in parts, each part writing its range of every row.
+            let mut out = Vec::with_capacity(x.limb_count() * self.count);
+            for (src, dec) in x.limbs().zip(&self.limbs) {
+                let mut rows: Vec<Vec<i64>> = (0..self.count)
+                    .map(|_| crate::parallel::zeroed(n))
+                    .collect();
+                let part = SPLIT_DIGITS_PART.min(n);
+                let mut parts: Vec<Vec<&mut [i64]>> = (0..n / part)
+                    .map(|_| Vec::with_capacity(self.count))
+                    .collect();
+                for row in rows.iter_mut() {
+                    for (p, chunk) in row.chunks_mut(part).enumerate() {
+                        parts[p].push(chunk);
+                    }
+                }
+                crate::parallel::for_each_chunk(&mut parts, 1, &|p, one| {
+                    fill(dec, &src[p * part..(p + 1) * part], &mut one[0]);
+                });
+                out.extend(rows);
+            }
+            return Ok(out);
+        }
         let per_limb: Vec<Vec<Vec<i64>>> = x
             .limbs()
             .collect::<Vec<_>>()
@@ -570,21 +623,10 @@ impl RnsSignedDigits {
             .zip(self.limbs.par_iter())
             .map(|(src, dec)| {
                 let mut rows = vec![vec![0i64; n]; self.count];
-                if dec.dropped + dec.count == 1 {
-                    // One digit of base 2^w > q_i (the plain CRT decomposition): the digit is the centered
-                    // residue itself, which the digit range [-2^(w-1), 2^(w-1)) always holds.
-                    let m = &dec.modulus;
-                    for (d, &v) in rows[0].iter_mut().zip(src) {
-                        *d = m.center(v);
-                    }
-                } else {
-                    let mut buf = vec![0i64; self.count];
-                    for (c, &v) in src.iter().enumerate() {
-                        dec.decompose_unchecked(v, &mut buf);
-                        for (row, &d) in rows.iter_mut().zip(&buf) {
-                            row[c] = d;
-                        }
-                    }
+                {
+                    let mut slices: Vec<&mut [i64]> =
+                        rows.iter_mut().map(|r| r.as_mut_slice()).collect();
+                    fill(dec, src, &mut slices);
                 }
                 rows
             })

@@ -110,7 +110,8 @@ impl<F: Form> Poly<F> {
     pub fn zero(basis: &Arc<RnsBasis>) -> Self {
         Self {
             basis: Arc::clone(basis),
-            data: vec![0; basis.len() * basis.degree()],
+            // Filled in parallel when large (see [`parallel::zeroed`]).
+            data: parallel::zeroed(basis.len() * basis.degree()),
             _form: PhantomData,
         }
     }
@@ -188,12 +189,10 @@ impl<F: Form> Poly<F> {
     ) -> Poly<G> {
         let n = self.degree();
         let plans = self.basis.plans();
-        self.data
-            .par_chunks_mut(n)
-            .zip(plans.par_iter())
-            .for_each(|(a, plan)| {
-                let _ = transform(plan, a);
-            });
+        // By halves with active waits inside an active region ([`parallel::for_each_chunk`]).
+        parallel::for_each_chunk(&mut self.data, n, &|i, a| {
+            let _ = transform(&plans[i], a);
+        });
         Poly {
             basis: self.basis,
             data: self.data,
@@ -272,7 +271,7 @@ impl<F: Form> Poly<F> {
         let n = self.degree();
         let fresh = Fresh(op);
         let data = if self.limb_count() > 1 && rayon::current_num_threads() > 1 {
-            let mut data = vec![0u64; self.data.len()];
+            let mut data = parallel::zeroed(self.data.len());
             let moduli = self.basis.moduli();
             parallel::for_each_chunk(&mut data, n, &|i, o| {
                 let r = i * n..(i + 1) * n;
@@ -614,7 +613,7 @@ impl Poly<Ntt> {
             // few limbs still share evenly between threads (see [`SPLIT_WORDS`]).
             let part = n.min(SPLIT_WORDS);
             let per_limb = n / part;
-            let mut out = vec![0u64; self.data.len()];
+            let mut out = parallel::zeroed(self.data.len());
             parallel::for_each_chunk(&mut out, part, &|t, o| {
                 let (i, j) = (t / per_limb, t % per_limb);
                 let (xs, ys) = rows(i, j * part..(j + 1) * part);
@@ -691,7 +690,7 @@ impl Poly<Ntt> {
             }
         }
         let n = basis.degree();
-        let mut data = vec![0u64; limbs * n];
+        let mut data = parallel::zeroed(limbs * n);
         data.par_chunks_mut(n)
             .zip(basis.moduli().par_iter())
             .enumerate()
