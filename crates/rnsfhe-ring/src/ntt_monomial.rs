@@ -106,7 +106,19 @@ mod tests {
             let basis = RnsBasis::new(n, &moduli).unwrap();
             let table = NttMonomials::new(&basis);
             assert_eq!(table.basis(), &basis);
-            let ks = [0, 1, 2, 3, n - 1, n, n + 1, n + 7, 2 * n - 1, 2 * n, 5 * n + 3];
+            let ks = [
+                0,
+                1,
+                2,
+                3,
+                n - 1,
+                n,
+                n + 1,
+                n + 7,
+                2 * n - 1,
+                2 * n,
+                5 * n + 3,
+            ];
             for k in ks {
                 for c in [0i64, 1, -1, 5] {
                     let mut coeffs = vec![0i64; n];
@@ -115,7 +127,11 @@ mod tests {
                     coeffs[k % n] += sign;
                     coeffs[0] += c;
                     let expected = Poly::<Coeff>::from_i64(&basis, &coeffs).unwrap().into_ntt();
-                    assert_eq!(table.monomial_plus_constant(k, c), expected, "k = {k}, c = {c}");
+                    assert_eq!(
+                        table.monomial_plus_constant(k, c),
+                        expected,
+                        "k = {k}, c = {c}"
+                    );
                 }
                 // The product form: X^k times the constant 1.
                 let mut one = vec![0i64; n];
