@@ -22,8 +22,8 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rnsfhe_math::simd::sum_of_reduced_products;
 use rnsfhe_math::simd::{map_in_place, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd};
-use rnsfhe_math::simd::{sum_of_products, Weights};
 use rnsfhe_math::NttPlan;
 use rnsfhe_math::ShoupConstant;
 use rnsfhe_ring::parallel;
@@ -577,7 +577,8 @@ impl RlweContext {
                     .collect();
                 let weights: Vec<&[u64]> =
                     sums.iter().map(|(f, _)| &f.data()[range.clone()]).collect();
-                sum_of_products(&moduli[t], &rows, Weights::PerElement(&weights), o);
+                // Reduced residues on both sides: the IFMA path for primes below 2^50.
+                sum_of_reduced_products(&moduli[t], &rows, &weights, o);
                 Ok(())
             })?;
             Ok(out)

@@ -691,9 +691,8 @@ impl BlindRotationKey {
         ek1: &RgswCiphertext,
     ) -> LweResult<RlweCiphertext<Coeff>> {
         let n = self.ctx.n();
-        // 1 - X^k = X^(k + n) + 1 (X^n = -1).
-        let pos = monomials.monomial_plus_constant(a + n, 1);
-        let neg = monomials.monomial_plus_constant(3 * n - a, 1);
+        // 1 - X^(± a) = X^(±(a + n)) + 1 (X^n = -1).
+        let (pos, neg) = monomials.monomial_pair_plus_constant(a + n, 1);
         let mut out = self
             .ctx
             .external_product_combination(&acc, &[(&pos, ek1), (&neg, ek0)])?;

@@ -61,10 +61,24 @@ impl NttMonomials {
     /// `NTT(X^k + c)` over the basis, for any `k` (taken modulo `2N`) and integer `c`: in slot `j`,
     /// `psi^(e_j k mod 2N) + c`. With `X^(k + N) = -X^k`, `1 - X^a` is `monomial_plus_constant(a + N, 1)`.
     pub fn monomial_plus_constant(&self, k: usize, c: i64) -> Poly<Ntt> {
+        self.gather(k, c, false).0
+    }
+
+    /// `(NTT(X^k + c), NTT(X^-k + c))` in one pass over the tables: slot `j` of the second reads the
+    /// power `2N - (e_j k mod 2N)` of the first's. With `k = a + N` and `c = 1`, the factors `1 - X^a`
+    /// and `1 - X^-a` of a ternary blind-rotation step.
+    pub fn monomial_pair_plus_constant(&self, k: usize, c: i64) -> (Poly<Ntt>, Poly<Ntt>) {
+        let (first, second) = self.gather(k, c, true);
+        (first, Poly::from_data_unchecked(&self.basis, second))
+    }
+
+    /// `NTT(X^k + c)` and, if `inverse`, the limb-major data of `NTT(X^-k + c)` (else empty).
+    fn gather(&self, k: usize, c: i64, inverse: bool) -> (Poly<Ntt>, Vec<u64>) {
         let n = self.basis.degree();
         let mask = 2 * n - 1;
         let k = k & mask;
         let mut data = Vec::with_capacity(self.basis.len() * n);
+        let mut other = Vec::with_capacity(if inverse { self.basis.len() * n } else { 0 });
         for ((m, exponents), powers) in self
             .basis
             .moduli()
@@ -73,6 +87,8 @@ impl NttMonomials {
             .zip(self.powers.chunks_exact(2 * n))
         {
             let c = m.reduce_i64(c);
+            // `powers` holds exactly `mask + 1` values: every index below is masked into range.
+            let powers = &powers[..=mask];
             // `e_j k` stays below 2N * 2N <= 2^36: no overflow in usize on 64-bit targets, and the
             // mask is the reduction modulo the power of two 2N.
             data.extend(
@@ -80,8 +96,16 @@ impl NttMonomials {
                     .iter()
                     .map(|&e| m.add(powers[(e as usize * k) & mask], c)),
             );
+            if inverse {
+                // psi^(-t) = psi^(2N - t): the same slots read backwards through the table.
+                other.extend(
+                    exponents
+                        .iter()
+                        .map(|&e| m.add(powers[(2 * n - ((e as usize * k) & mask)) & mask], c)),
+                );
+            }
         }
-        Poly::from_data_unchecked(&self.basis, data)
+        (Poly::from_data_unchecked(&self.basis, data), other)
     }
 }
 
