@@ -147,7 +147,7 @@ mod tests {
                 for c in [0i64, 1, -1, 5] {
                     let mut coeffs = vec![0i64; n];
                     // X^k = ± X^(k mod N), the sign flipping each time k passes a multiple of N.
-                    let sign = if (k / n) % 2 == 0 { 1 } else { -1 };
+                    let sign = if (k / n).is_multiple_of(2) { 1 } else { -1 };
                     coeffs[k % n] += sign;
                     coeffs[0] += c;
                     let expected = Poly::<Coeff>::from_i64(&basis, &coeffs).unwrap().into_ntt();
