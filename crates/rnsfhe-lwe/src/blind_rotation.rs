@@ -31,7 +31,9 @@
 //! `AC_j`: one ModUp serves both multiply-accumulates, the factors `1 - X^(± a)` are applied pointwise in
 //! the NTT domain over `q_0 ∪ q'` (their NTT forms are gathered from a table of powers of the root,
 //! [`rnsfhe_ring::NttMonomials`], no transform), and one ModDown finishes the sum
-//! ([`rnsfhe_core::RlweContext::external_product_combination`]): 8 NTTs per step instead of 16. The
+//! ([`rnsfhe_core::RlweContext::external_product_combination`]): 8 NTTs per step instead of 16
+//! (indicatively 1.26x faster per look-up table at PEGASUS Table IV, one thread; the multiply-accumulates
+//! and the combination, as costly as the NTTs for the 60-bit `q'`, remain; `docs/lwe.md`). The
 //! first term is a signed rotation in coefficient form. The error of a step is `(1 - X^a) e_1 + (1 -
 //! X^-a) e_0` (the two products' key errors, each variance doubled by its factor) plus one ModDown
 //! rounding instead of two ([`BlindRotationKey::added_variance`]).
@@ -95,8 +97,9 @@ pub enum BlindRotation {
     #[default]
     Ternary,
     /// The binary-key form (FHEW / CGGI): `RGSW(s_j)` per coefficient and one external product
-    /// `AC + ((X^(a_j) - 1) AC) ⊙ RGSW(s_j)`, half the work; the LWE key must be binary (PEGASUS Section
-    /// VI.B: "the performance of our LUT evaluation would be accelerated by 2x").
+    /// `AC + ((X^(a_j) - 1) AC) ⊙ RGSW(s_j)`: as many NTTs as the combined ternary step and half its
+    /// multiply-accumulates (half the work of PEGASUS's two-product form, Section VI.B: "the
+    /// performance of our LUT evaluation would be accelerated by 2x"); the LWE key must be binary.
     Binary,
     /// The automorphism-based algorithm of Lee et al. (Eurocrypt 2023, Algorithm 3; see the module
     /// documentation): `RGSW(X^(s_j))` per coefficient (one external product each) and automorphism
