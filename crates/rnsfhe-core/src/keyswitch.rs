@@ -22,10 +22,12 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rnsfhe_math::simd::sum_of_reduced_products;
 use rnsfhe_math::simd::{map_in_place, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd};
 use rnsfhe_math::NttPlan;
 use rnsfhe_math::ShoupConstant;
 use rnsfhe_ring::parallel;
+use rnsfhe_ring::RnsBasis;
 use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly};
 
 use crate::context::{DownRescaleTables, LevelTables, RlweContext};
@@ -487,6 +489,113 @@ impl RlweContext {
             || self.mod_down_coeff(&tables, y1),
         );
         Ok((u0?, u1?))
+    }
+
+    /// `sum_k f_k (sum_j x_j ⋄ key_{k,j})` for inputs `x_j` over `Q_l` in coefficient form, several sums
+    /// of gadget products by the same inputs (each `(f_k, keys_k)` of `sums` with one key per input) and
+    /// factors `f_k` in NTT form over `Q_l ∪ P` ([`RlweContext::extended_basis_at`]), in coefficient form.
+    /// The inputs take one ModUp (and forward NTT) for all the sums, each sum its multiply-accumulate, and
+    /// the factors are applied and the products added in the NTT domain over `Q_l ∪ P`, so that one
+    /// ModDown per output finishes them all: `u = round(sum_k f_k y_k / P)` with `y_k` the sums before
+    /// ModDown. The error is `sum_k f_k e_k` (`e_k` the gadget errors before rounding, `(1/P) sum_j d~_j
+    /// e_j`) plus one rounding, instead of one rounding per sum. The ternary blind rotation runs a step of
+    /// PEGASUS Fig. 2 as one such call with the factors `1 - X^(± a)` (see `rnsfhe-lwe`).
+    ///
+    /// Errors: [`Error::InvalidParams`] for no input, no sum or a sum whose number of keys is not the
+    /// number of inputs; [`Error::ContextMismatch`] for a key of another context;
+    /// [`Error::GadgetMismatch`] for a key of another gadget; [`Error::NotOnChain`] or basis mismatches
+    /// for inputs not over one prefix of the chain or factors not over its `Q_l ∪ P`.
+    pub fn gadget_product_sums_scaled(
+        &self,
+        inputs: &[&Poly<Coeff>],
+        sums: &[(&Poly<Ntt>, &[&KeySwitchKey])],
+    ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
+        let Some(first) = inputs.first() else {
+            return Err(Error::InvalidParams {
+                what: "scaled gadget products",
+                reason: "no input".into(),
+            });
+        };
+        if sums.is_empty() {
+            return Err(Error::InvalidParams {
+                what: "scaled gadget products",
+                reason: "no sum of gadget products".into(),
+            });
+        }
+        if let Some((_, keys)) = sums.iter().find(|(_, keys)| keys.len() != inputs.len()) {
+            return Err(Error::InvalidParams {
+                what: "scaled gadget products",
+                reason: format!("{} keys in a sum for {} inputs", keys.len(), inputs.len()),
+            });
+        }
+        let level = self.level_of(first, "gadget product input")?;
+        let tables = self.level_tables(level)?;
+        let gadget = Gadget::of_context(self);
+        let mut sum_rows = Vec::with_capacity(sums.len());
+        for (factor, keys) in sums {
+            tables
+                .ext
+                .check_same(factor.basis(), "scaled gadget products (factor)")?;
+            let mut rows = Vec::new();
+            for key in keys.iter() {
+                self.check_fingerprint(key.fingerprint(), "gadget ciphertext")?;
+                rows.extend(key.rows_for(gadget, tables.digits.len(), "hybrid gadget product")?);
+            }
+            sum_rows.push(rows);
+        }
+        let mut digits = Vec::new();
+        for x in inputs {
+            first
+                .basis()
+                .check_same(x.basis(), "gadget product (inputs)")?;
+            digits.extend(self.mod_up_from(&tables, x.data(), None)?);
+        }
+        let products = sum_rows
+            .iter()
+            .map(|rows| self.multiply_digits(&tables, &digits, rows, None))
+            .collect::<Result<Vec<_>>>();
+        digits.into_iter().for_each(scratch::give);
+        let products = products?;
+        let n = self.n();
+        let moduli = tables.ext.moduli();
+        // out_i = sum_k f_k y_{k,i} per limb: one lazily reduced sum of products per slot.
+        let combine = |part: usize| -> Result<Vec<u64>> {
+            let mut out = scratch::take_dirty(products[0].0.len());
+            for_each_limb(&mut out, n, |t, o, _| {
+                let range = t * n..(t + 1) * n;
+                let rows: Vec<&[u64]> = products
+                    .iter()
+                    .map(|(y0, y1)| &(if part == 0 { y0 } else { y1 })[range.clone()])
+                    .collect();
+                let weights: Vec<&[u64]> =
+                    sums.iter().map(|(f, _)| &f.data()[range.clone()]).collect();
+                // Reduced residues on both sides: the IFMA path for primes below 2^50.
+                sum_of_reduced_products(&moduli[t], &rows, &weights, o);
+                Ok(())
+            })?;
+            Ok(out)
+        };
+        let (y0, y1) = (combine(0), combine(1));
+        for (p0, p1) in products {
+            scratch::give(p0);
+            scratch::give(p1);
+        }
+        let (y0, y1) = (y0?, y1?);
+        let words = y0.len();
+        let (u0, u1) = join(
+            words,
+            || self.mod_down_coeff(&tables, y0),
+            || self.mod_down_coeff(&tables, y1),
+        );
+        Ok((u0?, u1?))
+    }
+
+    /// The basis `Q_l ∪ P` over which the gadget products of level `l` are accumulated before ModDown
+    /// (the factors of [`RlweContext::gadget_product_sums_scaled`] are over it).
+    ///
+    /// Errors: [`Error::LevelOutOfRange`] for a level outside `1..=L`.
+    pub fn extended_basis_at(&self, level: usize) -> Result<Arc<RnsBasis>> {
+        Ok(Arc::clone(&self.level_tables(level)?.ext))
     }
 
     /// Step 4 merged with rescaling (see [`DownRescaleTables`]): `y` over `Q_l ∪ P` and the ciphertext part

@@ -128,4 +128,37 @@ impl RlweContext {
         let (u0, u1) = self.gadget_product_sum(&[(c0, &rgsw.m), (c1, &rgsw.sm)])?;
         RlweCiphertext::new(vec![u0, u1])
     }
+
+    /// `sum_k f_k ((c_0, c_1) ⊙ RGSW(m_k))` for factors `f_k` in NTT form over `Q_l ∪ P`
+    /// ([`RlweContext::extended_basis_at`] of the ciphertext's level `l`): an encryption of
+    /// `x sum_k f_k m_k` in coefficient form, by one ModUp of `(c_0, c_1)`, one multiply-accumulate per
+    /// key and one ModDown of the factored sum ([`RlweContext::gadget_product_sums_scaled`]). Its error
+    /// is `sum_k f_k e_k` (each `e_k` an external product's key error before rounding) plus a single
+    /// rounding. With `f = 1 - X^(± a)` (from [`rnsfhe_ring::NttMonomials`]) it is one step of the
+    /// ternary blind rotation (PEGASUS Fig. 2) for the transform cost of one external product.
+    ///
+    /// Errors: [`crate::Error::WrongPartCount`] unless `ct` has 2 parts; as
+    /// [`RlweContext::gadget_product_sums_scaled`].
+    pub fn external_product_combination(
+        &self,
+        ct: &RlweCiphertext<Coeff>,
+        terms: &[(&Poly<Ntt>, &RgswCiphertext)],
+    ) -> Result<RlweCiphertext<Coeff>> {
+        let [c0, c1] = ct.parts.as_slice() else {
+            return Err(crate::Error::WrongPartCount {
+                operation: "external product combination",
+                expected: 2,
+                got: ct.parts.len(),
+            });
+        };
+        let keys: Vec<[&GadgetCiphertext; 2]> =
+            terms.iter().map(|(_, rgsw)| [&rgsw.m, &rgsw.sm]).collect();
+        let sums: Vec<(&Poly<Ntt>, &[&GadgetCiphertext])> = terms
+            .iter()
+            .zip(&keys)
+            .map(|((f, _), k)| (*f, &k[..]))
+            .collect();
+        let (u0, u1) = self.gadget_product_sums_scaled(&[c0, c1], &sums)?;
+        RlweCiphertext::new(vec![u0, u1])
+    }
 }

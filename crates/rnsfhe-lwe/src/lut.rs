@@ -398,7 +398,8 @@ impl LookupTable {
     /// Table IV otherwise, `2^13.5` against a measured `2^15.2`; the key term grows as `(q_0 / q')^2`, not
     /// `q_0 / q'`): `sigma_rot^2` is the larger of the paper's figure and the variance of
     /// [`BlindRotationKey::added_variance`] for the ternary algorithm with every mask coefficient nonzero
-    /// (the most external products, `2 n_lwe`).
+    /// and its first step counted in full, `n_lwe (4K 2n / (2n - 1) + R)` (`K`, `R` the key and rounding
+    /// terms of one external product), above the binary algorithm's `n_lwe (K + R)`.
     pub fn error_bound(
         &self,
         ctx: &RlweContext,
@@ -414,7 +415,9 @@ impl LookupTable {
         let index = self.index_variance(input_sigma, switch);
         let paper = 4.0 * lwe_dimension as f64 * q0 * sigma_lut * sigma_lut / q_special;
         let (key, rounding) = external_product_variance(ctx);
-        let measured = 2.0 * lwe_dimension as f64 * (key + rounding);
+        // A ternary step adds 4K + R, 8K + R for the mask value n (probability 1 / (2n - 1)).
+        let two_n = 2.0 * ctx.n() as f64;
+        let measured = lwe_dimension as f64 * (4.0 * key * two_n / (two_n - 1.0) + rounding);
         let rotation = paper.max(measured).sqrt();
         6.0 * (lipschitz * index.sqrt() + rotation / self.output_scale)
     }

@@ -5,8 +5,8 @@
 //! the type), automorphisms and the Galois group of rotations ([`galois`]), basis conversion in three
 //! modes ([`conversion`]), ModUp / ModDown and rescaling ([`modswitch`]), HPS simple and complex scaling
 //! ([`scaling`]) and gadget decompositions ([`gadget`]), the wire encoding of polynomials ([`wire`]),
-//! and the active waiting of the thread pool during long operations of many short parallel sections
-//! ([`parallel`]).
+//! monomials in NTT form ([`ntt_monomial`]), and the active waiting of the thread pool during long
+//! operations of many short parallel sections ([`parallel`]).
 //!
 //! This crate knows nothing of keys or encryption; that is `rnsfhe-core`.
 
@@ -18,6 +18,7 @@ pub mod gadget;
 pub mod galois;
 pub mod modswitch;
 mod multiword;
+pub mod ntt_monomial;
 pub mod parallel;
 pub mod poly;
 pub mod scaling;
@@ -30,5 +31,6 @@ pub use error::{Error, Result};
 pub use gadget::{RnsGadget, RnsSignedDigits, SignedDigits};
 pub use galois::{GaloisElement, GaloisGroup};
 pub use modswitch::{ModSwitcher, Rescaler};
+pub use ntt_monomial::NttMonomials;
 pub use poly::{Coeff, Form, Ntt, Poly};
 pub use scaling::{ComplexScaler, FractionPath, SimpleScaler};
