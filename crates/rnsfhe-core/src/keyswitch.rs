@@ -482,11 +482,21 @@ impl RlweContext {
         }
         let (y0, y1) = self.multiply_digits(&tables, &digits, &key_rows, None)?;
         digits.into_iter().for_each(scratch::give);
+        self.mod_down_coeff_pair(&tables, y0, y1)
+    }
+
+    /// [`RlweContext::mod_down_coeff`] of both outputs of a gadget product, side by side.
+    fn mod_down_coeff_pair(
+        &self,
+        tables: &LevelTables,
+        y0: Vec<u64>,
+        y1: Vec<u64>,
+    ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
         let words = y0.len();
         let (u0, u1) = join(
             words,
-            || self.mod_down_coeff(&tables, y0),
-            || self.mod_down_coeff(&tables, y1),
+            || self.mod_down_coeff(tables, y0),
+            || self.mod_down_coeff(tables, y1),
         );
         Ok((u0?, u1?))
     }
@@ -580,14 +590,7 @@ impl RlweContext {
             scratch::give(p0);
             scratch::give(p1);
         }
-        let (y0, y1) = (y0?, y1?);
-        let words = y0.len();
-        let (u0, u1) = join(
-            words,
-            || self.mod_down_coeff(&tables, y0),
-            || self.mod_down_coeff(&tables, y1),
-        );
-        Ok((u0?, u1?))
+        self.mod_down_coeff_pair(&tables, y0?, y1?)
     }
 
     /// The basis `Q_l ∪ P` over which the gadget products of level `l` are accumulated before ModDown

@@ -12,8 +12,19 @@ use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::Csprng;
 use rnsfhe_ring::{Coeff, NttMonomials, Poly};
 
-#[test]
-fn external_product_multiplies_by_the_rgsw_message() {
+/// A context of PEGASUS Table IV's gadget shape (`q_0` of 45 bits, one 60-bit special prime, `N = 2^9`),
+/// a secret, and a coefficient-form encryption of random `x` below `2^40`.
+struct Setup {
+    ctx: std::sync::Arc<RlweContext>,
+    sk: SecretKey,
+    r: Csprng,
+    n: usize,
+    x: Vec<i64>,
+    pt: Poly<Coeff>,
+    ct: RlweCiphertext<Coeff>,
+}
+
+fn setup(seed: u8) -> Setup {
     let q = ntt_primes_of_bits(45, 1024, 1, &[]).unwrap();
     let p = ntt_primes_of_bits(60, 1024, 1, &q).unwrap();
     let ctx = RlweContext::new(RlweParams {
@@ -26,7 +37,7 @@ fn external_product_multiplies_by_the_rgsw_message() {
         sigma: 3.2,
     })
     .unwrap();
-    let mut r = Csprng::insecure_from_seed_for_tests([9; 32]);
+    let mut r = Csprng::insecure_from_seed_for_tests([seed; 32]);
     let sk = SecretKey::generate(&ctx, &mut r).unwrap();
     let n = ctx.n();
     let x: Vec<i64> = (0..n)
@@ -36,8 +47,30 @@ fn external_product_multiplies_by_the_rgsw_message() {
     let ct = Encryptor::with_secret_key(&ctx, &sk)
         .unwrap()
         .encrypt_coeff(&pt, &mut r)
-        .unwrap();
-    let ct = ct.into_coeff();
+        .unwrap()
+        .into_coeff();
+    Setup {
+        ctx,
+        sk,
+        r,
+        n,
+        x,
+        pt,
+        ct,
+    }
+}
+
+#[test]
+fn external_product_multiplies_by_the_rgsw_message() {
+    let Setup {
+        ctx,
+        sk,
+        mut r,
+        n,
+        x,
+        pt,
+        ct,
+    } = setup(9);
     let dec = Decryptor::new(&ctx, &sk).unwrap();
     let fresh = ctx.fresh_noise_secret().bound;
     let switch = ctx.key_switch_noise(1, 64).unwrap().bound;
@@ -93,30 +126,15 @@ fn external_product_multiplies_by_the_rgsw_message() {
 /// input's error times the message's factors); the factors must be over `Q_l ∪ P`.
 #[test]
 fn external_product_combination_equals_the_separate_products() {
-    let q = ntt_primes_of_bits(45, 1024, 1, &[]).unwrap();
-    let p = ntt_primes_of_bits(60, 1024, 1, &q).unwrap();
-    let ctx = RlweContext::new(RlweParams {
-        log_n: 9,
-        q_moduli: q,
-        p_moduli: p,
-        dnum: 1,
-        conversion: ConversionMode::ExactFloat,
-        secret: SecretDistribution::HammingWeight(64),
-        sigma: 3.2,
-    })
-    .unwrap();
-    let mut r = Csprng::insecure_from_seed_for_tests([10; 32]);
-    let sk = SecretKey::generate(&ctx, &mut r).unwrap();
-    let n = ctx.n();
-    let x: Vec<i64> = (0..n)
-        .map(|_| r.gen_range(-(1i64 << 40)..(1i64 << 40)))
-        .collect();
-    let pt = Poly::<Coeff>::from_i64(ctx.chain(), &x).unwrap();
-    let ct = Encryptor::with_secret_key(&ctx, &sk)
-        .unwrap()
-        .encrypt_coeff(&pt, &mut r)
-        .unwrap()
-        .into_coeff();
+    let Setup {
+        ctx,
+        sk,
+        mut r,
+        n,
+        pt,
+        ct,
+        ..
+    } = setup(10);
     let dec = Decryptor::new(&ctx, &sk).unwrap();
     let fresh = ctx.fresh_noise_secret().bound;
     let switch = ctx.key_switch_noise(1, 64).unwrap().bound;
