@@ -287,7 +287,7 @@ def security(impl, cell):
     if impl == "ours" and cell.get("table5_operation"):
         return "PEGASUS Table IV dimensions (security: see the LUT rows)"
     s = p.get("security") or ""
-    if impl == "ours" and "our estimator" in s:
+    if impl == "ours" and "our estimator: " in s:
         return "estimator: " + s.split("our estimator: ", 1)[1].split(" (below")[0] + " (< 128)"
     return s.split(":")[0] if impl == "openfhe" and s else s
 
@@ -427,11 +427,13 @@ def main():
         "not_run": not_run,
         "rows": all_rows,
     }
+    os.makedirs(args.out_dir, exist_ok=True)
+    out = os.path.join(args.out_dir, "peers-pegasus.json")
+    with open(out, "w") as f:  # the measurements first: a failure of the table below keeps them
+        json.dump(res, f, indent=1)
     md = markdown(res)
     print(md)
     res["markdown"] = md
-    os.makedirs(args.out_dir, exist_ok=True)
-    out = os.path.join(args.out_dir, "peers-pegasus.json")
     with open(out, "w") as f:
         json.dump(res, f, indent=1)
     print(f"(written {os.path.relpath(out, os.getcwd())})", file=sys.stderr)

@@ -32,7 +32,7 @@
 //! the NTT domain over `q_0 ∪ q'` (their NTT forms are gathered from a table of powers of the root,
 //! [`rnsfhe_ring::NttMonomials`], no transform), and one ModDown finishes the sum
 //! ([`rnsfhe_core::RlweContext::external_product_combination`]): 8 NTTs per step instead of 16
-//! (indicatively 1.26x faster per look-up table at PEGASUS Table IV, one thread; the multiply-accumulates
+//! (1.28x faster per look-up table at PEGASUS Table IV, one thread, quiet machine; the multiply-accumulates
 //! and the combination, as costly as the NTTs for the 60-bit `q'`, remain; `docs/lwe.md`). The
 //! first term is a signed rotation in coefficient form. The error of a step is `(1 - X^a) e_1 + (1 -
 //! X^-a) e_0` (the two products' key errors, each variance doubled by its factor) plus one ModDown
