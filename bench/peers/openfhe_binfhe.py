@@ -220,6 +220,34 @@ def op_sign(ctxs, parts):
     return peerlib.timed(lambda: cc.EvalSign(cts[0])), params, check
 
 
+def scheme_switch_context(depth, slots, toy=False):
+    """(context, keys, scheme-switching parameters) of OpenFHE's scheme-switching examples: CKKS of `depth`
+    levels (60-bit first prime, 50-bit scaling primes, FIXEDMANUAL) with `slots` slots, and the FHEW side
+    with the large-precision modulus 2^LWE_LOGQ_SWITCH; HEStd_128_classic / STD128, or HEStd_NotSet / TOY at
+    ring 2^13 when `toy` (smoke runs only). The caller finishes the parameters and runs the setup."""
+    sl_ckks = ofhe.HEStd_NotSet if toy else ofhe.HEStd_128_classic
+    par = ofhe.CCParamsCKKSRNS()
+    par.SetMultiplicativeDepth(depth)
+    par.SetFirstModSize(60)
+    par.SetScalingModSize(50)
+    par.SetScalingTechnique(ofhe.FIXEDMANUAL)
+    par.SetSecurityLevel(sl_ckks)
+    if toy:
+        par.SetRingDim(8192)
+    par.SetBatchSize(slots)
+    cc = ofhe.GenCryptoContext(par)
+    for feature in (ofhe.PKE, ofhe.KEYSWITCH, ofhe.LEVELEDSHE, ofhe.ADVANCEDSHE, ofhe.SCHEMESWITCH):
+        cc.Enable(feature)
+    keys = cc.KeyGen()
+    sp = ofhe.SchSwchParams()
+    sp.SetSecurityLevelCKKS(sl_ckks)
+    sp.SetSecurityLevelFHEW(ofhe.TOY if toy else ofhe.STD128)
+    sp.SetCtxtModSizeFHEWLargePrec(LWE_LOGQ_SWITCH)
+    sp.SetNumSlotsCKKS(slots)
+    sp.SetNumValues(slots)
+    return cc, keys, sp
+
+
 class SchemeSwitch:
     """A CKKS context at 128-bit security with the FHEW context of its scheme switching (OpenFHE's scheme-switching
     example at HEStd_128_classic / STD128), and a CKKS ciphertext of `slots` small integers.
@@ -230,23 +258,7 @@ class SchemeSwitch:
 
     def __init__(self, slots, round_trip):
         t0 = time.perf_counter()
-        par = ofhe.CCParamsCKKSRNS()
-        par.SetMultiplicativeDepth(CKKS_DEPTH_ROUND_TRIP if round_trip else CKKS_DEPTH_TO_FHEW)
-        par.SetFirstModSize(60)
-        par.SetScalingModSize(50)
-        par.SetScalingTechnique(ofhe.FIXEDMANUAL)
-        par.SetSecurityLevel(ofhe.HEStd_128_classic)
-        par.SetBatchSize(slots)
-        cc = ofhe.GenCryptoContext(par)
-        for feature in (ofhe.PKE, ofhe.KEYSWITCH, ofhe.LEVELEDSHE, ofhe.ADVANCEDSHE, ofhe.SCHEMESWITCH):
-            cc.Enable(feature)
-        keys = cc.KeyGen()
-        sp = ofhe.SchSwchParams()
-        sp.SetSecurityLevelCKKS(ofhe.HEStd_128_classic)
-        sp.SetSecurityLevelFHEW(ofhe.STD128)
-        sp.SetCtxtModSizeFHEWLargePrec(LWE_LOGQ_SWITCH)
-        sp.SetNumSlotsCKKS(slots)
-        sp.SetNumValues(slots)
+        cc, keys, sp = scheme_switch_context(CKKS_DEPTH_ROUND_TRIP if round_trip else CKKS_DEPTH_TO_FHEW, slots)
         if round_trip:
             self.sk_fhew = cc.EvalSchemeSwitchingSetup(sp)
             cc.EvalSchemeSwitchingKeyGen(keys, self.sk_fhew)
@@ -307,26 +319,7 @@ class ArgMin:
         t0 = time.perf_counter()
         if values < 2 or values & (values - 1):
             raise ValueError(f"argmin needs a power of two >= 2 values, not {values}")
-        sl_ckks = ofhe.HEStd_NotSet if toy else ofhe.HEStd_128_classic
-        par = ofhe.CCParamsCKKSRNS()
-        par.SetMultiplicativeDepth(CKKS_DEPTH_ROUND_TRIP + int(math.log2(values)))
-        par.SetFirstModSize(60)
-        par.SetScalingModSize(50)
-        par.SetScalingTechnique(ofhe.FIXEDMANUAL)
-        par.SetSecurityLevel(sl_ckks)
-        if toy:
-            par.SetRingDim(8192)
-        par.SetBatchSize(values)
-        cc = ofhe.GenCryptoContext(par)
-        for feature in (ofhe.PKE, ofhe.KEYSWITCH, ofhe.LEVELEDSHE, ofhe.ADVANCEDSHE, ofhe.SCHEMESWITCH):
-            cc.Enable(feature)
-        keys = cc.KeyGen()
-        sp = ofhe.SchSwchParams()
-        sp.SetSecurityLevelCKKS(sl_ckks)
-        sp.SetSecurityLevelFHEW(ofhe.TOY if toy else ofhe.STD128)
-        sp.SetCtxtModSizeFHEWLargePrec(LWE_LOGQ_SWITCH)
-        sp.SetNumSlotsCKKS(values)
-        sp.SetNumValues(values)
+        cc, keys, sp = scheme_switch_context(CKKS_DEPTH_ROUND_TRIP + int(math.log2(values)), values, toy)
         sp.SetComputeArgmin(True)
         sk_fhew = cc.EvalSchemeSwitchingSetup(sp)
         cc.EvalSchemeSwitchingKeyGen(keys, sk_fhew)
@@ -334,8 +327,7 @@ class ArgMin:
         self.p = (1 << LWE_LOGQ_SWITCH) // (2 * self.lwe.GetBeta())
         cc.EvalCompareSwitchPrecompute(self.p, self.SCALE_SIGN)
         self.cc, self.keys, self.values, self.toy = cc, keys, values, toy
-        # Distinct values in [-4, 4], the minimum not first (the range and spacing of ours).
-        self.x = [4.0 - 8.0 * ((5 * i + 3) % values) / values for i in range(values)]
+        self.x = peerlib.argmin_inputs(values)
         self.ct = cc.Encrypt(keys.publicKey, cc.MakeCKKSPackedPlaintext(self.x, 1, 0, None, values))
         self.setup_s = round(time.perf_counter() - t0, 1)
 

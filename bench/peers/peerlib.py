@@ -75,6 +75,12 @@ def send(obj):
     sys.stdout.flush()
 
 
+def argmin_inputs(values):
+    """The inputs of the arg-min rows on both sides: `values` distinct reals in [-4, 4] (our comparator's
+    bound), spaced 8 / values apart, the minimum not first."""
+    return [4.0 - 8.0 * ((5 * i + 3) % values) / values for i in range(values)]
+
+
 def test_vector(n, seed):
     """n reproducible pseudo-random reals in [-1, 1] (no numpy needed)."""
     x = seed * 2654435761 % 4294967296

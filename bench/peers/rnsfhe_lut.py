@@ -165,9 +165,7 @@ def op_argmin(sessions, parts):
         sessions.cache[key] = (s, round(time.perf_counter() - t0, 2))
     s, keygen_s = sessions.cache[key]
     cmp = apps.comparator(s)
-    # Distinct values in [-4, 4] (the comparator's bound), spaced 8 / VALUES, the minimum not first: the
-    # same inputs as OpenFHE's side.
-    x = np.array([4.0 - 8.0 * ((5 * i + 3) % values) / values for i in range(values)])
+    x = np.array(peerlib.argmin_inputs(values))
     ct = s.encrypt(x)
     m, b = apps.min_and_argmin(ct, session=s)
     got_min = float(s.decrypt(m, real=True)[0])

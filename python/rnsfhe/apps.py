@@ -774,18 +774,19 @@ def _is_lwe_list(x: Any) -> bool:
 
 
 def _run(x: Any, session: Any, bound: Optional[float], on_lwe: Callable[[Comparator, Any], Any],
-         on_ckks: Callable[[Comparator, ckks.Ciphertext], ckks.Ciphertext], keep: Optional[int] = None,
-         bits: bool = False) -> Any:
+         on_ckks: Callable[[Comparator, ckks.Ciphertext], Any], keep: Optional[int] = None,
+         bits: bool = False, decrypt: Optional[Callable[[Any], Any]] = None) -> Any:
     """Dispatches on the kind of ``x``: LWE ciphertexts (one or a list) to ``on_lwe``, a CKKS ciphertext to
     ``on_ckks``, a 1-D array of exactly ``session.slots`` values to ``on_ckks`` between encryption and
-    decryption (the first ``keep`` results; ``bits``: rounded to 0/1 integers)."""
+    ``decrypt`` (default: the first ``keep`` results of the one ciphertext; ``bits``: rounded to 0/1
+    integers)."""
     cmp = comparator(session, bound)
     if isinstance(x, LweCiphertext) or _is_lwe_list(x):
         return on_lwe(cmp, x)
     if isinstance(x, ckks.Ciphertext):
         return on_ckks(cmp, x)
-    values = _slot_values(x, session)
-    return _decrypted(session, on_ckks(cmp, session.encrypt(values)), keep, bits)
+    out = on_ckks(cmp, session.encrypt(_slot_values(x, session)))
+    return decrypt(out) if decrypt is not None else _decrypted(session, out, keep, bits)
 
 
 def _slot_values(x: Any, session: Any) -> np.ndarray:
@@ -910,15 +911,9 @@ def _run_pair(x: Any, session: Any, bound: Optional[float], group: Optional[int]
               on_ckks: Callable[[Comparator, ckks.Ciphertext, int], Any]) -> Tuple[Any, Any]:
     """:func:`_run` for the functions with two results (extremes, bits)."""
     t = _group(group, x, session)
-    cmp = comparator(session, bound)
-    if isinstance(x, LweCiphertext) or _is_lwe_list(x):
-        return on_lwe(cmp, x, t)
-    if isinstance(x, ckks.Ciphertext):
-        return on_ckks(cmp, x, t)
-    values = _slot_values(x, session)
-    extremes, bits = on_ckks(cmp, session.encrypt(values), t)
-    return (_decrypted(session, extremes, session.slots // t, False),
-            _decrypted(session, bits, None, True))
+    return _run(x, session, bound, lambda c, v: on_lwe(c, v, t), lambda c, ct: on_ckks(c, ct, t),
+                decrypt=lambda out: (_decrypted(session, out[0], session.slots // t, False),
+                                     _decrypted(session, out[1], None, True)))
 
 
 __all__ = [
