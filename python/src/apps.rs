@@ -405,9 +405,7 @@ fn fit_plain<'py>(
     );
     let lr = settings(iterations, sigmoid_degree, learning_rate, 0)?;
     let data = dataset(&x, &y)?;
-    let model = py
-        .allow_threads(|| lr.fit_plain(&data))
-        .map_err(apps_error)?;
+    let model = crate::common::release(py, || lr.fit_plain(&data)).map_err(apps_error)?;
     Ok(PyArray1::from_vec(py, model.weights().to_vec()))
 }
 
@@ -544,8 +542,7 @@ impl PyEncryptedModel {
             "encrypt them at a higher level",
         )?;
         let (eval, ct) = (x.rust_evaluator(), x.ciphertext());
-        let out = py
-            .allow_threads(|| self.model.predict_proba_encrypted(eval, ct))
+        let out = crate::common::release(py, || self.model.predict_proba_encrypted(eval, ct))
             .map_err(apps_error)?;
         Ok(x.sibling(out))
     }
@@ -647,16 +644,15 @@ fn fit_encrypted(
     }
     let start = needed + 1;
     let (xc, yc) = (xs.ciphertext(), ys.map(PyCiphertext::ciphertext));
-    let model = py
-        .allow_threads(|| -> rnsfhe_apps::Result<EncryptedModel> {
-            let xd = eval.drop_to_level(xc, start)?;
-            let z = match yc {
-                Some(yc) => eval.multiply_rescale(&xd, &eval.drop_to_level(yc, start)?)?,
-                None => xd,
-            };
-            lr.fit_encrypted(eval, &z, &layout)
-        })
-        .map_err(apps_error)?;
+    let model = crate::common::release(py, || -> rnsfhe_apps::Result<EncryptedModel> {
+        let xd = eval.drop_to_level(xc, start)?;
+        let z = match yc {
+            Some(yc) => eval.multiply_rescale(&xd, &eval.drop_to_level(yc, start)?)?,
+            None => xd,
+        };
+        lr.fit_encrypted(eval, &z, &layout)
+    })
+    .map_err(apps_error)?;
     let mut levels = if product == 1 { vec![start] } else { vec![] };
     levels.extend_from_slice(model.levels());
     let weights = Py::new(py, xs.sibling(model.weights().clone()))?;
@@ -705,9 +701,10 @@ fn predict_proba_encrypted(
         "encrypt them at a higher level or use a context with more levels",
     )?;
     let (eval, ct) = (x.rust_evaluator(), x.ciphertext());
-    let out = py
-        .allow_threads(|| model.predict_proba_encrypted(eval, ct, &layout, sigmoid_degree))
-        .map_err(apps_error)?;
+    let out = crate::common::release(py, || {
+        model.predict_proba_encrypted(eval, ct, &layout, sigmoid_degree)
+    })
+    .map_err(apps_error)?;
     Ok(x.sibling(out))
 }
 

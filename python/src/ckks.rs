@@ -172,8 +172,9 @@ pub(crate) fn pegasus_session(
     };
     let galois = (&*keys.galois, &keys.rotations[..], keys.conjugate);
     // Cloning the keys into the evaluator copies megabytes: without the GIL.
-    let eval =
-        py.allow_threads(|| context.make_eval(Some(&keys.relin), Some(galois), true, false))?;
+    let eval = crate::common::release(py, || {
+        context.make_eval(Some(&keys.relin), Some(galois), true, false)
+    })?;
     let evaluator = PyEvaluator {
         eval: Arc::new(Eval {
             pegasus: Some(pegasus),

@@ -223,16 +223,14 @@ impl Pegasus {
     ) -> PyResult<Ciphertext> {
         self.check_input(ct, "lut")?;
         let table = self.table_of(f)?;
-        py.allow_threads(|| self.evaluator.apply_table(ct, &table))
-            .map_err(pegasus_error)
+        crate::common::release(py, || self.evaluator.apply_table(ct, &table)).map_err(pegasus_error)
     }
 
     /// The slots of `ct` as LWE ciphertexts (Fig. 6 steps 1-4), the GIL released.
     pub(crate) fn to_lwe(&self, py: Python<'_>, ct: &Ciphertext) -> PyResult<Vec<PyLweCiphertext>> {
         self.check_input(ct, "to_lwe")?;
-        let lwes = py
-            .allow_threads(|| self.evaluator.to_lwe(ct))
-            .map_err(pegasus_error)?;
+        let lwes =
+            crate::common::release(py, || self.evaluator.to_lwe(ct)).map_err(pegasus_error)?;
         Ok(lwes.into_iter().map(PyLweCiphertext::from).collect())
     }
 
@@ -245,8 +243,7 @@ impl Pegasus {
     ) -> PyResult<Vec<PyLweCiphertext>> {
         let cts = read_ciphertexts(cts)?;
         let table = self.table_of(f)?;
-        let outs = py
-            .allow_threads(|| self.evaluator.lut(&cts, &table))
+        let outs = crate::common::release(py, || self.evaluator.lut(&cts, &table))
             .map_err(pegasus_error)?;
         Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
     }
@@ -260,8 +257,7 @@ impl Pegasus {
     ) -> PyResult<Ciphertext> {
         let cts = read_ciphertexts(cts)?;
         let table = self.table_of(f)?;
-        py.allow_threads(|| self.evaluator.repack(&cts, &table))
-            .map_err(pegasus_error)
+        crate::common::release(py, || self.evaluator.repack(&cts, &table)).map_err(pegasus_error)
     }
 }
 
@@ -342,9 +338,8 @@ pub(crate) fn checked_pipeline_params(
     lut_log_n: Option<u32>,
     allow_insecure: bool,
 ) -> PyResult<rnsfhe::pegasus::PipelineParams> {
-    let params = py
-        .allow_threads(|| pipeline_params(preset, lut_log_n))
-        .map_err(pegasus_error)?;
+    let params =
+        crate::common::release(py, || pipeline_params(preset, lut_log_n)).map_err(pegasus_error)?;
     if let Some(warning) = params.ckks.security_warning() {
         if !allow_insecure {
             return Err(PyValueError::new_err(format!(

@@ -373,9 +373,15 @@ fn record(
     row: Row,
 ) -> anyhow::Result<()> {
     let unit = if row.kind == "throughput" { "/s" } else { " s" };
+    // Rows without a comparator bound (sqrt, 1/x) carry NaN: say "no bound" instead of printing it.
+    let bound = if row.error_bound.is_finite() {
+        format!("bound {:.3}", row.error_bound)
+    } else {
+        "no bound".to_string()
+    };
     eprintln!(
-        "    {:.3}{unit} ({} tables in {:.2} s; max error {:.3}, bound {:.3})",
-        row.figure, row.tables, row.seconds, row.max_error, row.error_bound
+        "    {:.3}{unit} ({} tables in {:.2} s; max error {:.3}, {bound})",
+        row.figure, row.tables, row.seconds, row.max_error
     );
     rows.push(row);
     save(options, machine, rows).map(|_| ())

@@ -82,7 +82,8 @@ enum BenchTable {
     /// primes, HPS simple and complex scaling, and the failure rate of the unguarded Qu-Xu error term.
     Conversion,
     /// RNS-CKKS Table 1 (Enc, Dec, Add, CMult, Mult&RS, plus Rotate and KeyGen and the precision after each)
-    /// for the paper's three presets, with the paper's numbers beside ours.
+    /// for the paper's three presets, with the paper's numbers beside ours, then each fast-prime preset
+    /// (primes below 2^50) interleaved with the paper preset of its N and depth.
     CkksTable1,
     /// RNS-CKKS Figure 1: bits of precision after each of L successive multiplications, for both rescaling
     /// policies and all three conversion modes.

@@ -63,9 +63,7 @@ impl PyComparator {
         F: FnOnce(&Comparator<Shared>, &[LweCiphertext]) -> Result<Outputs, Error> + Send,
     {
         let cts = read_ciphertexts(cts)?;
-        let out = py
-            .allow_threads(|| f(&self.inner, &cts))
-            .map_err(comparison_error)?;
+        let out = crate::common::release(py, || f(&self.inner, &cts)).map_err(comparison_error)?;
         Ok(out
             .ciphertexts
             .into_iter()
@@ -86,9 +84,7 @@ impl PyComparator {
     {
         let pipeline = self.pipeline(py);
         let ct = pipeline.own(ct, method)?;
-        let out = py
-            .allow_threads(|| f(&self.inner, ct))
-            .map_err(comparison_error)?;
+        let out = crate::common::release(py, || f(&self.inner, ct)).map_err(comparison_error)?;
         pipeline.attach(py, out)
     }
 
@@ -104,9 +100,8 @@ impl PyComparator {
             + Send,
     {
         let cts = read_ciphertexts(cts)?;
-        let (a, b) = py
-            .allow_threads(|| f(&self.inner, &cts))
-            .map_err(comparison_error)?;
+        let (a, b) =
+            crate::common::release(py, || f(&self.inner, &cts)).map_err(comparison_error)?;
         let wrap = |o: Outputs| {
             o.ciphertexts
                 .into_iter()
@@ -130,9 +125,7 @@ impl PyComparator {
     {
         let pipeline = self.pipeline(py);
         let ct = pipeline.own(ct, method)?;
-        let (a, b) = py
-            .allow_threads(|| f(&self.inner, ct))
-            .map_err(comparison_error)?;
+        let (a, b) = crate::common::release(py, || f(&self.inner, ct)).map_err(comparison_error)?;
         Ok((pipeline.attach(py, a)?, pipeline.attach(py, b)?))
     }
 }
@@ -159,12 +152,11 @@ impl PyComparator {
         let mut rng = csprng(seed)?;
         let (pegasus, secrets) = pipeline.bind(py).get().comparison_parts();
         let pegasus = Arc::clone(pegasus);
-        let inner = py
-            .allow_threads(|| {
-                let key = ComparisonKey::generate(pegasus.evaluator(), secrets, &mut rng)?;
-                Comparator::new(Shared(pegasus), key, bound)
-            })
-            .map_err(comparison_error)?;
+        let inner = crate::common::release(py, || {
+            let key = ComparisonKey::generate(pegasus.evaluator(), secrets, &mut rng)?;
+            Comparator::new(Shared(pegasus), key, bound)
+        })
+        .map_err(comparison_error)?;
         Ok(Self { pipeline, inner })
     }
 
@@ -242,7 +234,7 @@ impl PyComparator {
         b: &Bound<'_, PyAny>,
     ) -> PyResult<PyLweCiphertext> {
         let (a, b) = (read_one(a)?, read_one(b)?);
-        py.allow_threads(|| self.inner.min(&a, &b))
+        crate::common::release(py, || self.inner.min(&a, &b))
             .map(PyLweCiphertext::from)
             .map_err(comparison_error)
     }
@@ -255,7 +247,7 @@ impl PyComparator {
         b: &Bound<'_, PyAny>,
     ) -> PyResult<PyLweCiphertext> {
         let (a, b) = (read_one(a)?, read_one(b)?);
-        py.allow_threads(|| self.inner.max(&a, &b))
+        crate::common::release(py, || self.inner.max(&a, &b))
             .map(PyLweCiphertext::from)
             .map_err(comparison_error)
     }

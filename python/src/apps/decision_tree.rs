@@ -191,8 +191,7 @@ impl PyTreeClient {
             params = params.allowing_insecure();
         }
         let mut rng = csprng(seed)?;
-        let (inner, key) = py
-            .allow_threads(|| TreeClient::generate(params, &mut rng))
+        let (inner, key) = crate::common::release(py, || TreeClient::generate(params, &mut rng))
             .map_err(value_error)?;
         Ok(Self {
             inner,
@@ -284,9 +283,8 @@ impl PyEncryptedTree {
         )
         .map_err(value_error)?;
         let key = Arc::clone(&server_key.inner);
-        let inner = py
-            .allow_threads(|| TreeServer::new(tree, map, key))
-            .map_err(value_error)?;
+        let inner =
+            crate::common::release(py, || TreeServer::new(tree, map, key)).map_err(value_error)?;
         Ok(Self { inner, scaling })
     }
 }
@@ -384,8 +382,7 @@ impl PyEncryptedTree {
         seed: Option<Int>,
     ) -> PyResult<PyEncryptedLabel> {
         let mut rng = csprng(seed)?;
-        let inner = py
-            .allow_threads(|| self.inner.evaluate(&query.inner, &mut rng))
+        let inner = crate::common::release(py, || self.inner.evaluate(&query.inner, &mut rng))
             .map_err(value_error)?;
         Ok(PyEncryptedLabel { inner })
     }

@@ -103,7 +103,7 @@ impl PyKMeansSession {
             threshold,
             ..KMeansOptions::new(radius)
         };
-        let made = py.allow_threads(|| -> Result<_, rnsfhe_apps::Error> {
+        let made = crate::common::release(py, || -> Result<_, rnsfhe_apps::Error> {
             let keygen = KeyGenerator::new(&ctx, &mut rng)?;
             let pipeline = PipelineOptions {
                 allow_insecure,
@@ -166,7 +166,7 @@ impl PyKMeansSession {
         centroids: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<TwoArrays<'py>> {
         let (x, c) = (rows(&x), rows(&centroids));
-        let out = py.allow_threads(|| -> Result<_, rnsfhe_apps::Error> {
+        let out = crate::common::release(py, || -> Result<_, rnsfhe_apps::Error> {
             let s = &self.server;
             let layout = *s.layout();
             let ctx = s.comparator().pegasus().context().clone();

@@ -42,9 +42,7 @@ impl PyContext {
         allow_insecure: bool,
     ) -> PyResult<Self> {
         params.insecure_for_testing = allow_insecure;
-        let ctx = py
-            .allow_threads(|| BfvContext::new(params))
-            .map_err(bfv_error)?;
+        let ctx = crate::common::release(py, || BfvContext::new(params)).map_err(bfv_error)?;
         if let Some(warning) = ctx.security_warning() {
             warn_user(py, &warning)?;
         }
@@ -109,8 +107,7 @@ context_methods! {
                     "q_count = {q_count} is out of range: at most 256 ciphertext primes"
                 )));
             }
-            let mut params = py
-                .allow_threads(|| BfvParams::with_bit_sizes(log_n, t, q_bits, q_count))
+            let mut params = crate::common::release(py, || BfvParams::with_bit_sizes(log_n, t, q_bits, q_count))
                 .map_err(bfv_error)?;
             params.relin_base_log = relin_base_log;
             params.sigma = sigma;
@@ -165,7 +162,7 @@ context_methods! {
         #[staticmethod]
         fn from_preset(py: Python<'_>, name: &str) -> PyResult<Self> {
             let preset = SCHEME.find_preset(&BfvPreset::ALL, name)?;
-            let params = py.allow_threads(|| preset.params()).map_err(bfv_error)?;
+            let params = crate::common::release(py, || preset.params()).map_err(bfv_error)?;
             Self::build(py, params, Some(preset), Some(preset.depth()), false)
         }
 
@@ -192,8 +189,7 @@ context_methods! {
         ) -> PyResult<Self> {
             let (t, depth) = (t.get::<u64>("t")?, depth.get::<usize>("depth")?);
             let rotations_per_level = rotations_per_level.get::<usize>("rotations_per_level")?;
-            let params = py
-                .allow_threads(|| BfvParams::generate_with_rotations(t, depth, rotations_per_level))
+            let params = crate::common::release(py, || BfvParams::generate_with_rotations(t, depth, rotations_per_level))
                 .map_err(bfv_error)?;
             Self::build(py, params, None, Some(depth), false)
         }

@@ -87,9 +87,7 @@ impl PyContext {
             insecure_for_testing: allow_insecure,
             ..params
         };
-        let ctx = py
-            .allow_threads(|| CkksContext::new(params))
-            .map_err(ckks_error)?;
+        let ctx = crate::common::release(py, || CkksContext::new(params)).map_err(ckks_error)?;
         if let Some(warning) = ctx.security_warning() {
             warn_user(py, &warning)?;
         }
@@ -339,7 +337,7 @@ context_methods! {
                 (None, None) => None,
             };
             // Cloning the keys into the evaluator copies megabytes: without the GIL.
-            let eval = py.allow_threads(|| self.make_eval(relin, galois, auto_rescale, strict))?;
+            let eval = crate::common::release(py, || self.make_eval(relin, galois, auto_rescale, strict))?;
             Ok(PyEvaluator {
                 eval: Arc::new(eval),
             })

@@ -49,9 +49,10 @@ impl PyLweSwitchingKey {
         let key = crate::common::mac_key(mac_key)?;
         let data = read_bytes(data)?;
         let bytes = data.as_bytes();
-        let loaded = py
-            .allow_threads(|| LweSwitchingKey::from_bytes_sealed(bytes, &ctx, integrity(&key)))
-            .map_err(decode_error)?;
+        let loaded = crate::common::release(py, || {
+            LweSwitchingKey::from_bytes_sealed(bytes, &ctx, integrity(&key))
+        })
+        .map_err(decode_error)?;
         Ok(Self {
             key: Arc::new(loaded),
             params,
@@ -121,7 +122,7 @@ impl PyLweSwitchingKey {
     /// released. ValueError for a ciphertext of another dimension or modulus.
     pub(super) fn switch(&self, py: Python<'_>, ct: &PyLweCiphertext) -> PyResult<PyLweCiphertext> {
         let (key, ct) = (&*self.key, &ct.ct);
-        py.allow_threads(|| key.switch(ct))
+        crate::common::release(py, || key.switch(ct))
             .map(PyLweCiphertext::from)
             .map_err(lwe_error)
     }

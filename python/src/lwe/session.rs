@@ -208,9 +208,10 @@ impl PyLutSession {
         }
         let mut rng = csprng(seed)?;
         let p = params.params;
-        let keys = py
-            .allow_threads(|| Keys::generate(&p, algorithm, allow_insecure, &mut rng))
-            .map_err(lwe_error)?;
+        let keys = crate::common::release(py, || {
+            Keys::generate(&p, algorithm, allow_insecure, &mut rng)
+        })
+        .map_err(lwe_error)?;
         Ok(Self {
             params,
             ctx: keys.ctx,
@@ -322,7 +323,7 @@ impl PyLutSession {
             })
             .collect::<PyResult<Vec<i64>>>()?;
         let noise = gaussian(self.params.params.key_switch.sigma)?;
-        let cts = py.allow_threads(|| {
+        let cts = crate::common::release(py, || {
             let mut rng = self.rng.lock().map_err(|_| {
                 PyValueError::new_err("the session's random generator is poisoned by a panic")
             })?;
@@ -356,7 +357,7 @@ impl PyLutSession {
     ) -> PyResult<PyLweCiphertext> {
         let ct = &ct.ct;
         let table = self.table_of(f, ct.modulus().value(), input_scale, output_scale)?;
-        py.allow_threads(|| self.evaluator.evaluate(ct, &table))
+        crate::common::release(py, || self.evaluator.evaluate(ct, &table))
             .map(PyLweCiphertext::from)
             .map_err(lut_error)
     }
@@ -380,8 +381,7 @@ impl PyLutSession {
             .first()
             .map_or(self.lwe_modulus.value(), |ct| ct.modulus().value());
         let table = self.table_of(f, modulus, input_scale, output_scale)?;
-        let outs = py
-            .allow_threads(|| self.evaluator.evaluate_many(&cts, &table))
+        let outs = crate::common::release(py, || self.evaluator.evaluate_many(&cts, &table))
             .map_err(lut_error)?;
         Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
     }
@@ -427,8 +427,7 @@ impl PyLutSession {
     ) -> PyResult<Vec<PyLweCiphertext>> {
         let ct = &ct.ct;
         let table = self.table_of(fs, ct.modulus().value(), input_scale, output_scale)?;
-        let outs = py
-            .allow_threads(|| self.evaluator.evaluate_all(ct, &table))
+        let outs = crate::common::release(py, || self.evaluator.evaluate_all(ct, &table))
             .map_err(lut_error)?;
         Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
     }
@@ -440,7 +439,7 @@ impl PyLutSession {
     /// not q0, as "Secure128" does), ready for another ``lut``; the GIL is released.
     fn switch_to_lwe(&self, py: Python<'_>, ct: &PyLweCiphertext) -> PyResult<PyLweCiphertext> {
         let (key, ct, q) = (&*self.switching_key, &ct.ct, self.lwe_modulus.value());
-        py.allow_threads(|| {
+        crate::common::release(py, || {
             if ct.modulus().value() == q {
                 key.switch(ct)
             } else {

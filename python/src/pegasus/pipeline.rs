@@ -169,8 +169,7 @@ impl PyPipeline {
             }
         }
         let lwe_params = lwe_params_of(preset, params.lwe);
-        let generated = py
-            .allow_threads(|| -> Result<Generated, PegasusError> {
+        let generated = crate::common::release(py, || -> Result<Generated, PegasusError> {
                 let keygen = KeyGenerator::new(&ctx, &mut rng)?;
                 let user = keygen.generate_all(&steps, conjugate, &mut rng)?;
                 let (keys, secrets) = PegasusKeys::generate(&params, &options, &keygen, &mut rng)?;
@@ -234,8 +233,7 @@ impl PyPipeline {
     ) -> PyResult<PyPegasusParams> {
         let preset = SCHEME.find_preset(&PipelinePreset::ALL, preset)?;
         let lut_log_n: Option<u32> = Int::get_opt(lut_log_n, "lut_log_n")?;
-        let params = py
-            .allow_threads(|| pipeline_params(preset, lut_log_n))
+        let params = crate::common::release(py, || pipeline_params(preset, lut_log_n))
             .map_err(pegasus_error)?;
         Ok(lwe_params_of(preset, params.lwe))
     }
@@ -423,7 +421,7 @@ impl PyPipeline {
                 ctx.max_level()
             )));
         }
-        let ct = py.allow_threads(|| -> PyResult<Ciphertext> {
+        let ct = crate::common::release(py, || -> PyResult<Ciphertext> {
             let pt = ctx
                 .encode_real(&values, slots, level)
                 .map_err(crate::ckks::ckks_error)?;
