@@ -11,6 +11,7 @@ presets.json mirrors) and the same kind of inputs (N/2 reals in [-1, 1]) as the 
   keygen            ctx.keygen(rotations=[1], sum_slots=False): sk, pk, relin, one rotation key
   encode_encrypt    encryptor.encrypt(numpy array)             (public-key encryption)
   decrypt_decode    decryptor.decrypt(ct)                      (complex numpy array out)
+  decrypt_decode_l0 decryptor.decrypt(ct at level 0)           (the peers' level-0 row: one prime)
   add               ev.add(x, y)
   cmult             ev.multiply(x, plaintext) with auto-rescale (the plaintext encoded once)
   mult_rs           ev.multiply(x, y) with auto-rescale        (the fused multiply, relinearize, rescale)
@@ -56,12 +57,14 @@ def main():
     x = enc.encrypt(x_values)
     y = enc.encrypt(y_values)
     c = ctx.encode(c_values)
+    x_l0 = ev.drop_to_level(x, 1)  # levels count limbs: level 1 is q_0 alone (the peers' "level 0")
 
     def bits(ct, want):
         return peerlib.max_err_bits(dec.decrypt(ct, real=True)[:slots], want)
 
     check = {
         "encode_encrypt_bits": bits(enc.encrypt(x_values), x_values),
+        "decrypt_l0_bits": bits(x_l0, x_values),
         "add_bits": bits(ev.add(x, y), x_values + y_values),
         "cmult_bits": bits(ev.multiply(x, c), x_values * c_values),
         "mult_rs_bits": bits(ev.multiply(x, y), x_values * y_values),
@@ -71,6 +74,7 @@ def main():
         "keygen": peerlib.timed_with_release(lambda: ctx.keygen(rotations=[1], sum_slots=False)),
         "encode_encrypt": peerlib.timed_with_release(lambda: enc.encrypt(x_values)),
         "decrypt_decode": peerlib.timed_with_release(lambda: dec.decrypt(x)),
+        "decrypt_decode_l0": peerlib.timed_with_release(lambda: dec.decrypt(x_l0)),
         "add": peerlib.timed_with_release(lambda: ev.add(x, y)),
         "cmult": peerlib.timed_with_release(lambda: ev.multiply(x, c)),
         "mult_rs": peerlib.timed_with_release(lambda: ev.multiply(x, y)),

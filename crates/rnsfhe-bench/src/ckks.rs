@@ -30,10 +30,12 @@ use super::{
 };
 
 /// The operations of the table, in order: name, label, and the paper column it matches (if any).
-pub const OPS: [(&str, &str); 7] = [
+pub const OPS: [(&str, &str); 8] = [
     ("keygen", "KeyGen (sk, pk, relin, 1 rotation)"),
     ("encode_encrypt", "Enc (encode + encrypt, pk)"),
     ("decrypt_decode", "Dec (decrypt + decode)"),
+    // The peers' level-0 row: what a client decrypting a result at the bottom of the chain pays.
+    ("decrypt_decode_l0", "Dec at level 0 (one prime)"),
     ("add", "Add"),
     ("cmult", "CMult (x plaintext, rescale)"),
     ("mult_rs", "Mult&RS (mult, relin, rescale)"),
@@ -75,6 +77,8 @@ pub struct Table1Bench {
     y_values: Vec<f64>,
     c_values: Vec<f64>,
     x: Ciphertext,
+    /// `x` dropped to level 0 (one prime), for the level-0 decryption row.
+    x_l0: Ciphertext,
     y: Ciphertext,
     c: Plaintext,
     rng: Csprng,
@@ -102,6 +106,8 @@ impl Table1Bench {
         let x = encryptor.encrypt(&x_values[..], &mut rng)?;
         let y = encryptor.encrypt(&y_values[..], &mut rng)?;
         let c = ctx.encode_real(&c_values, slots, ctx.max_level())?;
+        // Levels count limbs: level 1 is the last prime, q_0 (the peers' "level 0").
+        let x_l0 = evaluator.drop_to_level(&x, 1)?;
         Ok(Self {
             ctx,
             encryptor,
@@ -111,6 +117,7 @@ impl Table1Bench {
             y_values,
             c_values,
             x,
+            x_l0,
             y,
             c,
             rng,
@@ -145,6 +152,9 @@ impl Table1Bench {
             "decrypt_decode" => {
                 std::hint::black_box(self.decryptor.decrypt(&self.x)?);
             }
+            "decrypt_decode_l0" => {
+                std::hint::black_box(self.decryptor.decrypt(&self.x_l0)?);
+            }
             "add" => {
                 std::hint::black_box(self.evaluator.add(&self.x, &self.y)?);
             }
@@ -168,6 +178,7 @@ impl Table1Bench {
         let slots = self.x_values.len();
         let (ct, expected): (Ciphertext, Vec<f64>) = match op {
             "encode_encrypt" | "decrypt_decode" => (self.x.clone(), self.x_values.clone()),
+            "decrypt_decode_l0" => (self.x_l0.clone(), self.x_values.clone()),
             "add" => (
                 self.evaluator.add(&self.x, &self.y)?,
                 self.x_values
