@@ -210,9 +210,10 @@ pub const REDUCED_DECRYPTION_MARGIN_BITS: f64 = 64.0;
 /// switched to `Q'` (`c_j' ~ c_j / Q''` with `Q'' = Q / Q'`, RNS-CKKS Algorithm 2 ModDown in `Fast`
 /// mode: `|c_j' - c_j / Q''| <= ceil(k''/2)` per coefficient), then decrypted by HPS simple scaling over
 /// `Q'` (Sections 2.3 and 4.4). With `x = [c_0 + c_1 s]_Q` and `x' = [c_0' + c_1' s]_{Q'}`,
-/// `t x' / Q' = t x / Q + t e / Q' (mod t)` where `||e||_inf <= ceil(k''/2) (1 + ||s||_1)`, so
+/// `t x' / Q' = t x / Q + t e / Q' (mod t)` where `||e||_inf <= ceil(k''/2) (1 + ||s||_1)` and
+/// `||s||_1 <= N` for a ternary secret, so
 /// `round(t x' / Q') = round(t x / Q)` unless the fractional part of `t x / Q` lies within
-/// `t ceil(k''/2) (1 + ||s||_1) / Q' <= 2^-`[`REDUCED_DECRYPTION_MARGIN_BITS`] of `1/2`: `k'` is the
+/// `t ceil(k''/2) (1 + N) / Q' <= 2^-`[`REDUCED_DECRYPTION_MARGIN_BITS`] of `1/2`: `k'` is the
 /// smallest prefix for which that holds. A ciphertext whose invariant noise is below `1/2 - 2^-64`
 /// (any positive noise budget above `2^-63` bits) decrypts to the same plaintext as over all of `Q`, for
 /// `2 + 2 k'` NTTs instead of `2 k` and a conversion of `k - k'` limbs to `k'`.
@@ -222,13 +223,14 @@ struct ReducedDecryption {
 }
 
 impl ReducedDecryption {
-    /// The smallest prefix `Q'` of `ctx`'s `Q` meeting the margin for a secret of 1-norm `s_norm1`, or
-    /// `None` when it would be all of `Q`.
-    fn choose(ctx: &BfvContext, s_norm1: u64) -> BfvResult<Option<Self>> {
+    /// The smallest prefix `Q'` of `ctx`'s `Q` meeting the margin, or `None` when it would be all of
+    /// `Q`. Secrets are ternary (core's [`rnsfhe_core::SecretKey`] accepts nothing else), so
+    /// `||s||_1 <= N`: the bound holds for every key and the choice says nothing about the key.
+    fn choose(ctx: &BfvContext) -> BfvResult<Option<Self>> {
         let q = ctx.q_basis();
         let k = q.len();
         let log_t = (ctx.plaintext_modulus() as f64).log2();
-        let log_s = ((1 + s_norm1) as f64).log2();
+        let log_s = ((ctx.n() + 1) as f64).log2();
         for kept in 1..k {
             let log_q_kept = q.prefix(kept)?.log2_product();
             let dropped = k - kept;
@@ -258,11 +260,10 @@ impl Decryptor {
     /// Errors: [`BfvError::ContextMismatch`] if the key belongs to other parameters.
     pub fn new(ctx: &Arc<BfvContext>, sk: &SecretKey) -> BfvResult<Self> {
         ctx.check_rlwe_fingerprint(sk.fingerprint(), "secret key")?;
-        let s_norm1 = sk.coefficients().iter().map(|c| c.unsigned_abs()).sum();
         Ok(Self {
             ctx: Arc::clone(ctx),
             inner: rnsfhe_core::Decryptor::new(ctx.rlwe(), sk)?,
-            reduced: ReducedDecryption::choose(ctx, s_norm1)?,
+            reduced: ReducedDecryption::choose(ctx)?,
         })
     }
 

@@ -105,3 +105,14 @@ fn large_t_or_few_primes_decrypt_over_all_of_q() {
     let one = Setup::new(context(10, 65537, 55, 1, None), 11);
     assert_eq!(one.dec.decryption_limbs(), 1);
 }
+
+#[test]
+fn generated_parameters_decrypt_over_two_primes() {
+    // t = 65537, depth 20: N = 2^15 and 14 primes; two primes hold t ceil(12/2) (1 + ||s||_1) 2^64.
+    let ctx =
+        rnsfhe_bfv::BfvContext::new(rnsfhe_bfv::BfvParams::generate(65537, 20).unwrap()).unwrap();
+    assert_eq!(ctx.q_basis().len(), 14);
+    let kg = rnsfhe_bfv::KeyGenerator::new(&ctx, &mut common::rng(12)).unwrap();
+    let dec = rnsfhe_bfv::Decryptor::new(&ctx, kg.secret_key()).unwrap();
+    assert_eq!(dec.decryption_limbs(), 2);
+}
