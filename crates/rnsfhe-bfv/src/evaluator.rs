@@ -211,7 +211,7 @@ impl Evaluator {
     /// scaling back to `Q`; the result has three parts `(c*_0, c*_1, c*_2)` decrypting under
     /// `(1, s, s^2)`.
     ///
-    /// The tensor product runs limb by limb over `Q ∪ P` ([`tensor_limbs`]): each limb's operands are
+    /// The tensor product runs limb by limb over `Q ∪ P` (`tensor_limbs`): each limb's operands are
     /// transformed, multiplied and transformed back while they sit in cache, so the extended operands
     /// never exist in NTT form as whole polynomials (one pass over memory for the inputs and one for
     /// the outputs, instead of a pass per transform and per product).
