@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rnsfhe_core::RlweCiphertext;
 use rnsfhe_math::sampling::Csprng;
-use rnsfhe_ring::{Coeff, Poly};
+use rnsfhe_ring::{Coeff, ConversionMode, ModSwitcher, Poly, SimpleScaler};
 
 use crate::encoder::Plaintext;
 use crate::error::{BfvError, BfvResult};
@@ -194,6 +194,58 @@ pub const MAX_BUDGET_LOG_Q: f64 = 2000.0;
 pub struct Decryptor {
     ctx: Arc<BfvContext>,
     inner: rnsfhe_core::Decryptor,
+    /// Decryption over a prefix `Q'` of `Q` ([`Decryptor::decrypt`]), when `Q` has more primes than
+    /// the margin needs.
+    reduced: Option<ReducedDecryption>,
+}
+
+/// How far the reduced-modulus decryption may move `t x / Q` at most, as a power of two: `2^-64`. The
+/// simple scaler itself is exact only outside a region of width `k 2^-66` (wide path) or
+/// `(k^2 + k) 2^-53` (float path) around the rounding boundaries ([`rnsfhe_ring::scaling`]), so the
+/// reduced path widens the region where the result may differ from the exact rounding by at most
+/// `2^-64`, and only there.
+pub const REDUCED_DECRYPTION_MARGIN_BITS: f64 = 64.0;
+
+/// Decryption of 2-part ciphertexts over the prefix `Q' = q_1 ... q_k'` of `Q`: the ciphertext is
+/// switched to `Q'` (`c_j' ~ c_j / Q''` with `Q'' = Q / Q'`, RNS-CKKS Algorithm 2 ModDown in `Fast`
+/// mode: `|c_j' - c_j / Q''| <= ceil(k''/2)` per coefficient), then decrypted by HPS simple scaling over
+/// `Q'` (Sections 2.3 and 4.4). With `x = [c_0 + c_1 s]_Q` and `x' = [c_0' + c_1' s]_{Q'}`,
+/// `t x' / Q' = t x / Q + t e / Q' (mod t)` where `||e||_inf <= ceil(k''/2) (1 + ||s||_1)` and
+/// `||s||_1 <= N` for a ternary secret, so
+/// `round(t x' / Q') = round(t x / Q)` unless the fractional part of `t x / Q` lies within
+/// `t ceil(k''/2) (1 + N) / Q' <= 2^-`[`REDUCED_DECRYPTION_MARGIN_BITS`] of `1/2`: `k'` is the
+/// smallest prefix for which that holds. A ciphertext whose invariant noise is below `1/2 - 2^-64`
+/// (any positive noise budget above `2^-63` bits) decrypts to the same plaintext as over all of `Q`, for
+/// `2 + 2 k'` NTTs instead of `2 k` and a conversion of `k - k'` limbs to `k'`.
+struct ReducedDecryption {
+    switcher: ModSwitcher,
+    scaler: SimpleScaler,
+}
+
+impl ReducedDecryption {
+    /// The smallest prefix `Q'` of `ctx`'s `Q` meeting the margin, or `None` when it would be all of
+    /// `Q`. Secrets are ternary (core's [`rnsfhe_core::SecretKey`] accepts nothing else), so
+    /// `||s||_1 <= N`: the bound holds for every key and the choice says nothing about the key.
+    fn choose(ctx: &BfvContext) -> BfvResult<Option<Self>> {
+        let q = ctx.q_basis();
+        let k = q.len();
+        let log_t = (ctx.plaintext_modulus() as f64).log2();
+        let log_s = ((ctx.n() + 1) as f64).log2();
+        for kept in 1..k {
+            let log_q_kept = q.prefix(kept)?.log2_product();
+            let dropped = k - kept;
+            let bound = log_t + (dropped.div_ceil(2) as f64).log2() + log_s;
+            // One bit of slack for the floating-point logarithms of the moduli.
+            if log_q_kept >= bound + REDUCED_DECRYPTION_MARGIN_BITS + 1.0 {
+                let kept_basis = q.prefix(kept)?;
+                let switcher =
+                    ModSwitcher::new(&kept_basis, &q.slice(kept..k)?, ConversionMode::Fast)?;
+                let scaler = SimpleScaler::new(&kept_basis, ctx.plaintext_modulus())?;
+                return Ok(Some(Self { switcher, scaler }));
+            }
+        }
+        Ok(None)
+    }
 }
 
 impl std::fmt::Debug for Decryptor {
@@ -211,7 +263,16 @@ impl Decryptor {
         Ok(Self {
             ctx: Arc::clone(ctx),
             inner: rnsfhe_core::Decryptor::new(ctx.rlwe(), sk)?,
+            reduced: ReducedDecryption::choose(ctx)?,
         })
+    }
+
+    /// Number of primes of `Q` that [`Decryptor::decrypt`] decrypts 2-part ciphertexts over (`k'` of
+    /// the reduced-modulus decryption, `k` when no prefix of `Q` keeps the margin).
+    pub fn decryption_limbs(&self) -> usize {
+        self.reduced
+            .as_ref()
+            .map_or(self.ctx.q_basis().len(), |r| r.switcher.q().len())
     }
 
     /// `y = [c_1 s (+ c_2 s^2)]_Q` in coefficient form, so that `x = [c_0 + y]_Q` (HPS Section 4.4, first
@@ -222,12 +283,42 @@ impl Decryptor {
         Ok(self.inner.secret_part(&ct.rlwe)?)
     }
 
-    /// Decrypts: `m = [round(t/Q x)]_t` with `x = [c_0 + c_1 s (+ c_2 s^2)]_Q`, computed by HPS simple
-    /// scaling (Section 2.3, Eq. 4; ring [`rnsfhe_ring::SimpleScaler`], exact for moduli up to 62 bits)
-    /// with the addition of `c_0` fused into it. Correct while the noise budget is positive.
+    /// Decrypts: `m = [round(t/Q x)]_t` with `x = [c_0 + c_1 s (+ c_2 s^2)]_Q`. A 2-part ciphertext is
+    /// first switched to the prefix `Q'` of [`Decryptor::decryption_limbs`] primes and decrypted there
+    /// (the same plaintext as [`Decryptor::decrypt_full`] unless `t x / Q` lies within `2^-64` of a
+    /// rounding boundary, see [`REDUCED_DECRYPTION_MARGIN_BITS`]); 3-part ciphertexts, and contexts
+    /// where no shorter prefix keeps that margin, take [`Decryptor::decrypt_full`]. Correct while the
+    /// noise budget is positive (above `2^-63` bits).
     ///
     /// Errors: [`BfvError::ContextMismatch`] or [`BfvError::WrongPartCount`] for a malformed ciphertext.
     pub fn decrypt(&self, ct: &Ciphertext) -> BfvResult<Plaintext> {
+        match &self.reduced {
+            Some(reduced) if ct.rlwe.parts.len() == 2 => {
+                self.ctx.check_fingerprint(ct.fingerprint, "ciphertext")?;
+                let parts = ct
+                    .rlwe
+                    .parts
+                    .iter()
+                    .map(|c| reduced.switcher.mod_down(c))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let switched = RlweCiphertext { parts };
+                let y = self.inner.secret_part(&switched)?;
+                let coeffs = reduced.scaler.scale_sum(&switched.parts[0], &y)?;
+                Ok(Plaintext {
+                    fingerprint: self.ctx.fingerprint(),
+                    coeffs,
+                })
+            }
+            _ => self.decrypt_full(ct),
+        }
+    }
+
+    /// Decrypts over all of `Q`: `m = [round(t/Q x)]_t` with `x = [c_0 + c_1 s (+ c_2 s^2)]_Q`, computed
+    /// by HPS simple scaling (Section 2.3, Eq. 4; ring [`rnsfhe_ring::SimpleScaler`], exact for moduli up
+    /// to 62 bits) with the addition of `c_0` fused into it. Correct while the noise budget is positive.
+    ///
+    /// Errors: as [`Decryptor::decrypt`].
+    pub fn decrypt_full(&self, ct: &Ciphertext) -> BfvResult<Plaintext> {
         let y = self.secret_part(ct)?;
         let coeffs = self.ctx.simple_scaler().scale_sum(&ct.rlwe.parts[0], &y)?;
         Ok(Plaintext {

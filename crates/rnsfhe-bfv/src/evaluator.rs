@@ -32,7 +32,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_core::RlweCiphertext;
-use rnsfhe_ring::{Coeff, GaloisElement, Ntt, Poly};
+use rnsfhe_math::ntt::NttPlan;
+use rnsfhe_ring::{parallel, Coeff, GaloisElement, Poly, RnsBasis};
 
 use crate::encoder::Plaintext;
 use crate::encryption::{scaled_message, Ciphertext};
@@ -45,9 +46,6 @@ use crate::params::BfvContext;
 pub struct Evaluator {
     ctx: Arc<BfvContext>,
 }
-
-/// One ciphertext polynomial extended to `Q ∪ P`, in NTT form: `(part over Q, part over P)`.
-type Extended = (Poly<Ntt>, Poly<Ntt>);
 
 impl Evaluator {
     /// An evaluator for `ctx`.
@@ -200,17 +198,11 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// Extends `c` from `Q` to `Q ∪ P` (HPS Section 2.2, exact float) and transforms both parts.
-    fn extend(&self, c: &Poly<Coeff>) -> BfvResult<Extended> {
-        let over_p = self.ctx.q_to_p().convert(c)?;
-        let (q, p) = rayon::join(|| c.clone().into_ntt(), || over_p.into_ntt());
-        Ok((q, p))
-    }
-
-    /// `[round(t/Q x)]_Q` for `x` over `Q ∪ P` given in NTT form: inverse NTT, complex scaling to `P`
-    /// (HPS Section 2.4), basis extension `P -> Q` (Section 2.2).
-    fn scale_down(&self, x: Extended) -> BfvResult<Poly<Coeff>> {
-        let (xq, xp) = rayon::join(|| x.0.into_coeff(), || x.1.into_coeff());
+    /// `[round(t/Q x)]_Q` for `x` over `Q ∪ P` given by its two parts in coefficient form: complex
+    /// scaling to `P` (HPS Section 2.4), basis extension `P -> Q` (Section 2.2).
+    fn scale_down(&self, xq: Vec<u64>, xp: Vec<u64>) -> BfvResult<Poly<Coeff>> {
+        let xq = Poly::from_data(self.ctx.q_basis(), xq)?;
+        let xp = Poly::from_data(self.ctx.p_basis(), xp)?;
         let y = self.ctx.complex_scaler().scale_parts(&xq, &xp)?;
         Ok(self.ctx.p_to_q().convert(&y)?)
     }
@@ -218,6 +210,11 @@ impl Evaluator {
     /// Steps 1-3 of HPS multiplication (Section 4.5): basis extension, tensor product in `R_QP` and
     /// scaling back to `Q`; the result has three parts `(c*_0, c*_1, c*_2)` decrypting under
     /// `(1, s, s^2)`.
+    ///
+    /// The tensor product runs limb by limb over `Q ∪ P` (`tensor_limbs`): each limb's operands are
+    /// transformed, multiplied and transformed back while they sit in cache, so the extended operands
+    /// never exist in NTT form as whole polynomials (one pass over memory for the inputs and one for
+    /// the outputs, instead of a pass per transform and per product).
     ///
     /// Errors: [`BfvError::WrongPartCount`] unless both operands have 2 parts; context mismatches.
     pub fn multiply_no_relin(&self, a: &Ciphertext, b: &Ciphertext) -> BfvResult<Ciphertext> {
@@ -229,18 +226,24 @@ impl Evaluator {
         } else {
             a.rlwe.parts.iter().chain(&b.rlwe.parts).collect()
         };
-        let ext = inputs
-            .into_par_iter()
-            .map(|c| self.extend(c))
-            .collect::<BfvResult<Vec<Extended>>>()?;
-        let (over_q, over_p): (Vec<Poly<Ntt>>, Vec<Poly<Ntt>>) = ext.into_iter().unzip();
-        let (dq, dp) = rayon::join(|| tensor(over_q), || tensor(over_p));
+        // Step 1: the operands over P (exact extension of the centered representatives, Section 2.2).
+        let over_p = inputs
+            .par_iter()
+            .map(|c| self.ctx.q_to_p().convert(c))
+            .collect::<Result<Vec<_>, _>>()?;
+        let over_p: Vec<&Poly<Coeff>> = over_p.iter().collect();
+        // Step 2: the tensor product over Q and over P.
+        let (dq, dp) = rayon::join(
+            || tensor_limbs(self.ctx.q_basis(), &inputs),
+            || tensor_limbs(self.ctx.p_basis(), &over_p),
+        );
+        // Step 3: scaling by t/Q back to Q, part by part.
         let parts = dq?
             .into_iter()
             .zip(dp?)
-            .collect::<Vec<Extended>>()
+            .collect::<Vec<_>>()
             .into_par_iter()
-            .map(|x| self.scale_down(x))
+            .map(|(xq, xp)| self.scale_down(xq, xp))
             .collect::<BfvResult<Vec<_>>>()?;
         Ok(self.wrap(parts))
     }
@@ -349,28 +352,104 @@ impl Evaluator {
     }
 }
 
-/// The tensor product `(x0 y0, x0 y1 + x1 y0, x1 y1)` of `x = (x0, x1)` and `y = (y0, y1)` given as
-/// `[x0, x1, y0, y1]`, or of `x` with itself given as `[x0, x1]`, over one basis in NTT form. The middle
-/// term is one pass ([`Poly::mul_pair_sum`]); with distinct operands the outer products overwrite `x0` and
-/// `x1`, which are not needed any more (a fresh buffer of `Q` or `P` limbs costs its page faults).
-fn tensor(parts: Vec<Poly<Ntt>>) -> BfvResult<[Poly<Ntt>; 3]> {
-    match <[Poly<Ntt>; 4]>::try_from(parts) {
-        Ok([mut x0, mut x1, y0, y1]) => {
-            let d1 = x0.mul_pair_sum(&y1, &x1, &y0)?;
-            x0.mul_assign(&y0)?;
-            x1.mul_assign(&y1)?;
-            Ok([x0, d1, x1])
-        }
-        Err(parts) => match <[Poly<Ntt>; 2]>::try_from(parts) {
-            Ok([x0, x1]) => {
-                let d1 = x0.mul_pair_sum(&x1, &x1, &x0)?;
-                Ok([x0.mul(&x0)?, d1, x1.mul(&x1)?])
-            }
-            Err(parts) => Err(BfvError::WrongPartCount {
-                operation: "multiplication (extended operand parts)",
-                expected: 4,
-                got: parts.len(),
-            }),
-        },
+/// The tensor product `(x0 y0, x0 y1 + x1 y0, x1 y1)` of `x = (x0, x1)` and `y = (y0, y1)` given in
+/// coefficient form over `basis` as `[x0, x1, y0, y1]`, or of `x` with itself given as `[x0, x1]`; the
+/// three results in coefficient form, as limb-major buffers over `basis`. Limb by limb
+/// ([`tensor_limb`]); on one thread each limb's results are appended to the outputs (no zero-filled
+/// buffers), on several the limbs run in parallel into zeroed outputs.
+///
+/// Errors: [`BfvError::WrongPartCount`] unless there are 2 or 4 inputs; ring errors for inputs over
+/// another basis.
+fn tensor_limbs(basis: &Arc<RnsBasis>, inputs: &[&Poly<Coeff>]) -> BfvResult<[Vec<u64>; 3]> {
+    if inputs.len() != 2 && inputs.len() != 4 {
+        return Err(BfvError::WrongPartCount {
+            operation: "multiplication (extended operand parts)",
+            expected: 4,
+            got: inputs.len(),
+        });
     }
+    for x in inputs {
+        basis.check_same(x.basis(), "tensor product (operand basis)")?;
+    }
+    let n = basis.degree();
+    let len = basis.len() * n;
+    let operands = |i: usize| -> Vec<&[u64]> {
+        inputs
+            .iter()
+            .map(|x| &x.data()[i * n..(i + 1) * n])
+            .collect()
+    };
+    if rayon::current_num_threads() > 1 && basis.len() > 1 {
+        let mut out: [Vec<u64>; 3] = std::array::from_fn(|_| parallel::zeroed(len));
+        let [o0, o1, o2] = &mut out;
+        o0.par_chunks_mut(n)
+            .zip(o1.par_chunks_mut(n))
+            .zip(o2.par_chunks_mut(n))
+            .enumerate()
+            .for_each_init(
+                || vec![0u64; TENSOR_SCRATCH_LIMBS * n],
+                |scratch, (i, ((d0, d1), d2))| {
+                    let plan = &basis.plans()[i];
+                    let [r0, r1, r2] = tensor_limb(plan, &operands(i), scratch);
+                    d0.copy_from_slice(r0);
+                    d1.copy_from_slice(r1);
+                    d2.copy_from_slice(r2);
+                },
+            );
+        return Ok(out);
+    }
+    let mut out: [Vec<u64>; 3] = std::array::from_fn(|_| Vec::with_capacity(len));
+    let mut scratch = vec![0u64; TENSOR_SCRATCH_LIMBS * n];
+    for (i, plan) in basis.plans().iter().enumerate() {
+        let results = tensor_limb(plan, &operands(i), &mut scratch);
+        for (o, r) in out.iter_mut().zip(results) {
+            o.extend_from_slice(r);
+        }
+    }
+    Ok(out)
+}
+
+/// Scratch limbs of [`tensor_limb`]: the four operands and the middle product.
+const TENSOR_SCRATCH_LIMBS: usize = 5;
+
+/// One limb of the tensor product: `ops` are the limbs `[x0, x1, y0, y1]` (or `[x0, x1]` for a square)
+/// in coefficient form; returns the limbs of `x0 y0`, `x0 y1 + x1 y0`, `x1 y1` in coefficient form,
+/// inside `scratch` (`TENSOR_SCRATCH_LIMBS` limbs). Forward transforms, pointwise products with the
+/// inverse transform's factor `N^-1` folded in, inverse transforms: all within the `5 N` words of
+/// `scratch`, which stay in cache.
+fn tensor_limb<'s>(plan: &NttPlan, ops: &[&[u64]], scratch: &'s mut [u64]) -> [&'s [u64]; 3] {
+    let plan = plan.engine();
+    let n = ops[0].len();
+    let (xs, rest) = scratch.split_at_mut(2 * n);
+    let (ys, d1) = rest.split_at_mut(2 * n);
+    let (x0, x1) = xs.split_at_mut(n);
+    let (y0, y1) = ys.split_at_mut(n);
+    let d1 = &mut d1[..n];
+    x0.copy_from_slice(ops[0]);
+    x1.copy_from_slice(ops[1]);
+    plan.fwd(x0);
+    plan.fwd(x1);
+    if let [_, _, b0, b1] = ops {
+        y0.copy_from_slice(b0);
+        y1.copy_from_slice(b1);
+        plan.fwd(y0);
+        plan.fwd(y1);
+        d1.fill(0);
+        plan.mul_accumulate(d1, x0, y1);
+        plan.mul_accumulate(d1, x1, y0);
+    } else {
+        // Square: the middle term is 2 x0 x1; the copies give the outer products a right-hand side.
+        y0.copy_from_slice(x0);
+        y1.copy_from_slice(x1);
+        d1.fill(0);
+        plan.mul_accumulate(d1, x0, x1);
+        plan.mul_accumulate(d1, x0, x1);
+    }
+    plan.normalize(d1);
+    plan.mul_assign_normalize(x0, y0);
+    plan.mul_assign_normalize(x1, y1);
+    plan.inv(x0);
+    plan.inv(d1);
+    plan.inv(x1);
+    [x0, d1, x1]
 }

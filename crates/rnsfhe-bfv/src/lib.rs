@@ -73,7 +73,9 @@ pub mod params;
 pub mod serialization;
 
 pub use encoder::{BatchEncoder, CoeffEncoder, Plaintext};
-pub use encryption::{Ciphertext, Decryptor, Encryptor, MAX_BUDGET_LOG_Q};
+pub use encryption::{
+    Ciphertext, Decryptor, Encryptor, MAX_BUDGET_LOG_Q, REDUCED_DECRYPTION_MARGIN_BITS,
+};
 pub use error::{BfvError, BfvResult};
 pub use evaluator::Evaluator;
 pub use galois::{galois_elements, ROW_ROTATION_GENERATOR};
