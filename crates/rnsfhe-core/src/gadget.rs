@@ -297,6 +297,25 @@ pub fn product_sum(
     };
     let basis = first.basis();
     let gadget = Gadget::of_digits(digits);
+    let n = basis.degree();
+    let size = basis.len() * n;
+    if parallel(2 * size)
+        && basis.len() < rayon::current_num_threads()
+        && n >= SPLIT_DECOMPOSITION_MIN_DEGREE
+    {
+        let mut key_rows = Vec::new();
+        for (x, key) in terms {
+            basis.check_same(x.basis(), "gadget product (inputs)")?;
+            key_rows.extend(key.rows_for(
+                gadget,
+                x.limb_count() * digits.count(),
+                "gadget product",
+            )?);
+        }
+        let inputs: Vec<&Poly<Coeff>> = terms.iter().map(|(x, _)| *x).collect();
+        let (out0, out1) = product_sum_split(basis, &inputs, &key_rows, digits)?;
+        return Ok((Poly::from_data(basis, out0)?, Poly::from_data(basis, out1)?));
+    }
     let mut rows = Vec::new();
     let mut key_rows = Vec::new();
     for (x, key) in terms {
@@ -305,8 +324,6 @@ pub fn product_sum(
         key_rows.extend(key.rows_for(gadget, term_rows.len(), "gadget product")?);
         rows.extend(term_rows);
     }
-    let n = basis.degree();
-    let size = basis.len() * n;
     let (mut out0, mut out1) = (vec![0u64; size], vec![0u64; size]);
     multiply_accumulate(
         basis,
@@ -523,7 +540,25 @@ fn multiply_accumulate_split(
         target.plans()[t].forward(w)?;
         Ok(())
     })?;
-    // (2) Parts of one limb each (`n` is a power of two, so a part never straddles two limbs).
+    inner_products_split(target, rows, key_limb, &lifted, form, (out0, out1))
+}
+
+/// Phases (2) and (3) of [`multiply_accumulate_split`] on the digit rows `lifted` (row `r` of target
+/// limb `t` at `[(t D + r) N, (t D + r + 1) N)`, in NTT form, `D = rows.len()`): the inner products in
+/// parts of [`SPLIT_INNER_WORDS`] coefficients, then for coefficient-form outputs the inverse NTT of
+/// every (limb, output) pair.
+fn inner_products_split(
+    target: &RnsBasis,
+    rows: &[&(Poly<Ntt>, Poly<Ntt>)],
+    key_limb: &(dyn Fn(usize) -> usize + Sync),
+    lifted: &[u64],
+    form: LimbForm,
+    (out0, out1): (&mut [u64], &mut [u64]),
+) -> Result<()> {
+    use rnsfhe_ring::parallel as par;
+    let n = target.degree();
+    let count = rows.len();
+    // Parts of one limb each (`n` is a power of two, so a part never straddles two limbs).
     let part = n.min(SPLIT_INNER_WORDS);
     par::try_for_each_chunk_pair(out0, out1, part, &|i, o0, o1| -> Result<()> {
         let (t, start) = ((i * part) / n, (i * part) % n);
@@ -550,7 +585,7 @@ fn multiply_accumulate_split(
         }
         Ok(())
     })?;
-    // (3) Both outputs of every limb side by side.
+    // Both outputs of every limb side by side.
     if form == LimbForm::Coeff {
         par::try_for_each_chunk_pair(out0, out1, n, &|t, o0, o1| -> Result<()> {
             let plan = &target.plans()[t];
@@ -561,4 +596,101 @@ fn multiply_accumulate_split(
         })?;
     }
     Ok(())
+}
+
+/// Degrees from which [`product_sum`] over fewer limbs than threads decomposes by coefficient ranges
+/// ([`product_sum_split`]); below, the ring's row-by-row decomposition is as fast.
+const SPLIT_DECOMPOSITION_MIN_DEGREE: usize = 1 << 14;
+
+/// Coefficients per task of [`product_sum_split`]'s decomposition: a limb of `N = 2^16` in 8 tasks.
+const SPLIT_DECOMPOSITION_PART: usize = 1 << 13;
+
+/// [`product_sum`] over fewer limbs than the pool has threads (PEGASUS's whole-ciphertext switch: one
+/// limb of `N = 2^16`), as few fork-joins as the data flow allows: (1) every range of coefficients
+/// decomposed straight into its range of the digit rows of every target limb, reduced there
+/// ([`RnsSignedDigits::lifted_digits`]; no signed rows, no second lifting pass); (2) every
+/// (limb, digit row) transformed; (3) the inner products by coefficient ranges and (4) the inverse NTTs
+/// ([`inner_products_split`]). The same outputs (limb-major over `basis`, coefficient form) as the
+/// limb-by-limb [`multiply_accumulate`].
+///
+/// Errors: as [`product_sum`].
+fn product_sum_split(
+    basis: &RnsBasis,
+    inputs: &[&Poly<Coeff>],
+    key_rows: &[&(Poly<Ntt>, Poly<Ntt>)],
+    digits: &RnsSignedDigits,
+) -> Result<(Vec<u64>, Vec<u64>)> {
+    use rnsfhe_ring::parallel as par;
+    let n = basis.degree();
+    let limbs = basis.len();
+    let per_limb = digits.count();
+    let count = inputs.len() * limbs * per_limb;
+    if key_rows.len() != count {
+        return Err(Error::InvalidParams {
+            what: "gadget product",
+            reason: format!(
+                "{} gadget-ciphertext rows for {count} digits",
+                key_rows.len()
+            ),
+        });
+    }
+    for p in key_rows.iter().flat_map(|(b, a)| [b, a]) {
+        digits
+            .basis()
+            .check_same(p.basis(), "gadget product (row basis)")?;
+    }
+    if !digits.basis().has_prefix(basis) {
+        return Err(rnsfhe_ring::Error::BasisMismatch {
+            operation:
+                "RNS signed-digit decomposition (the input must be over a prefix of the basis)",
+            left_limbs: digits.basis().len(),
+            left_n: digits.basis().degree(),
+            right_limbs: limbs,
+            right_n: n,
+        }
+        .into());
+    }
+    // Row `r` of target limb `t` at `[(t D + r) N, (t D + r + 1) N)`, `r = (term L + i) per_limb + k`
+    // for digit `k` of limb `i` of a term (the order of `signed_rows`, terms concatenated).
+    let mut lifted = par::zeroed(limbs * count * n);
+    let part = n.min(SPLIT_DECOMPOSITION_PART);
+    {
+        // For every coefficient range, its slice of every row: tasks write disjoint ranges.
+        let mut ranges: Vec<Vec<&mut [u64]>> = (0..n / part)
+            .map(|_| Vec::with_capacity(limbs * count))
+            .collect();
+        for row in lifted.chunks_mut(n) {
+            for (p, slice) in row.chunks_mut(part).enumerate() {
+                ranges[p].push(slice);
+            }
+        }
+        par::try_for_each_chunk(&mut ranges, 1, &|p, one| -> Result<()> {
+            let mut slices = one[0].iter_mut();
+            for t in 0..limbs {
+                let m = &basis.moduli()[t];
+                for x in inputs {
+                    for (i, src) in x.limbs().enumerate() {
+                        let mut rows: Vec<&mut [u64]> =
+                            slices.by_ref().take(per_limb).map(|s| &mut **s).collect();
+                        digits.lifted_digits(i, &src[p * part..(p + 1) * part], m, &mut rows)?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    par::try_for_each_chunk(&mut lifted, n, &|i, w| -> Result<()> {
+        basis.plans()[i / count].forward(w)?;
+        Ok(())
+    })?;
+    let (mut out0, mut out1) = (par::zeroed(limbs * n), par::zeroed(limbs * n));
+    inner_products_split(
+        basis,
+        key_rows,
+        &|t| t,
+        &lifted,
+        LimbForm::Coeff,
+        (&mut out0, &mut out1),
+    )?;
+    Ok((out0, out1))
 }

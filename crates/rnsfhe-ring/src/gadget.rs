@@ -653,6 +653,71 @@ impl RnsSignedDigits {
         }
     }
 
+    /// The signed digits of the residues `src` of limb `limb` (any range of that limb's coefficients),
+    /// each reduced modulo `m`: `rows[k][c]` becomes digit `k` of `src[c]` modulo `m`, the values of
+    /// [`RnsSignedDigits::signed_rows`] then [`RnsSignedDigits::lift_row`] in one pass. For a gadget
+    /// product over fewer limbs than threads, where each thread decomposes a range of coefficients
+    /// straight into the rows the NTTs then read, instead of writing signed rows, joining, and lifting
+    /// them in a second pass.
+    ///
+    /// Errors: [`Error::OutOfRange`] for a limb outside the basis; [`Error::LengthMismatch`] unless
+    /// there are `count` rows of `src.len()` residues each; [`Error::ResidueOutOfRange`] for a residue of
+    /// `src` not below the limb's modulus.
+    pub fn lifted_digits(
+        &self,
+        limb: usize,
+        src: &[u64],
+        m: &Modulus,
+        rows: &mut [&mut [u64]],
+    ) -> Result<()> {
+        let Some(dec) = self.limbs.get(limb) else {
+            return Err(Error::OutOfRange {
+                what: "limb index of the RNS digit decomposition",
+                value: limb as f64,
+                min: 0.0,
+                max: self.limbs.len() as f64 - 1.0,
+            });
+        };
+        if rows.len() != self.count {
+            return Err(Error::LengthMismatch {
+                what: "digit rows",
+                expected: self.count,
+                got: rows.len(),
+            });
+        }
+        if let Some(row) = rows.iter().find(|r| r.len() != src.len()) {
+            return Err(Error::LengthMismatch {
+                what: "digit row",
+                expected: src.len(),
+                got: row.len(),
+            });
+        }
+        let q = dec.modulus.value();
+        if let Some(index) = src.iter().position(|&x| x >= q) {
+            return Err(Error::ResidueOutOfRange {
+                value: src[index],
+                limb,
+                index,
+                modulus: q,
+            });
+        }
+        // Digits lie in [-B/2, B/2): below m in absolute value, one sign correction reduces them.
+        let p = m.value();
+        let small = (1u128 << (dec.base_log - 1)) < p as u128;
+        let mut buf = vec![0i64; self.count];
+        for (c, &v) in src.iter().enumerate() {
+            dec.decompose_unchecked(v, &mut buf);
+            for (row, &d) in rows.iter_mut().zip(&buf) {
+                row[c] = if small {
+                    (d + ((d >> 63) & p as i64)) as u64
+                } else {
+                    m.reduce_i64(d)
+                };
+            }
+        }
+        Ok(())
+    }
+
     /// The digit polynomials of `x` (over the basis or a prefix of it, `l` limbs): `l * count` polynomials
     /// over `x`'s basis, index `i * count + k` holding digit `k` of limb `i`, each coefficient the small
     /// signed digit reduced modulo every limb ([`RnsSignedDigits::signed_rows`] lifted into every limb).
