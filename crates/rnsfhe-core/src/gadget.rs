@@ -683,7 +683,8 @@ fn product_sum_split(
         basis.plans()[i / count].forward(w)?;
         Ok(())
     })?;
-    let (mut out0, mut out1) = (par::zeroed(limbs * n), par::zeroed(limbs * n));
+    // One buffer per thread, zeroed side by side (one fork instead of one per buffer).
+    let (mut out0, mut out1) = par::join(|| vec![0u64; limbs * n], || vec![0u64; limbs * n]);
     inner_products_split(
         basis,
         key_rows,

@@ -38,8 +38,11 @@
 //! `(b_r, a_r)` of degree `n` under `s_lwe`, component `r` decrypting to the plaintext coefficients
 //! `r + m t`; coefficient `i` is extracted from component `i mod t` at index `i div t` by
 //! [`rnsfhe_lwe::extract()`] (PEGASUS Section II.C), an LWE ciphertext of dimension `n` under `s_lwe`. Its
-//! mask is `a_j = a[i - j t]` for `j t <= i` and `-a[N + i - j t]` otherwise. Regrouping the two parts
-//! into components costs `2N` words once; each extraction then copies `n` contiguous words.
+//! mask is `a_j = a[i - j t]` for `j t <= i` and `-a[N + i - j t]` otherwise. Only the components that
+//! hold a wanted position are formed (`2n` words each, with steps 1 for `c_0` and 3 applied to those
+//! coefficients alone): PEGASUS's `l` real values sit at multiples of `N / 2l` after S2C, so `l = 256`
+//! positions need one component of the `t = 64` and `l = 4096` eight. Each extraction then copies `n`
+//! contiguous words.
 //!
 //! **Security: the key is exactly as hard as PEGASUS's `SwK`.** In the same decomposition, the
 //! components of a uniform `a` are independent and uniform in `R_{n,q}`, those of a Gaussian `e` are

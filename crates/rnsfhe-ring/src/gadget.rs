@@ -751,6 +751,53 @@ mod tests {
         RnsBasis::new(16, &ntt_primes_of_bits(40, 32, limbs, &[]).unwrap()).unwrap()
     }
 
+    /// The digits of a coefficient range reduced into another modulus equal the signed rows lifted row
+    /// by row, for several bases (a 1-digit CRT decomposition among them); bad arguments are refused.
+    #[test]
+    fn lifted_digits_match_the_lifted_signed_rows() {
+        let q = chain(2);
+        let x = Poly::<Coeff>::from_data(
+            &q,
+            (0..32u64)
+                .map(|i| (i * 0x9e37_79b9_7f4a) % q.moduli()[i as usize / 16].value())
+                .collect(),
+        )
+        .unwrap();
+        for (base_log, count) in [(4, 10), (13, 4), (41, 1)] {
+            let digits = RnsSignedDigits::new(&q, base_log, count).unwrap();
+            let rows = digits.signed_rows(&x).unwrap();
+            for (limb, src) in x.limbs().enumerate() {
+                for m in q.moduli() {
+                    let (lo, hi) = (3, 11);
+                    let mut got = vec![vec![0u64; hi - lo]; count];
+                    let mut slices: Vec<&mut [u64]> = got.iter_mut().map(|r| &mut r[..]).collect();
+                    digits
+                        .lifted_digits(limb, &src[lo..hi], m, &mut slices)
+                        .unwrap();
+                    for (k, row) in got.iter().enumerate() {
+                        let mut want = vec![0u64; 16];
+                        digits.lift_row(limb, &rows[limb * count + k], m, &mut want);
+                        assert_eq!(row[..], want[lo..hi], "base 2^{base_log}, limb {limb}");
+                    }
+                }
+            }
+            let m = &q.moduli()[0];
+            let mut short = vec![0u64; 2];
+            let mut one: Vec<&mut [u64]> = vec![&mut short[..]];
+            assert!(digits.lifted_digits(2, &[1, 2], m, &mut one).is_err());
+            let mut rows: Vec<Vec<u64>> = vec![vec![0u64; 2]; count];
+            let mut slices: Vec<&mut [u64]> = rows.iter_mut().map(|r| &mut r[..]).collect();
+            assert!(digits.lifted_digits(0, &[1, 2, 3], m, &mut slices).is_err());
+            assert!(matches!(
+                digits.lifted_digits(0, &[1, m.value()], m, &mut slices),
+                Err(Error::ResidueOutOfRange { index: 1, .. })
+            ));
+            if count > 1 {
+                assert!(digits.lifted_digits(0, &[1, 2], m, &mut one).is_err());
+            }
+        }
+    }
+
     #[test]
     fn groups_and_errors() {
         let q = chain(5);
