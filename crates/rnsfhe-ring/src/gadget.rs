@@ -782,7 +782,7 @@ mod tests {
                 }
             }
             let m = &q.moduli()[0];
-            let mut short = vec![0u64; 2];
+            let mut short = [0u64; 2];
             let mut one: Vec<&mut [u64]> = vec![&mut short[..]];
             assert!(digits.lifted_digits(2, &[1, 2], m, &mut one).is_err());
             let mut rows: Vec<Vec<u64>> = vec![vec![0u64; 2]; count];
