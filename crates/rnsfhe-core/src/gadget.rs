@@ -540,18 +540,19 @@ fn multiply_accumulate_split(
         target.plans()[t].forward(w)?;
         Ok(())
     })?;
+    let lifted: Vec<&[u64]> = lifted.chunks_exact(n).collect();
     inner_products_split(target, rows, key_limb, &lifted, form, (out0, out1))
 }
 
 /// Phases (2) and (3) of [`multiply_accumulate_split`] on the digit rows `lifted` (row `r` of target
-/// limb `t` at `[(t D + r) N, (t D + r + 1) N)`, in NTT form, `D = rows.len()`): the inner products in
+/// limb `t` is `lifted[t D + r]`, `N` residues in NTT form, `D = rows.len()`): the inner products in
 /// parts of [`SPLIT_INNER_WORDS`] coefficients, then for coefficient-form outputs the inverse NTT of
 /// every (limb, output) pair.
 fn inner_products_split(
     target: &RnsBasis,
     rows: &[&(Poly<Ntt>, Poly<Ntt>)],
     key_limb: &(dyn Fn(usize) -> usize + Sync),
-    lifted: &[u64],
+    lifted: &[&[u64]],
     form: LimbForm,
     (out0, out1): (&mut [u64], &mut [u64]),
 ) -> Result<()> {
@@ -573,9 +574,7 @@ fn inner_products_split(
             let local = k * INNER_PRODUCT_BLOCK..k * INNER_PRODUCT_BLOCK + (end - block);
             let (lo, hi) = (kt * n + block, kt * n + end);
             ds.clear();
-            ds.extend(
-                (0..count).map(|r| &lifted[(t * count + r) * n + block..(t * count + r) * n + end]),
-            );
+            ds.extend((0..count).map(|r| &lifted[t * count + r][block..end]));
             bs.clear();
             bs.extend(rows.iter().map(|(b, _)| &b.data()[lo..hi]));
             as_.clear();
@@ -650,16 +649,20 @@ fn product_sum_split(
         }
         .into());
     }
-    // Row `r` of target limb `t` at `[(t D + r) N, (t D + r + 1) N)`, `r = (term L + i) per_limb + k`
-    // for digit `k` of limb `i` of a term (the order of `signed_rows`, terms concatenated).
-    let mut lifted = par::zeroed(limbs * count * n);
+    // Row `r` of target limb `t` is `lifted[t D + r]`, `r = (term L + i) per_limb + k` for digit `k` of
+    // limb `i` of a term (the order of `signed_rows`, terms concatenated). One buffer per row, zeroed
+    // by the task that allocates it (a `memset` each, on every thread), rather than one buffer filled
+    // with zeros by `parallel::zeroed`'s element loop: that fill took 11 % of the 2-thread CPU time of
+    // PEGASUS's whole-ciphertext switch, for rows the decomposition overwrites entirely.
+    let indices: Vec<usize> = (0..limbs * count).collect();
+    let mut lifted: Vec<Vec<u64>> = par::map(&indices, &|_| vec![0u64; n]);
     let part = n.min(SPLIT_DECOMPOSITION_PART);
     {
         // For every coefficient range, its slice of every row: tasks write disjoint ranges.
         let mut ranges: Vec<Vec<&mut [u64]>> = (0..n / part)
             .map(|_| Vec::with_capacity(limbs * count))
             .collect();
-        for row in lifted.chunks_mut(n) {
+        for row in lifted.iter_mut() {
             for (p, slice) in row.chunks_mut(part).enumerate() {
                 ranges[p].push(slice);
             }
@@ -679,8 +682,8 @@ fn product_sum_split(
             Ok(())
         })?;
     }
-    par::try_for_each_chunk(&mut lifted, n, &|i, w| -> Result<()> {
-        basis.plans()[i / count].forward(w)?;
+    par::try_for_each_chunk(&mut lifted, 1, &|i, w| -> Result<()> {
+        basis.plans()[i / count].forward(&mut w[0])?;
         Ok(())
     })?;
     // One buffer per thread, zeroed side by side (one fork instead of one per buffer).
@@ -689,7 +692,7 @@ fn product_sum_split(
         basis,
         key_rows,
         &|t| t,
-        &lifted,
+        &lifted.iter().map(Vec::as_slice).collect::<Vec<_>>(),
         LimbForm::Coeff,
         (&mut out0, &mut out1),
     )?;
