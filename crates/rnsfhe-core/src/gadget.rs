@@ -297,6 +297,25 @@ pub fn product_sum(
     };
     let basis = first.basis();
     let gadget = Gadget::of_digits(digits);
+    let n = basis.degree();
+    let size = basis.len() * n;
+    if parallel(2 * size)
+        && basis.len() < rayon::current_num_threads()
+        && n >= SPLIT_DECOMPOSITION_MIN_DEGREE
+    {
+        let mut key_rows = Vec::new();
+        for (x, key) in terms {
+            basis.check_same(x.basis(), "gadget product (inputs)")?;
+            key_rows.extend(key.rows_for(
+                gadget,
+                x.limb_count() * digits.count(),
+                "gadget product",
+            )?);
+        }
+        let inputs: Vec<&Poly<Coeff>> = terms.iter().map(|(x, _)| *x).collect();
+        let (out0, out1) = product_sum_split(basis, &inputs, &key_rows, digits)?;
+        return Ok((Poly::from_data(basis, out0)?, Poly::from_data(basis, out1)?));
+    }
     let mut rows = Vec::new();
     let mut key_rows = Vec::new();
     for (x, key) in terms {
@@ -305,8 +324,6 @@ pub fn product_sum(
         key_rows.extend(key.rows_for(gadget, term_rows.len(), "gadget product")?);
         rows.extend(term_rows);
     }
-    let n = basis.degree();
-    let size = basis.len() * n;
     let (mut out0, mut out1) = (vec![0u64; size], vec![0u64; size]);
     multiply_accumulate(
         basis,
@@ -523,7 +540,26 @@ fn multiply_accumulate_split(
         target.plans()[t].forward(w)?;
         Ok(())
     })?;
-    // (2) Parts of one limb each (`n` is a power of two, so a part never straddles two limbs).
+    let lifted: Vec<&[u64]> = lifted.chunks_exact(n).collect();
+    inner_products_split(target, rows, key_limb, &lifted, form, (out0, out1))
+}
+
+/// Phases (2) and (3) of [`multiply_accumulate_split`] on the digit rows `lifted` (row `r` of target
+/// limb `t` is `lifted[t D + r]`, `N` residues in NTT form, `D = rows.len()`): the inner products in
+/// parts of [`SPLIT_INNER_WORDS`] coefficients, then for coefficient-form outputs the inverse NTT of
+/// every (limb, output) pair.
+fn inner_products_split(
+    target: &RnsBasis,
+    rows: &[&(Poly<Ntt>, Poly<Ntt>)],
+    key_limb: &(dyn Fn(usize) -> usize + Sync),
+    lifted: &[&[u64]],
+    form: LimbForm,
+    (out0, out1): (&mut [u64], &mut [u64]),
+) -> Result<()> {
+    use rnsfhe_ring::parallel as par;
+    let n = target.degree();
+    let count = rows.len();
+    // Parts of one limb each (`n` is a power of two, so a part never straddles two limbs).
     let part = n.min(SPLIT_INNER_WORDS);
     par::try_for_each_chunk_pair(out0, out1, part, &|i, o0, o1| -> Result<()> {
         let (t, start) = ((i * part) / n, (i * part) % n);
@@ -538,9 +574,7 @@ fn multiply_accumulate_split(
             let local = k * INNER_PRODUCT_BLOCK..k * INNER_PRODUCT_BLOCK + (end - block);
             let (lo, hi) = (kt * n + block, kt * n + end);
             ds.clear();
-            ds.extend(
-                (0..count).map(|r| &lifted[(t * count + r) * n + block..(t * count + r) * n + end]),
-            );
+            ds.extend((0..count).map(|r| &lifted[t * count + r][block..end]));
             bs.clear();
             bs.extend(rows.iter().map(|(b, _)| &b.data()[lo..hi]));
             as_.clear();
@@ -550,7 +584,7 @@ fn multiply_accumulate_split(
         }
         Ok(())
     })?;
-    // (3) Both outputs of every limb side by side.
+    // Both outputs of every limb side by side.
     if form == LimbForm::Coeff {
         par::try_for_each_chunk_pair(out0, out1, n, &|t, o0, o1| -> Result<()> {
             let plan = &target.plans()[t];
@@ -561,4 +595,106 @@ fn multiply_accumulate_split(
         })?;
     }
     Ok(())
+}
+
+/// Degrees from which [`product_sum`] over fewer limbs than threads decomposes by coefficient ranges
+/// ([`product_sum_split`]); below, the ring's row-by-row decomposition is as fast.
+const SPLIT_DECOMPOSITION_MIN_DEGREE: usize = 1 << 14;
+
+/// Coefficients per task of [`product_sum_split`]'s decomposition: a limb of `N = 2^16` in 8 tasks.
+const SPLIT_DECOMPOSITION_PART: usize = 1 << 13;
+
+/// [`product_sum`] over fewer limbs than the pool has threads (PEGASUS's whole-ciphertext switch: one
+/// limb of `N = 2^16`), as few fork-joins as the data flow allows: (1) every range of coefficients
+/// decomposed straight into its range of the digit rows of every target limb, reduced there
+/// ([`RnsSignedDigits::lifted_digits`]; no signed rows, no second lifting pass); (2) every
+/// (limb, digit row) transformed; (3) the inner products by coefficient ranges and (4) the inverse NTTs
+/// ([`inner_products_split`]). The same outputs (limb-major over `basis`, coefficient form) as the
+/// limb-by-limb [`multiply_accumulate`].
+///
+/// Errors: as [`product_sum`].
+fn product_sum_split(
+    basis: &RnsBasis,
+    inputs: &[&Poly<Coeff>],
+    key_rows: &[&(Poly<Ntt>, Poly<Ntt>)],
+    digits: &RnsSignedDigits,
+) -> Result<(Vec<u64>, Vec<u64>)> {
+    use rnsfhe_ring::parallel as par;
+    let n = basis.degree();
+    let limbs = basis.len();
+    let per_limb = digits.count();
+    let count = inputs.len() * limbs * per_limb;
+    if key_rows.len() != count {
+        return Err(Error::InvalidParams {
+            what: "gadget product",
+            reason: format!(
+                "{} gadget-ciphertext rows for {count} digits",
+                key_rows.len()
+            ),
+        });
+    }
+    for p in key_rows.iter().flat_map(|(b, a)| [b, a]) {
+        digits
+            .basis()
+            .check_same(p.basis(), "gadget product (row basis)")?;
+    }
+    if !digits.basis().has_prefix(basis) {
+        return Err(rnsfhe_ring::Error::BasisMismatch {
+            operation:
+                "RNS signed-digit decomposition (the input must be over a prefix of the basis)",
+            left_limbs: digits.basis().len(),
+            left_n: digits.basis().degree(),
+            right_limbs: limbs,
+            right_n: n,
+        }
+        .into());
+    }
+    // Row `r` of target limb `t` is `lifted[t D + r]`, `r = (term L + i) per_limb + k` for digit `k` of
+    // limb `i` of a term (the order of `signed_rows`, terms concatenated). One buffer per row, zeroed
+    // by the task that allocates it (a `memset` each, on every thread), rather than one buffer filled
+    // with zeros by `parallel::zeroed`'s element loop: that fill took 11 % of the 2-thread CPU time of
+    // PEGASUS's whole-ciphertext switch, for rows the decomposition overwrites entirely.
+    let indices: Vec<usize> = (0..limbs * count).collect();
+    let mut lifted: Vec<Vec<u64>> = par::map(&indices, &|_| vec![0u64; n]);
+    let part = n.min(SPLIT_DECOMPOSITION_PART);
+    {
+        // For every coefficient range, its slice of every row: tasks write disjoint ranges.
+        let mut ranges: Vec<Vec<&mut [u64]>> = (0..n / part)
+            .map(|_| Vec::with_capacity(limbs * count))
+            .collect();
+        for row in lifted.iter_mut() {
+            for (p, slice) in row.chunks_mut(part).enumerate() {
+                ranges[p].push(slice);
+            }
+        }
+        par::try_for_each_chunk(&mut ranges, 1, &|p, one| -> Result<()> {
+            let mut slices = one[0].iter_mut();
+            for t in 0..limbs {
+                let m = &basis.moduli()[t];
+                for x in inputs {
+                    for (i, src) in x.limbs().enumerate() {
+                        let mut rows: Vec<&mut [u64]> =
+                            slices.by_ref().take(per_limb).map(|s| &mut **s).collect();
+                        digits.lifted_digits(i, &src[p * part..(p + 1) * part], m, &mut rows)?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+    par::try_for_each_chunk(&mut lifted, 1, &|i, w| -> Result<()> {
+        basis.plans()[i / count].forward(&mut w[0])?;
+        Ok(())
+    })?;
+    // One buffer per thread, zeroed side by side (one fork instead of one per buffer).
+    let (mut out0, mut out1) = par::join(|| vec![0u64; limbs * n], || vec![0u64; limbs * n]);
+    inner_products_split(
+        basis,
+        key_rows,
+        &|t| t,
+        &lifted.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+        LimbForm::Coeff,
+        (&mut out0, &mut out1),
+    )?;
+    Ok((out0, out1))
 }

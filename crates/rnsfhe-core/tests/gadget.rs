@@ -408,3 +408,60 @@ fn one_limb_products_are_the_same_on_every_pool() {
         }
     }
 }
+
+/// The decomposition by coefficient ranges of a sum of gadget products over fewer limbs than threads
+/// (several terms, one and two limbs, `N = 2^14`): the same outputs as one thread, which decomposes row
+/// by row, on 2 and 3 threads (two limbs take the range path on 3 threads only).
+#[test]
+fn sums_of_products_over_few_limbs_are_the_same_on_every_pool() {
+    let log_n = 14;
+    let n = 1usize << log_n;
+    let primes = rnsfhe_math::primes::ntt_primes_of_bits(45, 2 * n as u64, 2, &[]).unwrap();
+    let full = RnsBasis::new(n, &primes).unwrap();
+    let digits = RnsSignedDigits::new(&full, 9, 5).unwrap();
+    let mut r = rng(43);
+    let small = |r: &mut Csprng| {
+        let mut v = vec![0i64; n];
+        fill_ternary(r, &mut v);
+        Poly::<Coeff>::from_i64(&full, &v).unwrap().into_ntt()
+    };
+    let s = small(&mut r);
+    let gaussian = rnsfhe_math::sampling::DiscreteGaussian::with_sigma(3.2).unwrap();
+    let keys: Vec<GadgetCiphertext> = (0..2)
+        .map(|_| {
+            let m = small(&mut r);
+            GadgetCiphertext::encrypt(
+                1,
+                Gadget::of_digits(&digits),
+                &gaussian,
+                &s,
+                &m,
+                &digit_constants(&digits),
+                &mut r,
+            )
+            .unwrap()
+        })
+        .collect();
+    for limbs in [1, 2] {
+        let basis = full.prefix(limbs).unwrap();
+        let mut uniform_n = || {
+            let mut data = vec![0u64; limbs * n];
+            for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
+                fill_uniform_mod(&mut r, m, limb);
+            }
+            Poly::<Coeff>::from_data(&basis, data).unwrap()
+        };
+        let (x, y) = (uniform_n(), uniform_n());
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| product_sum(&[(&x, &keys[0]), (&y, &keys[1])], &digits).unwrap())
+        };
+        let one = run(1);
+        for threads in [2, 3] {
+            assert!(run(threads) == one, "{limbs} limbs, {threads} threads");
+        }
+    }
+}

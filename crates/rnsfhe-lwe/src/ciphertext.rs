@@ -167,40 +167,12 @@ impl LweCiphertext {
     ///
     /// Errors: [`LweError::Math`] for a modulus outside `[2, 2^62)`.
     pub fn switch_modulus(&self, new_modulus: u64) -> LweResult<Self> {
-        let to = Modulus::new(new_modulus)?;
-        let q = self.modulus.value() as u128;
-        let q_new = new_modulus as u128;
-        // x < q < 2^62 and q' < 2^62: x q' + q/2 < 2^125, no overflow; the quotient is at most q', which
-        // is 0 modulo q'. For q' < 2^50 the quotient comes from a double-precision estimate (off by at
-        // most one: the product's relative error 2^-51 is below 1/2 of q') corrected by two exact
-        // integer comparisons, instead of a 128-bit division per coefficient (5 ms of a 2^16-dimension
-        // switch).
-        let ratio = new_modulus as f64 / self.modulus.value() as f64;
-        let fast = new_modulus < 1 << 50;
-        let round = |x: u64| -> u64 {
-            let t = x as u128 * q_new + q / 2;
-            let r = if fast {
-                let mut r = (x as f64 * ratio).round() as u64;
-                if r as u128 * q > t {
-                    r -= 1;
-                } else if (r as u128 + 1) * q <= t {
-                    r += 1;
-                }
-                r
-            } else {
-                (t / q) as u64
-            };
-            if r == new_modulus {
-                0
-            } else {
-                r
-            }
-        };
+        let switch = ModulusSwitch::new(self.modulus.value(), new_modulus)?;
         Ok(Self::from_reduced(
-            to,
+            switch.to,
             self.dimension,
-            round(self.b),
-            self.a.iter().map(|&x| round(x)).collect(),
+            switch.round(self.b),
+            self.a.iter().map(|&x| switch.round(x)).collect(),
         ))
     }
 
@@ -265,5 +237,92 @@ pub(crate) fn check_modulus(
             left: left.value(),
             right: right.value(),
         })
+    }
+}
+
+/// The rounding `x -> round(x q' / q)` of [`LweCiphertext::switch_modulus`] from `q` to `q'`, for callers
+/// that switch residues held elsewhere (the coefficients of a ring element read as masks, PEGASUS Fig. 6
+/// step 3 before extraction) without wrapping them in a ciphertext first: the same residues as
+/// [`LweCiphertext::switch_modulus`], written into the caller's buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct ModulusSwitch {
+    from: Modulus,
+    to: Modulus,
+    /// `q' / q` in double precision, for the quotient estimate of moduli `q' < 2^50`.
+    ratio: f64,
+}
+
+impl ModulusSwitch {
+    /// The switch from `from` (`q`) to `to` (`q'`).
+    ///
+    /// Errors: [`LweError::Math`] for a modulus outside `[2, 2^62)`.
+    pub fn new(from: u64, to: u64) -> LweResult<Self> {
+        let (from, to) = (Modulus::new(from)?, Modulus::new(to)?);
+        Ok(Self {
+            from,
+            to,
+            ratio: to.value() as f64 / from.value() as f64,
+        })
+    }
+
+    /// The modulus `q` switched from.
+    pub fn from(&self) -> u64 {
+        self.from.value()
+    }
+
+    /// The modulus `q'` switched to.
+    pub fn to(&self) -> u64 {
+        self.to.value()
+    }
+
+    /// `round(x q' / q)` reduced modulo `q'`, for a residue `x < q` (a larger `x` is the caller's error:
+    /// the result is then the rounding of `x` itself, possibly not below `q'`).
+    #[inline]
+    pub fn round(&self, x: u64) -> u64 {
+        let (q, q_new) = (self.from.value() as u128, self.to.value());
+        // x < q < 2^62 and q' < 2^62: x q' + q/2 < 2^125, no overflow; the quotient is at most q', which
+        // is 0 modulo q'. For q' < 2^50 the quotient comes from a double-precision estimate (off by at
+        // most one: the product's relative error 2^-51 is below 1/2 of q') corrected by two exact
+        // integer comparisons, instead of a 128-bit division per coefficient (5 ms of a 2^16-dimension
+        // switch).
+        let t = x as u128 * q_new as u128 + q / 2;
+        let r = if q_new < 1 << 50 {
+            let mut r = (x as f64 * self.ratio).round() as u64;
+            if r as u128 * q > t {
+                r -= 1;
+            } else if (r as u128 + 1) * q <= t {
+                r += 1;
+            }
+            r
+        } else {
+            (t / q) as u64
+        };
+        if r == q_new {
+            0
+        } else {
+            r
+        }
+    }
+
+    /// `dst[j] = round(src[j] q' / q)` ([`ModulusSwitch::round`]) for every `j`.
+    ///
+    /// Errors: [`LweError::InvalidParams`] if the lengths differ or a residue of `src` is not below `q`.
+    pub fn switch_into(&self, src: &[u64], dst: &mut [u64]) -> LweResult<()> {
+        if src.len() != dst.len() {
+            return Err(LweError::InvalidParams {
+                what: "modulus switch of residues",
+                reason: format!("{} residues into a buffer of {}", src.len(), dst.len()),
+            });
+        }
+        if let Some(x) = src.iter().find(|&&x| x >= self.from.value()) {
+            return Err(LweError::InvalidParams {
+                what: "modulus switch of residues",
+                reason: format!("{x} is not reduced below q = {}", self.from.value()),
+            });
+        }
+        dst.iter_mut()
+            .zip(src)
+            .for_each(|(d, &x)| *d = self.round(x));
+        Ok(())
     }
 }

@@ -40,7 +40,7 @@ pub mod security;
 pub mod serialization;
 
 pub use blind_rotation::{BlindRotation, BlindRotationKey, LMKCDEY_DEFAULT_WINDOW};
-pub use ciphertext::LweCiphertext;
+pub use ciphertext::{LweCiphertext, ModulusSwitch};
 pub use dimension::{LweDimension, MAX_LWE_DIMENSION};
 pub use error::{LweError, LweResult};
 pub use extract::{extract, extract_many};

@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use rnsfhe_core::{Encryptor, RlweContext, RlweParams, SecretDistribution, SecretKey};
 use rnsfhe_lwe::{
     extract_many, LweCiphertext, LweDimension, LweError, LweKeySwitchParams, LweSecretKey,
-    LweSwitchingKey,
+    LweSwitchingKey, ModulusSwitch,
 };
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
@@ -266,4 +266,27 @@ fn key_switching_matches_the_variance_formula() {
         ksk.switch(&other),
         Err(LweError::ModulusMismatch { .. })
     ));
+}
+
+/// `ModulusSwitch` rounds as `switch_modulus` does (both quotient paths: a target below and above
+/// 2^50), into the caller's buffer; bad lengths and unreduced residues are refused.
+#[test]
+fn modulus_switch_of_residues_matches_the_ciphertext_switch() {
+    let mut r = rand::rngs::StdRng::seed_from_u64(5);
+    let q = ntt_primes_of_bits(45, 2048, 1, &[]).unwrap()[0];
+    for to in [65929217u64, 2048, (1 << 55) + 3, q] {
+        let a: Vec<u64> = (0..64).map(|_| r.gen_range(0..q)).collect();
+        let b = r.gen_range(0..q);
+        let ct = LweCiphertext::from_parts(q, b, a.clone()).unwrap();
+        let want = ct.switch_modulus(to).unwrap();
+        let switch = ModulusSwitch::new(q, to).unwrap();
+        assert_eq!((switch.from(), switch.to()), (q, to));
+        let mut got = vec![0u64; a.len()];
+        switch.switch_into(&a, &mut got).unwrap();
+        assert_eq!(got, want.a(), "to {to}");
+        assert_eq!(switch.round(b), want.b(), "to {to}");
+        assert!(switch.switch_into(&a, &mut got[1..]).is_err());
+        assert!(switch.switch_into(&[q], &mut got[..1]).is_err());
+    }
+    assert!(ModulusSwitch::new(q, 1).is_err());
 }

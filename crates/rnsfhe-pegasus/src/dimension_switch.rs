@@ -38,8 +38,11 @@
 //! `(b_r, a_r)` of degree `n` under `s_lwe`, component `r` decrypting to the plaintext coefficients
 //! `r + m t`; coefficient `i` is extracted from component `i mod t` at index `i div t` by
 //! [`rnsfhe_lwe::extract()`] (PEGASUS Section II.C), an LWE ciphertext of dimension `n` under `s_lwe`. Its
-//! mask is `a_j = a[i - j t]` for `j t <= i` and `-a[N + i - j t]` otherwise. Regrouping the two parts
-//! into components costs `2N` words once; each extraction then copies `n` contiguous words.
+//! mask is `a_j = a[i - j t]` for `j t <= i` and `-a[N + i - j t]` otherwise. Only the components that
+//! hold a wanted position are formed (`2n` words each, with steps 1 for `c_0` and 3 applied to those
+//! coefficients alone): PEGASUS's `l` real values sit at multiples of `N / 2l` after S2C, so `l = 256`
+//! positions need one component of the `t = 64` and `l = 4096` eight. Each extraction then copies `n`
+//! contiguous words.
 //!
 //! **Security: the key is exactly as hard as PEGASUS's `SwK`.** In the same decomposition, the
 //! components of a uniform `a` are independent and uniform in `R_{n,q}`, those of a Gaussian `e` are
@@ -92,7 +95,7 @@ use rnsfhe_core::lwe_estimator::{estimate_lwe, LweEstimate, LweParams};
 use rnsfhe_core::{Gadget, GadgetCiphertext, RlweCiphertext};
 use rnsfhe_lwe::{
     extract, LweCiphertext, LweDimension, LweError, LweKeySwitchParams, LweSecretKey,
-    LweSwitchingKey, MIN_SECURITY_BITS,
+    LweSwitchingKey, ModulusSwitch, MIN_SECURITY_BITS,
 };
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::{Csprng, DiscreteGaussian};
@@ -378,29 +381,58 @@ impl RingSwitchingKey {
         let q0 = rlwe.parts[0].basis().moduli()[0].value();
         let basis = self.digits.basis();
         let q_r = basis.moduli()[0];
-        let (c0, c1) = parallel::join(
-            || switch_residues(rlwe.parts[0].data(), q0, q_r.value()),
-            || switch_residues(rlwe.parts[1].data(), q0, q_r.value()),
-        );
-        let (mut c0, c1) = (c0?, Poly::<Coeff>::from_data(basis, c1?)?);
-        let (u0, u1) = product_sum(&[(&c1, &self.key)], &self.digits)?;
-        parallel::for_each_chunk(&mut c0, SWITCH_PART, &|i, c| {
-            let u = &u0.data()[i * SWITCH_PART..i * SWITCH_PART + c.len()];
-            c.iter_mut().zip(u).for_each(|(x, &y)| *x = q_r.add(*x, y));
-        });
         let q_out = self.output_modulus();
-        let (b, a) = parallel::join(
-            || switch_residues(&c0, q_r.value(), q_out),
-            || switch_residues(u1.data(), q_r.value(), q_out),
-        );
-        let components = components(&b?, &a?, &self.components)?;
-        let stride = components.len();
+        let mut parts = rlwe.parts;
+        let (Some(c1), Some(c0)) = (parts.pop(), parts.pop()) else {
+            return Err(PegasusError::InvalidParams {
+                what: "extracted CKKS ciphertext",
+                reason: format!("{OP}: it has fewer than 2 parts"),
+            });
+        };
+        // Step 1 for c_1: the whole part enters the key switch. At q_0 = q_r (PEGASUS Table IV) it is
+        // used as it is, not copied.
+        let c1 = if q0 == q_r.value() {
+            let mut c1 = c1;
+            c1.rebase(basis)?;
+            c1
+        } else {
+            Poly::<Coeff>::from_data(basis, switch_residues(c1.data(), q0, q_r.value())?)?
+        };
+        let (u0, u1) = product_sum(&[(&c1, &self.key)], &self.digits)?;
+        // Steps 1 (for c_0), 3 and 4 only at the coefficients of the components that hold a wanted
+        // position: `(c_0 + u_0, u_1)` is read there alone (one component of `n` coefficients for
+        // PEGASUS's `l = 256` positions, all multiples of `N / 2l`), not added, switched and regrouped
+        // over all `N` coefficients first.
+        let sources = Sources {
+            c0: c0.data(),
+            u0: u0.data(),
+            u1: u1.data(),
+            q_r,
+            first: switch_between(q0, q_r.value())?,
+            last: switch_between(q_r.value(), q_out)?,
+        };
+        let stride = big_n / self.to.get();
+        let mut wanted: Vec<usize> = positions.iter().map(|&i| i % stride).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let build = |&r: &usize| sources.component(r, &self.components);
+        let built: Vec<PegasusResult<RlweCiphertext<Coeff>>> =
+            if wanted.len() * self.to.get() < 2 * COMPONENT_TASK_WORDS {
+                wanted.iter().map(build).collect()
+            } else {
+                parallel::map(&wanted, &build)
+            };
+        let mut slot = vec![usize::MAX; stride];
+        for (k, &r) in wanted.iter().enumerate() {
+            slot[r] = k;
+        }
+        let components = built.into_iter().collect::<PegasusResult<Vec<_>>>()?;
         let parts = positions
             .par_chunks(positions_per_task(self.to.get()))
             .map(|chunk| {
                 chunk
                     .iter()
-                    .map(|&i| Ok(extract(&components[i % stride], i / stride)?))
+                    .map(|&i| Ok(extract(&components[slot[i % stride]], i / stride)?))
                     .collect::<PegasusResult<Vec<_>>>()
             })
             .collect::<PegasusResult<Vec<_>>>()?;
@@ -665,61 +697,88 @@ fn rounding_variance(switched: bool, norm_sq: f64) -> f64 {
 }
 
 /// `round(x to / from)` for every residue `x` modulo `from`: the modulus switch of
-/// [`LweCiphertext::switch_modulus`] applied to the coefficients of a ring element (read as the mask of
-/// a ciphertext), so that the ring and the LWE switches round alike. A copy when the moduli are equal.
+/// [`LweCiphertext::switch_modulus`] ([`ModulusSwitch`]) applied to the coefficients of a ring element
+/// (read as the mask of a ciphertext), so that the ring and the LWE switches round alike. A copy when
+/// the moduli are equal.
 ///
-/// Errors: [`PegasusError::Lwe`] for a modulus outside `[2, 2^62)`.
+/// Errors: [`PegasusError::Lwe`] for a modulus outside `[2, 2^62)` or a residue not below `from`.
 ///
 /// A whole ring element (`N = 2^16` coefficients) is switched in parts of [`SWITCH_PART`] on the pool's
-/// threads: every coefficient rounds on its own, so the parts give the same residues.
+/// threads, each written into its place of the output: every coefficient rounds on its own, so the parts
+/// give the same residues.
 fn switch_residues(values: &[u64], from: u64, to: u64) -> PegasusResult<Vec<u64>> {
     if from == to {
         return Ok(values.to_vec());
     }
-    let switch = |part: &[u64]| -> PegasusResult<Vec<u64>> {
-        let as_mask = LweCiphertext::from_parts(from, 0, part.to_vec())?;
-        Ok(as_mask.switch_modulus(to)?.a().to_vec())
-    };
+    let switch = ModulusSwitch::new(from, to)?;
     if values.len() < 2 * SWITCH_PART || rayon::current_num_threads() < 2 {
-        return switch(values);
+        let mut out = vec![0; values.len()];
+        switch.switch_into(values, &mut out)?;
+        return Ok(out);
     }
     let mut out = parallel::zeroed(values.len());
     parallel::try_for_each_chunk(&mut out, SWITCH_PART, &|i, o| -> PegasusResult<()> {
         let start = i * SWITCH_PART;
-        o.copy_from_slice(&switch(&values[start..start + o.len()])?);
-        Ok(())
+        Ok(switch.switch_into(&values[start..start + o.len()], o)?)
     })?;
     Ok(out)
 }
 
-/// Coefficients per task of the element-wise passes of the whole-ciphertext switch (modulus switches,
-/// the addition after the key switch): a ring element of `N = 2^16` in 8 tasks.
+/// The switch from `from` to `to`, `None` when they are equal (no rounding).
+///
+/// Errors: [`PegasusError::Lwe`] for a modulus outside `[2, 2^62)`.
+fn switch_between(from: u64, to: u64) -> PegasusResult<Option<ModulusSwitch>> {
+    Ok(if from == to {
+        None
+    } else {
+        Some(ModulusSwitch::new(from, to)?)
+    })
+}
+
+/// Coefficients per task of the modulus switch of `c_1` ([`switch_residues`]): a ring element of
+/// `N = 2^16` in 8 tasks.
 const SWITCH_PART: usize = 1 << 13;
 
-/// The `t = N / n` components of `(b, a)` (coefficient vectors of degree `N`) in the basis
-/// `1, X, ..., X^(t-1)` of `R_N` over `R_n` (`n` the degree of `basis`): component `r` is the RLWE
-/// ciphertext of degree `n` with coefficients `b[r + m t]`, `a[r + m t]`, which under `s_lwe` decrypts to
-/// the plaintext coefficients `r + m t` of `(b, a)` under `s_lwe(X^t)` (see the
-/// [module documentation](self)).
-///
-/// Errors: [`PegasusError::Ring`] for residues not reduced modulo the basis' modulus.
-fn components(
-    b: &[u64],
-    a: &[u64],
-    basis: &Arc<RnsBasis>,
-) -> PegasusResult<Vec<RlweCiphertext<Coeff>>> {
-    let stride = b.len() / basis.degree();
-    let indices: Vec<usize> = (0..stride).collect();
-    // By halves with active waits inside the switch's active region ([`parallel::map`]).
-    parallel::map(&indices, &|&r| {
-        let take = |v: &[u64]| v.iter().skip(r).step_by(stride).copied().collect();
+/// Words of components from which they are built on several threads (below, a fork costs more than
+/// the strided reads of a few components).
+const COMPONENT_TASK_WORDS: usize = 1 << 15;
+
+/// What the components of the switched ciphertext are read from: `c_0` at `q_0`, the key switch's
+/// `(u_0, u_1)` at `q_r` (coefficient vectors of degree `N`), and the modulus switches `q_0 -> q_r`
+/// (`first`) and `q_r -> q_ks` (`last`), `None` where the moduli are equal. The switched ciphertext is
+/// `(last(first(c_0) + u_0), last(u_1))` (steps 1-3 of the [module documentation](self)).
+struct Sources<'a> {
+    c0: &'a [u64],
+    u0: &'a [u64],
+    u1: &'a [u64],
+    q_r: Modulus,
+    first: Option<ModulusSwitch>,
+    last: Option<ModulusSwitch>,
+}
+
+impl Sources<'_> {
+    /// Component `r < t = N / n` (`n` the degree of `basis`) of the switched ciphertext `(b, a)` in the
+    /// basis `1, X, ..., X^(t-1)` of `R_N` over `R_n`: the RLWE ciphertext of degree `n` with
+    /// coefficients `b[r + m t]`, `a[r + m t]`, which under `s_lwe` decrypts to the plaintext
+    /// coefficients `r + m t` of `(b, a)` under `s_lwe(X^t)` (see the [module documentation](self)).
+    /// Only these `2n` coefficients of `(b, a)` are computed.
+    ///
+    /// Errors: [`PegasusError::Ring`] for residues not reduced modulo the basis' modulus.
+    fn component(&self, r: usize, basis: &Arc<RnsBasis>) -> PegasusResult<RlweCiphertext<Coeff>> {
+        let n = basis.degree();
+        let stride = self.c0.len() / n;
+        let last = |x: u64| self.last.map_or(x, |s| s.round(x));
+        let (mut b, mut a) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for j in (r..self.c0.len()).step_by(stride) {
+            let c0 = self.first.map_or(self.c0[j], |s| s.round(self.c0[j]));
+            b.push(last(self.q_r.add(c0, self.u0[j])));
+            a.push(last(self.u1[j]));
+        }
         Ok(RlweCiphertext::new(vec![
-            Poly::from_data(basis, take(b))?,
-            Poly::from_data(basis, take(a))?,
+            Poly::from_data(basis, b)?,
+            Poly::from_data(basis, a)?,
         ])?)
-    })
-    .into_iter()
-    .collect()
+    }
 }
 
 /// Checks that `sk` belongs to `ctx`.
@@ -797,7 +856,18 @@ mod tests {
             }
             let key = LweSecretKey::from_coefficients(&s).unwrap();
             let basis = RnsBasis::new(n, &[q.value()]).unwrap();
-            let parts = components(&b, &a, &basis).unwrap();
+            let zero = vec![0u64; big_n];
+            let sources = Sources {
+                c0: &b,
+                u0: &zero,
+                u1: &a,
+                q_r: q,
+                first: None,
+                last: None,
+            };
+            let parts: Vec<_> = (0..stride)
+                .map(|r| sources.component(r, &basis).unwrap())
+                .collect();
             assert_eq!(parts.len(), stride);
             for (i, &expected) in phase.iter().enumerate() {
                 let ct = extract(&parts[i % stride], i / stride).unwrap();

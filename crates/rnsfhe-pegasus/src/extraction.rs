@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use rnsfhe_ckks::{Ciphertext, CkksContext};
 use rnsfhe_core::RlweCiphertext;
 use rnsfhe_lwe::{extract_many, LweCiphertext};
-use rnsfhe_ring::{parallel, Coeff};
+use rnsfhe_ring::{parallel, Coeff, Ntt, Poly};
 
 use crate::error::{PegasusError, PegasusResult};
 
@@ -83,20 +83,15 @@ pub(crate) fn at_q0(
             ),
         });
     }
-    let low = ct.inner().drop_to_level(1)?;
-    if low.parts[0].degree() < PARALLEL_PARTS_MIN_DEGREE || rayon::current_num_threads() < 2 {
-        return Ok(low.into_coeff());
+    let parts = &ct.inner().parts;
+    if parts[0].degree() < PARALLEL_PARTS_MIN_DEGREE || rayon::current_num_threads() < 2 {
+        return Ok(ct.inner().drop_to_level(1)?.into_coeff());
     }
-    // One limb per part: the two inverse NTTs side by side instead of one limb at a time.
-    let mut parts = low.parts;
-    let (Some(p1), Some(p0)) = (parts.pop(), parts.pop()) else {
-        return Err(PegasusError::InvalidParams {
-            what: "extracted CKKS ciphertext",
-            reason: format!("{operation}: it has fewer than 2 parts"),
-        });
-    };
-    let (c0, c1) = parallel::join(|| p0.into_coeff(), || p1.into_coeff());
-    Ok(RlweCiphertext::new(vec![c0, c1])?)
+    // One task per part: the copy of its first limb and that limb's inverse NTT, side by side, instead
+    // of both copies on one thread while the other waits and then the two transforms.
+    let at_q0 = |p: &Poly<Ntt>| p.drop_to(1).map(Poly::into_coeff);
+    let (c0, c1) = parallel::join(|| at_q0(&parts[0]), || at_q0(&parts[1]));
+    Ok(RlweCiphertext::new(vec![c0?, c1?])?)
 }
 
 /// Ring degrees from which [`at_q0`] transforms the two parts on two threads: below it (the tests'

@@ -653,6 +653,71 @@ impl RnsSignedDigits {
         }
     }
 
+    /// The signed digits of the residues `src` of limb `limb` (any range of that limb's coefficients),
+    /// each reduced modulo `m`: `rows[k][c]` becomes digit `k` of `src[c]` modulo `m`, the values of
+    /// [`RnsSignedDigits::signed_rows`] then [`RnsSignedDigits::lift_row`] in one pass. For a gadget
+    /// product over fewer limbs than threads, where each thread decomposes a range of coefficients
+    /// straight into the rows the NTTs then read, instead of writing signed rows, joining, and lifting
+    /// them in a second pass.
+    ///
+    /// Errors: [`Error::OutOfRange`] for a limb outside the basis; [`Error::LengthMismatch`] unless
+    /// there are `count` rows of `src.len()` residues each; [`Error::ResidueOutOfRange`] for a residue of
+    /// `src` not below the limb's modulus.
+    pub fn lifted_digits(
+        &self,
+        limb: usize,
+        src: &[u64],
+        m: &Modulus,
+        rows: &mut [&mut [u64]],
+    ) -> Result<()> {
+        let Some(dec) = self.limbs.get(limb) else {
+            return Err(Error::OutOfRange {
+                what: "limb index of the RNS digit decomposition",
+                value: limb as f64,
+                min: 0.0,
+                max: self.limbs.len() as f64 - 1.0,
+            });
+        };
+        if rows.len() != self.count {
+            return Err(Error::LengthMismatch {
+                what: "digit rows",
+                expected: self.count,
+                got: rows.len(),
+            });
+        }
+        if let Some(row) = rows.iter().find(|r| r.len() != src.len()) {
+            return Err(Error::LengthMismatch {
+                what: "digit row",
+                expected: src.len(),
+                got: row.len(),
+            });
+        }
+        let q = dec.modulus.value();
+        if let Some(index) = src.iter().position(|&x| x >= q) {
+            return Err(Error::ResidueOutOfRange {
+                value: src[index],
+                limb,
+                index,
+                modulus: q,
+            });
+        }
+        // Digits lie in [-B/2, B/2): below m in absolute value, one sign correction reduces them.
+        let p = m.value();
+        let small = (1u128 << (dec.base_log - 1)) < p as u128;
+        let mut buf = vec![0i64; self.count];
+        for (c, &v) in src.iter().enumerate() {
+            dec.decompose_unchecked(v, &mut buf);
+            for (row, &d) in rows.iter_mut().zip(&buf) {
+                row[c] = if small {
+                    (d + ((d >> 63) & p as i64)) as u64
+                } else {
+                    m.reduce_i64(d)
+                };
+            }
+        }
+        Ok(())
+    }
+
     /// The digit polynomials of `x` (over the basis or a prefix of it, `l` limbs): `l * count` polynomials
     /// over `x`'s basis, index `i * count + k` holding digit `k` of limb `i`, each coefficient the small
     /// signed digit reduced modulo every limb ([`RnsSignedDigits::signed_rows`] lifted into every limb).
@@ -684,6 +749,53 @@ mod tests {
 
     fn chain(limbs: usize) -> Arc<RnsBasis> {
         RnsBasis::new(16, &ntt_primes_of_bits(40, 32, limbs, &[]).unwrap()).unwrap()
+    }
+
+    /// The digits of a coefficient range reduced into another modulus equal the signed rows lifted row
+    /// by row, for several bases (a 1-digit CRT decomposition among them); bad arguments are refused.
+    #[test]
+    fn lifted_digits_match_the_lifted_signed_rows() {
+        let q = chain(2);
+        let x = Poly::<Coeff>::from_data(
+            &q,
+            (0..32u64)
+                .map(|i| (i * 0x9e37_79b9_7f4a) % q.moduli()[i as usize / 16].value())
+                .collect(),
+        )
+        .unwrap();
+        for (base_log, count) in [(4, 10), (13, 4), (41, 1)] {
+            let digits = RnsSignedDigits::new(&q, base_log, count).unwrap();
+            let rows = digits.signed_rows(&x).unwrap();
+            for (limb, src) in x.limbs().enumerate() {
+                for m in q.moduli() {
+                    let (lo, hi) = (3, 11);
+                    let mut got = vec![vec![0u64; hi - lo]; count];
+                    let mut slices: Vec<&mut [u64]> = got.iter_mut().map(|r| &mut r[..]).collect();
+                    digits
+                        .lifted_digits(limb, &src[lo..hi], m, &mut slices)
+                        .unwrap();
+                    for (k, row) in got.iter().enumerate() {
+                        let mut want = vec![0u64; 16];
+                        digits.lift_row(limb, &rows[limb * count + k], m, &mut want);
+                        assert_eq!(row[..], want[lo..hi], "base 2^{base_log}, limb {limb}");
+                    }
+                }
+            }
+            let m = &q.moduli()[0];
+            let mut short = [0u64; 2];
+            let mut one: Vec<&mut [u64]> = vec![&mut short[..]];
+            assert!(digits.lifted_digits(2, &[1, 2], m, &mut one).is_err());
+            let mut rows: Vec<Vec<u64>> = vec![vec![0u64; 2]; count];
+            let mut slices: Vec<&mut [u64]> = rows.iter_mut().map(|r| &mut r[..]).collect();
+            assert!(digits.lifted_digits(0, &[1, 2, 3], m, &mut slices).is_err());
+            assert!(matches!(
+                digits.lifted_digits(0, &[1, m.value()], m, &mut slices),
+                Err(Error::ResidueOutOfRange { index: 1, .. })
+            ));
+            if count > 1 {
+                assert!(digits.lifted_digits(0, &[1, 2], m, &mut one).is_err());
+            }
+        }
     }
 
     #[test]
