@@ -11,22 +11,27 @@
 //! input scale (so a switched-back output is a valid input); the tables of a last stage write them at the
 //! scale [`PegasusEvaluator::repack`] expects, so that they go back to CKKS as they are ([`Form`]).
 //!
-//! * `min(m0, m1) = T0(m0 + m1) - T1(m0 - m1)`, `max(m0, m1) = T0(m0 + m1) + T1(m0 - m1)` with
-//!   `T0(x) = x / 2`, `T1(x) = |x| / 2` (Section V.A): two look-up tables give both, so a swap of a
-//!   sorting network (ascending `(min, max)`, descending `(max, min)`) costs two tables. The two tables
-//!   read different inputs, so they cannot share one blind rotation.
-//! * min / max of `t` values: a tree of `t - 1` pairs, `2 (t - 1)` tables ([`Comparator::min_of`]).
+//! * A pair whose results go back to the LWE side (inputs of further comparisons) costs **one** table:
+//!   `d = min(m0 - m1, 0)`, switched back to the LWE key, gives `min(m0, m1) = m1 + d` and
+//!   `max(m0, m1) = m0 - d`, so a swap of a sorting network (ascending `(min, max)`, descending
+//!   `(max, min)`) costs one table too. A pair of a last stage ([`Form::Repack`]) needs its results
+//!   under the table ring's secret, where the operands are not, and uses PEGASUS's two tables (Section
+//!   V.A): `min(m0, m1) = T0(m0 + m1) - T1(m0 - m1)`, `max(m0, m1) = T0(m0 + m1) + T1(m0 - m1)` with
+//!   `T0(x) = x / 2`, `T1(x) = |x| / 2` (they read different inputs, so they cannot share one blind
+//!   rotation).
+//! * min / max of `t` values: a tree of `t - 1` pairs, `t - 1` tables at the LWE side, `t` for
+//!   [`Form::Repack`] (its last pair takes two) ([`Comparator::min_of`]).
 //! * max-pooling over groups of `t` (a power of two): the tree of the scaled max
 //!   `max'(m0, m1) = m0 + m1 + |m0 - m1| = 2 max(m0, m1)`, one table (`|x|`) per pair, and one final
-//!   table `x / t`: `t` tables per group instead of `2 (t - 1)`, for values `t` times smaller
+//!   table `x / t`: `t` tables per group, for values `t` times smaller
 //!   (`|t max| <= B`, the paper's condition `|t max| < q_0 / (4 Delta)`) ([`Comparator::max_pool`]).
 //! * bitonic sort of `t` values (a power of two): `log t (log t + 1) / 2` layers of `t / 2` swaps each,
-//!   `t` tables per layer ([`Comparator::sort`]).
-//! * min-index / max-index: the min-tree, then the predicate `I(m_i - min <= tau)` on every value: `3t - 2`
+//!   `t / 2` tables per layer (`t` in the last layer for [`Form::Repack`]) ([`Comparator::sort`]).
+//! * min-index / max-index: the min-tree, then the predicate `I(m_i - min <= tau)` on every value: `2t - 1`
 //!   tables; the threshold `tau` is the error bound of the tree plus the table's index error, not
 //!   PEGASUS's `0`, which a computed minimum a little above the true one would miss
 //!   ([`Comparator::argmin`]). The minimum and its index together ([`Comparator::min_and_argmin`], what
-//!   OpenFHE's `EvalMinSchemeSwitching` returns) share the tree: `3t - 1` tables.
+//!   OpenFHE's `EvalMinSchemeSwitching` returns) share the tree: `2t` tables for [`Form::Repack`].
 //!
 //! Every stage is one parallel batch (rayon, keys shared): all pairs of one tree level (of all groups),
 //! all swaps of one bitonic layer.
@@ -139,9 +144,9 @@ impl ComparisonKey {
 /// The tables of the pairwise functions, made once.
 #[derive(Debug)]
 struct Tables {
-    /// `x / 2` and `|x| / 2` at the input scale (outputs fed back).
-    half: LookupTable,
-    half_abs: LookupTable,
+    /// `min(x, 0)` at the input scale: the one table of a pair whose results go back to the LWE side,
+    /// `min(a, b) = b + min(a - b, 0)` and `max(a, b) = a - min(a - b, 0)`.
+    min0: LookupTable,
     /// `|x|` at the input scale (the scaled max).
     abs: LookupTable,
     /// `x / 2` and `|x| / 2` at the repacking scale (last stages).
@@ -250,8 +255,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             )?)
         };
         let tables = Tables {
-            half: chained(&|x| x / 2.0)?,
-            half_abs: chained(&|x: f64| x.abs() / 2.0)?,
+            min0: chained(&|x: f64| x.min(0.0))?,
             abs: chained(&f64::abs)?,
             half_repack: Arc::new(p.table(|x| x / 2.0)?),
             half_abs_repack: p.table(|x: f64| x.abs() / 2.0)?,
@@ -298,15 +302,19 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
 
     // ----- error bounds -----
 
-    /// The error bound of one min or max (six standard deviations: PEGASUS Eq. (3) for `T0` and `T1`,
-    /// both 1/2-Lipschitz, plus the switch back).
+    /// The error bound of one min or max (six standard deviations), the larger of its two forms: at
+    /// the LWE side, PEGASUS Eq. (3) for the 1-Lipschitz `min(x, 0)` plus the switch back (the operands
+    /// enter exactly: `b + min(a - b, 0)` is `min(a, b)` of the operands as they are); for the last
+    /// pairs of [`Form::Repack`], Eq. (3) for `T0` and `T1`, both 1/2-Lipschitz.
     ///
     /// Errors: as [`PegasusEvaluator::lut_error_bound`].
     pub fn pair_error_bound(&self) -> Result<f64> {
         let p = self.pegasus();
-        Ok(p.lut_error_bound(&self.tables.half, 0.5)?
-            + p.lut_error_bound(&self.tables.half_abs, 0.5)?
-            + self.switch_bound)
+        let t = &self.tables;
+        let lwe = p.lut_error_bound(&t.min0, 1.0)? + self.switch_bound;
+        let repack =
+            p.lut_error_bound(&t.half_repack, 0.5)? + p.lut_error_bound(&t.half_abs_repack, 0.5)?;
+        Ok(lwe.max(repack))
     }
 
     /// The error bound of the min or max of `t` values: `ceil(log2 t)` pairs on every path of the tree.
@@ -346,7 +354,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     ///
     /// Errors: as [`Comparator::pair_error_bound`].
     pub fn argmin_threshold(&self, t: usize) -> Result<f64> {
-        let index = self.pegasus().lut_error_bound(&self.tables.half, 1.0)?;
+        let index = self.pegasus().lut_error_bound(&self.tables.min0, 1.0)?;
         Ok(self.tree_error_bound(t)? + index)
     }
 
@@ -406,7 +414,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
 
     // ----- pairs -----
 
-    /// `max(a, b)` at the LWE side (two tables).
+    /// `max(a, b)` at the LWE side (one table).
     ///
     /// Errors: [`Error::InvalidArgument`] for ciphertexts of another dimension or modulus than the
     /// pipeline's LWE side; table and key-switch errors.
@@ -414,15 +422,15 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         self.one(a, b, Need::Max)
     }
 
-    /// `min(a, b)` at the LWE side (two tables).
+    /// `min(a, b)` at the LWE side (one table).
     ///
     /// Errors: as [`Comparator::max`].
     pub fn min(&self, a: &LweCiphertext, b: &LweCiphertext) -> Result<LweCiphertext> {
         self.one(a, b, Need::Min)
     }
 
-    /// The swap of a sorting network: `(min, max)` ascending, `(max, min)` descending, from the same two
-    /// tables.
+    /// The swap of a sorting network: `(min, max)` ascending, `(max, min)` descending, from the same
+    /// table.
     ///
     /// Errors: as [`Comparator::max`].
     pub fn swap(
@@ -474,7 +482,8 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     // ----- arrays -----
 
     /// The minimum of every group of `t` consecutive ciphertexts of `cts` (`t >= 2` dividing their
-    /// count), by a tree of `t - 1` pairs per group (`2 (t - 1)` tables), all groups' pairs of one level
+    /// count), by a tree of `t - 1` pairs per group (`t - 1` tables, `t` for [`Form::Repack`]), all
+    /// groups' pairs of one level
     /// in one parallel batch. One output per group.
     ///
     /// Errors: [`Error::InvalidArgument`] for `t < 2`, a count not a multiple of `t`, or ciphertexts of
@@ -539,7 +548,8 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     }
 
     /// Bitonic sort of `cts` (a power of two of them, at least 2) in `order`: `log t (log t + 1) / 2`
-    /// layers of `t / 2` swaps, each swap the two tables of min and max, each layer one parallel batch.
+    /// layers of `t / 2` swaps, each swap one table (two in the last layer for [`Form::Repack`]), each
+    /// layer one parallel batch.
     ///
     /// Errors: [`Error::InvalidArgument`] for a count that is not a power of two of at least 2, or
     /// ciphertexts of another dimension or modulus than the pipeline's LWE side; table and key-switch
@@ -583,8 +593,8 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
 
     /// Min-index: for every group of `t` consecutive ciphertexts (`t >= 2` dividing their count), bits
     /// `b_i = I(m_i - min <= tau)` (PEGASUS Section V.A's predicate, with the threshold
-    /// [`Comparator::argmin_threshold`]): the min-tree (`2 (t - 1)` tables), then one predicate table
-    /// per value; `3t - 2` tables per group. Outputs in the input order, `1` at the scale of the form.
+    /// [`Comparator::argmin_threshold`]): the min-tree (`t - 1` tables), then one predicate table
+    /// per value; `2t - 1` tables per group. Outputs in the input order, `1` at the scale of the form.
     ///
     /// Errors: as [`Comparator::min_of`].
     pub fn argmin(&self, cts: &[LweCiphertext], t: usize, form: Form) -> Result<Outputs> {
@@ -602,8 +612,8 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// `(extremes, bits)` with the extremes as [`Comparator::min_of`] returns them (one per group) and the
     /// bits as [`Comparator::argmin`]. What OpenFHE's `EvalMinSchemeSwitching` returns, at the cost of
     /// arg-min alone plus, for [`Form::Repack`], one identity table per group (the tree's extremes are
-    /// at the LWE side; [`Form::Lwe`] returns them as they are): `3t - 1` tables per group instead of
-    /// the `5t - 4` of [`Comparator::min_of`] and [`Comparator::argmin`] called one after the other.
+    /// at the LWE side; [`Form::Lwe`] returns them as they are): `2t` tables per group instead of
+    /// the `3t - 1` of [`Comparator::min_of`] and [`Comparator::argmin`] called one after the other.
     /// The extremes' error bound is [`Comparator::min_and_argmin_error_bound`].
     ///
     /// Errors: as [`Comparator::min_of`].
@@ -728,8 +738,9 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     }
 
     /// [`Comparator::min_and_argmin`] on groups of `t` consecutive slots of a CKKS ciphertext of the
-    /// pipeline, from one extraction: `(minima in the first slots, bits in the slots of their values)`,
-    /// two ciphertexts at the repacking's output level.
+    /// pipeline, from one extraction and one repacking ([`PegasusEvaluator::repack_pair`]): `(minima
+    /// in the first slots, bits in the slots of their values)`, the rest of the slots 0, two
+    /// ciphertexts at one level below [`PegasusEvaluator::repack`]'s output level.
     ///
     /// Errors: as [`PegasusEvaluator::to_lwe`] and [`Comparator::min_of`].
     pub fn min_and_argmin_ckks(
@@ -739,7 +750,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     ) -> Result<(Ciphertext, Ciphertext)> {
         let lwes = self.pegasus().to_lwe(ct)?;
         let (m, bits) = self.min_and_argmin(&lwes, t, Form::Repack)?;
-        Ok((self.repack(&m)?, self.repack(&bits)?))
+        self.repack_pair(&m, &bits)
     }
 
     /// [`Comparator::max_and_argmax`] on groups of `t` consecutive slots, as
@@ -753,7 +764,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     ) -> Result<(Ciphertext, Ciphertext)> {
         let lwes = self.pegasus().to_lwe(ct)?;
         let (m, bits) = self.max_and_argmax(&lwes, t, Form::Repack)?;
-        Ok((self.repack(&m)?, self.repack(&bits)?))
+        self.repack_pair(&m, &bits)
     }
 
     /// [`Comparator::min_of`] on groups of `t` consecutive slots: the minima in the first slots.
@@ -778,17 +789,24 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// Errors: [`Error::InvalidArgument`] for outputs of [`Form::Lwe`]; as
     /// [`PegasusEvaluator::repack`] (1 to `slots` ciphertexts).
     pub fn repack(&self, outputs: &Outputs) -> Result<Ciphertext> {
-        let table = match (&outputs.form, &outputs.repack_table) {
-            (Form::Repack, Some(table)) => table,
-            _ => {
-                return Err(Error::InvalidArgument {
-                    what: "outputs to repack",
-                    reason: "they are back at the LWE side (Form::Lwe): ask for Form::Repack"
-                        .into(),
-                })
-            }
-        };
+        let table = repack_table(outputs)?;
         Ok(self.pegasus().repack(&outputs.ciphertexts, table)?)
+    }
+
+    /// Two sets of outputs of [`Form::Repack`] back into two CKKS ciphertexts by one repacking
+    /// ([`PegasusEvaluator::repack_pair`]: one level below [`Comparator::repack`]'s outputs).
+    ///
+    /// Errors: [`Error::InvalidArgument`] for outputs of [`Form::Lwe`]; as
+    /// [`PegasusEvaluator::repack_pair`] (1 to `slots` ciphertexts each).
+    pub fn repack_pair(
+        &self,
+        first: &Outputs,
+        second: &Outputs,
+    ) -> Result<(Ciphertext, Ciphertext)> {
+        let (a, b) = (repack_table(first)?, repack_table(second)?);
+        Ok(self
+            .pegasus()
+            .repack_pair(&first.ciphertexts, a, &second.ciphertexts, b)?)
     }
 
     /// The values of `outputs`, decrypted with the pipeline's LWE-side secrets (tests, examples): phases
@@ -870,8 +888,11 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         cts.par_iter().map(|ct| self.back(ct)).collect()
     }
 
-    /// One layer of pairs: both tables of every pair in one batch, then min and max as asked, in the
-    /// form asked (switched back in parallel for [`Form::Lwe`]).
+    /// One layer of pairs, all tables in one batch, then min and max as asked, in the form asked. A
+    /// pair of [`Form::Lwe`] costs one table: `d = min(a - b, 0)`, switched back, gives
+    /// `min = b + d` and `max = a - d` (the switches in parallel). A pair of [`Form::Repack`] needs its
+    /// results under the table ring's secret, where the operands are not: two tables,
+    /// `min = T0(a + b) - T1(a - b)`, `max = T0(a + b) + T1(a - b)` (PEGASUS Section V.A).
     #[allow(clippy::type_complexity)]
     fn pair_layer(
         &self,
@@ -882,36 +903,58 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             .iter()
             .map(|p| {
                 let (a, b) = (&values[p.a], &values[p.b]);
-                Ok((a.add(b)?, a.sub(b)?))
+                let sum = match p.form {
+                    Form::Lwe => None,
+                    _ => Some(a.add(b)?),
+                };
+                Ok((sum, a.sub(b)?))
             })
             .collect::<Result<Vec<_>>>()?;
         let t = &self.tables;
+        // first[i]: the index of pair i's first job.
         let mut jobs = Vec::with_capacity(2 * pairs.len());
-        for (p, (sum, diff)) in pairs.iter().zip(&inputs) {
-            let (half, half_abs) = match p.form {
-                Form::Lwe => (&t.half, &t.half_abs),
-                _ => (t.half_repack.as_ref(), &t.half_abs_repack),
-            };
-            jobs.push((sum, half));
-            jobs.push((diff, half_abs));
+        let mut first = Vec::with_capacity(pairs.len());
+        for (sum, diff) in &inputs {
+            first.push(jobs.len());
+            match sum {
+                None => jobs.push((diff, &t.min0)),
+                Some(sum) => {
+                    jobs.push((sum, t.half_repack.as_ref()));
+                    jobs.push((diff, &t.half_abs_repack));
+                }
+            }
         }
         let outs = self.eval(&jobs)?;
         pairs
             .par_iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let (h, g) = (&outs[2 * i], &outs[2 * i + 1]);
-                let finish = |x: LweCiphertext| match p.form {
-                    Form::Lwe => self.back(&x),
-                    _ => Ok(x),
-                };
-                let min = match p.need {
-                    Need::Max => None,
-                    _ => Some(finish(h.sub(g)?)?),
-                };
-                let max = match p.need {
-                    Need::Min => None,
-                    _ => Some(finish(h.add(g)?)?),
+            .zip(&first)
+            .map(|(p, &j)| {
+                let (min, max) = match p.form {
+                    Form::Lwe => {
+                        let d = self.back(&outs[j])?;
+                        let (a, b) = (&values[p.a], &values[p.b]);
+                        let min = match p.need {
+                            Need::Max => None,
+                            _ => Some(b.add(&d)?),
+                        };
+                        let max = match p.need {
+                            Need::Min => None,
+                            _ => Some(a.sub(&d)?),
+                        };
+                        (min, max)
+                    }
+                    _ => {
+                        let (h, g) = (&outs[j], &outs[j + 1]);
+                        let min = match p.need {
+                            Need::Max => None,
+                            _ => Some(h.sub(g)?),
+                        };
+                        let max = match p.need {
+                            Need::Min => None,
+                            _ => Some(h.add(g)?),
+                        };
+                        (min, max)
+                    }
                 };
                 Ok((min, max))
             })
@@ -1002,6 +1045,18 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             });
         }
         self.check_inputs(cts, operation)
+    }
+}
+
+/// The table whose scale outputs of [`Form::Repack`] carry, or [`Error::InvalidArgument`] for outputs
+/// of [`Form::Lwe`].
+fn repack_table(outputs: &Outputs) -> Result<&LookupTable> {
+    match (&outputs.form, &outputs.repack_table) {
+        (Form::Repack, Some(table)) => Ok(table),
+        _ => Err(Error::InvalidArgument {
+            what: "outputs to repack",
+            reason: "they are back at the LWE side (Form::Lwe): ask for Form::Repack".into(),
+        }),
     }
 }
 
