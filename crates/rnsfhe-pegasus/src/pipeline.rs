@@ -798,7 +798,8 @@ impl PegasusEvaluator {
         c2s: &CoeffsToSlots,
         cts: &[LweCiphertext],
     ) -> PegasusResult<Ciphertext> {
-        let raised = self.pack_raise_trace(key, encapsulation, cts, &[])?;
+        let raised = self.pack_raise(key, encapsulation, cts, &[])?;
+        let raised = self.ckks.subring_trace(&raised, self.options.slots)?;
         match self.ckks.coeffs_to_slots(&raised, c2s)? {
             rnsfhe_ckks::dft::CoeffsToSlotsResult::RealImaginary { real, .. } => Ok(real),
             rnsfhe_ckks::dft::CoeffsToSlotsResult::Complex(ct) => Ok(ct),
@@ -806,9 +807,9 @@ impl PegasusEvaluator {
     }
 
     /// Ring packing of `real` at the coefficients CoeffsToSlots reads into the real parts of slots
-    /// `0, 1, ...` and of `imaginary` at those of their imaginary parts, modulus raise, trace to the
-    /// subring of the slots: the input of CoeffsToSlots.
-    fn pack_raise_trace(
+    /// `0, 1, ...` and of `imaginary` at those of their imaginary parts, modulus raise: the input of
+    /// the trace to the subring of the slots and of CoeffsToSlots.
+    fn pack_raise(
         &self,
         key: &RingPackingKey,
         encapsulation: Option<&SparseEncapsulation>,
@@ -858,7 +859,7 @@ impl PegasusEvaluator {
                 self.ckks.mod_raise(&low, top)?
             }
         };
-        Ok(self.ckks.subring_trace(&raised, slots)?)
+        Ok(raised)
     }
 
     /// Two sets of outputs of [`PegasusEvaluator::lut`], `first` made by `first_table` and `second` by
@@ -876,7 +877,8 @@ impl PegasusEvaluator {
     ///
     /// Both outputs are at **one level below** [`PegasusEvaluator::repack`]'s (the masks' level; on
     /// the other paths two repackings dropped by a level, so that the level does not depend on the
-    /// path), at the default scale of that level; their error is [`PegasusEvaluator::repack`]'s, plus
+    /// path, each with [`PegasusEvaluator::repack`]'s slot count), at the default scale of that level
+    /// on the ring-packing path; their error is [`PegasusEvaluator::repack`]'s, plus
     /// the masks' rounding (relative `2^-log_scale`).
     ///
     /// Errors: [`PegasusError::InvalidParams`] for no ciphertext or more than `slots` in either set;
@@ -926,13 +928,18 @@ impl PegasusEvaluator {
                 ));
             }
         };
-        let raised = self.pack_raise_trace(key, encapsulation, first, second)?;
-        // CoeffsToSlots with the last matrix on 2 slots slots, then w' + conj(w').
+        let raised = self.pack_raise(key, encapsulation, first, second)?;
+        // CoeffsToSlots with the last matrix on 2 slots slots, then w' + conj(w'). The trace runs
+        // before the last matrix, not before the first: the matrices on `slots` slots (diagonals in
+        // the subring, rotations) commute with the trace's automorphisms, so it may come after them,
+        // where its key switches are at lower levels; the last matrix's `P` does not (it would move
+        // what the trace clears into the subring of `2 slots` slots).
         let mut acc = self.ckks.drop_to_level(&raised, c2s.start_level())?;
         let matrices = c2s.matrices();
         for m in &matrices[..matrices.len().saturating_sub(1)] {
             acc = self.ckks.rescale(&self.ckks.linear_transform(&acc, m)?)?;
         }
+        let acc = self.ckks.subring_trace(&acc, slots)?;
         let w = self
             .ckks
             .rescale(&self.ckks.linear_transform(&acc, last)?)?;
