@@ -816,9 +816,8 @@ def _group(group: Optional[int], x: Any, session: Any) -> int:
 
 def min(x: Any, y: Optional[_LweInput] = None, *, session: Any, group: Optional[int] = None,
         bound: Optional[float] = None) -> Any:
-    """The minimum, by ``min(m0, m1) = m1 + min(m0 - m1, 0)`` (one look-up table and its switch back; the
-    last pair of a CKKS result PEGASUS's ``T0(m0 + m1) - T1(m0 - m1)``, two tables) and a tree over arrays
-    (``t - 1`` tables for ``t`` values, ``t`` on CKKS).
+    """The minimum, by PEGASUS's ``min(m0, m1) = T0(m0 + m1) - T1(m0 - m1)`` (two look-up tables) and a
+    tree over arrays (``2 (t - 1)`` tables for ``t`` values).
 
     * ``min(a, b, session=s)``: two LWE ciphertexts of ``s`` (from ``ct.to_lwe()``) -> one;
     * ``min(lwes, session=s, group=t)``: the minimum of every ``t`` consecutive ciphertexts (default: all)
@@ -839,7 +838,7 @@ def min(x: Any, y: Optional[_LweInput] = None, *, session: Any, group: Optional[
 
 def max(x: Any, y: Optional[_LweInput] = None, *, session: Any, group: Optional[int] = None,
         bound: Optional[float] = None) -> Any:
-    """The maximum, ``m0 - min(m0 - m1, 0)``; arguments and results as :func:`min`."""
+    """The maximum, ``T0(m0 + m1) + T1(m0 - m1)``; arguments and results as :func:`min`."""
     if y is not None:
         return comparator(session, bound).max(x, y)
     t = _group(group, x, session)
@@ -861,7 +860,7 @@ def max_pool(x: Any, t: int, *, session: Any, bound: Optional[float] = None) -> 
 
 
 def sort(x: Any, *, session: Any, descending: bool = False, bound: Optional[float] = None) -> Any:
-    """Bitonic sort (PEGASUS Section V.A: ``log t (log t + 1) / 2`` layers of swaps, one table per swap) of
+    """Bitonic sort (PEGASUS Section V.A: ``log t (log t + 1) / 2`` layers of swaps, two tables per swap) of
     a power of two of values: LWE ciphertexts (-> a list), every slot of a CKKS ciphertext (-> one) or a
     1-D array of ``slots`` values (-> a numpy array). Outputs are within
     ``comparator(session).sort_error_bound(t)`` of the sorted values."""
@@ -871,7 +870,8 @@ def sort(x: Any, *, session: Any, descending: bool = False, bound: Optional[floa
 
 def argmin(x: Any, *, session: Any, group: Optional[int] = None, bound: Optional[float] = None) -> Any:
     """Min-index: for every group of ``group`` consecutive values (default: all), the bits
-    ``I(m_i - min <= tau)`` (PEGASUS's predicate table after the min-tree, ``2t - 1`` tables; ``tau`` is
+    ``I(m_i - min <= tau)`` (PEGASUS's predicate table after a min-tree of one table per pair, ``2t - 1``
+    tables; ``tau`` is
     ``comparator(session).argmin_threshold(t)``, so that the minimum is marked despite the tree's error).
     Exact when the minimum is more than ``argmin_resolution(t)`` below every other value; values closer
     to it may be marked too. ``x``: LWE ciphertexts (-> LWE ciphertexts of the bits), a CKKS ciphertext
@@ -892,7 +892,7 @@ def min_and_argmin(x: Any, *, session: Any, group: Optional[int] = None,
                    bound: Optional[float] = None) -> Tuple[Any, Any]:
     """``(min(x, group=t), argmin(x, group=t))`` from one min-tree, what OpenFHE's
     ``EvalMinSchemeSwitching`` returns: ``2t - 1`` tables per group on LWE ciphertexts, one identity table
-    more per group on a CKKS ciphertext (against ``3t - 2`` and two extractions for the two calls), whose
+    more per group on a CKKS ciphertext (against ``4t - 3`` and two extractions for the two calls), whose
     two results come back to CKKS by one repacking, one level below the other CKKS results.
     Arguments and the kinds of results as :func:`min` and :func:`argmin`; the minima are within
     ``comparator(session).min_and_argmin_error_bound(t, repack)`` of the true ones (plus the repacking's

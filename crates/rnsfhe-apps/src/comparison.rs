@@ -11,24 +11,26 @@
 //! input scale (so a switched-back output is a valid input); the tables of a last stage write them at the
 //! scale [`PegasusEvaluator::repack`] expects, so that they go back to CKKS as they are ([`Form`]).
 //!
-//! * A pair whose results go back to the LWE side (inputs of further comparisons) costs **one** table:
-//!   `d = min(m0 - m1, 0)`, switched back to the LWE key, gives `min(m0, m1) = m1 + d` and
-//!   `max(m0, m1) = m0 - d`, so a swap of a sorting network (ascending `(min, max)`, descending
-//!   `(max, min)`) costs one table too. A pair of a last stage ([`Form::Repack`]) needs its results
-//!   under the table ring's secret, where the operands are not, and uses PEGASUS's two tables (Section
-//!   V.A): `min(m0, m1) = T0(m0 + m1) - T1(m0 - m1)`, `max(m0, m1) = T0(m0 + m1) + T1(m0 - m1)` with
-//!   `T0(x) = x / 2`, `T1(x) = |x| / 2` (they read different inputs, so they cannot share one blind
-//!   rotation).
-//! * min / max of `t` values: a tree of `t - 1` pairs, `t - 1` tables at the LWE side, `t` for
-//!   [`Form::Repack`] (its last pair takes two) ([`Comparator::min_of`]).
+//! * `min(m0, m1) = T0(m0 + m1) - T1(m0 - m1)`, `max(m0, m1) = T0(m0 + m1) + T1(m0 - m1)` with
+//!   `T0(x) = x / 2`, `T1(x) = |x| / 2` (Section V.A): two look-up tables give both, so a swap of a
+//!   sorting network (ascending `(min, max)`, descending `(max, min)`) costs two tables. The two tables
+//!   read different inputs, so they cannot share one blind rotation.
+//! * min / max of `t` values: a tree of `t - 1` pairs, `2 (t - 1)` tables ([`Comparator::min_of`]).
+//! * The trees of arg-min (below) use a pair of **one** table at the LWE side: `d = min(m0 - m1, 0)`,
+//!   switched back to the LWE key, gives `min(m0, m1) = m1 + d` and `max(m0, m1) = m0 - d` (a pair of
+//!   a last stage, [`Form::Repack`], keeps the two tables: its results must be under the table ring's
+//!   secret, where the operands are not). Its bound is that of PEGASUS's pair or below
+//!   ([`Comparator::pair_error_bound`] covers both), but its errors are larger in practice (one
+//!   1-Lipschitz index error where the two tables take two halves); the functions whose results are
+//!   values (min, max, sorting, and the k-means built on them) keep the two tables.
 //! * max-pooling over groups of `t` (a power of two): the tree of the scaled max
 //!   `max'(m0, m1) = m0 + m1 + |m0 - m1| = 2 max(m0, m1)`, one table (`|x|`) per pair, and one final
 //!   table `x / t`: `t` tables per group, for values `t` times smaller
 //!   (`|t max| <= B`, the paper's condition `|t max| < q_0 / (4 Delta)`) ([`Comparator::max_pool`]).
 //! * bitonic sort of `t` values (a power of two): `log t (log t + 1) / 2` layers of `t / 2` swaps each,
-//!   `t / 2` tables per layer (`t` in the last layer for [`Form::Repack`]) ([`Comparator::sort`]).
-//! * min-index / max-index: the min-tree, then the predicate `I(m_i - min <= tau)` on every value: `2t - 1`
-//!   tables; the threshold `tau` is the error bound of the tree plus the table's index error, not
+//!   `t` tables per layer ([`Comparator::sort`]).
+//! * min-index / max-index: the min-tree of one-table pairs, then the predicate `I(m_i - min <= tau)` on
+//!   every value: `2t - 1` tables; the threshold `tau` is the error bound of the tree plus the table's index error, not
 //!   PEGASUS's `0`, which a computed minimum a little above the true one would miss
 //!   ([`Comparator::argmin`]). The minimum and its index together ([`Comparator::min_and_argmin`], what
 //!   OpenFHE's `EvalMinSchemeSwitching` returns) share the tree: `2t` tables for [`Form::Repack`].
@@ -144,7 +146,10 @@ impl ComparisonKey {
 /// The tables of the pairwise functions, made once.
 #[derive(Debug)]
 struct Tables {
-    /// `min(x, 0)` at the input scale: the one table of a pair whose results go back to the LWE side,
+    /// `x / 2` and `|x| / 2` at the input scale (outputs fed back).
+    half: LookupTable,
+    half_abs: LookupTable,
+    /// `min(x, 0)` at the input scale: the one table of an arg-min tree's pair,
     /// `min(a, b) = b + min(a - b, 0)` and `max(a, b) = a - min(a - b, 0)`.
     min0: LookupTable,
     /// `|x|` at the input scale (the scaled max).
@@ -190,6 +195,8 @@ struct Pair {
     b: usize,
     need: Need,
     form: Form,
+    /// For [`Form::Lwe`]: the one-table pair (`b + min(a - b, 0)`) instead of PEGASUS's two tables.
+    one_table: bool,
 }
 
 impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
@@ -255,6 +262,8 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             )?)
         };
         let tables = Tables {
+            half: chained(&|x| x / 2.0)?,
+            half_abs: chained(&|x: f64| x.abs() / 2.0)?,
             min0: chained(&|x: f64| x.min(0.0))?,
             abs: chained(&f64::abs)?,
             half_repack: Arc::new(p.table(|x| x / 2.0)?),
@@ -302,19 +311,21 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
 
     // ----- error bounds -----
 
-    /// The error bound of one min or max (six standard deviations), the larger of its two forms: at
-    /// the LWE side, PEGASUS Eq. (3) for the 1-Lipschitz `min(x, 0)` plus the switch back (the operands
-    /// enter exactly: `b + min(a - b, 0)` is `min(a, b)` of the operands as they are); for the last
-    /// pairs of [`Form::Repack`], Eq. (3) for `T0` and `T1`, both 1/2-Lipschitz.
+    /// The error bound of one min or max (six standard deviations), the larger of its two forms at the
+    /// LWE side: PEGASUS Eq. (3) for `T0` and `T1`, both 1/2-Lipschitz, plus the switch back; for the
+    /// one-table pair of the arg-min trees, Eq. (3) for the 1-Lipschitz `min(x, 0)` plus the switch
+    /// back (the operands enter exactly: `b + min(a - b, 0)` is `min(a, b)` of the operands as they
+    /// are).
     ///
     /// Errors: as [`PegasusEvaluator::lut_error_bound`].
     pub fn pair_error_bound(&self) -> Result<f64> {
         let p = self.pegasus();
         let t = &self.tables;
-        let lwe = p.lut_error_bound(&t.min0, 1.0)? + self.switch_bound;
-        let repack =
-            p.lut_error_bound(&t.half_repack, 0.5)? + p.lut_error_bound(&t.half_abs_repack, 0.5)?;
-        Ok(lwe.max(repack))
+        let two = p.lut_error_bound(&t.half, 0.5)?
+            + p.lut_error_bound(&t.half_abs, 0.5)?
+            + self.switch_bound;
+        let one = p.lut_error_bound(&t.min0, 1.0)? + self.switch_bound;
+        Ok(two.max(one))
     }
 
     /// The error bound of the min or max of `t` values: `ceil(log2 t)` pairs on every path of the tree.
@@ -354,7 +365,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     ///
     /// Errors: as [`Comparator::pair_error_bound`].
     pub fn argmin_threshold(&self, t: usize) -> Result<f64> {
-        let index = self.pegasus().lut_error_bound(&self.tables.min0, 1.0)?;
+        let index = self.pegasus().lut_error_bound(&self.tables.half, 1.0)?;
         Ok(self.tree_error_bound(t)? + index)
     }
 
@@ -414,7 +425,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
 
     // ----- pairs -----
 
-    /// `max(a, b)` at the LWE side (one table).
+    /// `max(a, b)` at the LWE side (two tables).
     ///
     /// Errors: [`Error::InvalidArgument`] for ciphertexts of another dimension or modulus than the
     /// pipeline's LWE side; table and key-switch errors.
@@ -422,15 +433,15 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         self.one(a, b, Need::Max)
     }
 
-    /// `min(a, b)` at the LWE side (one table).
+    /// `min(a, b)` at the LWE side (two tables).
     ///
     /// Errors: as [`Comparator::max`].
     pub fn min(&self, a: &LweCiphertext, b: &LweCiphertext) -> Result<LweCiphertext> {
         self.one(a, b, Need::Min)
     }
 
-    /// The swap of a sorting network: `(min, max)` ascending, `(max, min)` descending, from the same
-    /// table.
+    /// The swap of a sorting network: `(min, max)` ascending, `(max, min)` descending, from the same two
+    /// tables.
     ///
     /// Errors: as [`Comparator::max`].
     pub fn swap(
@@ -446,6 +457,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             b: 1,
             need: Need::Both,
             form: Form::Lwe,
+            one_table: false,
         };
         let mut out = self.pair_layer(&values, &[pair])?;
         let (min, max) = out.pop().ok_or_else(|| internal("swap"))?;
@@ -467,6 +479,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             b: 1,
             need,
             form: Form::Lwe,
+            one_table: false,
         };
         let (min, max) = self
             .pair_layer(&values, &[pair])?
@@ -482,15 +495,14 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     // ----- arrays -----
 
     /// The minimum of every group of `t` consecutive ciphertexts of `cts` (`t >= 2` dividing their
-    /// count), by a tree of `t - 1` pairs per group (`t - 1` tables, `t` for [`Form::Repack`]), all
-    /// groups' pairs of one level
+    /// count), by a tree of `t - 1` pairs per group (`2 (t - 1)` tables), all groups' pairs of one level
     /// in one parallel batch. One output per group.
     ///
     /// Errors: [`Error::InvalidArgument`] for `t < 2`, a count not a multiple of `t`, or ciphertexts of
     /// another dimension or modulus than the pipeline's LWE side; table and key-switch errors.
     pub fn min_of(&self, cts: &[LweCiphertext], t: usize, form: Form) -> Result<Outputs> {
         self.check_groups(cts, t, 2, "min")?;
-        let out = self.tree(cts.to_vec(), t, Need::Min, form)?;
+        let out = self.tree(cts.to_vec(), t, Need::Min, form, false)?;
         Ok(self.outputs(out, form, &self.tables.half_repack))
     }
 
@@ -499,7 +511,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// Errors: as [`Comparator::min_of`].
     pub fn max_of(&self, cts: &[LweCiphertext], t: usize, form: Form) -> Result<Outputs> {
         self.check_groups(cts, t, 2, "max")?;
-        let out = self.tree(cts.to_vec(), t, Need::Max, form)?;
+        let out = self.tree(cts.to_vec(), t, Need::Max, form, false)?;
         Ok(self.outputs(out, form, &self.tables.half_repack))
     }
 
@@ -548,8 +560,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     }
 
     /// Bitonic sort of `cts` (a power of two of them, at least 2) in `order`: `log t (log t + 1) / 2`
-    /// layers of `t / 2` swaps, each swap one table (two in the last layer for [`Form::Repack`]), each
-    /// layer one parallel batch.
+    /// layers of `t / 2` swaps, each swap the two tables of min and max, each layer one parallel batch.
     ///
     /// Errors: [`Error::InvalidArgument`] for a count that is not a power of two of at least 2, or
     /// ciphertexts of another dimension or modulus than the pipeline's LWE side; table and key-switch
@@ -573,6 +584,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
                         b: l,
                         need: Need::Both,
                         form,
+                        one_table: false,
                     });
                     ascending.push(((i & size) == 0) == (order == Order::Ascending));
                 }
@@ -593,7 +605,8 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
 
     /// Min-index: for every group of `t` consecutive ciphertexts (`t >= 2` dividing their count), bits
     /// `b_i = I(m_i - min <= tau)` (PEGASUS Section V.A's predicate, with the threshold
-    /// [`Comparator::argmin_threshold`]): the min-tree (`t - 1` tables), then one predicate table
+    /// [`Comparator::argmin_threshold`]): the min-tree of one-table pairs (`t - 1` tables), then one
+    /// predicate table
     /// per value; `2t - 1` tables per group. Outputs in the input order, `1` at the scale of the form.
     ///
     /// Errors: as [`Comparator::min_of`].
@@ -613,7 +626,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// bits as [`Comparator::argmin`]. What OpenFHE's `EvalMinSchemeSwitching` returns, at the cost of
     /// arg-min alone plus, for [`Form::Repack`], one identity table per group (the tree's extremes are
     /// at the LWE side; [`Form::Lwe`] returns them as they are): `2t` tables per group instead of
-    /// the `3t - 1` of [`Comparator::min_of`] and [`Comparator::argmin`] called one after the other.
+    /// the `4t - 3` of [`Comparator::min_of`] and [`Comparator::argmin`] called one after the other.
     /// The extremes' error bound is [`Comparator::min_and_argmin_error_bound`].
     ///
     /// Errors: as [`Comparator::min_of`].
@@ -655,7 +668,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         extremes: bool,
     ) -> Result<(Option<Outputs>, Outputs)> {
         self.check_groups(cts, t, 2, "arg-min / arg-max")?;
-        let tops = self.tree(cts.to_vec(), t, need, Form::Lwe)?;
+        let tops = self.tree(cts.to_vec(), t, need, Form::Lwe, true)?;
         let diffs = cts
             .iter()
             .enumerate()
@@ -888,25 +901,24 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         cts.par_iter().map(|ct| self.back(ct)).collect()
     }
 
-    /// One layer of pairs, all tables in one batch, then min and max as asked, in the form asked. A
-    /// pair of [`Form::Lwe`] costs one table: `d = min(a - b, 0)`, switched back, gives
-    /// `min = b + d` and `max = a - d` (the switches in parallel). A pair of [`Form::Repack`] needs its
-    /// results under the table ring's secret, where the operands are not: two tables,
-    /// `min = T0(a + b) - T1(a - b)`, `max = T0(a + b) + T1(a - b)` (PEGASUS Section V.A).
+    /// One layer of pairs, all tables in one batch, then min and max as asked, in the form asked (the
+    /// switches back in parallel). A one-table pair ([`Form::Lwe`] only) evaluates
+    /// `d = min(a - b, 0)`, switched back: `min = b + d`, `max = a - d`. The others use PEGASUS's two
+    /// tables (Section V.A), `min = T0(a + b) - T1(a - b)`, `max = T0(a + b) + T1(a - b)`, at the
+    /// input scale and switched back for [`Form::Lwe`], at the repacking's scale for [`Form::Repack`]
+    /// (whose results must stay under the table ring's secret, where the operands are not).
     #[allow(clippy::type_complexity)]
     fn pair_layer(
         &self,
         values: &[LweCiphertext],
         pairs: &[Pair],
     ) -> Result<Vec<(Option<LweCiphertext>, Option<LweCiphertext>)>> {
+        let one = |p: &Pair| p.one_table && p.form == Form::Lwe;
         let inputs = pairs
             .iter()
             .map(|p| {
                 let (a, b) = (&values[p.a], &values[p.b]);
-                let sum = match p.form {
-                    Form::Lwe => None,
-                    _ => Some(a.add(b)?),
-                };
+                let sum = if one(p) { None } else { Some(a.add(b)?) };
                 Ok((sum, a.sub(b)?))
             })
             .collect::<Result<Vec<_>>>()?;
@@ -914,13 +926,17 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         // first[i]: the index of pair i's first job.
         let mut jobs = Vec::with_capacity(2 * pairs.len());
         let mut first = Vec::with_capacity(pairs.len());
-        for (sum, diff) in &inputs {
+        for (p, (sum, diff)) in pairs.iter().zip(&inputs) {
             first.push(jobs.len());
             match sum {
                 None => jobs.push((diff, &t.min0)),
                 Some(sum) => {
-                    jobs.push((sum, t.half_repack.as_ref()));
-                    jobs.push((diff, &t.half_abs_repack));
+                    let (half, half_abs) = match p.form {
+                        Form::Lwe => (&t.half, &t.half_abs),
+                        _ => (t.half_repack.as_ref(), &t.half_abs_repack),
+                    };
+                    jobs.push((sum, half));
+                    jobs.push((diff, half_abs));
                 }
             }
         }
@@ -929,32 +945,33 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             .par_iter()
             .zip(&first)
             .map(|(p, &j)| {
-                let (min, max) = match p.form {
-                    Form::Lwe => {
-                        let d = self.back(&outs[j])?;
-                        let (a, b) = (&values[p.a], &values[p.b]);
-                        let min = match p.need {
-                            Need::Max => None,
-                            _ => Some(b.add(&d)?),
-                        };
-                        let max = match p.need {
-                            Need::Min => None,
-                            _ => Some(a.sub(&d)?),
-                        };
-                        (min, max)
-                    }
-                    _ => {
-                        let (h, g) = (&outs[j], &outs[j + 1]);
-                        let min = match p.need {
-                            Need::Max => None,
-                            _ => Some(h.sub(g)?),
-                        };
-                        let max = match p.need {
-                            Need::Min => None,
-                            _ => Some(h.add(g)?),
-                        };
-                        (min, max)
-                    }
+                let finish = |x: LweCiphertext| match p.form {
+                    Form::Lwe => self.back(&x),
+                    _ => Ok(x),
+                };
+                let (min, max) = if one(p) {
+                    let d = self.back(&outs[j])?;
+                    let (a, b) = (&values[p.a], &values[p.b]);
+                    let min = match p.need {
+                        Need::Max => None,
+                        _ => Some(b.add(&d)?),
+                    };
+                    let max = match p.need {
+                        Need::Min => None,
+                        _ => Some(a.sub(&d)?),
+                    };
+                    (min, max)
+                } else {
+                    let (h, g) = (&outs[j], &outs[j + 1]);
+                    let min = match p.need {
+                        Need::Max => None,
+                        _ => Some(finish(h.sub(g)?)?),
+                    };
+                    let max = match p.need {
+                        Need::Min => None,
+                        _ => Some(finish(h.add(g)?)?),
+                    };
+                    (min, max)
                 };
                 Ok((min, max))
             })
@@ -962,13 +979,15 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     }
 
     /// The min or max of every group of `t` consecutive values by a tree; an odd value out of a level is
-    /// carried to the next. The pairs of a group's last level give its result in `form`.
+    /// carried to the next. The pairs of a group's last level give its result in `form`; `one_table`
+    /// makes the pairs at the LWE side one-table pairs.
     fn tree(
         &self,
         mut values: Vec<LweCiphertext>,
         t: usize,
         need: Need,
         form: Form,
+        one_table: bool,
     ) -> Result<Vec<LweCiphertext>> {
         let groups = values.len() / t;
         let mut width = t;
@@ -983,6 +1002,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
                         b: g * width + 2 * k + 1,
                         need,
                         form: pair_form,
+                        one_table,
                     });
                 }
             }

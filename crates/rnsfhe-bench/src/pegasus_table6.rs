@@ -6,7 +6,7 @@
 //!   `n_lwe` per value, PEGASUS Fig. 6 steps 5-6), max-pooling 2x2 and 4x4 (the scaled max, `t` tables per
 //!   group, then the switch back), in values or groups per second over a batch of `4 x threads` of them.
 //! * **Latency** of min-index of `t = 2^4 .. 2^6` values (`2t - 1` tables) and of the bitonic sort of
-//!   `t = 2^5` (`t L (L + 1) / 4` tables, `L = log2 t`: one table per swap at the LWE side), at 1 and 2 threads.
+//!   `t = 2^5` (`t L (L + 1) / 2` tables, `L = log2 t`), at 1 and 2 threads.
 //!
 //! As in the paper, extraction (slots to coefficients and the dimension switch of the whole ciphertext,
 //! Fig. 6 steps 1-4, which the pipeline runs once for all the values of a ciphertext) and repacking are
@@ -346,7 +346,7 @@ pub fn run_with(options: &BenchOptions, selection: &Table6Selection) -> anyhow::
                         function: format!("sort t = 2^{log_t}"),
                         threads,
                         size: t,
-                        tables: t / 2 * l * (l + 1) / 2,
+                        tables: t * l * (l + 1) / 2,
                         seconds,
                         figure: seconds,
                         paper_1_thread: paper.map(|p| p[0]),

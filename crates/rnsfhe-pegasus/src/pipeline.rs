@@ -132,6 +132,9 @@ enum RepackingKeys {
 pub struct PegasusKeys {
     relin: RelinKey,
     galois: GaloisKeys,
+    /// The rotations of [`PegasusEvaluator::repack_pair`] (its last CoeffsToSlots matrix and the
+    /// rotation by `slots`), made last so that the other keys are those of the same seed without them.
+    pair_galois: Option<GaloisKeys>,
     dimension_switch: DimensionSwitchKeys,
     blind_rotation: BlindRotationKey,
     repacking: RepackingKeys,
@@ -143,6 +146,8 @@ pub struct PegasusEvaluator {
     params: PipelineParams,
     options: PipelineOptions,
     ckks: Evaluator,
+    /// The evaluator with the keys of [`PegasusKeys`]'s `pair_galois`, for `c2s_pair` and the split.
+    pair_ckks: Option<Evaluator>,
     s2c: SlotsToCoeffs,
     c2s: Option<CoeffsToSlots>,
     c2s_pair: Option<EncodedLinearTransform>,
@@ -221,11 +226,6 @@ impl Transforms {
 
     fn rotation_steps(&self, params: &PipelineParams, options: &PipelineOptions) -> Vec<i64> {
         let mut steps = self.s2c.rotation_steps();
-        if let Some(last) = &self.c2s_pair {
-            // The pair's last CoeffsToSlots matrix, and the rotation by `slots` that splits its result.
-            steps.extend(last.rotation_steps());
-            steps.push(options.slots as i64);
-        }
         match &self.c2s {
             Some(c2s) => steps.extend(c2s.rotation_steps()),
             None => {
@@ -536,9 +536,18 @@ impl PegasusKeys {
                     .transpose()?,
             },
         };
+        let pair_galois = match &transforms.c2s_pair {
+            Some(last) => {
+                let mut steps = last.rotation_steps();
+                steps.push(options.slots as i64);
+                Some(keygen.galois_keys_with_elements(&steps, false, &[], rng)?)
+            }
+            None => None,
+        };
         Ok(Self {
             relin,
             galois,
+            pair_galois,
             dimension_switch,
             blind_rotation,
             repacking,
@@ -580,8 +589,13 @@ impl PegasusEvaluator {
         let ckks = Evaluator::new(&params.ckks)
             .with_relin_key(keys.relin)?
             .with_galois_keys(keys.galois)?;
+        let pair_ckks = keys
+            .pair_galois
+            .map(|g| Evaluator::new(&params.ckks).with_galois_keys(g))
+            .transpose()?;
         Ok(Self {
             ckks,
+            pair_ckks,
             s2c: transforms.s2c,
             c2s: transforms.c2s,
             c2s_pair: transforms.c2s_pair,
@@ -913,21 +927,25 @@ impl PegasusEvaluator {
                 });
             }
         }
-        let (key, encapsulation, c2s, last) = match (&self.repacking, &self.c2s, &self.c2s_pair) {
-            (RepackingKeys::RingPacking { key, encapsulation }, Some(c2s), Some(last)) => {
-                (key, encapsulation.as_deref(), c2s, last)
-            }
-            _ => {
-                // No joint repacking on this path: two, at the level a joint one returns.
-                let a = self.repack_waiting(first, first_table)?;
-                let b = self.repack_waiting(second, second_table)?;
-                let level = a.level().saturating_sub(1).max(1);
-                return Ok((
-                    self.ckks.drop_to_level(&a, level)?,
-                    self.ckks.drop_to_level(&b, level)?,
-                ));
-            }
-        };
+        let (key, encapsulation, c2s, last, pair) =
+            match (&self.repacking, &self.c2s, &self.c2s_pair, &self.pair_ckks) {
+                (
+                    RepackingKeys::RingPacking { key, encapsulation },
+                    Some(c2s),
+                    Some(last),
+                    Some(pair),
+                ) => (key, encapsulation.as_deref(), c2s, last, pair),
+                _ => {
+                    // No joint repacking on this path: two, at the level a joint one returns.
+                    let a = self.repack_waiting(first, first_table)?;
+                    let b = self.repack_waiting(second, second_table)?;
+                    let level = a.level().saturating_sub(1).max(1);
+                    return Ok((
+                        self.ckks.drop_to_level(&a, level)?,
+                        self.ckks.drop_to_level(&b, level)?,
+                    ));
+                }
+            };
         let raised = self.pack_raise(key, encapsulation, first, second)?;
         // CoeffsToSlots with the last matrix on 2 slots slots, then w' + conj(w'). The trace runs
         // before the last matrix, not before the first: the matrices on `slots` slots (diagonals in
@@ -940,9 +958,7 @@ impl PegasusEvaluator {
             acc = self.ckks.rescale(&self.ckks.linear_transform(&acc, m)?)?;
         }
         let acc = self.ckks.subring_trace(&acc, slots)?;
-        let w = self
-            .ckks
-            .rescale(&self.ckks.linear_transform(&acc, last)?)?;
+        let w = self.ckks.rescale(&pair.linear_transform(&acc, last)?)?;
         let joined = self.ckks.add(&w, &self.ckks.conjugate(&w)?)?;
         let q0 = self.params.q0() as f64;
         let reduced =
@@ -963,14 +979,20 @@ impl PegasusEvaluator {
                 }
             })
             .collect();
-        let a = self.split_half(&reduced, &mask_first)?;
-        let b = self.split_half(&reduced, &mask_second)?;
+        let a = self.split_half(pair, &reduced, &mask_first)?;
+        let b = self.split_half(pair, &reduced, &mask_second)?;
         Ok((a, b))
     }
 
     /// One half of a ciphertext of `2 slots` slots: the product by `mask` (zero outside the half), then
     /// plus its rotation by `slots` (the half in both halves), read as a ciphertext of `slots` slots.
-    fn split_half(&self, ct: &Ciphertext, mask: &[Complex64]) -> PegasusResult<Ciphertext> {
+    /// `pair` holds the rotation key.
+    fn split_half(
+        &self,
+        pair: &Evaluator,
+        ct: &Ciphertext,
+        mask: &[Complex64],
+    ) -> PegasusResult<Ciphertext> {
         let slots = self.options.slots;
         let ctx = &self.params.ckks;
         let scale = self.ckks.factor_scale(ct)?;
@@ -978,7 +1000,7 @@ impl PegasusEvaluator {
         let masked = self.ckks.rescale(&self.ckks.multiply_plain(ct, &pt)?)?;
         let both = self
             .ckks
-            .add(&masked, &self.ckks.rotate(&masked, slots as i64)?)?;
+            .add(&masked, &pair.rotate(&masked, slots as i64)?)?;
         Ok(Ciphertext::new(
             ctx,
             both.inner().clone(),

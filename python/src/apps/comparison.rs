@@ -181,7 +181,7 @@ impl PyComparator {
     }
 
     /// pair_error_bound() -> float: the error bound of one min or max (PEGASUS Eq. (3) at six standard
-    /// deviations for its table, plus the key switch back).
+    /// deviations for its tables, plus the key switch back).
     fn pair_error_bound(&self) -> PyResult<f64> {
         self.inner.pair_error_bound().map_err(comparison_error)
     }
@@ -234,7 +234,7 @@ impl PyComparator {
             .map_err(comparison_error)
     }
 
-    /// min(a, b) -> LweCiphertext: the minimum of two LWE ciphertexts of the session (one table).
+    /// min(a, b) -> LweCiphertext: the minimum of two LWE ciphertexts of the session (two tables).
     fn min(
         &self,
         py: Python<'_>,
@@ -247,7 +247,7 @@ impl PyComparator {
             .map_err(comparison_error)
     }
 
-    /// max(a, b) -> LweCiphertext: the maximum of two LWE ciphertexts of the session (one table).
+    /// max(a, b) -> LweCiphertext: the maximum of two LWE ciphertexts of the session (two tables).
     fn max(
         &self,
         py: Python<'_>,
@@ -261,7 +261,7 @@ impl PyComparator {
     }
 
     /// min_of(cts, t) -> list[LweCiphertext]: the minimum of every group of ``t`` consecutive
-    /// ciphertexts (a tree, ``t - 1`` tables per group).
+    /// ciphertexts (a tree, ``2 (t - 1)`` tables per group).
     fn min_of(
         &self,
         py: Python<'_>,
@@ -332,7 +332,7 @@ impl PyComparator {
 
     /// min_and_argmin(cts, t) -> (list[LweCiphertext], list[LweCiphertext]): the minimum of every group
     /// of ``t`` consecutive ciphertexts and the arg-min bits, from one min-tree (``2t - 1`` tables per
-    /// group instead of ``3t - 2`` for ``min`` and ``argmin``).
+    /// group instead of ``4t - 3`` for ``min`` and ``argmin``).
     fn min_and_argmin(
         &self,
         py: Python<'_>,
