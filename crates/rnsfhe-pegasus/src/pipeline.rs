@@ -418,7 +418,9 @@ fn lut_context(
 impl PegasusKeys {
     /// Makes every key of the pipeline for the CKKS secret of `keygen`: relinearization and rotation
     /// keys, the dimension switch to a new LWE secret, the blind-rotation key in a new look-up-table
-    /// ring, and the repacking keys of the chosen path. Returns the keys and the new LWE-side secrets.
+    /// ring, and the repacking keys of the chosen path (on the ring-packing path with `2 slots <= N/2`,
+    /// last, the rotations of [`PegasusEvaluator::repack_pair`]). Returns the keys and the new LWE-side
+    /// secrets.
     ///
     /// Errors: [`PegasusError::Lwe`] / [`PegasusError::InvalidParams`] for keys below 128 bits without
     /// [`PipelineOptions::allow_insecure`]; invalid options (slots, levels, bound).
@@ -894,6 +896,9 @@ impl PegasusEvaluator {
     /// path, each with [`PegasusEvaluator::repack`]'s slot count), at the default scale of that level
     /// on the ring-packing path; their error is [`PegasusEvaluator::repack`]'s, plus
     /// the masks' rounding (relative `2^-log_scale`).
+    ///
+    /// The keys: [`PegasusKeys::generate`] makes the rotations this needs (the last matrix's and the
+    /// one by `slots`) on the ring-packing path when `2 slots <= N/2`.
     ///
     /// Errors: [`PegasusError::InvalidParams`] for no ciphertext or more than `slots` in either set;
     /// key and level errors.
