@@ -178,7 +178,7 @@ def op_argmin(sessions, parts):
     params = {"preset": preset, "values": values, "ckks_ring_dim": s.context.n,
               "ckks_log_qp": round(s.context.log_qp, 1),
               "n_lwe": s.lwe_dimension, "n": s.lut_dimension, "keygen_s": keygen_s,
-              "tables": 3 * values - 1,
+              "tables": 2 * values,
               "per": "call: the minimum and the one-hot arg-min of all values (two CKKS ciphertexts)",
               "security": ("every key at 128 bits or more (our estimator)" if preset == "Secure128"
                            else f"{preset}: NOT 128-bit (smoke run)")}

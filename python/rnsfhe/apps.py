@@ -870,7 +870,8 @@ def sort(x: Any, *, session: Any, descending: bool = False, bound: Optional[floa
 
 def argmin(x: Any, *, session: Any, group: Optional[int] = None, bound: Optional[float] = None) -> Any:
     """Min-index: for every group of ``group`` consecutive values (default: all), the bits
-    ``I(m_i - min <= tau)`` (PEGASUS's predicate table after the min-tree, ``3t - 2`` tables; ``tau`` is
+    ``I(m_i - min <= tau)`` (PEGASUS's predicate table after a min-tree of one table per pair, ``2t - 1``
+    tables; ``tau`` is
     ``comparator(session).argmin_threshold(t)``, so that the minimum is marked despite the tree's error).
     Exact when the minimum is more than ``argmin_resolution(t)`` below every other value; values closer
     to it may be marked too. ``x``: LWE ciphertexts (-> LWE ciphertexts of the bits), a CKKS ciphertext
@@ -890,8 +891,9 @@ def argmax(x: Any, *, session: Any, group: Optional[int] = None, bound: Optional
 def min_and_argmin(x: Any, *, session: Any, group: Optional[int] = None,
                    bound: Optional[float] = None) -> Tuple[Any, Any]:
     """``(min(x, group=t), argmin(x, group=t))`` from one min-tree, what OpenFHE's
-    ``EvalMinSchemeSwitching`` returns: ``3t - 2`` tables per group on LWE ciphertexts, one identity table
-    more per group on a CKKS ciphertext (against ``5t - 4`` and two extractions for the two calls).
+    ``EvalMinSchemeSwitching`` returns: ``2t - 1`` tables per group on LWE ciphertexts, one identity table
+    more per group on a CKKS ciphertext (against ``4t - 3`` and two extractions for the two calls), whose
+    two results come back to CKKS by one repacking, one level below the other CKKS results.
     Arguments and the kinds of results as :func:`min` and :func:`argmin`; the minima are within
     ``comparator(session).min_and_argmin_error_bound(t, repack)`` of the true ones (plus the repacking's
     error on CKKS)."""

@@ -16,17 +16,24 @@
 //!   sorting network (ascending `(min, max)`, descending `(max, min)`) costs two tables. The two tables
 //!   read different inputs, so they cannot share one blind rotation.
 //! * min / max of `t` values: a tree of `t - 1` pairs, `2 (t - 1)` tables ([`Comparator::min_of`]).
+//! * The trees of arg-min (below) use a pair of **one** table at the LWE side: `d = min(m0 - m1, 0)`,
+//!   switched back to the LWE key, gives `min(m0, m1) = m1 + d` and `max(m0, m1) = m0 - d` (a pair of
+//!   a last stage, [`Form::Repack`], keeps the two tables: its results must be under the table ring's
+//!   secret, where the operands are not). Its bound is that of PEGASUS's pair or below
+//!   ([`Comparator::pair_error_bound`] covers both), but its errors are larger in practice (one
+//!   1-Lipschitz index error where the two tables take two halves); the functions whose results are
+//!   values (min, max, sorting, and the k-means built on them) keep the two tables.
 //! * max-pooling over groups of `t` (a power of two): the tree of the scaled max
 //!   `max'(m0, m1) = m0 + m1 + |m0 - m1| = 2 max(m0, m1)`, one table (`|x|`) per pair, and one final
-//!   table `x / t`: `t` tables per group instead of `2 (t - 1)`, for values `t` times smaller
+//!   table `x / t`: `t` tables per group, for values `t` times smaller
 //!   (`|t max| <= B`, the paper's condition `|t max| < q_0 / (4 Delta)`) ([`Comparator::max_pool`]).
 //! * bitonic sort of `t` values (a power of two): `log t (log t + 1) / 2` layers of `t / 2` swaps each,
 //!   `t` tables per layer ([`Comparator::sort`]).
-//! * min-index / max-index: the min-tree, then the predicate `I(m_i - min <= tau)` on every value: `3t - 2`
-//!   tables; the threshold `tau` is the error bound of the tree plus the table's index error, not
+//! * min-index / max-index: the min-tree of one-table pairs, then the predicate `I(m_i - min <= tau)` on
+//!   every value: `2t - 1` tables; the threshold `tau` is the error bound of the tree plus the table's index error, not
 //!   PEGASUS's `0`, which a computed minimum a little above the true one would miss
 //!   ([`Comparator::argmin`]). The minimum and its index together ([`Comparator::min_and_argmin`], what
-//!   OpenFHE's `EvalMinSchemeSwitching` returns) share the tree: `3t - 1` tables.
+//!   OpenFHE's `EvalMinSchemeSwitching` returns) share the tree: `2t` tables for [`Form::Repack`].
 //!
 //! Every stage is one parallel batch (rayon, keys shared): all pairs of one tree level (of all groups),
 //! all swaps of one bitonic layer.
@@ -142,6 +149,9 @@ struct Tables {
     /// `x / 2` and `|x| / 2` at the input scale (outputs fed back).
     half: LookupTable,
     half_abs: LookupTable,
+    /// `min(x, 0)` at the input scale: the one table of an arg-min tree's pair,
+    /// `min(a, b) = b + min(a - b, 0)` and `max(a, b) = a - min(a - b, 0)`.
+    min0: LookupTable,
     /// `|x|` at the input scale (the scaled max).
     abs: LookupTable,
     /// `x / 2` and `|x| / 2` at the repacking scale (last stages).
@@ -185,6 +195,8 @@ struct Pair {
     b: usize,
     need: Need,
     form: Form,
+    /// For [`Form::Lwe`]: the one-table pair (`b + min(a - b, 0)`) instead of PEGASUS's two tables.
+    one_table: bool,
 }
 
 impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
@@ -252,6 +264,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         let tables = Tables {
             half: chained(&|x| x / 2.0)?,
             half_abs: chained(&|x: f64| x.abs() / 2.0)?,
+            min0: chained(&|x: f64| x.min(0.0))?,
             abs: chained(&f64::abs)?,
             half_repack: Arc::new(p.table(|x| x / 2.0)?),
             half_abs_repack: p.table(|x: f64| x.abs() / 2.0)?,
@@ -298,15 +311,21 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
 
     // ----- error bounds -----
 
-    /// The error bound of one min or max (six standard deviations: PEGASUS Eq. (3) for `T0` and `T1`,
-    /// both 1/2-Lipschitz, plus the switch back).
+    /// The error bound of one min or max (six standard deviations), the larger of its two forms at the
+    /// LWE side: PEGASUS Eq. (3) for `T0` and `T1`, both 1/2-Lipschitz, plus the switch back; for the
+    /// one-table pair of the arg-min trees, Eq. (3) for the 1-Lipschitz `min(x, 0)` plus the switch
+    /// back (the operands enter exactly: `b + min(a - b, 0)` is `min(a, b)` of the operands as they
+    /// are).
     ///
     /// Errors: as [`PegasusEvaluator::lut_error_bound`].
     pub fn pair_error_bound(&self) -> Result<f64> {
         let p = self.pegasus();
-        Ok(p.lut_error_bound(&self.tables.half, 0.5)?
-            + p.lut_error_bound(&self.tables.half_abs, 0.5)?
-            + self.switch_bound)
+        let t = &self.tables;
+        let two = p.lut_error_bound(&t.half, 0.5)?
+            + p.lut_error_bound(&t.half_abs, 0.5)?
+            + self.switch_bound;
+        let one = p.lut_error_bound(&t.min0, 1.0)? + self.switch_bound;
+        Ok(two.max(one))
     }
 
     /// The error bound of the min or max of `t` values: `ceil(log2 t)` pairs on every path of the tree.
@@ -438,6 +457,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             b: 1,
             need: Need::Both,
             form: Form::Lwe,
+            one_table: false,
         };
         let mut out = self.pair_layer(&values, &[pair])?;
         let (min, max) = out.pop().ok_or_else(|| internal("swap"))?;
@@ -459,6 +479,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             b: 1,
             need,
             form: Form::Lwe,
+            one_table: false,
         };
         let (min, max) = self
             .pair_layer(&values, &[pair])?
@@ -481,7 +502,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// another dimension or modulus than the pipeline's LWE side; table and key-switch errors.
     pub fn min_of(&self, cts: &[LweCiphertext], t: usize, form: Form) -> Result<Outputs> {
         self.check_groups(cts, t, 2, "min")?;
-        let out = self.tree(cts.to_vec(), t, Need::Min, form)?;
+        let out = self.tree(cts.to_vec(), t, Need::Min, form, false)?;
         Ok(self.outputs(out, form, &self.tables.half_repack))
     }
 
@@ -490,7 +511,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// Errors: as [`Comparator::min_of`].
     pub fn max_of(&self, cts: &[LweCiphertext], t: usize, form: Form) -> Result<Outputs> {
         self.check_groups(cts, t, 2, "max")?;
-        let out = self.tree(cts.to_vec(), t, Need::Max, form)?;
+        let out = self.tree(cts.to_vec(), t, Need::Max, form, false)?;
         Ok(self.outputs(out, form, &self.tables.half_repack))
     }
 
@@ -563,6 +584,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
                         b: l,
                         need: Need::Both,
                         form,
+                        one_table: false,
                     });
                     ascending.push(((i & size) == 0) == (order == Order::Ascending));
                 }
@@ -583,8 +605,9 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
 
     /// Min-index: for every group of `t` consecutive ciphertexts (`t >= 2` dividing their count), bits
     /// `b_i = I(m_i - min <= tau)` (PEGASUS Section V.A's predicate, with the threshold
-    /// [`Comparator::argmin_threshold`]): the min-tree (`2 (t - 1)` tables), then one predicate table
-    /// per value; `3t - 2` tables per group. Outputs in the input order, `1` at the scale of the form.
+    /// [`Comparator::argmin_threshold`]): the min-tree of one-table pairs (`t - 1` tables), then one
+    /// predicate table
+    /// per value; `2t - 1` tables per group. Outputs in the input order, `1` at the scale of the form.
     ///
     /// Errors: as [`Comparator::min_of`].
     pub fn argmin(&self, cts: &[LweCiphertext], t: usize, form: Form) -> Result<Outputs> {
@@ -602,8 +625,8 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// `(extremes, bits)` with the extremes as [`Comparator::min_of`] returns them (one per group) and the
     /// bits as [`Comparator::argmin`]. What OpenFHE's `EvalMinSchemeSwitching` returns, at the cost of
     /// arg-min alone plus, for [`Form::Repack`], one identity table per group (the tree's extremes are
-    /// at the LWE side; [`Form::Lwe`] returns them as they are): `3t - 1` tables per group instead of
-    /// the `5t - 4` of [`Comparator::min_of`] and [`Comparator::argmin`] called one after the other.
+    /// at the LWE side; [`Form::Lwe`] returns them as they are): `2t` tables per group instead of
+    /// the `4t - 3` of [`Comparator::min_of`] and [`Comparator::argmin`] called one after the other.
     /// The extremes' error bound is [`Comparator::min_and_argmin_error_bound`].
     ///
     /// Errors: as [`Comparator::min_of`].
@@ -645,7 +668,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         extremes: bool,
     ) -> Result<(Option<Outputs>, Outputs)> {
         self.check_groups(cts, t, 2, "arg-min / arg-max")?;
-        let tops = self.tree(cts.to_vec(), t, need, Form::Lwe)?;
+        let tops = self.tree(cts.to_vec(), t, need, Form::Lwe, true)?;
         let diffs = cts
             .iter()
             .enumerate()
@@ -728,8 +751,9 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     }
 
     /// [`Comparator::min_and_argmin`] on groups of `t` consecutive slots of a CKKS ciphertext of the
-    /// pipeline, from one extraction: `(minima in the first slots, bits in the slots of their values)`,
-    /// two ciphertexts at the repacking's output level.
+    /// pipeline, from one extraction and one repacking ([`PegasusEvaluator::repack_pair`]): `(minima
+    /// in the first slots, bits in the slots of their values)`, the rest of the slots 0, two
+    /// ciphertexts at one level below [`PegasusEvaluator::repack`]'s output level.
     ///
     /// Errors: as [`PegasusEvaluator::to_lwe`] and [`Comparator::min_of`].
     pub fn min_and_argmin_ckks(
@@ -739,7 +763,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     ) -> Result<(Ciphertext, Ciphertext)> {
         let lwes = self.pegasus().to_lwe(ct)?;
         let (m, bits) = self.min_and_argmin(&lwes, t, Form::Repack)?;
-        Ok((self.repack(&m)?, self.repack(&bits)?))
+        self.repack_pair(&m, &bits)
     }
 
     /// [`Comparator::max_and_argmax`] on groups of `t` consecutive slots, as
@@ -753,7 +777,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     ) -> Result<(Ciphertext, Ciphertext)> {
         let lwes = self.pegasus().to_lwe(ct)?;
         let (m, bits) = self.max_and_argmax(&lwes, t, Form::Repack)?;
-        Ok((self.repack(&m)?, self.repack(&bits)?))
+        self.repack_pair(&m, &bits)
     }
 
     /// [`Comparator::min_of`] on groups of `t` consecutive slots: the minima in the first slots.
@@ -778,17 +802,24 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     /// Errors: [`Error::InvalidArgument`] for outputs of [`Form::Lwe`]; as
     /// [`PegasusEvaluator::repack`] (1 to `slots` ciphertexts).
     pub fn repack(&self, outputs: &Outputs) -> Result<Ciphertext> {
-        let table = match (&outputs.form, &outputs.repack_table) {
-            (Form::Repack, Some(table)) => table,
-            _ => {
-                return Err(Error::InvalidArgument {
-                    what: "outputs to repack",
-                    reason: "they are back at the LWE side (Form::Lwe): ask for Form::Repack"
-                        .into(),
-                })
-            }
-        };
+        let table = repack_table(outputs)?;
         Ok(self.pegasus().repack(&outputs.ciphertexts, table)?)
+    }
+
+    /// Two sets of outputs of [`Form::Repack`] back into two CKKS ciphertexts by one repacking
+    /// ([`PegasusEvaluator::repack_pair`]: one level below [`Comparator::repack`]'s outputs).
+    ///
+    /// Errors: [`Error::InvalidArgument`] for outputs of [`Form::Lwe`]; as
+    /// [`PegasusEvaluator::repack_pair`] (1 to `slots` ciphertexts each).
+    pub fn repack_pair(
+        &self,
+        first: &Outputs,
+        second: &Outputs,
+    ) -> Result<(Ciphertext, Ciphertext)> {
+        let (a, b) = (repack_table(first)?, repack_table(second)?);
+        Ok(self
+            .pegasus()
+            .repack_pair(&first.ciphertexts, a, &second.ciphertexts, b)?)
     }
 
     /// The values of `outputs`, decrypted with the pipeline's LWE-side secrets (tests, examples): phases
@@ -870,48 +901,77 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
         cts.par_iter().map(|ct| self.back(ct)).collect()
     }
 
-    /// One layer of pairs: both tables of every pair in one batch, then min and max as asked, in the
-    /// form asked (switched back in parallel for [`Form::Lwe`]).
+    /// One layer of pairs, all tables in one batch, then min and max as asked, in the form asked (the
+    /// switches back in parallel). A one-table pair ([`Form::Lwe`] only) evaluates
+    /// `d = min(a - b, 0)`, switched back: `min = b + d`, `max = a - d`. The others use PEGASUS's two
+    /// tables (Section V.A), `min = T0(a + b) - T1(a - b)`, `max = T0(a + b) + T1(a - b)`, at the
+    /// input scale and switched back for [`Form::Lwe`], at the repacking's scale for [`Form::Repack`]
+    /// (whose results must stay under the table ring's secret, where the operands are not).
     #[allow(clippy::type_complexity)]
     fn pair_layer(
         &self,
         values: &[LweCiphertext],
         pairs: &[Pair],
     ) -> Result<Vec<(Option<LweCiphertext>, Option<LweCiphertext>)>> {
+        let one = |p: &Pair| p.one_table && p.form == Form::Lwe;
         let inputs = pairs
             .iter()
             .map(|p| {
                 let (a, b) = (&values[p.a], &values[p.b]);
-                Ok((a.add(b)?, a.sub(b)?))
+                let sum = if one(p) { None } else { Some(a.add(b)?) };
+                Ok((sum, a.sub(b)?))
             })
             .collect::<Result<Vec<_>>>()?;
         let t = &self.tables;
+        // first[i]: the index of pair i's first job.
         let mut jobs = Vec::with_capacity(2 * pairs.len());
+        let mut first = Vec::with_capacity(pairs.len());
         for (p, (sum, diff)) in pairs.iter().zip(&inputs) {
-            let (half, half_abs) = match p.form {
-                Form::Lwe => (&t.half, &t.half_abs),
-                _ => (t.half_repack.as_ref(), &t.half_abs_repack),
-            };
-            jobs.push((sum, half));
-            jobs.push((diff, half_abs));
+            first.push(jobs.len());
+            match sum {
+                None => jobs.push((diff, &t.min0)),
+                Some(sum) => {
+                    let (half, half_abs) = match p.form {
+                        Form::Lwe => (&t.half, &t.half_abs),
+                        _ => (t.half_repack.as_ref(), &t.half_abs_repack),
+                    };
+                    jobs.push((sum, half));
+                    jobs.push((diff, half_abs));
+                }
+            }
         }
         let outs = self.eval(&jobs)?;
         pairs
             .par_iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let (h, g) = (&outs[2 * i], &outs[2 * i + 1]);
+            .zip(&first)
+            .map(|(p, &j)| {
                 let finish = |x: LweCiphertext| match p.form {
                     Form::Lwe => self.back(&x),
                     _ => Ok(x),
                 };
-                let min = match p.need {
-                    Need::Max => None,
-                    _ => Some(finish(h.sub(g)?)?),
-                };
-                let max = match p.need {
-                    Need::Min => None,
-                    _ => Some(finish(h.add(g)?)?),
+                let (min, max) = if one(p) {
+                    let d = self.back(&outs[j])?;
+                    let (a, b) = (&values[p.a], &values[p.b]);
+                    let min = match p.need {
+                        Need::Max => None,
+                        _ => Some(b.add(&d)?),
+                    };
+                    let max = match p.need {
+                        Need::Min => None,
+                        _ => Some(a.sub(&d)?),
+                    };
+                    (min, max)
+                } else {
+                    let (h, g) = (&outs[j], &outs[j + 1]);
+                    let min = match p.need {
+                        Need::Max => None,
+                        _ => Some(finish(h.sub(g)?)?),
+                    };
+                    let max = match p.need {
+                        Need::Min => None,
+                        _ => Some(finish(h.add(g)?)?),
+                    };
+                    (min, max)
                 };
                 Ok((min, max))
             })
@@ -919,13 +979,15 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
     }
 
     /// The min or max of every group of `t` consecutive values by a tree; an odd value out of a level is
-    /// carried to the next. The pairs of a group's last level give its result in `form`.
+    /// carried to the next. The pairs of a group's last level give its result in `form`; `one_table`
+    /// makes the pairs at the LWE side one-table pairs.
     fn tree(
         &self,
         mut values: Vec<LweCiphertext>,
         t: usize,
         need: Need,
         form: Form,
+        one_table: bool,
     ) -> Result<Vec<LweCiphertext>> {
         let groups = values.len() / t;
         let mut width = t;
@@ -940,6 +1002,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
                         b: g * width + 2 * k + 1,
                         need,
                         form: pair_form,
+                        one_table,
                     });
                 }
             }
@@ -1002,6 +1065,18 @@ impl<P: Borrow<PegasusEvaluator> + Sync> Comparator<P> {
             });
         }
         self.check_inputs(cts, operation)
+    }
+}
+
+/// The table whose scale outputs of [`Form::Repack`] carry, or [`Error::InvalidArgument`] for outputs
+/// of [`Form::Lwe`].
+fn repack_table(outputs: &Outputs) -> Result<&LookupTable> {
+    match (&outputs.form, &outputs.repack_table) {
+        (Form::Repack, Some(table)) => Ok(table),
+        _ => Err(Error::InvalidArgument {
+            what: "outputs to repack",
+            reason: "they are back at the LWE side (Form::Lwe): ask for Form::Repack".into(),
+        }),
     }
 }
 

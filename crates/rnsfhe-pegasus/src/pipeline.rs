@@ -26,10 +26,16 @@
 
 use std::sync::Arc;
 
-use rnsfhe_ckks::dft::{real_value_positions, CoeffsToSlots, CoeffsToSlotsOutput, SlotsToCoeffs};
+use rnsfhe_ckks::dft::{
+    dft_factors, real_value_positions, CoeffsToSlots, CoeffsToSlotsOutput, DftDirection,
+    SlotsToCoeffs,
+};
 use rnsfhe_ckks::eval_mod::{EvalMod, EvalModParams};
 use rnsfhe_ckks::mod_raise::subring_trace_elements;
-use rnsfhe_ckks::{Ciphertext, CkksContext, Csprng, Evaluator, GaloisKeys, KeyGenerator, RelinKey};
+use rnsfhe_ckks::{
+    Ciphertext, CkksContext, Complex64, Csprng, EncodedLinearTransform, Evaluator, GaloisKeys,
+    KeyGenerator, LinearTransform, RelinKey,
+};
 use rnsfhe_lwe::{
     BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
     LweSecretDistribution, LweSecretKey, LweSwitchingKey,
@@ -126,6 +132,9 @@ enum RepackingKeys {
 pub struct PegasusKeys {
     relin: RelinKey,
     galois: GaloisKeys,
+    /// The rotations of [`PegasusEvaluator::repack_pair`] (its last CoeffsToSlots matrix and the
+    /// rotation by `slots`), made last so that the other keys are those of the same seed without them.
+    pair_galois: Option<GaloisKeys>,
     dimension_switch: DimensionSwitchKeys,
     blind_rotation: BlindRotationKey,
     repacking: RepackingKeys,
@@ -137,8 +146,11 @@ pub struct PegasusEvaluator {
     params: PipelineParams,
     options: PipelineOptions,
     ckks: Evaluator,
+    /// The evaluator with the keys of [`PegasusKeys`]'s `pair_galois`, for `c2s_pair` and the split.
+    pair_ckks: Option<Evaluator>,
     s2c: SlotsToCoeffs,
     c2s: Option<CoeffsToSlots>,
+    c2s_pair: Option<EncodedLinearTransform>,
     eval_mod: EvalMod,
     dimension_switch: DimensionSwitchKeys,
     lut: LutEvaluator,
@@ -151,6 +163,8 @@ pub struct PegasusEvaluator {
 struct Transforms {
     s2c: SlotsToCoeffs,
     c2s: Option<CoeffsToSlots>,
+    /// The last matrix of CoeffsToSlots for [`PegasusEvaluator::repack_pair`] (see there).
+    c2s_pair: Option<EncodedLinearTransform>,
     eval_mod: EvalMod,
     input_scale: f64,
 }
@@ -173,6 +187,7 @@ impl Transforms {
         let factor = input_scale / ctx.level_scale(start)?;
         let s2c = SlotsToCoeffs::new(ctx, options.slots, options.s2c_levels, start, factor)?;
         let eval_mod = eval_mod_params(params, options)?;
+        let mut c2s_factor = 0.0;
         let c2s = match options.repacking {
             Repacking::LinearTransform => None,
             Repacking::RingPacking => {
@@ -183,19 +198,27 @@ impl Transforms {
                 let level = top - options.c2s_levels;
                 let scale = eval_mod.normalized_scale(ctx, level)?;
                 let gap = (ctx.n() / 2 / options.slots) as f64;
+                c2s_factor = scale / (q0 * gap);
                 Some(CoeffsToSlots::new(
                     ctx,
                     options.slots,
                     options.c2s_levels,
                     top,
-                    scale / (q0 * gap),
+                    c2s_factor,
                     CoeffsToSlotsOutput::RealImaginary,
                 )?)
             }
         };
+        let c2s_pair = match &c2s {
+            Some(c2s) if 2 * options.slots <= ctx.max_slots() => {
+                Some(pair_last_matrix(ctx, c2s, c2s_factor / 2.0)?)
+            }
+            _ => None,
+        };
         Ok(Self {
             s2c,
             c2s,
+            c2s_pair,
             eval_mod,
             input_scale,
         })
@@ -216,6 +239,61 @@ impl Transforms {
         steps.dedup();
         steps
     }
+}
+
+/// The last matrix of CoeffsToSlots on `slots` slots, read on `2 slots` slots and multiplied slot-wise
+/// by `P = (1, .., 1, -i, .., -i)` (`slots` of each), for [`PegasusEvaluator::repack_pair`]. With `w'`
+/// its result, `w' + conj(w')` holds `2 Re(w)` in slots `0 .. slots` and `2 Im(w)` in slots
+/// `slots .. 2 slots`: the real and imaginary halves that [`CoeffsToSlotsOutput::RealImaginary`] returns
+/// as two ciphertexts, in one ciphertext of twice the slots, for the level and key switches of one
+/// CoeffsToSlots and one F_mod (the sparse-slot packing of CKKS bootstrapping, folded into the last
+/// matrix so that it costs no level). A diagonal `k` of the `slots`-slot matrix stays diagonal `k`: the
+/// input has period `slots`, so its rotation by `k` is the same on `2 slots` slots.
+///
+/// `factor` is the one the transform was made with ([`CoeffsToSlots::new`]), halved for the `1/2` of
+/// [`CoeffsToSlotsOutput::RealImaginary`].
+///
+/// Errors: as [`dft_factors`] and [`LinearTransform::encode`].
+fn pair_last_matrix(
+    ctx: &Arc<CkksContext>,
+    c2s: &CoeffsToSlots,
+    factor: f64,
+) -> PegasusResult<EncodedLinearTransform> {
+    let slots = c2s.slots();
+    let levels = c2s.levels();
+    // The same factors as the transform's: `factor` with the 1/2 of w + conj(w).
+    let factors = dft_factors(
+        ctx.encoder(),
+        slots,
+        levels,
+        DftDirection::CoeffsToSlots,
+        factor,
+    )?;
+    let last = factors.last().ok_or(PegasusError::InvalidParams {
+        what: "CoeffsToSlots",
+        reason: "no matrix".into(),
+    })?;
+    let minus_i = Complex64::new(0.0, -1.0);
+    let diagonals = last
+        .diagonal_indices()
+        .filter_map(|k| {
+            let d = last.diagonal(k as i64)?;
+            let tiled: Vec<Complex64> = (0..2 * slots)
+                .map(|j| {
+                    if j < slots {
+                        d[j]
+                    } else {
+                        d[j - slots] * minus_i
+                    }
+                })
+                .collect();
+            Some((k as i64, tiled))
+        })
+        .collect::<Vec<_>>();
+    let tiled = LinearTransform::from_diagonals(2 * slots, diagonals)?;
+    let level = c2s.start_level() - (levels - 1);
+    let scale = LinearTransform::exact_rescale_scale(ctx, level)?;
+    Ok(tiled.encode(ctx, level, scale, None)?)
 }
 
 /// F_mod for the integer parts the chosen path leaves: `I` comes from `<a, s>` with the LWE secret
@@ -340,7 +418,9 @@ fn lut_context(
 impl PegasusKeys {
     /// Makes every key of the pipeline for the CKKS secret of `keygen`: relinearization and rotation
     /// keys, the dimension switch to a new LWE secret, the blind-rotation key in a new look-up-table
-    /// ring, and the repacking keys of the chosen path. Returns the keys and the new LWE-side secrets.
+    /// ring, and the repacking keys of the chosen path (on the ring-packing path with `2 slots <= N/2`,
+    /// last, the rotations of [`PegasusEvaluator::repack_pair`]). Returns the keys and the new LWE-side
+    /// secrets.
     ///
     /// Errors: [`PegasusError::Lwe`] / [`PegasusError::InvalidParams`] for keys below 128 bits without
     /// [`PipelineOptions::allow_insecure`]; invalid options (slots, levels, bound).
@@ -458,9 +538,18 @@ impl PegasusKeys {
                     .transpose()?,
             },
         };
+        let pair_galois = match &transforms.c2s_pair {
+            Some(last) => {
+                let mut steps = last.rotation_steps();
+                steps.push(options.slots as i64);
+                Some(keygen.galois_keys_with_elements(&steps, false, &[], rng)?)
+            }
+            None => None,
+        };
         Ok(Self {
             relin,
             galois,
+            pair_galois,
             dimension_switch,
             blind_rotation,
             repacking,
@@ -502,10 +591,16 @@ impl PegasusEvaluator {
         let ckks = Evaluator::new(&params.ckks)
             .with_relin_key(keys.relin)?
             .with_galois_keys(keys.galois)?;
+        let pair_ckks = keys
+            .pair_galois
+            .map(|g| Evaluator::new(&params.ckks).with_galois_keys(g))
+            .transpose()?;
         Ok(Self {
             ckks,
+            pair_ckks,
             s2c: transforms.s2c,
             c2s: transforms.c2s,
+            c2s_pair: transforms.c2s_pair,
             eval_mod: transforms.eval_mod,
             input_scale: transforms.input_scale,
             dimension_switch: keys.dimension_switch,
@@ -719,21 +814,55 @@ impl PegasusEvaluator {
         c2s: &CoeffsToSlots,
         cts: &[LweCiphertext],
     ) -> PegasusResult<Ciphertext> {
+        let raised = self.pack_raise(key, encapsulation, cts, &[])?;
+        let raised = self.ckks.subring_trace(&raised, self.options.slots)?;
+        match self.ckks.coeffs_to_slots(&raised, c2s)? {
+            rnsfhe_ckks::dft::CoeffsToSlotsResult::RealImaginary { real, .. } => Ok(real),
+            rnsfhe_ckks::dft::CoeffsToSlotsResult::Complex(ct) => Ok(ct),
+        }
+    }
+
+    /// Ring packing of `real` at the coefficients CoeffsToSlots reads into the real parts of slots
+    /// `0, 1, ...` and of `imaginary` at those of their imaginary parts, modulus raise: the input of
+    /// the trace to the subring of the slots and of CoeffsToSlots.
+    fn pack_raise(
+        &self,
+        key: &RingPackingKey,
+        encapsulation: Option<&SparseEncapsulation>,
+        real: &[LweCiphertext],
+        imaginary: &[LweCiphertext],
+    ) -> PegasusResult<Ciphertext> {
         let ctx = &self.params.ckks;
         let n = ctx.n();
         let slots = self.options.slots;
         let positions = real_value_positions(n, slots)?;
-        // Input i goes to coefficient positions[i] = rev(i) * gap; packing puts input p at p * gap.
+        // Input i goes to coefficient positions[i] = rev(i) * gap (its imaginary part to N/2 +
+        // positions[i], slots * gap = N/2); packing puts input p at p * gap.
         let gap = n / (2 * slots);
-        let mut ordered: Vec<LweCiphertext> = Vec::with_capacity(slots);
-        let mut source = vec![None; slots];
-        for (i, &pos) in positions.iter().enumerate().take(cts.len()) {
-            source[pos / gap] = Some(i);
+        let width = if imaginary.is_empty() {
+            slots
+        } else {
+            2 * slots
+        };
+        let mut source: Vec<Option<&LweCiphertext>> = vec![None; width];
+        for (ct, &pos) in real.iter().zip(&positions) {
+            source[pos / gap] = Some(ct);
         }
-        let zero = LweCiphertext::trivial(cts[0].modulus(), cts[0].dimension(), 0);
-        for s in &source {
-            ordered.push(s.map_or_else(|| zero.clone(), |i| cts[i].clone()));
+        for (ct, &pos) in imaginary.iter().zip(&positions) {
+            source[slots + pos / gap] = Some(ct);
         }
+        let first = real
+            .first()
+            .or(imaginary.first())
+            .ok_or(PegasusError::InvalidParams {
+                what: "repacking size",
+                reason: "no ciphertext to repack".into(),
+            })?;
+        let zero = LweCiphertext::trivial(first.modulus(), first.dimension(), 0);
+        let ordered: Vec<LweCiphertext> = source
+            .into_iter()
+            .map(|s| s.map_or_else(|| zero.clone(), LweCiphertext::clone))
+            .collect();
         let packed = key.pack_with_stride(&ordered, gap)?;
         let scale = self
             .eval_mod
@@ -746,11 +875,143 @@ impl PegasusEvaluator {
                 self.ckks.mod_raise(&low, top)?
             }
         };
-        let raised = self.ckks.subring_trace(&raised, slots)?;
-        match self.ckks.coeffs_to_slots(&raised, c2s)? {
-            rnsfhe_ckks::dft::CoeffsToSlotsResult::RealImaginary { real, .. } => Ok(real),
-            rnsfhe_ckks::dft::CoeffsToSlotsResult::Complex(ct) => Ok(ct),
+        Ok(raised)
+    }
+
+    /// Two sets of outputs of [`PegasusEvaluator::lut`], `first` made by `first_table` and `second` by
+    /// `second_table` (1 to `slots` ciphertexts each), back into two CKKS ciphertexts of `T(v)` in slot
+    /// order (the rest of the slots 0), by **one** repacking when the pipeline has the keys for it: the
+    /// ring-packing path with `2 slots <= N/2`. Then `first` goes to the real parts of the coefficients
+    /// CoeffsToSlots reads and `second` to their imaginary parts, one packing, raise, trace and
+    /// CoeffsToSlots whose last matrix puts the two halves side by side in `2 slots` slots (at no
+    /// level, see `pair_last_matrix`), one F_mod (with the factor of `first_table`; F_mod works slot by
+    /// slot, and each table keeps its values within the fraction F_mod reduces), then one mask
+    /// multiplication per output (which also brings `second` from the factor of `first_table` to its
+    /// own) and one rotation by `slots`, which makes each half periodic of period `slots`: a ciphertext
+    /// of `slots` slots. Instead of two repackings, one repacking and two plaintext multiplications and
+    /// rotations at the output level.
+    ///
+    /// Both outputs are at **one level below** [`PegasusEvaluator::repack`]'s (the masks' level; on
+    /// the other paths two repackings dropped by a level, so that the level does not depend on the
+    /// path, each with [`PegasusEvaluator::repack`]'s slot count), at the default scale of that level
+    /// on the ring-packing path; their error is [`PegasusEvaluator::repack`]'s, plus
+    /// the masks' rounding (relative `2^-log_scale`).
+    ///
+    /// The keys: [`PegasusKeys::generate`] makes the rotations this needs (the last matrix's and the
+    /// one by `slots`) on the ring-packing path when `2 slots <= N/2`.
+    ///
+    /// Errors: [`PegasusError::InvalidParams`] for no ciphertext or more than `slots` in either set;
+    /// key and level errors.
+    pub fn repack_pair(
+        &self,
+        first: &[LweCiphertext],
+        first_table: &LookupTable,
+        second: &[LweCiphertext],
+        second_table: &LookupTable,
+    ) -> PegasusResult<(Ciphertext, Ciphertext)> {
+        active_wait(|| self.repack_pair_waiting(first, first_table, second, second_table))
+    }
+
+    /// The work of [`Self::repack_pair`], inside [`active_wait`].
+    fn repack_pair_waiting(
+        &self,
+        first: &[LweCiphertext],
+        first_table: &LookupTable,
+        second: &[LweCiphertext],
+        second_table: &LookupTable,
+    ) -> PegasusResult<(Ciphertext, Ciphertext)> {
+        let slots = self.options.slots;
+        for cts in [first, second] {
+            if cts.is_empty() || cts.len() > slots {
+                return Err(PegasusError::InvalidParams {
+                    what: "repacking size",
+                    reason: format!(
+                        "{} ciphertexts: the pipeline repacks 1 to {slots} (its slot count) per output",
+                        cts.len()
+                    ),
+                });
+            }
         }
+        let (key, encapsulation, c2s, last, pair) =
+            match (&self.repacking, &self.c2s, &self.c2s_pair, &self.pair_ckks) {
+                (
+                    RepackingKeys::RingPacking { key, encapsulation },
+                    Some(c2s),
+                    Some(last),
+                    Some(pair),
+                ) => (key, encapsulation.as_deref(), c2s, last, pair),
+                _ => {
+                    // No joint repacking on this path: two, at the level a joint one returns.
+                    let a = self.repack_waiting(first, first_table)?;
+                    let b = self.repack_waiting(second, second_table)?;
+                    let level = a.level().saturating_sub(1).max(1);
+                    return Ok((
+                        self.ckks.drop_to_level(&a, level)?,
+                        self.ckks.drop_to_level(&b, level)?,
+                    ));
+                }
+            };
+        let raised = self.pack_raise(key, encapsulation, first, second)?;
+        // CoeffsToSlots with the last matrix on 2 slots slots, then w' + conj(w'). The trace runs
+        // before the last matrix, not before the first: the matrices on `slots` slots (diagonals in
+        // the subring, rotations) commute with the trace's automorphisms, so it may come after them,
+        // where its key switches are at lower levels; the last matrix's `P` does not (it would move
+        // what the trace clears into the subring of `2 slots` slots).
+        let mut acc = self.ckks.drop_to_level(&raised, c2s.start_level())?;
+        let matrices = c2s.matrices();
+        for m in &matrices[..matrices.len().saturating_sub(1)] {
+            acc = self.ckks.rescale(&self.ckks.linear_transform(&acc, m)?)?;
+        }
+        let acc = self.ckks.subring_trace(&acc, slots)?;
+        let w = self.ckks.rescale(&pair.linear_transform(&acc, last)?)?;
+        let joined = self.ckks.add(&w, &self.ckks.conjugate(&w)?)?;
+        let q0 = self.params.q0() as f64;
+        let reduced =
+            self.ckks
+                .eval_mod(&joined, &self.eval_mod, q0 / first_table.output_scale())?;
+        let ratio = first_table.output_scale() / second_table.output_scale();
+        let one = Complex64::new(1.0, 0.0);
+        let zero = Complex64::new(0.0, 0.0);
+        let mask_first: Vec<Complex64> = (0..2 * slots)
+            .map(|j| if j < first.len() { one } else { zero })
+            .collect();
+        let mask_second: Vec<Complex64> = (0..2 * slots)
+            .map(|j| {
+                if j >= slots && j - slots < second.len() {
+                    one * ratio
+                } else {
+                    zero
+                }
+            })
+            .collect();
+        let a = self.split_half(pair, &reduced, &mask_first)?;
+        let b = self.split_half(pair, &reduced, &mask_second)?;
+        Ok((a, b))
+    }
+
+    /// One half of a ciphertext of `2 slots` slots: the product by `mask` (zero outside the half), then
+    /// plus its rotation by `slots` (the half in both halves), read as a ciphertext of `slots` slots.
+    /// `pair` holds the rotation key.
+    fn split_half(
+        &self,
+        pair: &Evaluator,
+        ct: &Ciphertext,
+        mask: &[Complex64],
+    ) -> PegasusResult<Ciphertext> {
+        let slots = self.options.slots;
+        let ctx = &self.params.ckks;
+        let scale = self.ckks.factor_scale(ct)?;
+        let pt = ctx.encode_at_scale(mask, 2 * slots, ct.level(), scale)?;
+        let masked = self.ckks.rescale(&self.ckks.multiply_plain(ct, &pt)?)?;
+        let both = self
+            .ckks
+            .add(&masked, &pair.rotate(&masked, slots as i64)?)?;
+        Ok(Ciphertext::new(
+            ctx,
+            both.inner().clone(),
+            both.scale(),
+            slots,
+        )?)
     }
 
     /// The whole pipeline: `T(v)` for every value of `ct` (Fig. 6), with `table` from

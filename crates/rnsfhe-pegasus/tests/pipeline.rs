@@ -267,3 +267,60 @@ fn ring_packing_and_the_linear_transform_give_the_same_slots() {
     );
     assert!(worst <= 2f64.powi(-8), "max difference {worst:e}");
 }
+
+/// Two sets of table outputs back by one call: on the ring-packing path by one repacking (the two
+/// halves of one CoeffsToSlots), on the linear-transform path by two; either way the two ciphertexts
+/// of `repack` one level lower, with the values of two separate repackings (and their slot counts) and
+/// zeros in the other slots. The tables have different output scales (`tanh` within 1, `x` within 8).
+#[test]
+fn repack_pair_equals_two_repackings() {
+    for (repacking, seed) in [
+        (Repacking::RingPacking, 5u8),
+        (Repacking::LinearTransform, 6),
+    ] {
+        let mut s = setup(repacking, DimensionSwitch::WholeCiphertext, seed);
+        let values: Vec<f64> = (0..SLOTS).map(|i| -8.0 + 0.25 * i as f64).collect();
+        let ct = s.encrypt(&values, s.pegasus.input_level());
+        let lwes = s.pegasus.to_lwe(&ct).unwrap();
+        let tanh = s.pegasus.table(f64::tanh).unwrap();
+        let identity = s.pegasus.table(|x| x).unwrap();
+        let first = s.pegasus.lut(&lwes, &tanh).unwrap();
+        let second = s.pegasus.lut(&lwes[..3], &identity).unwrap();
+        let (a, b) = s
+            .pegasus
+            .repack_pair(&first, &tanh, &second, &identity)
+            .unwrap();
+        let single = s.pegasus.repack(&first, &tanh).unwrap();
+        assert_eq!(
+            (a.level(), b.level()),
+            (single.level() - 1, single.level() - 1)
+        );
+        // Two repackings return the slot count of each (Fig. 5 packs 3 values into 4 slots).
+        let slots = s.pegasus.repack(&second, &identity).unwrap().slots();
+        assert_eq!((a.slots(), b.slots()), (single.slots(), slots));
+        if repacking == Repacking::RingPacking {
+            assert_eq!(slots, SLOTS);
+        }
+        let bound = |t| s.pegasus.lut_error_bound(t, 1.0).unwrap() + 2f64.powi(-12);
+        let (bound_a, bound_b) = (bound(&tanh), bound(&identity));
+        let got = s.dec.decrypt_real(&a).unwrap();
+        for (&v, &y) in values.iter().zip(&got) {
+            assert!(
+                (y - v.tanh()).abs() <= bound_a,
+                "{repacking:?} tanh({v}): {y}"
+            );
+        }
+        let got = s.dec.decrypt_real(&b).unwrap();
+        for (i, &y) in got.iter().enumerate() {
+            let want = if i < 3 { values[i] } else { 0.0 };
+            assert!(
+                (y - want).abs() <= bound_b,
+                "{repacking:?} slot {i}: {y} against {want}"
+            );
+        }
+        assert!(matches!(
+            s.pegasus.repack_pair(&first, &tanh, &[], &identity),
+            Err(PegasusError::InvalidParams { .. })
+        ));
+    }
+}

@@ -173,7 +173,7 @@ impl PyComparator {
     }
 
     /// pair_error_bound() -> float: the error bound of one min or max (PEGASUS Eq. (3) at six standard
-    /// deviations for its two tables, plus the key switch back).
+    /// deviations for its tables, plus the key switch back).
     fn pair_error_bound(&self) -> PyResult<f64> {
         self.inner.pair_error_bound().map_err(comparison_error)
     }
@@ -323,8 +323,8 @@ impl PyComparator {
     }
 
     /// min_and_argmin(cts, t) -> (list[LweCiphertext], list[LweCiphertext]): the minimum of every group
-    /// of ``t`` consecutive ciphertexts and the arg-min bits, from one min-tree (``3t - 2`` tables per
-    /// group instead of ``5t - 4`` for ``min`` and ``argmin``).
+    /// of ``t`` consecutive ciphertexts and the arg-min bits, from one min-tree (``2t - 1`` tables per
+    /// group instead of ``4t - 3`` for ``min`` and ``argmin``).
     fn min_and_argmin(
         &self,
         py: Python<'_>,
@@ -348,7 +348,8 @@ impl PyComparator {
 
     /// min_and_argmin_ckks(ct, t) -> (ckks.Ciphertext, ckks.Ciphertext): the minima of groups of ``t``
     /// consecutive slots (in the first slots) and the arg-min bits (in the slots of their values), from
-    /// one extraction and one min-tree (what OpenFHE's ``EvalMinSchemeSwitching`` returns).
+    /// one extraction, one min-tree and one repacking (what OpenFHE's ``EvalMinSchemeSwitching``
+    /// returns), one level below the other CKKS results.
     fn min_and_argmin_ckks(
         &self,
         py: Python<'_>,
