@@ -75,6 +75,7 @@ mod model;
 mod protocol;
 
 pub use model::{DecisionTree, FeatureScaling, LeafPath, Node};
+pub use protocol::serialization;
 pub use protocol::{
     EncryptedLabel, EncryptedQuery, Flooding, TreeClient, TreeParams, TreeServer, TreeServerKey,
     FLOOD_SIGMAS,
