@@ -302,3 +302,93 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
         assert!(err.offset <= cut as u64, "cut {cut}: {err}");
     }
 }
+
+/// A tiny parameter set for the committed fixtures (not secure: `n_lwe = 16`, tables in degree 2^8,
+/// `q_0` of 45 bits, `q'` of 60), small enough that the server key is about 120 KB.
+fn fixture_params() -> TreeParams {
+    use rnsfhe_lwe::{BlindRotation, LutParams, LweKeySwitchParams, LweSecretDistribution};
+    // Binary keys: one RGSW ciphertext per coefficient, half the ternary key.
+    let q0 = rnsfhe_math::primes::ntt_primes_of_bits(45, 512, 1, &[]).unwrap()[0];
+    let special = rnsfhe_math::primes::ntt_primes_of_bits(60, 512, 1, &[q0]).unwrap()[0];
+    TreeParams {
+        lwe: rnsfhe_lwe::PegasusParams {
+            ckks_log_n: 8,
+            lwe_dimension: 16,
+            lwe_secret: LweSecretDistribution::UniformBinary,
+            key_switch: LweKeySwitchParams {
+                modulus: q0,
+                base_log: 7,
+                digits: 7,
+                sigma: 3.2,
+            },
+            lut: LutParams {
+                log_n: 8,
+                q0,
+                special,
+                sigma: 3.2,
+                secret: rnsfhe_core::SecretDistribution::HammingWeight(16),
+            },
+            blind_rotation: BlindRotation::Binary,
+        },
+        allow_insecure: true,
+    }
+}
+
+fn fixture_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../rnsfhe/tests/fixtures")
+        .join(format!("v{}", rnsfhe_math::wire::FORMAT_VERSION))
+}
+
+/// The fixtures' objects from a fixed seed: parameters, server key, client secret, the query of
+/// `[0.8, 0.1]` and the server's answer (label 1 of `tree()`).
+fn fixture_objects() -> Vec<(&'static str, Vec<u8>)> {
+    let mut rng = Csprng::insecure_from_seed_for_tests([1; 32]);
+    let (client, key) = TreeClient::generate(fixture_params(), &mut rng).unwrap();
+    let scaling = FeatureScaling::linear(&[0.0, 0.0], &[1.0, 1.0]).unwrap();
+    let query = client.encrypt(&scaling, &[0.8, 0.1], &mut rng).unwrap();
+    let key_bytes = key.to_bytes();
+    let server = TreeServer::new(tree(), scaling, Arc::new(key)).unwrap();
+    let label = server.evaluate(&query, &mut rng).unwrap();
+    assert_eq!(client.decrypt(&label).unwrap(), 1);
+    vec![
+        ("tree_params", client.params().to_bytes()),
+        ("tree_server_key", key_bytes),
+        ("tree_client", client.to_secret_bytes().to_vec()),
+        ("tree_query", query.to_bytes()),
+        ("tree_label", label.to_bytes()),
+    ]
+}
+
+/// The committed fixtures (`crates/rnsfhe/tests/fixtures/v3/tree_*.bin`, the conventions of
+/// `crates/rnsfhe/tests/wire_fixtures.rs`: regenerate only with a new format version,
+/// `RNSFHE_WRITE_FIXTURES=1 cargo test --release -p rnsfhe-apps --test decision_tree_wire fixtures`)
+/// load, work (the loaded server answers the loaded query with the label the loaded client decrypts)
+/// and re-serialize to the same bytes.
+#[test]
+fn fixtures_load_work_and_re_serialize() {
+    let dir = fixture_dir();
+    if std::env::var_os("RNSFHE_WRITE_FIXTURES").is_some() {
+        for (name, bytes) in fixture_objects() {
+            std::fs::write(dir.join(format!("{name}.bin")), bytes).unwrap();
+        }
+    }
+    let read = |name: &str| std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+    let params = TreeParams::from_bytes_with(&read("tree_params"), &insecure()).unwrap();
+    assert_eq!(params, fixture_params());
+    assert_eq!(params.to_bytes(), read("tree_params"));
+    let key = TreeServerKey::from_bytes(&read("tree_server_key"), &params).unwrap();
+    assert_eq!(key.to_bytes(), read("tree_server_key"));
+    let client = TreeClient::from_secret_bytes(&read("tree_client"), &insecure()).unwrap();
+    assert_eq!(client.to_secret_bytes().to_vec(), read("tree_client"));
+    let query = EncryptedQuery::from_bytes(&read("tree_query"), key.query_context()).unwrap();
+    assert_eq!(query.to_bytes(), read("tree_query"));
+    let label = EncryptedLabel::from_bytes(&read("tree_label"), &client.label_space().unwrap()).unwrap();
+    assert_eq!(label.to_bytes(), read("tree_label"));
+    assert_eq!(client.decrypt(&label).unwrap(), 1);
+    let scaling = FeatureScaling::linear(&[0.0, 0.0], &[1.0, 1.0]).unwrap();
+    let server = TreeServer::new(tree(), scaling, Arc::new(key)).unwrap();
+    let mut rng = Csprng::insecure_from_seed_for_tests([2; 32]);
+    let again = server.evaluate(&query, &mut rng).unwrap();
+    assert_eq!(client.decrypt(&again).unwrap(), 1);
+}
