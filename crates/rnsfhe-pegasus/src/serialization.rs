@@ -56,8 +56,10 @@ use rnsfhe_math::wire::{
 };
 
 use super::{
-    encapsulation_weight, lwe_key_choice, PegasusKeys, PipelineOptions, Repacking, RepackingKeys,
+    encapsulation_weight, lwe_key_choice, PegasusEvaluator, PegasusKeys, PipelineOptions, Repacking,
+    RepackingKeys,
 };
+use crate::error::{PegasusError, PegasusResult};
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys, RingSwitchingKey};
 use crate::encapsulation::SparseEncapsulation;
 use crate::params::PipelineParams;
@@ -820,9 +822,9 @@ impl<W: Write> Write for EmbeddedWriter<'_, W> {
 /// Field names of the keys.
 const KEYS: &str = "pegasus_keys";
 
-impl PegasusKeys {
+impl KeysView<'_> {
     fn layout(&self) -> u8 {
-        let ds = &self.dimension_switch;
+        let ds = self.dimension_switch;
         let mut layout = 0;
         if ds.has(DimensionSwitch::PerCiphertext) {
             layout |= PER_CIPHERTEXT;
@@ -830,7 +832,7 @@ impl PegasusKeys {
         if ds.has(DimensionSwitch::WholeCiphertext) {
             layout |= WHOLE_CIPHERTEXT;
         }
-        if let RepackingKeys::RingPacking { encapsulation, .. } = &self.repacking {
+        if let RepackingKeys::RingPacking { encapsulation, .. } = self.repacking {
             layout |= RING_PACKING;
             if encapsulation.is_some() {
                 layout |= ENCAPSULATION;
@@ -839,15 +841,8 @@ impl PegasusKeys {
         layout
     }
 
-    /// The fingerprint the keys' header carries: that of the options for the parameters
-    /// ([`PipelineOptions::fingerprint`]) under a tag of its own.
-    pub fn wire_fingerprint(params: &PipelineParams, options: &PipelineOptions) -> u64 {
-        fingerprint_words([KEYS_TAG, options.fingerprint(params)])
-    }
-
-    /// Payload size under `randomness` (seeded keys are about half their expanded size).
-    pub fn payload_size(&self, randomness: PublicRandomness) -> u64 {
-        let ds = &self.dimension_switch;
+    fn payload_size(&self, randomness: PublicRandomness) -> u64 {
+        let ds = self.dimension_switch;
         let mut size = 1
             + self.relin.payload_size(randomness)
             + self.galois.payload_size(randomness)
@@ -856,7 +851,7 @@ impl PegasusKeys {
                 .whole_ciphertext()
                 .map_or(0, |k| k.gadget_ciphertext().wire_size(randomness))
             + self.blind_rotation.serialized_size_with(randomness);
-        size += match &self.repacking {
+        size += match self.repacking {
             RepackingKeys::LinearTransform { back, key } => {
                 back.payload_size(randomness) + key.ciphertext().payload_size(randomness)
             }
@@ -872,16 +867,6 @@ impl PegasusKeys {
         size
     }
 
-    /// Total size (header, payload, digest) of [`PegasusKeys::to_bytes_with`]'s output.
-    pub fn serialized_size_with(&self, randomness: PublicRandomness) -> u64 {
-        HEADER_LEN + self.payload_size(randomness) + rnsfhe_math::wire::DIGEST_LEN
-    }
-
-    /// Total size with seeds ([`PegasusKeys::to_bytes`]).
-    pub fn serialized_size(&self) -> u64 {
-        self.serialized_size_with(PublicRandomness::Seeded)
-    }
-
     fn write_payload<W: Write>(
         &self,
         w: &mut WireWriter<W>,
@@ -890,7 +875,7 @@ impl PegasusKeys {
         w.u8(self.layout())?;
         self.relin.write_payload(w, randomness)?;
         self.galois.write_payload(w, randomness)?;
-        let ds = &self.dimension_switch;
+        let ds = self.dimension_switch;
         if let Some(k) = ds.per_ciphertext() {
             k.write_payload(w, randomness)?;
         }
@@ -899,7 +884,7 @@ impl PegasusKeys {
         }
         self.blind_rotation
             .write_to(EmbeddedWriter { outer: w }, randomness)?;
-        match &self.repacking {
+        match self.repacking {
             RepackingKeys::LinearTransform { back, key } => {
                 back.write_payload(w, randomness)?;
                 key.ciphertext().write_payload(w, randomness)
@@ -916,6 +901,50 @@ impl PegasusKeys {
                 Ok(())
             }
         }
+    }
+
+}
+
+/// The keys as the wire sees them, borrowed from a [`PegasusKeys`] or from a running
+/// [`PegasusEvaluator`] (which holds them in its parts).
+struct KeysView<'a> {
+    relin: &'a RelinKey,
+    galois: &'a GaloisKeys,
+    dimension_switch: &'a DimensionSwitchKeys,
+    blind_rotation: &'a BlindRotationKey,
+    repacking: &'a RepackingKeys,
+}
+
+impl PegasusKeys {
+    fn view(&self) -> KeysView<'_> {
+        KeysView {
+            relin: &self.relin,
+            galois: &self.galois,
+            dimension_switch: &self.dimension_switch,
+            blind_rotation: &self.blind_rotation,
+            repacking: &self.repacking,
+        }
+    }
+
+    /// The fingerprint the keys' header carries: that of the options for the parameters
+    /// ([`PipelineOptions::fingerprint`]) under a tag of its own.
+    pub fn wire_fingerprint(params: &PipelineParams, options: &PipelineOptions) -> u64 {
+        fingerprint_words([KEYS_TAG, options.fingerprint(params)])
+    }
+
+    /// Payload size under `randomness` (seeded keys are about half their expanded size).
+    pub fn payload_size(&self, randomness: PublicRandomness) -> u64 {
+        self.view().payload_size(randomness)
+    }
+
+    /// Total size (header, payload, digest) of [`PegasusKeys::to_bytes_with`]'s output.
+    pub fn serialized_size_with(&self, randomness: PublicRandomness) -> u64 {
+        HEADER_LEN + self.payload_size(randomness) + rnsfhe_math::wire::DIGEST_LEN
+    }
+
+    /// Total size with seeds ([`PegasusKeys::to_bytes`]).
+    pub fn serialized_size(&self) -> u64 {
+        self.serialized_size_with(PublicRandomness::Seeded)
     }
 
     /// Writes the keys of `params` and `options` (header, payload, digest in the mode `integrity`) to
@@ -936,7 +965,7 @@ impl PegasusKeys {
             Self::wire_fingerprint(params, options),
             self.payload_size(randomness),
             integrity,
-            |w| self.write_payload(w, randomness),
+            |w| self.view().write_payload(w, randomness),
         )
     }
 
@@ -1189,4 +1218,76 @@ fn read_hybrid_key<R: Read>(
     field: &str,
 ) -> Result<KeySwitchKey, DecodeError> {
     GadgetCiphertext::read_hybrid(r, ctx, &format!("{KEYS}.{field}"))
+}
+
+// ---- A running pipeline's keys ------------------------------------------------------------------------
+
+impl PegasusEvaluator {
+    /// The pipeline's keys as the wire sees them (the evaluator holds them in its parts).
+    fn key_view(&self) -> PegasusResult<KeysView<'_>> {
+        let missing = |key| PegasusError::MissingKey {
+            operation: "writing the pipeline's keys",
+            key,
+        };
+        Ok(KeysView {
+            relin: self.ckks.relin().ok_or(missing("relinearization key"))?,
+            galois: self.ckks.galois().ok_or(missing("Galois keys"))?,
+            dimension_switch: &self.dimension_switch,
+            blind_rotation: self.lut.key(),
+            repacking: &self.repacking,
+        })
+    }
+
+    /// The size of [`PegasusEvaluator::keys_to_bytes`]'s output under `randomness`, without writing.
+    ///
+    /// Errors: [`PegasusError::MissingKey`] (never for a pipeline built by [`PegasusEvaluator::new`]).
+    pub fn keys_serialized_size_with(&self, randomness: PublicRandomness) -> PegasusResult<u64> {
+        Ok(HEADER_LEN + self.key_view()?.payload_size(randomness) + rnsfhe_math::wire::DIGEST_LEN)
+    }
+
+    /// The pipeline's evaluation keys as the bytes [`PegasusKeys::to_bytes_sealed`] writes for its
+    /// parameters and options (a running pipeline sends its keys to a server without a second copy
+    /// in memory; the server loads them with [`PegasusEvaluator::from_key_bytes`]).
+    ///
+    /// Errors: [`PegasusError::MissingKey`] (never for a pipeline built by [`PegasusEvaluator::new`]).
+    pub fn keys_to_bytes(
+        &self,
+        randomness: PublicRandomness,
+        integrity: Integrity<'_>,
+    ) -> PegasusResult<Vec<u8>> {
+        let view = self.key_view()?;
+        let size = view.payload_size(randomness);
+        let mut out = Vec::with_capacity((HEADER_LEN + size + rnsfhe_math::wire::DIGEST_LEN) as usize);
+        // Writing to a Vec cannot fail.
+        let _ = rnsfhe_math::wire::write_object(
+            &mut out,
+            kinds::PEGASUS_KEYS,
+            PegasusKeys::wire_fingerprint(&self.params, &self.options),
+            size,
+            integrity,
+            |w| view.write_payload(w, randomness),
+        );
+        Ok(out)
+    }
+
+    /// The pipeline of `params` and `options` with the keys of `bytes` ([`PegasusKeys::from_bytes_sealed`],
+    /// then [`PegasusEvaluator::new`]): a server's pipeline from what the client sent.
+    ///
+    /// Errors: [`DecodeError`] naming the field and offset; a pipeline the keys do not fit is an error
+    /// of the field `pegasus_keys`.
+    pub fn from_key_bytes(
+        params: PipelineParams,
+        options: PipelineOptions,
+        bytes: &[u8],
+        integrity: Integrity<'_>,
+    ) -> Result<Self, DecodeError> {
+        let keys = PegasusKeys::from_bytes_sealed(bytes, &params, &options, integrity)?;
+        PegasusEvaluator::new(params, options, keys).map_err(|e| {
+            DecodeError::new(
+                KEYS,
+                HEADER_LEN,
+                DecodeErrorKind::Invalid(format!("the keys do not make a pipeline: {e}")),
+            )
+        })
+    }
 }

@@ -245,6 +245,20 @@ fn keys_of_both_paths_round_trip_and_compute_the_same_ciphertext() {
         // The same ciphertext through the original and the rebuilt pipeline.
         let original = PegasusEvaluator::new(k.params.clone(), k.options, k.keys.clone()).unwrap();
         let rebuilt = PegasusEvaluator::new(params.clone(), options, loaded).unwrap();
+        // A running pipeline writes the same bytes, and a server's pipeline loads from them.
+        let running = original
+            .keys_to_bytes(PublicRandomness::Seeded, Integrity::Digest)
+            .unwrap();
+        assert_eq!(running, bytes);
+        assert_eq!(
+            original
+                .keys_serialized_size_with(PublicRandomness::Expanded)
+                .unwrap(),
+            expanded.len() as u64
+        );
+        let served =
+            PegasusEvaluator::from_key_bytes(params.clone(), options, &running, Integrity::Digest)
+                .unwrap();
         let values: Vec<f64> = (0..SLOTS).map(|i| -7.5 + i as f64).collect();
         let pt = k
             .params
@@ -258,6 +272,8 @@ fn keys_of_both_paths_round_trip_and_compute_the_same_ciphertext() {
         let want = original.apply(&ct, f64::tanh).unwrap();
         let got = rebuilt.apply(&ct, f64::tanh).unwrap();
         assert_eq!(got.to_bytes(), want.to_bytes(), "{repacking:?}");
+        let served = served.apply(&ct, f64::tanh).unwrap();
+        assert_eq!(served.to_bytes(), want.to_bytes(), "{repacking:?}");
 
         // Keys of other options or parameters are refused by the header's fingerprint.
         let other = PipelineOptions {
