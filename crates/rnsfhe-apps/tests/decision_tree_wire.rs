@@ -105,9 +105,18 @@ fn a_tree_exchange_through_bytes_decrypts_to_the_trees_labels() {
     let key_bytes = key.to_bytes();
     assert_eq!(key_bytes.len() as u64, key.serialized_size());
     let expanded = key.to_bytes_with(PublicRandomness::Expanded);
-    assert_eq!(expanded.len() as u64, key.serialized_size_with(PublicRandomness::Expanded));
-    assert!(key_bytes.len() * 10 < expanded.len() * 6, "seeds halve the key");
-    assert_eq!(peek_header(&key_bytes).unwrap().kind_code, kinds::TREE_SERVER_KEY.code());
+    assert_eq!(
+        expanded.len() as u64,
+        key.serialized_size_with(PublicRandomness::Expanded)
+    );
+    assert!(
+        key_bytes.len() * 10 < expanded.len() * 6,
+        "seeds halve the key"
+    );
+    assert_eq!(
+        peek_header(&key_bytes).unwrap().kind_code,
+        kinds::TREE_SERVER_KEY.code()
+    );
     assert!(!kinds::TREE_SERVER_KEY.is_secret());
 
     // Server: parameters and key from bytes (the reader opts in to the insecure test set itself).
@@ -117,7 +126,10 @@ fn a_tree_exchange_through_bytes_decrypts_to_the_trees_labels() {
     let server_key = TreeServerKey::from_bytes(&key_bytes, &server_params).unwrap();
     assert_eq!(server_key.to_bytes(), key_bytes, "bit-identical");
     let from_expanded = TreeServerKey::from_bytes(&expanded, &server_params).unwrap();
-    assert_eq!(from_expanded.to_bytes_with(PublicRandomness::Expanded), expanded);
+    assert_eq!(
+        from_expanded.to_bytes_with(PublicRandomness::Expanded),
+        expanded
+    );
     let server_key = Arc::new(server_key);
     let scaling = FeatureScaling::linear(&[0.0, 0.0], &[1.0, 1.0]).unwrap();
     let server = TreeServer::new(tree(), scaling.clone(), Arc::clone(&server_key)).unwrap();
@@ -127,7 +139,11 @@ fn a_tree_exchange_through_bytes_decrypts_to_the_trees_labels() {
         // Client -> bytes -> server -> bytes -> client.
         let query = client.encrypt(&scaling, &x, &mut rng).unwrap();
         let up = query.to_bytes();
-        assert_eq!(up.len() as u64, query.wire_size(), "wire_size is the written length");
+        assert_eq!(
+            up.len() as u64,
+            query.wire_size(),
+            "wire_size is the written length"
+        );
         let received = EncryptedQuery::from_bytes(&up, server_key.query_context()).unwrap();
         assert_eq!(received.to_bytes(), up, "bit-identical");
         let answer = server.evaluate(&received, &mut rng).unwrap();
@@ -148,13 +164,19 @@ fn a_tree_exchange_through_bytes_decrypts_to_the_trees_labels() {
     // The client's secret through its named functions only, and the restored client decrypts.
     let secret = client.to_secret_bytes();
     assert_eq!(secret.len() as u64, client.secret_serialized_size());
-    assert_eq!(peek_header(&secret).unwrap().kind_code, kinds::TREE_CLIENT.code());
+    assert_eq!(
+        peek_header(&secret).unwrap().kind_code,
+        kinds::TREE_CLIENT.code()
+    );
     assert!(kinds::TREE_CLIENT.is_secret());
     let restored = TreeClient::from_secret_bytes(&secret, &insecure()).unwrap();
     assert_eq!(restored.decrypt(&label).unwrap(), 0);
     assert_eq!(restored.to_secret_bytes().as_slice(), secret.as_slice());
     let err = TreeClient::from_secret_bytes(&secret, &LoadLimits::DEFAULT).unwrap_err();
-    assert!(err.field.starts_with("tree.") || err.field == "parameters", "{err}");
+    assert!(
+        err.field.starts_with("tree.") || err.field == "parameters",
+        "{err}"
+    );
     // A secret is not a server key, nor a server key a query.
     assert_eq!(
         TreeServerKey::from_bytes(&secret, &server_params)
@@ -190,13 +212,19 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
         kinds::TREE_PARAMETERS.code()
     );
     let err = TreeParams::from_bytes(&params_bytes).unwrap_err();
-    assert!(err.field == "parameters" || err.field == "tree.allow_insecure", "{err}");
+    assert!(
+        err.field == "parameters" || err.field == "tree.allow_insecure",
+        "{err}"
+    );
     let small = LoadLimits {
         max_log_n: 8,
         ..insecure()
     };
     let err = TreeParams::from_bytes_with(&params_bytes, &small).unwrap_err();
-    assert!(matches!(err.kind, DecodeErrorKind::LimitExceeded { .. }), "{err}");
+    assert!(
+        matches!(err.kind, DecodeErrorKind::LimitExceeded { .. }),
+        "{err}"
+    );
     // Codes out of range, resealed: the LWE secret's tag, the blind-rotation algorithm, the flag.
     for (at, field) in [
         (16 + 8, "tree.lwe.lwe_secret"),
@@ -207,7 +235,11 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
         bad[at] = 9;
         reseal(&mut bad);
         let err = TreeParams::from_bytes_with(&bad, &insecure()).unwrap_err();
-        assert_eq!((err.field.as_str(), err.offset), (field, at as u64), "{err}");
+        assert_eq!(
+            (err.field.as_str(), err.offset),
+            (field, at as u64),
+            "{err}"
+        );
     }
     // Another parameter set (the look-up-table ring one degree up): its keys, queries and labels are
     // refused by the header's fingerprint.
@@ -244,7 +276,11 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
         (20, 2u32.to_le_bytes(), "query.level"),
     ] {
         let err = EncryptedQuery::from_bytes(&edit(&up, at, &v), ctx).unwrap_err();
-        assert_eq!((err.field.as_str(), err.offset), (field, at as u64), "{err}");
+        assert_eq!(
+            (err.field.as_str(), err.offset),
+            (field, at as u64),
+            "{err}"
+        );
     }
     let err = EncryptedQuery::from_bytes(&edit(&up, 24, &[3]), ctx).unwrap_err();
     assert_eq!(err.field, "query.part_count");
@@ -260,18 +296,28 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
         (20, 0.5f64.to_le_bytes().to_vec(), "label.step"),
     ] {
         let err = EncryptedLabel::from_bytes(&edit(&down, at, &v), &space).unwrap_err();
-        assert_eq!((err.field.as_str(), err.offset), (field, at as u64), "{err}");
+        assert_eq!(
+            (err.field.as_str(), err.offset),
+            (field, at as u64),
+            "{err}"
+        );
     }
     // The server key's blind-rotation key of another algorithm: refused at its code inside.
     let err = TreeServerKey::from_bytes(&edit(&key_bytes, 16 + 16, &[7]), &p).unwrap_err();
-    assert!(err.field.starts_with("tree_server_key.blind_rotation"), "{err}");
+    assert!(
+        err.field.starts_with("tree_server_key.blind_rotation"),
+        "{err}"
+    );
     assert_eq!(err.offset, 32, "{err}");
 
     // MACs.
     let mac = MacKey::from_bytes([9; 32]);
     let sealed = query.to_bytes_sealed(PublicRandomness::Seeded, Integrity::Mac(&mac));
     assert!(EncryptedQuery::from_bytes_sealed(&sealed, ctx, Integrity::Mac(&mac)).is_ok());
-    assert_eq!(EncryptedQuery::from_bytes(&sealed, ctx).unwrap_err().field, "digest");
+    assert_eq!(
+        EncryptedQuery::from_bytes(&sealed, ctx).unwrap_err().field,
+        "digest"
+    );
 
     // Thousands of hostile inputs: every truncation of the query, label and parameters, a sample of
     // the server key's, bit flips and resealed patches of each.
@@ -298,7 +344,10 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
     let step = key_bytes.len() / 300;
     for cut in (1..key_bytes.len()).step_by(step) {
         let err = TreeServerKey::read_from(&key_bytes[..cut], &p).unwrap_err();
-        assert!(matches!(err.kind, DecodeErrorKind::Truncated), "cut {cut}: {err}");
+        assert!(
+            matches!(err.kind, DecodeErrorKind::Truncated),
+            "cut {cut}: {err}"
+        );
         assert!(err.offset <= cut as u64, "cut {cut}: {err}");
     }
 }
@@ -383,7 +432,8 @@ fn fixtures_load_work_and_re_serialize() {
     assert_eq!(client.to_secret_bytes().to_vec(), read("tree_client"));
     let query = EncryptedQuery::from_bytes(&read("tree_query"), key.query_context()).unwrap();
     assert_eq!(query.to_bytes(), read("tree_query"));
-    let label = EncryptedLabel::from_bytes(&read("tree_label"), &client.label_space().unwrap()).unwrap();
+    let label =
+        EncryptedLabel::from_bytes(&read("tree_label"), &client.label_space().unwrap()).unwrap();
     assert_eq!(label.to_bytes(), read("tree_label"));
     assert_eq!(client.decrypt(&label).unwrap(), 1);
     let scaling = FeatureScaling::linear(&[0.0, 0.0], &[1.0, 1.0]).unwrap();

@@ -140,7 +140,9 @@ fn tree_table(rng: &mut Csprng) -> anyhow::Result<()> {
         let label = server.evaluate(&query, rng)?;
         let (up, down) = (query.wire_size(), label.wire_size());
         // The bytes written are what wire_size announces.
-        anyhow::ensure!(up == query.to_bytes().len() as u64 && down == label.to_bytes().len() as u64);
+        anyhow::ensure!(
+            up == query.to_bytes().len() as u64 && down == label.to_bytes().len() as u64
+        );
         rows.push(vec![
             format!("{preset:?}"),
             format!("{}", params.lwe.lwe_dimension),
@@ -190,7 +192,9 @@ fn tree_table(rng: &mut Csprng) -> anyhow::Result<()> {
 /// only: the Table IV sets' components are in the table above (their full set takes gigabytes of
 /// memory to generate).
 fn pipeline_object_table(rng: &mut Csprng) -> anyhow::Result<()> {
-    use rnsfhe_pegasus::{DimensionSwitch, PegasusKeys, PipelineOptions, PipelinePreset, Repacking};
+    use rnsfhe_pegasus::{
+        DimensionSwitch, PegasusKeys, PipelineOptions, PipelinePreset, Repacking,
+    };
     let params = PipelinePreset::InsecureTest.params()?;
     let kg = KeyGenerator::new(&params.ckks, rng)?;
     let mut rows = Vec::new();
@@ -221,7 +225,12 @@ fn pipeline_object_table(rng: &mut Csprng) -> anyhow::Result<()> {
     print!(
         "{}",
         markdown_table(
-            &["repacking / dimension switch", "parameters", "options", "keys (one object)"],
+            &[
+                "repacking / dimension switch",
+                "parameters",
+                "options",
+                "keys (one object)"
+            ],
             &rows
         )
     );

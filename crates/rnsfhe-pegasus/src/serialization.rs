@@ -56,12 +56,12 @@ use rnsfhe_math::wire::{
 };
 
 use super::{
-    encapsulation_weight, lwe_key_choice, PegasusEvaluator, PegasusKeys, PipelineOptions, Repacking,
-    RepackingKeys,
+    encapsulation_weight, lwe_key_choice, PegasusEvaluator, PegasusKeys, PipelineOptions,
+    Repacking, RepackingKeys,
 };
-use crate::error::{PegasusError, PegasusResult};
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys, RingSwitchingKey};
 use crate::encapsulation::SparseEncapsulation;
+use crate::error::{PegasusError, PegasusResult};
 use crate::params::PipelineParams;
 use crate::repacking::RepackingKey;
 use crate::ring_packing::RingPackingKey;
@@ -578,9 +578,7 @@ fn repacking_code(r: Repacking) -> u8 {
 impl PipelineOptions {
     /// The fingerprint of options for `params`: what their bytes, and the keys made for both, carry.
     pub fn fingerprint(&self, params: &PipelineParams) -> u64 {
-        fingerprint_words(
-            std::iter::once(params.fingerprint()).chain(options_words(self)),
-        )
+        fingerprint_words(std::iter::once(params.fingerprint()).chain(options_words(self)))
     }
 
     /// The options' payload ([`PipelineOptions::to_bytes`]; layout in the module documentation).
@@ -846,9 +844,9 @@ impl KeysView<'_> {
         let mut size = 1
             + self.relin.payload_size(randomness)
             + self.galois.payload_size(randomness)
-            + ds.per_ciphertext().map_or(0, |k| k.payload_size(randomness))
-            + ds
-                .whole_ciphertext()
+            + ds.per_ciphertext()
+                .map_or(0, |k| k.payload_size(randomness))
+            + ds.whole_ciphertext()
                 .map_or(0, |k| k.gadget_ciphertext().wire_size(randomness))
             + self.blind_rotation.serialized_size_with(randomness);
         size += match self.repacking {
@@ -902,7 +900,6 @@ impl KeysView<'_> {
             }
         }
     }
-
 }
 
 /// The keys as the wire sees them, borrowed from a [`PegasusKeys`] or from a running
@@ -1204,7 +1201,11 @@ impl PegasusKeys {
         Ok(Self {
             relin,
             galois,
-            dimension_switch: DimensionSwitchKeys::from_wire(ckks, per_ciphertext, whole_ciphertext),
+            dimension_switch: DimensionSwitchKeys::from_wire(
+                ckks,
+                per_ciphertext,
+                whole_ciphertext,
+            ),
             blind_rotation,
             repacking,
         })
@@ -1257,7 +1258,8 @@ impl PegasusEvaluator {
     ) -> PegasusResult<Vec<u8>> {
         let view = self.key_view()?;
         let size = view.payload_size(randomness);
-        let mut out = Vec::with_capacity((HEADER_LEN + size + rnsfhe_math::wire::DIGEST_LEN) as usize);
+        let mut out =
+            Vec::with_capacity((HEADER_LEN + size + rnsfhe_math::wire::DIGEST_LEN) as usize);
         // Writing to a Vec cannot fail.
         let _ = rnsfhe_math::wire::write_object(
             &mut out,

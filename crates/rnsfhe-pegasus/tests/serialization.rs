@@ -8,7 +8,9 @@
 use rand::{Rng, SeedableRng};
 use rnsfhe_ckks::{CkksEncryptor, Csprng, KeyGenerator};
 use rnsfhe_core::serialization::LoadLimits;
-use rnsfhe_math::wire::{reseal, DecodeErrorKind, Integrity, MacKey, PublicRandomness, Serializable};
+use rnsfhe_math::wire::{
+    reseal, DecodeErrorKind, Integrity, MacKey, PublicRandomness, Serializable,
+};
 use rnsfhe_pegasus::dimension_switch::DimensionSwitch;
 use rnsfhe_pegasus::serialization::kinds;
 use rnsfhe_pegasus::{
@@ -108,7 +110,10 @@ fn parameters_and_options_round_trip_and_refuse_hostile_bytes() {
     let params = PipelinePreset::InsecureTest.params().unwrap();
     let bytes = params.to_bytes();
     assert_eq!(bytes.len() as u64, params.serialized_size());
-    assert_eq!(u16::from_le_bytes([bytes[6], bytes[7]]), kinds::PIPELINE_PARAMETERS.code());
+    assert_eq!(
+        u16::from_le_bytes([bytes[6], bytes[7]]),
+        kinds::PIPELINE_PARAMETERS.code()
+    );
     let back = PipelineParams::from_bytes_with(&bytes, &insecure()).unwrap();
     assert_eq!(back.to_bytes(), bytes, "bit-identical re-serialization");
     assert_eq!(back.fingerprint(), params.fingerprint());
@@ -189,7 +194,11 @@ fn parameters_and_options_round_trip_and_refuse_hostile_bytes() {
             bad[at] = 77;
             reseal(&mut bad);
             let err = PipelineOptions::from_bytes(&bad, &params, &insecure()).unwrap_err();
-            assert_eq!((err.field.as_str(), err.offset), (field, at as u64), "{err}");
+            assert_eq!(
+                (err.field.as_str(), err.offset),
+                (field, at as u64),
+                "{err}"
+            );
         }
         hostile(&bytes, usize::MAX, 300, 300, |b| {
             PipelineOptions::from_bytes(b, &params, &insecure()).is_ok()
@@ -201,11 +210,19 @@ fn parameters_and_options_round_trip_and_refuse_hostile_bytes() {
 fn keys_of_both_paths_round_trip_and_compute_the_same_ciphertext() {
     for (repacking, switch, seed) in [
         (Repacking::RingPacking, DimensionSwitch::WholeCiphertext, 1),
-        (Repacking::LinearTransform, DimensionSwitch::PerCiphertext, 2),
+        (
+            Repacking::LinearTransform,
+            DimensionSwitch::PerCiphertext,
+            2,
+        ),
     ] {
         let mut k = keys(repacking, switch, seed);
         let bytes = k.keys.to_bytes(&k.params, &k.options);
-        assert_eq!(bytes.len() as u64, k.keys.serialized_size(), "{repacking:?}");
+        assert_eq!(
+            bytes.len() as u64,
+            k.keys.serialized_size(),
+            "{repacking:?}"
+        );
         let expanded = k
             .keys
             .to_bytes_with(&k.params, &k.options, PublicRandomness::Expanded);
@@ -292,7 +309,10 @@ fn keys_of_both_paths_round_trip_and_compute_the_same_ciphertext() {
         bad[16] ^= 4;
         reseal(&mut bad);
         let err = PegasusKeys::from_bytes(&bad, &params, &options).unwrap_err();
-        assert_eq!((err.field.as_str(), err.offset), ("pegasus_keys.layout", 16));
+        assert_eq!(
+            (err.field.as_str(), err.offset),
+            ("pegasus_keys.layout", 16)
+        );
         // A MAC.
         let key = MacKey::from_bytes([7; 32]);
         let sealed = k.keys.to_bytes_sealed(

@@ -15,8 +15,8 @@ use rnsfhe_apps::decision_tree::{
 };
 
 use crate::common::{
-    decode_error, integrity, load_limits, mac_key, randomness, read_bytes, to_py_bytes, value_error,
-    Int,
+    decode_error, integrity, load_limits, mac_key, randomness, read_bytes, to_py_bytes,
+    value_error, Int,
 };
 use crate::lwe::csprng;
 use pyo3::types::PyBytes;

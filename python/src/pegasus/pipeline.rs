@@ -306,10 +306,15 @@ impl PyPipeline {
             allow_insecure: allow_insecure || load_limits().allow_insecure,
             ..load_limits()
         };
-        let (params, options, keys) = (read_bytes(params)?, read_bytes(options)?, read_bytes(keys)?);
+        let (params, options, keys) =
+            (read_bytes(params)?, read_bytes(options)?, read_bytes(keys)?);
         let (params, options, keys) = (params.as_bytes(), options.as_bytes(), keys.as_bytes());
         py.allow_threads(|| {
-            let p = rnsfhe::pegasus::PipelineParams::from_bytes_sealed(params, &limits, integrity(&key))?;
+            let p = rnsfhe::pegasus::PipelineParams::from_bytes_sealed(
+                params,
+                &limits,
+                integrity(&key),
+            )?;
             let o = PipelineOptions::from_bytes_sealed(options, &p, &limits, integrity(&key))?;
             PegasusEvaluator::from_key_bytes(p, o, keys, integrity(&key))?;
             Ok(params.len() + options.len() + keys.len())

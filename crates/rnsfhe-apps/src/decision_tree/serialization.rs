@@ -35,9 +35,7 @@ use rnsfhe_core::context::fingerprint_words;
 use rnsfhe_core::serialization::{
     ciphertext_parts_size, read_ternary, ternary_wire_size, write_ternary, LoadLimits,
 };
-use rnsfhe_core::{
-    Encryptor, PublicKey, RlweContext, SecretKey, SeededRlweCiphertext,
-};
+use rnsfhe_core::{Encryptor, PublicKey, RlweContext, SecretKey, SeededRlweCiphertext};
 use rnsfhe_lwe::serialization::LweSpace;
 use rnsfhe_lwe::{
     BlindRotationKey, LutEvaluator, LweCiphertext, LweDimension, LweSecretKey, LweSwitchingKey,
@@ -252,7 +250,9 @@ impl Serializable for TreeServerKey {
         w: &mut WireWriter<W>,
         randomness: PublicRandomness,
     ) -> io::Result<()> {
-        self.lut.key().write_to(EmbeddedWriter::new(w), randomness)?;
+        self.lut
+            .key()
+            .write_to(EmbeddedWriter::new(w), randomness)?;
         self.back.write_payload(w, randomness)?;
         self.public.write_payload(w, randomness)
     }
@@ -312,7 +312,10 @@ impl Deserializable<TreeParams> for TreeServerKey {
         })
     }
 
-    fn read_object<R: Read>(r: &mut WireReader<R>, params: &TreeParams) -> Result<Self, DecodeError> {
+    fn read_object<R: Read>(
+        r: &mut WireReader<R>,
+        params: &TreeParams,
+    ) -> Result<Self, DecodeError> {
         let header = read_header(r, Self::KIND, Some(params.fingerprint()))?;
         let key = Self::read_payload(r, params)?;
         r.check_digest(&header)?;
@@ -369,7 +372,11 @@ impl Deserializable<RlweContext> for EncryptedQuery {
             1..=ctx.n() as u32,
             "a feature count from 1 to n_lwe",
         )? as usize;
-        r.u32_in("query.level", 1..=1, "level 1 (the query ring has one prime)")?;
+        r.u32_in(
+            "query.level",
+            1..=1,
+            "level 1 (the query ring has one prime)",
+        )?;
         let at = r.offset();
         let parts = r.u8("query.part_count")?;
         if parts != 2 {
@@ -383,9 +390,7 @@ impl Deserializable<RlweContext> for EncryptedQuery {
                 "a query travels seeded (its uniform part as a 32-byte seed)",
             ));
         }
-        let basis = ctx
-            .basis_at(1)
-            .map_err(|e| params_error(r, "query", e))?;
+        let basis = ctx.basis_at(1).map_err(|e| params_error(r, "query", e))?;
         let c0 = Poly::<Coeff>::read_wire(r, basis, "query.c0")?;
         let seed: Seed = r.array("query.seed")?;
         debug_assert_eq!(seed.len(), SEED_LEN);
