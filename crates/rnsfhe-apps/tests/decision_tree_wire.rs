@@ -385,7 +385,9 @@ fn fixture_params() -> TreeParams {
 
 fn fixture_dir() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../rnsfhe/tests/fixtures")
+        // A directory of its own: the objects load into the decision tree's parameters, which the
+        // facade crate's fixture loader (every file of `fixtures/v<version>/`) does not have.
+        .join("../rnsfhe/tests/fixtures/decision_tree")
         .join(format!("v{}", rnsfhe_math::wire::FORMAT_VERSION))
 }
 
@@ -409,7 +411,7 @@ fn fixture_objects() -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
-/// The committed fixtures (`crates/rnsfhe/tests/fixtures/v3/tree_*.bin`, the conventions of
+/// The committed fixtures (`crates/rnsfhe/tests/fixtures/decision_tree/v3/tree_*.bin`, the conventions of
 /// `crates/rnsfhe/tests/wire_fixtures.rs`: regenerate only with a new format version,
 /// `RNSFHE_WRITE_FIXTURES=1 cargo test --release -p rnsfhe-apps --test decision_tree_wire fixtures`)
 /// load, work (the loaded server answers the loaded query with the label the loaded client decrypts)
