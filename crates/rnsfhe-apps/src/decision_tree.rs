@@ -10,7 +10,8 @@
 //! slots-to-coefficients, no dimension switch. Its uniform part is sent as a 32-byte seed, so the query
 //! is one polynomial: 5.8 KB at Table IV, and the answer (an LWE ciphertext of dimension `n_lwe` modulo
 //! `q`) 5.8 KB. PEGASUS's 16.89 KB is this query with both polynomials plus the answer
-//! (`(2 + 1) 1024 * 45` bits = 16.88 KiB); the seed halves the upload.
+//! (`(2 + 1) 1024 * 45` bits = 16.88 KiB); the seed halves the upload. Serialized ([`serialization`]:
+//! header, payload, digest) the query is 5,850 bytes and the answer 5,826 at Table IV.
 //!
 //! **What is public**: the parameters, the feature count `d`, the class count `C` and the per-feature map
 //! [`FeatureScaling`] into `[0, 1]` (ranges or quantile knots). **What stays the server's**: the tree's
@@ -75,6 +76,7 @@ mod model;
 mod protocol;
 
 pub use model::{DecisionTree, FeatureScaling, LeafPath, Node};
+pub use protocol::serialization;
 pub use protocol::{
     EncryptedLabel, EncryptedQuery, Flooding, TreeClient, TreeParams, TreeServer, TreeServerKey,
     FLOOD_SIGMAS,

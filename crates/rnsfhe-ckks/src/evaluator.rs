@@ -146,6 +146,11 @@ impl Evaluator {
         self.relin.is_some()
     }
 
+    /// The relinearization key, if any (to send a running evaluator's keys on).
+    pub fn relin(&self) -> Option<&RelinKey> {
+        self.relin.as_ref()
+    }
+
     /// The Galois keys, if any.
     pub fn galois(&self) -> Option<&GaloisKeys> {
         self.galois.as_ref()

@@ -95,7 +95,146 @@ pub fn run() -> anyhow::Result<()> {
     );
     bfv_table(&mut rng)?;
     pegasus_table(&mut rng)?;
-    pipeline_table(&mut rng)
+    pipeline_table(&mut rng)?;
+    tree_table(&mut rng)?;
+    pipeline_object_table(&mut rng)
+}
+
+/// The messages of private decision-tree evaluation (PEGASUS Section V.B), from their serialized
+/// forms: parameters and server key once, then per prediction one query up (a seeded RLWE ciphertext
+/// of degree `n_lwe`) and one label down (an LWE ciphertext of dimension `n_lwe`). The paper: 16.89 KB
+/// both ways (both polynomials of the query and the answer, `3 x 1024 x 45` bits).
+fn tree_table(rng: &mut Csprng) -> anyhow::Result<()> {
+    use rnsfhe_apps::decision_tree::{
+        DecisionTree, FeatureScaling, Node, TreeClient, TreeParams, TreeServer,
+    };
+    use rnsfhe_lwe::PegasusPreset;
+    use std::sync::Arc;
+    let mut rows = Vec::new();
+    for preset in [
+        PegasusPreset::InsecureTest,
+        PegasusPreset::PegasusTable4,
+        PegasusPreset::Secure128,
+    ] {
+        let params = TreeParams::new(preset)?.allowing_insecure();
+        let (client, key) = TreeClient::generate(params, rng)?;
+        let key_sizes = pair(&key).0;
+        // A stump: the messages' sizes do not depend on the tree.
+        let tree = DecisionTree::new(
+            vec![
+                Node::Internal {
+                    feature: 0,
+                    threshold: 0.5,
+                    left: 1,
+                    right: 2,
+                },
+                Node::Leaf { label: 0 },
+                Node::Leaf { label: 1 },
+            ],
+            1,
+            2,
+        )?;
+        let scaling = FeatureScaling::linear(&[0.0], &[1.0])?;
+        let query = client.encrypt(&scaling, &[0.25], rng)?;
+        let server = TreeServer::new(tree, scaling, Arc::new(key))?;
+        let label = server.evaluate(&query, rng)?;
+        let (up, down) = (query.wire_size(), label.wire_size());
+        // The bytes written are what wire_size announces.
+        anyhow::ensure!(
+            up == query.to_bytes().len() as u64 && down == label.to_bytes().len() as u64
+        );
+        rows.push(vec![
+            format!("{preset:?}"),
+            format!("{}", params.lwe.lwe_dimension),
+            format!("{:.0}", (params.modulus() as f64).log2()),
+            format!("{} B", params.serialized_size()),
+            key_sizes,
+            format!("{up} B"),
+            format!("{down} B"),
+            format!(
+                "{:.2} KB{}",
+                (up + down) as f64 / 1000.0,
+                if preset == PegasusPreset::PegasusTable4 {
+                    " (paper 16.89 KB)"
+                } else {
+                    ""
+                }
+            ),
+        ]);
+    }
+    println!("\n## Private decision trees (PEGASUS Section V.B): the serialized messages\n");
+    print!(
+        "{}",
+        markdown_table(
+            &[
+                "preset",
+                "n_lwe",
+                "log q",
+                "parameters",
+                "server key: seeded / expanded (ratio)",
+                "query (up)",
+                "label (down)",
+                "per prediction",
+            ],
+            &rows
+        )
+    );
+    println!(
+        "\nEvery size is the length of the object's bytes (header, payload, 32-byte digest). The query is \
+         one polynomial of degree n_lwe over q and the 32-byte seed of its uniform part, the label an LWE \
+         ciphertext (b and a over q) with its class count and step; the paper's 16.89 KB counts both \
+         polynomials of the query."
+    );
+    Ok(())
+}
+
+/// The whole key set of a pipeline as one object (`PegasusKeys::to_bytes`), at the small test set
+/// only: the Table IV sets' components are in the table above (their full set takes gigabytes of
+/// memory to generate).
+fn pipeline_object_table(rng: &mut Csprng) -> anyhow::Result<()> {
+    use rnsfhe_pegasus::{
+        DimensionSwitch, PegasusKeys, PipelineOptions, PipelinePreset, Repacking,
+    };
+    let params = PipelinePreset::InsecureTest.params()?;
+    let kg = KeyGenerator::new(&params.ckks, rng)?;
+    let mut rows = Vec::new();
+    for (repacking, switch) in [
+        (Repacking::RingPacking, DimensionSwitch::WholeCiphertext),
+        (Repacking::LinearTransform, DimensionSwitch::PerCiphertext),
+    ] {
+        let options = PipelineOptions {
+            repacking,
+            dimension_switch: switch,
+            allow_insecure: true,
+            ..PipelineOptions::new(params.ckks.max_slots())
+        };
+        let (keys, _) = PegasusKeys::generate(&params, &options, &kg, rng)?;
+        rows.push(vec![
+            format!("{repacking:?} / {switch:?}"),
+            format!("{} B", params.serialized_size()),
+            format!("{} B", options.serialized_size()),
+            pair_of(
+                keys.serialized_size(),
+                keys.serialized_size_with(PublicRandomness::Expanded),
+            ),
+        ]);
+    }
+    println!(
+        "\n## PEGASUS pipeline as objects (InsecureTest, N = 2^11, all slots): seeded / expanded (ratio)\n"
+    );
+    print!(
+        "{}",
+        markdown_table(
+            &[
+                "repacking / dimension switch",
+                "parameters",
+                "options",
+                "keys (one object)"
+            ],
+            &rows
+        )
+    );
+    Ok(())
 }
 
 /// `seeded / expanded (ratio)` from the two sizes of an object that is not [`Serializable`] itself.

@@ -579,6 +579,13 @@ pub struct SeededRlweCiphertext<F: Form = Ntt> {
 }
 
 impl<F: Form> SeededRlweCiphertext<F> {
+    /// A seeded ciphertext from the parts it travels as: `c_0` (over `Q_l`, in form `F`) and the public
+    /// seed of `a` (a loader's constructor: the pair means something only under the secret it was
+    /// made with, which the reader's context fingerprint stands for).
+    pub fn from_parts(c0: Poly<F>, seed: Seed) -> Self {
+        Self { c0, seed }
+    }
+
     /// `c_0 = -a s + m + e` (over `Q_l`, in form `F`).
     pub fn c0(&self) -> &Poly<F> {
         &self.c0

@@ -248,15 +248,7 @@ impl RingSwitchingKey {
         let target = SecretPoly::new(target?.into_ntt());
         let message =
             SecretPoly::new(Poly::<Coeff>::from_i64(&basis, sk.coefficients())?.into_ntt());
-        let key_fingerprint = fingerprint_words([
-            0x0052_494e_475f_4b53, // "RING_KS"
-            ctx.fingerprint(),
-            n as u64,
-            q_r,
-            params.base_log as u64,
-            params.digits as u64,
-            params.sigma.to_bits(),
-        ]);
+        let key_fingerprint = Self::key_fingerprint(ctx, n, q_r, &params);
         let key = GadgetCiphertext::encrypt(
             key_fingerprint,
             Gadget::of_digits(&digits),
@@ -266,6 +258,81 @@ impl RingSwitchingKey {
             &constants,
             rng,
         )?;
+        Ok(Self {
+            fingerprint: ctx.fingerprint(),
+            q0: ctx.q_moduli()[0],
+            to,
+            params,
+            components,
+            digits,
+            key,
+            security,
+        })
+    }
+
+    /// The fingerprint the gadget ciphertext of a key of `ctx` to dimension `n` at the ring modulus
+    /// `q_r` carries (the secret under which it decrypts: the LWE secret on the subring).
+    fn key_fingerprint(ctx: &CkksContext, n: usize, q_r: u64, params: &LweKeySwitchParams) -> u64 {
+        fingerprint_words([
+            0x0052_494e_475f_4b53, // "RING_KS"
+            ctx.fingerprint(),
+            n as u64,
+            q_r,
+            params.base_log as u64,
+            params.digits as u64,
+            params.sigma.to_bits(),
+        ])
+    }
+
+    /// What a key of `ctx` to dimension `to` with `params` is made of besides its rows, for loading
+    /// one from the wire: the fingerprint its gadget ciphertext carries and the digit decomposition
+    /// over the ring modulus (its basis, gadget and row count).
+    ///
+    /// Errors: as [`RingSwitchingKey::generate_allowing_insecure`] for invalid parameters.
+    pub(crate) fn wire_frame(
+        ctx: &CkksContext,
+        to: LweDimension,
+        params: &LweKeySwitchParams,
+    ) -> PegasusResult<(u64, RnsSignedDigits)> {
+        let big_n = ctx.n();
+        let n = to.get();
+        if !n.is_power_of_two() || n > big_n {
+            return Err(PegasusError::InvalidParams {
+                what: "LWE dimension of the whole-ciphertext switch",
+                reason: format!("n = {n} must be a power of two at most N = {big_n}"),
+            });
+        }
+        let q_r = ring_modulus(Modulus::new(params.modulus)?, big_n)?;
+        let basis = RnsBasis::new(big_n, &[q_r])?;
+        let digits = RnsSignedDigits::new(&basis, params.base_log, params.digits)?;
+        Ok((Self::key_fingerprint(ctx, n, q_r, params), digits))
+    }
+
+    /// A key loaded from the wire: its gadget ciphertext `key` read over the decomposition `digits` of
+    /// [`RingSwitchingKey::wire_frame`], for an LWE secret of distribution `secret` (its estimate).
+    ///
+    /// Errors: as [`RingSwitchingKey::generate_allowing_insecure`].
+    pub(crate) fn from_wire(
+        ctx: &CkksContext,
+        to: LweDimension,
+        params: LweKeySwitchParams,
+        secret: rnsfhe_lwe::LweSecretDistribution,
+        digits: RnsSignedDigits,
+        key: GadgetCiphertext,
+    ) -> PegasusResult<Self> {
+        let n = to.get();
+        let components = RnsBasis::new(n, &[params.modulus])?;
+        let q_r = digits.basis().moduli()[0].value();
+        let security = estimate_lwe(&LweParams::rlwe(
+            n,
+            (q_r as f64).log2(),
+            params.sigma,
+            secret.lattice_secret(n),
+        ))
+        .map_err(|e| PegasusError::InvalidParams {
+            what: "whole-ciphertext switching key",
+            reason: format!("the lattice estimator rejects its parameters: {e}"),
+        })?;
         Ok(Self {
             fingerprint: ctx.fingerprint(),
             q0: ctx.q_moduli()[0],
@@ -527,6 +594,21 @@ impl DimensionSwitchKeys {
             per_ciphertext,
             whole_ciphertext,
         })
+    }
+
+    /// The keys of `ctx` loaded from the wire (either possibly absent).
+    pub(crate) fn from_wire(
+        ctx: &CkksContext,
+        per_ciphertext: Option<LweSwitchingKey>,
+        whole_ciphertext: Option<RingSwitchingKey>,
+    ) -> Self {
+        Self {
+            fingerprint: ctx.fingerprint(),
+            q0: ctx.q_moduli()[0],
+            ring_degree: ctx.n(),
+            per_ciphertext,
+            whole_ciphertext,
+        }
     }
 
     /// Fingerprint of the CKKS context the keys belong to.

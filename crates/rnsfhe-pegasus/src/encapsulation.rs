@@ -122,6 +122,30 @@ impl SparseEncapsulation {
         })
     }
 
+    /// The key to the sparse secret (in the low context) and the key back to the CKKS secret: what
+    /// the wire carries.
+    pub(crate) fn keys(&self) -> (&KeySwitchKey, &KeySwitchKey) {
+        (&self.to_sparse, &self.to_dense)
+    }
+
+    /// The encapsulation of weight `weight` for `ckks` from keys loaded from the wire (read in
+    /// [`SparseEncapsulation::low_context`] and in the CKKS context).
+    ///
+    /// Errors: as [`SparseEncapsulation::low_context`].
+    pub(crate) fn from_wire(
+        ckks: &CkksContext,
+        weight: usize,
+        to_sparse: KeySwitchKey,
+        to_dense: KeySwitchKey,
+    ) -> PegasusResult<Self> {
+        Ok(Self {
+            low: Self::low_context(ckks, weight)?,
+            to_sparse,
+            to_dense,
+            weight,
+        })
+    }
+
     /// The Hamming weight `h` of the sparse secret (the squared norm behind the integer parts `I`).
     pub fn weight(&self) -> usize {
         self.weight

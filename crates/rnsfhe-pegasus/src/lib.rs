@@ -19,6 +19,7 @@ pub use dimension_switch::{DimensionSwitch, DimensionSwitchKeys, RingSwitchingKe
 pub use error::{PegasusError, PegasusResult};
 pub use extraction::extract_coefficients;
 pub use params::{PipelineParams, PipelinePreset};
+pub use pipeline::serialization;
 pub use pipeline::{PegasusEvaluator, PegasusKeys, PegasusSecretKeys, PipelineOptions, Repacking};
 pub use repacking::{RepackingKey, TiledMatrix};
 pub use ring_packing::{PackedLwe, RingPackingKey};

@@ -557,6 +557,11 @@ impl PegasusKeys {
     }
 }
 
+// The wire format of the parameters, options and keys: a child module, so that it reads the keys'
+// private layout (which repacking path, which keys) without widening it.
+#[path = "serialization.rs"]
+pub mod serialization;
+
 impl PegasusEvaluator {
     /// The pipeline of `params` and `options` with `keys` (made for the same parameters and options).
     ///

@@ -72,6 +72,11 @@ impl RepackingKey {
         Ok(Self { key, dimension })
     }
 
+    /// A key loaded from the wire: `key` must hold `dimension` slots (checked by the loader).
+    pub(crate) fn from_wire(key: Ciphertext, dimension: LweDimension) -> Self {
+        Self { key, dimension }
+    }
+
     /// The key's ciphertext (`n` slots, top level).
     pub fn ciphertext(&self) -> &Ciphertext {
         &self.key

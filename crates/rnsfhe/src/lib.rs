@@ -25,6 +25,8 @@ pub fn object_kinds() -> impl Iterator<Item = ObjectKind> {
         .chain(rnsfhe_ckks::serialization::kinds::KINDS)
         .chain(rnsfhe_bfv::serialization::kinds::KINDS)
         .chain(rnsfhe_lwe::serialization::kinds::KINDS)
+        .chain(rnsfhe_pegasus::serialization::kinds::KINDS)
+        .chain(rnsfhe_apps::decision_tree::serialization::kinds::KINDS)
 }
 
 /// The kind with header code `code` among [`object_kinds`], if any.
@@ -85,6 +87,14 @@ mod tests {
             (66, "LWE switching key"),
             (67, "look-up table"),
             (68, "blind-rotation key"),
+            (80, "PEGASUS pipeline parameters"),
+            (81, "PEGASUS pipeline options"),
+            (82, "PEGASUS keys"),
+            (88, "decision-tree parameters"),
+            (89, "decision-tree server key"),
+            (90, "encrypted decision-tree query"),
+            (91, "encrypted decision-tree label"),
+            (92, "decision-tree client secret"),
         ] {
             assert!(named.contains(&(code, name)), "{code} {name}");
         }
@@ -93,7 +103,7 @@ mod tests {
                 .filter(|k| k.is_secret())
                 .map(|k| k.code())
                 .collect::<Vec<_>>(),
-            [16, 65]
+            [16, 65, 92]
         );
         assert_eq!(object_kind(999), None);
     }

@@ -14,8 +14,14 @@ use rnsfhe_apps::decision_tree::{
     TreeServer, TreeServerKey,
 };
 
-use crate::common::{value_error, Int};
+use crate::common::{
+    decode_error, integrity, load_limits, mac_key, randomness, read_bytes, to_py_bytes,
+    value_error, Int,
+};
 use crate::lwe::csprng;
+use pyo3::types::PyBytes;
+use rnsfhe::core::serialization::LoadLimits;
+use rnsfhe::math::wire::{Deserializable, PublicRandomness, Serializable};
 
 fn not_picklable(what: &str) -> PyErr {
     PyTypeError::new_err(format!(
@@ -108,8 +114,93 @@ pub(crate) struct PyTreeServerKey {
     inner: Arc<TreeServerKey>,
 }
 
+/// The parameters a server key loads into: a parameter set's bytes (``TreeClient.params_bytes()``),
+/// read under the process-wide load limits (``rnsfhe.load_limits``) with ``allow_insecure`` as the
+/// reader's own opt-in, or a preset name.
+fn tree_params(
+    py: Python<'_>,
+    params: &Bound<'_, PyAny>,
+    allow_insecure: bool,
+) -> PyResult<TreeParams> {
+    if let Ok(name) = params.extract::<String>() {
+        let p = TreeParams::new(self::preset(&name)?).map_err(value_error)?;
+        return Ok(if allow_insecure {
+            p.allowing_insecure()
+        } else {
+            p
+        });
+    }
+    let limits = LoadLimits {
+        allow_insecure: allow_insecure || load_limits().allow_insecure,
+        ..load_limits()
+    };
+    let data = read_bytes(params)?;
+    let bytes = data.as_bytes();
+    py.allow_threads(|| TreeParams::from_bytes_with(bytes, &limits))
+        .map_err(decode_error)
+}
+
 #[pymethods]
 impl PyTreeServerKey {
+    /// TreeServerKey.from_bytes(data, params, allow_insecure=False, mac_key=None) -> TreeServerKey
+    ///
+    /// Loads the keys a client sent (bytes-like, from ``to_bytes``) into ``params``: the parameter
+    /// set's bytes (``TreeClient.params_bytes()``; sets below 128 bits load only with
+    /// ``allow_insecure=True``, the reader's own opt-in) or a preset name. Checks the digest (a MAC
+    /// under ``mac_key`` when given) before anything else, that the header's fingerprint is that of
+    /// the parameters, and every key against them. Raises rnsfhe.DecodeError (a ValueError) naming the
+    /// field and byte offset otherwise. The GIL is released.
+    #[staticmethod]
+    #[pyo3(signature = (data, params, allow_insecure = false, mac_key = None))]
+    fn from_bytes(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        params: &Bound<'_, PyAny>,
+        allow_insecure: bool,
+        mac_key: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let params = tree_params(py, params, allow_insecure)?;
+        let key = self::mac_key(mac_key)?;
+        let data = read_bytes(data)?;
+        let bytes = data.as_bytes();
+        let inner = py
+            .allow_threads(|| TreeServerKey::from_bytes_sealed(bytes, &params, integrity(&key)))
+            .map_err(decode_error)?;
+        Ok(Self {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// to_bytes(seeded=True, mac_key=None) -> bytes
+    ///
+    /// The keys in rnsfhe's wire format (blind-rotation key, switching key back to the LWE key, public
+    /// key of the query ring; uniform parts as 32-byte seeds unless ``seeded=False``), sealed by a
+    /// BLAKE3 digest or a MAC under ``mac_key``. Public material: send it to the server.
+    #[pyo3(signature = (seeded = true, mac_key = None))]
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        seeded: bool,
+        mac_key: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let key = self::mac_key(mac_key)?;
+        Ok(to_py_bytes(py, || {
+            self.inner
+                .to_bytes_sealed(randomness(seeded), integrity(&key))
+        }))
+    }
+
+    /// serialized_size(seeded=True) -> int: the length of ``to_bytes(seeded)``, without writing.
+    #[pyo3(signature = (seeded = true))]
+    fn serialized_size(&self, seeded: bool) -> u64 {
+        self.inner.serialized_size_with(randomness(seeded))
+    }
+
+    /// params_bytes() -> bytes: the parameter set of the keys, which ``from_bytes`` loads into.
+    fn params_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        to_py_bytes(py, || self.inner.params().to_bytes())
+    }
+
     fn __reduce__(&self) -> PyResult<PyObject> {
         Err(not_picklable("TreeServerKey"))
     }
@@ -123,6 +214,46 @@ pub(crate) struct PyEncryptedQuery {
 
 #[pymethods]
 impl PyEncryptedQuery {
+    /// EncryptedQuery.from_bytes(data, server_key, mac_key=None) -> EncryptedQuery
+    ///
+    /// Loads a client's query (bytes-like, from ``to_bytes``) into the query ring of ``server_key``:
+    /// digest (or MAC) first, then the header's fingerprint (a query of other keys' ring is refused),
+    /// the feature count (1 to ``n_lwe``), the seeded layout and every residue. Raises
+    /// rnsfhe.DecodeError naming the field and byte offset otherwise.
+    #[staticmethod]
+    #[pyo3(signature = (data, server_key, mac_key = None))]
+    fn from_bytes(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        server_key: PyRef<'_, PyTreeServerKey>,
+        mac_key: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let key = self::mac_key(mac_key)?;
+        let ctx = Arc::clone(server_key.inner.query_context());
+        let data = read_bytes(data)?;
+        let bytes = data.as_bytes();
+        py.allow_threads(|| EncryptedQuery::from_bytes_sealed(bytes, &ctx, integrity(&key)))
+            .map(|inner| Self { inner })
+            .map_err(decode_error)
+    }
+
+    /// to_bytes(mac_key=None) -> bytes
+    ///
+    /// The query in rnsfhe's wire format (its uniform part as a 32-byte seed: one polynomial), sealed
+    /// by a BLAKE3 digest or a MAC under ``mac_key``: what the client sends (``wire_size`` bytes).
+    #[pyo3(signature = (mac_key = None))]
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        mac_key: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let key = self::mac_key(mac_key)?;
+        Ok(to_py_bytes(py, || {
+            self.inner
+                .to_bytes_sealed(PublicRandomness::Seeded, integrity(&key))
+        }))
+    }
+
     /// Bytes on the wire (what the client sends).
     #[getter]
     fn wire_size(&self) -> u64 {
@@ -148,6 +279,45 @@ pub(crate) struct PyEncryptedLabel {
 
 #[pymethods]
 impl PyEncryptedLabel {
+    /// EncryptedLabel.from_bytes(data, client, mac_key=None) -> EncryptedLabel
+    ///
+    /// Loads a server's answer (bytes-like, from ``to_bytes``) into the LWE space of ``client``'s
+    /// labels: digest (or MAC) first, then the header's fingerprint, the class count and step, and
+    /// every residue. Raises rnsfhe.DecodeError naming the field and byte offset otherwise.
+    #[staticmethod]
+    #[pyo3(signature = (data, client, mac_key = None))]
+    fn from_bytes(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        client: PyRef<'_, PyTreeClient>,
+        mac_key: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let key = self::mac_key(mac_key)?;
+        let space = client.inner.label_space().map_err(value_error)?;
+        let data = read_bytes(data)?;
+        let bytes = data.as_bytes();
+        py.allow_threads(|| EncryptedLabel::from_bytes_sealed(bytes, &space, integrity(&key)))
+            .map(|inner| Self { inner })
+            .map_err(decode_error)
+    }
+
+    /// to_bytes(mac_key=None) -> bytes
+    ///
+    /// The answer in rnsfhe's wire format (class count, label step, the LWE ciphertext), sealed by a
+    /// BLAKE3 digest or a MAC under ``mac_key``: what the server sends (``wire_size`` bytes).
+    #[pyo3(signature = (mac_key = None))]
+    fn to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        mac_key: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let key = self::mac_key(mac_key)?;
+        Ok(to_py_bytes(py, || {
+            self.inner
+                .to_bytes_sealed(PublicRandomness::Seeded, integrity(&key))
+        }))
+    }
+
     /// Bytes on the wire (what the server sends).
     #[getter]
     fn wire_size(&self) -> u64 {
@@ -208,6 +378,11 @@ impl PyTreeClient {
     #[getter]
     fn server_key(&self, py: Python<'_>) -> Py<PyTreeServerKey> {
         self.key.clone_ref(py)
+    }
+
+    /// params_bytes() -> bytes: the parameter set, for the server (``TreeServerKey.from_bytes``).
+    fn params_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        to_py_bytes(py, || self.inner.params().to_bytes())
     }
 
     /// The most features one query packs (``n_lwe``).

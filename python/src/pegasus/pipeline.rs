@@ -238,6 +238,88 @@ impl PyPipeline {
         Ok(lwe_params_of(preset, params.lwe))
     }
 
+    /// keys_to_bytes(seeded=True, mac_key=None) -> bytes
+    ///
+    /// The pipeline's evaluation keys (relinearization and rotation keys, dimension switch,
+    /// blind-rotation key, repacking keys; no secret) as one object of rnsfhe's wire format, uniform
+    /// parts as 32-byte seeds unless ``seeded=False``, sealed by a BLAKE3 digest or a MAC under
+    /// ``mac_key``: what a server needs besides ``params_to_bytes()`` and ``options_to_bytes()``
+    /// (``Pipeline.validate_key_bytes`` checks all three). Gigabytes at the Table IV sets. The GIL is
+    /// released.
+    #[pyo3(signature = (seeded = true, mac_key = None))]
+    fn keys_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        seeded: bool,
+        mac_key: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let key = crate::common::mac_key(mac_key)?;
+        let evaluator = &self.pegasus.evaluator;
+        let bytes = py
+            .allow_threads(|| {
+                evaluator.keys_to_bytes(
+                    crate::common::randomness(seeded),
+                    crate::common::integrity(&key),
+                )
+            })
+            .map_err(pegasus_error)?;
+        Ok(pyo3::types::PyBytes::new(py, &bytes))
+    }
+
+    /// params_to_bytes() -> bytes: the pipeline's parameters (CKKS chain and LWE side) in rnsfhe's
+    /// wire format.
+    fn params_to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        use rnsfhe::math::wire::Serializable;
+        pyo3::types::PyBytes::new(py, &self.pegasus.evaluator.params().to_bytes())
+    }
+
+    /// options_to_bytes() -> bytes: the pipeline's options (slots, bound, paths, levels), bound to its
+    /// parameters by their fingerprint.
+    fn options_to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        let e = &self.pegasus.evaluator;
+        pyo3::types::PyBytes::new(py, &e.options().to_bytes(e.params()))
+    }
+
+    /// Pipeline.validate_key_bytes(params, options, keys, allow_insecure=False, mac_key=None) -> int
+    ///
+    /// A server's check of what a client sent (bytes-like, from ``params_to_bytes``,
+    /// ``options_to_bytes`` and ``keys_to_bytes``): the parameters under the process-wide load limits
+    /// (``rnsfhe.load_limits``; sets below 128 bits only with ``allow_insecure=True``, the reader's own
+    /// opt-in), the options for them, then every key against both, and the pipeline they make. Returns
+    /// the number of bytes checked; raises rnsfhe.DecodeError naming the field and byte offset of the
+    /// first bad byte. The GIL is released.
+    #[staticmethod]
+    #[pyo3(signature = (params, options, keys, allow_insecure = false, mac_key = None))]
+    fn validate_key_bytes(
+        py: Python<'_>,
+        params: &Bound<'_, PyAny>,
+        options: &Bound<'_, PyAny>,
+        keys: &Bound<'_, PyAny>,
+        allow_insecure: bool,
+        mac_key: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<usize> {
+        use crate::common::{decode_error, integrity, load_limits, read_bytes};
+        let key = crate::common::mac_key(mac_key)?;
+        let limits = rnsfhe::core::serialization::LoadLimits {
+            allow_insecure: allow_insecure || load_limits().allow_insecure,
+            ..load_limits()
+        };
+        let (params, options, keys) =
+            (read_bytes(params)?, read_bytes(options)?, read_bytes(keys)?);
+        let (params, options, keys) = (params.as_bytes(), options.as_bytes(), keys.as_bytes());
+        py.allow_threads(|| {
+            let p = rnsfhe::pegasus::PipelineParams::from_bytes_sealed(
+                params,
+                &limits,
+                integrity(&key),
+            )?;
+            let o = PipelineOptions::from_bytes_sealed(options, &p, &limits, integrity(&key))?;
+            PegasusEvaluator::from_key_bytes(p, o, keys, integrity(&key))?;
+            Ok(params.len() + options.len() + keys.len())
+        })
+        .map_err(decode_error)
+    }
+
     /// The CKKS context (``rnsfhe.ckks.Context``) of the preset's chain.
     #[getter]
     fn context(&self, py: Python<'_>) -> PyObject {

@@ -367,10 +367,12 @@ impl EncryptedQuery {
         self.features
     }
 
-    /// Bytes on the wire (the layout of `rnsfhe_core::serialization::write_seeded_parts`: level, part
-    /// count, seeded flag, `c_0` packed at the modulus' width, the 32-byte seed): what the client sends.
+    /// Bytes on the wire: the length of its serialized form ([`serialization`]: header, feature count,
+    /// the parts layout of `rnsfhe_core::serialization::write_seeded_parts` with `c_0` packed at the
+    /// modulus' width and the 32-byte seed, digest): what the client sends.
     pub fn wire_size(&self) -> u64 {
-        rnsfhe_core::serialization::ciphertext_parts_size(self.ct.c0().basis(), 2, true)
+        use rnsfhe_math::wire::Serializable;
+        self.serialized_size()
     }
 }
 
@@ -399,13 +401,19 @@ impl EncryptedLabel {
         self.step
     }
 
-    /// Bytes on the wire (an LWE ciphertext: `b` and `a` packed at the modulus' width, the wire header
-    /// of `rnsfhe_lwe::serialization` included): what the server sends.
+    /// Bytes on the wire: the length of its serialized form ([`serialization`]: header, class count,
+    /// step, the LWE ciphertext's `b` and `a` packed at the modulus' width, digest): what the server
+    /// sends.
     pub fn wire_size(&self) -> u64 {
         use rnsfhe_math::wire::Serializable;
-        self.ct.serialized_size()
+        self.serialized_size()
     }
 }
+
+// The wire format of the parameters, keys, query and label: a child module, so that it builds them
+// from their validated parts without widening their fields.
+#[path = "serialization.rs"]
+pub mod serialization;
 
 /// The noise budget of the returned label (see [`TreeServer::flooding`]).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,0 +1,68 @@
+"""The PEGASUS pipeline's parameters, options and evaluation keys as bytes (PEGASUS Fig. 6): what a client
+sends a server, checked by the server; hostile bytes raise rnsfhe.DecodeError. Small insecure parameters."""
+
+import random
+import warnings
+
+import pytest
+
+import rnsfhe
+from rnsfhe import pegasus
+
+
+@pytest.fixture(scope="module")
+def sent():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        session = pegasus.Session("InsecureTest", slots=16, seed=3, allow_insecure=True)
+    p = session.pipeline
+    return p.params_to_bytes(), p.options_to_bytes(), p.keys_to_bytes()
+
+
+def test_the_server_checks_what_the_client_sent(sent):
+    params, options, keys = sent
+    kinds = [rnsfhe.read_header(b).kind for b in sent]
+    assert kinds == ["PEGASUS pipeline parameters", "PEGASUS pipeline options", "PEGASUS keys"]
+    assert not any(rnsfhe.read_header(b).is_secret for b in sent)
+    checked = pegasus.Pipeline.validate_key_bytes(params, options, keys, allow_insecure=True)
+    assert checked == len(params) + len(options) + len(keys)
+    # The reader's own opt-in is needed for the insecure test set.
+    with pytest.raises(rnsfhe.DecodeError):
+        pegasus.Pipeline.validate_key_bytes(params, options, keys)
+    # A MAC.
+    mac = bytes(32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        session = pegasus.Session("InsecureTest", slots=16, seed=3, allow_insecure=True)
+    sealed = session.pipeline.keys_to_bytes(mac_key=mac)
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        pegasus.Pipeline.validate_key_bytes(params, options, sealed, allow_insecure=True)
+    assert e.value.field == "digest"
+    with pytest.raises(rnsfhe.DecodeError) as e:
+        pegasus.Pipeline.validate_key_bytes(params, options, sealed, allow_insecure=True, mac_key=mac)
+    # Parameters and options were sealed with the plain digest, the keys with the MAC: the reader in
+    # MAC mode refuses the plain digests.
+    assert e.value.field == "digest"
+
+
+def test_hostile_bytes_raise_decode_error(sent):
+    params, options, keys = sent
+    rng = random.Random(5)
+
+    def check(p, o, k):
+        with pytest.raises(rnsfhe.DecodeError):
+            pegasus.Pipeline.validate_key_bytes(p, o, k, allow_insecure=True)
+
+    for cut in range(len(params)):
+        check(params[:cut], options, keys)
+    for cut in range(len(options)):
+        check(params, options[:cut], keys)
+    for cut in range(0, len(keys), len(keys) // 30):
+        check(params, options, keys[:cut])
+    for _ in range(100):
+        for which in range(3):
+            parts = [params, options, keys]
+            bad = bytearray(parts[which])
+            bad[rng.randrange(len(bad))] ^= 1 << rng.randrange(8)
+            parts[which] = bytes(bad)
+            check(*parts)
