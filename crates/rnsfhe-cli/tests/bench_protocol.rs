@@ -7,10 +7,12 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-#[test]
-fn bfv_op_serves_the_line_protocol_and_names_mimalloc() {
+/// Runs `rnsfhe bench ARGS`, writes `commands` to its standard input and returns its output lines
+/// (the process must succeed).
+fn serve(args: &[&str], commands: &[u8]) -> Vec<String> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_rnsfhe"))
-        .args(["bench", "bfv-op", "--depth", "1"])
+        .arg("bench")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -20,7 +22,7 @@ fn bfv_op_serves_the_line_protocol_and_names_mimalloc() {
         .stdin
         .take()
         .expect("stdin")
-        .write_all(b"{\"op\": \"add\", \"reps\": 2}\n{\"op\": \"quit\"}\n")
+        .write_all(commands)
         .expect("write the commands");
     let output = child.wait_with_output().expect("wait for rnsfhe");
     let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
@@ -29,8 +31,16 @@ fn bfv_op_serves_the_line_protocol_and_names_mimalloc() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 3, "{stdout}");
+    stdout.lines().map(str::to_string).collect()
+}
+
+#[test]
+fn bfv_op_serves_the_line_protocol_and_names_mimalloc() {
+    let lines = serve(
+        &["bfv-op", "--depth", "1"],
+        b"{\"op\": \"add\", \"reps\": 2}\n{\"op\": \"quit\"}\n",
+    );
+    assert_eq!(lines.len(), 3, "{lines:?}");
     assert!(lines[0].contains("\"ready\":true"), "{}", lines[0]);
     assert!(lines[0].contains("(allocator: mimalloc)"), "{}", lines[0]);
     assert!(
@@ -45,29 +55,12 @@ fn bfv_op_serves_the_line_protocol_and_names_mimalloc() {
 /// included, and its ready line's precision check covers each of them.
 #[test]
 fn ckks_op_offers_the_level_0_decryption_and_checks_every_operation() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rnsfhe"))
-        .args(["bench", "ckks-op", "--preset", "PaperTable1L5"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the rnsfhe binary");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(b"{\"op\": \"decrypt_decode_l0\", \"reps\": 2}\n{\"op\": \"quit\"}\n")
-        .expect("write the commands");
-    let output = child.wait_with_output().expect("wait for rnsfhe");
-    let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
-    assert!(
-        output.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let lines = serve(
+        &["ckks-op", "--preset", "PaperTable1L5"],
+        b"{\"op\": \"decrypt_decode_l0\", \"reps\": 2}\n{\"op\": \"quit\"}\n",
     );
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), 3, "{stdout}");
-    let ready: serde_json::Value = serde_json::from_str(lines[0]).expect("JSON ready line");
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let ready: serde_json::Value = serde_json::from_str(&lines[0]).expect("JSON ready line");
     let ops: Vec<&str> = ready["ops"]
         .as_array()
         .expect("ops")

@@ -159,6 +159,13 @@ pub struct PegasusEvaluator {
     input_scale: f64,
 }
 
+/// Whether the pipeline of `params` and `options` has [`PegasusEvaluator::repack_pair`]'s joint
+/// CoeffsToSlots matrix (and so its rotation keys): on the ring-packing path, when twice the slots fit in
+/// the ring.
+pub(crate) fn has_pair_transform(params: &PipelineParams, options: &PipelineOptions) -> bool {
+    options.repacking == Repacking::RingPacking && 2 * options.slots <= params.ckks.max_slots()
+}
+
 /// The transforms the options need on `ctx` (they also tell the rotation keys).
 struct Transforms {
     s2c: SlotsToCoeffs,
@@ -210,7 +217,7 @@ impl Transforms {
             }
         };
         let c2s_pair = match &c2s {
-            Some(c2s) if 2 * options.slots <= ctx.max_slots() => {
+            Some(c2s) if has_pair_transform(params, options) => {
                 Some(pair_last_matrix(ctx, c2s, c2s_factor / 2.0)?)
             }
             _ => None,

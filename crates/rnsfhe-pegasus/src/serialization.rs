@@ -14,7 +14,8 @@
 //!                  (0 per ciphertext, 1 whole ciphertext) | u8 repacking (0 linear transform, 1 ring
 //!                  packing) | u8 blind rotation (255: the set's) | u8 sparse encapsulation | u8 insecure
 //! PegasusKeys      u8 layout: bit 0 per-ciphertext switch key, bit 1 whole-ciphertext switch key,
-//!                  bit 2 ring packing (else the linear transform), bit 3 sparse encapsulation
+//!                  bit 2 ring packing (else the linear transform), bit 3 sparse encapsulation,
+//!                  bit 4 the rotation keys of the joint repacking (`repack_pair`)
 //!                  | relinearization key (gadget ciphertext) | Galois keys (core's list)
 //!                  | [LWE switching key N -> n_lwe] | [ring switching key: gadget ciphertext over q_r]
 //!                  | blind-rotation key (a whole sealed object of rnsfhe-lwe, kind 68)
@@ -22,6 +23,7 @@
 //!                    scale, slots)
 //!                  | ring packing: switching key | Galois keys of the packing ring
 //!                    | [u32 weight | key to the sparse secret | key back to the CKKS secret]
+//!                  | [Galois keys of the joint repacking's last CoeffsToSlots matrix and split]
 //! ```
 //!
 //! No length in these payloads comes from the input: the parameters and options the reader holds (and
@@ -56,8 +58,8 @@ use rnsfhe_math::wire::{
 };
 
 use super::{
-    encapsulation_weight, lwe_key_choice, PegasusEvaluator, PegasusKeys, PipelineOptions,
-    Repacking, RepackingKeys,
+    encapsulation_weight, has_pair_transform, lwe_key_choice, PegasusEvaluator, PegasusKeys,
+    PipelineOptions, Repacking, RepackingKeys,
 };
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys, RingSwitchingKey};
 use crate::encapsulation::SparseEncapsulation;
@@ -763,6 +765,7 @@ const PER_CIPHERTEXT: u8 = 1;
 const WHOLE_CIPHERTEXT: u8 = 2;
 const RING_PACKING: u8 = 4;
 const ENCAPSULATION: u8 = 8;
+const PAIR_ROTATIONS: u8 = 16;
 
 /// The layout byte the keys of `params` and `options` have ([`PegasusKeys::generate_for`] makes the
 /// dimension-switching key of the options' method, the repacking keys of their path, and the
@@ -781,7 +784,12 @@ fn expected_layout(params: &PipelineParams, options: &PipelineOptions) -> u8 {
     } else {
         0
     };
-    switch | path | encapsulation
+    let pair = if has_pair_transform(params, options) {
+        PAIR_ROTATIONS
+    } else {
+        0
+    };
+    switch | path | encapsulation | pair
 }
 
 /// `result` with its error's field under `prefix`.
@@ -836,6 +844,9 @@ impl KeysView<'_> {
                 layout |= ENCAPSULATION;
             }
         }
+        if self.pair_galois.is_some() {
+            layout |= PAIR_ROTATIONS;
+        }
         layout
     }
 
@@ -848,7 +859,8 @@ impl KeysView<'_> {
                 .map_or(0, |k| k.payload_size(randomness))
             + ds.whole_ciphertext()
                 .map_or(0, |k| k.gadget_ciphertext().wire_size(randomness))
-            + self.blind_rotation.serialized_size_with(randomness);
+            + self.blind_rotation.serialized_size_with(randomness)
+            + self.pair_galois.map_or(0, |g| g.payload_size(randomness));
         size += match self.repacking {
             RepackingKeys::LinearTransform { back, key } => {
                 back.payload_size(randomness) + key.ciphertext().payload_size(randomness)
@@ -885,7 +897,7 @@ impl KeysView<'_> {
         match self.repacking {
             RepackingKeys::LinearTransform { back, key } => {
                 back.write_payload(w, randomness)?;
-                key.ciphertext().write_payload(w, randomness)
+                key.ciphertext().write_payload(w, randomness)?;
             }
             RepackingKeys::RingPacking { key, encapsulation } => {
                 key.switching_key().write_wire(w, randomness)?;
@@ -896,9 +908,12 @@ impl KeysView<'_> {
                     to_sparse.write_wire(w, randomness)?;
                     to_dense.write_wire(w, randomness)?;
                 }
-                Ok(())
             }
         }
+        if let Some(g) = self.pair_galois {
+            g.write_payload(w, randomness)?;
+        }
+        Ok(())
     }
 }
 
@@ -907,6 +922,7 @@ impl KeysView<'_> {
 struct KeysView<'a> {
     relin: &'a RelinKey,
     galois: &'a GaloisKeys,
+    pair_galois: Option<&'a GaloisKeys>,
     dimension_switch: &'a DimensionSwitchKeys,
     blind_rotation: &'a BlindRotationKey,
     repacking: &'a RepackingKeys,
@@ -917,6 +933,7 @@ impl PegasusKeys {
         KeysView {
             relin: &self.relin,
             galois: &self.galois,
+            pair_galois: self.pair_galois.as_ref(),
             dimension_switch: &self.dimension_switch,
             blind_rotation: &self.blind_rotation,
             repacking: &self.repacking,
@@ -1198,9 +1215,18 @@ impl PegasusKeys {
                 encapsulation,
             }
         };
+        let pair_galois = if layout & PAIR_ROTATIONS != 0 {
+            Some(prefixed(
+                &format!("{KEYS}.pair_rotations"),
+                GaloisKeys::read_payload(r, rlwe),
+            )?)
+        } else {
+            None
+        };
         Ok(Self {
             relin,
             galois,
+            pair_galois,
             dimension_switch: DimensionSwitchKeys::from_wire(
                 ckks,
                 per_ciphertext,
@@ -1233,6 +1259,7 @@ impl PegasusEvaluator {
         Ok(KeysView {
             relin: self.ckks.relin().ok_or(missing("relinearization key"))?,
             galois: self.ckks.galois().ok_or(missing("Galois keys"))?,
+            pair_galois: self.pair_ckks.as_ref().and_then(|e| e.galois()),
             dimension_switch: &self.dimension_switch,
             blind_rotation: self.lut.key(),
             repacking: &self.repacking,
