@@ -79,7 +79,7 @@ use rnsfhe_core::{
     RlweContext, SecretKey,
 };
 use rnsfhe_math::sampling::Csprng;
-use rnsfhe_ring::{Coeff, NttMonomials, Poly};
+use rnsfhe_ring::{Coeff, NttMonomialFactors, NttMonomials, NttShoupPoly, Poly};
 use zeroize::Zeroize;
 
 use crate::ciphertext::LweCiphertext;
@@ -215,14 +215,17 @@ pub(crate) fn external_product_variance(ctx: &RlweContext) -> (f64, f64) {
     (key, (1.0 + norm_sq) / 12.0)
 }
 
-/// The monomial tables of a [`BlindRotation::Ternary`] key's steps: NTT forms over `q_0 ∪ q'`, the
-/// basis of the accumulator's gadget products before ModDown (`None` for the other algorithms).
+/// The factor tables of a [`BlindRotation::Ternary`] key's steps: `NTT(X^k + 1)` with Shoup quotients
+/// over `q_0 ∪ q'`, the basis of the accumulator's gadget products before ModDown (`None` for the other
+/// algorithms).
 fn ternary_monomials(
     ctx: &RlweContext,
     algorithm: BlindRotation,
-) -> LweResult<Option<Arc<NttMonomials>>> {
+) -> LweResult<Option<Arc<NttMonomialFactors>>> {
     Ok(match algorithm {
-        BlindRotation::Ternary => Some(Arc::new(NttMonomials::new(&ctx.extended_basis_at(1)?))),
+        BlindRotation::Ternary => Some(Arc::new(
+            NttMonomials::new(&ctx.extended_basis_at(1)?).shoup_factors(1),
+        )),
         _ => None,
     })
 }
@@ -240,9 +243,9 @@ pub struct BlindRotationKey {
     keys: Vec<Vec<RgswCiphertext>>,
     /// The automorphism keys of [`BlindRotation::Lmkcdey`].
     automorphisms: Option<Automorphisms>,
-    /// For [`BlindRotation::Ternary`], the monomials in NTT form over `q_0 ∪ q'` (the factors
-    /// `1 - X^(± a)` of a step).
-    monomials: Option<Arc<NttMonomials>>,
+    /// For [`BlindRotation::Ternary`], the tables of `NTT(X^k + 1)` over `q_0 ∪ q'` with Shoup quotients
+    /// (the factors `1 - X^(± a)` of a step).
+    monomials: Option<Arc<NttMonomialFactors>>,
 }
 
 impl BlindRotationKey {
@@ -655,17 +658,24 @@ impl BlindRotationKey {
             table.mul_monomial(ct.b() as usize),
             Poly::<Coeff>::zero(q0),
         ])?;
+        // The factors of the ternary steps, gathered into the same buffers at every step.
+        let mut factors = self
+            .monomials
+            .as_ref()
+            .map(|m| (NttShoupPoly::zero(m.basis()), NttShoupPoly::zero(m.basis())));
         for (&a, keys) in ct.a().iter().zip(&self.keys) {
             if a == 0 {
                 // X^0 - 1 = 0: every step leaves the accumulator unchanged.
                 continue;
             }
             let a = a as usize;
-            acc = match (&self.monomials, keys.as_slice()) {
+            acc = match (&self.monomials, &mut factors, keys.as_slice()) {
                 // Times X^(a s_j) for s_j in {-1, 0, 1} (PEGASUS Appendix B), in one combined product.
-                (Some(monomials), [ek0, ek1]) => self.ternary_step(monomials, acc, a, ek0, ek1)?,
+                (Some(monomials), Some(factors), [ek0, ek1]) => {
+                    self.ternary_step(monomials, factors, acc, a, ek0, ek1)?
+                }
                 // Binary: times X^a if s_j = 1.
-                (None, [key]) => self.half_step(acc, a, key)?,
+                (None, _, [key]) => self.half_step(acc, a, key)?,
                 _ => {
                     return Err(LweError::InvalidParams {
                         what: "blind-rotation key",
@@ -683,11 +693,13 @@ impl BlindRotationKey {
 
     /// One step of the ternary rotation (see the module documentation):
     /// `AC (X^a + X^-a - 1) + ModDown((1 - X^a) (AC ⊙ EK_{j,1}) + (1 - X^-a) (AC ⊙ EK_{j,0}))`, the
-    /// two products from one ModUp of `AC` and their factors applied over `q_0 ∪ q'`
-    /// ([`RlweContext::external_product_combination`]).
+    /// two products from one ModUp of `AC`, their factors (gathered into `factors` with Shoup quotients)
+    /// applied over `q_0 ∪ q'` in the same pass as the multiply-accumulates
+    /// ([`RlweContext::external_product_combination_shoup`]), and the first term added in place.
     fn ternary_step(
         &self,
-        monomials: &NttMonomials,
+        monomials: &NttMonomialFactors,
+        (pos, neg): &mut (NttShoupPoly, NttShoupPoly),
         acc: RlweCiphertext<Coeff>,
         a: usize,
         ek0: &RgswCiphertext,
@@ -695,14 +707,13 @@ impl BlindRotationKey {
     ) -> LweResult<RlweCiphertext<Coeff>> {
         let n = self.ctx.n();
         // 1 - X^(± a) = X^(±(a + n)) + 1 (X^n = -1).
-        let (pos, neg) = monomials.monomial_pair_plus_constant(a + n, 1);
+        monomials.pair_into(a + n, pos, neg)?;
         let mut out = self
             .ctx
-            .external_product_combination(&acc, &[(&pos, ek1), (&neg, ek0)])?;
+            .external_product_combination_shoup(&acc, &[(pos, ek1), (neg, ek0)])?;
         for (o, p) in out.parts.iter_mut().zip(&acc.parts) {
-            // + AC (X^a - 1) + AC X^-a.
-            o.add_assign(&p.mul_monomial_minus_one(a))?;
-            o.add_assign(&p.mul_monomial(2 * n - a))?;
+            // + AC (X^a + X^-a - 1): two signed rotations and a subtraction, in place.
+            o.add_mul_symmetric_monomials(p, a)?;
         }
         Ok(out)
     }
