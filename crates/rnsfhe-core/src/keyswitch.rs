@@ -504,9 +504,10 @@ impl RlweContext {
     /// `sum_k f_k (sum_j x_j ⋄ key_{k,j})` for inputs `x_j` over `Q_l` in coefficient form, several sums
     /// of gadget products by the same inputs (each `(f_k, keys_k)` of `sums` with one key per input) and
     /// factors `f_k` in NTT form over `Q_l ∪ P` ([`RlweContext::extended_basis_at`]), in coefficient form.
-    /// The inputs take one ModUp (and forward NTT) for all the sums, each sum its multiply-accumulate, and
-    /// the factors are applied and the products added in the NTT domain over `Q_l ∪ P`, so that one
-    /// ModDown per output finishes them all: `u = round(sum_k f_k y_k / P)` with `y_k` the sums before
+    /// The inputs take one ModUp (and forward NTT) for all the sums; the factors, the extended digits and
+    /// the keys meet in one pass per limb of `Q_l ∪ P` (see
+    /// [`RlweContext::gadget_product_sums_shoup_scaled`], which this runs after computing the factors'
+    /// Shoup quotients), so that one ModDown per output finishes them all: `u = round(sum_k f_k y_k / P)` with `y_k` the sums before
     /// ModDown. The error is `sum_k f_k e_k` (`e_k` the gadget errors before rounding, `(1/P) sum_j d~_j
     /// e_j`) plus one rounding, instead of one rounding per sum. The ternary blind rotation runs a step of
     /// PEGASUS Fig. 2 as one such call with the factors `1 - X^(± a)` (see `rnsfhe-lwe`).

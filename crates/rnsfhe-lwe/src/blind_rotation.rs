@@ -29,12 +29,14 @@
 //!
 //! (`a = a~_j`; check `s_j = 1, 0, -1`: `X^a`, `1`, `X^-a`). Both products read the digits of the same
 //! `AC_j`: one ModUp serves both multiply-accumulates, the factors `1 - X^(± a)` are applied pointwise in
-//! the NTT domain over `q_0 ∪ q'` (their NTT forms are gathered from a table of powers of the root,
-//! [`rnsfhe_ring::NttMonomials`], no transform), and one ModDown finishes the sum
-//! ([`rnsfhe_core::RlweContext::external_product_combination`]): 8 NTTs per step instead of 16
-//! (1.28x faster per look-up table at PEGASUS Table IV, one thread, quiet machine; the multiply-accumulates
-//! and the combination, as costly as the NTTs for the 60-bit `q'`, remain; `docs/lwe.md`). The
-//! first term is a signed rotation in coefficient form. The error of a step is `(1 - X^a) e_1 + (1 -
+//! the NTT domain over `q_0 ∪ q'` (their NTT forms, with Shoup quotients, are gathered from tables of
+//! `psi^t + 1`, [`rnsfhe_ring::NttMonomialFactors`], no transform and no division), and one ModDown
+//! finishes the sum ([`rnsfhe_core::RlweContext::external_product_combination_shoup`]): 8 NTTs per step
+//! instead of 16. Factors, digits and keys meet in one pass per limb, `sum_k sum_j (f_k d_j) w_{k,j}`
+//! with the products `f_k d_j` as Shoup products and one reduction per output coefficient
+//! ([`rnsfhe_math::simd::sum_of_factored_products`]), instead of two reduced multiply-accumulates, two
+//! stored products and a combination pass (`docs/lwe.md` has the costs). The first term is two signed
+//! rotations in coefficient form, added in place ([`Poly::add_mul_symmetric_monomials`]). The error of a step is `(1 - X^a) e_1 + (1 -
 //! X^-a) e_0` (the two products' key errors, each variance doubled by its factor) plus one ModDown
 //! rounding instead of two ([`BlindRotationKey::added_variance`]).
 //!
