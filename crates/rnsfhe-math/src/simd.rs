@@ -509,12 +509,7 @@ pub fn sum_of_factored_products(
     weights: &[&[&[u64]]],
     outs: &mut [&mut [u64]],
 ) {
-    let terms = digits.len() * factors.len();
-    assert_eq!(weights.len(), outs.len(), "one weight set per output");
-    assert!(
-        weights.iter().all(|w| w.len() == terms),
-        "one weight row per product of a factor and a digit"
-    );
+    let terms = check_factored_shapes(digits.len() * factors.len(), weights, outs);
     let n = outs.first().map_or(0, |o| o.len());
     assert!(outs.iter().all(|o| o.len() == n), "outputs of one length");
     assert!(
@@ -563,13 +558,19 @@ pub fn sum_of_factored_products_scalar(
     weights: &[&[&[u64]]],
     outs: &mut [&mut [u64]],
 ) {
-    let terms = digits.len() * factors.len();
+    check_factored_shapes(digits.len() * factors.len(), weights, outs);
+    scalar_factored_sum(m, digits, factors, weights, 0, outs);
+}
+
+/// Checks one weight set of `terms` rows per output (panicking, as [`sum_of_factored_products`]
+/// documents) and returns `terms`.
+fn check_factored_shapes(terms: usize, weights: &[&[&[u64]]], outs: &[&mut [u64]]) -> usize {
     assert_eq!(weights.len(), outs.len(), "one weight set per output");
     assert!(
         weights.iter().all(|w| w.len() == terms),
         "one weight row per product of a factor and a digit"
     );
-    scalar_factored_sum(m, digits, factors, weights, 0, outs);
+    terms
 }
 
 /// The scalar body of [`sum_of_factored_products`] for the coefficients `start..` of the outputs.
@@ -1002,6 +1003,85 @@ mod avx512 {
         )
     }
 
+    /// Arithmetic modulo `p < 2^50` in base `2^52` on IFMA lanes, shared by [`ifma_element_sum`] and
+    /// [`ifma_factored_sum`]: Shoup products and the reduction of a split sum `L + 2^52 H`.
+    #[derive(Clone, Copy)]
+    struct Ifma52 {
+        simd: V4Ifma,
+        zero: __m512i,
+        one: __m512i,
+        mask52: __m512i,
+        p: __m512i,
+        two_p: __m512i,
+        /// `floor(2^52 / p)`, for reducing a value below `2^52`.
+        mu: __m512i,
+        /// `2^52 mod p` and its quotient `floor(c 2^52 / p)`.
+        c52: __m512i,
+        c52_shoup: __m512i,
+    }
+
+    impl Ifma52 {
+        #[inline(always)]
+        fn new(simd: V4Ifma, v4: V4, m: &Modulus) -> Self {
+            // Shoup constants in base 2^52 (Harvey's bound needs p < 2^51).
+            let c52 = (1u128 << 52) % m.value() as u128;
+            Self {
+                simd,
+                zero: splat(v4, 0),
+                one: splat(v4, 1),
+                mask52: splat(v4, (1 << 52) - 1),
+                p: splat(v4, m.value()),
+                two_p: splat(v4, 2 * m.value()),
+                mu: splat(v4, ((1u128 << 52) / m.value() as u128) as u64),
+                c52: splat(v4, c52 as u64),
+                c52_shoup: splat(v4, ((c52 << 52) / m.value() as u128) as u64),
+            }
+        }
+
+        /// `x w - floor(x w' / 2^52) p` for `x < 2^52`, `w < p`, `w' = floor(w 2^52 / p)`: the Shoup
+        /// product, in `[0, 2p)`.
+        #[inline(always)]
+        fn shoup(self, x: __m512i, w: __m512i, w_shoup: __m512i) -> __m512i {
+            let (f, ifma) = (self.simd.avx512f, self.simd.avx512ifma);
+            let q = ifma._mm512_madd52hi_epu64(self.zero, x, w_shoup);
+            let t = f._mm512_sub_epi64(
+                ifma._mm512_madd52lo_epu64(self.zero, x, w),
+                ifma._mm512_madd52lo_epu64(self.zero, q, self.p),
+            );
+            f._mm512_and_si512(t, self.mask52)
+        }
+
+        /// `(L + 2^52 H) mod p` for the 52-bit column sums `L`, `H` of few products: with `L`'s carry
+        /// moved into `H` (which must stay below `2^52`), `(L mod 2^52) + H (2^52 mod p)`, each term a
+        /// Shoup product in `[0, 2p)`.
+        #[inline(always)]
+        fn reduce_short(self, lo52: __m512i, hi52: __m512i) -> __m512i {
+            let f = self.simd.avx512f;
+            let hi = f._mm512_add_epi64(hi52, f._mm512_srli_epi64::<52>(lo52));
+            let lo = f._mm512_and_si512(lo52, self.mask52);
+            let r = f._mm512_add_epi64(
+                self.shoup(lo, self.one, self.mu),
+                self.shoup(hi, self.c52, self.c52_shoup),
+            );
+            let r = f._mm512_min_epu64(r, f._mm512_sub_epi64(r, self.two_p));
+            f._mm512_min_epu64(r, f._mm512_sub_epi64(r, self.p))
+        }
+
+        /// `(L + 2^52 H) mod p` for any column sums: assembled in 128 bits (low = `L + (H << 52)` with
+        /// its carry) and reduced by [`reduce_wide`].
+        #[inline(always)]
+        fn reduce_wide(self, v4: V4, k: &Constants, lo52: __m512i, hi52: __m512i) -> __m512i {
+            let f = self.simd.avx512f;
+            let (lo, hi) = add_wide(
+                v4,
+                lo52,
+                f._mm512_srli_epi64::<12>(hi52),
+                f._mm512_slli_epi64::<52>(hi52),
+            );
+            reduce_wide(v4, k, lo, hi)
+        }
+    }
+
     /// `out[c] = sum_i rows[i][c] w[i][c] mod p` for `p < 2^50` (so every factor is below `2^52`) and at
     /// most [`super::IFMA_MAX_ROWS`] rows: the low and high 52-bit halves of the products accumulate
     /// separately (`L`, `H`, each below `rows 2^52`), the value `L + 2^52 H < 2^128` is assembled in 128
@@ -1017,53 +1097,21 @@ mod avx512 {
         simd.vectorize(
             #[inline(always)]
             || {
-                let f = simd.avx512f;
                 let ifma = simd.avx512ifma;
                 let k = Constants::new(v4, m);
-                const LOW52: u64 = (1 << 52) - 1;
-                let zero = splat(v4, 0);
-                let mask52 = splat(v4, LOW52);
-                let p = splat(v4, m.value());
-                // Shoup constants in base 2^52 (Harvey's bound needs p < 2^51): c = 2^52 mod p with
-                // c' = floor(c 2^52 / p), and mu = floor(2^52 / p) for reducing a value below 2^52.
-                let c52 = (1u128 << 52) % m.value() as u128;
-                let c52_shoup = splat(v4, ((c52 << 52) / m.value() as u128) as u64);
-                let mu = splat(v4, ((1u128 << 52) / m.value() as u128) as u64);
-                let c52 = splat(v4, c52 as u64);
-                // x w' - q p for x < 2^52: the Shoup product, in [0, 2p).
-                let shoup = |x: __m512i, w: __m512i, w_shoup: __m512i| {
-                    let q = ifma._mm512_madd52hi_epu64(zero, x, w_shoup);
-                    let t = f._mm512_sub_epi64(
-                        ifma._mm512_madd52lo_epu64(zero, x, w),
-                        ifma._mm512_madd52lo_epu64(zero, q, p),
-                    );
-                    f._mm512_and_si512(t, mask52)
-                };
-                let one = splat(v4, 1);
+                let a = Ifma52::new(simd, v4, m);
                 for c in (0..out.len()).step_by(8) {
-                    let (mut lo52, mut hi52) = (zero, zero);
+                    let (mut lo52, mut hi52) = (a.zero, a.zero);
                     for (row, wr) in rows.iter().zip(w) {
                         let (x, y) = (load(row, c), load(wr, c));
                         lo52 = ifma._mm512_madd52lo_epu64(lo52, x, y);
                         hi52 = ifma._mm512_madd52hi_epu64(hi52, x, y);
                     }
+                    // H stays below 2^52 for few rows.
                     let r = if rows.len() <= super::IFMA_SHOUP_ROWS {
-                        // L + 2^52 H with L's carry moved into H (H stays below 2^52 for few rows):
-                        // (L mod 2^52) + H (2^52 mod p), each term a Shoup product in [0, 2p).
-                        let hi = f._mm512_add_epi64(hi52, f._mm512_srli_epi64::<52>(lo52));
-                        let lo = f._mm512_and_si512(lo52, mask52);
-                        let r = f._mm512_add_epi64(shoup(lo, one, mu), shoup(hi, c52, c52_shoup));
-                        let r = f._mm512_min_epu64(r, f._mm512_sub_epi64(r, k.two_p));
-                        f._mm512_min_epu64(r, f._mm512_sub_epi64(r, p))
+                        a.reduce_short(lo52, hi52)
                     } else {
-                        // L + 2^52 H as (low, high) 64-bit words: low = L + (H << 52) with its carry.
-                        let (lo, hi) = add_wide(
-                            v4,
-                            lo52,
-                            f._mm512_srli_epi64::<12>(hi52),
-                            f._mm512_slli_epi64::<52>(hi52),
-                        );
-                        reduce_wide(v4, &k, lo, hi)
+                        a.reduce_wide(v4, &k, lo52, hi52)
                     };
                     store(out, c, r);
                 }
@@ -1158,57 +1206,29 @@ mod avx512 {
                 let f = simd.avx512f;
                 let ifma = simd.avx512ifma;
                 let k = Constants::new(v4, m);
-                const LOW52: u64 = (1 << 52) - 1;
-                let zero = splat(v4, 0);
-                let one = splat(v4, 1);
-                let mask52 = splat(v4, LOW52);
-                let p = splat(v4, m.value());
-                let c52 = (1u128 << 52) % m.value() as u128;
-                let c52_shoup = splat(v4, ((c52 << 52) / m.value() as u128) as u64);
-                let mu = splat(v4, ((1u128 << 52) / m.value() as u128) as u64);
-                let c52 = splat(v4, c52 as u64);
-                // x w - floor(x w' / 2^52) p for x < 2^52: the Shoup product, in [0, 2p).
-                let shoup = |x: __m512i, w: __m512i, w_shoup: __m512i| {
-                    let q = ifma._mm512_madd52hi_epu64(zero, x, w_shoup);
-                    let t = f._mm512_sub_epi64(
-                        ifma._mm512_madd52lo_epu64(zero, x, w),
-                        ifma._mm512_madd52lo_epu64(zero, q, p),
-                    );
-                    f._mm512_and_si512(t, mask52)
-                };
-                let mut g = [zero; super::FACTORED_MAX_TERMS];
+                let a = Ifma52::new(simd, v4, m);
+                let mut g = [a.zero; super::FACTORED_MAX_TERMS];
                 for c in (0..len).step_by(8) {
                     let mut t = 0;
                     for fr in factors {
                         let w = load(fr.values, c);
                         let wq = f._mm512_srli_epi64::<12>(load(fr.quotients, c));
                         for d in digits {
-                            g[t] = shoup(load(d, c), w, wq);
+                            g[t] = a.shoup(load(d, c), w, wq);
                             t += 1;
                         }
                     }
                     for (out, ws) in outs.iter_mut().zip(weights) {
-                        let (mut lo52, mut hi52) = (zero, zero);
+                        let (mut lo52, mut hi52) = (a.zero, a.zero);
                         for i in 0..t {
                             let y = load(ws[i], c);
                             lo52 = ifma._mm512_madd52lo_epu64(lo52, g[i], y);
                             hi52 = ifma._mm512_madd52hi_epu64(hi52, g[i], y);
                         }
                         let r = if t <= super::IFMA_FACTORED_SHOUP_TERMS {
-                            let hi = f._mm512_add_epi64(hi52, f._mm512_srli_epi64::<52>(lo52));
-                            let lo = f._mm512_and_si512(lo52, mask52);
-                            let r =
-                                f._mm512_add_epi64(shoup(lo, one, mu), shoup(hi, c52, c52_shoup));
-                            let r = f._mm512_min_epu64(r, f._mm512_sub_epi64(r, k.two_p));
-                            f._mm512_min_epu64(r, f._mm512_sub_epi64(r, p))
+                            a.reduce_short(lo52, hi52)
                         } else {
-                            let (lo, hi) = add_wide(
-                                v4,
-                                lo52,
-                                f._mm512_srli_epi64::<12>(hi52),
-                                f._mm512_slli_epi64::<52>(hi52),
-                            );
-                            reduce_wide(v4, &k, lo, hi)
+                            a.reduce_wide(v4, &k, lo52, hi52)
                         };
                         store(out, c, r);
                     }
