@@ -22,13 +22,13 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::simd::sum_of_reduced_products;
+use rnsfhe_math::simd::sum_of_factored_products;
 use rnsfhe_math::simd::{map_in_place, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd};
 use rnsfhe_math::NttPlan;
 use rnsfhe_math::ShoupConstant;
 use rnsfhe_ring::parallel;
 use rnsfhe_ring::RnsBasis;
-use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly};
+use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, NttShoupPoly, Poly};
 
 use crate::context::{DownRescaleTables, LevelTables, RlweContext};
 use crate::encryption::RlweCiphertext;
@@ -504,9 +504,10 @@ impl RlweContext {
     /// `sum_k f_k (sum_j x_j ⋄ key_{k,j})` for inputs `x_j` over `Q_l` in coefficient form, several sums
     /// of gadget products by the same inputs (each `(f_k, keys_k)` of `sums` with one key per input) and
     /// factors `f_k` in NTT form over `Q_l ∪ P` ([`RlweContext::extended_basis_at`]), in coefficient form.
-    /// The inputs take one ModUp (and forward NTT) for all the sums, each sum its multiply-accumulate, and
-    /// the factors are applied and the products added in the NTT domain over `Q_l ∪ P`, so that one
-    /// ModDown per output finishes them all: `u = round(sum_k f_k y_k / P)` with `y_k` the sums before
+    /// The inputs take one ModUp (and forward NTT) for all the sums; the factors, the extended digits and
+    /// the keys meet in one pass per limb of `Q_l ∪ P` (see
+    /// [`RlweContext::gadget_product_sums_shoup_scaled`], which this runs after computing the factors'
+    /// Shoup quotients), so that one ModDown per output finishes them all: `u = round(sum_k f_k y_k / P)` with `y_k` the sums before
     /// ModDown. The error is `sum_k f_k e_k` (`e_k` the gadget errors before rounding, `(1/P) sum_j d~_j
     /// e_j`) plus one rounding, instead of one rounding per sum. The ternary blind rotation runs a step of
     /// PEGASUS Fig. 2 as one such call with the factors `1 - X^(± a)` (see `rnsfhe-lwe`).
@@ -519,6 +520,31 @@ impl RlweContext {
         &self,
         inputs: &[&Poly<Coeff>],
         sums: &[(&Poly<Ntt>, &[&KeySwitchKey])],
+    ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
+        // The Shoup forms of the factors (one division per residue; the blind rotation gathers them
+        // from tables instead).
+        let factors: Vec<NttShoupPoly> = sums.iter().map(|(f, _)| NttShoupPoly::new(f)).collect();
+        let shoup_sums: Vec<(&NttShoupPoly, &[&KeySwitchKey])> = factors
+            .iter()
+            .zip(sums)
+            .map(|(f, (_, keys))| (f, *keys))
+            .collect();
+        self.gadget_product_sums_shoup_scaled(inputs, &shoup_sums)
+    }
+
+    /// [`RlweContext::gadget_product_sums_scaled`] with the factors in Shoup form ([`NttShoupPoly`],
+    /// e.g. gathered from [`rnsfhe_ring::NttMonomialFactors`]): after the one ModUp of the inputs, every
+    /// limb of `Q_l ∪ P` takes one pass ([`sum_of_factored_products`]) that forms the products
+    /// `f_k d~_j` of the factors and the extended digits (Shoup products, no reduction) and sums them
+    /// times the key rows into both outputs, reduced once per coefficient: no product of a single sum is
+    /// reduced or stored. Same residues as the sums formed one after the other, so the same result and
+    /// error.
+    ///
+    /// Errors: as [`RlweContext::gadget_product_sums_scaled`].
+    pub fn gadget_product_sums_shoup_scaled(
+        &self,
+        inputs: &[&Poly<Coeff>],
+        sums: &[(&NttShoupPoly, &[&KeySwitchKey])],
     ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
         let Some(first) = inputs.first() else {
             return Err(Error::InvalidParams {
@@ -551,6 +577,12 @@ impl RlweContext {
                 self.check_fingerprint(key.fingerprint(), "gadget ciphertext")?;
                 rows.extend(key.rows_for(gadget, tables.digits.len(), "hybrid gadget product")?);
             }
+            for (b, a) in &rows {
+                self.extended_basis()
+                    .check_same(b.basis(), "gadget product (row basis)")?;
+                self.extended_basis()
+                    .check_same(a.basis(), "gadget product (row basis)")?;
+            }
             sum_rows.push(rows);
         }
         let mut digits = Vec::new();
@@ -560,37 +592,42 @@ impl RlweContext {
                 .check_same(x.basis(), "gadget product (inputs)")?;
             digits.extend(self.mod_up_from(&tables, x.data(), None)?);
         }
-        let products = sum_rows
-            .iter()
-            .map(|rows| self.multiply_digits(&tables, &digits, rows, None))
-            .collect::<Result<Vec<_>>>();
-        digits.into_iter().for_each(scratch::give);
-        let products = products?;
         let n = self.n();
+        let (l, big_l) = (tables.limbs, self.max_level());
         let moduli = tables.ext.moduli();
-        // out_i = sum_k f_k y_{k,i} per limb: one lazily reduced sum of products per slot.
-        let combine = |part: usize| -> Result<Vec<u64>> {
-            let mut out = scratch::take_dirty(products[0].0.len());
-            for_each_limb(&mut out, n, |t, o, _| {
-                let range = t * n..(t + 1) * n;
-                let rows: Vec<&[u64]> = products
-                    .iter()
-                    .map(|(y0, y1)| &(if part == 0 { y0 } else { y1 })[range.clone()])
-                    .collect();
-                let weights: Vec<&[u64]> =
-                    sums.iter().map(|(f, _)| &f.data()[range.clone()]).collect();
-                // Reduced residues on both sides: the IFMA path for primes below 2^50.
-                sum_of_reduced_products(&moduli[t], &rows, &weights, o);
-                Ok(())
-            })?;
-            Ok(out)
+        // Both outputs are overwritten entirely: no zeroing.
+        let mut y0 = scratch::take_dirty(tables.ext.len() * n);
+        let mut y1 = scratch::take_dirty(tables.ext.len() * n);
+        // Limb `t` of `Q_l ∪ P`: the key rows' limb `t` for `t < l`, `L + t - l` for the special primes.
+        let limb = |t: usize, o0: &mut [u64], o1: &mut [u64]| {
+            let (range, kt) = (t * n..(t + 1) * n, if t < l { t } else { big_l + t - l });
+            let key_range = kt * n..(kt + 1) * n;
+            let d: Vec<&[u64]> = digits.iter().map(|d| &d[range.clone()]).collect();
+            let f: Vec<_> = sums.iter().map(|(f, _)| f.limb(t)).collect();
+            // Weight row `k J + j` of an output: row `j` of sum `k`.
+            let (w0, w1): (Vec<&[u64]>, Vec<&[u64]>) = sum_rows
+                .iter()
+                .flatten()
+                .map(|(b, a)| (&b.data()[key_range.clone()], &a.data()[key_range.clone()]))
+                .unzip();
+            sum_of_factored_products(&moduli[t], &d, &f, &[&w0, &w1], &mut [o0, o1]);
         };
-        let (y0, y1) = (combine(0), combine(1));
-        for (p0, p1) in products {
-            scratch::give(p0);
-            scratch::give(p1);
+        if parallel(y0.len() + y1.len()) {
+            parallel::try_for_each_chunk_pair(&mut y0, &mut y1, n, &|t, o0, o1| {
+                limb(t, o0, o1);
+                Ok::<(), Error>(())
+            })?;
+        } else {
+            for (t, (o0, o1)) in y0
+                .chunks_exact_mut(n)
+                .zip(y1.chunks_exact_mut(n))
+                .enumerate()
+            {
+                limb(t, o0, o1);
+            }
         }
-        self.mod_down_coeff_pair(&tables, y0?, y1?)
+        digits.into_iter().for_each(scratch::give);
+        self.mod_down_coeff_pair(&tables, y0, y1)
     }
 
     /// The basis `Q_l ∪ P` over which the gadget products of level `l` are accumulated before ModDown

@@ -8,7 +8,7 @@
 //! `q_0` with the special modulus `q'`, i.e. one digit group and one special prime).
 
 use rnsfhe_math::sampling::Csprng;
-use rnsfhe_ring::{Coeff, Ntt, Poly};
+use rnsfhe_ring::{Coeff, Ntt, NttShoupPoly, Poly};
 
 use crate::context::RlweContext;
 use crate::encryption::RlweCiphertext;
@@ -144,6 +144,28 @@ impl RlweContext {
         ct: &RlweCiphertext<Coeff>,
         terms: &[(&Poly<Ntt>, &RgswCiphertext)],
     ) -> Result<RlweCiphertext<Coeff>> {
+        // The Shoup forms of the factors (one division per residue; the blind rotation gathers them
+        // from tables instead).
+        let factors: Vec<NttShoupPoly> = terms.iter().map(|(f, _)| NttShoupPoly::new(f)).collect();
+        let shoup_terms: Vec<(&NttShoupPoly, &RgswCiphertext)> = factors
+            .iter()
+            .zip(terms)
+            .map(|(f, (_, rgsw))| (f, *rgsw))
+            .collect();
+        self.external_product_combination_shoup(ct, &shoup_terms)
+    }
+
+    /// [`RlweContext::external_product_combination`] with the factors in Shoup form (gathered from
+    /// [`rnsfhe_ring::NttMonomialFactors`] by the ternary blind rotation, PEGASUS Fig. 2): the factors,
+    /// digits and keys meet in one pass per limb
+    /// ([`RlweContext::gadget_product_sums_shoup_scaled`]).
+    ///
+    /// Errors: as [`RlweContext::external_product_combination`].
+    pub fn external_product_combination_shoup(
+        &self,
+        ct: &RlweCiphertext<Coeff>,
+        terms: &[(&NttShoupPoly, &RgswCiphertext)],
+    ) -> Result<RlweCiphertext<Coeff>> {
         let [c0, c1] = ct.parts.as_slice() else {
             return Err(crate::Error::WrongPartCount {
                 operation: "external product combination",
@@ -153,12 +175,12 @@ impl RlweContext {
         };
         let keys: Vec<[&GadgetCiphertext; 2]> =
             terms.iter().map(|(_, rgsw)| [&rgsw.m, &rgsw.sm]).collect();
-        let sums: Vec<(&Poly<Ntt>, &[&GadgetCiphertext])> = terms
+        let sums: Vec<(&NttShoupPoly, &[&GadgetCiphertext])> = terms
             .iter()
             .zip(&keys)
             .map(|((f, _), k)| (*f, &k[..]))
             .collect();
-        let (u0, u1) = self.gadget_product_sums_scaled(&[c0, c1], &sums)?;
+        let (u0, u1) = self.gadget_product_sums_shoup_scaled(&[c0, c1], &sums)?;
         RlweCiphertext::new(vec![u0, u1])
     }
 }

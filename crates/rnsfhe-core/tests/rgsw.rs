@@ -10,7 +10,7 @@ use rnsfhe_core::{
 };
 use rnsfhe_math::primes::ntt_primes_of_bits;
 use rnsfhe_math::sampling::Csprng;
-use rnsfhe_ring::{Coeff, NttMonomials, Poly};
+use rnsfhe_ring::{Coeff, NttMonomials, NttShoupPoly, Poly};
 
 /// A context of PEGASUS Table IV's gadget shape (`q_0` of 45 bits, one 60-bit special prime, `N = 2^9`),
 /// a secret, and a coefficient-form encryption of random `x` below `2^40`.
@@ -123,7 +123,8 @@ fn external_product_multiplies_by_the_rgsw_message() {
 /// multiplied in coefficient form: for the factors `1 - X^a` and `1 - X^-a` of the ternary blind
 /// rotation and every pair of key bits, both decrypt to `x ((1 - X^a) m_1 + (1 - X^-a) m_2)` within the
 /// triangle-inequality bound of their errors (each gadget error at most doubled by its factor, the
-/// input's error times the message's factors); the factors must be over `Q_l ∪ P`.
+/// input's error times the message's factors), and the Shoup form with factors gathered from
+/// `NttMonomialFactors` equals the combination exactly; the factors must be over `Q_l ∪ P`.
 #[test]
 fn external_product_combination_equals_the_separate_products() {
     let Setup {
@@ -141,6 +142,7 @@ fn external_product_combination_equals_the_separate_products() {
     let q0 = ctx.chain().moduli()[0];
     let ext = ctx.extended_basis_at(1).unwrap();
     let monomials = NttMonomials::new(&ext);
+    let factors = monomials.shoup_factors(1);
     let decrypt = |out: RlweCiphertext<Coeff>| -> Vec<i64> {
         let got = dec.decrypt_coeff(&out.into_ntt()).unwrap();
         got.limb(0).unwrap().iter().map(|&g| q0.center(g)).collect()
@@ -155,6 +157,13 @@ fn external_product_combination_equals_the_separate_products() {
             let combined = ctx
                 .external_product_combination(&ct, &[(&f1, &k1), (&f2, &k2)])
                 .unwrap();
+            // The Shoup form gathered from the factor tables gives the same residues.
+            let (mut g1, mut g2) = (NttShoupPoly::zero(&ext), NttShoupPoly::zero(&ext));
+            factors.pair_into(a + n, &mut g1, &mut g2).unwrap();
+            let gathered = ctx
+                .external_product_combination_shoup(&ct, &[(&g1, &k1), (&g2, &k2)])
+                .unwrap();
+            assert_eq!(gathered, combined, "a = {a}");
             // The separate form: (1 - X^k) y = -((X^k - 1) y) on each part, then the sum.
             let factored = |y: RlweCiphertext<Coeff>, k: usize| {
                 let parts = y

@@ -29,12 +29,14 @@
 //!
 //! (`a = a~_j`; check `s_j = 1, 0, -1`: `X^a`, `1`, `X^-a`). Both products read the digits of the same
 //! `AC_j`: one ModUp serves both multiply-accumulates, the factors `1 - X^(± a)` are applied pointwise in
-//! the NTT domain over `q_0 ∪ q'` (their NTT forms are gathered from a table of powers of the root,
-//! [`rnsfhe_ring::NttMonomials`], no transform), and one ModDown finishes the sum
-//! ([`rnsfhe_core::RlweContext::external_product_combination`]): 8 NTTs per step instead of 16
-//! (1.28x faster per look-up table at PEGASUS Table IV, one thread, quiet machine; the multiply-accumulates
-//! and the combination, as costly as the NTTs for the 60-bit `q'`, remain; `docs/lwe.md`). The
-//! first term is a signed rotation in coefficient form. The error of a step is `(1 - X^a) e_1 + (1 -
+//! the NTT domain over `q_0 ∪ q'` (their NTT forms, with Shoup quotients, are gathered from tables of
+//! `psi^t + 1`, [`rnsfhe_ring::NttMonomialFactors`], no transform and no division), and one ModDown
+//! finishes the sum ([`rnsfhe_core::RlweContext::external_product_combination_shoup`]): 8 NTTs per step
+//! instead of 16. Factors, digits and keys meet in one pass per limb, `sum_k sum_j (f_k d_j) w_{k,j}`
+//! with the products `f_k d_j` as Shoup products and one reduction per output coefficient
+//! ([`rnsfhe_math::simd::sum_of_factored_products`]), instead of two reduced multiply-accumulates, two
+//! stored products and a combination pass (`docs/lwe.md` has the costs). The first term is two signed
+//! rotations in coefficient form, added in place ([`Poly::add_mul_symmetric_monomials`]). The error of a step is `(1 - X^a) e_1 + (1 -
 //! X^-a) e_0` (the two products' key errors, each variance doubled by its factor) plus one ModDown
 //! rounding instead of two ([`BlindRotationKey::added_variance`]).
 //!
@@ -79,7 +81,7 @@ use rnsfhe_core::{
     RlweContext, SecretKey,
 };
 use rnsfhe_math::sampling::Csprng;
-use rnsfhe_ring::{Coeff, NttMonomials, Poly};
+use rnsfhe_ring::{Coeff, NttMonomialFactors, NttMonomials, NttShoupPoly, Poly};
 use zeroize::Zeroize;
 
 use crate::ciphertext::LweCiphertext;
@@ -215,14 +217,17 @@ pub(crate) fn external_product_variance(ctx: &RlweContext) -> (f64, f64) {
     (key, (1.0 + norm_sq) / 12.0)
 }
 
-/// The monomial tables of a [`BlindRotation::Ternary`] key's steps: NTT forms over `q_0 ∪ q'`, the
-/// basis of the accumulator's gadget products before ModDown (`None` for the other algorithms).
+/// The factor tables of a [`BlindRotation::Ternary`] key's steps: `NTT(X^k + 1)` with Shoup quotients
+/// over `q_0 ∪ q'`, the basis of the accumulator's gadget products before ModDown (`None` for the other
+/// algorithms).
 fn ternary_monomials(
     ctx: &RlweContext,
     algorithm: BlindRotation,
-) -> LweResult<Option<Arc<NttMonomials>>> {
+) -> LweResult<Option<Arc<NttMonomialFactors>>> {
     Ok(match algorithm {
-        BlindRotation::Ternary => Some(Arc::new(NttMonomials::new(&ctx.extended_basis_at(1)?))),
+        BlindRotation::Ternary => Some(Arc::new(
+            NttMonomials::new(&ctx.extended_basis_at(1)?).shoup_factors(1),
+        )),
         _ => None,
     })
 }
@@ -240,9 +245,9 @@ pub struct BlindRotationKey {
     keys: Vec<Vec<RgswCiphertext>>,
     /// The automorphism keys of [`BlindRotation::Lmkcdey`].
     automorphisms: Option<Automorphisms>,
-    /// For [`BlindRotation::Ternary`], the monomials in NTT form over `q_0 ∪ q'` (the factors
-    /// `1 - X^(± a)` of a step).
-    monomials: Option<Arc<NttMonomials>>,
+    /// For [`BlindRotation::Ternary`], the tables of `NTT(X^k + 1)` over `q_0 ∪ q'` with Shoup quotients
+    /// (the factors `1 - X^(± a)` of a step).
+    monomials: Option<Arc<NttMonomialFactors>>,
 }
 
 impl BlindRotationKey {
@@ -655,17 +660,24 @@ impl BlindRotationKey {
             table.mul_monomial(ct.b() as usize),
             Poly::<Coeff>::zero(q0),
         ])?;
+        // The factors of the ternary steps, gathered into the same buffers at every step.
+        let mut factors = self
+            .monomials
+            .as_ref()
+            .map(|m| (NttShoupPoly::zero(m.basis()), NttShoupPoly::zero(m.basis())));
         for (&a, keys) in ct.a().iter().zip(&self.keys) {
             if a == 0 {
                 // X^0 - 1 = 0: every step leaves the accumulator unchanged.
                 continue;
             }
             let a = a as usize;
-            acc = match (&self.monomials, keys.as_slice()) {
+            acc = match (&self.monomials, &mut factors, keys.as_slice()) {
                 // Times X^(a s_j) for s_j in {-1, 0, 1} (PEGASUS Appendix B), in one combined product.
-                (Some(monomials), [ek0, ek1]) => self.ternary_step(monomials, acc, a, ek0, ek1)?,
+                (Some(monomials), Some(factors), [ek0, ek1]) => {
+                    self.ternary_step(monomials, factors, acc, a, ek0, ek1)?
+                }
                 // Binary: times X^a if s_j = 1.
-                (None, [key]) => self.half_step(acc, a, key)?,
+                (None, _, [key]) => self.half_step(acc, a, key)?,
                 _ => {
                     return Err(LweError::InvalidParams {
                         what: "blind-rotation key",
@@ -683,11 +695,13 @@ impl BlindRotationKey {
 
     /// One step of the ternary rotation (see the module documentation):
     /// `AC (X^a + X^-a - 1) + ModDown((1 - X^a) (AC ⊙ EK_{j,1}) + (1 - X^-a) (AC ⊙ EK_{j,0}))`, the
-    /// two products from one ModUp of `AC` and their factors applied over `q_0 ∪ q'`
-    /// ([`RlweContext::external_product_combination`]).
+    /// two products from one ModUp of `AC`, their factors (gathered into `factors` with Shoup quotients)
+    /// applied over `q_0 ∪ q'` in the same pass as the multiply-accumulates
+    /// ([`RlweContext::external_product_combination_shoup`]), and the first term added in place.
     fn ternary_step(
         &self,
-        monomials: &NttMonomials,
+        monomials: &NttMonomialFactors,
+        (pos, neg): &mut (NttShoupPoly, NttShoupPoly),
         acc: RlweCiphertext<Coeff>,
         a: usize,
         ek0: &RgswCiphertext,
@@ -695,14 +709,13 @@ impl BlindRotationKey {
     ) -> LweResult<RlweCiphertext<Coeff>> {
         let n = self.ctx.n();
         // 1 - X^(± a) = X^(±(a + n)) + 1 (X^n = -1).
-        let (pos, neg) = monomials.monomial_pair_plus_constant(a + n, 1);
+        monomials.pair_into(a + n, pos, neg)?;
         let mut out = self
             .ctx
-            .external_product_combination(&acc, &[(&pos, ek1), (&neg, ek0)])?;
+            .external_product_combination_shoup(&acc, &[(pos, ek1), (neg, ek0)])?;
         for (o, p) in out.parts.iter_mut().zip(&acc.parts) {
-            // + AC (X^a - 1) + AC X^-a.
-            o.add_assign(&p.mul_monomial_minus_one(a))?;
-            o.add_assign(&p.mul_monomial(2 * n - a))?;
+            // + AC (X^a + X^-a - 1): two signed rotations and a subtraction, in place.
+            o.add_mul_symmetric_monomials(p, a)?;
         }
         Ok(out)
     }

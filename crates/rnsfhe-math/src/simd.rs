@@ -465,6 +465,150 @@ pub fn centered_lift(q: &Modulus, p: &Modulus, input: &[u64], out: &mut [u64]) {
     }
 }
 
+/// Per-element Shoup multipliers: residues `values[c] < p` with `quotients[c] = floor(values[c] 2^64 / p)`
+/// ([`Modulus::shoup`] element by element). A fixed table read many times (the NTT forms of the monomials
+/// `X^k + c` of a blind rotation) is stored in this form once, so that multiplying by it costs a Shoup
+/// product instead of a 128-bit reduction.
+#[derive(Clone, Copy, Debug)]
+pub struct ShoupRow<'a> {
+    /// The residues.
+    pub values: &'a [u64],
+    /// Their Shoup quotients.
+    pub quotients: &'a [u64],
+}
+
+/// Most products `f_k d_j` (factors times digits) the vector paths of [`sum_of_factored_products`] keep in
+/// registers; with more the scalar path runs.
+pub const FACTORED_MAX_TERMS: usize = 8;
+
+/// Up to this many terms the IFMA path of [`sum_of_factored_products`] reduces with two 52-bit Shoup
+/// products: each term `g w < 2^51 2^50` has a high half below `2^49`, so the high sum plus the carry of
+/// the low sum stays below `2^52` (`7 2^49 + 7 < 2^52`).
+const IFMA_FACTORED_SHOUP_TERMS: usize = 7;
+
+/// `outs[o][c] = sum_k sum_j (f_k[c] d_j[c]) w_o[k J + j][c] mod p` for `J = digits.len()` digit rows,
+/// the factors `f_k` (Shoup form) and one set of `K J` weight rows `w_o` per output: the combination
+/// `sum_k f_k (sum_j d_j w_{o,k,j})` of several inner products of the same digits, as one step of the
+/// ternary blind rotation forms it (PEGASUS Fig. 2 in the form of OpenFHE's GINX accumulator: the factors
+/// `1 - X^(± a)` times the products with two RGSW keys), in one pass over memory.
+///
+/// The products `g = f_k d_j` are Shoup products in `[0, 2p)` (no reduction); each output sums its `K J`
+/// products `g w` lazily in 128 bits and is reduced once. On AVX-512 for moduli up to [`NARROW_BOUND`],
+/// `g < 2^61` and `w < 2^60` are split into 31- and 30-bit halves whose four partial products sum exactly
+/// in 64-bit lanes (at most [`FACTORED_MAX_TERMS`] terms, each below `2^61`); below `2^50` with IFMA the
+/// 52-bit multiply-accumulate does both steps. The same residues as the scalar path on every input.
+///
+/// Requirements (checked, panicking on violation, since callers control them by construction): one
+/// weight set per output, each of `K J` rows; every row, factor and output at least as long as the first
+/// output. Digits, factor values and weights must be residues below `p` and the quotients those of the
+/// values (checked in debug builds only: otherwise a wrong residue, never undefined behaviour).
+pub fn sum_of_factored_products(
+    m: &Modulus,
+    digits: &[&[u64]],
+    factors: &[ShoupRow<'_>],
+    weights: &[&[&[u64]]],
+    outs: &mut [&mut [u64]],
+) {
+    let terms = check_factored_shapes(digits.len() * factors.len(), weights, outs);
+    let n = outs.first().map_or(0, |o| o.len());
+    assert!(outs.iter().all(|o| o.len() == n), "outputs of one length");
+    assert!(
+        digits
+            .iter()
+            .chain(weights.iter().flat_map(|w| w.iter()))
+            .chain(factors.iter().flat_map(|f| [&f.values, &f.quotients]))
+            .all(|r| r.len() >= n),
+        "row shorter than output"
+    );
+    debug_assert!(digits
+        .iter()
+        .chain(weights.iter().flat_map(|w| w.iter()))
+        .all(|r| r[..n].iter().all(|&x| x < m.value())));
+    debug_assert!(factors.iter().all(|f| (0..n)
+        .all(|c| f.values[c] < m.value() && m.shoup(f.values[c]).quotient == f.quotients[c])));
+    #[cfg(target_arch = "x86_64")]
+    if terms > 0 && terms <= FACTORED_MAX_TERMS {
+        let vec_len = n - n % 8;
+        if m.value() < IFMA_BOUND {
+            if let (Some(ifma), Some(v4)) = (avx512::V4Ifma::try_new(), pulp::x86::V4::try_new()) {
+                avx512::ifma_factored_sum(ifma, v4, m, digits, factors, weights, outs, vec_len);
+                scalar_factored_sum(m, digits, factors, weights, vec_len, outs);
+                return;
+            }
+        }
+        if m.value() <= NARROW_BOUND {
+            if let Some(v4) = pulp::x86::V4::try_new() {
+                avx512::narrow_factored_sum(v4, m, digits, factors, weights, outs, vec_len);
+                scalar_factored_sum(m, digits, factors, weights, vec_len, outs);
+                return;
+            }
+        }
+    }
+    scalar_factored_sum(m, digits, factors, weights, 0, outs);
+}
+
+/// [`sum_of_factored_products`] without the vector paths. Public for tests and benchmarks that compare
+/// the paths.
+///
+/// Panics as [`sum_of_factored_products`].
+pub fn sum_of_factored_products_scalar(
+    m: &Modulus,
+    digits: &[&[u64]],
+    factors: &[ShoupRow<'_>],
+    weights: &[&[&[u64]]],
+    outs: &mut [&mut [u64]],
+) {
+    check_factored_shapes(digits.len() * factors.len(), weights, outs);
+    scalar_factored_sum(m, digits, factors, weights, 0, outs);
+}
+
+/// Checks one weight set of `terms` rows per output (panicking, as [`sum_of_factored_products`]
+/// documents) and returns `terms`.
+fn check_factored_shapes(terms: usize, weights: &[&[&[u64]]], outs: &[&mut [u64]]) -> usize {
+    assert_eq!(weights.len(), outs.len(), "one weight set per output");
+    assert!(
+        weights.iter().all(|w| w.len() == terms),
+        "one weight row per product of a factor and a digit"
+    );
+    terms
+}
+
+/// The scalar body of [`sum_of_factored_products`] for the coefficients `start..` of the outputs.
+fn scalar_factored_sum(
+    m: &Modulus,
+    digits: &[&[u64]],
+    factors: &[ShoupRow<'_>],
+    weights: &[&[&[u64]]],
+    start: usize,
+    outs: &mut [&mut [u64]],
+) {
+    let n = outs.first().map_or(0, |o| o.len());
+    // Reduced products f_k d_j below p: a u128 holds this many products of two residues.
+    let cap = m.wide_accumulation_capacity();
+    let mut g = vec![0u64; digits.len() * factors.len()];
+    for c in start..n {
+        for (gk, f) in g.chunks_exact_mut(digits.len().max(1)).zip(factors) {
+            let w = ShoupConstant {
+                value: f.values[c],
+                quotient: f.quotients[c],
+            };
+            for (gi, d) in gk.iter_mut().zip(digits) {
+                *gi = m.mul_shoup(d[c], w);
+            }
+        }
+        for (o, ws) in outs.iter_mut().zip(weights) {
+            let mut acc = 0u128;
+            for (i, (&gi, wr)) in g.iter().zip(ws.iter()).enumerate() {
+                if i > 0 && i % cap == 0 {
+                    acc = m.reduce_wide(acc) as u128;
+                }
+                acc += gi as u128 * wr[c] as u128;
+            }
+            o[c] = m.reduce_wide(acc);
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use core::arch::x86_64::__m512i;
@@ -859,6 +1003,85 @@ mod avx512 {
         )
     }
 
+    /// Arithmetic modulo `p < 2^50` in base `2^52` on IFMA lanes, shared by [`ifma_element_sum`] and
+    /// [`ifma_factored_sum`]: Shoup products and the reduction of a split sum `L + 2^52 H`.
+    #[derive(Clone, Copy)]
+    struct Ifma52 {
+        simd: V4Ifma,
+        zero: __m512i,
+        one: __m512i,
+        mask52: __m512i,
+        p: __m512i,
+        two_p: __m512i,
+        /// `floor(2^52 / p)`, for reducing a value below `2^52`.
+        mu: __m512i,
+        /// `2^52 mod p` and its quotient `floor(c 2^52 / p)`.
+        c52: __m512i,
+        c52_shoup: __m512i,
+    }
+
+    impl Ifma52 {
+        #[inline(always)]
+        fn new(simd: V4Ifma, v4: V4, m: &Modulus) -> Self {
+            // Shoup constants in base 2^52 (Harvey's bound needs p < 2^51).
+            let c52 = (1u128 << 52) % m.value() as u128;
+            Self {
+                simd,
+                zero: splat(v4, 0),
+                one: splat(v4, 1),
+                mask52: splat(v4, (1 << 52) - 1),
+                p: splat(v4, m.value()),
+                two_p: splat(v4, 2 * m.value()),
+                mu: splat(v4, ((1u128 << 52) / m.value() as u128) as u64),
+                c52: splat(v4, c52 as u64),
+                c52_shoup: splat(v4, ((c52 << 52) / m.value() as u128) as u64),
+            }
+        }
+
+        /// `x w - floor(x w' / 2^52) p` for `x < 2^52`, `w < p`, `w' = floor(w 2^52 / p)`: the Shoup
+        /// product, in `[0, 2p)`.
+        #[inline(always)]
+        fn shoup(self, x: __m512i, w: __m512i, w_shoup: __m512i) -> __m512i {
+            let (f, ifma) = (self.simd.avx512f, self.simd.avx512ifma);
+            let q = ifma._mm512_madd52hi_epu64(self.zero, x, w_shoup);
+            let t = f._mm512_sub_epi64(
+                ifma._mm512_madd52lo_epu64(self.zero, x, w),
+                ifma._mm512_madd52lo_epu64(self.zero, q, self.p),
+            );
+            f._mm512_and_si512(t, self.mask52)
+        }
+
+        /// `(L + 2^52 H) mod p` for the 52-bit column sums `L`, `H` of few products: with `L`'s carry
+        /// moved into `H` (which must stay below `2^52`), `(L mod 2^52) + H (2^52 mod p)`, each term a
+        /// Shoup product in `[0, 2p)`.
+        #[inline(always)]
+        fn reduce_short(self, lo52: __m512i, hi52: __m512i) -> __m512i {
+            let f = self.simd.avx512f;
+            let hi = f._mm512_add_epi64(hi52, f._mm512_srli_epi64::<52>(lo52));
+            let lo = f._mm512_and_si512(lo52, self.mask52);
+            let r = f._mm512_add_epi64(
+                self.shoup(lo, self.one, self.mu),
+                self.shoup(hi, self.c52, self.c52_shoup),
+            );
+            let r = f._mm512_min_epu64(r, f._mm512_sub_epi64(r, self.two_p));
+            f._mm512_min_epu64(r, f._mm512_sub_epi64(r, self.p))
+        }
+
+        /// `(L + 2^52 H) mod p` for any column sums: assembled in 128 bits (low = `L + (H << 52)` with
+        /// its carry) and reduced by [`reduce_wide`].
+        #[inline(always)]
+        fn reduce_wide(self, v4: V4, k: &Constants, lo52: __m512i, hi52: __m512i) -> __m512i {
+            let f = self.simd.avx512f;
+            let (lo, hi) = add_wide(
+                v4,
+                lo52,
+                f._mm512_srli_epi64::<12>(hi52),
+                f._mm512_slli_epi64::<52>(hi52),
+            );
+            reduce_wide(v4, k, lo, hi)
+        }
+    }
+
     /// `out[c] = sum_i rows[i][c] w[i][c] mod p` for `p < 2^50` (so every factor is below `2^52`) and at
     /// most [`super::IFMA_MAX_ROWS`] rows: the low and high 52-bit halves of the products accumulate
     /// separately (`L`, `H`, each below `rows 2^52`), the value `L + 2^52 H < 2^128` is assembled in 128
@@ -874,55 +1097,141 @@ mod avx512 {
         simd.vectorize(
             #[inline(always)]
             || {
-                let f = simd.avx512f;
                 let ifma = simd.avx512ifma;
                 let k = Constants::new(v4, m);
-                const LOW52: u64 = (1 << 52) - 1;
-                let zero = splat(v4, 0);
-                let mask52 = splat(v4, LOW52);
-                let p = splat(v4, m.value());
-                // Shoup constants in base 2^52 (Harvey's bound needs p < 2^51): c = 2^52 mod p with
-                // c' = floor(c 2^52 / p), and mu = floor(2^52 / p) for reducing a value below 2^52.
-                let c52 = (1u128 << 52) % m.value() as u128;
-                let c52_shoup = splat(v4, ((c52 << 52) / m.value() as u128) as u64);
-                let mu = splat(v4, ((1u128 << 52) / m.value() as u128) as u64);
-                let c52 = splat(v4, c52 as u64);
-                // x w' - q p for x < 2^52: the Shoup product, in [0, 2p).
-                let shoup = |x: __m512i, w: __m512i, w_shoup: __m512i| {
-                    let q = ifma._mm512_madd52hi_epu64(zero, x, w_shoup);
-                    let t = f._mm512_sub_epi64(
-                        ifma._mm512_madd52lo_epu64(zero, x, w),
-                        ifma._mm512_madd52lo_epu64(zero, q, p),
-                    );
-                    f._mm512_and_si512(t, mask52)
-                };
-                let one = splat(v4, 1);
+                let a = Ifma52::new(simd, v4, m);
                 for c in (0..out.len()).step_by(8) {
-                    let (mut lo52, mut hi52) = (zero, zero);
+                    let (mut lo52, mut hi52) = (a.zero, a.zero);
                     for (row, wr) in rows.iter().zip(w) {
                         let (x, y) = (load(row, c), load(wr, c));
                         lo52 = ifma._mm512_madd52lo_epu64(lo52, x, y);
                         hi52 = ifma._mm512_madd52hi_epu64(hi52, x, y);
                     }
+                    // H stays below 2^52 for few rows.
                     let r = if rows.len() <= super::IFMA_SHOUP_ROWS {
-                        // L + 2^52 H with L's carry moved into H (H stays below 2^52 for few rows):
-                        // (L mod 2^52) + H (2^52 mod p), each term a Shoup product in [0, 2p).
-                        let hi = f._mm512_add_epi64(hi52, f._mm512_srli_epi64::<52>(lo52));
-                        let lo = f._mm512_and_si512(lo52, mask52);
-                        let r = f._mm512_add_epi64(shoup(lo, one, mu), shoup(hi, c52, c52_shoup));
-                        let r = f._mm512_min_epu64(r, f._mm512_sub_epi64(r, k.two_p));
-                        f._mm512_min_epu64(r, f._mm512_sub_epi64(r, p))
+                        a.reduce_short(lo52, hi52)
                     } else {
-                        // L + 2^52 H as (low, high) 64-bit words: low = L + (H << 52) with its carry.
-                        let (lo, hi) = add_wide(
-                            v4,
-                            lo52,
-                            f._mm512_srli_epi64::<12>(hi52),
-                            f._mm512_slli_epi64::<52>(hi52),
-                        );
-                        reduce_wide(v4, &k, lo, hi)
+                        a.reduce_wide(v4, &k, lo52, hi52)
                     };
                     store(out, c, r);
+                }
+            },
+        )
+    }
+
+    /// The vector body of [`super::sum_of_factored_products`] for moduli up to [`super::NARROW_BOUND`]
+    /// on the first `len` coefficients (a multiple of 8): Shoup products `g = f d` in `[0, 2p)`, split
+    /// into 31-bit halves, times the weights' 30-bit halves, the four partial sums exact in 64-bit lanes
+    /// (at most [`super::FACTORED_MAX_TERMS`] terms below `2^61` each), assembled in 128 bits and reduced
+    /// once per output.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn narrow_factored_sum(
+        simd: V4,
+        m: &Modulus,
+        digits: &[&[u64]],
+        factors: &[super::ShoupRow<'_>],
+        weights: &[&[&[u64]]],
+        outs: &mut [&mut [u64]],
+        len: usize,
+    ) {
+        const LOW31: u64 = (1 << 31) - 1;
+        const LOW30: u64 = (1 << 30) - 1;
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let f = simd.avx512f;
+                let dq = simd.avx512dq;
+                let k = Constants::new(simd, m);
+                let zero = splat(simd, 0);
+                let (mask31, mask30) = (splat(simd, LOW31), splat(simd, LOW30));
+                let mut gl = [zero; super::FACTORED_MAX_TERMS];
+                let mut gh = [zero; super::FACTORED_MAX_TERMS];
+                for c in (0..len).step_by(8) {
+                    let mut t = 0;
+                    for fr in factors {
+                        let (w, wq) = (load(fr.values, c), load(fr.quotients, c));
+                        for d in digits {
+                            let x = load(d, c);
+                            // Shoup: x w - floor(x w' / 2^64) p, in [0, 2p).
+                            let q = mul_hi(simd, x, wq);
+                            let g = f._mm512_sub_epi64(
+                                dq._mm512_mullo_epi64(x, w),
+                                dq._mm512_mullo_epi64(q, k.p),
+                            );
+                            gl[t] = f._mm512_and_si512(g, mask31);
+                            gh[t] = f._mm512_srli_epi64::<31>(g);
+                            t += 1;
+                        }
+                    }
+                    for (out, ws) in outs.iter_mut().zip(weights) {
+                        let (mut ll, mut lh, mut hl, mut hh) = (zero, zero, zero, zero);
+                        for i in 0..t {
+                            let y = load(ws[i], c);
+                            let yl = f._mm512_and_si512(y, mask30);
+                            let yh = f._mm512_srli_epi64::<30>(y);
+                            ll = f._mm512_add_epi64(ll, f._mm512_mul_epu32(gl[i], yl));
+                            lh = f._mm512_add_epi64(lh, f._mm512_mul_epu32(gl[i], yh));
+                            hl = f._mm512_add_epi64(hl, f._mm512_mul_epu32(gh[i], yl));
+                            hh = f._mm512_add_epi64(hh, f._mm512_mul_epu32(gh[i], yh));
+                        }
+                        let (lo, hi) = (ll, zero);
+                        let (lo, hi) = add_shifted::<30, 34>(simd, lo, hi, lh);
+                        let (lo, hi) = add_shifted::<31, 33>(simd, lo, hi, hl);
+                        let (lo, hi) = add_shifted::<61, 3>(simd, lo, hi, hh);
+                        store(out, c, reduce_wide(simd, &k, lo, hi));
+                    }
+                }
+            },
+        )
+    }
+
+    /// The vector body of [`super::sum_of_factored_products`] for moduli below `2^50` with IFMA, on the
+    /// first `len` coefficients (a multiple of 8): 52-bit Shoup products `g = f d` in `[0, 2p)` (the
+    /// quotient `floor(f 2^52 / p)` is the 64-bit one shifted right by 12), then the low and high 52-bit
+    /// halves of `g w` summed per output and reduced as in [`ifma_element_sum`].
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn ifma_factored_sum(
+        simd: V4Ifma,
+        v4: V4,
+        m: &Modulus,
+        digits: &[&[u64]],
+        factors: &[super::ShoupRow<'_>],
+        weights: &[&[&[u64]]],
+        outs: &mut [&mut [u64]],
+        len: usize,
+    ) {
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let f = simd.avx512f;
+                let ifma = simd.avx512ifma;
+                let k = Constants::new(v4, m);
+                let a = Ifma52::new(simd, v4, m);
+                let mut g = [a.zero; super::FACTORED_MAX_TERMS];
+                for c in (0..len).step_by(8) {
+                    let mut t = 0;
+                    for fr in factors {
+                        let w = load(fr.values, c);
+                        let wq = f._mm512_srli_epi64::<12>(load(fr.quotients, c));
+                        for d in digits {
+                            g[t] = a.shoup(load(d, c), w, wq);
+                            t += 1;
+                        }
+                    }
+                    for (out, ws) in outs.iter_mut().zip(weights) {
+                        let (mut lo52, mut hi52) = (a.zero, a.zero);
+                        for i in 0..t {
+                            let y = load(ws[i], c);
+                            lo52 = ifma._mm512_madd52lo_epu64(lo52, g[i], y);
+                            hi52 = ifma._mm512_madd52hi_epu64(hi52, g[i], y);
+                        }
+                        let r = if t <= super::IFMA_FACTORED_SHOUP_TERMS {
+                            a.reduce_short(lo52, hi52)
+                        } else {
+                            a.reduce_wide(v4, &k, lo52, hi52)
+                        };
+                        store(out, c, r);
+                    }
                 }
             },
         )
@@ -1336,6 +1645,89 @@ mod tests {
                             (acc + x[i][c] as u128 * w[i][c] as u128) % p as u128
                         });
                         assert_eq!(got[c] as u128, want, "bits {bits}, rows {rows}, c {c}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// `sum_of_factored_products` (vector and scalar paths) against the plain formula
+    /// `sum_k sum_j ((f_k d_j mod p) w_{k,j} mod p) mod p`, for moduli on every path (IFMA below 2^50, the
+    /// split halves up to 2^60, the scalar path above), 1 to 9 terms, tails of 1 to 7 coefficients, and
+    /// the edge values: digits, factors and weights 0 and p - 1 in the first columns.
+    #[test]
+    fn factored_products_match_the_plain_formula() {
+        let mut rng = StdRng::seed_from_u64(0xfac7);
+        for bits in [20u32, 45, 49, 50, 51, 55, 59, 60, 61, 62] {
+            let p = primes::ntt_primes_of_bits(bits, 16, 1, &[]).unwrap()[0];
+            let m = Modulus::new(p).unwrap();
+            for (digit_count, factor_count) in
+                [(1, 1), (2, 1), (1, 2), (2, 2), (2, 3), (4, 2), (3, 3)]
+            {
+                for n in [8usize, 43, 64] {
+                    let mut row = |edge: u64| -> Vec<u64> {
+                        (0..n)
+                            .map(|c| match c {
+                                0..=7 => edge,
+                                8..=11 => 0,
+                                _ => rng.gen_range(0..p),
+                            })
+                            .collect()
+                    };
+                    let digits: Vec<Vec<u64>> = (0..digit_count).map(|_| row(p - 1)).collect();
+                    let values: Vec<Vec<u64>> = (0..factor_count).map(|_| row(p - 1)).collect();
+                    let quotients: Vec<Vec<u64>> = values
+                        .iter()
+                        .map(|v| v.iter().map(|&x| m.shoup(x).quotient).collect())
+                        .collect();
+                    let terms = digit_count * factor_count;
+                    let w: Vec<Vec<Vec<u64>>> = (0..2)
+                        .map(|_| (0..terms).map(|_| row(p - 1)).collect())
+                        .collect();
+                    let digit_refs: Vec<&[u64]> = digits.iter().map(|r| &r[..]).collect();
+                    let factors: Vec<ShoupRow<'_>> = values
+                        .iter()
+                        .zip(&quotients)
+                        .map(|(v, q)| ShoupRow {
+                            values: v,
+                            quotients: q,
+                        })
+                        .collect();
+                    let w_refs: Vec<Vec<&[u64]>> = w
+                        .iter()
+                        .map(|o| o.iter().map(|r| &r[..]).collect())
+                        .collect();
+                    let w_sets: Vec<&[&[u64]]> = w_refs.iter().map(|o| &o[..]).collect();
+                    let (mut f0, mut f1) = (vec![0u64; n], vec![0u64; n]);
+                    let (mut s0, mut s1) = (vec![1u64; n], vec![1u64; n]);
+                    sum_of_factored_products(
+                        &m,
+                        &digit_refs,
+                        &factors,
+                        &w_sets,
+                        &mut [&mut f0, &mut f1],
+                    );
+                    sum_of_factored_products_scalar(
+                        &m,
+                        &digit_refs,
+                        &factors,
+                        &w_sets,
+                        &mut [&mut s0, &mut s1],
+                    );
+                    let pp = p as u128;
+                    for (o, (fast, slow)) in [(&f0, &s0), (&f1, &s1)].into_iter().enumerate() {
+                        for c in 0..n {
+                            let mut want = 0u128;
+                            for k in 0..factor_count {
+                                for j in 0..digit_count {
+                                    let g = values[k][c] as u128 * digits[j][c] as u128 % pp;
+                                    want = (want + g * w[o][k * digit_count + j][c] as u128) % pp;
+                                }
+                            }
+                            let at = format!("bits {bits}, {digit_count}x{factor_count}, n {n}, output {o}, c {c}");
+                            assert_eq!(slow[c] as u128, want, "scalar, {at}");
+                            assert_eq!(fast[c] as u128, want, "vector, {at}");
+                        }
                     }
                 }
             }

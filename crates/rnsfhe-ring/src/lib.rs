@@ -31,6 +31,6 @@ pub use error::{Error, Result};
 pub use gadget::{RnsGadget, RnsSignedDigits, SignedDigits};
 pub use galois::{GaloisElement, GaloisGroup};
 pub use modswitch::{ModSwitcher, Rescaler};
-pub use ntt_monomial::NttMonomials;
+pub use ntt_monomial::{NttMonomialFactors, NttMonomials, NttShoupPoly};
 pub use poly::{Coeff, Form, Ntt, Poly};
 pub use scaling::{ComplexScaler, FractionPath, SimpleScaler};

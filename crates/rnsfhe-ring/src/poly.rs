@@ -466,6 +466,42 @@ impl Poly<Coeff> {
         out
     }
 
+    /// `self += other (X^k + X^-k - 1)` in place, with no allocation: two negacyclic rotations of `other`
+    /// added and `other` subtracted, limb by limb (each a contiguous, vectorizable loop). The term
+    /// `AC (X^a + X^-a - 1)` of a ternary blind-rotation step in OpenFHE's GINX form (PEGASUS Fig. 2).
+    ///
+    /// Errors: [`Error::BasisMismatch`] for polynomials over different bases.
+    pub fn add_mul_symmetric_monomials(&mut self, other: &Self, k: usize) -> Result<()> {
+        self.check_same(other, "adding symmetric monomial products")?;
+        let n = self.degree();
+        let k = k % (2 * n);
+        for ((dst, src), m) in self
+            .data
+            .chunks_exact_mut(n)
+            .zip(other.data.chunks_exact(n))
+            .zip(self.basis.moduli())
+        {
+            for e in [k, (2 * n - k) % (2 * n)] {
+                let (shift, negate) = if e >= n { (e - n, true) } else { (e, false) };
+                // Coefficient i moves to i + shift; those that pass N wrap with a sign flip.
+                let (head, tail) = dst.split_at_mut(shift);
+                let (wrapped, moved) = src.split_at(n - shift);
+                // Each segment on AVX-512 lanes where available.
+                let place = |out: &mut [u64], from: &[u64], flip: bool| {
+                    if flip {
+                        map_in_place(m, out, [from], &ModSub);
+                    } else {
+                        map_in_place(m, out, [from], &ModAdd);
+                    }
+                };
+                place(tail, wrapped, negate);
+                place(head, moved, !negate);
+            }
+            map_in_place(m, dst, [src], &ModSub);
+        }
+        Ok(())
+    }
+
     /// Writes `combine(m, (X^k self)_i, self_i)` into `out_i` for every coefficient of every limb.
     fn rotate_into(&self, k: usize, out: &mut Self, combine: impl Fn(&Modulus, u64, u64) -> u64) {
         let n = self.degree();
