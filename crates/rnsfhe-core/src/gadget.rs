@@ -173,7 +173,7 @@ impl GadgetCiphertext {
                 let mut public = Csprng::from_public_seed(seed);
                 constants
                     .iter()
-                    .map(|_| Ok(expand_uniform(basis, &mut public)?))
+                    .map(|_| expand_uniform(basis, &mut public))
                     .collect()
             },
             || {

@@ -325,15 +325,7 @@ fn bitonic_sort_by_key(keys: &mut [u128], values: &mut [i64]) {
     let len = keys.len();
     debug_assert!(len.is_power_of_two() && values.len() == len);
     let block = len.min(SORT_BLOCK);
-    let by_blocks = |keys: &mut [u128],
-                     values: &mut [i64],
-                     f: &(dyn Fn(usize, &mut [u128], &mut [i64]) + Sync)| {
-        keys.par_chunks_mut(block)
-            .zip(values.par_chunks_mut(block))
-            .enumerate()
-            .for_each(|(b, (kb, vb))| f(b * block, kb, vb));
-    };
-    by_blocks(keys, values, &|base, kb, vb| {
+    by_blocks(keys, values, block, &|base, kb, vb| {
         let mut k = 2;
         while k <= block {
             local_passes(kb, vb, base, k, k / 2);
@@ -373,11 +365,25 @@ fn bitonic_sort_by_key(keys: &mut [u128], values: &mut [i64]) {
                 });
             j /= 2;
         }
-        by_blocks(keys, values, &|base, kb, vb| {
+        by_blocks(keys, values, block, &|base, kb, vb| {
             local_passes(kb, vb, base, k, j)
         });
         k *= 2;
     }
+}
+
+/// `f(first index, keys, values)` on every aligned block of `block` entries, blocks in parallel.
+fn by_blocks(
+    keys: &mut [u128],
+    values: &mut [i64],
+    block: usize,
+    f: &(impl Fn(usize, &mut [u128], &mut [i64]) + Sync),
+) {
+    use rayon::prelude::*;
+    keys.par_chunks_mut(block)
+        .zip(values.par_chunks_mut(block))
+        .enumerate()
+        .for_each(|(b, (kb, vb))| f(b * block, kb, vb));
 }
 
 /// The passes `j = from, from/2, .., 1` of stage `k` on one aligned block whose first entry has index
