@@ -88,10 +88,16 @@ impl CkksEncryptor {
         rng: &mut Csprng,
     ) -> Result<Ciphertext> {
         let slots = self.ctx.max_slots();
-        let (m, scale) =
-            self.ctx
-                .encode_coeff(&values.to_complex(), slots, self.ctx.max_level())?;
-        let inner = self.inner.encrypt_coeff(&m, rng)?;
+        let level = self.ctx.max_level();
+        let scale = self.ctx.level_scale(level)?;
+        let values = values.to_complex();
+        // The encoding (special FFT, rounding, residues) runs beside the sampling and the key product
+        // of `c_1`, which do not depend on the message.
+        let inner = self.inner.encrypt_coeff_with(
+            level,
+            || -> Result<_> { Ok(self.ctx.encode_coeff(&values, slots, level)?.0) },
+            rng,
+        )?;
         Ok(Ciphertext::from_parts(
             inner,
             scale,

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 pub use rnsfhe_core::{GaloisKeys, KeySwitchKey, PublicKey, RelinKey, SecretKey};
-use rnsfhe_math::sampling::Csprng;
-use rnsfhe_ring::GaloisGroup;
+use rnsfhe_math::sampling::{Csprng, Substreams};
+use rnsfhe_ring::{parallel, GaloisGroup};
 
 use crate::context::CkksContext;
 use crate::error::Result;
@@ -133,14 +133,26 @@ impl KeyGenerator {
     }
 
     /// The secret key, a public key, the relinearization key and Galois keys for `steps` (+ conjugation).
+    /// The three are independent, so they are generated side by side, each from its own stream of a
+    /// [`Substreams`] drawn from `rng` (the same keys on any number of threads).
     ///
     /// Errors: sampler errors.
     pub fn generate_all(&self, steps: &[i64], conjugate: bool, rng: &mut Csprng) -> Result<KeySet> {
+        let streams = Substreams::new(rng);
+        let (public, (relin, galois)) = parallel::join(
+            || self.public_key(&mut streams.stream(0)),
+            || {
+                parallel::join(
+                    || self.relin_key(&mut streams.stream(1)),
+                    || self.galois_keys(steps, conjugate, &mut streams.stream(2)),
+                )
+            },
+        );
         Ok(KeySet {
             secret: self.secret_key().clone(),
-            public: self.public_key(rng)?,
-            relin: self.relin_key(rng)?,
-            galois: self.galois_keys(steps, conjugate, rng)?,
+            public: public?,
+            relin: relin?,
+            galois: galois?,
         })
     }
 }

@@ -16,8 +16,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rnsfhe_math::sampling::{Csprng, Seed};
-use rnsfhe_ring::{Coeff, Form, ModSwitcher, Ntt, Poly, RnsBasis};
+use rnsfhe_math::sampling::{Csprng, Seed, Substreams};
+use rnsfhe_ring::{parallel, Coeff, Form, ModSwitcher, Ntt, Poly, RnsBasis};
 
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
@@ -413,7 +413,25 @@ impl Encryptor {
         rng: &mut Csprng,
     ) -> Result<RlweCiphertext<F>> {
         let level = self.ctx.level_of(m, "plaintext")?;
-        self.encrypt_with(level, Some(m), rng)
+        self.encrypt_with(level, || Ok::<_, Error>(Some(Cow::Borrowed(m))), rng)
+    }
+
+    /// [`Encryptor::encrypt_coeff_in`] of the message `message()` computes (coefficient form, over
+    /// `Q_level`), for a message that takes time to make, such as the CKKS encoding of slot values
+    /// (RNS-CKKS Section 2.1): `message` runs on one thread while the encryption randomness of the other
+    /// part is sampled and multiplied by the key on another, so the encoding costs no time of its own on
+    /// two threads. The ciphertext is the one [`Encryptor::encrypt_coeff_in`] gives for the same message
+    /// and generator state.
+    ///
+    /// Errors: what `message` returns; [`Error::LevelMismatch`] (as `E`) if the message is not over
+    /// `Q_level`; [`Error::LevelOutOfRange`] unless `1 <= level <= L`.
+    pub fn encrypt_coeff_with<F: RlweForm, E: From<Error> + Send>(
+        &self,
+        level: usize,
+        message: impl FnOnce() -> std::result::Result<Poly<Coeff>, E> + Send,
+        rng: &mut Csprng,
+    ) -> std::result::Result<RlweCiphertext<F>, E> {
+        self.encrypt_with(level, || Ok(Some(Cow::Owned(message()?))), rng)
     }
 
     /// An encryption of zero at level `l` ([`Encryptor::encrypt_zero_in`] in NTT form).
@@ -431,7 +449,7 @@ impl Encryptor {
         level: usize,
         rng: &mut Csprng,
     ) -> Result<RlweCiphertext<F>> {
-        self.encrypt_with(level, None, rng)
+        self.encrypt_with(level, || Ok::<_, Error>(None), rng)
     }
 
     /// Secret-key encryption of `m` (coefficient form, over a prefix `Q_l` of the chain) whose uniform
@@ -488,31 +506,62 @@ impl Encryptor {
         Ok(F::from_coeff(e))
     }
 
-    fn encrypt_with<F: RlweForm>(
+    /// The encryption of `message()` (or of zero for `None`) at `level`: the randomness is split first
+    /// ([`Substreams`] drawn from `rng` in a fixed order), then the two parts are computed side by side
+    /// (`message` runs in the branch of `c_0`), so the ciphertext depends on `rng` alone, not on the
+    /// number of threads.
+    fn encrypt_with<'m, F: RlweForm, E: From<Error> + Send>(
         &self,
         level: usize,
-        m: Option<&Poly<Coeff>>,
+        message: impl FnOnce() -> std::result::Result<Option<Cow<'m, Poly<Coeff>>>, E> + Send,
         rng: &mut Csprng,
-    ) -> Result<RlweCiphertext<F>> {
+    ) -> std::result::Result<RlweCiphertext<F>, E> {
         let basis = self.ctx.basis_at(level)?;
+        // The message, checked to be over `Q_level` (a lazy message is known only once made).
+        let message = || -> std::result::Result<Option<Cow<'m, Poly<Coeff>>>, E> {
+            let m = message()?;
+            if let Some(m) = &m {
+                let got = self.ctx.level_of(m, "plaintext")?;
+                if got != level {
+                    return Err(Error::LevelMismatch {
+                        operation: "encryption (message level)",
+                        left: level,
+                        right: got,
+                    }
+                    .into());
+                }
+            }
+            Ok(m)
+        };
         match &self.key {
             EncryptionKey::Public(pk) if pk.is_extended() => {
-                self.encrypt_divided_by_p0(pk, level, m, rng)
+                self.encrypt_divided_by_p0(pk, level, message, rng)
             }
             EncryptionKey::Public(pk) => {
+                let streams = Substreams::new(rng);
                 // Wrapped at once so that `v` is wiped on every return path, errors included.
-                let v = SecretPoly::new(sample_ternary_poly(basis, rng)?);
-                let mut c0 = self.error_plus::<F>(basis, m, rng)?;
-                F::add_secret_product(&mut c0, v.get(), &*key_at_level(pk.b(), basis)?)?;
-                let mut c1 = self.error_plus::<F>(basis, None, rng)?;
-                F::add_secret_product(&mut c1, v.get(), &*key_at_level(pk.a(), basis)?)?;
+                let v = SecretPoly::new(sample_ternary_poly(basis, &mut streams.stream(0))?);
+                let (c0, c1) = parallel::join(
+                    || -> std::result::Result<Poly<F>, E> {
+                        let m = message()?;
+                        let mut c0 =
+                            self.error_plus::<F>(basis, m.as_deref(), &mut streams.stream(1))?;
+                        F::add_secret_product(&mut c0, v.get(), &*key_at_level(pk.b(), basis)?)?;
+                        Ok(c0)
+                    },
+                    || -> Result<Poly<F>> {
+                        let mut c1 = self.error_plus::<F>(basis, None, &mut streams.stream(2))?;
+                        F::add_secret_product(&mut c1, v.get(), &*key_at_level(pk.a(), basis)?)?;
+                        Ok(c1)
+                    },
+                );
                 Ok(RlweCiphertext {
-                    parts: vec![c0, c1],
+                    parts: vec![c0?, c1?],
                 })
             }
             EncryptionKey::Secret(_) => {
                 let seed = rng.fresh_seed();
-                let (c0, a) = self.secret_c0(level, m, seed, rng)?;
+                let (c0, a) = self.secret_c0_with(level, message, seed, rng)?;
                 Ok(RlweCiphertext {
                     parts: vec![c0, F::from_ntt(a)],
                 })
@@ -525,24 +574,35 @@ impl Encryptor {
     /// divided by ModDown. Dividing `p_0 m` gives `m` exactly, so the message joins the error before its
     /// transform, as in the encryption over `Q`; the ciphertext's error is the rounding `r_0 + r_1 s`
     /// (`|r_i| <= 1/2`) plus `(v e + e_0 + e_1 s) / p_0`, which is below `2^-30` for any set-up here.
-    fn encrypt_divided_by_p0<F: RlweForm>(
+    /// The two parts run side by side (`message` in the branch of `c_0`), each from its own stream.
+    fn encrypt_divided_by_p0<'m, F: RlweForm, E: From<Error> + Send>(
         &self,
         pk: &PublicKey,
         level: usize,
-        m: Option<&Poly<Coeff>>,
+        message: impl FnOnce() -> std::result::Result<Option<Cow<'m, Poly<Coeff>>>, E> + Send,
         rng: &mut Csprng,
-    ) -> Result<RlweCiphertext<F>> {
+    ) -> std::result::Result<RlweCiphertext<F>, E> {
         let switcher = self.ctx.encryption_switcher(level)?;
         let ext = switcher.qp();
-        let v = SecretPoly::new(sample_ternary_poly(ext, rng)?);
-        let m_times_p0 = m.map(|m| times_p0(m, ext)).transpose()?;
-        let mut parts = Vec::with_capacity(2);
-        for (key, message) in [(pk.b(), m_times_p0.as_ref()), (pk.a(), None)] {
-            let mut c = self.error_plus::<Ntt>(ext, message.map(|w| &w.0), rng)?;
-            c.mul_add_assign(v.get(), &*extended_key_at_level(key, ext)?)?;
-            parts.push(F::mod_down_from_ntt(&switcher, c)?);
-        }
-        Ok(RlweCiphertext { parts })
+        let streams = Substreams::new(rng);
+        let v = SecretPoly::new(sample_ternary_poly(ext, &mut streams.stream(0))?);
+        let part =
+            |key: &Poly<Ntt>, message: Option<&Poly<Coeff>>, stream: u64| -> Result<Poly<F>> {
+                let mut c = self.error_plus::<Ntt>(ext, message, &mut streams.stream(stream))?;
+                c.mul_add_assign(v.get(), &*extended_key_at_level(key, ext)?)?;
+                F::mod_down_from_ntt(&switcher, c)
+            };
+        let (c0, c1) = parallel::join(
+            || -> std::result::Result<Poly<F>, E> {
+                let m = message()?;
+                let m_times_p0 = m.map(|m| times_p0(&m, ext)).transpose()?;
+                Ok(part(pk.b(), m_times_p0.as_ref().map(|w| &w.0), 1)?)
+            },
+            || part(pk.a(), None, 2),
+        );
+        Ok(RlweCiphertext {
+            parts: vec![c0?, c1?],
+        })
     }
 
     /// Secret-key encryption with `a` expanded from the public `seed`: `c_0 = -a s + e (+ m)` in form
@@ -554,16 +614,35 @@ impl Encryptor {
         seed: Seed,
         rng: &mut Csprng,
     ) -> Result<(Poly<F>, Poly<Ntt>)> {
+        self.secret_c0_with(level, || Ok::<_, Error>(m.map(Cow::Borrowed)), seed, rng)
+    }
+
+    /// [`Encryptor::secret_c0`] of the message `message()` makes: the public expansion of `a` (one
+    /// serial ChaCha20 stream, part of the wire format) runs beside the message and the error.
+    fn secret_c0_with<'m, F: RlweForm, E: From<Error> + Send>(
+        &self,
+        level: usize,
+        message: impl FnOnce() -> std::result::Result<Option<Cow<'m, Poly<Coeff>>>, E> + Send,
+        seed: Seed,
+        rng: &mut Csprng,
+    ) -> std::result::Result<(Poly<F>, Poly<Ntt>), E> {
         let EncryptionKey::Secret(secret) = &self.key else {
             return Err(Error::InvalidParams {
                 what: "seeded encryption",
                 reason: "needs the secret key".into(),
-            });
+            }
+            .into());
         };
         let basis = self.ctx.basis_at(level)?;
         let s = secret.at(level)?;
-        let a = expand_uniform(basis, &mut Csprng::from_public_seed(seed))?;
-        let mut c0 = self.error_plus::<F>(basis, m, rng)?;
+        let (a, c0) = parallel::join(
+            || expand_uniform(basis, &mut Csprng::from_public_seed(seed)),
+            || -> std::result::Result<Poly<F>, E> {
+                let m = message()?;
+                Ok(self.error_plus::<F>(basis, m.as_deref(), rng)?)
+            },
+        );
+        let (a, mut c0) = (a?, c0?);
         F::sub_secret_product(&mut c0, &a, s.get())?;
         Ok((c0, a))
     }

@@ -42,9 +42,9 @@
 //! the pool has several threads.
 
 use rayon::prelude::*;
-use rnsfhe_math::sampling::{Csprng, DiscreteGaussian, Seed};
+use rnsfhe_math::sampling::{Csprng, DiscreteGaussian, Seed, Substreams};
 use rnsfhe_math::simd::sum_of_reduced_products;
-use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis, RnsSignedDigits};
+use rnsfhe_ring::{parallel, Coeff, Ntt, Poly, RnsBasis, RnsSignedDigits};
 
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
@@ -162,19 +162,39 @@ impl GadgetCiphertext {
         let basis = s.basis();
         basis.check_same(message.basis(), "gadget encryption (message basis)")?;
         let seed = rng.fresh_seed();
-        let mut public = Csprng::from_public_seed(seed);
-        let rows = constants
-            .iter()
-            .map(|g| {
-                let a = expand_uniform(basis, &mut public)?;
-                let mut b = sample_error_from(noise, basis, rng)?.into_ntt();
+        let streams = Substreams::new(rng);
+        let indexed: Vec<(u64, &Vec<u64>)> = (0u64..).zip(constants).collect();
+        // The rows are independent but their `a_j` come one after the other from one public stream
+        // (the wire format stores the seed only), so that expansion runs as one task beside the rest:
+        // `e_j + g_j m` of every row, side by side, row `j` from stream `j` of `streams` (the same
+        // rows on any number of threads).
+        let (a_rows, b_rows) = parallel::join(
+            || -> Result<Vec<Poly<Ntt>>> {
+                let mut public = Csprng::from_public_seed(seed);
+                constants
+                    .iter()
+                    .map(|_| expand_uniform(basis, &mut public))
+                    .collect()
+            },
+            || {
+                parallel::map(&indexed, &|&(j, g)| -> Result<Poly<Ntt>> {
+                    let mut b = sample_error_from(noise, basis, &mut streams.stream(j))?.into_ntt();
+                    let mut g_m = message.clone();
+                    g_m.mul_scalars_assign(g)?;
+                    // `g_m` is the secret times a public constant: secret material.
+                    let g_m = SecretPoly::new(g_m);
+                    b.add_assign(g_m.get())?;
+                    Ok(b)
+                })
+            },
+        );
+        let rows = a_rows?
+            .into_iter()
+            .zip(b_rows)
+            .map(|(a, b)| {
+                let mut b = b?;
                 let a_s = SecretPoly::new(a.mul(s)?);
                 b.sub_assign(a_s.get())?;
-                let mut g_m = message.clone();
-                g_m.mul_scalars_assign(g)?;
-                // `g_m` is the secret times a public constant: secret material.
-                let g_m = SecretPoly::new(g_m);
-                b.add_assign(g_m.get())?;
                 Ok((b, a))
             })
             .collect::<Result<Vec<_>>>()?;

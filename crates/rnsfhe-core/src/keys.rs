@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rnsfhe_math::sampling::{fill_ternary, fill_ternary_hamming, Csprng, Seed};
-use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly, RnsBasis};
+use rnsfhe_math::sampling::{fill_ternary, fill_ternary_hamming, Csprng, Seed, Substreams};
+use rnsfhe_ring::{parallel, Coeff, GaloisElement, GaloisGroup, Ntt, Poly, RnsBasis};
 use zeroize::Zeroize;
 
 use crate::context::{RlweContext, SecretDistribution};
@@ -326,9 +326,13 @@ impl KeyGenerator {
     /// `Q ∪ P` (where the secret is kept in NTT form).
     fn public_key_over(&self, basis: &Arc<RnsBasis>, rng: &mut Csprng) -> Result<PublicKey> {
         let seed = rng.fresh_seed();
-        let a = expand_uniform(basis, &mut Csprng::from_public_seed(seed))?;
         let s = self.sk.ntt_over(basis)?;
-        let mut b = sample_error(&self.ctx, basis, rng)?;
+        // The public expansion of `a` is one serial stream (wire format): it runs beside the error.
+        let (a, b) = parallel::join(
+            || expand_uniform(basis, &mut Csprng::from_public_seed(seed)),
+            || sample_error(&self.ctx, basis, rng),
+        );
+        let (a, mut b) = (a?, b?);
         let a_s = SecretPoly::new(a.mul(s.get())?);
         b.sub_assign(a_s.get())?;
         Ok(PublicKey {
@@ -387,15 +391,25 @@ impl KeyGenerator {
         self.key_switch_key_ntt(sk.get(), rng)
     }
 
-    /// Galois keys for each of `elements` (duplicates are generated once).
+    /// Galois keys for each of `elements` (duplicates are generated once). The keys are independent, so
+    /// they are generated side by side, key `i` (in the order of first appearance) from stream `i` of a
+    /// [`Substreams`] drawn from `rng`: the same keys on any number of threads.
     ///
     /// Errors: a ring error if an element belongs to another ring degree; sampler errors.
     pub fn galois_keys(&self, elements: &[GaloisElement], rng: &mut Csprng) -> Result<GaloisKeys> {
-        let mut keys = BTreeMap::new();
+        let mut unique: Vec<(u64, GaloisElement)> = Vec::with_capacity(elements.len());
         for &k in elements {
-            if let std::collections::btree_map::Entry::Vacant(slot) = keys.entry(k.value()) {
-                slot.insert(self.galois_key(k, rng)?);
+            if !unique.iter().any(|(_, u)| u.value() == k.value()) {
+                unique.push((unique.len() as u64, k));
             }
+        }
+        let streams = Substreams::new(rng);
+        let generated = parallel::map(&unique, &|&(i, k)| {
+            self.galois_key(k, &mut streams.stream(i))
+        });
+        let mut keys = BTreeMap::new();
+        for ((_, k), key) in unique.iter().zip(generated) {
+            keys.insert(k.value(), key?);
         }
         Ok(GaloisKeys {
             fingerprint: self.ctx.fingerprint(),

@@ -1,19 +1,68 @@
 //! Samplers of RLWE polynomials over an RNS basis (built on the scalar samplers of `rnsfhe_math::sampling`):
 //! uniform (public `a` parts), discrete Gaussian (errors) and uniform ternary (encryption randomness).
 //! Shared by every scheme; signed samples are wiped after use since errors and randomness are secret.
+//!
+//! The secret samplers (errors, ternary randomness, flooding noise) run on the pool's threads: the
+//! coefficients are drawn in chunks of [`SAMPLE_CHUNK`], chunk `i` from stream `i` of a [`Substreams`]
+//! drawn from the caller's generator, and reduced modulo the limbs in parallel. The chunking is fixed, so
+//! a seeded generator gives the same polynomial on any number of threads; each chunk runs the scalar
+//! sampler unchanged, so the distribution is the scalar sampler's. The public expansion
+//! ([`expand_uniform`]) stays one serial ChaCha20 stream: it is part of the wire format.
 
 use std::sync::Arc;
 
 use rnsfhe_math::sampling::{
-    fill_ternary, fill_uniform_mod, Csprng, DiscreteGaussian, WideGaussian,
+    fill_ternary, fill_uniform_mod, Csprng, DiscreteGaussian, Substreams, WideGaussian,
 };
 use rnsfhe_math::{Modulus, ShoupConstant};
-use rnsfhe_ring::{Coeff, Ntt, Poly, RnsBasis};
+use rnsfhe_ring::{parallel, Coeff, Ntt, Poly, RnsBasis};
 use zeroize::Zeroize;
 
 use crate::context::RlweContext;
 use crate::error::Result;
 use crate::keys::SecretPoly;
+
+/// Coefficients per sampling chunk (each from its own stream): at `N = 2^15` and `2^16`, 8 and 16
+/// chunks, enough to balance a few threads; the chunk size never depends on the thread count, so
+/// neither does the output.
+pub const SAMPLE_CHUNK: usize = 1 << 12;
+
+/// Fills `out` chunk by chunk in parallel, chunk `i` (of [`SAMPLE_CHUNK`] values) by `fill` from stream
+/// `i` of a [`Substreams`] drawn from `rng`.
+fn fill_in_chunks(
+    rng: &mut Csprng,
+    out: &mut [i64],
+    fill: &(impl Fn(&mut Csprng, &mut [i64]) + Sync),
+) {
+    let streams = Substreams::new(rng);
+    parallel::for_each_chunk(out, SAMPLE_CHUNK, &|i, chunk| {
+        fill(&mut streams.stream(i as u64), chunk)
+    });
+}
+
+/// The polynomial over `basis` whose limbs `fill_limb(q_i, limb_i)` writes (the residues of one
+/// integer vector), limbs on the pool's threads: [`Poly::from_i64`], whose limbs run one after the
+/// other, took about a tenth of a public-key encryption on one thread.
+fn residues_in_parallel(
+    basis: &Arc<RnsBasis>,
+    fill_limb: &(impl Fn(&Modulus, &mut [u64]) + Sync),
+) -> Result<Poly<Coeff>> {
+    let moduli = basis.moduli();
+    let mut data = parallel::zeroed(basis.len() * basis.degree());
+    parallel::for_each_chunk(&mut data, basis.degree(), &|i, limb| {
+        fill_limb(&moduli[i], limb)
+    });
+    Ok(Poly::from_data(basis, data)?)
+}
+
+/// [`residues_in_parallel`] of small signed integers ([`Modulus::reduce_i64`], as [`Poly::from_i64`]).
+fn small_residues(basis: &Arc<RnsBasis>, coeffs: &[i64]) -> Result<Poly<Coeff>> {
+    residues_in_parallel(basis, &|m, limb| {
+        for (x, &c) in limb.iter_mut().zip(coeffs) {
+            *x = m.reduce_i64(c);
+        }
+    })
+}
 
 /// A uniform polynomial over `basis`, sampled directly in NTT form (the NTT is a bijection, so a uniform
 /// vector of evaluations is a uniform polynomial).
@@ -52,10 +101,11 @@ pub fn sample_error_from(
     basis: &Arc<RnsBasis>,
     rng: &mut Csprng,
 ) -> Result<Poly<Coeff>> {
-    let mut e = noise.sample_vec(rng, basis.degree());
-    let p = Poly::from_i64(basis, &e);
+    let mut e = vec![0i64; basis.degree()];
+    fill_in_chunks(rng, &mut e, &|r, chunk| noise.fill(r, chunk));
+    let p = small_residues(basis, &e);
     e.zeroize();
-    Ok(p?)
+    p
 }
 
 /// [`sample_error_coeff`] in NTT form.
@@ -70,8 +120,8 @@ pub fn sample_error(
 /// A uniform ternary polynomial over `basis` in NTT form (the encryption randomness `v`).
 pub fn sample_ternary_poly(basis: &Arc<RnsBasis>, rng: &mut Csprng) -> Result<Poly<Ntt>> {
     let mut v = vec![0i64; basis.degree()];
-    fill_ternary(rng, &mut v);
-    let p = Poly::from_i64(basis, &v);
+    fill_in_chunks(rng, &mut v, &|r, chunk| fill_ternary(r, chunk));
+    let p = small_residues(basis, &v);
     v.zeroize();
     Ok(p?.into_ntt())
 }
@@ -85,18 +135,15 @@ pub fn sample_wide_gaussian(
     basis: &Arc<RnsBasis>,
     rng: &mut Csprng,
 ) -> Result<SecretPoly> {
-    let n = basis.degree();
-    let mut e = vec![0i64; n];
-    g.fill(rng, &mut e);
-    let mut data = vec![0u64; basis.len() * n];
-    for (limb, m) in data.chunks_exact_mut(n).zip(basis.moduli()) {
+    let mut e = vec![0i64; basis.degree()];
+    fill_in_chunks(rng, &mut e, &|r, chunk| g.fill(r, chunk));
+    let p = residues_in_parallel(basis, &|m, limb| {
         let one = m.shoup(1);
         for (r, &x) in limb.iter_mut().zip(&e) {
             *r = reduce_signed_branch_free(m, one, x);
         }
-    }
+    });
     e.zeroize();
-    let p = Poly::from_data(basis, data);
     Ok(SecretPoly::new(p?.into_ntt()))
 }
 
@@ -126,6 +173,92 @@ fn reduce_signed_branch_free(m: &Modulus, one: ShoupConstant, x: i64) -> u64 {
 mod tests {
     use super::*;
     use rnsfhe_math::primes::ntt_primes_of_bits;
+
+    /// The signed values of limb 0 (centered modulo `q_0`).
+    fn centered(p: &Poly<Coeff>) -> Vec<i64> {
+        let q = p.basis().moduli()[0].value();
+        p.data()[..p.degree()]
+            .iter()
+            .map(|&x| {
+                if x > q / 2 {
+                    x as i64 - q as i64
+                } else {
+                    x as i64
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chunked_samplers_keep_the_distributions_and_residues() {
+        // N = 2^14: four chunks, each from its own stream.
+        let n = 1 << 14;
+        let primes = ntt_primes_of_bits(40, 2 * n as u64, 2, &[]).unwrap();
+        let basis = RnsBasis::new(n, &primes).unwrap();
+        let noise = DiscreteGaussian::with_sigma(3.2).unwrap();
+        let mut rng = Csprng::insecure_from_seed_for_tests([3; 32]);
+        let e = sample_error_from(&noise, &basis, &mut rng).unwrap();
+        // Every limb holds the residues of the same integers.
+        let q1 = basis.moduli()[1].value();
+        let signed = centered(&e);
+        for (x, &y) in signed.iter().zip(&e.data()[n..]) {
+            assert_eq!(x.rem_euclid(q1 as i64) as u64, y);
+        }
+        let mean = signed.iter().sum::<i64>() as f64 / n as f64;
+        let var = signed
+            .iter()
+            .map(|&x| (x as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n as f64;
+        // Standard errors: 3.2 / 128 = 0.025 for the mean, about 1.1 % for the variance.
+        assert!(mean.abs() < 0.15, "mean {mean}");
+        assert!((var / (3.2 * 3.2) - 1.0).abs() < 0.06, "variance {var}");
+        assert!(signed.iter().all(|x| x.abs() <= noise.bound()));
+        // The chunks come from distinct streams: no chunk repeats another.
+        let chunks: Vec<&[i64]> = signed.chunks(SAMPLE_CHUNK).collect();
+        assert_eq!(chunks.len(), 4);
+        for i in 0..4 {
+            for j in i + 1..4 {
+                assert_ne!(chunks[i], chunks[j]);
+            }
+        }
+        // Ternary randomness: a third of each value (standard error about 0.4 % of n).
+        let v = sample_ternary_poly(&basis, &mut rng).unwrap().into_coeff();
+        let t = centered(&v);
+        for value in -1..=1 {
+            let share = t.iter().filter(|&&x| x == value).count() as f64 / n as f64;
+            assert!((share - 1.0 / 3.0).abs() < 0.02, "{value}: {share}");
+        }
+        assert!(t.iter().all(|x| x.abs() <= 1));
+    }
+
+    #[test]
+    fn chunked_samplers_do_not_depend_on_the_thread_count() {
+        let n = 1 << 14;
+        let primes = ntt_primes_of_bits(40, 2 * n as u64, 2, &[]).unwrap();
+        let basis = RnsBasis::new(n, &primes).unwrap();
+        let noise = DiscreteGaussian::with_sigma(3.2).unwrap();
+        let wide = WideGaussian::new(2f64.powi(30)).unwrap();
+        let draw = || {
+            let mut rng = Csprng::insecure_from_seed_for_tests([4; 32]);
+            (
+                sample_error_from(&noise, &basis, &mut rng).unwrap(),
+                sample_ternary_poly(&basis, &mut rng).unwrap(),
+                sample_wide_gaussian(&wide, &basis, &mut rng).unwrap(),
+            )
+        };
+        let reference = draw();
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let got = pool.install(draw);
+            assert_eq!(got.0, reference.0, "{threads} threads");
+            assert_eq!(got.1, reference.1, "{threads} threads");
+            assert_eq!(got.2.get(), reference.2.get(), "{threads} threads");
+        }
+    }
 
     #[test]
     fn branch_free_signed_reduction_matches_reduce_i64() {

@@ -777,3 +777,50 @@ fn large_ring_key_switch() {
         assert!((max_abs(&e) as f64) <= est.bound);
     }
 }
+
+/// A message computed by `encrypt_coeff_with` (beside the other part) gives the ciphertext
+/// `encrypt_coeff_in` gives for the same message and generator state, with each kind of key; a message of
+/// another level and the message's own error are returned as errors.
+#[test]
+fn lazy_message_encryption_matches_and_checks_the_level() {
+    let n = 1 << 10;
+    let q = ntt_primes_of_bits(40, 2 * n as u64, 3, &[]).unwrap();
+    let p = ntt_primes_of_bits(45, 2 * n as u64, 1, &q).unwrap();
+    let ctx = RlweContext::new(params(10, q, p, 1, ConversionMode::Fast)).unwrap();
+    let kg = KeyGenerator::new(&ctx, &mut rng(40)).unwrap();
+    let encryptors = [
+        Encryptor::with_public_key(&ctx, &kg.public_key(&mut rng(41)).unwrap()).unwrap(),
+        Encryptor::with_public_key(&ctx, &kg.public_key_over_q(&mut rng(42)).unwrap()).unwrap(),
+        Encryptor::with_secret_key(&ctx, kg.secret_key()).unwrap(),
+    ];
+    let level = ctx.max_level();
+    let values: Vec<i64> = (0..n as i64).map(|i| (i % 17) - 8).collect();
+    let m = Poly::<Coeff>::from_i64(ctx.basis_at(level).unwrap(), &values).unwrap();
+    for enc in &encryptors {
+        let eager: RlweCiphertext<Ntt> = enc.encrypt_coeff_in(&m, &mut rng(43)).unwrap();
+        let lazy: RlweCiphertext<Ntt> = enc
+            .encrypt_coeff_with(level, || Ok::<_, Error>(m.clone()), &mut rng(43))
+            .unwrap();
+        assert_eq!(lazy, eager);
+        let low = m.drop_to(level - 1).unwrap();
+        let wrong = enc.encrypt_coeff_with::<Ntt, Error>(level, || Ok(low), &mut rng(43));
+        assert!(
+            matches!(wrong, Err(Error::LevelMismatch { .. })),
+            "{wrong:?}"
+        );
+        let failing = enc.encrypt_coeff_with::<Coeff, Error>(
+            level,
+            || {
+                Err(Error::InvalidParams {
+                    what: "message",
+                    reason: "made to fail".into(),
+                })
+            },
+            &mut rng(43),
+        );
+        assert!(
+            matches!(failing, Err(Error::InvalidParams { .. })),
+            "{failing:?}"
+        );
+    }
+}
