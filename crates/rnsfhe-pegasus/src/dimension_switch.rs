@@ -214,16 +214,7 @@ impl RingSwitchingKey {
         let output = Modulus::new(params.modulus)?;
         let q_r = ring_modulus(output, big_n)?;
         let components = RnsBasis::new(n, &[output.value()])?;
-        let security = estimate_lwe(&LweParams::rlwe(
-            n,
-            (q_r as f64).log2(),
-            params.sigma,
-            lwe_sk.lattice_secret(),
-        ))
-        .map_err(|e| PegasusError::InvalidParams {
-            what: "whole-ciphertext switching key",
-            reason: format!("the lattice estimator rejects its parameters: {e}"),
-        })?;
+        let security = Self::estimate(n, q_r, &params, lwe_sk.lattice_secret())?;
         let bits = security.security_bits();
         if check_security && bits < MIN_SECURITY_BITS {
             return Err(LweError::Insecure {
@@ -267,6 +258,26 @@ impl RingSwitchingKey {
             digits,
             key,
             security,
+        })
+    }
+
+    /// The lattice estimate of a key to dimension `n` at the ring modulus `q_r` (an RLWE sample in degree
+    /// `n` under the LWE secret `secret`), for generation and loading alike.
+    fn estimate(
+        n: usize,
+        q_r: u64,
+        params: &LweKeySwitchParams,
+        secret: rnsfhe_core::lwe_estimator::LweSecret,
+    ) -> PegasusResult<LweEstimate> {
+        estimate_lwe(&LweParams::rlwe(
+            n,
+            (q_r as f64).log2(),
+            params.sigma,
+            secret,
+        ))
+        .map_err(|e| PegasusError::InvalidParams {
+            what: "whole-ciphertext switching key",
+            reason: format!("the lattice estimator rejects its parameters: {e}"),
         })
     }
 
@@ -323,16 +334,7 @@ impl RingSwitchingKey {
         let n = to.get();
         let components = RnsBasis::new(n, &[params.modulus])?;
         let q_r = digits.basis().moduli()[0].value();
-        let security = estimate_lwe(&LweParams::rlwe(
-            n,
-            (q_r as f64).log2(),
-            params.sigma,
-            secret.lattice_secret(n),
-        ))
-        .map_err(|e| PegasusError::InvalidParams {
-            what: "whole-ciphertext switching key",
-            reason: format!("the lattice estimator rejects its parameters: {e}"),
-        })?;
+        let security = Self::estimate(n, q_r, &params, secret.lattice_secret(n))?;
         Ok(Self {
             fingerprint: ctx.fingerprint(),
             q0: ctx.q_moduli()[0],
