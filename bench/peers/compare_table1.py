@@ -265,8 +265,8 @@ def run_header(args, t_start, infos):
         "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": cpu_model(),
         "logical_cpus": os.cpu_count(),
-        "threads": 1,
-        "pinned_cpu": args.cpu,
+        "threads": getattr(args, "threads", 1),
+        "pinned_cpu": getattr(args, "cpu", None),
         "rounds": args.rounds,
         "wall_seconds": round(time.time() - t_start, 1),
         "implementations": {n: {"version": i.get("version"), "params": i.get("params"), "check": i.get("check")}
@@ -329,7 +329,8 @@ def machine_lines(res):
     return [f"- date: {res['date_utc']}",
             f"- CPU: {res['cpu']} ({res['logical_cpus']} logical CPUs)"
             + (f", all processes pinned to CPU {res['pinned_cpu']}" if res["pinned_cpu"] is not None else ""),
-            "- threads: 1 in every implementation (OMP_NUM_THREADS=1, RAYON_NUM_THREADS=1)"]
+            f"- threads: {res.get('threads', 1)} in every implementation (OMP_NUM_THREADS=1, "
+            f"RAYON_NUM_THREADS={res.get('threads', 1)})"]
 
 
 def error_lines(res, label):
