@@ -131,7 +131,10 @@ type OneTable = (&'static str, fn(f64) -> f64, bool);
 /// Values per ciphertext: enough for the largest min-index (2^6).
 const SLOTS: usize = 64;
 
-fn setup(preset: PipelinePreset, rng: &mut Csprng) -> anyhow::Result<Setup> {
+/// Key generation and the inputs: `wide_count` values in `[-B/2, B/2)` (at least [`SLOTS`]; more come from
+/// several ciphertexts of [`SLOTS`] slots, so that min-index can run on up to `2^8` values as in the paper's
+/// Table VI while the pipeline keeps its 64 slots) and [`SLOTS`] values in `[-B/16, B/16)`.
+fn setup(preset: PipelinePreset, wide_count: usize, rng: &mut Csprng) -> anyhow::Result<Setup> {
     let params = preset.params()?;
     let ctx = params.ckks.clone();
     let keygen = KeyGenerator::new(&ctx, rng)?;
@@ -145,15 +148,22 @@ fn setup(preset: PipelinePreset, rng: &mut Csprng) -> anyhow::Result<Setup> {
     let key = ComparisonKey::generate(&pegasus, &secrets, rng)?;
     let mut plain = rand::rngs::StdRng::seed_from_u64(6);
     let enc = CkksEncryptor::with_secret_key(&ctx, keygen.secret_key())?;
-    let mut values = |bound: f64| -> anyhow::Result<(Vec<f64>, Vec<LweCiphertext>)> {
-        let v: Vec<f64> = (0..SLOTS).map(|_| plain.gen_range(-bound..bound)).collect();
-        let pt = ctx.encode_real(&v, SLOTS, pegasus.input_level())?;
-        let ct = enc.encrypt_plaintext(&pt, rng)?;
-        let lwes = pegasus.to_lwe(&ct)?;
-        Ok((v, lwes))
+    let mut values = |bound: f64, count: usize| -> anyhow::Result<(Vec<f64>, Vec<LweCiphertext>)> {
+        let (mut all, mut lwes) = (Vec::new(), Vec::new());
+        while all.len() < count {
+            let v: Vec<f64> = (0..SLOTS).map(|_| plain.gen_range(-bound..bound)).collect();
+            let pt = ctx.encode_real(&v, SLOTS, pegasus.input_level())?;
+            let ct = enc.encrypt_plaintext(&pt, rng)?;
+            lwes.extend(pegasus.to_lwe(&ct)?);
+            all.extend(v);
+        }
+        Ok((all, lwes))
     };
     let b = pegasus.options().input_bound;
-    let (wide, narrow) = (values(b / 2.0)?, values(b / 16.0)?);
+    let (wide, narrow) = (
+        values(b / 2.0, wide_count.max(SLOTS))?,
+        values(b / 16.0, SLOTS)?,
+    );
     Ok(Setup {
         pegasus,
         secrets,
@@ -202,7 +212,14 @@ pub fn run_with(options: &BenchOptions, selection: &Table6Selection) -> anyhow::
         let name = format!("{preset:?}");
         eprintln!("pegasus-table6: {name}: key generation");
         let start = Instant::now();
-        let s = setup(preset, &mut rng)?;
+        let wide_count = selection
+            .min_index_log_t
+            .iter()
+            .chain(&selection.sort_log_t)
+            .map(|&l| 1usize << l)
+            .max()
+            .unwrap_or(SLOTS);
+        let s = setup(preset, wide_count, &mut rng)?;
         eprintln!("  keys in {:.1} s", start.elapsed().as_secs_f64());
         let domain = s.pegasus.options().input_bound;
         let cmp = Comparator::new(&s.pegasus, s.key.clone(), None)?;

@@ -213,7 +213,7 @@ enum BenchTable {
         #[arg(long = "threads", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
         threads: Vec<u32>,
         /// log2 of the min-index sizes (repeat for several). Default: 4, 5, 6 (--quick: 4).
-        #[arg(long = "min-index-log-t", value_name = "LOG_T", value_parser = clap::value_parser!(u32).range(1..=6))]
+        #[arg(long = "min-index-log-t", value_name = "LOG_T", value_parser = clap::value_parser!(u32).range(1..=8))]
         min_index_log_t: Vec<u32>,
         /// log2 of the sort sizes (repeat for several). Default: 5 (--quick: 3).
         #[arg(long = "sort-log-t", value_name = "LOG_T", value_parser = clap::value_parser!(u32).range(1..=6))]
