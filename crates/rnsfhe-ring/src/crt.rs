@@ -124,6 +124,26 @@ impl CrtComposer {
                 max: f64::MAX,
             });
         }
+        if let [m] = self.basis.moduli() {
+            // One limb (CKKS decryption at the last level): the centered residue `c` is an `i64`, and
+            // `c as f64` is `round_f64(c)`, so one division gives the quotient within one rounding of the
+            // exact one (and correctly rounded for a power-of-two scale, whose division is exact). About
+            // six times as fast as the multi-word path below, which finds the top bits of every
+            // coefficient first.
+            if !Arc::ptr_eq(x.basis(), &self.basis) {
+                self.basis.check_same(x.basis(), "CRT composition")?;
+            }
+            let m = *m;
+            let mut out = vec![0.0; x.degree()];
+            out.par_chunks_mut(CHUNK)
+                .zip(x.data().par_chunks(CHUNK))
+                .for_each(|(o, r)| {
+                    for (o, &r) in o.iter_mut().zip(r) {
+                        *o = m.center(r) as f64 / scale;
+                    }
+                });
+            return Ok(out);
+        }
         // scale = mantissa * 2^exponent with mantissa in [1, 2).
         let bits = scale.to_bits();
         let exponent = ((bits >> 52) & 0x7ff) as i32 - 1023;
