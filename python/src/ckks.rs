@@ -38,6 +38,7 @@ use crate::common::{
     ContextCache, Int, PyCallable, Scheme, WireClass, WireObject,
 };
 
+mod bootstrap;
 mod ciphertext;
 mod context;
 mod encryption;
@@ -49,6 +50,7 @@ mod polynomial;
 mod stats;
 mod values;
 
+use bootstrap::*;
 pub(crate) use ciphertext::PyCiphertext;
 use context::*;
 use encryption::*;
@@ -227,6 +229,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_class::<PyPrecisionStats>()?;
         m.add_class::<PyPolynomial>()?;
         m.add_class::<PyPlaintext>()?;
+        m.add_class::<PyBootstrapper>()?;
         m.add(
             "NotEnoughLevelsError",
             m.py().get_type::<NotEnoughLevelsError>(),

@@ -277,6 +277,19 @@ pub fn dft_factors(
     Ok(out)
 }
 
+/// How SlotsToCoeffs splits its factor (see [`EncodedDft::new`]): the factor of the matrices' entries
+/// and the multiplier of each matrix's scale (`|factor|^(1/levels)` when `|factor| < 1`, else 1).
+fn s2c_folding(factor: f64, levels: usize) -> (f64, f64) {
+    if factor.abs() < 1.0 {
+        (
+            factor / factor.abs(),
+            factor.abs().powf(1.0 / levels as f64),
+        )
+    } else {
+        (factor, 1.0)
+    }
+}
+
 /// The encoded matrices of one homomorphic DFT and where they run.
 #[derive(Clone, Debug)]
 struct EncodedDft {
@@ -284,6 +297,40 @@ struct EncodedDft {
     start_level: usize,
     factor: f64,
     matrices: Vec<EncodedLinearTransform>,
+}
+
+/// `m` on twice its slots, acting on vectors of period `n = m.slots()` as `m` does: diagonal `k` keeps
+/// its index, with its entries repeated (for an input of period `n`, the rotation by `k` on `2n` slots
+/// is the rotation by `k` on `n` slots repeated).
+fn doubled(m: &LinearTransform) -> Result<LinearTransform> {
+    let n = m.slots();
+    LinearTransform::from_diagonals(
+        2 * n,
+        m.diagonal_indices().filter_map(|k| {
+            let d = m.diagonal(k as i64)?;
+            Some((k as i64, (0..2 * n).map(|j| d[j % n]).collect::<Vec<_>>()))
+        }),
+    )
+}
+
+/// The slot-wise product by `(1, .., 1, c, .., c)` on `2n` slots (`n` of each), as a diagonal matrix.
+fn halves(n: usize, c: Complex64) -> Result<LinearTransform> {
+    let one = Complex64::new(1.0, 0.0);
+    LinearTransform::from_diagonals(
+        2 * n,
+        [(0, (0..2 * n).map(|j| if j < n { one } else { c }).collect())],
+    )
+}
+
+/// Checks that twice `slots` slots fit the ring (the paired matrices act on `2 slots` slots).
+fn check_paired(encoder: &Encoder, slots: usize) -> Result<()> {
+    encoder
+        .check_slots(2 * slots)
+        .map_err(|_| Error::InvalidSlots {
+            slots,
+            n: encoder.degree(),
+            max: encoder.degree() / 4,
+        })
 }
 
 impl EncodedDft {
@@ -311,13 +358,11 @@ impl EncodedDft {
         // fit `q_0 q_1` as a scale when `Delta ~ q_0` (PEGASUS's chain), although values shrunk by a
         // factor below 1 do: such a factor's magnitude goes into the scales of the matrices instead of
         // their entries (the same plaintext, at the scale `Delta |factor|`).
-        let folded = if direction == DftDirection::SlotsToCoeffs && factor.abs() < 1.0 {
-            factor.abs()
-        } else {
-            1.0
+        let (entries, per_matrix) = match direction {
+            DftDirection::SlotsToCoeffs => s2c_folding(factor, levels),
+            DftDirection::CoeffsToSlots => (factor, 1.0),
         };
-        let per_matrix = folded.powf(1.0 / levels as f64);
-        let factors = dft_factors(ctx.encoder(), slots, levels, direction, factor / folded)?;
+        let factors = dft_factors(ctx.encoder(), slots, levels, direction, entries)?;
         let matrices = factors
             .iter()
             .enumerate()
@@ -442,6 +487,53 @@ impl SlotsToCoeffs {
         self.dft.rotation_steps()
     }
 
+    /// The first matrix of the transform on `2 slots` slots, reading its input `y` as the complex vector
+    /// `y_k + i y_(k + slots)` (`k < slots`) and writing its result twice (period `slots`), encoded where
+    /// the first matrix runs: the inverse of [`CoeffsToSlots::paired_last_matrix`]'s packing, so that
+    /// real and imaginary halves reduced in one ciphertext of twice the slots go back to the slots
+    /// without a level (Bossuat et al., Eurocrypt 2021, Section 4). The result, of period `slots`,
+    /// reads as a ciphertext of `slots` slots for the other matrices.
+    ///
+    /// Errors: [`Error::InvalidSlots`] unless `2 slots <= N/2`; encoding errors.
+    pub fn paired_first_matrix(&self, ctx: &Arc<CkksContext>) -> Result<EncodedLinearTransform> {
+        let slots = self.dft.slots;
+        check_paired(ctx.encoder(), slots)?;
+        let levels = self.dft.matrices.len();
+        let (factor, per_matrix) = s2c_folding(self.dft.factor, levels);
+        let factors = dft_factors(
+            ctx.encoder(),
+            slots,
+            levels,
+            DftDirection::SlotsToCoeffs,
+            factor,
+        )?;
+        // J y = (y_k + i y_(k + slots)) repeated: diagonal 0 is (1, .., 1, i, .., i), diagonal
+        // `slots` is (i, .., i, 1, .., 1).
+        let i = Complex64::new(0.0, 1.0);
+        let one = Complex64::new(1.0, 0.0);
+        let join = LinearTransform::from_diagonals(
+            2 * slots,
+            [
+                (
+                    0,
+                    (0..2 * slots)
+                        .map(|j| if j < slots { one } else { i })
+                        .collect(),
+                ),
+                (
+                    slots as i64,
+                    (0..2 * slots)
+                        .map(|j| if j < slots { i } else { one })
+                        .collect(),
+                ),
+            ],
+        )?;
+        let paired = doubled(&factors[0])?.compose(&join)?;
+        let level = self.dft.start_level;
+        let scale = LinearTransform::exact_rescale_scale(ctx, level)? * per_matrix;
+        paired.encode(ctx, level, scale, None)
+    }
+
     /// Where slot `j`'s real and imaginary parts land ([`slot_coefficient_positions`]).
     ///
     /// Errors: none in practice (the slot count was checked); [`Error::InvalidSlots`] otherwise.
@@ -542,9 +634,60 @@ impl CoeffsToSlots {
     pub fn needs_conjugation(&self) -> bool {
         self.output == CoeffsToSlotsOutput::RealImaginary
     }
+
+    /// The last matrix of the transform, read on `2 slots` slots and multiplied slot-wise by
+    /// `P = (1, .., 1, -i, .., -i)` (`slots` of each), encoded where the last matrix runs: with `w'` its
+    /// result on an input of period `slots`, `w' + conj(w')` holds `2 Re(w)` in slots `0 .. slots` and
+    /// `2 Im(w)` in slots `slots .. 2 slots`, `w` the transform's result. With the `1/2` of
+    /// [`CoeffsToSlotsOutput::RealImaginary`] folded in, these are the real and imaginary halves the
+    /// transform returns as two ciphertexts, in one ciphertext of twice the slots: one approximate
+    /// reduction modulo `q_0` instead of two (the sparse-slot packing of CKKS bootstrapping, Cheon-Han-Hhan
+    /// and Bossuat et al., Eurocrypt 2021, Section 4, folded into the last matrix so that it costs no
+    /// level). A diagonal `k` of the `slots`-slot matrix stays diagonal `k`: the input has period
+    /// `slots`, so its rotation by `k` is the same on `2 slots` slots.
+    ///
+    /// Errors: [`Error::InvalidSlots`] unless `2 slots <= N/2`; encoding errors.
+    pub fn paired_last_matrix(&self, ctx: &Arc<CkksContext>) -> Result<EncodedLinearTransform> {
+        let slots = self.dft.slots;
+        check_paired(ctx.encoder(), slots)?;
+        let levels = self.dft.matrices.len();
+        let factors = dft_factors(
+            ctx.encoder(),
+            slots,
+            levels,
+            DftDirection::CoeffsToSlots,
+            self.dft.factor,
+        )?;
+        let last = factors.last().ok_or(Error::Empty {
+            what: "CoeffsToSlots matrices",
+        })?;
+        let paired = halves(slots, Complex64::new(0.0, -1.0))?.compose(&doubled(last)?)?;
+        let level = self.dft.start_level - (levels - 1);
+        let scale = LinearTransform::exact_rescale_scale(ctx, level)?;
+        paired.encode(ctx, level, scale, None)
+    }
 }
 
 impl Evaluator {
+    /// `i` (or `-i` when `negate`) times every slot: the monomial `X^(N/2)` (or `-X^(N/2)`), exact and
+    /// free of levels.
+    pub(crate) fn multiply_by_i(&self, ct: &Ciphertext, negate: bool) -> Result<Ciphertext> {
+        let x_half = self.context().x_half_at(ct.level())?;
+        let parts = ct
+            .inner
+            .parts
+            .iter()
+            .map(|p| {
+                let mut q = p.mul(&x_half)?;
+                if negate {
+                    q.neg_assign();
+                }
+                Ok(q)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(self.wrap(RlweCiphertext { parts }, ct.scale(), ct.slots()))
+    }
+
     /// SlotsToCoeffs: a ciphertext of slots `z` becomes one whose plaintext coefficients are
     /// `Delta * factor * z` at [`SlotsToCoeffs::coefficient_positions`] (`Delta` the input's scale), at
     /// level [`SlotsToCoeffs::output_level`]; the output's scale is `Delta`, or `Delta |factor|` for
@@ -600,19 +743,7 @@ impl Evaluator {
                 let conj = self.conjugate(&w)?;
                 let real = self.add(&w, &conj)?;
                 let diff = self.sub(&w, &conj)?;
-                // -i in every slot: the monomial -X^(N/2), exact and free of levels.
-                let x_half = self.context().x_half_at(diff.level())?;
-                let parts = diff
-                    .inner
-                    .parts
-                    .iter()
-                    .map(|p| {
-                        let mut q = p.mul(&x_half)?;
-                        q.neg_assign();
-                        Ok(q)
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                let imaginary = self.wrap(RlweCiphertext { parts }, diff.scale(), diff.slots());
+                let imaginary = self.multiply_by_i(&diff, true)?;
                 Ok(CoeffsToSlotsResult::RealImaginary { real, imaginary })
             }
         }

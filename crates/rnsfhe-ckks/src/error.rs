@@ -311,6 +311,21 @@ pub enum Error {
         /// Why, with the numbers, and what to change.
         reason: String,
     },
+    /// A bootstrapping circuit ([`crate::BootstrapParams`]) that needs more levels than the context's
+    /// chain has: names the levels of each step and the total.
+    #[error("bootstrapping needs {needed} levels (limbs) in the chain: {c2s_levels} for CoeffsToSlots, {eval_mod_levels} for EvalMod and {s2c_levels} for SlotsToCoeffs from the top, plus 1 for the output; the context has {available} ({} scaling primes needed, it has {}); use parameters with more levels (CkksParams::levels), fewer DFT levels, or an EvalMod of smaller degree or fewer double angles", .needed.saturating_sub(1), .available.saturating_sub(1))]
+    BootstrapTooDeep {
+        /// The levels (limbs) the circuit needs, `c2s_levels + eval_mod_levels + s2c_levels + 1`.
+        needed: usize,
+        /// The context's top level (limbs).
+        available: usize,
+        /// Levels of CoeffsToSlots.
+        c2s_levels: usize,
+        /// Levels of EvalMod ([`crate::EvalMod::depth`]).
+        eval_mod_levels: usize,
+        /// Levels of SlotsToCoeffs.
+        s2c_levels: usize,
+    },
 }
 
 /// How [`Error::PolynomialTooDeep`] names a basis.

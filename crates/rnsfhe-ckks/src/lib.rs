@@ -35,6 +35,9 @@
 //! * [`dft`]: the homomorphic DFT, SlotsToCoeffs ([`Evaluator::slots_to_coeffs`], PEGASUS's S2C) and
 //!   CoeffsToSlots ([`Evaluator::coeffs_to_slots`]), as 1 to 4 merged sparse factors of the special FFT.
 //!
+//! * [`bootstrap`]: CKKS bootstrapping ([`Evaluator::bootstrap`] with a [`Bootstrapper`] built from
+//!   [`BootstrapParams`]): ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs, for full and sparse slots.
+//!
 //! Errors of this crate are [`Error`] (module [`error`]).
 
 pub mod chebyshev;
@@ -44,6 +47,7 @@ pub mod precision;
 
 pub mod approximation;
 pub mod assign;
+pub mod bootstrap;
 pub mod context;
 pub mod dft;
 pub mod encryption;
@@ -62,6 +66,7 @@ pub mod serialization;
 pub mod statistics;
 
 pub use approximation::{ExpMethod, InverseMethod, SigmoidMethod};
+pub use bootstrap::{BootstrapBound, BootstrapParams, Bootstrapper};
 pub use context::{CkksContext, EXACT_SCALE_TOLERANCE, MAX_DIGIT_EXCESS_BITS};
 pub use dft::{
     dft_factors, plaintext_coefficients, real_value_positions, slot_coefficient_positions,

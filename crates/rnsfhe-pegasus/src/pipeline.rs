@@ -26,15 +26,12 @@
 
 use std::sync::Arc;
 
-use rnsfhe_ckks::dft::{
-    dft_factors, real_value_positions, CoeffsToSlots, CoeffsToSlotsOutput, DftDirection,
-    SlotsToCoeffs,
-};
+use rnsfhe_ckks::dft::{real_value_positions, CoeffsToSlots, CoeffsToSlotsOutput, SlotsToCoeffs};
 use rnsfhe_ckks::eval_mod::{EvalMod, EvalModParams};
 use rnsfhe_ckks::mod_raise::subring_trace_elements;
 use rnsfhe_ckks::{
     Ciphertext, CkksContext, Complex64, Csprng, EncodedLinearTransform, Evaluator, GaloisKeys,
-    KeyGenerator, LinearTransform, RelinKey,
+    KeyGenerator, RelinKey,
 };
 use rnsfhe_lwe::{
     BlindRotation, BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweDimension,
@@ -194,7 +191,6 @@ impl Transforms {
         let factor = input_scale / ctx.level_scale(start)?;
         let s2c = SlotsToCoeffs::new(ctx, options.slots, options.s2c_levels, start, factor)?;
         let eval_mod = eval_mod_params(params, options)?;
-        let mut c2s_factor = 0.0;
         let c2s = match options.repacking {
             Repacking::LinearTransform => None,
             Repacking::RingPacking => {
@@ -205,21 +201,20 @@ impl Transforms {
                 let level = top - options.c2s_levels;
                 let scale = eval_mod.normalized_scale(ctx, level)?;
                 let gap = (ctx.n() / 2 / options.slots) as f64;
-                c2s_factor = scale / (q0 * gap);
                 Some(CoeffsToSlots::new(
                     ctx,
                     options.slots,
                     options.c2s_levels,
                     top,
-                    c2s_factor,
+                    scale / (q0 * gap),
                     CoeffsToSlotsOutput::RealImaginary,
                 )?)
             }
         };
         let c2s_pair = match &c2s {
-            Some(c2s) if has_pair_transform(params, options) => {
-                Some(pair_last_matrix(ctx, c2s, c2s_factor / 2.0)?)
-            }
+            // The last matrix on twice the slots, for `repack_pair` (see
+            // `CoeffsToSlots::paired_last_matrix`).
+            Some(c2s) if has_pair_transform(params, options) => Some(c2s.paired_last_matrix(ctx)?),
             _ => None,
         };
         Ok(Self {
@@ -246,61 +241,6 @@ impl Transforms {
         steps.dedup();
         steps
     }
-}
-
-/// The last matrix of CoeffsToSlots on `slots` slots, read on `2 slots` slots and multiplied slot-wise
-/// by `P = (1, .., 1, -i, .., -i)` (`slots` of each), for [`PegasusEvaluator::repack_pair`]. With `w'`
-/// its result, `w' + conj(w')` holds `2 Re(w)` in slots `0 .. slots` and `2 Im(w)` in slots
-/// `slots .. 2 slots`: the real and imaginary halves that [`CoeffsToSlotsOutput::RealImaginary`] returns
-/// as two ciphertexts, in one ciphertext of twice the slots, for the level and key switches of one
-/// CoeffsToSlots and one F_mod (the sparse-slot packing of CKKS bootstrapping, folded into the last
-/// matrix so that it costs no level). A diagonal `k` of the `slots`-slot matrix stays diagonal `k`: the
-/// input has period `slots`, so its rotation by `k` is the same on `2 slots` slots.
-///
-/// `factor` is the one the transform was made with ([`CoeffsToSlots::new`]), halved for the `1/2` of
-/// [`CoeffsToSlotsOutput::RealImaginary`].
-///
-/// Errors: as [`dft_factors`] and [`LinearTransform::encode`].
-fn pair_last_matrix(
-    ctx: &Arc<CkksContext>,
-    c2s: &CoeffsToSlots,
-    factor: f64,
-) -> PegasusResult<EncodedLinearTransform> {
-    let slots = c2s.slots();
-    let levels = c2s.levels();
-    // The same factors as the transform's: `factor` with the 1/2 of w + conj(w).
-    let factors = dft_factors(
-        ctx.encoder(),
-        slots,
-        levels,
-        DftDirection::CoeffsToSlots,
-        factor,
-    )?;
-    let last = factors.last().ok_or(PegasusError::InvalidParams {
-        what: "CoeffsToSlots",
-        reason: "no matrix".into(),
-    })?;
-    let minus_i = Complex64::new(0.0, -1.0);
-    let diagonals = last
-        .diagonal_indices()
-        .filter_map(|k| {
-            let d = last.diagonal(k as i64)?;
-            let tiled: Vec<Complex64> = (0..2 * slots)
-                .map(|j| {
-                    if j < slots {
-                        d[j]
-                    } else {
-                        d[j - slots] * minus_i
-                    }
-                })
-                .collect();
-            Some((k as i64, tiled))
-        })
-        .collect::<Vec<_>>();
-    let tiled = LinearTransform::from_diagonals(2 * slots, diagonals)?;
-    let level = c2s.start_level() - (levels - 1);
-    let scale = LinearTransform::exact_rescale_scale(ctx, level)?;
-    Ok(tiled.encode(ctx, level, scale, None)?)
 }
 
 /// F_mod for the integer parts the chosen path leaves: `I` comes from `<a, s>` with the LWE secret
@@ -896,7 +836,7 @@ impl PegasusEvaluator {
     /// ring-packing path with `2 slots <= N/2`. Then `first` goes to the real parts of the coefficients
     /// CoeffsToSlots reads and `second` to their imaginary parts, one packing, raise, trace and
     /// CoeffsToSlots whose last matrix puts the two halves side by side in `2 slots` slots (at no
-    /// level, see `pair_last_matrix`), one F_mod (with the factor of `first_table`; F_mod works slot by
+    /// level, see `CoeffsToSlots::paired_last_matrix`), one F_mod (with the factor of `first_table`; F_mod works slot by
     /// slot, and each table keeps its values within the fraction F_mod reduces), then one mask
     /// multiplication per output (which also brings `second` from the factor of `first_table` to its
     /// own) and one rotation by `slots`, which makes each half periodic of period `slots`: a ciphertext

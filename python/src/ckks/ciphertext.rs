@@ -197,6 +197,14 @@ ciphertext_methods! {
             unary(py, &self.eval, &self.ct, |e, c| e.conjugate(c))
         }
 
+        /// bootstrap(bootstrapper) -> Ciphertext: the same slots at ``bootstrapper.output_level`` (CKKS
+        /// bootstrapping; the evaluator needs the keys of ``Context.keygen(bootstrapper=...)``). The values
+        /// must lie in [-1, 1]. Raises ValueError naming the missing key, for another slot count, or for a
+        /// scale above ``bootstrapper.max_input_scale``. The GIL is released.
+        fn bootstrap(&self, py: Python<'_>, bootstrapper: &PyBootstrapper) -> PyResult<PyCiphertext> {
+            bootstrap_with(py, &self.eval, &self.ct, bootstrapper)
+        }
+
         /// sum() -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)); no level
         /// used.
         fn sum(&self, py: Python<'_>) -> PyResult<PyCiphertext> {

@@ -249,7 +249,7 @@ context_methods! {
             Self::build(py, params, None, false)
         }
 
-        /// keygen(rotations=(), conjugate=False, sum_slots=False, *, public_key="extended") -> KeySet
+        /// keygen(rotations=(), conjugate=False, sum_slots=False, *, public_key="extended", bootstrapper=None) -> KeySet
         ///
         /// Samples a secret key and the public, relinearization and Galois keys: rotation keys for each step
         /// in ``rotations`` (left by k for k > 0, right for k < 0), the conjugation key if ``conjugate``, and,
@@ -263,8 +263,11 @@ context_methods! {
         /// 36), for encode + encrypt 1.3 to 1.6 times as long. "over_q" makes the key of RNS-CKKS
         /// ``KeyGen`` over Q only: faster encryption, less precision. ``PublicKey.is_extended`` tells
         /// them apart; both serialize and pickle.
+        ///
+        /// ``bootstrapper`` (a Bootstrapper of this context): the Galois keys also cover its rotations,
+        /// the conjugation and its trace, everything ``Ciphertext.bootstrap`` needs.
         #[pyo3(signature = (rotations = Vec::new(), conjugate = false, sum_slots = false, *,
-                            public_key = "extended"))]
+                            public_key = "extended", bootstrapper = None))]
         fn keygen(
             &self,
             py: Python<'_>,
@@ -272,6 +275,7 @@ context_methods! {
             conjugate: bool,
             sum_slots: bool,
             public_key: &str,
+            bootstrapper: Option<&PyBootstrapper>,
         ) -> PyResult<PyKeySet> {
             let extended = extended_public_key(public_key)?;
             let rotations: Vec<i64> = Int::get_all(&rotations, "rotations")?;
@@ -282,23 +286,35 @@ context_methods! {
             } else {
                 Vec::new()
             };
-            for s in rotations.into_iter().chain(extra) {
+            let boot_steps = bootstrapper.map(|b| b.btp.rotation_steps()).unwrap_or_default();
+            for s in rotations.into_iter().chain(extra).chain(boot_steps) {
                 if s.rem_euclid(slots) != 0 && !steps.contains(&s) {
                     steps.push(s);
                 }
+            }
+            // Bootstrapping needs the conjugation and the trace's automorphisms.
+            let conjugate = conjugate || bootstrapper.is_some();
+            let trace = bootstrapper.map(|b| b.btp.trace_elements()).unwrap_or_default();
+            if let Some(b) = bootstrapper {
+                check_context(&self.ctx, b.btp.fingerprint(), "the bootstrapper")?;
             }
             let ctx = &self.ctx;
             let keys = release(py, || -> ckks::Result<_> {
                     let mut rng = Csprng::from_os()?;
                     let kg = KeyGenerator::new(ctx, &mut rng)?;
-                    if extended {
+                    if extended && trace.is_empty() {
                         return kg.generate_all(&steps, conjugate, &mut rng);
                     }
+                    let public = if extended {
+                        kg.public_key(&mut rng)?
+                    } else {
+                        kg.public_key_over_q(&mut rng)?
+                    };
                     Ok(ckks::KeySet {
                         secret: kg.secret_key().clone(),
-                        public: kg.public_key_over_q(&mut rng)?,
+                        public,
                         relin: kg.relin_key(&mut rng)?,
-                        galois: kg.galois_keys(&steps, conjugate, &mut rng)?,
+                        galois: kg.galois_keys_with_elements(&steps, conjugate, &trace, &mut rng)?,
                     })
                 })
                 .map_err(ckks_error)?;

@@ -300,6 +300,17 @@ evaluator_methods! {
             unary(py, &self.eval, &a.ct, |e, c| e.conjugate(c))
         }
 
+        /// bootstrap(a, bootstrapper) -> Ciphertext: CKKS bootstrapping of ``a`` (see
+        /// ``Ciphertext.bootstrap``). The GIL is released.
+        fn bootstrap(
+            &self,
+            py: Python<'_>,
+            a: &PyCiphertext,
+            bootstrapper: &PyBootstrapper,
+        ) -> PyResult<PyCiphertext> {
+            bootstrap_with(py, &self.eval, &a.ct, bootstrapper)
+        }
+
         /// sum(a) -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)).
         fn sum(&self, py: Python<'_>, a: &PyCiphertext) -> PyResult<PyCiphertext> {
             unary(py, &self.eval, &a.ct, |e, c| e.sum_slots(c))

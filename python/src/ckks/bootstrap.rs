@@ -1,0 +1,137 @@
+//! `Bootstrapper`: the CKKS bootstrapping circuit of a context (`rnsfhe::ckks::bootstrap`), used by
+//! `Evaluator.bootstrap` and `Ciphertext.bootstrap`; `Context.keygen(bootstrapper=...)` makes its keys.
+
+use super::*;
+use rnsfhe::ckks::{BootstrapParams, Bootstrapper};
+
+/// Bootstrapper(context, slots=None, *, c2s_levels=None, s2c_levels=None)
+///
+/// The bootstrapping circuit of ``context`` for ciphertexts of ``slots`` slots (a power of two up to
+/// N/2, default N/2): ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs (Cheon-Han-Kim-Kim-Song 2018,
+/// Bossuat et al. 2021), with the EvalMod the context's secret and chain call for and CoeffsToSlots /
+/// SlotsToCoeffs on ``c2s_levels`` / ``s2c_levels`` levels (default 3 each). Built once (it encodes the
+/// DFT matrices); make its keys with ``Context.keygen(bootstrapper=...)``, then bootstrap with
+/// ``ct.bootstrap(bootstrapper)``. The result is at level ``output_level`` with the default scale of the
+/// level EvalMod leaves. Raises ValueError for an unsupported slot count or a chain with too few levels (naming how
+/// many it needs). The GIL is released while the matrices are encoded.
+#[pyclass(name = "Bootstrapper", module = "rnsfhe.ckks", frozen)]
+pub(super) struct PyBootstrapper {
+    pub(super) btp: Arc<Bootstrapper>,
+}
+
+#[pymethods]
+impl PyBootstrapper {
+    #[new]
+    #[pyo3(signature = (context, slots = None, *, c2s_levels = None, s2c_levels = None))]
+    fn new(
+        py: Python<'_>,
+        context: &PyContext,
+        slots: Option<Int>,
+        c2s_levels: Option<Int>,
+        s2c_levels: Option<Int>,
+    ) -> PyResult<Self> {
+        let ctx = &context.ctx;
+        let slots = match slots {
+            Some(s) => s.get("slots")?,
+            None => ctx.max_slots(),
+        };
+        let c2s_levels: Option<usize> = c2s_levels.map(|l| l.get("c2s_levels")).transpose()?;
+        let s2c_levels: Option<usize> = s2c_levels.map(|l| l.get("s2c_levels")).transpose()?;
+        let btp = release(py, || -> ckks::Result<Bootstrapper> {
+            let mut params = BootstrapParams::for_context(ctx, slots)?;
+            if let Some(l) = c2s_levels {
+                params.c2s_levels = l;
+            }
+            if let Some(l) = s2c_levels {
+                params.s2c_levels = l;
+            }
+            Bootstrapper::new(ctx, params)
+        })
+        .map_err(ckks_error)?;
+        Ok(Self { btp: Arc::new(btp) })
+    }
+
+    /// The slot count of the ciphertexts it bootstraps.
+    #[getter]
+    fn slots(&self) -> usize {
+        self.btp.slots()
+    }
+
+    /// The levels the circuit uses (CoeffsToSlots, EvalMod, SlotsToCoeffs).
+    #[getter]
+    fn depth(&self) -> usize {
+        self.btp.depth()
+    }
+
+    /// The level (limbs) of a bootstrapped ciphertext.
+    #[getter]
+    fn output_level(&self) -> usize {
+        self.btp.output_level()
+    }
+
+    /// The multiplications left after a bootstrapping (``output_level - 1``).
+    #[getter]
+    fn levels_left(&self) -> usize {
+        self.btp.levels_left()
+    }
+
+    /// The largest input scale the EvalMod range admits for values ``|z| <= 1``.
+    #[getter]
+    fn max_input_scale(&self) -> f64 {
+        self.btp.max_input_scale()
+    }
+
+    /// The rotation steps the circuit needs keys for.
+    #[getter]
+    fn rotation_steps(&self) -> Vec<i64> {
+        self.btp.rotation_steps()
+    }
+
+    /// The Galois elements the circuit needs keys for (rotations, conjugation, trace).
+    #[getter]
+    fn galois_elements(&self) -> Vec<usize> {
+        self.btp
+            .galois_elements()
+            .into_iter()
+            .map(|(e, _)| e)
+            .collect()
+    }
+
+    /// error_bound(scale) -> dict: the bound on the error of a real or imaginary part of one slot
+    /// after bootstrapping an input at ``scale`` (values ``|z| <= 1``), against the input's
+    /// decryption: its terms ``eval_mod``, ``c2s_noise``, ``eval_mod_noise``, ``s2c_noise`` and their
+    /// sum ``total``. Raises ValueError for a scale above ``max_input_scale``.
+    fn error_bound<'py>(&self, py: Python<'py>, scale: f64) -> PyResult<Bound<'py, PyDict>> {
+        let b = self.btp.error_bound(scale).map_err(ckks_error)?;
+        let d = PyDict::new(py);
+        d.set_item("eval_mod", b.eval_mod)?;
+        d.set_item("c2s_noise", b.c2s_noise)?;
+        d.set_item("eval_mod_noise", b.eval_mod_noise)?;
+        d.set_item("s2c_noise", b.s2c_noise)?;
+        d.set_item("total", b.total)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        let p = self.btp.params();
+        format!(
+            "Bootstrapper(slots={}, c2s_levels={}, s2c_levels={}, eval_mod_depth={}, output_level={})",
+            p.slots,
+            p.c2s_levels,
+            p.s2c_levels,
+            self.btp.eval_mod().depth(),
+            self.btp.output_level()
+        )
+    }
+}
+
+/// `ct` bootstrapped by `eval` with the GIL released.
+pub(super) fn bootstrap_with(
+    py: Python<'_>,
+    eval: &Arc<Eval>,
+    ct: &Ciphertext,
+    btp: &PyBootstrapper,
+) -> PyResult<PyCiphertext> {
+    let btp = Arc::clone(&btp.btp);
+    unary(py, eval, ct, move |e, c| e.bootstrap(c, &btp))
+}

@@ -1,0 +1,92 @@
+"""CKKS bootstrapping from Python (``ckks.Bootstrapper``, ``Context.keygen(bootstrapper=...)``,
+``Ciphertext.bootstrap``, ``Evaluator.bootstrap``) at small insecure parameters: the slots come back
+within the bound the Rust layer states, at the promised level, and the errors name what is missing."""
+
+import numpy as np
+import pytest
+
+from rnsfhe import ckks
+
+# The chains here are test chains (a sparse secret the HE Standard table does not cover): their warning
+# is expected.
+pytestmark = pytest.mark.filterwarnings("ignore:WARNING. these CKKS parameters:UserWarning")
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    # N = 2^11, scale 2^51, q_0 of 60 bits, Hamming weight 64: 17 levels of bootstrapping and 2 for the
+    # user (the Rust tests' chain, crates/rnsfhe-ckks/tests/bootstrap.rs).
+    return ckks.Context(
+        log_n=11,
+        log_scale=51,
+        q0_bits=60,
+        levels=19,
+        special_primes=4,
+        special_bits=55,
+        dnum=5,
+        secret="hamming:64",
+        allow_insecure=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def btp(ctx):
+    return ckks.Bootstrapper(ctx, 64)
+
+
+@pytest.fixture(scope="module")
+def keys(ctx, btp):
+    return ctx.keygen(bootstrapper=btp)
+
+
+def test_bootstrap_restores_levels_within_the_bound(ctx, btp, keys):
+    assert btp.slots == 64 and btp.levels_left == btp.output_level - 1 == 2
+    assert btp.depth == ctx.max_level - btp.output_level
+    assert set(btp.galois_elements) <= set(keys.galois.elements)
+    ev = ctx.evaluator(keys)
+    enc, dec = ctx.encryptor(keys, ev), ctx.decryptor(keys)
+    rng = np.random.default_rng(1)
+    z = rng.uniform(-1, 1, 64) + 1j * rng.uniform(-1, 1, 64)
+    ct = enc.encrypt(z, slots=64)
+    want = dec.decrypt(ct)
+    out = ct.bootstrap(btp)
+    assert out.level == btp.output_level and out.slots == 64
+    got = dec.decrypt(out)
+    err = max(np.abs(got.real - want.real).max(), np.abs(got.imag - want.imag).max())
+    bound = btp.error_bound(ct.scale)
+    assert set(bound) == {"eval_mod", "c2s_noise", "eval_mod_noise", "s2c_noise", "total"}
+    assert err <= bound["total"]
+    # The evaluator's method is the same operation; the result multiplies like any ciphertext.
+    again = ev.bootstrap(ct, btp)
+    assert np.abs(dec.decrypt(again) - want).max() <= 2 * bound["total"]
+    sq = out * out
+    assert sq.level == btp.output_level - 1
+
+
+def test_bootstrap_errors(ctx, btp, keys):
+    with pytest.raises(ValueError, match="invalid slot count"):
+        ckks.Bootstrapper(ctx, 48)
+    short = ckks.Context(
+        log_n=11,
+        log_scale=51,
+        q0_bits=60,
+        levels=8,
+        special_primes=4,
+        special_bits=55,
+        dnum=5,
+        secret="hamming:64",
+        allow_insecure=True,
+    )
+    with pytest.raises(ValueError, match="bootstrapping needs 18 levels"):
+        ckks.Bootstrapper(short, 64)
+    # Keys without the bootstrapper's: the error names the missing element.
+    plain = ctx.keygen()
+    ev = ctx.evaluator(plain)
+    ct = ctx.encryptor(plain, ev).encrypt(np.zeros(64), slots=64)
+    with pytest.raises(ValueError, match="needs a Galois key set|Galois"):
+        ct.bootstrap(btp)
+    # Another slot count.
+    ev = ctx.evaluator(keys)
+    other = ctx.encryptor(keys, ev).encrypt(np.zeros(32), slots=32)
+    with pytest.raises(ValueError, match="slot count mismatch"):
+        other.bootstrap(btp)
