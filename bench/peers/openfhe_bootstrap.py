@@ -17,7 +17,8 @@ simple-ckks-bootstrapping example at N = 2^16):
   levels_after null   MultiplicativeDepth = levels_after + CryptoContext.GetBootstrapDepth(level_budget, secret);
                       null: the largest levels_after that OpenFHE accepts at the security level (searched
                       downward from levels_after_max, default 30); needs a number with security "none"
-  dnum null           NumLargeDigits (null: OpenFHE's default); the number used is read back from the context
+  dnum null           NumLargeDigits (null: OpenFHE's default of 3, or with security "128" and levels_after
+                      null the smallest that reaches the most levels); the number used is read from the context
   key_sizes true      serialize the evaluation keys to temporary files and report their sizes (untimed)
 
 Setup (timed in parts, reported in the ready line): EvalBootstrapSetup, KeyGen, EvalMultKeyGen,
@@ -125,9 +126,13 @@ class Setup:
         self.security_note = None
         self.cc, self.depth, self.levels_after = self.context()
 
-    def make_context(self, levels_after, security):
+    def boot_depth(self):
+        """The levels EvalBootstrap consumes (OpenFHE's count: EvalMod and the two level budgets)."""
+        return ofhe.CryptoContext.GetBootstrapDepth(self.params["level_budget"], self.secret)  # static in 1.6
+
+    def make_context(self, levels_after, dnum, security):
         p = self.params
-        boot_depth = ofhe.CryptoContext.GetBootstrapDepth(p["level_budget"], self.secret)  # static in 1.6
+        boot_depth = self.boot_depth()
         q = ofhe.CCParamsCKKSRNS()
         q.SetSecretKeyDist(self.secret)
         q.SetSecurityLevel(security)
@@ -137,8 +142,8 @@ class Setup:
         q.SetScalingTechnique(getattr(ofhe, p["technique"]))
         q.SetMultiplicativeDepth(levels_after + boot_depth)
         q.SetKeySwitchTechnique(ofhe.HYBRID)
-        if p.get("dnum"):
-            q.SetNumLargeDigits(p["dnum"])
+        if dnum:
+            q.SetNumLargeDigits(dnum)
         cc = ofhe.GenCryptoContext(q)
         for feature in (ofhe.PKESchemeFeature.PKE, ofhe.PKESchemeFeature.KEYSWITCH,
                         ofhe.PKESchemeFeature.LEVELEDSHE, ofhe.PKESchemeFeature.ADVANCEDSHE,
@@ -149,32 +154,37 @@ class Setup:
     def context(self):
         """(context, MultiplicativeDepth, levels_after). With security "128" and no levels_after, the largest
         levels_after that OpenFHE's HEStd_128_classic check accepts at this RingDim (it raises when log QP is
-        over the HE Standard's bound for N); the search goes downward, so no accepted context but the answer is
-        built."""
+        over the HE Standard's bound for N), and with no dnum the smallest NumLargeDigits that reaches it
+        (OpenFHE's default of 3 digits leaves no level at N = 2^16 with level budget [4, 4]: its special
+        modulus, a third of Q, is too large). The search goes downward in levels_after and upward in dnum, so
+        no accepted context but the answer is built."""
         p = self.params
         if p["security"] == "none":
             if p["levels_after"] is None:
                 raise SystemExit("openfhe_bootstrap: security 'none' needs levels_after")
             self.security_note = "HEStd_NotSet: security check DISABLED (insecure set-up)"
-            cc, depth = self.make_context(p["levels_after"], ofhe.HEStd_NotSet)
+            cc, depth = self.make_context(p["levels_after"], p.get("dnum"), ofhe.HEStd_NotSet)
             return cc, depth, p["levels_after"]
         if p["security"] != "128":
             raise SystemExit(f"openfhe_bootstrap: security must be '128' or 'none', got {p['security']!r}")
-        candidates = [p["levels_after"]] if p["levels_after"] is not None \
-            else range(p["levels_after_max"], 0, -1)
-        last = None
-        for levels_after in candidates:
-            try:
-                cc, depth = self.make_context(levels_after, ofhe.HEStd_128_classic)
-            except Exception as e:  # OpenFHE raises when the modulus is too large for 128 bits at this N
-                last = e
-                continue
-            how = "given" if p["levels_after"] is not None else "the largest OpenFHE accepts"
-            self.security_note = (f"HEStd_128_classic (OpenFHE's check passed; levels_after = {levels_after}, "
-                                  f"{how})")
-            return cc, depth, levels_after
+        levels = [p["levels_after"]] if p["levels_after"] is not None else range(p["levels_after_max"], 0, -1)
+        errors = {}
+        for levels_after in levels:
+            towers = levels_after + self.boot_depth() + 1
+            # None: OpenFHE's default (3 digits above depth 3); then every digit count up to one per tower.
+            for dnum in [p["dnum"]] if p.get("dnum") else [None] + list(range(2, towers + 1)):
+                try:
+                    cc, depth = self.make_context(levels_after, dnum, ofhe.HEStd_128_classic)
+                except Exception as e:  # log QP over the bound for N, or towers that do not split into dnum
+                    errors[str(e).rsplit(":", 1)[-1].strip()[:120]] = (levels_after, dnum)
+                    continue
+                self.security_note = (f"HEStd_128_classic (OpenFHE's check passed; levels_after = {levels_after}"
+                                      + (", the largest OpenFHE accepts" if p["levels_after"] is None else "")
+                                      + (f"; NumLargeDigits = {dnum}, the smallest that fits" if dnum and
+                                         not p.get("dnum") else "") + ")")
+                return cc, depth, levels_after
         raise SystemExit(f"openfhe_bootstrap: no depth accepted at HEStd_128_classic with N = 2^{p['log_n']}: "
-                         f"{str(last)[:300]}")
+                         f"{sorted(errors)}")
 
     def timed(self, name, fn):
         t0 = time.perf_counter()

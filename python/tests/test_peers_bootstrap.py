@@ -75,6 +75,24 @@ def test_reply_checks():
     assert drv.reply_problems(bad, 2) == ["levels_left has a value that is not a number"]
 
 
+def test_setups_and_openfhe_overrides():
+    args, setups = drv.parse_args([])
+    assert [s["slots"] for s in setups] == [32768, 4096]
+    assert all(s["log_n"] == 16 and s["security"] == "128" and s["level_budget"] == [4, 4] for s in setups)
+    assert args.rounds == 3 and args.openfhe_overrides == {"security": "none", "levels_after": 6}
+    args, _ = drv.parse_args(["--openfhe-matched"])
+    assert args.openfhe_overrides == {}
+    args, _ = drv.parse_args(["--levels-after", "2", "--openfhe-params", '{"dnum": 6}'])
+    assert args.openfhe_overrides == {"dnum": 6}
+    args, setups = drv.parse_args(["--quick"])
+    assert args.openfhe_overrides == {} and args.rounds == 2
+    assert setups == [dict(drv.QUICK, slots=2048)]
+    warnings = drv.params_warnings(setups[0] | {"log_n": 16}, {"openfhe": {"params": {"log_n": 16, "slots": 2048,
+                                                                                       "log_qp": 2312.0}}})
+    assert warnings == ["OpenFHE: log QP = 2312 is over the 128-bit bound 1772 of the HE Standard for N = 2^16: "
+                        "not 128-bit secure"]
+
+
 def test_run_against_a_protocol_double(tmp_path, capsys):
     script = tmp_path / "double.py"
     script.write_text(DOUBLE)
