@@ -40,7 +40,6 @@ import math  # noqa: E402
 import resource  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-import traceback  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -277,40 +276,19 @@ def actual_params(s, num_p):
     }
 
 
-def serve(s):
-    """The protocol loop: `bootstrap` (timed EvalBootstrap, then its precision, untimed) and `quit`."""
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            cmd = json.loads(line)
-        except json.JSONDecodeError as e:
-            peerlib.send({"error": f"bad JSON: {e}"})
-            continue
-        op = cmd.get("op")
-        if op == "quit":
-            peerlib.send({"op": "quit", "ok": True})
-            return
-        if op != "bootstrap":
-            peerlib.send({"op": op, "error": f"unknown op {op!r}; known: ['bootstrap']"})
-            continue
-        try:
-            reply = {"op": op, "seconds": [], "cpu_seconds": [], "min_bits": [], "median_bits": [],
-                     "levels_left": []}
-            for _ in range(int(cmd.get("reps", 1))):
-                secs, cpu, out = s.bootstrap()
-                m = s.measure(out)
-                del out
-                reply["seconds"].append(secs)
-                reply["cpu_seconds"].append(cpu)
-                for k in ("min_bits", "median_bits", "levels_left"):
-                    reply[k].append(m[k])
-            reply["max_rss_bytes"] = peak_rss_bytes()
-            peerlib.send(reply)
-        except Exception as e:  # report, keep serving
-            peerlib.log(traceback.format_exc())
-            peerlib.send({"op": op, "error": f"{type(e).__name__}: {e}"})
+def bootstrap_calls(s, reps):
+    """The answer to {"op": "bootstrap", "reps": reps}: each call timed, then its precision (untimed)."""
+    reply = {"seconds": [], "cpu_seconds": [], "min_bits": [], "median_bits": [], "levels_left": []}
+    for _ in range(reps):
+        secs, cpu, out = s.bootstrap()
+        m = s.measure(out)
+        del out
+        reply["seconds"].append(secs)
+        reply["cpu_seconds"].append(cpu)
+        for k in ("min_bits", "median_bits", "levels_left"):
+            reply[k].append(m[k])
+    reply["max_rss_bytes"] = peak_rss_bytes()
+    return reply
 
 
 def main():
@@ -354,7 +332,7 @@ def main():
                   "ops": ["bootstrap"], "params": actual_params(s, num_p), "keygen": keygen, "keys": keys,
                   "max_rss_bytes": peak_rss_bytes(), "max_rss_after_keygen_bytes": rss_after_keys,
                   "check": check})
-    serve(s)
+    peerlib.answer_commands({"bootstrap": lambda reps: bootstrap_calls(s, reps)})
 
 
 if __name__ == "__main__":
