@@ -394,9 +394,10 @@ def markdown(res):
         ("log QP (bits)", lambda x: fmt(x["log_qp"], ".0f"), None),
         ("secret", lambda x: str(x["secret"]), None),
     ]
-    for label, cell, r in rows:
+    for i, (label, cell, r) in enumerate(rows):
+        # Only the time has a ratio (the first row); the other rows leave the column empty.
         lines.append(f"| {label} | " + " | ".join(cell(s[n]) for n in cols)
-                     + (f" | {fmt_ratio(r)} |" if both else " |"))
+                     + ((f" | {fmt_ratio(r)} |" if i == 0 else " | |") if both else " |"))
     return "\n".join(lines)
 
 
