@@ -421,7 +421,9 @@ def parse_args(argv=None):
                     + " (--params JSON is appended)")
     ap.add_argument("--openfhe-matched", action="store_true",
                     help="OpenFHE at the set-up asked for (by default, at N = 2^16, it runs the issue's reference "
-                         f"set-up instead: {json.dumps(OPENFHE_REFERENCE)})")
+                         f"set-up instead: {json.dumps(OPENFHE_REFERENCE)}). CAUTION: at 128 bits with level "
+                         "budget [4, 4] OpenFHE's most levels need 27 digits, about 62 GB of keys at 2^15 slots; "
+                         "add --levels-after 1 --openfhe-params '{\"dnum\": 6}' for a set-up of about 18 GB")
     ap.add_argument("--openfhe-params", help="JSON object of set-up keys for OpenFHE alone (applied last)")
     ap.add_argument("--no-key-sizes", action="store_true", help="do not serialize the keys to measure them")
     ap.add_argument("--sequential", action="store_true",
