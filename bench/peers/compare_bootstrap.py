@@ -171,7 +171,7 @@ def mem_available_gb():
 def setup_label(setup):
     slots, n = setup["slots"], 1 << setup["log_n"]
     packing = "full" if slots == n // 2 else "sparse"
-    sec = "128-bit" if setup["security"] == "128" else "insecure"
+    sec = "128-bit asked for" if setup["security"] == "128" else "insecure"
     return f"N = 2^{setup['log_n']}, {slots} slots ({packing}), {sec}"
 
 
