@@ -188,6 +188,19 @@ bench-peers-pegasus: check-tools python-ext
 	$(CARGO) build --release -p rnsfhe-cli
 	$(PYTHON) bench/peers/compare_pegasus.py $(if $(filter-out file,$(origin ROUNDS)),--rounds $(ROUNDS)) $(PEERS_ARGS)
 
+# ---- peers: CKKS bootstrapping against OpenFHE's EvalBootstrap (bench/peers/README.md, "CKKS bootstrapping") ---
+
+# make bench-peers-bootstrap                 N = 2^16, 2^15 and 2^12 slots, 128-bit, 3 interleaved rounds each
+#                                            (OpenFHE holds about 13 GB at 2^15 slots; check `free -g` first)
+# make bench-peers-bootstrap PEERS_ARGS=--quick   the insecure smoke set-up (N = 2^12, seconds); ROUNDS=5 for
+#                                            5 rounds; PEERS_ARGS="--sequential" for one key set in memory at a time
+
+.PHONY: bench-peers-bootstrap
+bench-peers-bootstrap: check-tools
+	bash bench/peers/setup.sh
+	$(CARGO) build --release -p rnsfhe-cli
+	$(PYTHON) bench/peers/compare_bootstrap.py $(if $(filter-out file,$(origin ROUNDS)),--rounds $(ROUNDS)) $(PEERS_ARGS)
+
 # Qu-Xu Figures 1 and 2 as PNG from docs/bench/figure*.csv (written by `rnsfhe bench exact-conversion`):
 # make plots                                 creates .venv-plot (matplotlib, pinned in
 #                                            docs/bench/requirements-plot.txt) and writes docs/bench/figure*.png

@@ -101,6 +101,14 @@ def serve(impl_name, version, actual_params, ops, check):
     returns the seconds it took (the callable times only the operation itself, not its own bookkeeping)."""
     send({"ready": True, "impl": impl_name, "version": version, "params": actual_params,
           "check": check, "ops": sorted(ops), "threads": 1, "pid": os.getpid()})
+    answer_commands({name: (lambda fn: lambda reps: {"seconds": [fn() for _ in range(reps)]})(fn)
+                     for name, fn in ops.items()})
+
+
+def answer_commands(handlers):
+    """The command loop after the ready line: `handlers` maps an op name to a callable that runs `reps` calls
+    and returns the fields of the answer besides "op" (e.g. {"seconds": [...]}). Handles quit, blank lines,
+    malformed lines, unknown ops and failures (reported; the loop keeps serving)."""
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -114,13 +122,11 @@ def serve(impl_name, version, actual_params, ops, check):
         if op == "quit":
             send({"op": "quit", "ok": True})
             return
-        if op not in ops:
-            send({"op": op, "error": f"unknown op {op!r}; known: {sorted(ops)}"})
+        if op not in handlers:
+            send({"op": op, "error": f"unknown op {op!r}; known: {sorted(handlers)}"})
             continue
-        reps = int(cmd.get("reps", 1))
         try:
-            secs = [ops[op]() for _ in range(reps)]
-            send({"op": op, "seconds": secs})
+            send({"op": op, **handlers[op](int(cmd.get("reps", 1)))})
         except Exception as e:  # report, keep serving
             log(traceback.format_exc())
             send({"op": op, "error": f"{type(e).__name__}: {e}"})
