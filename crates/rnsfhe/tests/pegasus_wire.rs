@@ -87,6 +87,21 @@ fn parameters_and_options_round_trip_and_refuse_hostile_bytes() {
         matches!(err.kind, DecodeErrorKind::LimitExceeded { .. }),
         "{err}"
     );
+    // A reader's limit beyond what a shift of a u64 holds (`max_log_n` is any u32 the reader sets,
+    // from Python too): the LWE dimension is compared with 2^max_log_n without overflowing, so these
+    // parameters load, and their decision-tree side too.
+    for max_log_n in [63, 64, 100, u32::MAX] {
+        let wide = LoadLimits {
+            max_log_n,
+            max_words: u64::MAX,
+            ..insecure()
+        };
+        PipelineParams::from_bytes_with(&bytes, &wide)
+            .unwrap_or_else(|e| panic!("max_log_n = {max_log_n}: {e}"));
+        let tree = rnsfhe::wire_samples::tree_sample_params().unwrap();
+        rnsfhe::apps::TreeParams::from_bytes_with(&tree.to_bytes(), &wide)
+            .unwrap_or_else(|e| panic!("tree, max_log_n = {max_log_n}: {e}"));
+    }
     // Another look-up-table ring: other parameters, another fingerprint.
     let wide = PipelinePreset::InsecureTest
         .params_with_lut_log_n(11)
