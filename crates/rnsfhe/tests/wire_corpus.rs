@@ -6,6 +6,10 @@
 //!   version changes; older versions' corpora stay as they were written). From version 2 on, a corrupted
 //!   payload is sealed again with its digest so that the corruption reaches the field it targets, and
 //!   corruptions that are not sealed again must name the digest.
+//!   The CKKS, BFV and LWE samples' randomness has changed since v3's first files were written (a
+//!   regeneration rewrites 86 of them with other, equally valid bytes): when a kind joins, keep the
+//!   committed files and add the new kind's (as the PEGASUS and decision-tree entries were added). Large
+//!   objects' entries keep only the prefix the reader reads before it refuses the field.
 //! * `fuzz/corpus/<target>/` (when present): inputs kept by the cargo-fuzz targets; replayed here so CI
 //!   runs them as ordinary tests — whatever they decode to, they must not panic.
 //! * Every truncation of every sample and a deterministic sweep of byte flips: errors, never panics.
@@ -14,9 +18,11 @@
 
 use std::path::{Path, PathBuf};
 
+use rnsfhe::apps::decision_tree::serialization::kinds as tree_kinds;
 use rnsfhe::math::wire::{
     DecodeErrorKind, Deserializable, ObjectKind, Serializable, FORMAT_VERSION, MIN_READ_VERSION,
 };
+use rnsfhe::pegasus::serialization::kinds as pegasus_kinds;
 use rnsfhe::wire_samples::{
     body, decode, decode_any, fuzz_input, fuzz_seeds, hostile, samples, seal, HostileBudget,
     Sample, SampleContexts, FUZZ_TARGETS,
@@ -555,10 +561,6 @@ fn lwe_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
     });
     out
 }
-
-// The kinds of the PEGASUS pipeline and of the decision tree.
-use rnsfhe::apps::decision_tree::serialization::kinds as tree_kinds;
-use rnsfhe::pegasus::serialization::kinds as pegasus_kinds;
 
 /// The shortest prefix of the corrupted payload `bytes` that, sealed, still fails on `field` (all of
 /// `bytes` if none shorter does).

@@ -5,7 +5,10 @@
 //! Regenerate (only when adding a format version): `RNSFHE_WRITE_FIXTURES=1 cargo test --release -p
 //! rnsfhe --test wire_fixtures -- write_fixtures`, which writes `tests/fixtures/v<FORMAT_VERSION>/`.
 //! Rewriting must leave the committed files byte-identical (check `git status`); only new objects add
-//! files (the BFV objects joined v1 this way, the CKKS files unchanged).
+//! files (the BFV objects joined v1 this way, the CKKS files unchanged). The samples' randomness has
+//! changed since v3's first fixtures were written, so a rewrite changes 13 of them (to equally valid
+//! bytes): keep the committed files and add the new (the PEGASUS and decision-tree objects joined v3
+//! this way).
 //!
 //! Version 1 (no digest, fingerprints without the error width and the secret distribution) and version 2
 //! (digest, full fingerprints) are both here; v1 files load into today's contexts through the version-1
