@@ -299,28 +299,39 @@ def test_every_truncation_of_a_ciphertext(ctx, keys, x):
     assert assert_decode_error(e).field == "end of object"
 
 
-@pytest.mark.parametrize("what", ["seeded ciphertext", "context", "public key", "galois keys"])
-def test_truncations_and_byte_flips(ctx, keys, x, what):
-    obj, cls = {
-        "seeded ciphertext": (ctx.encryptor(keys.secret).encrypt(x), ckks.Ciphertext),
-        "context": (ctx, None),
-        "public key": (keys.public, ckks.PublicKey),
-        "galois keys": (keys.galois, ckks.GaloisKeys),
-    }[what]
+#: The objects of the hostile-bytes test: the CKKS objects above, and every from_bytes of rnsfhe.pegasus and
+#: rnsfhe.apps (fixture ``pegasus_wire`` at the end of this file).
+CKKS_HOSTILE = ["seeded ciphertext", "context", "public key", "galois keys"]
+PEGASUS_HOSTILE = ["pipeline params", "pipeline options", "pegasus keys", "tree params", "tree server key",
+                   "encrypted query", "encrypted label"]
 
-    def load(data):
-        return load_context(data) if cls is None else cls.from_bytes(data, ctx)
 
-    data = obj.to_bytes()
+@pytest.mark.parametrize("what", CKKS_HOSTILE + PEGASUS_HOSTILE)
+def test_truncations_and_byte_flips(request, ctx, keys, x, what):
+    if what in PEGASUS_HOSTILE:
+        data, load, count = request.getfixturevalue("pegasus_wire")[what]
+    else:
+        obj, cls = {
+            "seeded ciphertext": (ctx.encryptor(keys.secret).encrypt(x), ckks.Ciphertext),
+            "context": (ctx, None),
+            "public key": (keys.public, ckks.PublicKey),
+            "galois keys": (keys.galois, ckks.GaloisKeys),
+        }[what]
+
+        def load(data):
+            return load_context(data) if cls is None else cls.from_bytes(data, ctx)
+
+        data, count = obj.to_bytes(), 200
+    load(data)  # the valid object loads
     rng = random.Random(20240601)
-    ends = sorted(set(range(0, min(len(data), 200))) | {rng.randrange(len(data)) for _ in range(200)})
+    ends = sorted(set(range(0, min(len(data), count))) | {rng.randrange(len(data)) for _ in range(count)})
     for end in ends:
         with pytest.raises(rnsfhe.DecodeError) as e:
             load(data[:end])
         assert 0 <= e.value.offset <= end
     # Any flip in the header is caught; elsewhere a flip is caught or decodes to a valid object (a residue
     # that stays below its modulus), never crashes.
-    positions = list(range(16)) + [rng.randrange(16, len(data)) for _ in range(200)]
+    positions = list(range(16)) + [rng.randrange(16, len(data)) for _ in range(count)]
     caught = 0
     for pos in positions:
         bad = bytearray(data)
@@ -333,6 +344,29 @@ def test_truncations_and_byte_flips(ctx, keys, x, what):
         else:
             assert pos >= 16, f"a flip at header byte {pos} was accepted"
     assert caught >= 16
+    # Empty, short, header-only, the header with an all-ones payload (huge counts and lengths) as it is
+    # and sealed again, and random bytes behind the object's own header: a ValueError (DecodeError).
+    header = data[:16]
+    for bad in [b"", b"RNSF", header, header + b"\xff" * 64, rnsfhe.reseal(header + b"\xff" * 64 + bytes(32)),
+                rnsfhe.reseal(header + b"\xff" * 4096 + bytes(32)),
+                rnsfhe.reseal(header + bytes(rng.randrange(256) for _ in range(512)) + bytes(32))]:
+        with pytest.raises(ValueError) as e:
+            load(bad)
+        assert isinstance(e.value, rnsfhe.DecodeError) and e.value.field, (what, len(bad))
+    # Huge length, count and code fields sealed again, so that they reach the payload's validation: a
+    # ValueError, or a load when the patch left a valid value; never a crash. Header patches never load.
+    end = len(data) - 32
+    for i in range(max(4, count // 3)):
+        at = rng.randrange(end)
+        patch = [b"\xff\xff\xff\xff", b"\x00\x00\x00\x80", b"\xff\xff", b"\x00\x00\x00\x00"][i % 4][: end - at]
+        patched = bytearray(data)
+        patched[at:at + len(patch)] = patch
+        try:
+            load(rnsfhe.reseal(bytes(patched)))
+        except ValueError as err:
+            assert isinstance(err, rnsfhe.DecodeError) and err.field
+        else:
+            assert at >= 16 or bytes(patched[:16]) == header, f"{what}: a header patch at {at} loaded"
 
 
 def test_hostile_bytes(ctx):
@@ -461,3 +495,45 @@ def test_context_from_bytes_bounds_the_ring_degree():
     bfv_data = bfv.Context.generate(t=65537, depth=1).to_bytes()
     with pytest.raises(rnsfhe.DecodeError, match="max_log_n = 10"):
         bfv.Context.from_bytes(bfv_data, max_log_n=10)
+
+
+# ------------------------------------------------------------------------------------------------------
+# PEGASUS and decision-tree objects for test_truncations_and_byte_flips: every from_bytes of rnsfhe.pegasus
+# and rnsfhe.apps (InsecureTest sets: the pipeline's keys are about 20 MB, so they get fewer variants)
+# ------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pegasus_wire():
+    """The bytes a PEGASUS client and a decision-tree client send, and what their servers load them with."""
+    from rnsfhe import apps, pegasus
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        session = pegasus.Session("InsecureTest", slots=16, seed=3, allow_insecure=True)
+    p = session.pipeline
+    params, options, keys = p.params_to_bytes(), p.options_to_bytes(), p.keys_to_bytes()
+    client = apps.TreeClient("InsecureTest", allow_insecure=True, seed=11)
+    tree_params, key = client.params_bytes(), client.server_key.to_bytes()
+    server_key = apps.TreeServerKey.from_bytes(key, tree_params, allow_insecure=True)
+    scaling = apps.TreeScaling([[0.0, 1.0], [0.0, 1.0]])
+    # x0 <= 0.5 ? 0 : (x1 <= 0.3 ? 1 : 2), as scikit-learn's tree_ arrays.
+    tree = apps.EncryptedTree([0, -2, 1, -2, -2], [0.5, -2.0, 0.3, -2.0, -2.0], [1, -1, 3, -1, -1],
+                              [2, -1, 4, -1, -1], [0, 0, 0, 1, 2], 3, scaling, server_key)
+    query = client.encrypt(scaling, [0.8, 0.1], seed=5).to_bytes()
+    label = tree.predict(apps.EncryptedQuery.from_bytes(query, server_key), seed=6).to_bytes()
+
+    def validate(p_, o_, k_):
+        return pegasus.Pipeline.validate_key_bytes(p_, o_, k_, allow_insecure=True)
+
+    # name: (the valid bytes, the loader, how many variants of each kind). Every pipeline load builds the
+    # N = 2^11 context of the parameters first, and the keys are 20 MB: fewer variants for those.
+    return {
+        "pipeline params": (params, lambda d: validate(d, options, keys), 120),
+        "pipeline options": (options, lambda d: validate(params, d, keys), 80),
+        "pegasus keys": (keys, lambda d: validate(params, options, d), 6),
+        "tree params": (tree_params, lambda d: apps.TreeServerKey.from_bytes(key, d, allow_insecure=True), 200),
+        "tree server key": (key, lambda d: apps.TreeServerKey.from_bytes(d, tree_params, allow_insecure=True), 60),
+        "encrypted query": (query, lambda d: apps.EncryptedQuery.from_bytes(d, server_key), 200),
+        "encrypted label": (label, lambda d: apps.EncryptedLabel.from_bytes(d, client), 200),
+    }

@@ -300,7 +300,10 @@ pub fn check_lwe_params(
     if p.lut.log_n > limits.max_log_n {
         return exceeded("lut.log_n", p.lut.log_n as u64);
     }
-    if p.lwe_dimension as u64 > 1u64 << limits.max_log_n {
+    // `max_log_n` is whatever the reader set (any u32): 2^64 and beyond bound nothing, and a plain
+    // shift would wrap (masking the shift: 2^64 read as 2^0) or panic in debug builds.
+    let max_dimension = 1u64.checked_shl(limits.max_log_n).unwrap_or(u64::MAX);
+    if p.lwe_dimension as u64 > max_dimension {
         return exceeded("lwe_dimension", p.lwe_dimension as u64);
     }
     if !limits.allow_insecure {

@@ -6,6 +6,10 @@
 //!   version changes; older versions' corpora stay as they were written). From version 2 on, a corrupted
 //!   payload is sealed again with its digest so that the corruption reaches the field it targets, and
 //!   corruptions that are not sealed again must name the digest.
+//!   The CKKS, BFV and LWE samples' randomness has changed since v3's first files were written (a
+//!   regeneration rewrites 86 of them with other, equally valid bytes): when a kind joins, keep the
+//!   committed files and add the new kind's (as the PEGASUS and decision-tree entries were added). Large
+//!   objects' entries keep only the prefix the reader reads before it refuses the field.
 //! * `fuzz/corpus/<target>/` (when present): inputs kept by the cargo-fuzz targets; replayed here so CI
 //!   runs them as ordinary tests — whatever they decode to, they must not panic.
 //! * Every truncation of every sample and a deterministic sweep of byte flips: errors, never panics.
@@ -14,10 +18,14 @@
 
 use std::path::{Path, PathBuf};
 
-use rnsfhe::math::wire::{DecodeErrorKind, ObjectKind, FORMAT_VERSION, MIN_READ_VERSION};
+use rnsfhe::apps::decision_tree::serialization::kinds as tree_kinds;
+use rnsfhe::math::wire::{
+    DecodeErrorKind, Deserializable, ObjectKind, Serializable, FORMAT_VERSION, MIN_READ_VERSION,
+};
+use rnsfhe::pegasus::serialization::kinds as pegasus_kinds;
 use rnsfhe::wire_samples::{
-    body, decode, decode_any, fuzz_input, fuzz_seeds, samples, seal, Sample, SampleContexts,
-    FUZZ_TARGETS,
+    body, decode, decode_any, fuzz_input, fuzz_seeds, hostile, samples, seal, HostileBudget,
+    Sample, SampleContexts, FUZZ_TARGETS,
 };
 
 const CORPUS_SEED: u8 = 2;
@@ -35,7 +43,7 @@ fn put(mut bytes: Vec<u8>, at: usize, v: &[u8]) -> Vec<u8> {
 /// The corrupted variants of one sample of the current format version: `(file name, bytes, field the
 /// error must name)`. Each corruption is made on the header and payload and sealed again with the digest
 /// ([`seal`]); the digest's own entries are not.
-fn corruptions(s: &Sample) -> Vec<(String, Vec<u8>, &'static str)> {
+fn corruptions(s: &Sample, ctxs: &SampleContexts) -> Vec<(String, Vec<u8>, &'static str)> {
     let b = body(&s.bytes).to_vec();
     let n = b.len();
     let mut out: Vec<(&str, Vec<u8>, &'static str)> = vec![
@@ -194,14 +202,36 @@ fn corruptions(s: &Sample) -> Vec<(String, Vec<u8>, &'static str)> {
     }
     out.extend(bfv_corruptions(s));
     out.extend(lwe_corruptions(s));
-    let sealed = out.into_iter().map(|(m, mut bytes, field)| {
-        // A header error is found in the first 16 bytes (parameters check the fingerprint only
-        // after their payload): the rest need not be committed.
-        if field.starts_with("header.") && !is_params {
-            bytes.truncate(16);
-        }
-        (m, seal(&bytes), field)
-    });
+    out.extend(pegasus_corruptions(s, ctxs));
+    out.extend(tree_corruptions(s, ctxs));
+    // The PEGASUS and decision-tree parameters, options and client secrets compare their fingerprint
+    // after their payload too.
+    let late_fingerprint = is_params
+        || [
+            pegasus_kinds::PIPELINE_PARAMETERS,
+            pegasus_kinds::PIPELINE_OPTIONS,
+            tree_kinds::TREE_PARAMETERS,
+            tree_kinds::TREE_CLIENT,
+        ]
+        .contains(&s.kind);
+    let sealed = out
+        .into_iter()
+        .map(|(m, mut bytes, field)| {
+            // A header error is found in the first 16 bytes (parameters check the fingerprint only
+            // after their payload): the rest need not be committed.
+            if field.starts_with("header.") && !late_fingerprint {
+                bytes.truncate(16);
+            } else if s.kind.code() >= 80 {
+                // The PEGASUS keys are megabytes: commit only what the reader reads before it
+                // refuses the field (it reads in order, so the error comes before the cut).
+                bytes = shortest_prefix(s.kind, bytes, field, ctxs);
+            }
+            (m, seal(&bytes), field)
+        })
+        // Entries whose error needs the whole of a large object (a trailing byte, the last byte
+        // missing) are left to the properties below (`every_truncation_is_an_error`,
+        // `resealed_edits_never_panic_and_header_edits_are_refused`), which make them afresh.
+        .filter(|(_, bytes, _)| bytes.len() <= 256 << 10);
     // The digest itself: any byte changed without sealing again, a changed or missing digest byte (for
     // the smaller objects; `every_changed_byte_is_a_digest_error` flips bits of all of them).
     let whole = s.bytes.clone();
@@ -532,6 +562,564 @@ fn lwe_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
     out
 }
 
+/// The shortest prefix of the corrupted payload `bytes` that, sealed, still fails on `field` (all of
+/// `bytes` if none shorter does).
+fn shortest_prefix(
+    kind: ObjectKind,
+    bytes: Vec<u8>,
+    field: &str,
+    ctxs: &SampleContexts,
+) -> Vec<u8> {
+    let fails_on_field =
+        |len: usize| decode(kind, &seal(&bytes[..len]), ctxs).is_err_and(|e| e.field == field);
+    let (mut lo, mut hi) = (16, bytes.len());
+    if !fails_on_field(hi) {
+        return bytes;
+    }
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if fails_on_field(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    bytes[..hi].to_vec()
+}
+
+/// The corruptions every PEGASUS and decision-tree object shares: these kinds exist from format
+/// version 3 on, so a version-2 header is refused too (version 1: [`lwe_corruptions`]).
+fn version_2(b: &[u8]) -> (&'static str, Vec<u8>, &'static str) {
+    (
+        "version_2",
+        put(b.to_vec(), 4, &2u16.to_le_bytes()),
+        "header.version",
+    )
+}
+
+/// The LWE side of a PEGASUS or decision-tree parameter set at `at` (`rnsfhe_pegasus::serialization`:
+/// `ckks_log_n` +0, `n_lwe` +4, secret tag +8 and weight +9, `q_ks` +13, base +21, digits +25,
+/// `sigma_ks` +29, `log2 n` +37, `q_0` +41, `q'` +49, `sigma_lut` +57, ring secret +65, blind rotation
+/// +70), the fields under `prefix` (`pipeline.lwe` or `tree.lwe`); the samples' `n_lwe` is 16 and their
+/// limits allow rings up to `2^11`.
+fn lwe_side_corruptions(
+    b: &[u8],
+    at: usize,
+    prefix: &str,
+) -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    let u32le = |v: u32| v.to_le_bytes();
+    let u64le = |v: u64| v.to_le_bytes();
+    let field = |name: &str| -> &'static str { format!("{prefix}.{name}").leak() };
+    vec![
+        (
+            "ckks_log_n_zero",
+            put(b.to_vec(), at, &u32le(0)),
+            field("ckks_log_n"),
+        ),
+        (
+            "lwe_dimension_zero",
+            put(b.to_vec(), at + 4, &u32le(0)),
+            field("lwe_dimension"),
+        ),
+        (
+            "lwe_dimension_above_max",
+            put(b.to_vec(), at + 4, &u32le((1 << 17) + 1)),
+            field("lwe_dimension"),
+        ),
+        (
+            "lwe_secret_tag_9",
+            put(b.to_vec(), at + 8, &[9]),
+            field("lwe_secret"),
+        ),
+        // A binary key of weight 17 in dimension 16.
+        (
+            "lwe_secret_weight_above_dimension",
+            put(b.to_vec(), at + 8, &[3, 17, 0, 0, 0]),
+            field("lwe_secret"),
+        ),
+        (
+            "key_switch_modulus_one",
+            put(b.to_vec(), at + 13, &u64le(1)),
+            field("key_switch.modulus"),
+        ),
+        (
+            "key_switch_base_log_zero",
+            put(b.to_vec(), at + 21, &u32le(0)),
+            field("key_switch.base_log"),
+        ),
+        (
+            "key_switch_digits_65",
+            put(b.to_vec(), at + 25, &u32le(65)),
+            field("key_switch.digits"),
+        ),
+        (
+            "key_switch_sigma_nan",
+            put(b.to_vec(), at + 29, &f64::NAN.to_le_bytes()),
+            field("key_switch.sigma"),
+        ),
+        (
+            "lut_log_n_18",
+            put(b.to_vec(), at + 37, &u32le(18)),
+            field("lut.log_n"),
+        ),
+        // Within the format, beyond the reader's limits (`N <= 2^11` for the samples): refused before
+        // any ring is built.
+        (
+            "lut_log_n_above_limit",
+            put(b.to_vec(), at + 37, &u32le(12)),
+            field("lut.log_n"),
+        ),
+        (
+            "lut_q0_above_2_62",
+            put(b.to_vec(), at + 41, &u64le(1 << 63)),
+            field("lut.q0"),
+        ),
+        (
+            "lut_special_zero",
+            put(b.to_vec(), at + 49, &u64le(0)),
+            field("lut.special"),
+        ),
+        (
+            "lut_sigma_negative",
+            put(b.to_vec(), at + 57, &(-1.0f64).to_le_bytes()),
+            field("lut.sigma"),
+        ),
+        (
+            "ring_secret_tag_5",
+            put(b.to_vec(), at + 65, &[5]),
+            field("lut.secret"),
+        ),
+        (
+            "blind_rotation_9",
+            put(b.to_vec(), at + 70, &[9]),
+            field("blind_rotation"),
+        ),
+        // A valid value of another parameter set: the header's fingerprint is not its.
+        (
+            "lwe_dimension_32",
+            put(b.to_vec(), at + 4, &u32le(32)),
+            "header.fingerprint",
+        ),
+    ]
+}
+
+/// Finds the whole blind-rotation key embedded in a key set (its header: magic, version, kind 68).
+fn embedded_blind_rotation_key(b: &[u8]) -> usize {
+    let mut header = b[..6].to_vec();
+    header.extend(
+        rnsfhe::lwe::serialization::kinds::BLIND_ROTATION_KEY
+            .code()
+            .to_le_bytes(),
+    );
+    (16..b.len() - 8)
+        .find(|&at| b[at..at + 8] == header[..])
+        .unwrap()
+}
+
+/// A valid blind-rotation key of the ternary algorithm (the samples' are binary), dimension 16, in
+/// the ring `ring`: what a key set of other options would hold.
+fn ternary_blind_rotation_key(ring: &std::sync::Arc<rnsfhe::core::RlweContext>) -> Vec<u8> {
+    let mut rng = rnsfhe::ckks::Csprng::insecure_from_seed_for_tests([77; 32]);
+    let ring_sk = rnsfhe::core::SecretKey::generate(ring, &mut rng).unwrap();
+    let lwe_sk = rnsfhe::lwe::LweSecretKey::generate(
+        rnsfhe::lwe::LweDimension::new(16).unwrap(),
+        rnsfhe::core::SecretDistribution::Ternary,
+        &mut rng,
+    )
+    .unwrap();
+    rnsfhe::lwe::BlindRotationKey::generate_with(
+        rnsfhe::lwe::BlindRotation::Ternary,
+        ring,
+        &ring_sk,
+        &lwe_sk,
+        &mut rng,
+    )
+    .unwrap()
+    .to_bytes()
+}
+
+/// The corruptions specific to the PEGASUS samples (payload layouts in
+/// `rnsfhe_pegasus::serialization`): every field's range, valid values of other parameters (the
+/// header's fingerprint), and parameters whose fingerprint matches but whose halves disagree.
+fn pegasus_corruptions(
+    s: &Sample,
+    ctxs: &SampleContexts,
+) -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    let b = body(&s.bytes).to_vec();
+    let n = b.len();
+    let u32le = |v: u32| v.to_le_bytes();
+    let params = &ctxs.pegasus.params;
+    // A parameter set with another LWE side, written with its own (valid) fingerprint.
+    let with_lwe = |f: &dyn Fn(&mut rnsfhe::lwe::PegasusParams)| {
+        let mut other = params.clone();
+        f(&mut other.lwe);
+        body(&other.to_bytes()).to_vec()
+    };
+    let mut out = vec![];
+    if [
+        pegasus_kinds::PIPELINE_PARAMETERS,
+        pegasus_kinds::PIPELINE_OPTIONS,
+        pegasus_kinds::PEGASUS_KEYS,
+    ]
+    .contains(&s.kind)
+    {
+        out.push(version_2(&b));
+    }
+    out.extend(match s.name {
+        // CKKS parameters @16 (the CKKS context's payload, 44 bytes), the LWE side @60.
+        "pipeline_params" => {
+            let lwe = n - 71;
+            assert_eq!(lwe, 60);
+            let q0 = params.q0();
+            // Another prime 1 mod 2n, and one that is only 1 mod 64.
+            let other_q0 = rnsfhe::math::primes::ntt_primes_of_bits(45, 512, 1, &[q0]).unwrap()[0];
+            let primes = rnsfhe::math::primes::ntt_primes_of_bits(45, 64, 16, &[q0]).unwrap();
+            let not_ntt_friendly = *primes.iter().find(|&&q| q % 512 != 1).unwrap();
+            let mut v = vec![
+                ("log_n_40", put(b.clone(), 16, &u32le(40)), "params.log_n"),
+                ("dnum_zero", put(b.clone(), 40, &u32le(0)), "params.dnum"),
+            ];
+            v.extend(lwe_side_corruptions(&b, lwe, "pipeline.lwe"));
+            v.extend([
+                // Fingerprints that match, halves that do not: q_0 is not the CKKS chain's first
+                // prime; the LWE side's N is not the CKKS ring's; q' is not 1 mod 2n.
+                (
+                    "q0_not_the_chains",
+                    with_lwe(&|l| l.lut.q0 = other_q0),
+                    "pipeline.lwe.lut.q0",
+                ),
+                (
+                    "ckks_log_n_not_the_rings",
+                    with_lwe(&|l| l.ckks_log_n = 9),
+                    "parameters",
+                ),
+                (
+                    "special_not_ntt_friendly",
+                    with_lwe(&|l| l.lut.special = not_ntt_friendly),
+                    "parameters",
+                ),
+            ]);
+            v
+        }
+        // slots @16, bound @20, S2C levels @28, C2S levels @29, dimension switch @30, repacking @31,
+        // blind rotation @32, sparse encapsulation @33, insecure @34.
+        "pipeline_options" => vec![
+            ("slots_3", put(b.clone(), 16, &u32le(3)), "options.slots"),
+            (
+                "slots_above_half_n",
+                put(b.clone(), 16, &u32le(1024)),
+                "options.slots",
+            ),
+            (
+                "input_bound_nan",
+                put(b.clone(), 20, &f64::NAN.to_le_bytes()),
+                "options.input_bound",
+            ),
+            (
+                "input_bound_negative",
+                put(b.clone(), 20, &(-8.0f64).to_le_bytes()),
+                "options.input_bound",
+            ),
+            (
+                "s2c_levels_zero",
+                put(b.clone(), 28, &[0]),
+                "options.s2c_levels",
+            ),
+            (
+                "c2s_levels_5",
+                put(b.clone(), 29, &[5]),
+                "options.c2s_levels",
+            ),
+            (
+                "dimension_switch_2",
+                put(b.clone(), 30, &[2]),
+                "options.dimension_switch",
+            ),
+            ("repacking_2", put(b.clone(), 31, &[2]), "options.repacking"),
+            (
+                "blind_rotation_3",
+                put(b.clone(), 32, &[3]),
+                "options.blind_rotation",
+            ),
+            (
+                "sparse_flag_2",
+                put(b.clone(), 33, &[2]),
+                "options.sparse_encapsulation",
+            ),
+            (
+                "insecure_flag_2",
+                put(b.clone(), 34, &[2]),
+                "options.allow_insecure",
+            ),
+            // Valid options, other than the header's.
+            (
+                "slots_8",
+                put(b.clone(), 16, &u32le(8)),
+                "header.fingerprint",
+            ),
+        ],
+        "pipeline_linear_options" => vec![(
+            "ring_packing",
+            put(b.clone(), 31, &[1]),
+            "header.fingerprint",
+        )],
+        // layout @16, relinearization key @17, Galois keys, the whole-ciphertext switching key, the
+        // blind-rotation key (a whole object), the ring-packing keys, the sparse-secret keys, the
+        // joint repacking's rotations.
+        "pegasus_keys" | "pegasus_linear_keys" => {
+            let ring = params.lwe.lut.context_allowing_insecure().unwrap();
+            let brk = embedded_blind_rotation_key(&b);
+            let key = rnsfhe::lwe::BlindRotationKey::read_from(&b[brk..], &ring).unwrap();
+            let brk_end = brk + key.serialized_size() as usize;
+            let mut v = vec![
+                (
+                    "layout_zero",
+                    put(b.clone(), 16, &[0]),
+                    "pegasus_keys.layout",
+                ),
+                (
+                    "layout_other_path",
+                    put(b.clone(), 16, &[b[16] ^ 4]),
+                    "pegasus_keys.layout",
+                ),
+                (
+                    "relin_seeded_flag_2",
+                    put(b.clone(), 17, &[2]),
+                    "pegasus_keys.relin_key.seeded",
+                ),
+                (
+                    "blind_rotation_kind_17",
+                    put(b.clone(), brk + 6, &17u16.to_le_bytes()),
+                    "pegasus_keys.blind_rotation.header.kind",
+                ),
+                (
+                    "blind_rotation_fingerprint",
+                    put(b.clone(), brk + 8, &[0x5a; 8]),
+                    "pegasus_keys.blind_rotation.header.fingerprint",
+                ),
+                (
+                    "blind_rotation_algorithm_9",
+                    put(b.clone(), brk + 16, &[9]),
+                    "pegasus_keys.blind_rotation.blind_rotation_key.algorithm",
+                ),
+                // The embedded key's own digest (the whole object's is sealed again).
+                (
+                    "blind_rotation_digest_flipped",
+                    put(b.clone(), brk_end - 1, &[b[brk_end - 1] ^ 1]),
+                    "pegasus_keys.blind_rotation.digest",
+                ),
+                // A valid key of the ternary algorithm where the options need a binary one.
+                (
+                    "blind_rotation_other_algorithm",
+                    [
+                        &b[..brk],
+                        &ternary_blind_rotation_key(&ring)[..],
+                        &b[brk_end..],
+                    ]
+                    .concat(),
+                    "pegasus_keys.blind_rotation",
+                ),
+            ];
+            if s.name == "pegasus_keys" {
+                v.extend([
+                    (
+                        "ring_packing_key_seeded_flag_2",
+                        put(b.clone(), brk_end, &[2]),
+                        "pegasus_keys.ring_packing.switching_key.seeded",
+                    ),
+                    (
+                        "last_byte_missing",
+                        b[..n - 1].to_vec(),
+                        "pegasus_keys.pair_rotations.galois_keys.key[2].seed",
+                    ),
+                ]);
+            } else {
+                v.extend([
+                    (
+                        "back_seeded_flag_2",
+                        put(b.clone(), brk_end, &[2]),
+                        "pegasus_keys.back.switching_key.block[0].seeded",
+                    ),
+                    (
+                        "last_byte_missing",
+                        b[..n - 1].to_vec(),
+                        "pegasus_keys.repacking_key.ciphertext.parts[1].limb[3]",
+                    ),
+                ]);
+            }
+            v
+        }
+        _ => vec![],
+    });
+    out
+}
+
+/// The corruptions specific to the decision-tree samples (payload layouts in
+/// `rnsfhe_apps::decision_tree::serialization`; `n_lwe = 16`, `q` of 45 bits).
+fn tree_corruptions(
+    s: &Sample,
+    ctxs: &SampleContexts,
+) -> Vec<(&'static str, Vec<u8>, &'static str)> {
+    let b = body(&s.bytes).to_vec();
+    let n = b.len();
+    let u32le = |v: u32| v.to_le_bytes();
+    let params = ctxs.tree.params;
+    let mut out = vec![];
+    if tree_kinds::KINDS.contains(&s.kind) {
+        out.push(version_2(&b));
+    }
+    out.extend(match s.name {
+        // The LWE side @16, the opt-in for insecure keys @87.
+        "tree_params" => {
+            let mut v = lwe_side_corruptions(&b, 16, "tree.lwe");
+            // A q_0 (and q_ks) that is not 1 mod 2n for the ring of degree 2^8, with its own
+            // fingerprint: refused when the rings are built.
+            let primes = rnsfhe::math::primes::ntt_primes_of_bits(45, 64, 16, &[]).unwrap();
+            let q = *primes.iter().find(|&&q| q % 512 != 1).unwrap();
+            let mut other = params;
+            other.lwe.lut.q0 = q;
+            other.lwe.key_switch.modulus = q;
+            v.extend([
+                (
+                    "insecure_flag_9",
+                    put(b.clone(), 87, &[9]),
+                    "tree.allow_insecure",
+                ),
+                (
+                    "q0_not_ntt_friendly",
+                    body(&other.to_bytes()).to_vec(),
+                    "parameters",
+                ),
+            ]);
+            v
+        }
+        // The parameters' payload @16, the LWE secret's 16 coefficients at 2 bits @88.
+        "tree_client" => vec![
+            (
+                "insecure_flag_9",
+                put(b.clone(), 87, &[9]),
+                "tree.allow_insecure",
+            ),
+            (
+                "lwe_dimension_32",
+                put(b.clone(), 20, &u32le(32)),
+                "header.fingerprint",
+            ),
+            (
+                "secret_code_3",
+                put(b.clone(), 88, &[0x03]),
+                "tree_client.secret[0]",
+            ),
+            (
+                "last_byte_missing",
+                b[..n - 1].to_vec(),
+                "tree_client.secret",
+            ),
+        ],
+        // The blind-rotation key (a whole object) @16, the switching key back to n_lwe, the public
+        // key of the query ring.
+        "tree_server_key" => {
+            let ring = params.lut_context().unwrap();
+            let key = rnsfhe::lwe::BlindRotationKey::read_from(&b[16..], &ring).unwrap();
+            let brk_end = 16 + key.serialized_size() as usize;
+            let server_key =
+                rnsfhe::apps::decision_tree::TreeServerKey::from_bytes(&s.bytes, &params).unwrap();
+            let pk = n - server_key.public_key().serialized_size() as usize + 48;
+            vec![
+                (
+                    "blind_rotation_kind_17",
+                    put(b.clone(), 22, &17u16.to_le_bytes()),
+                    "tree_server_key.blind_rotation.header.kind",
+                ),
+                (
+                    "blind_rotation_algorithm_7",
+                    put(b.clone(), 32, &[7]),
+                    "tree_server_key.blind_rotation.blind_rotation_key.algorithm",
+                ),
+                (
+                    "blind_rotation_digest_flipped",
+                    put(b.clone(), brk_end - 1, &[b[brk_end - 1] ^ 1]),
+                    "tree_server_key.blind_rotation.digest",
+                ),
+                (
+                    "blind_rotation_other_algorithm",
+                    [
+                        &b[..16],
+                        &ternary_blind_rotation_key(&ring)[..],
+                        &b[brk_end..],
+                    ]
+                    .concat(),
+                    "tree_server_key.blind_rotation",
+                ),
+                (
+                    "back_seeded_flag_2",
+                    put(b.clone(), brk_end, &[2]),
+                    "tree_server_key.back.switching_key.block[0].seeded",
+                ),
+                (
+                    "public_key_flags_4",
+                    put(b.clone(), pk, &[4]),
+                    "tree_server_key.public_key.public_key.flags",
+                ),
+                (
+                    "last_byte_missing",
+                    b[..n - 1].to_vec(),
+                    "tree_server_key.public_key.public_key.seed",
+                ),
+            ]
+        }
+        // features @16, level @20, parts @24, seeded @25, c_0 @26, seed in the last 32 bytes.
+        "tree_query" => vec![
+            (
+                "features_zero",
+                put(b.clone(), 16, &u32le(0)),
+                "query.features",
+            ),
+            (
+                "features_above_n_lwe",
+                put(b.clone(), 16, &u32le(17)),
+                "query.features",
+            ),
+            ("level_2", put(b.clone(), 20, &u32le(2)), "query.level"),
+            ("part_count_3", put(b.clone(), 24, &[3]), "query.part_count"),
+            ("seeded_flag_0", put(b.clone(), 25, &[0]), "query.seeded"),
+            (
+                "residue_above_modulus",
+                put(b.clone(), 26, &[0xff; 6]),
+                "query.c0.limb[0][0]",
+            ),
+            ("missing_seed", b[..n - 1].to_vec(), "query.seed"),
+        ],
+        // classes @16, step @20, the LWE ciphertext (b, a) @28.
+        "tree_label" => vec![
+            ("classes_1", put(b.clone(), 16, &u32le(1)), "label.classes"),
+            (
+                "step_nan",
+                put(b.clone(), 20, &f64::NAN.to_le_bytes()),
+                "label.step",
+            ),
+            (
+                "step_below_1",
+                put(b.clone(), 20, &0.5f64.to_le_bytes()),
+                "label.step",
+            ),
+            (
+                "step_times_classes_above_q",
+                put(b.clone(), 20, &1e300f64.to_le_bytes()),
+                "label.step",
+            ),
+            (
+                "b_above_modulus",
+                put(b.clone(), 28, &[0xff; 6]),
+                "lwe_ciphertext.b[0]",
+            ),
+            ("last_byte_missing", b[..n - 1].to_vec(), "lwe_ciphertext.a"),
+        ],
+        _ => vec![],
+    });
+    out
+}
+
 fn kind_of(file: &str, samples: &[Sample]) -> ObjectKind {
     let name = file.split("__").next().unwrap();
     samples.iter().find(|s| s.name == name).unwrap().kind
@@ -546,7 +1134,7 @@ fn committed_corpus_fails_on_the_named_field() {
         std::fs::create_dir_all(&dir).unwrap();
         let mut manifest = String::new();
         for s in &all {
-            for (file, bytes, field) in corruptions(s) {
+            for (file, bytes, field) in corruptions(s, &ctxs) {
                 std::fs::write(dir.join(&file), bytes).unwrap();
                 manifest.push_str(&format!("{file} {field}\n"));
             }
@@ -579,7 +1167,12 @@ fn every_truncation_is_an_error() {
     for s in samples(&ctxs, CORPUS_SEED).unwrap() {
         // Every prefix of small objects; for large ones every prefix up to 256 bytes, then a stride.
         let n = s.bytes.len();
-        let stride = if n <= 4096 { 1 } else { 97 };
+        // (About 256 positions more for the PEGASUS keys' megabyte: each sealed cut parses up to it.)
+        let stride = match n {
+            0..=4096 => 1,
+            4097..=131_072 => 97,
+            _ => n / 256,
+        };
         for k in (0..n).filter(|&k| k < 256 || k % stride == 0) {
             // As it is: the digest no longer matches (or is cut), or the header is cut.
             let err = decode(s.kind, &s.bytes[..k], &ctxs)
@@ -612,7 +1205,11 @@ fn every_changed_byte_is_a_digest_error() {
     let ctxs = SampleContexts::new().unwrap();
     for s in samples(&ctxs, CORPUS_SEED).unwrap() {
         let n = s.bytes.len();
-        let stride = if n <= 4096 { 1 } else { 61 };
+        let stride = match n {
+            0..=4096 => 1,
+            4097..=131_072 => 61,
+            _ => n / 512,
+        };
         for at in (6..n).filter(|&at| at < 512 || at % stride == 0 || at + 40 > n) {
             for bit in [0, 7] {
                 let mut b = s.bytes.clone();
@@ -657,6 +1254,24 @@ fn byte_flips_never_panic_and_header_flips_are_refused() {
             let _ = decode_any(&b, &ctxs);
         }
     }
+}
+
+#[test]
+fn resealed_edits_never_panic_and_header_edits_are_refused() {
+    // The shared hostile helper on every sample: truncations, a trailing byte, unsealed flips, and
+    // resealed edits of lengths, counts and codes that reach each payload's validation.
+    let ctxs = SampleContexts::new().unwrap();
+    let budget = HostileBudget {
+        cuts: 64,
+        flips: 32,
+        patches: 200,
+    };
+    let mut refused = 0;
+    for s in samples(&ctxs, CORPUS_SEED).unwrap() {
+        refused += hostile(&s.bytes, budget, |b| decode(s.kind, b, &ctxs).is_ok())
+            .unwrap_or_else(|e| panic!("{}: {e}", s.name));
+    }
+    assert!(refused > 5000, "{refused} refusals");
 }
 
 /// Replays every file under `fuzz/corpus/<target>/` through that target's entry point.

@@ -5,16 +5,23 @@
 //! Regenerate (only when adding a format version): `RNSFHE_WRITE_FIXTURES=1 cargo test --release -p
 //! rnsfhe --test wire_fixtures -- write_fixtures`, which writes `tests/fixtures/v<FORMAT_VERSION>/`.
 //! Rewriting must leave the committed files byte-identical (check `git status`); only new objects add
-//! files (the BFV objects joined v1 this way, the CKKS files unchanged).
+//! files (the BFV objects joined v1 this way, the CKKS files unchanged). The samples' randomness has
+//! changed since v3's first fixtures were written, so a rewrite changes 13 of them (to equally valid
+//! bytes): keep the committed files and add the new (the PEGASUS and decision-tree objects joined v3
+//! this way).
 //!
 //! Version 1 (no digest, fingerprints without the error width and the secret distribution) and version 2
 //! (digest, full fingerprints) are both here; v1 files load into today's contexts through the version-1
-//! fingerprints and re-serialize as version 2. The LWE objects joined v2 (they never had a version 1).
+//! fingerprints and re-serialize as version 2. The LWE objects joined v2 (they never had a version 1);
+//! the PEGASUS pipeline's and the decision tree's joined v3 (their first version).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 
+use rnsfhe::apps::decision_tree::{
+    EncryptedLabel, EncryptedQuery, TreeClient, TreeParams, TreeServer, TreeServerKey,
+};
 use rnsfhe::bfv::{self, BatchEncoder, BfvContext};
 use rnsfhe::ckks::{Ciphertext, CkksContext, CkksDecryptor, Plaintext};
 use rnsfhe::core::{GaloisKeys, PublicKey, RelinKey, SecretKey};
@@ -22,10 +29,11 @@ use rnsfhe::lwe::{
     BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweSecretKey, LweSwitchingKey,
 };
 use rnsfhe::math::wire::{peek_header, Deserializable, Serializable, FORMAT_VERSION};
+use rnsfhe::pegasus::{PegasusEvaluator, PegasusKeys, PipelineOptions, PipelineParams};
 use rnsfhe::wire_samples::{
-    decode, lwe_sample_function, lwe_sample_scale, samples, LweSampleContexts, SampleContexts,
-    BFV_SAMPLE_STEP, BFV_SAMPLE_T, BFV_SAMPLE_VALUES, LWE_SAMPLE_MESSAGE, SAMPLE_LIMITS,
-    SAMPLE_VALUES,
+    decode, lwe_sample_function, lwe_sample_scale, sample_tree, sample_tree_scaling, samples,
+    LweSampleContexts, SampleContexts, BFV_SAMPLE_STEP, BFV_SAMPLE_T, BFV_SAMPLE_VALUES,
+    LWE_SAMPLE_MESSAGE, PEGASUS_SAMPLE_LIMITS, SAMPLE_LIMITS, SAMPLE_VALUES, TREE_SAMPLE_LABEL,
 };
 
 /// The seed the committed fixtures were generated with.
@@ -104,6 +112,69 @@ fn current_fixtures_re_serialize_to_the_same_bytes() {
     assert!((0.49..0.52).contains(&ratio), "seeded / full = {ratio}");
     bfv_fixtures_re_serialize(&d);
     lwe_fixtures_re_serialize(&ctxs.lwe, &d);
+    pegasus_fixtures_re_serialize(&ctxs, &d);
+}
+
+/// The PEGASUS and decision-tree part of [`current_fixtures_re_serialize_to_the_same_bytes`]: the
+/// pipeline's parameters, both option sets and both key sets, the tree's parameters, server key,
+/// client secret, query and label (keys keep their seeds).
+fn pegasus_fixtures_re_serialize(ctxs: &SampleContexts, d: &std::path::Path) {
+    let read = |name: &str| std::fs::read(d.join(format!("{name}.bin"))).unwrap();
+    let same = |name: &str, again: Vec<u8>| assert_eq!(again, read(name), "{name}");
+    let params =
+        PipelineParams::from_bytes_with(&read("pipeline_params"), &PEGASUS_SAMPLE_LIMITS).unwrap();
+    same("pipeline_params", params.to_bytes());
+    for (options, keys) in [
+        ("pipeline_options", "pegasus_keys"),
+        ("pipeline_linear_options", "pegasus_linear_keys"),
+    ] {
+        let o = PipelineOptions::from_bytes(&read(options), &params, &SAMPLE_LIMITS).unwrap();
+        same(options, o.to_bytes(&params));
+        let k = PegasusKeys::from_bytes(&read(keys), &params, &o).unwrap();
+        same(keys, k.to_bytes(&params, &o));
+        // The keys make a pipeline of these parameters and options.
+        PegasusEvaluator::new(params.clone(), o, k).unwrap();
+    }
+    let tree = TreeParams::from_bytes_with(&read("tree_params"), &PEGASUS_SAMPLE_LIMITS).unwrap();
+    same("tree_params", tree.to_bytes());
+    let key = TreeServerKey::from_bytes(&read("tree_server_key"), &tree).unwrap();
+    same("tree_server_key", key.to_bytes());
+    let client =
+        TreeClient::from_secret_bytes(&read("tree_client"), &PEGASUS_SAMPLE_LIMITS).unwrap();
+    same("tree_client", client.to_secret_bytes().to_vec());
+    let query = EncryptedQuery::from_bytes(&read("tree_query"), &ctxs.tree.query).unwrap();
+    same("tree_query", query.to_bytes());
+    let label = EncryptedLabel::from_bytes(&read("tree_label"), &ctxs.tree.labels).unwrap();
+    same("tree_label", label.to_bytes());
+}
+
+/// The decision-tree fixtures (format version 3 on) work: the loaded client decrypts the loaded label
+/// to the sample tree's, and the loaded server key answers the loaded query with it again.
+fn tree_fixtures_decrypt(version: u16, ctxs: &SampleContexts, d: &std::path::Path) {
+    let read = |name: &str| std::fs::read(d.join(format!("{name}.bin"))).unwrap();
+    let client =
+        TreeClient::from_secret_bytes(&read("tree_client"), &PEGASUS_SAMPLE_LIMITS).unwrap();
+    let label = EncryptedLabel::from_bytes(&read("tree_label"), &ctxs.tree.labels).unwrap();
+    assert_eq!(
+        client.decrypt(&label).unwrap(),
+        TREE_SAMPLE_LABEL,
+        "v{version} label"
+    );
+    let key = TreeServerKey::from_bytes(&read("tree_server_key"), &ctxs.tree.params).unwrap();
+    let query = EncryptedQuery::from_bytes(&read("tree_query"), key.query_context()).unwrap();
+    let server = TreeServer::new(
+        sample_tree().unwrap(),
+        sample_tree_scaling().unwrap(),
+        std::sync::Arc::new(key),
+    )
+    .unwrap();
+    let mut rng = rnsfhe::math::sampling::Csprng::insecure_from_seed_for_tests([6; 32]);
+    let again = server.evaluate(&query, &mut rng).unwrap();
+    assert_eq!(
+        client.decrypt(&again).unwrap(),
+        TREE_SAMPLE_LABEL,
+        "v{version} server"
+    );
 }
 
 /// The LWE part of [`current_fixtures_re_serialize_to_the_same_bytes`]: keys keep their seeds, so every
@@ -268,6 +339,9 @@ fn every_fixture_of_every_version_loads_and_decrypts() {
         bfv_fixtures_decrypt(version, &d);
         if version >= 2 {
             lwe_fixtures_decrypt(version, &ctxs.lwe, &d);
+        }
+        if version >= 3 {
+            tree_fixtures_decrypt(version, &ctxs, &d);
         }
     }
 }

@@ -8,20 +8,19 @@
 
 use std::sync::Arc;
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
-use rnsfhe_apps::decision_tree::serialization::kinds;
-use rnsfhe_apps::decision_tree::{
-    DecisionTree, EncryptedLabel, EncryptedQuery, FeatureScaling, Node, TreeClient, TreeParams,
-    TreeServer, TreeServerKey,
+use rnsfhe::apps::decision_tree::serialization::kinds;
+use rnsfhe::apps::decision_tree::{
+    EncryptedLabel, EncryptedQuery, FeatureScaling, TreeClient, TreeParams, TreeServer,
+    TreeServerKey,
 };
-use rnsfhe_ckks::Csprng;
-use rnsfhe_core::serialization::LoadLimits;
-use rnsfhe_lwe::PegasusPreset;
-use rnsfhe_math::wire::{
+use rnsfhe::ckks::Csprng;
+use rnsfhe::core::serialization::LoadLimits;
+use rnsfhe::lwe::PegasusPreset;
+use rnsfhe::math::wire::{
     peek_header, reseal, DecodeErrorKind, Deserializable, Integrity, MacKey, PublicRandomness,
     Serializable,
 };
+use rnsfhe::wire_samples::{hostile, sample_tree, tree_sample_params, HostileBudget};
 
 fn insecure() -> LoadLimits {
     LoadLimits::DEFAULT.allowing_insecure()
@@ -31,69 +30,6 @@ fn params() -> TreeParams {
     TreeParams::new(PegasusPreset::InsecureTest)
         .unwrap()
         .allowing_insecure()
-}
-
-/// `x0 <= 0.5 ? 0 : (x1 <= 0.3 ? 1 : 2)` on two features, three classes.
-fn tree() -> DecisionTree {
-    let nodes = vec![
-        Node::Internal {
-            feature: 0,
-            threshold: 0.5,
-            left: 1,
-            right: 2,
-        },
-        Node::Leaf { label: 0 },
-        Node::Internal {
-            feature: 1,
-            threshold: 0.3,
-            left: 3,
-            right: 4,
-        },
-        Node::Leaf { label: 1 },
-        Node::Leaf { label: 2 },
-    ];
-    DecisionTree::new(nodes, 2, 3).unwrap()
-}
-
-/// Hostile variants of `bytes` through `load` (true when it loaded): every truncation (or `max_cuts`
-/// of them, evenly spread), a trailing byte, `flips` random bit flips (the digest refuses them), and
-/// as many resealed edits (a bit flip or a 4-byte patch of a length, count or code) that reach the
-/// payload's validation: any outcome but a panic, and never a changed header.
-fn hostile(bytes: &[u8], max_cuts: usize, flips: usize, load: impl Fn(&[u8]) -> bool) -> usize {
-    let mut refused = 0;
-    let step = (bytes.len() / max_cuts).max(1);
-    for cut in (0..bytes.len()).step_by(step) {
-        assert!(!load(&bytes[..cut]), "a truncation to {cut} bytes loaded");
-        refused += 1;
-    }
-    let mut longer = bytes.to_vec();
-    longer.push(0);
-    assert!(!load(&longer), "a trailing byte loaded");
-    let mut rng = StdRng::seed_from_u64(bytes.len() as u64);
-    let end = bytes.len() - 32;
-    for i in 0..flips {
-        let mut bad = bytes.to_vec();
-        let at = rng.gen_range(0..bytes.len());
-        bad[at] ^= 1 << rng.gen_range(0..8);
-        assert!(!load(&bad), "a bit flip at {at} loaded");
-        refused += 1;
-        let mut patched = bytes.to_vec();
-        let at = rng.gen_range(0..end);
-        if i % 2 == 0 {
-            patched[at] ^= 1 << rng.gen_range(0..8);
-        } else {
-            let v: u32 = [0, 1, 0xff, 0xffff, u32::MAX, rng.gen()][rng.gen_range(0..6)];
-            let len = 4.min(end - at);
-            patched[at..at + len].copy_from_slice(&v.to_le_bytes()[..len]);
-        }
-        reseal(&mut patched);
-        let loaded = load(&patched);
-        if at < 16 && patched[..16] != bytes[..16] {
-            assert!(!loaded, "a header patch at {at} loaded");
-        }
-        refused += !loaded as usize;
-    }
-    refused
 }
 
 #[test]
@@ -132,7 +68,12 @@ fn a_tree_exchange_through_bytes_decrypts_to_the_trees_labels() {
     );
     let server_key = Arc::new(server_key);
     let scaling = FeatureScaling::linear(&[0.0, 0.0], &[1.0, 1.0]).unwrap();
-    let server = TreeServer::new(tree(), scaling.clone(), Arc::clone(&server_key)).unwrap();
+    let server = TreeServer::new(
+        sample_tree().unwrap(),
+        scaling.clone(),
+        Arc::clone(&server_key),
+    )
+    .unwrap();
 
     let space = client.label_space().unwrap();
     for (x, label) in [([0.2, 0.9], 0), ([0.8, 0.1], 1), ([0.9, 0.7], 2)] {
@@ -152,7 +93,7 @@ fn a_tree_exchange_through_bytes_decrypts_to_the_trees_labels() {
         let back = EncryptedLabel::from_bytes(&down, &space).unwrap();
         assert_eq!(back.to_bytes(), down);
         assert_eq!(client.decrypt(&back).unwrap(), label, "x = {x:?}");
-        assert_eq!(tree().predict(&x).unwrap(), label);
+        assert_eq!(sample_tree().unwrap().predict(&x).unwrap(), label);
     }
     // One query, one label: the sizes each way (n_lwe = 64 over a 45-bit q: one polynomial of 360
     // bytes and a seed up, 65 residues down).
@@ -198,7 +139,8 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
     let (client, key) = TreeClient::generate(params(), &mut rng).unwrap();
     let key = Arc::new(key);
     let scaling = FeatureScaling::linear(&[0.0, 0.0], &[1.0, 1.0]).unwrap();
-    let server = TreeServer::new(tree(), scaling.clone(), Arc::clone(&key)).unwrap();
+    let server =
+        TreeServer::new(sample_tree().unwrap(), scaling.clone(), Arc::clone(&key)).unwrap();
     let query = client.encrypt(&scaling, &[0.3, 0.3], &mut rng).unwrap();
     let label = server.evaluate(&query, &mut rng).unwrap();
     let space = client.label_space().unwrap();
@@ -256,7 +198,7 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
     let err = EncryptedQuery::from_bytes(&up, &other_ctx).unwrap_err();
     assert_eq!(err.field, "header.fingerprint", "{err}");
     let other_space =
-        rnsfhe_lwe::LweSpace::new(rnsfhe_lwe::LweDimension::new(128).unwrap(), p.modulus())
+        rnsfhe::lwe::LweSpace::new(rnsfhe::lwe::LweDimension::new(128).unwrap(), p.modulus())
             .unwrap();
     let down = label.to_bytes();
     let err = EncryptedLabel::from_bytes(&down, &other_space).unwrap_err();
@@ -322,22 +264,32 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
     // Thousands of hostile inputs: every truncation of the query, label and parameters, a sample of
     // the server key's, bit flips and resealed patches of each.
     let mut refused = 0;
-    refused += hostile(&params_bytes, usize::MAX, 400, |b| {
+    refused += hostile(&params_bytes, HostileBudget::every_cut(400), |b| {
         TreeParams::from_bytes_with(b, &insecure()).is_ok()
-    });
-    refused += hostile(&up, usize::MAX, 600, |b| {
+    })
+    .unwrap();
+    refused += hostile(&up, HostileBudget::every_cut(600), |b| {
         EncryptedQuery::from_bytes(b, ctx).is_ok()
-    });
-    refused += hostile(&down, usize::MAX, 600, |b| {
+    })
+    .unwrap();
+    refused += hostile(&down, HostileBudget::every_cut(600), |b| {
         EncryptedLabel::from_bytes(b, &space).is_ok()
-    });
-    refused += hostile(&key_bytes, 400, 300, |b| {
+    })
+    .unwrap();
+    let budget = HostileBudget {
+        cuts: 400,
+        flips: 300,
+        patches: 300,
+    };
+    refused += hostile(&key_bytes, budget, |b| {
         TreeServerKey::from_bytes(b, &p).is_ok()
-    });
+    })
+    .unwrap();
     let secret = client.to_secret_bytes();
-    refused += hostile(&secret, usize::MAX, 200, |b| {
+    refused += hostile(&secret, HostileBudget::every_cut(200), |b| {
         TreeClient::from_secret_bytes(b, &insecure()).is_ok()
-    });
+    })
+    .unwrap();
     assert!(refused > 3000, "{refused} refusals");
     // A stream reader reaches the parsers with every truncation of the server key (no digest first):
     // each is a truncation error at or before the cut, never an allocation of a claimed size.
@@ -352,54 +304,24 @@ fn objects_of_other_parameters_and_hostile_bytes_are_errors() {
     }
 }
 
-/// A tiny parameter set for the committed fixtures (not secure: `n_lwe = 16`, tables in degree 2^8,
-/// `q_0` of 45 bits, `q'` of 60), small enough that the server key is about 120 KB.
-fn fixture_params() -> TreeParams {
-    use rnsfhe_lwe::{BlindRotation, LutParams, LweKeySwitchParams, LweSecretDistribution};
-    // Binary keys: one RGSW ciphertext per coefficient, half the ternary key.
-    let q0 = rnsfhe_math::primes::ntt_primes_of_bits(45, 512, 1, &[]).unwrap()[0];
-    let special = rnsfhe_math::primes::ntt_primes_of_bits(60, 512, 1, &[q0]).unwrap()[0];
-    TreeParams {
-        lwe: rnsfhe_lwe::PegasusParams {
-            ckks_log_n: 8,
-            lwe_dimension: 16,
-            lwe_secret: LweSecretDistribution::UniformBinary,
-            key_switch: LweKeySwitchParams {
-                modulus: q0,
-                base_log: 7,
-                digits: 7,
-                sigma: 3.2,
-            },
-            lut: LutParams {
-                log_n: 8,
-                q0,
-                special,
-                sigma: 3.2,
-                secret: rnsfhe_core::SecretDistribution::HammingWeight(16),
-            },
-            blind_rotation: BlindRotation::Binary,
-        },
-        allow_insecure: true,
-    }
-}
-
 fn fixture_dir() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        // A directory of its own: the objects load into the decision tree's parameters, which the
-        // facade crate's fixture loader (every file of `fixtures/v<version>/`) does not have.
-        .join("../rnsfhe/tests/fixtures/decision_tree")
-        .join(format!("v{}", rnsfhe_math::wire::FORMAT_VERSION))
+        // A directory of its own: the first decision-tree fixtures, written by this file's
+        // generator before the samples of `rnsfhe::wire_samples` (whose fixtures are in
+        // `fixtures/v<version>/` with every other kind's) had decision-tree objects.
+        .join("tests/fixtures/decision_tree")
+        .join(format!("v{}", rnsfhe::math::wire::FORMAT_VERSION))
 }
 
 /// The fixtures' objects from a fixed seed: parameters, server key, client secret, the query of
-/// `[0.8, 0.1]` and the server's answer (label 1 of `tree()`).
+/// `[0.8, 0.1]` and the server's answer (label 1 of `sample_tree()`).
 fn fixture_objects() -> Vec<(&'static str, Vec<u8>)> {
     let mut rng = Csprng::insecure_from_seed_for_tests([1; 32]);
-    let (client, key) = TreeClient::generate(fixture_params(), &mut rng).unwrap();
+    let (client, key) = TreeClient::generate(tree_sample_params().unwrap(), &mut rng).unwrap();
     let scaling = FeatureScaling::linear(&[0.0, 0.0], &[1.0, 1.0]).unwrap();
     let query = client.encrypt(&scaling, &[0.8, 0.1], &mut rng).unwrap();
     let key_bytes = key.to_bytes();
-    let server = TreeServer::new(tree(), scaling, Arc::new(key)).unwrap();
+    let server = TreeServer::new(sample_tree().unwrap(), scaling, Arc::new(key)).unwrap();
     let label = server.evaluate(&query, &mut rng).unwrap();
     assert_eq!(client.decrypt(&label).unwrap(), 1);
     vec![
@@ -426,7 +348,7 @@ fn fixtures_load_work_and_re_serialize() {
     }
     let read = |name: &str| std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
     let params = TreeParams::from_bytes_with(&read("tree_params"), &insecure()).unwrap();
-    assert_eq!(params, fixture_params());
+    assert_eq!(params, tree_sample_params().unwrap());
     assert_eq!(params.to_bytes(), read("tree_params"));
     let key = TreeServerKey::from_bytes(&read("tree_server_key"), &params).unwrap();
     assert_eq!(key.to_bytes(), read("tree_server_key"));
@@ -439,7 +361,7 @@ fn fixtures_load_work_and_re_serialize() {
     assert_eq!(label.to_bytes(), read("tree_label"));
     assert_eq!(client.decrypt(&label).unwrap(), 1);
     let scaling = FeatureScaling::linear(&[0.0, 0.0], &[1.0, 1.0]).unwrap();
-    let server = TreeServer::new(tree(), scaling, Arc::new(key)).unwrap();
+    let server = TreeServer::new(sample_tree().unwrap(), scaling, Arc::new(key)).unwrap();
     let mut rng = Csprng::insecure_from_seed_for_tests([2; 32]);
     let again = server.evaluate(&query, &mut rng).unwrap();
     assert_eq!(client.decrypt(&again).unwrap(), 1);

@@ -1,21 +1,24 @@
 //! The wire format of the pipeline (PEGASUS Fig. 6): parameters, options and every evaluation key
 //! round trip bit for bit, a pipeline rebuilt from the bytes computes the same ciphertext, and hostile
 //! bytes (truncations, bit flips, patched lengths and codes, other parameters) are errors, never panics.
-//! Small insecure parameters (`PipelinePreset::InsecureTest`, `N = 2^11`) only.
+//! Small insecure parameters (`PipelinePreset::InsecureTest`, `N = 2^11`) only: a key set that runs the
+//! pipeline, 20 MB, too large for the byte-by-byte properties of `wire_corpus.rs` (which run on the
+//! smaller sample key sets of `rnsfhe::wire_samples`); the hostile bytes here go through the same
+//! helper, [`hostile`].
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rand::{Rng, SeedableRng};
-use rnsfhe_ckks::{CkksEncryptor, Csprng, KeyGenerator};
-use rnsfhe_core::serialization::LoadLimits;
-use rnsfhe_math::wire::{
+use rnsfhe::ckks::{CkksEncryptor, Csprng, KeyGenerator};
+use rnsfhe::core::serialization::LoadLimits;
+use rnsfhe::math::wire::{
     reseal, DecodeErrorKind, Integrity, MacKey, PublicRandomness, Serializable,
 };
-use rnsfhe_pegasus::dimension_switch::DimensionSwitch;
-use rnsfhe_pegasus::serialization::kinds;
-use rnsfhe_pegasus::{
+use rnsfhe::pegasus::dimension_switch::DimensionSwitch;
+use rnsfhe::pegasus::serialization::kinds;
+use rnsfhe::pegasus::{
     PegasusEvaluator, PegasusKeys, PipelineOptions, PipelineParams, PipelinePreset, Repacking,
 };
+use rnsfhe::wire_samples::{hostile, HostileBudget};
 
 const SLOTS: usize = 16;
 
@@ -55,56 +58,6 @@ fn keys(repacking: Repacking, switch: DimensionSwitch, seed: u8) -> Keys {
     }
 }
 
-/// A few thousand hostile variants of `bytes` through `load`: every truncation up to `max_cuts` (all
-/// of them for short objects, evenly spread otherwise), random bit flips with and without a resealed
-/// digest, and `patches` resealed edits (a bit flip or a 4-byte patch of a length, count or code) that
-/// reach the payload's validation: those may load when the edit left a valid value, but never panic,
-/// and a changed header never loads.
-fn hostile(
-    bytes: &[u8],
-    max_cuts: usize,
-    flips: usize,
-    patches: usize,
-    load: impl Fn(&[u8]) -> bool,
-) {
-    let step = (bytes.len() / max_cuts).max(1);
-    for cut in (0..bytes.len()).step_by(step) {
-        assert!(!load(&bytes[..cut]), "a truncation to {cut} bytes loaded");
-    }
-    let mut longer = bytes.to_vec();
-    longer.push(0);
-    assert!(!load(&longer), "a trailing byte loaded");
-    let mut rng = rand::rngs::StdRng::seed_from_u64(bytes.len() as u64);
-    for i in 0..flips {
-        let mut bad = bytes.to_vec();
-        let at = rng.gen_range(0..bytes.len());
-        bad[at] ^= 1 << rng.gen_range(0..8);
-        assert!(!load(&bad), "a bit flip at {at} loaded");
-        if i >= patches {
-            continue;
-        }
-        // Resealed: the payload's own validation must catch what the digest no longer does, or the
-        // flip landed on a value that is still valid (then the object loads, which is fine) — but it
-        // must never panic.
-        let mut patched = bytes.to_vec();
-        let end = bytes.len() - 32;
-        let at = rng.gen_range(0..end);
-        if i % 2 == 0 {
-            patched[at] ^= 1 << rng.gen_range(0..8);
-        } else {
-            let v: u32 = [0, 1, 0xff, 0xffff, u32::MAX, rng.gen()][rng.gen_range(0..6)];
-            let len = 4.min(end - at);
-            patched[at..at + len].copy_from_slice(&v.to_le_bytes()[..len]);
-        }
-        reseal(&mut patched);
-        let _ = load(&patched);
-        // The header's kind, version and fingerprint are never accepted changed.
-        if at < 16 && patched[..16] != bytes[..16] {
-            assert!(!load(&patched), "a header patch at {at} loaded");
-        }
-    }
-}
-
 #[test]
 fn parameters_and_options_round_trip_and_refuse_hostile_bytes() {
     let params = PipelinePreset::InsecureTest.params().unwrap();
@@ -134,6 +87,21 @@ fn parameters_and_options_round_trip_and_refuse_hostile_bytes() {
         matches!(err.kind, DecodeErrorKind::LimitExceeded { .. }),
         "{err}"
     );
+    // A reader's limit beyond what a shift of a u64 holds (`max_log_n` is any u32 the reader sets,
+    // from Python too): the LWE dimension is compared with 2^max_log_n without overflowing, so these
+    // parameters load, and their decision-tree side too.
+    for max_log_n in [63, 64, 100, u32::MAX] {
+        let wide = LoadLimits {
+            max_log_n,
+            max_words: u64::MAX,
+            ..insecure()
+        };
+        PipelineParams::from_bytes_with(&bytes, &wide)
+            .unwrap_or_else(|e| panic!("max_log_n = {max_log_n}: {e}"));
+        let tree = rnsfhe::wire_samples::tree_sample_params().unwrap();
+        rnsfhe::apps::TreeParams::from_bytes_with(&tree.to_bytes(), &wide)
+            .unwrap_or_else(|e| panic!("tree, max_log_n = {max_log_n}: {e}"));
+    }
     // Another look-up-table ring: other parameters, another fingerprint.
     let wide = PipelinePreset::InsecureTest
         .params_with_lut_log_n(11)
@@ -162,9 +130,10 @@ fn parameters_and_options_round_trip_and_refuse_hostile_bytes() {
             .field,
         "digest"
     );
-    hostile(&bytes, usize::MAX, 300, 300, |b| {
+    hostile(&bytes, HostileBudget::every_cut(300), |b| {
         PipelineParams::from_bytes_with(b, &insecure()).is_ok()
-    });
+    })
+    .unwrap();
 
     for (repacking, switch) in [
         (Repacking::RingPacking, DimensionSwitch::WholeCiphertext),
@@ -200,9 +169,10 @@ fn parameters_and_options_round_trip_and_refuse_hostile_bytes() {
                 "{err}"
             );
         }
-        hostile(&bytes, usize::MAX, 300, 300, |b| {
+        hostile(&bytes, HostileBudget::every_cut(300), |b| {
             PipelineOptions::from_bytes(b, &params, &insecure()).is_ok()
-        });
+        })
+        .unwrap();
     }
 }
 
@@ -334,9 +304,15 @@ fn keys_of_both_paths_round_trip_and_compute_the_same_ciphertext() {
         // A sample of truncations, flips and resealed edits (the blob is 20 MB: each load of an edit
         // expands every seed before it). A stream
         // reader gets no digest check first, so its truncations reach the parsers.
-        hostile(&bytes, 100, 100, 12, |b| {
+        let budget = HostileBudget {
+            cuts: 100,
+            flips: 100,
+            patches: 12,
+        };
+        hostile(&bytes, budget, |b| {
             PegasusKeys::from_bytes(b, &params, &options).is_ok()
-        });
+        })
+        .unwrap();
         let step = bytes.len() / 13;
         for cut in (1..bytes.len()).step_by(step) {
             let err = PegasusKeys::read_from(&bytes[..cut], &params, &options).unwrap_err();
