@@ -20,7 +20,8 @@
 //!   `levels_after`; hybrid key switching with [`DEFAULT_DNUM`] digits (OpenFHE's default) and as few
 //!   60-bit special primes as cover a digit;
 //! * `security: "none"`: `levels_after` as asked, or (null) the most under the log QP of OpenFHE's
-//!   reference set-up ([`REFERENCE_LOG_QP_2_16`] at `N = 2^16`, in proportion to `N` elsewhere);
+//!   reference set-up at `N = 2^16` ([`REFERENCE_LOG_QP_2_16`], at every `N`: the set-up is insecure
+//!   anyway, and the same budget keeps the chains of `N = 2^15` and `2^16` alike);
 //!   `security: "128"`: the most levels (then the fewest digits) whose log QP our estimator
 //!   ([`CkksParams::security`], the HE Standard table) accepts, or an error naming the smallest log QP
 //!   bootstrapping needs against the bound.
@@ -32,9 +33,9 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use rnsfhe_ckks::{
     max_log_qp, BootstrapParams, Bootstrapper, Ciphertext, CkksContext, CkksDecryptor,
-    CkksEncryptor, CkksParams, Complex64, ConversionMode, Csprng, EvalMod, Evaluator,
-    KeyGenerator, PrecisionStats, PublicRandomness, RescalingPolicy, SecretDistribution,
-    SecurityLevel, Serializable,
+    CkksEncryptor, CkksParams, Complex64, ConversionMode, Csprng, EvalMod, Evaluator, KeyGenerator,
+    PrecisionStats, PublicRandomness, RescalingPolicy, SecretDistribution, SecurityLevel,
+    Serializable,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -218,15 +219,15 @@ fn chain_params(
 
 /// The bootstrapping parameters for `ctx`: EvalMod by [`BootstrapParams::for_context`], the DFT levels of
 /// the level budget.
-fn bootstrap_params(
-    ctx: &CkksContext,
-    setup: &BootstrapSetup,
-) -> anyhow::Result<BootstrapParams> {
+fn bootstrap_params(ctx: &CkksContext, setup: &BootstrapSetup) -> anyhow::Result<BootstrapParams> {
     let mut p = BootstrapParams::for_context(ctx, setup.slots)?;
     if let Some([c2s, s2c]) = setup.level_budget {
         let most = 4.min(setup.slots.trailing_zeros().max(1) as usize);
         if !(1..=most).contains(&c2s) || !(1..=most).contains(&s2c) {
-            bail!("level_budget [{c2s}, {s2c}]: each from 1 to {most} for {} slots", setup.slots);
+            bail!(
+                "level_budget [{c2s}, {s2c}]: each from 1 to {most} for {} slots",
+                setup.slots
+            );
         }
         p.c2s_levels = c2s;
         p.s2c_levels = s2c;
@@ -249,7 +250,11 @@ pub fn choose_chain(
         bail!("log_n = {}: from 10 to 17", setup.log_n);
     }
     if setup.slots == 0 || !setup.slots.is_power_of_two() || setup.slots > n / 2 {
-        bail!("slots = {}: a power of two up to N/2 = {}", setup.slots, n / 2);
+        bail!(
+            "slots = {}: a power of two up to N/2 = {}",
+            setup.slots,
+            n / 2
+        );
     }
     if !(setup.first_mod_bits > MESSAGE_RATIO_BITS + 10 && setup.first_mod_bits <= 61) {
         bail!(
@@ -264,9 +269,8 @@ pub fn choose_chain(
     probe_setup.security = "none".into();
     let probe = CkksContext::new(chain_params(&probe_setup, secret, 24, DEFAULT_DNUM))?;
     let probe_btp = bootstrap_params(&probe, setup)?;
-    let depth = probe_btp.c2s_levels
-        + EvalMod::new(probe_btp.eval_mod)?.depth()
-        + probe_btp.s2c_levels;
+    let depth =
+        probe_btp.c2s_levels + EvalMod::new(probe_btp.eval_mod)?.depth() + probe_btp.s2c_levels;
     drop(probe);
 
     let bound_128 = max_log_qp(n, SecurityLevel::Bits128);
@@ -275,7 +279,7 @@ pub fn choose_chain(
             let levels_after = match setup.levels_after {
                 Some(l) => l,
                 None => {
-                    let budget = REFERENCE_LOG_QP_2_16 * n as f64 / (1u64 << 16) as f64;
+                    let budget = REFERENCE_LOG_QP_2_16;
                     (0..=MAX_LEVELS_AFTER)
                         .rev()
                         .find(|&l| {
@@ -286,7 +290,7 @@ pub fn choose_chain(
                         .with_context(|| {
                             format!(
                                 "no chain for bootstrapping (depth {depth}) under log QP {budget:.0}, \
-                                 OpenFHE's reference at this N: give levels_after"
+                                 OpenFHE's reference at N = 2^16: give levels_after"
                             )
                         })?
                 }
@@ -488,7 +492,9 @@ impl BootstrapBench {
     pub fn check(&self, out: &Ciphertext) -> anyhow::Result<CallCheck> {
         let got = self.decryptor.decrypt(out)?;
         let want: Vec<Complex64> = self.x.iter().map(|&v| Complex64::new(v, 0.0)).collect();
-        let got = got.get(..want.len()).context("fewer slots decrypted than encrypted")?;
+        let got = got
+            .get(..want.len())
+            .context("fewer slots decrypted than encrypted")?;
         let stats = PrecisionStats::compare(&want, got)?;
         Ok(CallCheck {
             min_bits: stats.real.min,
@@ -576,7 +582,9 @@ fn answer(bench: &BootstrapBench, line: &str) -> Option<Value> {
                 "max_rss_bytes": max_rss_bytes(),
             }))
         }
-        other => Some(json!({"op": other, "error": format!("unknown operation {other:?}: only bootstrap")})),
+        other => Some(
+            json!({"op": other, "error": format!("unknown operation {other:?}: only bootstrap")}),
+        ),
     }
 }
 
@@ -598,7 +606,11 @@ pub fn serve_lines(params: &str, input: impl BufRead, mut out: impl Write) -> an
     let (bench, check, check_s) = match setup {
         Ok(s) => s,
         Err(e) => {
-            writeln!(out, "{}", json!({"ready": false, "error": format!("{e:#}")}))?;
+            writeln!(
+                out,
+                "{}",
+                json!({"ready": false, "error": format!("{e:#}")})
+            )?;
             out.flush()?;
             return Err(e);
         }
@@ -678,8 +690,9 @@ pub struct BootstrapReport {
 /// Hamming weight 64), the quick set-up of the comparison (`N = 2^12`), and without `--quick` the matched
 /// set-ups of OpenFHE's reference at `N = 2^15` and `2^16` (full slots, uniform ternary, level budget
 /// `[4, 4]`, levels after as under its log QP), with the memory each needs, GB (an estimate from the
-/// keys' expanded size).
-fn setups(quick: bool) -> Vec<(String, BootstrapSetup, f64)> {
+/// keys' expanded size: about 60 Galois keys of 3 digits over 43 limbs at `N = 2^15`, 4 GB). `log_n`,
+/// when not empty, keeps the set-ups of those ring degrees.
+fn setups(quick: bool, log_n: &[u32]) -> Vec<(String, BootstrapSetup, f64)> {
     let test = BootstrapSetup {
         log_n: 11,
         slots: 1 << 10,
@@ -696,7 +709,7 @@ fn setups(quick: bool) -> Vec<(String, BootstrapSetup, f64)> {
         ),
     ];
     if !quick {
-        for (log_n, gb) in [(15u32, 4.0), (16, 14.0)] {
+        for (log_n, gb) in [(15u32, 7.0), (16, 16.0)] {
             out.push((
                 format!("OpenFHE reference matched (N = 2^{log_n}, insecure)"),
                 BootstrapSetup {
@@ -710,6 +723,7 @@ fn setups(quick: bool) -> Vec<(String, BootstrapSetup, f64)> {
             ));
         }
     }
+    out.retain(|(_, s, _)| log_n.is_empty() || log_n.contains(&s.log_n));
     out
 }
 
@@ -762,15 +776,15 @@ fn opt(x: Option<f64>, digits: usize) -> String {
 /// `rnsfhe bench ckks-bootstrap`: time (median), precision (worst minimum and median of medians over
 /// the calls), levels left, key generation and key size for each set-up of [`setups`], one key set in
 /// memory at a time; a set-up whose estimated memory exceeds what the system has available is skipped
-/// and says so.
+/// and says so. `log_n`, when not empty, keeps the set-ups of those ring degrees.
 ///
 /// Errors: writing the JSON.
-pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
+pub fn run(options: &BenchOptions, log_n: &[u32]) -> anyhow::Result<()> {
     let machine = Machine::detect();
     let reps = if options.quick { 2 } else { 3 };
     let load_start = load_average();
     let mut rows = Vec::new();
-    for (name, setup, gb) in setups(options.quick) {
+    for (name, setup, gb) in setups(options.quick, log_n) {
         let free = available_bytes().map(|b| b as f64 / 1e9);
         if free.is_some_and(|f| f < gb) {
             let mut row = measure_skip(&name, &setup);
@@ -805,9 +819,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<()> {
             let med: Vec<f64> = r.checks.iter().map(|c| c.median_bits).collect();
             vec![
                 r.name.clone(),
-                c.map_or("-".into(), |c| {
-                    format!("{} / 2^{}", c.slots, c.log_n)
-                }),
+                c.map_or("-".into(), |c| format!("{} / 2^{}", c.slots, c.log_n)),
                 opt((!r.seconds.is_empty()).then(|| median(&r.seconds)), 2),
                 format!(
                     "{} / {}",
@@ -891,7 +903,9 @@ mod tests {
         for (a, b) in x.iter().zip(want) {
             assert_eq!(*a, b);
         }
-        assert!(test_vector(1000, 1).iter().all(|v| (-1.0..=1.0).contains(v)));
+        assert!(test_vector(1000, 1)
+            .iter()
+            .all(|v| (-1.0..=1.0).contains(v)));
     }
 
     const PEERLIB_TEST_VECTOR_4_1: [f64; 4] = [

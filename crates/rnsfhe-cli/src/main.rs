@@ -125,7 +125,11 @@ enum BenchTable {
     /// CKKS bootstrapping: time, precision (min / median bits over slots), levels left, key generation
     /// and key size for the test chain, the comparison's quick set-up and (without --quick) OpenFHE's
     /// reference set-up matched at N = 2^15 and 2^16 (one key set in memory at a time).
-    CkksBootstrap,
+    CkksBootstrap {
+        /// Only the set-ups of these log2 N (comma-separated, e.g. 11,12,15); all if omitted.
+        #[arg(long, value_delimiter = ',')]
+        log_n: Vec<u32>,
+    },
     /// Serve CKKS bootstrapping over the protocol of `bench/peers/compare_bootstrap.py` (a set-up as
     /// JSON, a ready line, then timed bootstrappings with their precision), beside OpenFHE's EvalBootstrap.
     CkksBootstrapOp {
@@ -357,7 +361,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     (false, None) => Err(anyhow::anyhow!("give --params JSON (or --plan)")),
                 },
                 BenchTable::CkksOp { preset } => bench::ckks::serve(&preset),
-                BenchTable::CkksBootstrap => bench::ckks_bootstrap::run(&options),
+                BenchTable::CkksBootstrap { log_n } => bench::ckks_bootstrap::run(&options, &log_n),
                 BenchTable::CkksBootstrapOp { params } => bench::ckks_bootstrap::serve(&params),
                 BenchTable::BfvTable3 => bench::bfv::run_table3(&options),
                 BenchTable::BfvTable4 => bench::bfv::run_table4(&options),

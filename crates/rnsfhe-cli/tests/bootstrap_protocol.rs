@@ -66,7 +66,13 @@ fn ckks_bootstrap_op_serves_the_quick_set_up() {
 
     let call = &lines[1];
     assert_eq!(call["op"], "bootstrap");
-    for key in ["seconds", "cpu_seconds", "min_bits", "median_bits", "levels_left"] {
+    for key in [
+        "seconds",
+        "cpu_seconds",
+        "min_bits",
+        "median_bits",
+        "levels_left",
+    ] {
         assert_eq!(call[key].as_array().expect(key).len(), 2, "{key}: {call}");
     }
     assert!(call["min_bits"][1].as_f64().expect("bits") > 8.0, "{call}");
@@ -87,5 +93,8 @@ fn ckks_bootstrap_op_refuses_128_bits_at_n_2_12() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert_eq!(lines[0]["ready"], false);
     let error = lines[0]["error"].as_str().expect("error");
-    assert!(error.contains("no 128-bit chain") && error.contains("109"), "{error}");
+    assert!(
+        error.contains("no 128-bit chain") && error.contains("109"),
+        "{error}"
+    );
 }
