@@ -774,8 +774,9 @@ fn opt(x: Option<f64>, digits: usize) -> String {
 }
 
 /// `rnsfhe bench ckks-bootstrap`: time (median), precision (worst minimum and median of medians over
-/// the calls), levels left, key generation and key size for each set-up of [`setups`], one key set in
-/// memory at a time; a set-up whose estimated memory exceeds what the system has available is skipped
+/// the calls), levels left, key generation and key size for each set-up (the test chain of
+/// `docs/ckks-bootstrapping.md`, the comparison's quick set-up, without `--quick` OpenFHE's reference
+/// matched at `N = 2^15` and `2^16`), one key set in memory at a time; a set-up whose estimated memory exceeds what the system has available is skipped
 /// and says so. `log_n`, when not empty, keeps the set-ups of those ring degrees.
 ///
 /// Errors: writing the JSON.
