@@ -12,6 +12,7 @@
 
 pub mod bfv;
 pub mod ckks;
+pub mod ckks_bootstrap;
 pub mod ckks_functions;
 pub mod ckks_precision;
 pub mod ckks_table2;

@@ -427,7 +427,7 @@ impl Times {
 
 /// CPU seconds (user and system) of this process so far, from `/proc/self/stat` (`NaN` elsewhere);
 /// a resolution of 10 ms (Linux reports clock ticks of `USER_HZ = 100`).
-fn cpu_seconds() -> f64 {
+pub(crate) fn cpu_seconds() -> f64 {
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
         return f64::NAN;
     };
@@ -445,7 +445,7 @@ fn cpu_seconds() -> f64 {
 }
 
 /// Peak resident memory of this process since the last [`reset_peak_rss`], MiB (Linux `VmHWM`).
-fn peak_rss_mib() -> Option<f64> {
+pub(crate) fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let kib: f64 = status
         .lines()
@@ -465,7 +465,7 @@ fn reset_peak_rss() {
 }
 
 /// Memory the system can still give, bytes (`MemAvailable`), if known.
-fn available_bytes() -> Option<u64> {
+pub(crate) fn available_bytes() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kib: u64 = info
         .lines()

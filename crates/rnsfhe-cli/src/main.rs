@@ -122,6 +122,22 @@ enum BenchTable {
         #[arg(long)]
         preset: String,
     },
+    /// CKKS bootstrapping: time, precision (min / median bits over slots), levels left, key generation
+    /// and key size for the test chain, the comparison's quick set-up and (without --quick) OpenFHE's
+    /// reference set-up matched at N = 2^15 and 2^16 (one key set in memory at a time).
+    CkksBootstrap {
+        /// Only the set-ups of these log2 N (comma-separated, e.g. 11,12,15); all if omitted.
+        #[arg(long, value_delimiter = ',')]
+        log_n: Vec<u32>,
+    },
+    /// Serve CKKS bootstrapping over the protocol of `bench/peers/compare_bootstrap.py` (a set-up as
+    /// JSON, a ready line, then timed bootstrappings with their precision), beside OpenFHE's EvalBootstrap.
+    CkksBootstrapOp {
+        /// The set-up as JSON: {"log_n": 12, "slots": 2048, "security": "none", "secret":
+        /// "uniform_ternary", "level_budget": [2, 2], "levels_after": 2, ...}.
+        #[arg(long)]
+        params: String,
+    },
     /// HPS Table 3 (BFV): Dec, Mul, Relin and the split of Mul between CRT extension, scaling and NTT,
     /// single-threaded, for the t = 2 presets and t = 65537 at depths 1..30, with the paper's numbers beside.
     BfvTable3,
@@ -345,6 +361,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     (false, None) => Err(anyhow::anyhow!("give --params JSON (or --plan)")),
                 },
                 BenchTable::CkksOp { preset } => bench::ckks::serve(&preset),
+                BenchTable::CkksBootstrap { log_n } => bench::ckks_bootstrap::run(&options, &log_n),
+                BenchTable::CkksBootstrapOp { params } => bench::ckks_bootstrap::serve(&params),
                 BenchTable::BfvTable3 => bench::bfv::run_table3(&options),
                 BenchTable::BfvTable4 => bench::bfv::run_table4(&options),
                 BenchTable::PegasusTable5 {
