@@ -729,17 +729,7 @@ fn setups(quick: bool, log_n: &[u32]) -> Vec<(String, BootstrapSetup, f64)> {
 
 /// Runs `reps` timed bootstrappings of one set-up.
 fn measure(name: String, setup: BootstrapSetup, reps: usize) -> BootstrapRow {
-    let mut row = BootstrapRow {
-        name,
-        setup: setup.clone(),
-        chain: None,
-        keys: None,
-        seconds: Vec::new(),
-        cpu_seconds: Vec::new(),
-        checks: Vec::new(),
-        max_rss_bytes: None,
-        skipped: None,
-    };
+    let mut row = BootstrapRow::empty(&name, &setup);
     let bench = match BootstrapBench::new(&setup) {
         Ok(b) => b,
         Err(e) => {
@@ -788,7 +778,7 @@ pub fn run(options: &BenchOptions, log_n: &[u32]) -> anyhow::Result<()> {
     for (name, setup, gb) in setups(options.quick, log_n) {
         let free = available_bytes().map(|b| b as f64 / 1e9);
         if free.is_some_and(|f| f < gb) {
-            let mut row = measure_skip(&name, &setup);
+            let mut row = BootstrapRow::empty(&name, &setup);
             row.skipped = Some(format!(
                 "needs about {gb} GB, {:.1} GB available",
                 free.unwrap_or(0.0)
@@ -876,18 +866,20 @@ pub fn run(options: &BenchOptions, log_n: &[u32]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A row for a set-up that is not run.
-fn measure_skip(name: &str, setup: &BootstrapSetup) -> BootstrapRow {
-    BootstrapRow {
-        name: name.to_string(),
-        setup: setup.clone(),
-        chain: None,
-        keys: None,
-        seconds: Vec::new(),
-        cpu_seconds: Vec::new(),
-        checks: Vec::new(),
-        max_rss_bytes: None,
-        skipped: None,
+impl BootstrapRow {
+    /// A row of `setup` with nothing measured yet (the start of [`measure`], or a set-up that is skipped).
+    fn empty(name: &str, setup: &BootstrapSetup) -> Self {
+        Self {
+            name: name.to_string(),
+            setup: setup.clone(),
+            chain: None,
+            keys: None,
+            seconds: Vec::new(),
+            cpu_seconds: Vec::new(),
+            checks: Vec::new(),
+            max_rss_bytes: None,
+            skipped: None,
+        }
     }
 }
 

@@ -130,9 +130,7 @@ impl CrtComposer {
             // exact one (and correctly rounded for a power-of-two scale, whose division is exact). About
             // six times as fast as the multi-word path below, which finds the top bits of every
             // coefficient first.
-            if !Arc::ptr_eq(x.basis(), &self.basis) {
-                self.basis.check_same(x.basis(), "CRT composition")?;
-            }
+            self.check_basis(x)?;
             let m = *m;
             let mut out = vec![0.0; x.degree()];
             out.par_chunks_mut(CHUNK)
@@ -189,6 +187,11 @@ impl CrtComposer {
             .collect()
     }
 
+    /// Errors unless `x` lives over this composer's basis (the same one, or an equal one).
+    fn check_basis(&self, x: &Poly<Coeff>) -> Result<()> {
+        self.basis.check_same(x.basis(), "CRT composition")
+    }
+
     /// Composes every coefficient and hands its sign and magnitude (little-endian words, the magnitude of the
     /// centered representative) to `finish`.
     fn compose_with<T: Send>(
@@ -196,9 +199,7 @@ impl CrtComposer {
         x: &Poly<Coeff>,
         finish: impl Fn(bool, &[u64]) -> T + Sync,
     ) -> Result<Vec<T>> {
-        if !Arc::ptr_eq(x.basis(), &self.basis) {
-            self.basis.check_same(x.basis(), "CRT composition")?;
-        }
+        self.check_basis(x)?;
         let n = x.degree();
         let data = x.data();
         let moduli = self.basis.moduli();
