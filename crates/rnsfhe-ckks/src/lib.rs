@@ -47,6 +47,7 @@ pub mod precision;
 
 pub mod approximation;
 pub mod assign;
+pub mod auto_bootstrap;
 pub mod bootstrap;
 pub mod context;
 pub mod dft;
