@@ -50,6 +50,7 @@ mod polynomial;
 mod stats;
 mod values;
 
+pub(crate) use bootstrap::PyBootstrapper;
 use bootstrap::*;
 pub(crate) use ciphertext::PyCiphertext;
 use context::*;

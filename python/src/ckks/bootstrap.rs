@@ -15,8 +15,8 @@ use rnsfhe::ckks::{BootstrapParams, Bootstrapper};
 /// level EvalMod leaves. Raises ValueError for an unsupported slot count or a chain with too few levels (naming how
 /// many it needs). The GIL is released while the matrices are encoded.
 #[pyclass(name = "Bootstrapper", module = "rnsfhe.ckks", frozen)]
-pub(super) struct PyBootstrapper {
-    pub(super) btp: Arc<Bootstrapper>,
+pub(crate) struct PyBootstrapper {
+    pub(crate) btp: Arc<Bootstrapper>,
 }
 
 #[pymethods]
