@@ -13,11 +13,11 @@ mod common;
 
 use std::time::Instant;
 
-use common::{max_diff, rng};
+use common::{max_diff, rng, small_params};
 use rnsfhe_apps::{Dataset, EncryptedModel, LogisticRegression, PackedLayout, WEIGHT_RANGE};
 use rnsfhe_ckks::{
     BootstrapParams, Bootstrapper, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams,
-    ConversionMode, Evaluator, KeyGenerator, RescalingPolicy, SecretDistribution,
+    Evaluator, KeyGenerator, RescalingPolicy,
 };
 
 /// Levels of the bootstrapping circuit on this chain (3 + 11 + 3).
@@ -30,19 +30,15 @@ const USER_LEVELS: usize = 11;
 /// model.
 fn train(iterations: usize) -> EncryptedModel {
     let levels = BOOTSTRAP_DEPTH + USER_LEVELS;
+    // The tests' PaperTable4 chain at N = 2^13 (Hamming weight 64), with the bootstrapping chain's
+    // scale and moduli.
     let ctx = CkksContext::new(CkksParams {
-        log_n: 13,
         log_scale: 51,
         q0_bits: 60,
-        levels,
         special_primes: 4,
         special_bits: 55,
         dnum: (levels + 1).div_ceil(4),
-        secret: SecretDistribution::HammingWeight(64),
-        sigma: 3.2,
-        conversion: ConversionMode::Fast,
-        rescaling: RescalingPolicy::ExactScale,
-        insecure_for_testing: true,
+        ..small_params(levels, RescalingPolicy::ExactScale)
     })
     .unwrap();
     let (data, _) = Dataset::load_lbw().unwrap().normalize();

@@ -348,6 +348,7 @@ context_methods! {
         /// that leaves no level.
         #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None, auto_rescale = true,
                             strict = false, auto_bootstrap = None))]
+        #[allow(clippy::too_many_arguments)]
         fn evaluator(
             &self,
             py: Python<'_>,
