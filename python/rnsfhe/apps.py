@@ -560,7 +560,8 @@ class LogisticRegression:
     # -- training --------------------------------------------------------------------------------------
 
     def fit(self, X: Union[EncryptedFeatures, EncryptedZ],
-            y: Optional[EncryptedLabels] = None) -> "LogisticRegression":
+            y: Optional[EncryptedLabels] = None, *,
+            bootstrapper: Optional[ckks.Bootstrapper] = None) -> "LogisticRegression":
         """Trains on encrypted data (the server's step); returns ``self`` with ``encrypted_model_``, whose
         ``weights`` ciphertext holds ``beta`` (intercept first), and ``levels_``.
 
@@ -568,10 +569,15 @@ class LogisticRegression:
         ciphertexts is the packed matrix ``Z`` (1 level); or ``fit(Z_enc)`` with ``Z_enc = encrypt_z(session,
         X, y)``. The iterations then run on the evaluator the ciphertexts are attached to (it needs the
         relinearization key and the Galois keys of ``X.layout.rotation_steps``), with the GIL released.
+        With ``bootstrapper`` (a :class:`rnsfhe.ckks.Bootstrapper` of ``X.layout.slots`` slots, whose keys
+        the session made: ``ckks.Session(..., bootstrapper=...)``) there may be more iterations than the
+        chain holds: the weights are bootstrapped when the levels run out
+        (``encrypted_model_.bootstraps`` counts the bootstrappings; the weights must stay below 4 in
+        magnitude).
 
         Raises TypeError for plain arrays (use :meth:`fit_plain`, or encrypt them), ValueError for
         mismatched layouts or invalid settings, NotEnoughLevelsError (levels needed and available) if the
-        ciphertexts have fewer than :meth:`levels_needed` levels.
+        ciphertexts have fewer than :meth:`levels_needed` levels and no bootstrapper is given.
         """
         if isinstance(X, EncryptedZ):
             if y is not None:
@@ -592,7 +598,8 @@ class LogisticRegression:
                 raise ValueError(f"X and y were packed for different shapes: {X.layout} and {y.layout}")
             cts = (X.ciphertext, y.ciphertext)
             classes = y.classes
-        self.encrypted_model_ = _apps.fit_encrypted(cts[0], cts[1], X.layout, *self._settings())
+        self.encrypted_model_ = _apps.fit_encrypted(cts[0], cts[1], X.layout, *self._settings(),
+                                                    bootstrapper)
         self._weights = None
         self.classes_ = np.array(classes)
         self.n_features_in_ = X.n_features

@@ -86,14 +86,17 @@ class Session(_common.SessionBase):
     """Everything one data owner needs: a context, its keys, an encryptor, a decryptor and an evaluator.
 
     ``Session(context="Rec128N13", *, rotations=(), conjugate=False, sum_slots=True, auto_rescale=True,
-    public_key="extended")``
+    public_key="extended", bootstrapper=None, auto_bootstrap=False)``
 
     ``context`` is a :class:`Context` or a preset name. ``rotations``, ``conjugate`` and ``sum_slots``
     choose the Galois keys (see :meth:`Context.keygen`; ``sum_slots`` enables ``ct.sum()`` and
     ``ct.mean()``). With ``auto_rescale`` every product is rescaled at once, so ``a * b * c`` just works
     while levels remain. ``public_key``: "extended" (more precise fresh ciphertexts) or "over_q" (faster
-    encryption; see :meth:`Context.keygen`). Ciphertexts from :meth:`encrypt` are attached to
-    :attr:`evaluator`.
+    encryption; see :meth:`Context.keygen`). ``bootstrapper`` (a :class:`Bootstrapper` of the context):
+    the keys include its bootstrapping keys; with ``auto_bootstrap`` too, every product first bootstraps
+    its ciphertext operands at level 1, so ``a * b`` goes on past the last level (values must lie in
+    [-1, 1]; ``evaluator.bootstraps_done`` counts the bootstrappings). Ciphertexts from :meth:`encrypt`
+    are attached to :attr:`evaluator`.
 
     Attributes: ``context``, ``keys`` (:class:`KeySet`), ``evaluator``, ``encryptor``, ``decryptor``.
     Not picklable (it holds the secret key): pickle or ``to_bytes()`` its context and public keys.
@@ -110,12 +113,17 @@ class Session(_common.SessionBase):
         sum_slots: bool = True,
         auto_rescale: bool = True,
         public_key: str = "extended",
+        bootstrapper: Optional[Bootstrapper] = None,
+        auto_bootstrap: bool = False,
     ) -> None:
+        if auto_bootstrap and bootstrapper is None:
+            raise ValueError("auto_bootstrap needs a bootstrapper (Session(..., bootstrapper=Bootstrapper(context)))")
         super().__init__(
             context if isinstance(context, Context) else Context.from_preset(context),
             keygen={"rotations": list(rotations), "conjugate": conjugate, "sum_slots": sum_slots,
-                    "public_key": public_key},
-            evaluator={"auto_rescale": auto_rescale},
+                    "public_key": public_key, "bootstrapper": bootstrapper},
+            evaluator={"auto_rescale": auto_rescale,
+                       "auto_bootstrap": bootstrapper if auto_bootstrap else None},
         )
 
     @property

@@ -20,7 +20,7 @@ use rnsfhe_apps::{
     LogisticRegression, PackedLayout,
 };
 
-use crate::ckks::{ckks_error, not_enough_levels, PyCiphertext};
+use crate::ckks::{ckks_error, not_enough_levels, PyBootstrapper, PyCiphertext};
 
 mod comparison;
 mod decision_tree;
@@ -507,6 +507,12 @@ impl PyEncryptedModel {
         self.model.sigmoid_degree()
     }
 
+    /// The bootstrappings the training ran (0 without a bootstrapper).
+    #[getter]
+    fn bootstraps(&self) -> usize {
+        self.model.bootstraps()
+    }
+
     /// The trace of the depth: the level (limbs) of the encrypted features and labels when training
     /// started, of ``Z`` after their product, of ``v`` after each iteration and of the final weights.
     #[getter]
@@ -568,7 +574,8 @@ impl PyEncryptedModel {
     }
 }
 
-/// fit_encrypted(x, y, layout, iterations, sigmoid_degree, learning_rate, keep_levels) -> EncryptedModel
+/// fit_encrypted(x, y, layout, iterations, sigmoid_degree, learning_rate, keep_levels, bootstrapper=None)
+/// -> EncryptedModel
 ///
 /// Encrypted logistic-regression training (RNS-CKKS Section 5.3, Kim et al. 2018) on the packed matrix
 /// ``Z = [y_i (1, x_i)]``, by ``LogisticRegression::fit_encrypted`` (``levels_needed(iterations,
@@ -577,13 +584,19 @@ impl PyEncryptedModel {
 /// one more level, is ``Z``; or ``y`` is None and ``x`` encrypts ``layout.pack_z(X, y)``, as Kim et al.'s
 /// client packs it. Every ciphertext has ``layout.slots`` slots and is first dropped to the level it needs.
 /// Runs on the evaluator of ``x``, which needs the relinearization key and the Galois keys of
-/// ``layout.rotation_steps``. The GIL is released.
+/// ``layout.rotation_steps``. With ``bootstrapper`` (a ``rnsfhe.ckks.Bootstrapper`` of ``layout.slots``
+/// slots, keys from ``keygen(bootstrapper=...)`` too) the training may take more levels than the
+/// ciphertexts have: the Nesterov state is bootstrapped when they run out
+/// (``LogisticRegression::fit_encrypted_bootstrapped``; ``EncryptedModel.bootstraps`` counts them). The
+/// GIL is released.
 ///
-/// Raises NotEnoughLevelsError (levels needed and available) before computing anything, ValueError for
-/// invalid settings, ciphertexts of another slot count or other parameters, a layout that does not fit,
-/// or a missing key (naming its step).
+/// Raises NotEnoughLevelsError (levels needed and available) before computing anything (without a
+/// bootstrapper), ValueError for invalid settings, ciphertexts of another slot count or other
+/// parameters, a layout that does not fit, a bootstrapper leaving fewer levels than an iteration and a
+/// refresh need, or a missing key (naming its step).
 #[pyfunction]
-#[pyo3(signature = (x, y, layout, iterations, sigmoid_degree, learning_rate, keep_levels))]
+#[pyo3(signature = (x, y, layout, iterations, sigmoid_degree, learning_rate, keep_levels,
+                    bootstrapper = None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_encrypted(
     py: Python<'_>,
@@ -594,6 +607,7 @@ fn fit_encrypted(
     sigmoid_degree: Int,
     learning_rate: f64,
     keep_levels: Int,
+    bootstrapper: Option<&PyBootstrapper>,
 ) -> PyResult<PyEncryptedModel> {
     let (iterations, sigmoid_degree, keep_levels): (usize, usize, usize) = (
         iterations.get("iterations")?,
@@ -624,7 +638,9 @@ fn fit_encrypted(
     let needed = product + training + keep_levels;
     let level = inputs.iter().map(|ct| ct.level()).min().unwrap_or(0);
     let available = level.saturating_sub(1);
-    if available < needed {
+    // With a bootstrapper the state is refreshed when the levels run out
+    // (LogisticRegression::fit_encrypted_bootstrapped checks what it needs).
+    if available < needed && bootstrapper.is_none() {
         let combine = if product == 1 {
             "combining the encrypted features and labels into Z uses 1 level, "
         } else {
@@ -642,15 +658,19 @@ fn fit_encrypted(
             available,
         ));
     }
-    let start = needed + 1;
+    let start = (needed + 1).min(level);
     let (xc, yc) = (xs.ciphertext(), ys.map(PyCiphertext::ciphertext));
+    let btp = bootstrapper.map(|b| std::sync::Arc::clone(&b.btp));
     let model = crate::common::release(py, || -> rnsfhe_apps::Result<EncryptedModel> {
         let xd = eval.drop_to_level(xc, start)?;
         let z = match yc {
             Some(yc) => eval.multiply_rescale(&xd, &eval.drop_to_level(yc, start)?)?,
             None => xd,
         };
-        lr.fit_encrypted(eval, &z, &layout)
+        match &btp {
+            Some(btp) => lr.fit_encrypted_bootstrapped(eval, &z, &layout, btp),
+            None => lr.fit_encrypted(eval, &z, &layout),
+        }
     })
     .map_err(apps_error)?;
     let mut levels = if product == 1 { vec![start] } else { vec![] };

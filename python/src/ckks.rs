@@ -50,6 +50,7 @@ mod polynomial;
 mod stats;
 mod values;
 
+pub(crate) use bootstrap::PyBootstrapper;
 use bootstrap::*;
 pub(crate) use ciphertext::PyCiphertext;
 use context::*;
@@ -175,7 +176,7 @@ pub(crate) fn pegasus_session(
     let galois = (&*keys.galois, &keys.rotations[..], keys.conjugate);
     // Cloning the keys into the evaluator copies megabytes: without the GIL.
     let eval = crate::common::release(py, || {
-        context.make_eval(Some(&keys.relin), Some(galois), true, false)
+        context.make_eval(Some(&keys.relin), Some(galois), true, false, None)
     })?;
     let evaluator = PyEvaluator {
         eval: Arc::new(Eval {

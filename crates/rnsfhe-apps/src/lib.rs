@@ -61,6 +61,7 @@ pub mod decision_tree;
 pub mod error;
 pub mod kmeans;
 pub mod logistic;
+pub mod logistic_bootstrap;
 pub mod metrics;
 pub mod packing;
 pub mod plaintext;
@@ -77,5 +78,6 @@ pub use logistic::{
     sigmoid_polynomial, EncryptedModel, LogisticModel, LogisticRegression, NesterovStep,
     NESTEROV_LAMBDA0,
 };
+pub use logistic_bootstrap::WEIGHT_RANGE;
 pub use metrics::{accuracy, auc, Metrics};
 pub use packing::PackedLayout;

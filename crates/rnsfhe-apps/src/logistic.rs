@@ -87,6 +87,7 @@ use rnsfhe_ckks::{
 
 use crate::dataset::{Dataset, Normalization};
 use crate::error::{Error, Result};
+use crate::logistic_bootstrap::StateRefresh;
 use crate::metrics::Metrics;
 use crate::packing::PackedLayout;
 use crate::plaintext;
@@ -275,12 +276,27 @@ impl LogisticRegression {
         z: &Ciphertext,
         layout: &PackedLayout,
     ) -> Result<EncryptedModel> {
+        self.fit_refreshing(eval, z, layout, None)
+    }
+
+    /// [`LogisticRegression::fit_encrypted`], with the Nesterov state refreshed by `refresh`
+    /// ([`crate::logistic_bootstrap`]) before an iteration that would not find its levels; without it
+    /// the chain must hold the whole training.
+    pub(crate) fn fit_refreshing(
+        &self,
+        eval: &Evaluator,
+        z: &Ciphertext,
+        layout: &PackedLayout,
+        refresh: Option<&StateRefresh<'_>>,
+    ) -> Result<EncryptedModel> {
         self.validate()?;
         layout.check_ciphertext(z)?;
         layout.check_fits(eval.context().max_slots())?;
         let needed = self.levels_needed()?;
         let start = needed + self.keep_levels + 1;
-        if z.level() < start {
+        if let Some(r) = refresh {
+            r.check_input(self, z)?;
+        } else if z.level() < start {
             return Err(Error::NotEnoughLevels {
                 iterations: self.iterations,
                 degree: self.sigmoid_degree,
@@ -292,7 +308,7 @@ impl LogisticRegression {
             });
         }
         // Surplus levels only make every operation slower.
-        let z = &eval.drop_to_level(z, start)?;
+        let z = &eval.drop_to_level(z, start.min(z.level()))?;
         let poly = self.sigmoid()?;
         let steps = self.schedule();
         let n = layout.samples() as f64;
@@ -318,6 +334,7 @@ impl LogisticRegression {
                 layout: *layout,
                 sigmoid_degree: self.sigmoid_degree,
                 levels,
+                bootstraps: refresh.map_or(0, StateRefresh::bootstraps),
             });
         }
         // State: v = v^(t), v_prev = v^(t-1) (None for v^(0) = 0), g_prev = G_(t-1).
@@ -325,6 +342,15 @@ impl LogisticRegression {
         let mut v_prev: Option<Ciphertext> = None;
         let mut g_prev = g0;
         for t in 1..self.iterations {
+            if let Some(r) = refresh {
+                r.before_iteration(
+                    self,
+                    eval,
+                    self.iterations - t,
+                    [&mut v, &mut g_prev],
+                    &mut v_prev,
+                )?;
+            }
             // 1. z_i^T v in column 0 of row i.
             let zv = eval.multiply_rescale(z, &v)?;
             let s = layout.sum_within_rows(eval, &zv)?;
@@ -348,6 +374,7 @@ impl LogisticRegression {
                     layout: *layout,
                     sigmoid_degree: self.sigmoid_degree,
                     levels,
+                    bootstraps: refresh.map_or(0, StateRefresh::bootstraps),
                 });
             }
             // 5. v^(t+1) = (1 - gamma_t) v^(t) + gamma_t v^(t-1) + gamma_t / (1 - gamma_(t-1)) G_(t-1) + G_t.
@@ -562,6 +589,7 @@ pub struct EncryptedModel {
     layout: PackedLayout,
     sigmoid_degree: usize,
     levels: Vec<usize>,
+    bootstraps: usize,
 }
 
 impl EncryptedModel {
@@ -584,6 +612,12 @@ impl EncryptedModel {
     /// 1`), then of `v^(1), v^(2), ...` and of the final `beta`: the trace of the depth the training used.
     pub fn levels(&self) -> &[usize] {
         &self.levels
+    }
+
+    /// The bootstrappings the training ran ([`LogisticRegression::fit_encrypted_bootstrapped`]; 0 for
+    /// [`LogisticRegression::fit_encrypted`]).
+    pub fn bootstraps(&self) -> usize {
+        self.bootstraps
     }
 
     /// Decrypts the weights (the client's step, with the secret key): the mean of the replicas in the rows

@@ -141,7 +141,7 @@ pub struct BootstrapParams {
 }
 
 /// The expected `||s||^2` of a secret of the distribution, in the ring of degree `n`.
-fn expected_norm_sq(secret: SecretDistribution, n: usize) -> f64 {
+pub(crate) fn expected_norm_sq(secret: SecretDistribution, n: usize) -> f64 {
     match secret {
         SecretDistribution::Ternary => 2.0 * n as f64 / 3.0,
         SecretDistribution::HammingWeight(h) => h as f64,

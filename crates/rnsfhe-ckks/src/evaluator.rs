@@ -62,6 +62,8 @@ pub struct Evaluator {
     galois: Option<GaloisKeys>,
     strict: bool,
     auto_rescale: bool,
+    /// Automatic bootstrapping, opt-in ([`crate::auto_bootstrap`]).
+    pub(crate) auto_bootstrap: Option<Arc<crate::auto_bootstrap::AutoBootstrap>>,
 }
 
 /// `|a / b - 1|`.
@@ -96,6 +98,7 @@ impl Evaluator {
             galois: None,
             strict: false,
             auto_rescale: false,
+            auto_bootstrap: None,
         }
     }
 
@@ -616,7 +619,8 @@ impl Evaluator {
     /// [`Error::Core`] unless both have 2 parts.
     pub fn multiply_without_relin(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         const OP: &str = "ciphertext multiplication";
-        let (a, b) = self.align(a, b, OP, false)?;
+        let (a, b) = self.refresh_operands(a, b)?;
+        let (a, b) = self.align(&a, &b, OP, false)?;
         let scale = a.scale() * b.scale();
         self.check_product_scale(a.level(), scale, OP)?;
         let inner = a.inner.tensor(&b.inner)?;
@@ -681,7 +685,8 @@ impl Evaluator {
     /// Errors: as [`Evaluator::multiply_without_relin`], with the plaintext as right operand.
     pub fn multiply_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         const OP: &str = "ciphertext-plaintext multiplication";
-        let (ct, poly) = self.align_plain(ct, pt, OP, false)?;
+        let ct = self.refresh_operand(ct)?;
+        let (ct, poly) = self.align_plain(&ct, pt, OP, false)?;
         let scale = ct.scale() * pt.scale();
         self.check_product_scale(ct.level(), scale, OP)?;
         let parts = ct
@@ -701,6 +706,8 @@ impl Evaluator {
     pub fn multiply_const(&self, ct: &Ciphertext, c: Complex64) -> Result<Ciphertext> {
         const OP: &str = "constant multiplication";
         self.check_ct(ct)?;
+        let refreshed = self.refresh_operand(ct)?;
+        let ct = &*refreshed;
         let level = ct.level();
         let const_scale = self.factor_scale(ct)?;
         let scale = ct.scale() * const_scale;

@@ -47,6 +47,7 @@ pub mod precision;
 
 pub mod approximation;
 pub mod assign;
+pub mod auto_bootstrap;
 pub mod bootstrap;
 pub mod context;
 pub mod dft;
@@ -57,6 +58,7 @@ pub mod flooding;
 pub mod functions;
 pub mod keys;
 pub mod linear_transform;
+pub mod meta_bootstrap;
 pub mod mod_raise;
 pub mod operators;
 pub mod params;
@@ -82,6 +84,7 @@ pub use flooding::{
 };
 pub use keys::{GaloisKeys, KeyGenerator, KeySet, PublicKey, RelinKey, SecretKey};
 pub use linear_transform::{EncodedLinearTransform, LinearTransform};
+pub use meta_bootstrap::MetaBootstrapBound;
 pub use operators::{BinaryOp, Operand};
 pub use params::{CkksParams, Preset, RescalingPolicy};
 pub use plaintext::{Ciphertext, Plaintext};

@@ -63,6 +63,8 @@ impl Evaluator {
     ///
     /// Errors: as [`Evaluator::multiply`] and [`Evaluator::rescale`].
     pub fn multiply_finished(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        let (a, b) = self.refresh_operands(a, b)?;
+        let (a, b) = (&*a, &*b);
         if self.auto_rescale() && a.level().min(b.level()) >= 2 {
             self.multiply_rescale(a, b)
         } else {

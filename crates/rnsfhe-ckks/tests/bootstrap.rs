@@ -11,30 +11,14 @@ use std::sync::Arc;
 use common::{c, complex_values, rng, values};
 use rnsfhe_ckks::{
     BootstrapParams, Bootstrapper, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor,
-    CkksParams, Complex64, ConversionMode, Error, Evaluator, KeyGenerator, PrecisionStats,
-    RescalingPolicy, SecretDistribution,
+    CkksParams, Complex64, Error, Evaluator, KeyGenerator, PrecisionStats,
 };
 
-const HAMMING_WEIGHT: usize = 64;
-
-/// `N = 2^11`, scale `2^51`, `q_0` of 60 bits (`q_0 / Delta ~ 2^9`), `levels` scaling primes, digits
-/// of 4 primes under `P` of four 55-bit primes, Hamming weight 64 (`K = 17`); not secure.
+/// The shared chain (`common::bootstrapping::context`): `N = 2^11`, scale `2^51`, `q_0` of 60 bits
+/// (`q_0 / Delta ~ 2^9`), `levels` scaling primes, digits of 4 primes under `P` of four 55-bit primes,
+/// Hamming weight 64 (`K = 17`); not secure.
 fn context(levels: usize) -> Arc<CkksContext> {
-    CkksContext::new(CkksParams {
-        log_n: 11,
-        log_scale: 51,
-        q0_bits: 60,
-        levels,
-        special_primes: 4,
-        special_bits: 55,
-        dnum: (levels + 1).div_ceil(4),
-        secret: SecretDistribution::HammingWeight(HAMMING_WEIGHT),
-        sigma: 3.2,
-        conversion: ConversionMode::Fast,
-        rescaling: RescalingPolicy::ExactScale,
-        insecure_for_testing: true,
-    })
-    .unwrap()
+    common::bootstrapping::context(levels)
 }
 
 /// Levels of the test chain: the circuit's 17 (3 + 11 + 3) and two for the user.

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from . import _Bytes
-from .ckks import Ciphertext
+from .ckks import Bootstrapper, Ciphertext
 from .lwe import LweCiphertext
 from .pegasus import Pipeline
 
@@ -76,6 +76,8 @@ class EncryptedModel:
     def sigmoid_degree(self) -> int: ...
     @property
     def levels(self) -> list[int]: ...
+    @property
+    def bootstraps(self) -> int: ...
     def predict_proba(self, x: Ciphertext) -> Ciphertext: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
 
@@ -235,6 +237,7 @@ def fit_encrypted(
     sigmoid_degree: SupportsIndex,
     learning_rate: float,
     keep_levels: SupportsIndex,
+    bootstrapper: Bootstrapper | None = None,
 ) -> EncryptedModel: ...
 def predict_proba_encrypted(
     x: Ciphertext, layout: PackedLayout, weights: Sequence[float], sigmoid_degree: SupportsIndex

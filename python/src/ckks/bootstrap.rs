@@ -15,8 +15,8 @@ use rnsfhe::ckks::{BootstrapParams, Bootstrapper};
 /// level EvalMod leaves. Raises ValueError for an unsupported slot count or a chain with too few levels (naming how
 /// many it needs). The GIL is released while the matrices are encoded.
 #[pyclass(name = "Bootstrapper", module = "rnsfhe.ckks", frozen)]
-pub(super) struct PyBootstrapper {
-    pub(super) btp: Arc<Bootstrapper>,
+pub(crate) struct PyBootstrapper {
+    pub(crate) btp: Arc<Bootstrapper>,
 }
 
 #[pymethods]
@@ -112,6 +112,35 @@ impl PyBootstrapper {
         Ok(d)
     }
 
+    /// meta_output_level(passes) -> int: the level (limbs) of ``ct.bootstrap(bootstrapper, passes)``:
+    /// ``output_level`` for one pass, one less for META-BTS (two or more).
+    fn meta_output_level(&self, passes: Int) -> PyResult<usize> {
+        Ok(self.btp.meta_output_level(passes.get("passes")?))
+    }
+
+    /// meta_error_bound(scale, passes) -> dict: the bound of META-BTS with ``passes`` passes for an
+    /// input at ``scale`` (values ``|z| <= 1``): ``passes`` (the bound after each pass), ``shifts``
+    /// (the exponent k of each correction's 2^k), ``rounding`` (one correction's roundings) and
+    /// ``total``. Raises ValueError for 0 passes, a scale above ``max_input_scale``, or a chain that
+    /// leaves too few levels after a bootstrapping (1 for two passes, 2 for more).
+    fn meta_error_bound<'py>(
+        &self,
+        py: Python<'py>,
+        scale: f64,
+        passes: Int,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let b = self
+            .btp
+            .meta_error_bound(scale, passes.get("passes")?)
+            .map_err(ckks_error)?;
+        let d = PyDict::new(py);
+        d.set_item("passes", b.passes)?;
+        d.set_item("shifts", b.shifts)?;
+        d.set_item("rounding", b.rounding)?;
+        d.set_item("total", b.total)?;
+        Ok(d)
+    }
+
     fn __repr__(&self) -> String {
         let p = self.btp.params();
         format!(
@@ -125,13 +154,16 @@ impl PyBootstrapper {
     }
 }
 
-/// `ct` bootstrapped by `eval` with the GIL released.
+/// `ct` bootstrapped by `eval` with the GIL released: one pass is a plain bootstrapping, more are
+/// META-BTS (`Evaluator::bootstrap_meta`).
 pub(super) fn bootstrap_with(
     py: Python<'_>,
     eval: &Arc<Eval>,
     ct: &Ciphertext,
     btp: &PyBootstrapper,
+    passes: Int,
 ) -> PyResult<PyCiphertext> {
     let btp = Arc::clone(&btp.btp);
-    unary(py, eval, ct, move |e, c| e.bootstrap(c, &btp))
+    let passes: usize = passes.get("passes")?;
+    unary(py, eval, ct, move |e, c| e.bootstrap_meta(c, &btp, passes))
 }

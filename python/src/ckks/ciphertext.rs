@@ -197,12 +197,22 @@ ciphertext_methods! {
             unary(py, &self.eval, &self.ct, |e, c| e.conjugate(c))
         }
 
-        /// bootstrap(bootstrapper) -> Ciphertext: the same slots at ``bootstrapper.output_level`` (CKKS
-        /// bootstrapping; the evaluator needs the keys of ``Context.keygen(bootstrapper=...)``). The values
-        /// must lie in [-1, 1]. Raises ValueError naming the missing key, for another slot count, or for a
-        /// scale above ``bootstrapper.max_input_scale``. The GIL is released.
-        fn bootstrap(&self, py: Python<'_>, bootstrapper: &PyBootstrapper) -> PyResult<PyCiphertext> {
-            bootstrap_with(py, &self.eval, &self.ct, bootstrapper)
+        /// bootstrap(bootstrapper, passes=1) -> Ciphertext: the same slots at ``bootstrapper.output_level``
+        /// (CKKS bootstrapping; the evaluator needs the keys of ``Context.keygen(bootstrapper=...)``). The
+        /// values must lie in [-1, 1]. ``passes`` > 1: META-BTS, the error bootstrapped again ``passes - 1``
+        /// times for more precision (``bootstrapper.meta_error_bound``), one level lower
+        /// (``bootstrapper.meta_output_level``). Raises ValueError naming the missing key, for another slot
+        /// count, for a scale above ``bootstrapper.max_input_scale``, or for a chain without the levels
+        /// META-BTS needs. The GIL is released.
+        #[pyo3(signature = (bootstrapper, passes = Int::new(1)))]
+        #[pyo3(text_signature = "($self, bootstrapper, passes=1)")]
+        fn bootstrap(
+            &self,
+            py: Python<'_>,
+            bootstrapper: &PyBootstrapper,
+            passes: Int,
+        ) -> PyResult<PyCiphertext> {
+            bootstrap_with(py, &self.eval, &self.ct, bootstrapper, passes)
         }
 
         /// sum() -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)); no level

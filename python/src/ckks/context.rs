@@ -134,6 +134,7 @@ impl PyContext {
         galois: Option<(&GaloisKeys, &[i64], bool)>,
         auto_rescale: bool,
         strict: bool,
+        auto_bootstrap: Option<&PyBootstrapper>,
     ) -> PyResult<Eval> {
         let mut ev = if strict {
             Evaluator::strict(&self.ctx)
@@ -149,6 +150,11 @@ impl PyContext {
             ev = ev.with_galois_keys(gk.clone()).map_err(ckks_error)?;
             rotations = steps.to_vec();
             conjugate = conj;
+        }
+        if let Some(b) = auto_bootstrap {
+            ev = ev
+                .with_auto_bootstrap(Arc::clone(&b.btp))
+                .map_err(ckks_error)?;
         }
         Ok(Eval {
             ev,
@@ -329,14 +335,20 @@ context_methods! {
             })
         }
 
-        /// evaluator(keys=None, *, relin_key=None, galois_keys=None, auto_rescale=True, strict=False) -> Evaluator
+        /// evaluator(keys=None, *, relin_key=None, galois_keys=None, auto_rescale=True, strict=False,
+        /// auto_bootstrap=None) -> Evaluator
         ///
         /// An evaluator with the relinearization and Galois keys of ``keys`` (a KeySet), or with the keys given
         /// separately (a server never sees the secret key). ``auto_rescale``: every multiplication by a
         /// ciphertext, an array or a float rescales its result (one level). ``strict``: operands at different
-        /// levels or scales are errors instead of being aligned.
+        /// levels or scales are errors instead of being aligned. ``auto_bootstrap`` (a Bootstrapper of this
+        /// context, opt-in): every product first bootstraps its ciphertext operands at level 1 (values must
+        /// lie in [-1, 1]; the keys must include ``keygen(bootstrapper=...)``'s), counted by
+        /// ``Evaluator.bootstraps_done``. Raises ValueError for a bootstrapper of another context or one
+        /// that leaves no level.
         #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None, auto_rescale = true,
-                            strict = false))]
+                            strict = false, auto_bootstrap = None))]
+        #[allow(clippy::too_many_arguments)]
         fn evaluator(
             &self,
             py: Python<'_>,
@@ -345,6 +357,7 @@ context_methods! {
             galois_keys: Option<&PyGaloisKeys>,
             auto_rescale: bool,
             strict: bool,
+            auto_bootstrap: Option<&PyBootstrapper>,
         ) -> PyResult<PyEvaluator> {
             let relin = relin_key.map(|k| &*k.key).or(keys.map(|k| &*k.relin));
             let galois = match (galois_keys, keys) {
@@ -353,7 +366,7 @@ context_methods! {
                 (None, None) => None,
             };
             // Cloning the keys into the evaluator copies megabytes: without the GIL.
-            let eval = crate::common::release(py, || self.make_eval(relin, galois, auto_rescale, strict))?;
+            let eval = crate::common::release(py, || self.make_eval(relin, galois, auto_rescale, strict, auto_bootstrap))?;
             Ok(PyEvaluator {
                 eval: Arc::new(eval),
             })

@@ -300,15 +300,18 @@ evaluator_methods! {
             unary(py, &self.eval, &a.ct, |e, c| e.conjugate(c))
         }
 
-        /// bootstrap(a, bootstrapper) -> Ciphertext: CKKS bootstrapping of ``a`` (see
-        /// ``Ciphertext.bootstrap``). The GIL is released.
+        /// bootstrap(a, bootstrapper, passes=1) -> Ciphertext: CKKS bootstrapping of ``a``, META-BTS for
+        /// ``passes`` > 1 (see ``Ciphertext.bootstrap``). The GIL is released.
+        #[pyo3(signature = (a, bootstrapper, passes = Int::new(1)))]
+        #[pyo3(text_signature = "($self, a, bootstrapper, passes=1)")]
         fn bootstrap(
             &self,
             py: Python<'_>,
             a: &PyCiphertext,
             bootstrapper: &PyBootstrapper,
+            passes: Int,
         ) -> PyResult<PyCiphertext> {
-            bootstrap_with(py, &self.eval, &a.ct, bootstrapper)
+            bootstrap_with(py, &self.eval, &a.ct, bootstrapper, passes)
         }
 
         /// sum(a) -> Ciphertext: the sum of all slots, in every slot (needs keygen(sum_slots=True)).
@@ -482,6 +485,19 @@ evaluator_methods! {
             self.eval.ev.auto_rescale()
         }
 
+        /// How many bootstrappings this evaluator ran by itself (``auto_bootstrap``; 0 without it).
+        #[getter]
+        fn bootstraps_done(&self) -> usize {
+            self.eval.ev.bootstraps_done()
+        }
+
+        /// Whether products bootstrap operands at level 1 by themselves (``Context.evaluator(...,
+        /// auto_bootstrap=bootstrapper)``).
+        #[getter]
+        fn auto_bootstrap(&self) -> bool {
+            self.eval.ev.auto_bootstrapper().is_some()
+        }
+
         /// Whether level or scale mismatches are errors (instead of being aligned).
         #[getter]
         fn strict(&self) -> bool {
@@ -508,13 +524,14 @@ evaluator_methods! {
 
         fn __repr__(&self) -> String {
             format!(
-                "Evaluator(N={}, relin_key={}, rotations={:?}, conjugate={}, auto_rescale={}, strict={})",
+                "Evaluator(N={}, relin_key={}, rotations={:?}, conjugate={}, auto_rescale={}, strict={}, auto_bootstrap={})",
                 self.eval.ctx().n(),
                 py_bool(self.eval.ev.has_relin_key()),
                 self.eval.rotations,
                 py_bool(self.conjugate_key()),
                 py_bool(self.eval.ev.auto_rescale()),
-                py_bool(self.strict())
+                py_bool(self.strict()),
+                py_bool(self.auto_bootstrap())
             )
         }
     }

@@ -1,6 +1,8 @@
 //! Shared helpers of the CKKS integration tests.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod bootstrapping;
+
 use std::sync::Arc;
 
 use rnsfhe_ckks::{
