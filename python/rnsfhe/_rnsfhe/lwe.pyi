@@ -16,6 +16,7 @@ __all__ = [
     "LweCiphertext",
     "LweSwitchingKey",
     "LookupTable",
+    "LutServer",
     "LutSession",
     "presets",
 ]
@@ -157,6 +158,63 @@ class LookupTable:
     def __reduce__(self) -> tuple[Any, ...]: ...
 
 @final
+class LutServer:
+    @staticmethod
+    def from_bytes(
+        params: str | PegasusParams,
+        blind_rotation_key: _Bytes,
+        switching_key: _Bytes,
+        scale: float | None = None,
+        mac_key: _Bytes | None = None,
+    ) -> LutServer: ...
+    def blind_rotation_key_bytes(self, seeded: bool = True, mac_key: _Bytes | None = None) -> bytes: ...
+    @property
+    def params(self) -> PegasusParams: ...
+    @property
+    def scale(self) -> float: ...
+    @property
+    def algorithm(self) -> str: ...
+    @property
+    def q0(self) -> int: ...
+    @property
+    def lwe_modulus(self) -> int: ...
+    @property
+    def lwe_dimension(self) -> int: ...
+    @property
+    def lut_dimension(self) -> int: ...
+    @property
+    def switching_key(self) -> LweSwitchingKey: ...
+    def table(
+        self,
+        f: Callable[[float], float] | Sequence[Callable[[float], float]],
+        input_scale: float | None = None,
+        output_scale: float | None = None,
+        input_modulus: int | None = None,
+    ) -> LookupTable: ...
+    def lut(
+        self,
+        ct: LweCiphertext,
+        f: Callable[[float], float] | LookupTable,
+        input_scale: float | None = None,
+        output_scale: float | None = None,
+    ) -> LweCiphertext: ...
+    def lut_many(
+        self,
+        cts: LweCiphertext | Iterable[LweCiphertext],
+        f: Callable[[float], float] | LookupTable,
+        input_scale: float | None = None,
+        output_scale: float | None = None,
+    ) -> list[LweCiphertext]: ...
+    def lut_all(
+        self,
+        ct: LweCiphertext,
+        fs: Sequence[Callable[[float], float]] | LookupTable,
+        input_scale: float | None = None,
+        output_scale: float | None = None,
+    ) -> list[LweCiphertext]: ...
+    def switch_to_lwe(self, ct: LweCiphertext) -> LweCiphertext: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
 class LutSession:
     def __new__(
         cls,
@@ -184,6 +242,7 @@ class LutSession:
     def lwe_key(self) -> LweSecretKey: ...
     @property
     def switching_key(self) -> LweSwitchingKey: ...
+    def server(self) -> LutServer: ...
     def encrypt(self, values: ArrayLike, scale: float | None = None) -> list[LweCiphertext]: ...
     def table(
         self,
