@@ -1,0 +1,206 @@
+"""The embarrassingly parallel jobs of the library on an :class:`~rnsfhe.distributed.Executor`: look-up
+tables on a batch of LWE ciphertexts (PEGASUS Fig. 2), private decision trees on many queries (PEGASUS
+Section V.B), the look-up-table stage of a k-means update (PEGASUS Section V.C) and any independent
+CKKS / BFV job. Each is a key bundle (:class:`~rnsfhe.distributed.Keys`), a task registered for the
+workers, and a client-side function that turns objects into wire bytes and back.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from ..apps import EncryptedQuery, EncryptedTree, TreeScaling, TreeServerKey
+from ..lwe import LookupTable, LutServer, LweCiphertext
+from ._core import Executor, KeyMismatchError, Keys, Progress, register_loader, register_task
+
+# ----- look-up tables on LWE ciphertexts ----------------------------------------------------------------------
+
+
+def lut_keys(server: LutServer) -> Keys:
+    """The key bundle of a :class:`rnsfhe.lwe.LutServer`: its blind-rotation key and switching key (seeded
+    wire bytes) with its parameter set and scale."""
+    return Keys("lut", {"brk": server.blind_rotation_key_bytes(), "ksk": server.switching_key.to_bytes()},
+                {"params": server.params.preset, "scale": server.scale})
+
+
+@register_loader("lut")
+def _load_lut(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> LutServer:
+    return LutServer.from_bytes(meta["params"], blobs["brk"], blobs["ksk"], scale=meta["scale"])
+
+
+def _ciphertexts(items: List[bytes], dimension: int, modulus: int) -> List[LweCiphertext]:
+    return [LweCiphertext.from_bytes(b, dimension, modulus) for b in items]
+
+
+@register_task("lut")
+def _task_lut(server: LutServer, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    table = LookupTable.from_bytes(args["table"], server.params)
+    cts = _ciphertexts(items, args["dimension"], args["modulus"])
+    out = server.lut_many(cts, table)
+    if args["switch"]:
+        out = [server.switch_to_lwe(c) for c in out]
+    return [c.to_bytes() for c in out]
+
+
+def _check_inputs(server: LutServer, cts: Sequence[LweCiphertext]) -> None:
+    """KeyMismatchError unless the ciphertexts are of the keys' LWE dimension and one modulus."""
+    for i, c in enumerate(cts):
+        if c.dimension != server.lwe_dimension:
+            raise KeyMismatchError(
+                f"ciphertext {i} has LWE dimension {c.dimension}, the keys ({server.params.preset}) "
+                f"{server.lwe_dimension}: keys of another context (or a table output not switched back)")
+        if c.modulus != cts[0].modulus:
+            raise KeyMismatchError(f"ciphertext {i} is modulo {c.modulus}, ciphertext 0 modulo {cts[0].modulus}")
+
+
+def lut_batch(executor: Executor, server: LutServer, cts: Sequence[LweCiphertext],
+              table: LookupTable, *, switch: bool = False, keys: Optional[Keys] = None,
+              chunk_size: Optional[int] = None, progress: Optional[Progress] = None) -> List[LweCiphertext]:
+    """``server.lut_many(cts, table)`` (PEGASUS Fig. 2) on the executor's workers, the same ciphertexts
+    bit for bit; with ``switch`` each output is switched back to the LWE key (``switch_to_lwe``, Fig. 9).
+    ``keys`` (from :func:`lut_keys`) saves serializing the keys again on every call."""
+    cts = list(cts)
+    if not cts:
+        return []
+    _check_inputs(server, cts)
+    if table.input_modulus != cts[0].modulus:
+        raise KeyMismatchError(f"the table reads inputs modulo {table.input_modulus}, the ciphertexts are "
+                               f"modulo {cts[0].modulus}")
+    args = {"table": table.to_bytes(), "dimension": server.lwe_dimension, "modulus": cts[0].modulus,
+            "switch": switch}
+    out = executor.map("lut", keys or lut_keys(server), [c.to_bytes() for c in cts], args,
+                       chunk_size=chunk_size, progress=progress)
+    dimension, modulus = (server.lwe_dimension, server.lwe_modulus) if switch else (server.lut_dimension,
+                                                                                   server.q0)
+    return _ciphertexts(out, dimension, modulus)
+
+
+# ----- private decision trees -------------------------------------------------------------------------------
+
+
+def tree_keys(clf: Any, server_key: TreeServerKey, scaling: TreeScaling, *, allow_insecure: bool = False) -> Keys:
+    """The key bundle of decision-tree inference: the client's server key (wire bytes and its parameters),
+    the server's fitted scikit-learn tree (pickled: the workers are the server's own machines) and the
+    public scaling; each worker builds ``EncryptedTree.from_sklearn`` once."""
+    return Keys("tree", {"server_key": server_key.to_bytes(), "params": server_key.params_bytes(),
+                         "clf": pickle.dumps(clf)},
+                {"knots": [list(k) for k in scaling.knots], "allow_insecure": allow_insecure})
+
+
+@register_loader("tree")
+def _load_tree(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> Any:
+    key = TreeServerKey.from_bytes(blobs["server_key"], blobs["params"], allow_insecure=meta["allow_insecure"])
+    tree = EncryptedTree.from_sklearn(pickle.loads(blobs["clf"]), key, TreeScaling(meta["knots"]))
+    return key, tree
+
+
+@register_task("tree")
+def _task_tree(loaded: Any, items: List[bytes], args: Any) -> List[bytes]:
+    key, tree = loaded
+    return [tree.predict(EncryptedQuery.from_bytes(b, key)).to_bytes() for b in items]
+
+
+def predict_trees(executor: Executor, keys: Keys, queries: Sequence[bytes], *,
+                  chunk_size: Optional[int] = None, progress: Optional[Progress] = None) -> List[bytes]:
+    """The encrypted labels (wire bytes, ``EncryptedLabel.from_bytes(b, client)``) of many encrypted
+    queries (wire bytes, ``EncryptedQuery.to_bytes()``) under the tree of ``keys`` (:func:`tree_keys`)."""
+    return executor.map("tree", keys, list(queries), chunk_size=chunk_size, progress=progress)
+
+
+# ----- the look-up-table stage of a k-means update -------------------------------------------------------------
+
+
+def _relu(x: float) -> float:
+    return max(x, 0.0)
+
+
+@register_task("kmeans")
+def _task_kmeans(server: LutServer, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    relu = LookupTable.from_bytes(args["relu"], server.params)
+    bit = LookupTable.from_bytes(args["bit"], server.params)
+    k, out = args["clusters"], []
+    for point in items:
+        d = _ciphertexts([point[i * args["size"]:(i + 1) * args["size"]] for i in range(k)],
+                         server.lwe_dimension, server.lwe_modulus)
+        # The minimum by a tournament: min(a, b) = a - relu(a - b), the table output switched back to
+        # the LWE key so that it combines with the distances.
+        level = list(d)
+        while len(level) > 1:
+            pairs = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+            mins = [a - server.switch_to_lwe(r)
+                    for (a, _), r in zip(pairs, server.lut_many([a - b for a, b in pairs], relu))]
+            level = mins + ([level[-1]] if len(level) % 2 else [])
+        half = round(0.5 * server.scale)  # the outputs are modulo q0, at the default scale
+        bits = [c.add_plain(half) for c in server.lut_many([x - level[0] for x in d], bit)]
+        out.append(b"".join(c.to_bytes() for c in bits))
+    return out
+
+
+def kmeans_lut_stage(executor: Executor, server: LutServer, distances: Sequence[LweCiphertext], clusters: int,
+                     threshold: float, *, keys: Optional[Keys] = None, chunk_size: Optional[int] = None,
+                     progress: Optional[Progress] = None) -> List[LweCiphertext]:
+    """The assignment bits ``I(D_ij - min_j D_ij <= threshold)`` of k-means (PEGASUS Section V.C, the
+    min-index sector of Table VIII) from the encrypted distances ``D_ij`` (LWE ciphertexts under the LWE
+    key, point-major: ``distances[i * clusters + j]``), one point per item: the minimum by a tournament of
+    ``relu`` tables, then one step table per distance. The step is read as ``1/2 + (+-1/2)``: a table
+    with a jump of 1 at 0 would meet the negacyclic wrap of the blind rotation (PEGASUS Fig. 2: an
+    index below 0 reads the negated top of the table), which a step between +-1/2 passes unchanged.
+    ``threshold`` must exceed the table's grid step and the distances' error. The bits come back under the ring key (dimension
+    ``lut_dimension``, modulo q0), ready for repacking; their sums over the points (the counts) need
+    every point and stay with the caller."""
+    d = list(distances)
+    if clusters < 1 or len(d) % clusters:
+        raise ValueError(f"{len(d)} distances are not a multiple of clusters = {clusters}")
+    _check_inputs(server, d)
+    if d[0].modulus != server.lwe_modulus:
+        raise KeyMismatchError(f"the distances are modulo {d[0].modulus}; the stage reads them modulo "
+                               f"lwe_modulus = {server.lwe_modulus}")
+    size = len(d[0].to_bytes())
+    items = [b"".join(c.to_bytes() for c in d[i:i + clusters]) for i in range(0, len(d), clusters)]
+    args = {"relu": server.table(_relu).to_bytes(),
+            "bit": server.table(lambda x: 0.5 if x <= threshold else -0.5).to_bytes(),
+            "clusters": clusters, "size": size}
+    out = executor.map("kmeans", keys or lut_keys(server), items, args, chunk_size=chunk_size,
+                       progress=progress)
+    osize = len(out[0]) // clusters
+    return _ciphertexts([b[j * osize:(j + 1) * osize] for b in out for j in range(clusters)],
+                        server.lut_dimension, server.q0)
+
+
+# ----- independent CKKS / BFV (or any picklable) jobs -------------------------------------------------------
+
+
+def shared_keys(shared: Any) -> Keys:
+    """A key bundle of any picklable object (a CKKS or BFV evaluator with its evaluation keys, a context):
+    pickled once (rnsfhe objects pickle through their wire format), loaded once per worker."""
+    return Keys("pickle", {"obj": pickle.dumps(shared)})
+
+
+@register_loader("pickle")
+def _load_pickle(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> Any:
+    return pickle.loads(blobs["obj"])
+
+
+@register_task("call")
+def _task_call(shared: Any, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    fn = pickle.loads(args["fn"])
+    return [pickle.dumps(fn(shared, pickle.loads(b))) for b in items]
+
+
+def run_jobs(executor: Executor, fn: Callable[[Any, Any], Any], inputs: Sequence[Any], shared: Any = None,
+             *, keys: Optional[Keys] = None, chunk_size: Optional[int] = None,
+             progress: Optional[Progress] = None) -> List[Any]:
+    """``[fn(shared, x) for x in inputs]`` on the workers: ``shared`` (evaluation keys, an evaluator) goes
+    once per worker (:func:`shared_keys`), every input and result as a pickle (ciphertexts: their wire
+    bytes). ``fn`` must be picklable by reference (a module-level function)."""
+    try:
+        fn_bytes = pickle.dumps(fn)
+    except (pickle.PicklingError, AttributeError, TypeError) as e:
+        raise TypeError(f"run_jobs needs a module-level function it can pickle by reference: {e}") from e
+    out = executor.map("call", keys or shared_keys(shared), [pickle.dumps(x) for x in inputs],
+                       {"fn": fn_bytes}, chunk_size=chunk_size, progress=progress)
+    return [pickle.loads(b) for b in out]
+
+
+__all__ = ["lut_keys", "lut_batch", "tree_keys", "predict_trees", "kmeans_lut_stage", "shared_keys", "run_jobs"]
