@@ -40,7 +40,16 @@ from ._core import (
     local,
     version_info,
 )
-from .jobs import kmeans_lut_stage, lut_batch, lut_keys, predict_trees, run_jobs, shared_keys, tree_keys
+from .jobs import (
+    evaluator_keys,
+    kmeans_lut_stage,
+    lut_batch,
+    lut_keys,
+    predict_trees,
+    run_jobs,
+    shared_keys,
+    tree_keys,
+)
 
 __all__ = [
     "Executor",
@@ -54,6 +63,7 @@ __all__ = [
     "tree_keys",
     "predict_trees",
     "kmeans_lut_stage",
+    "evaluator_keys",
     "shared_keys",
     "run_jobs",
     "DistributedError",

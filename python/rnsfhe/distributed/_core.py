@@ -109,8 +109,13 @@ class Keys:
         return sum(len(b) for b in self.blobs.values())
 
     def load(self) -> Any:
-        """The keys as the objects the tasks use (DecodeError from the Rust loaders for bad bytes)."""
-        return _lookup(_LOADERS, self.kind, "key kind")(self.blobs, self.meta)
+        """The keys as the objects the tasks use. Raises :class:`KeyMismatchError` when the Rust loaders
+        refuse the bytes (keys of another context: the fingerprint of their header; or damaged bytes)."""
+        loader = _lookup(_LOADERS, self.kind, "key kind")
+        try:
+            return loader(self.blobs, self.meta)
+        except rnsfhe.DecodeError as e:
+            raise KeyMismatchError(f"the {self.kind!r} keys do not load under {self.meta}: {e}") from e
 
 
 def version_info() -> Dict[str, str]:

@@ -9,23 +9,20 @@ import threading
 from typing import Any, Dict, List, Optional, Tuple
 
 import ray
-
-from .. import DecodeError
 from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
 from ._core import (
     ClusterUnreachableError,
     DistributedError,
     Executor,
-    KeyMismatchError,
     Keys,
     Progress,
     VersionMismatchError,
     WorkerTimeoutError,
     _Backend,
     run_chunk,
-    version_info,
 )
+from . import _core
 
 # Exceptions that mean "the worker is gone", after which a chunk is sent again (to the restarted actor).
 _LOST: Tuple[type, ...] = (RayActorError,)
@@ -49,7 +46,7 @@ class _Worker:
 
     def info(self) -> Dict[str, Any]:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id(), "loads": self._loads,
-                "versions": version_info()}
+                "versions": _core.version_info()}
 
     def run(self, fingerprint: str, keys_ref: List[Any], task: str, index: int, items: List[bytes],
             args: Any) -> Tuple[int, List[bytes]]:
@@ -91,7 +88,8 @@ class RayBackend(_Backend):
             raise WorkerTimeoutError(
                 f"{self.workers} worker actors did not start within the timeout of {timeout} s (the "
                 f"cluster has {cpus} CPUs; ask for fewer workers)") from None
-        mine = version_info()
+        # Looked up in the module at call time in both processes: Ray ships the actor class by value.
+        mine = _core.version_info()
         for info in infos:
             if info["versions"] != mine:
                 self.close()
@@ -145,11 +143,9 @@ class RayBackend(_Backend):
             try:
                 index, out = ray.get(r)
             except RayTaskError as e:
-                cause = e.cause if getattr(e, "cause", None) is not None else e
-                if isinstance(cause, DecodeError):
-                    raise KeyMismatchError(f"a worker could not load the keys or inputs of task {task!r}: "
-                                           f"{cause}") from cause
-                raise cause from None
+                # The worker's exception (KeyMismatchError, DecodeError, ValueError of the Rust code)
+                # as the local path raises it; not resent: it would fail again.
+                raise (e.cause if getattr(e, "cause", None) is not None else e) from None
             except _LOST as e:
                 attempts[i] += 1
                 ex.stats.retries += 1

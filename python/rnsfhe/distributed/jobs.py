@@ -171,9 +171,27 @@ def kmeans_lut_stage(executor: Executor, server: LutServer, distances: Sequence[
 # ----- independent CKKS / BFV (or any picklable) jobs -------------------------------------------------------
 
 
+def evaluator_keys(context: Any, *, relin_key: Any = None, galois_keys: Any = None) -> Keys:
+    """The key bundle of a CKKS or BFV evaluator: the context and its evaluation keys (relinearization,
+    Galois), each in its wire format; a worker builds ``context.evaluator(relin_key=..., galois_keys=...)``
+    once and passes it to the jobs of :func:`run_jobs` (an evaluator itself does not pickle)."""
+    blobs = {"context": pickle.dumps(context)}
+    if relin_key is not None:
+        blobs["relin_key"] = pickle.dumps(relin_key)
+    if galois_keys is not None:
+        blobs["galois_keys"] = pickle.dumps(galois_keys)
+    return Keys("evaluator", blobs)
+
+
+@register_loader("evaluator")
+def _load_evaluator(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> Any:
+    keys = {name: pickle.loads(blobs[name]) for name in ("relin_key", "galois_keys") if name in blobs}
+    return pickle.loads(blobs["context"]).evaluator(**keys)
+
+
 def shared_keys(shared: Any) -> Keys:
-    """A key bundle of any picklable object (a CKKS or BFV evaluator with its evaluation keys, a context):
-    pickled once (rnsfhe objects pickle through their wire format), loaded once per worker."""
+    """A key bundle of any picklable object (a context, keys, a table; rnsfhe objects pickle through their
+    wire format), pickled once and loaded once per worker."""
     return Keys("pickle", {"obj": pickle.dumps(shared)})
 
 
@@ -191,9 +209,10 @@ def _task_call(shared: Any, items: List[bytes], args: Dict[str, Any]) -> List[by
 def run_jobs(executor: Executor, fn: Callable[[Any, Any], Any], inputs: Sequence[Any], shared: Any = None,
              *, keys: Optional[Keys] = None, chunk_size: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Any]:
-    """``[fn(shared, x) for x in inputs]`` on the workers: ``shared`` (evaluation keys, an evaluator) goes
-    once per worker (:func:`shared_keys`), every input and result as a pickle (ciphertexts: their wire
-    bytes). ``fn`` must be picklable by reference (a module-level function)."""
+    """``[fn(shared, x) for x in inputs]`` on the workers: ``shared`` goes once per worker (any picklable
+    object, :func:`shared_keys`; or pass ``keys=evaluator_keys(...)`` and ``fn`` receives the evaluator
+    built from them), every input and result as a pickle (ciphertexts: their wire bytes). ``fn`` must be
+    picklable by reference: a module-level function or a method such as ``ckks.Evaluator.square``."""
     try:
         fn_bytes = pickle.dumps(fn)
     except (pickle.PicklingError, AttributeError, TypeError) as e:
@@ -203,4 +222,5 @@ def run_jobs(executor: Executor, fn: Callable[[Any, Any], Any], inputs: Sequence
     return [pickle.loads(b) for b in out]
 
 
-__all__ = ["lut_keys", "lut_batch", "tree_keys", "predict_trees", "kmeans_lut_stage", "shared_keys", "run_jobs"]
+__all__ = ["lut_keys", "lut_batch", "tree_keys", "predict_trees", "kmeans_lut_stage", "evaluator_keys", "shared_keys",
+           "run_jobs"]

@@ -1,0 +1,312 @@
+"""rnsfhe.distributed: the same jobs in this process and on a local two-node Ray cluster (a head and one more
+node, one CPU each, started here as two `ray start --block` processes), every distributed result compared
+with the local path; a worker killed mid-batch; keys shipped once per node; the errors (unreachable
+cluster, version mismatch, keys of another context). Small insecure parameters ("InsecureTest").
+
+The cluster tests skip, saying why, only where Ray is not installed (python/requirements-distributed.txt);
+the local tests always run.
+"""
+
+import os
+import pickle
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rnsfhe
+from rnsfhe import apps, ckks, lwe
+from rnsfhe import distributed as D
+
+try:
+    import ray
+except ImportError:  # pragma: no cover - the test venv installs Ray
+    ray = None
+
+needs_ray = pytest.mark.skipif(
+    ray is None, reason="Ray is not installed: pip install -r python/requirements-distributed.txt "
+    "(or 'rnsfhe[distributed]') to run the cluster tests")
+
+
+@pytest.fixture(scope="module")
+def session():
+    return lwe.LutSession("InsecureTest", seed=1, allow_insecure=True)
+
+
+@pytest.fixture(scope="module")
+def relu(session):
+    return session.table(lambda v: max(v, 0.0))
+
+
+@pytest.fixture(scope="module")
+def inputs(session):
+    return session.encrypt(np.linspace(-1.0, 1.0, 48))
+
+
+def _bytes(cts):
+    return [c.to_bytes() for c in cts]
+
+
+# ----- without Ray ---------------------------------------------------------------------------------------------
+
+
+def test_lut_server_from_bytes_is_the_session_without_secrets(session, relu, inputs):
+    server = session.server()
+    brk, ksk = server.blind_rotation_key_bytes(), server.switching_key.to_bytes()
+    loaded = lwe.LutServer.from_bytes("InsecureTest", brk, ksk)
+    assert (loaded.lwe_dimension, loaded.lut_dimension, loaded.q0, loaded.algorithm) == (
+        session.lwe_dimension, session.lut_dimension, session.q0, session.algorithm)
+    assert rnsfhe.read_header(brk).kind == "blind-rotation key" and not rnsfhe.read_header(brk).is_secret
+    # Bit for bit the session's tables and switches, also after pickling.
+    want = _bytes(session.lut_many(inputs[:4], relu))
+    assert _bytes(loaded.lut_many(inputs[:4], relu)) == want
+    assert _bytes(pickle.loads(pickle.dumps(loaded)).lut_many(inputs[:4], relu)) == want
+    out = session.lut(inputs[0], relu)
+    assert loaded.switch_to_lwe(out).to_bytes() == session.switch_to_lwe(out).to_bytes()
+    # Keys of another parameter set: the loaders refuse them (the fingerprint in the header).
+    with pytest.raises(rnsfhe.DecodeError):
+        lwe.LutServer.from_bytes("PegasusTable4", brk, ksk)
+    with pytest.raises(rnsfhe.DecodeError):
+        lwe.LutServer.from_bytes("InsecureTest", brk[:-1], ksk)
+
+
+def test_local_lut_batch_is_lut_many_with_progress(session, relu, inputs):
+    seen = []
+    with D.local() as ex:
+        out = D.lut_batch(ex, session.server(), inputs, relu, chunk_size=10,
+                          progress=lambda done, total: seen.append((done, total)))
+        assert _bytes(out) == _bytes(session.lut_many(inputs, relu))
+        assert seen == [(10, 48), (20, 48), (30, 48), (40, 48), (48, 48)]
+        switched = D.lut_batch(ex, session.server(), inputs, relu, switch=True)
+        assert _bytes(switched) == [session.switch_to_lwe(c).to_bytes() for c in out]
+        assert ex.worker_info()[0]["loads"] == 1     # one key bundle, loaded once for both calls
+
+
+def test_local_errors(session, relu, inputs):
+    other = lwe.LutSession("InsecureTest", seed=2, allow_insecure=True)
+    with D.local() as ex:
+        # A table output (ring key, dimension n) is not an input of the keys (LWE dimension).
+        with pytest.raises(D.KeyMismatchError, match="LWE dimension"):
+            D.lut_batch(ex, session.server(), session.lut_many(inputs[:2], relu), relu)
+        # Bytes of one session's keys under another parameter set: the loader's DecodeError.
+        keys = D.lut_keys(other.server())
+        bad = D.Keys("lut", keys.blobs, {"params": "PegasusTable4", "scale": keys.meta["scale"]})
+        with pytest.raises(D.KeyMismatchError, match="do not load"):
+            D.lut_batch(ex, session.server(), inputs[:2], relu, keys=bad)
+        with pytest.raises(ValueError, match="chunk_size"):
+            D.lut_batch(ex, session.server(), inputs[:2], relu, chunk_size=0)
+    with pytest.raises(ValueError, match="host:port"):
+        D.connect("no-port-here", timeout=1)
+
+
+# ----- the shared jobs: run on any executor, compared with the local one -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tree_job():
+    from sklearn.datasets import load_iris
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_iris(return_X_y=True)
+    clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    client = apps.TreeClient("InsecureTest", allow_insecure=True, seed=11)
+    scaling = apps.TreeScaling.ranges(X)
+    rows = X[::15]                                            # 10 queries
+    queries = [client.encrypt(scaling, list(x), seed=i).to_bytes() for i, x in enumerate(rows)]
+    keys = D.tree_keys(clf, client.server_key, scaling, allow_insecure=True)
+    return client, keys, queries, clf.predict(rows)
+
+
+def _tree_labels(ex, tree_job):
+    client, keys, queries, _ = tree_job
+    out = D.predict_trees(ex, keys, queries, chunk_size=3)
+    return [client.decrypt(apps.EncryptedLabel.from_bytes(b, client)) for b in out]
+
+
+# Distances of 4 points to 3 clusters. The InsecureTest tables are coarse: session.error_bound(1.0) is
+# about 0.44, so a minimum of three (two relu tables) is within 0.9 of the true one; with gaps of at
+# least 2 between a point's distances, a threshold of 0.95 separates the closest cluster from the others.
+DISTANCES = np.array([[1.0, 5.0, 3.0], [4.0, 0.5, 2.5], [4.5, 3.0, 0.2], [2.0, 6.0, 5.5]])
+
+
+@pytest.fixture(scope="module")
+def distances(session):
+    assert 2 * session.error_bound(1.0) < 0.95 < 2 - 2 * session.error_bound(1.0)
+    return session.encrypt(DISTANCES.ravel())
+
+
+def _kmeans_bits(ex, session, distances):
+    return D.kmeans_lut_stage(ex, session.server(), distances, 3, threshold=0.95, chunk_size=1)
+
+
+@pytest.fixture(scope="module")
+def ckks_job():
+    s = ckks.Session("Rec128N13")
+    cts = [s.encrypt(np.full(4, float(i))) for i in range(6)]
+    return s, cts, D.evaluator_keys(s.context, relin_key=s.keys.relin)
+
+
+def test_local_jobs(session, tree_job, ckks_job, distances):
+    with D.local() as ex:
+        assert _tree_labels(ex, tree_job) == list(tree_job[3])
+        bits = np.round(session.decrypt(_kmeans_bits(ex, session, distances))).reshape(DISTANCES.shape)
+        assert (bits == (DISTANCES == DISTANCES.min(axis=1, keepdims=True))).all()
+        s, cts, keys = ckks_job
+        out = D.run_jobs(ex, ckks.Evaluator.square, cts, keys=keys)
+        assert [o.to_bytes() for o in out] == [s.evaluator.square(c).to_bytes() for c in cts]
+        assert np.allclose(s.decrypt(out[3], real=True)[:4], 9.0, atol=1e-4)
+        assert D.run_jobs(ex, pow, [2, 3], 2) == [4, 8]        # shared=2: pow(2, x)
+    with pytest.raises(TypeError, match="module-level"):
+        D.run_jobs(D.local(), lambda ev, x: x, cts, 0)
+
+
+# ----- a local two-node Ray cluster ------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _ray_cli() -> str:
+    return str(Path(sys.executable).with_name("ray"))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """`ray start --head` and one more node joining it, each in the foreground (`--block`) so that
+    stopping them is stopping our own two processes (`ray stop` would stop every Ray process of the
+    machine); yields the head's address."""
+    if ray is None:
+        pytest.skip("Ray is not installed")
+    port = _free_port()
+    tmp = tempfile.mkdtemp(prefix="rr", dir="/tmp")  # short: Ray's socket paths have a length limit
+    common = ["--num-cpus", "1", "--object-store-memory", "200000000", "--disable-usage-stats", "--block"]
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    log = open(Path(tmp) / "cluster.log", "wb")
+    procs = [subprocess.Popen([_ray_cli(), "start", "--head", "--port", str(port), "--temp-dir", tmp,
+                               "--include-dashboard=false"] + common,
+                              stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)]
+    address = f"127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.time() > deadline or procs[0].poll() is not None:
+                    raise RuntimeError(f"the Ray head did not start: {(Path(tmp) / 'cluster.log').read_text()}")
+                time.sleep(0.5)
+        procs.append(subprocess.Popen([_ray_cli(), "start", "--address", address] + common,
+                                      stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True))
+        with D.connect(address, timeout=60, workers=1) as ex:  # wait for the second node
+            while len([n for n in ray.nodes() if n["Alive"]]) < 2:
+                if time.time() > deadline or procs[1].poll() is not None:
+                    raise RuntimeError("the second Ray node did not join")
+                time.sleep(0.5)
+        yield address
+    finally:
+        if ray.is_initialized():
+            ray.shutdown()
+        # Our own two `ray start` processes, by id, the joined node first: each stops its node's
+        # processes (a few seconds); whatever of their process groups is left is then killed.
+        for p in reversed(procs):
+            p.terminate()
+            try:
+                p.wait(timeout=45)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture
+def ex(cluster):
+    with D.connect(cluster, timeout=60) as ex:
+        yield ex
+
+
+@needs_ray
+def test_cluster_lut_batch_keys_once_per_node(ex, session, relu, inputs):
+    assert ex.is_distributed and ex.workers == 2
+    nodes = {w["node"] for w in ex.worker_info()}
+    assert len(nodes) == 2                                    # one worker on each node
+    seen = []
+    keys = D.lut_keys(session.server())
+    want = _bytes(session.lut_many(inputs, relu))
+    for _ in range(2):
+        out = D.lut_batch(ex, session.server(), inputs, relu, keys=keys, chunk_size=6,
+                          progress=lambda done, total: seen.append(done))
+        assert _bytes(out) == want
+    assert seen[7] == seen[15] == 48 and seen == sorted(seen[:8]) + sorted(seen[8:])  # 8 chunks a batch
+    # One put into the object store for both batches; each node's worker loaded the keys once.
+    assert ex.stats.key_puts == 1 and ex.stats.key_bytes == keys.nbytes
+    assert sorted(w["loads"] for w in ex.worker_info()) == [1, 1]
+    assert ex.stats.retries == 0 and ex.stats.chunks == 16
+
+
+@needs_ray
+def test_cluster_jobs_equal_local(ex, session, tree_job, ckks_job, distances):
+    with D.local() as loc:
+        assert _tree_labels(ex, tree_job) == _tree_labels(loc, tree_job) == list(tree_job[3])
+        assert _bytes(_kmeans_bits(ex, session, distances)) == _bytes(_kmeans_bits(loc, session, distances))
+    s, cts, keys = ckks_job
+    out = D.run_jobs(ex, ckks.Evaluator.square, cts, keys=keys)
+    assert [o.to_bytes() for o in out] == [s.evaluator.square(c).to_bytes() for c in cts]
+
+
+@needs_ray
+def test_cluster_worker_killed_mid_batch(ex, session, relu, inputs):
+    before = {w["pid"]: w["node"] for w in ex.worker_info()}
+    victim = next(iter(before))
+    killed = []
+
+    def progress(done, total):
+        if not killed:            # after the first chunk, with the others in flight
+            os.kill(victim, signal.SIGKILL)
+            killed.append(done)
+
+    out = D.lut_batch(ex, session.server(), inputs, relu, chunk_size=4, progress=progress)
+    assert killed and _bytes(out) == _bytes(session.lut_many(inputs, relu))
+    assert len(out) == len(inputs)                             # nothing lost, nothing twice
+    assert ex.stats.retries >= 1
+    after = {w["pid"] for w in ex.worker_info()}
+    assert victim not in after and len(after) == 2             # Ray restarted the actor
+
+
+@needs_ray
+def test_cluster_errors(cluster, session, relu, inputs, monkeypatch):
+    # Nothing listening: an error naming the timeout, quickly.
+    t = time.time()
+    with pytest.raises(D.ClusterUnreachableError, match="timeout of 2.0 s"):
+        D.connect(f"127.0.0.1:{_free_port()}", timeout=2.0)
+    assert time.time() - t < 10
+    # Keys of another context: before shipping when the client can see it, else when a worker loads them.
+    with D.connect(cluster, timeout=60) as ex:
+        with pytest.raises(D.KeyMismatchError, match="LWE dimension"):
+            D.lut_batch(ex, session.server(), session.lut_many(inputs[:2], relu), relu)
+        keys = D.lut_keys(session.server())
+        bad = D.Keys("lut", keys.blobs, {"params": "PegasusTable4", "scale": keys.meta["scale"]})
+        with pytest.raises(D.KeyMismatchError, match="do not load"):
+            D.lut_batch(ex, session.server(), inputs[:2], relu, keys=bad)
+    # A client of another version than its workers.
+    import rnsfhe.distributed._core as core
+
+    real = core.version_info
+    monkeypatch.setattr(core, "version_info", lambda: dict(real(), rnsfhe="0.0.0-other"))  # this process only
+    with pytest.raises(D.VersionMismatchError, match="0.0.0-other"):
+        D.connect(cluster, timeout=60)
