@@ -9,14 +9,9 @@ the local tests always run.
 
 import os
 import pickle
-import shutil
 import signal
 import socket
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -176,62 +171,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _ray_cli() -> str:
-    return str(Path(sys.executable).with_name("ray"))
-
-
 @pytest.fixture(scope="module")
 def cluster():
-    """`ray start --head` and one more node joining it, each in the foreground (`--block`) so that
-    stopping them is stopping our own two processes (`ray stop` would stop every Ray process of the
-    machine); yields the head's address."""
+    """A head and one more node on this machine, one CPU each (rnsfhe.distributed.local_cluster: two
+    `ray start --block` processes, stopped by their ids)."""
     if ray is None:
         pytest.skip("Ray is not installed")
-    port = _free_port()
-    tmp = tempfile.mkdtemp(prefix="rr", dir="/tmp")  # short: Ray's socket paths have a length limit
-    common = ["--num-cpus", "1", "--object-store-memory", "200000000", "--disable-usage-stats", "--block"]
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
-    log = open(Path(tmp) / "cluster.log", "wb")
-    procs = [subprocess.Popen([_ray_cli(), "start", "--head", "--port", str(port), "--temp-dir", tmp,
-                               "--include-dashboard=false"] + common,
-                              stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)]
-    address = f"127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.time() > deadline or procs[0].poll() is not None:
-                    raise RuntimeError(f"the Ray head did not start: {(Path(tmp) / 'cluster.log').read_text()}")
-                time.sleep(0.5)
-        procs.append(subprocess.Popen([_ray_cli(), "start", "--address", address] + common,
-                                      stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True))
-        with D.connect(address, timeout=60, workers=1) as ex:  # wait for the second node
-            while len([n for n in ray.nodes() if n["Alive"]]) < 2:
-                if time.time() > deadline or procs[1].poll() is not None:
-                    raise RuntimeError("the second Ray node did not join")
-                time.sleep(0.5)
+    with D.local_cluster(nodes=2, cpus_per_node=1, object_store_bytes=200_000_000) as address:
         yield address
-    finally:
-        if ray.is_initialized():
-            ray.shutdown()
-        # Our own two `ray start` processes, by id, the joined node first: each stops its node's
-        # processes (a few seconds); whatever of their process groups is left is then killed.
-        for p in reversed(procs):
-            p.terminate()
-            try:
-                p.wait(timeout=45)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        log.close()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture

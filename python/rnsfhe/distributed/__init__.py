@@ -40,6 +40,7 @@ from ._core import (
     local,
     version_info,
 )
+from ._cluster import local_cluster
 from .jobs import (
     evaluator_keys,
     kmeans_lut_stage,
@@ -57,6 +58,7 @@ __all__ = [
     "Stats",
     "local",
     "connect",
+    "local_cluster",
     "version_info",
     "lut_keys",
     "lut_batch",

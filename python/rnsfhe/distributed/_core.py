@@ -197,6 +197,13 @@ class Executor:
         self.stats.chunks += len(bounds)
         return out
 
+    def preload(self, keys: Keys) -> float:
+        """Ships ``keys`` and loads them on every worker now rather than with the first chunk (a warm-up,
+        and the key shipping time of the benchmark); returns the seconds it took."""
+        t = time.perf_counter()
+        self._backend.preload(self, keys)
+        return time.perf_counter() - t
+
     def worker_info(self) -> List[Dict[str, Any]]:
         """One dict per worker: ``pid``, ``node``, ``loads`` (key bundles it loaded), ``versions``."""
         return self._backend.info()
@@ -220,6 +227,9 @@ class _Backend:
             args: Any, progress: Optional[Progress]) -> List[Optional[List[bytes]]]:
         raise NotImplementedError
 
+    def preload(self, ex: Executor, keys: Keys) -> None:
+        raise NotImplementedError
+
     def info(self) -> List[Dict[str, Any]]:
         raise NotImplementedError
 
@@ -235,13 +245,17 @@ class _Local(_Backend):
         self._loaded: Dict[str, Any] = {}
         self._loads = 0
 
-    def run(self, ex: Executor, task: str, keys: Keys, items: List[bytes], bounds: List[Tuple[int, int]],
-            args: Any, progress: Optional[Progress]) -> List[Optional[List[bytes]]]:
+    def preload(self, ex: Executor, keys: Keys) -> str:
         fp = keys.fingerprint
         if fp not in self._loaded:
             self._loaded[fp] = keys.load()
             self._loads += 1
             ex.stats.key_bytes += keys.nbytes
+        return fp
+
+    def run(self, ex: Executor, task: str, keys: Keys, items: List[bytes], bounds: List[Tuple[int, int]],
+            args: Any, progress: Optional[Progress]) -> List[Optional[List[bytes]]]:
+        fp = self.preload(ex, keys)
         out: List[Optional[List[bytes]]] = []
         done = 0
         for lo, hi in bounds:

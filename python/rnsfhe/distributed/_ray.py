@@ -48,15 +48,21 @@ class _Worker:
         return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id(), "loads": self._loads,
                 "versions": _core.version_info()}
 
-    def run(self, fingerprint: str, keys_ref: List[Any], task: str, index: int, items: List[bytes],
-            args: Any) -> Tuple[int, List[bytes]]:
+    def _loaded(self, fingerprint: str, keys_ref: List[Any]) -> Any:
         # keys_ref is wrapped in a list so that Ray does not fetch and unpickle the keys for every chunk:
         # the first chunk fetches them (into this node's object store, once per node) and loads them.
         if fingerprint not in self._keys:
             keys: Keys = ray.get(keys_ref[0])
             self._keys[fingerprint] = keys.load()
             self._loads += 1
-        return index, run_chunk(self._keys[fingerprint], task, items, args)
+        return self._keys[fingerprint]
+
+    def run(self, fingerprint: str, keys_ref: List[Any], task: str, index: int, items: List[bytes],
+            args: Any) -> Tuple[int, List[bytes]]:
+        return index, run_chunk(self._loaded(fingerprint, keys_ref), task, items, args)
+
+    def preload(self, fingerprint: str, keys_ref: List[Any]) -> None:
+        self._loaded(fingerprint, keys_ref)
 
 
 class RayBackend(_Backend):
@@ -112,6 +118,10 @@ class RayBackend(_Backend):
             ex.stats.key_puts += 1
             ex.stats.key_bytes += keys.nbytes
         return fp, self._puts[fp]
+
+    def preload(self, ex: Executor, keys: Keys) -> None:
+        fp, ref = self._keys_ref(ex, keys)
+        ray.get([a.preload.remote(fp, [ref]) for a in self._actors], timeout=self._task_timeout)
 
     def run(self, ex: Executor, task: str, keys: Keys, items: List[bytes], bounds: List[Tuple[int, int]],
             args: Any, progress: Optional[Progress]) -> List[Optional[List[bytes]]]:
