@@ -7,10 +7,13 @@ The cluster tests skip, saying why, only where Ray is not installed (python/requ
 the local tests always run.
 """
 
+import json
 import os
 import pickle
 import signal
 import socket
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -158,8 +161,9 @@ def test_local_jobs(session, tree_job, ckks_job, distances):
         assert [o.to_bytes() for o in out] == [s.evaluator.square(c).to_bytes() for c in cts]
         assert np.allclose(s.decrypt(out[3], real=True)[:4], 9.0, atol=1e-4)
         assert D.run_jobs(ex, pow, [2, 3], 2) == [4, 8]        # shared=2: pow(2, x)
-    with pytest.raises(TypeError, match="module-level"):
-        D.run_jobs(D.local(), lambda ev, x: x, cts, 0)
+        # Closures too (cloudpickle, which Ray brings): the function goes by value.
+        offset = 5
+        assert D.run_jobs(ex, lambda base, x: base * x + offset, [1, 2], 10) == [15, 25]
 
 
 # ----- a local two-node Ray cluster ------------------------------------------------------------------------------
@@ -214,6 +218,8 @@ def test_cluster_jobs_equal_local(ex, session, tree_job, ckks_job, distances):
     s, cts, keys = ckks_job
     out = D.run_jobs(ex, ckks.Evaluator.square, cts, keys=keys)
     assert [o.to_bytes() for o in out] == [s.evaluator.square(c).to_bytes() for c in cts]
+    offset = 5
+    assert D.run_jobs(ex, lambda base, x: base * x + offset, [1, 2], 10) == [15, 25]
 
 
 @needs_ray
@@ -257,3 +263,35 @@ def test_cluster_errors(cluster, session, relu, inputs, monkeypatch):
     monkeypatch.setattr(core, "version_info", lambda: dict(real(), rnsfhe="0.0.0-other"))  # this process only
     with pytest.raises(D.VersionMismatchError, match="0.0.0-other"):
         D.connect(cluster, timeout=60)
+
+
+@needs_ray
+def test_three_party_server_on_the_cluster(cluster, tmp_path):
+    """examples/three_party with `server.py --ray-address`: the same client and decryptor, the same
+    statistics; the computation ran on the cluster's workers."""
+    from test_three_party import _request, _run, _start_server
+
+    state = tmp_path / "state"
+    proc, url = _start_server(tmp_path / "record", "--ray-address", cluster)
+    try:
+        _run("client.py", "--server", url, "--state", str(state))
+        result = json.loads(_run("decryptor.py", "--state", str(state), "--json"))
+        status, _ = _request(url, "GET", "/metrics")
+        assert status == 200
+    finally:
+        proc.terminate()
+        proc.wait(60)
+    x = np.loadtxt(state / "data.txt")
+    assert abs(result["mean"] - np.mean(x)) < 1e-5 and abs(result["variance"] - np.var(x)) < 1e-3
+
+
+def test_three_party_server_refuses_an_unreachable_cluster(tmp_path):
+    from test_three_party import EXAMPLE
+
+    out = subprocess.run([sys.executable, str(EXAMPLE / "server.py"), "--port", "0", "--ray-address",
+                          f"127.0.0.1:{_free_port()}", "--ray-timeout", "2"], capture_output=True, text=True,
+                         timeout=120)
+    if ray is None:
+        assert "pip install" in out.stderr
+    else:
+        assert out.returncode != 0 and "timeout of 2.0 s" in out.stderr

@@ -103,6 +103,7 @@ class RayBackend(_Backend):
                     f"worker pid {info['pid']} on node {info['node'][:12]} runs {info['versions']}, the "
                     f"client {mine}: install the same rnsfhe (and Python, Ray) on every node")
         self._puts: Dict[str, Any] = {}
+        self._lock = threading.Lock()
 
     @staticmethod
     def _init(address: str, failure: List[BaseException]) -> None:
@@ -113,11 +114,12 @@ class RayBackend(_Backend):
 
     def _keys_ref(self, ex: Executor, keys: Keys) -> Tuple[str, Any]:
         fp = keys.fingerprint
-        if fp not in self._puts:
-            self._puts[fp] = ray.put(keys)
-            ex.stats.key_puts += 1
-            ex.stats.key_bytes += keys.nbytes
-        return fp, self._puts[fp]
+        with self._lock:  # threads of one server share the executor: one put per bundle
+            if fp not in self._puts:
+                self._puts[fp] = ray.put(keys)
+                ex.stats.key_puts += 1
+                ex.stats.key_bytes += keys.nbytes
+            return fp, self._puts[fp]
 
     def preload(self, ex: Executor, keys: Keys) -> None:
         fp, ref = self._keys_ref(ex, keys)

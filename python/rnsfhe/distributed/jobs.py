@@ -206,17 +206,30 @@ def _task_call(shared: Any, items: List[bytes], args: Dict[str, Any]) -> List[by
     return [pickle.dumps(fn(shared, pickle.loads(b))) for b in items]
 
 
+def _pickle_function(fn: Callable[..., Any]) -> bytes:
+    """``fn`` pickled for the workers: by value with cloudpickle where it is installed (Ray ships it), so
+    that lambdas and the functions of a script (``__main__``) run too; by reference otherwise."""
+    try:
+        import cloudpickle
+
+        return cloudpickle.dumps(fn)
+    except ImportError:
+        pass
+    try:
+        return pickle.dumps(fn)
+    except (pickle.PicklingError, AttributeError, TypeError) as e:
+        raise TypeError(f"run_jobs needs a module-level function without cloudpickle installed: {e}") from e
+
+
 def run_jobs(executor: Executor, fn: Callable[[Any, Any], Any], inputs: Sequence[Any], shared: Any = None,
              *, keys: Optional[Keys] = None, chunk_size: Optional[int] = None,
              progress: Optional[Progress] = None) -> List[Any]:
     """``[fn(shared, x) for x in inputs]`` on the workers: ``shared`` goes once per worker (any picklable
     object, :func:`shared_keys`; or pass ``keys=evaluator_keys(...)`` and ``fn`` receives the evaluator
-    built from them), every input and result as a pickle (ciphertexts: their wire bytes). ``fn`` must be
-    picklable by reference: a module-level function or a method such as ``ckks.Evaluator.square``."""
-    try:
-        fn_bytes = pickle.dumps(fn)
-    except (pickle.PicklingError, AttributeError, TypeError) as e:
-        raise TypeError(f"run_jobs needs a module-level function it can pickle by reference: {e}") from e
+    built from them), every input and result as a pickle (ciphertexts: their wire bytes). ``fn`` is any
+    function with cloudpickle installed (as with Ray), else a module-level function or a method such as
+    ``ckks.Evaluator.square``."""
+    fn_bytes = _pickle_function(fn)
     out = executor.map("call", keys or shared_keys(shared), [pickle.dumps(x) for x in inputs],
                        {"fn": fn_bytes}, chunk_size=chunk_size, progress=progress)
     return [pickle.loads(b) for b in out]
