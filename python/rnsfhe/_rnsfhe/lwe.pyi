@@ -4,6 +4,8 @@
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, SupportsIndex, final
 
+from typing_extensions import disjoint_base
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -157,7 +159,8 @@ class LookupTable:
     def from_bytes(data: _Bytes, params: str | PegasusParams) -> LookupTable: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
 
-@final
+# A base class at runtime (LutSession extends it); a native class with its own layout (PEP 800).
+@disjoint_base
 class LutServer:
     @staticmethod
     def from_bytes(
@@ -215,7 +218,8 @@ class LutServer:
     def switch_to_lwe(self, ct: LweCiphertext) -> LweCiphertext: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
 
-class LutSession:
+@final
+class LutSession(LutServer):
     def __new__(
         cls,
         preset: str | PegasusParams | None = None,
@@ -225,54 +229,9 @@ class LutSession:
         allow_insecure: bool = False,
     ) -> LutSession: ...
     @property
-    def params(self) -> PegasusParams: ...
-    @property
-    def scale(self) -> float: ...
-    @property
-    def algorithm(self) -> str: ...
-    @property
-    def q0(self) -> int: ...
-    @property
-    def lwe_modulus(self) -> int: ...
-    @property
-    def lwe_dimension(self) -> int: ...
-    @property
-    def lut_dimension(self) -> int: ...
-    @property
     def lwe_key(self) -> LweSecretKey: ...
-    @property
-    def switching_key(self) -> LweSwitchingKey: ...
     def server(self) -> LutServer: ...
     def encrypt(self, values: ArrayLike, scale: float | None = None) -> list[LweCiphertext]: ...
-    def table(
-        self,
-        f: Callable[[float], float] | Sequence[Callable[[float], float]],
-        input_scale: float | None = None,
-        output_scale: float | None = None,
-        input_modulus: int | None = None,
-    ) -> LookupTable: ...
-    def lut(
-        self,
-        ct: LweCiphertext,
-        f: Callable[[float], float] | LookupTable,
-        input_scale: float | None = None,
-        output_scale: float | None = None,
-    ) -> LweCiphertext: ...
-    def lut_many(
-        self,
-        cts: LweCiphertext | Iterable[LweCiphertext],
-        f: Callable[[float], float] | LookupTable,
-        input_scale: float | None = None,
-        output_scale: float | None = None,
-    ) -> list[LweCiphertext]: ...
-    def lut_all(
-        self,
-        ct: LweCiphertext,
-        fs: Sequence[Callable[[float], float]] | LookupTable,
-        input_scale: float | None = None,
-        output_scale: float | None = None,
-    ) -> list[LweCiphertext]: ...
-    def switch_to_lwe(self, ct: LweCiphertext) -> LweCiphertext: ...
     def decrypt(self, cts: LweCiphertext | Iterable[LweCiphertext], scale: float | None = None) -> NDArray[np.float64]: ...
     def error_bound(
         self,

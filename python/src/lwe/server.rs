@@ -211,11 +211,12 @@ impl EvaluationKeys {
 /// ``rnsfhe.distributed``) needs to evaluate look-up tables on the client's LWE ciphertexts (PEGASUS
 /// Fig. 2) and to switch their outputs back to the LWE key (Fig. 9).
 ///
-/// ``session.server()`` gives it; ``blind_rotation_key_bytes()`` and ``switching_key.to_bytes()`` are its
-/// wire form, and ``LutServer.from_bytes(params, blind_rotation_key, switching_key, scale=None,
-/// mac_key=None)`` loads it (picklable through them). ``table``, ``lut``, ``lut_many``, ``lut_all`` and
-/// ``switch_to_lwe`` are the session's, with the same results bit for bit.
-#[pyclass(name = "LutServer", module = "rnsfhe.lwe", frozen)]
+/// A ``LutSession`` is a ``LutServer`` that also holds the secret keys: ``table``, ``lut``, ``lut_many``,
+/// ``lut_all`` and ``switch_to_lwe`` are defined here and give the same results bit for bit on either.
+/// ``session.server()`` gives the server alone; ``blind_rotation_key_bytes()`` and
+/// ``switching_key.to_bytes()`` are its wire form, and ``LutServer.from_bytes(params, blind_rotation_key,
+/// switching_key, scale=None, mac_key=None)`` loads it (picklable through them; a session is not).
+#[pyclass(name = "LutServer", module = "rnsfhe.lwe", frozen, subclass)]
 pub(super) struct PyLutServer {
     pub(super) keys: Arc<EvaluationKeys>,
 }
@@ -300,25 +301,29 @@ impl PyLutServer {
         self.keys.params.clone()
     }
 
-    /// The default scale of tables, at q0.
+    /// The default scale of ``encrypt``, ``lut`` and ``decrypt``, at q0: a ciphertext modulo q carries
+    /// ``scale * q / q0`` (so that ``switch_modulus`` keeps its value).
     #[getter]
     fn scale(&self) -> f64 {
         self.keys.scale
     }
 
-    /// The blind-rotation algorithm of the key: ``"ternary"``, ``"binary"`` or ``"lmkcdey"``.
+    /// The blind-rotation algorithm: ``"ternary"``, ``"binary"`` or ``"lmkcdey"``.
     #[getter]
     fn algorithm(&self) -> &'static str {
         algorithm_name(self.keys.algorithm())
     }
 
-    /// The modulus q0 of the look-up tables' outputs.
+    /// The modulus q0 of the look-up tables' outputs (and of ``encrypt``'s ciphertexts when
+    /// ``lwe_modulus`` is q0).
     #[getter]
     fn q0(&self) -> u64 {
         self.keys.q0.value()
     }
 
-    /// The modulus of ciphertexts under the LWE key (``switch_to_lwe``'s outputs).
+    /// The modulus of ``encrypt``'s and ``switch_to_lwe``'s ciphertexts under the LWE key: the switching
+    /// keys' (q0 for PEGASUS Table IV, a 26-bit prime for "Secure128", where LWE ciphertexts of the
+    /// LWE key at q0 would be below 128 bits).
     #[getter]
     fn lwe_modulus(&self) -> u64 {
         self.keys.lwe_modulus.value()
@@ -336,14 +341,20 @@ impl PyLutServer {
         self.keys.ctx.n()
     }
 
-    /// The switching key from the ring key back to the LWE key.
+    /// The switching key from the ring key (dimension ``lut_dimension``) to the LWE key.
     #[getter]
     fn switching_key(&self) -> PyLweSwitchingKey {
         self.keys.py_switching_key()
     }
 
-    /// table(f, input_scale=None, output_scale=None, input_modulus=None) -> LookupTable: as
-    /// ``LutSession.table``.
+    /// table(f, input_scale=None, output_scale=None, input_modulus=None) -> LookupTable
+    ///
+    /// The look-up table of ``f`` (a callable on floats, called n times on the grid, GIL held) or of a
+    /// sequence of 2, 4, 8, ... callables read together by one blind rotation (``lut_all``; each on a grid
+    /// that many times coarser), for inputs modulo ``input_modulus`` (default ``lwe_modulus``) at
+    /// ``input_scale`` and outputs at ``output_scale`` (both at q0, default ``scale``). Build it once and
+    /// pass it to ``lut`` / ``lut_many`` / ``lut_all`` instead of the function: the table is then not
+    /// rebuilt per call.
     #[pyo3(signature = (f, input_scale = None, output_scale = None, input_modulus = None))]
     fn table(
         &self,
@@ -355,7 +366,15 @@ impl PyLutServer {
         self.keys.table(f, input_scale, output_scale, input_modulus)
     }
 
-    /// lut(ct, f, input_scale=None, output_scale=None) -> LweCiphertext: as ``LutSession.lut``.
+    /// lut(ct, f, input_scale=None, output_scale=None) -> LweCiphertext
+    ///
+    /// An encryption of ``output_scale * f(x)`` modulo q0 under the ring key (dimension
+    /// ``lut_dimension``) from an encryption ``ct`` of ``input_scale * q / q0 * x`` under the LWE key
+    /// modulo any q >= 2 n (``lwe_modulus`` for ``encrypt``'s ciphertexts; ``ct.switch_modulus(q)``
+    /// for others; ValueError below 2 n) (PEGASUS Fig. 2). ``f`` is any callable on floats; it is called once per table coefficient
+    /// (n times) on the grid ``k q / (2 n input_scale)``, with the GIL held, and its exceptions propagate.
+    /// The blind rotation runs with the GIL released. The result is within ``error_bound(L, ...,
+    /// input_modulus=q)`` of ``f(x)`` for an L-Lipschitz f. Scales default to ``scale``.
     #[pyo3(signature = (ct, f, input_scale = None, output_scale = None))]
     fn lut(
         &self,
@@ -368,8 +387,11 @@ impl PyLutServer {
         self.keys.lut(py, ct, f, input_scale, output_scale)
     }
 
-    /// lut_many(cts, f, input_scale=None, output_scale=None) -> list[LweCiphertext]: as
-    /// ``LutSession.lut_many`` (rayon over the ciphertexts, the GIL released).
+    /// lut_many(cts, f, input_scale=None, output_scale=None) -> list[LweCiphertext]
+    ///
+    /// ``lut`` of every ciphertext of a sequence with one table, the blind rotations in parallel over
+    /// the ciphertexts (GIL released); the results are those of ``lut`` one by one. The ciphertexts
+    /// share one modulus (ValueError otherwise).
     #[pyo3(signature = (cts, f, input_scale = None, output_scale = None))]
     fn lut_many(
         &self,
@@ -382,8 +404,13 @@ impl PyLutServer {
         self.keys.lut_many(py, cts, f, input_scale, output_scale)
     }
 
-    /// lut_all(ct, fs, input_scale=None, output_scale=None) -> list[LweCiphertext]: as
-    /// ``LutSession.lut_all``.
+    /// lut_all(ct, fs, input_scale=None, output_scale=None) -> list[LweCiphertext]
+    ///
+    /// Every function of ``fs`` (a sequence of 2, 4, 8, ... callables, or a ``LookupTable`` of several
+    /// functions) on ``ct`` from **one** blind rotation (PEGASUS Fig. 2 on interleaved tables): the
+    /// results in the order of the functions, each as accurate as a table of a ring ``len(fs)`` times
+    /// smaller (``error_bound(L, functions=len(fs))``). The ternary and binary algorithms only
+    /// (ValueError for "lmkcdey", whose mask is odd). The GIL is released during the rotation.
     #[pyo3(signature = (ct, fs, input_scale = None, output_scale = None))]
     fn lut_all(
         &self,
@@ -396,7 +423,11 @@ impl PyLutServer {
         self.keys.lut_all(py, ct, fs, input_scale, output_scale)
     }
 
-    /// switch_to_lwe(ct) -> LweCiphertext: as ``LutSession.switch_to_lwe``.
+    /// switch_to_lwe(ct) -> LweCiphertext
+    ///
+    /// A look-up-table output (dimension ``lut_dimension``) switched to the LWE key (dimension
+    /// ``lwe_dimension``, PEGASUS Fig. 9) modulo ``lwe_modulus`` (first switched down to it when it is
+    /// not q0, as "Secure128" does), ready for another ``lut``; the GIL is released.
     fn switch_to_lwe(&self, py: Python<'_>, ct: &PyLweCiphertext) -> PyResult<PyLweCiphertext> {
         self.keys.switch_to_lwe(py, ct)
     }

@@ -32,9 +32,9 @@ use super::*;
 /// key-switching product and adds ``switching_key.added_variance()`` to the error, which a final result
 /// need not pay). Inputs must satisfy ``|scale * x| < q0 / 4`` (PEGASUS Appendix B); ``encrypt``
 /// refuses larger values. Not picklable (it holds secret keys).
-#[pyclass(name = "LutSession", module = "rnsfhe.lwe", frozen)]
+#[pyclass(name = "LutSession", module = "rnsfhe.lwe", frozen, extends = PyLutServer)]
 pub(super) struct PyLutSession {
-    /// The public half, shared with the session's `LutServer`.
+    /// The public half: the base class's (a session is a `LutServer` that also holds the secrets).
     keys: Arc<EvaluationKeys>,
     lwe_key: Arc<LweSecretKey>,
     /// The ring key as an LWE key of dimension n: the key of look-up-table outputs.
@@ -108,7 +108,7 @@ impl PyLutSession {
         scale: Option<f64>,
         algorithm: Option<&str>,
         allow_insecure: bool,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let params = pegasus_params(preset, "InsecureTest")?;
         let algorithm = match algorithm {
             Some(name) => parse_algorithm(name)?,
@@ -121,32 +121,24 @@ impl PyLutSession {
             Keys::generate(&p, algorithm, allow_insecure, &mut rng)
         })
         .map_err(lwe_error)?;
-        Ok(Self {
-            keys: Arc::new(EvaluationKeys {
-                params,
-                ctx: keys.ctx,
-                evaluator: keys.evaluator,
-                switching_key: Arc::new(keys.switching_key),
-                q0,
-                lwe_modulus,
-                scale,
-            }),
+        let public = Arc::new(EvaluationKeys {
+            params,
+            ctx: keys.ctx,
+            evaluator: keys.evaluator,
+            switching_key: Arc::new(keys.switching_key),
+            q0,
+            lwe_modulus,
+            scale,
+        });
+        Ok(PyClassInitializer::from(PyLutServer {
+            keys: Arc::clone(&public),
+        })
+        .add_subclass(Self {
+            keys: public,
             lwe_key: Arc::new(keys.lwe_key),
             ring_key: keys.ring_key,
             rng: Mutex::new(rng),
-        })
-    }
-
-    /// The blind-rotation algorithm: ``"ternary"``, ``"binary"`` or ``"lmkcdey"``.
-    #[getter]
-    fn algorithm(&self) -> &'static str {
-        algorithm_name(self.keys.algorithm())
-    }
-
-    /// The parameter set.
-    #[getter]
-    fn params(&self) -> PyPegasusParams {
-        self.keys.params.clone()
+        }))
     }
 
     /// server() -> LutServer: the evaluation keys without the secret keys (they share the keys), for a
@@ -158,52 +150,12 @@ impl PyLutSession {
         }
     }
 
-    /// The default scale of ``encrypt``, ``lut`` and ``decrypt``, at q0: a ciphertext modulo q carries
-    /// ``scale * q / q0`` (so that ``switch_modulus`` keeps its value).
-    #[getter]
-    fn scale(&self) -> f64 {
-        self.keys.scale
-    }
-
-    /// The modulus q0 of the look-up tables' outputs (and of ``encrypt``'s ciphertexts when
-    /// ``lwe_modulus`` is q0).
-    #[getter]
-    fn q0(&self) -> u64 {
-        self.keys.q0.value()
-    }
-
-    /// The modulus of ``encrypt``'s and ``switch_to_lwe``'s ciphertexts under the LWE key: the switching
-    /// keys' (q0 for PEGASUS Table IV, a 26-bit prime for "Secure128", where LWE ciphertexts of the
-    /// LWE key at q0 would be below 128 bits).
-    #[getter]
-    fn lwe_modulus(&self) -> u64 {
-        self.keys.lwe_modulus.value()
-    }
-
-    /// The dimension of ``encrypt``'s ciphertexts (and of the inputs of ``lut``), n_lwe.
-    #[getter]
-    fn lwe_dimension(&self) -> usize {
-        self.lwe_key.dimension().get()
-    }
-
-    /// The dimension of ``lut``'s outputs: the degree n of the look-up-table ring.
-    #[getter]
-    fn lut_dimension(&self) -> usize {
-        self.keys.ctx.n()
-    }
-
     /// The LWE secret key (never printed, not picklable).
     #[getter]
     fn lwe_key(&self) -> PyLweSecretKey {
         PyLweSecretKey {
             key: Arc::clone(&self.lwe_key),
         }
-    }
-
-    /// The switching key from the ring key (dimension ``lut_dimension``) to the LWE key.
-    #[getter]
-    fn switching_key(&self) -> PyLweSwitchingKey {
-        self.keys.py_switching_key()
     }
 
     /// encrypt(values, scale=None) -> list[LweCiphertext]
@@ -253,91 +205,6 @@ impl PyLutSession {
             )
         })?;
         Ok(cts.into_iter().map(PyLweCiphertext::from).collect())
-    }
-
-    /// lut(ct, f, input_scale=None, output_scale=None) -> LweCiphertext
-    ///
-    /// An encryption of ``output_scale * f(x)`` modulo q0 under the ring key (dimension
-    /// ``lut_dimension``) from an encryption ``ct`` of ``input_scale * q / q0 * x`` under the LWE key
-    /// modulo any q >= 2 n (``lwe_modulus`` for ``encrypt``'s ciphertexts; ``ct.switch_modulus(q)``
-    /// for others; ValueError below 2 n) (PEGASUS Fig. 2). ``f`` is any callable on floats; it is called once per table coefficient
-    /// (n times) on the grid ``k q / (2 n input_scale)``, with the GIL held, and its exceptions propagate.
-    /// The blind rotation runs with the GIL released. The result is within ``error_bound(L, ...,
-    /// input_modulus=q)`` of ``f(x)`` for an L-Lipschitz f. Scales default to ``scale``.
-    #[pyo3(signature = (ct, f, input_scale = None, output_scale = None))]
-    fn lut(
-        &self,
-        py: Python<'_>,
-        ct: &PyLweCiphertext,
-        f: &Bound<'_, PyAny>,
-        input_scale: Option<f64>,
-        output_scale: Option<f64>,
-    ) -> PyResult<PyLweCiphertext> {
-        self.keys.lut(py, ct, f, input_scale, output_scale)
-    }
-
-    /// lut_many(cts, f, input_scale=None, output_scale=None) -> list[LweCiphertext]
-    ///
-    /// ``lut`` of every ciphertext of a sequence with one table, the blind rotations in parallel over
-    /// the ciphertexts (GIL released); the results are those of ``lut`` one by one. The ciphertexts
-    /// share one modulus (ValueError otherwise).
-    #[pyo3(signature = (cts, f, input_scale = None, output_scale = None))]
-    fn lut_many(
-        &self,
-        py: Python<'_>,
-        cts: &Bound<'_, PyAny>,
-        f: &Bound<'_, PyAny>,
-        input_scale: Option<f64>,
-        output_scale: Option<f64>,
-    ) -> PyResult<Vec<PyLweCiphertext>> {
-        self.keys.lut_many(py, cts, f, input_scale, output_scale)
-    }
-
-    /// table(f, input_scale=None, output_scale=None, input_modulus=None) -> LookupTable
-    ///
-    /// The look-up table of ``f`` (a callable on floats, called n times on the grid, GIL held) or of a
-    /// sequence of 2, 4, 8, ... callables read together by one blind rotation (``lut_all``; each on a grid
-    /// that many times coarser), for inputs modulo ``input_modulus`` (default ``lwe_modulus``) at
-    /// ``input_scale`` and outputs at ``output_scale`` (both at q0, default ``scale``). Build it once and
-    /// pass it to ``lut`` / ``lut_many`` / ``lut_all`` instead of the function: the table is then not
-    /// rebuilt per call.
-    #[pyo3(signature = (f, input_scale = None, output_scale = None, input_modulus = None))]
-    fn table(
-        &self,
-        f: &Bound<'_, PyAny>,
-        input_scale: Option<f64>,
-        output_scale: Option<f64>,
-        input_modulus: Option<u64>,
-    ) -> PyResult<PyLookupTable> {
-        self.keys.table(f, input_scale, output_scale, input_modulus)
-    }
-
-    /// lut_all(ct, fs, input_scale=None, output_scale=None) -> list[LweCiphertext]
-    ///
-    /// Every function of ``fs`` (a sequence of 2, 4, 8, ... callables, or a ``LookupTable`` of several
-    /// functions) on ``ct`` from **one** blind rotation (PEGASUS Fig. 2 on interleaved tables): the
-    /// results in the order of the functions, each as accurate as a table of a ring ``len(fs)`` times
-    /// smaller (``error_bound(L, functions=len(fs))``). The ternary and binary algorithms only
-    /// (ValueError for "lmkcdey", whose mask is odd). The GIL is released during the rotation.
-    #[pyo3(signature = (ct, fs, input_scale = None, output_scale = None))]
-    fn lut_all(
-        &self,
-        py: Python<'_>,
-        ct: &PyLweCiphertext,
-        fs: &Bound<'_, PyAny>,
-        input_scale: Option<f64>,
-        output_scale: Option<f64>,
-    ) -> PyResult<Vec<PyLweCiphertext>> {
-        self.keys.lut_all(py, ct, fs, input_scale, output_scale)
-    }
-
-    /// switch_to_lwe(ct) -> LweCiphertext
-    ///
-    /// A look-up-table output (dimension ``lut_dimension``) switched to the LWE key (dimension
-    /// ``lwe_dimension``, PEGASUS Fig. 9) modulo ``lwe_modulus`` (first switched down to it when it is
-    /// not q0, as "Secure128" does), ready for another ``lut``; the GIL is released.
-    fn switch_to_lwe(&self, py: Python<'_>, ct: &PyLweCiphertext) -> PyResult<PyLweCiphertext> {
-        self.keys.switch_to_lwe(py, ct)
     }
 
     /// decrypt(cts, scale=None) -> numpy.ndarray[float64]
@@ -419,9 +286,9 @@ impl PyLutSession {
         format!(
             "LutSession({:?}, lwe_dimension={}, lut_dimension={}, q0={}, scale={}, algorithm={:?})",
             preset_name(self.keys.params.preset),
-            self.lwe_dimension(),
-            self.lut_dimension(),
-            self.q0(),
+            self.lwe_key.dimension().get(),
+            self.keys.ctx.n(),
+            self.keys.q0.value(),
             self.keys.scale,
             algorithm_name(self.keys.algorithm())
         )
