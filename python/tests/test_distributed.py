@@ -87,17 +87,21 @@ def test_local_lut_batch_is_lut_many_with_progress(session, relu, inputs):
         assert ex.worker_info()[0]["loads"] == 1     # one key bundle, loaded once for both calls
 
 
+def _refuses_keys_of_another_context(ex, session, relu, inputs):
+    """Keys of another context: caught before shipping when the client can see it (a table output, under
+    the ring key, is not an input of the LWE keys), else when a worker loads them (the bytes of the keys
+    under another parameter set: the Rust loader's DecodeError, as KeyMismatchError)."""
+    with pytest.raises(D.KeyMismatchError, match="LWE dimension"):
+        D.lut_batch(ex, session.server(), session.lut_many(inputs[:2], relu), relu)
+    keys = D.lut_keys(session.server())
+    bad = D.Keys("lut", keys.blobs, {"params": "PegasusTable4", "scale": keys.meta["scale"]})
+    with pytest.raises(D.KeyMismatchError, match="do not load"):
+        D.lut_batch(ex, session.server(), inputs[:2], relu, keys=bad)
+
+
 def test_local_errors(session, relu, inputs):
-    other = lwe.LutSession("InsecureTest", seed=2, allow_insecure=True)
     with D.local() as ex:
-        # A table output (ring key, dimension n) is not an input of the keys (LWE dimension).
-        with pytest.raises(D.KeyMismatchError, match="LWE dimension"):
-            D.lut_batch(ex, session.server(), session.lut_many(inputs[:2], relu), relu)
-        # Bytes of one session's keys under another parameter set: the loader's DecodeError.
-        keys = D.lut_keys(other.server())
-        bad = D.Keys("lut", keys.blobs, {"params": "PegasusTable4", "scale": keys.meta["scale"]})
-        with pytest.raises(D.KeyMismatchError, match="do not load"):
-            D.lut_batch(ex, session.server(), inputs[:2], relu, keys=bad)
+        _refuses_keys_of_another_context(ex, session, relu, inputs)
         with pytest.raises(ValueError, match="chunk_size"):
             D.lut_batch(ex, session.server(), inputs[:2], relu, chunk_size=0)
     with pytest.raises(ValueError, match="host:port"):
@@ -248,14 +252,8 @@ def test_cluster_errors(cluster, session, relu, inputs, monkeypatch):
     with pytest.raises(D.ClusterUnreachableError, match="timeout of 2.0 s"):
         D.connect(f"127.0.0.1:{_free_port()}", timeout=2.0)
     assert time.time() - t < 10
-    # Keys of another context: before shipping when the client can see it, else when a worker loads them.
     with D.connect(cluster, timeout=60) as ex:
-        with pytest.raises(D.KeyMismatchError, match="LWE dimension"):
-            D.lut_batch(ex, session.server(), session.lut_many(inputs[:2], relu), relu)
-        keys = D.lut_keys(session.server())
-        bad = D.Keys("lut", keys.blobs, {"params": "PegasusTable4", "scale": keys.meta["scale"]})
-        with pytest.raises(D.KeyMismatchError, match="do not load"):
-            D.lut_batch(ex, session.server(), inputs[:2], relu, keys=bad)
+        _refuses_keys_of_another_context(ex, session, relu, inputs)
     # A client of another version than its workers.
     import rnsfhe.distributed._core as core
 
