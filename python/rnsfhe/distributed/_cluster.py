@@ -5,6 +5,7 @@ is stopping those processes by their ids (`ray stop` would stop every Ray proces
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import signal
@@ -25,7 +26,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _stop(procs: List[subprocess.Popen]) -> None:
+def _stop(procs: List["subprocess.Popen[bytes]"]) -> None:
     # The joined nodes first, then the head: each `ray start --block` stops its node's processes on
     # SIGTERM (a few seconds); what is left of its process group is then killed.
     for p in reversed(procs):
@@ -57,7 +58,7 @@ def local_cluster(nodes: int = 2, cpus_per_node: int = 1, object_store_bytes: in
               "--disable-usage-stats", "--block"]
     penv = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", **(env or {}))
     log_path = Path(tmp) / "cluster.log"
-    procs: List[subprocess.Popen] = []
+    procs: List["subprocess.Popen[bytes]"] = []
     address = f"127.0.0.1:{port}"
     with open(log_path, "wb") as log:
         try:
@@ -77,7 +78,7 @@ def local_cluster(nodes: int = 2, cpus_per_node: int = 1, object_store_bytes: in
             for _ in range(nodes - 1):
                 procs.append(subprocess.Popen([cli, "start", "--address", address] + common, stdout=log,
                                               stderr=subprocess.STDOUT, env=penv, start_new_session=True))
-            ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+            ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
             try:
                 while len([n for n in ray.nodes() if n["Alive"]]) < nodes:
                     if time.time() > deadline or any(p.poll() is not None for p in procs):

@@ -227,7 +227,8 @@ class _Backend:
             args: Any, progress: Optional[Progress]) -> List[Optional[List[bytes]]]:
         raise NotImplementedError
 
-    def preload(self, ex: Executor, keys: Keys) -> None:
+    def preload(self, ex: Executor, keys: Keys) -> str:
+        """Ships and loads ``keys`` on every worker; returns their fingerprint."""
         raise NotImplementedError
 
     def info(self) -> List[Dict[str, Any]]:

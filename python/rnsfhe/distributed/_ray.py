@@ -4,9 +4,10 @@ feeds them chunks, resends the chunks of a dead worker and stores results by chu
 from __future__ import annotations
 
 import collections
+import logging
 import os
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
@@ -25,7 +26,7 @@ from ._core import (
 from . import _core
 
 # Exceptions that mean "the worker is gone", after which a chunk is sent again (to the restarted actor).
-_LOST: Tuple[type, ...] = (RayActorError,)
+_LOST: Tuple[Type[BaseException], ...] = (RayActorError,)
 try:  # pragma: no cover - names differ across Ray versions
     from ray.exceptions import ActorUnavailableError, ObjectLostError, WorkerCrashedError
 
@@ -86,7 +87,8 @@ class RayBackend(_Backend):
             raise ClusterUnreachableError(f"could not join the Ray cluster at {address}: {failure[0]}")
         cpus = int(ray.cluster_resources().get("CPU", 0))
         self.workers = workers if workers is not None else max(1, cpus)
-        self._actors = [_Worker.options(scheduling_strategy="SPREAD").remote() for _ in range(self.workers)]
+        self._actors = [_Worker.options(scheduling_strategy="SPREAD").remote()  # type: ignore[attr-defined]
+                        for _ in range(self.workers)]
         try:
             infos = ray.get([a.info.remote() for a in self._actors], timeout=timeout)
         except GetTimeoutError:
@@ -108,7 +110,7 @@ class RayBackend(_Backend):
     @staticmethod
     def _init(address: str, failure: List[BaseException]) -> None:
         try:
-            ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+            ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
         except BaseException as e:  # noqa: BLE001 - reported to the caller's thread
             failure.append(e)
 
@@ -121,9 +123,10 @@ class RayBackend(_Backend):
                 ex.stats.key_bytes += keys.nbytes
             return fp, self._puts[fp]
 
-    def preload(self, ex: Executor, keys: Keys) -> None:
+    def preload(self, ex: Executor, keys: Keys) -> str:
         fp, ref = self._keys_ref(ex, keys)
         ray.get([a.preload.remote(fp, [ref]) for a in self._actors], timeout=self._task_timeout)
+        return fp
 
     def run(self, ex: Executor, task: str, keys: Keys, items: List[bytes], bounds: List[Tuple[int, int]],
             args: Any, progress: Optional[Progress]) -> List[Optional[List[bytes]]]:

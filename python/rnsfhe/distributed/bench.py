@@ -157,8 +157,8 @@ def main(argv: Any = None) -> Dict[str, Any]:
     res["load_after"] = _loadavg()
     print(f"load after: {res['load_after']}")
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump(res, f, indent=2)
+        with open(a.json, "w") as out_file:
+            json.dump(res, out_file, indent=2)
     return res
 
 
