@@ -155,8 +155,25 @@ def ckks_job():
     return s, cts, D.evaluator_keys(s.context, relin_key=s.keys.relin)
 
 
-def test_local_jobs(session, tree_job, ckks_job, distances):
+@pytest.fixture(scope="module")
+def pipeline_job():
+    import warnings
+
+    from rnsfhe import pegasus
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # InsecureTest
+        s = pegasus.Session("InsecureTest", slots=8, seed=1, allow_insecure=True)
+    cts = [s.encrypt(np.linspace(-7, 7, 8) * (i + 1) / 3) for i in range(3)]
+    table = s.table(np.tanh)
+    want = [ct.lut(table).to_bytes() for ct in cts]
+    return D.pipeline_keys(s.pipeline, allow_insecure=True), [ct.to_bytes() for ct in cts], table, want
+
+
+def test_local_jobs(session, tree_job, ckks_job, distances, pipeline_job):
     with D.local() as ex:
+        keys, cts, table, want = pipeline_job
+        assert D.pipeline_lut(ex, keys, cts, table, chunk_size=5) == want      # bit for bit session.lut
         assert _tree_labels(ex, tree_job) == list(tree_job[3])
         bits = np.round(session.decrypt(_kmeans_bits(ex, session, distances))).reshape(DISTANCES.shape)
         assert (bits == (DISTANCES == DISTANCES.min(axis=1, keepdims=True))).all()
@@ -215,7 +232,9 @@ def test_cluster_lut_batch_keys_once_per_node(ex, session, relu, inputs):
 
 
 @needs_ray
-def test_cluster_jobs_equal_local(ex, session, tree_job, ckks_job, distances):
+def test_cluster_jobs_equal_local(ex, session, tree_job, ckks_job, distances, pipeline_job):
+    keys, cts, table, want = pipeline_job
+    assert D.pipeline_lut(ex, keys, cts, table, chunk_size=5) == want
     with D.local() as loc:
         assert _tree_labels(ex, tree_job) == _tree_labels(loc, tree_job) == list(tree_job[3])
         assert _bytes(_kmeans_bits(ex, session, distances)) == _bytes(_kmeans_bits(loc, session, distances))

@@ -1,7 +1,8 @@
 """Independent work of the library spread over a Ray cluster, or run in this process (docs/distributed.md).
 
 The embarrassingly parallel parts of PEGASUS and its applications -- look-up tables on a batch of LWE
-ciphertexts (PEGASUS Fig. 2), private decision trees on many queries (Section V.B), the look-up-table
+ciphertexts (PEGASUS Fig. 2), the extraction, table and repacking stages of the pipeline on many CKKS
+ciphertexts (Fig. 6), private decision trees on many queries (Section V.B), the look-up-table
 stage of a k-means update (Section V.C) -- and independent CKKS / BFV jobs run on an :class:`Executor`:
 
 * :func:`local` runs them in this process (no Ray needed; each chunk on rayon's threads);
@@ -46,6 +47,8 @@ from .jobs import (
     kmeans_lut_stage,
     lut_batch,
     lut_keys,
+    pipeline_keys,
+    pipeline_lut,
     predict_trees,
     run_jobs,
     shared_keys,
@@ -62,6 +65,8 @@ __all__ = [
     "version_info",
     "lut_keys",
     "lut_batch",
+    "pipeline_keys",
+    "pipeline_lut",
     "tree_keys",
     "predict_trees",
     "kmeans_lut_stage",

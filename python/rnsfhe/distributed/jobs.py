@@ -1,5 +1,6 @@
 """The embarrassingly parallel jobs of the library on an :class:`~rnsfhe.distributed.Executor`: look-up
-tables on a batch of LWE ciphertexts (PEGASUS Fig. 2), private decision trees on many queries (PEGASUS
+tables on a batch of LWE ciphertexts (PEGASUS Fig. 2), the extraction / table / repacking stages of the
+PEGASUS pipeline on many CKKS ciphertexts (Fig. 6), private decision trees on many queries (PEGASUS
 Section V.B), the look-up-table stage of a k-means update (PEGASUS Section V.C) and any independent
 CKKS / BFV job. Each is a key bundle (:class:`~rnsfhe.distributed.Keys`), a task registered for the
 workers, and a client-side function that turns objects into wire bytes and back.
@@ -12,6 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..apps import EncryptedQuery, EncryptedTree, TreeScaling, TreeServerKey
 from ..lwe import LookupTable, LutServer, LweCiphertext
+from ..pegasus import Pipeline, PipelineServer
 from ._core import Executor, KeyMismatchError, Keys, Progress, register_loader, register_task
 
 # ----- look-up tables on LWE ciphertexts ----------------------------------------------------------------------
@@ -74,6 +76,66 @@ def lut_batch(executor: Executor, server: LutServer, cts: Sequence[LweCiphertext
     dimension, modulus = (server.lwe_dimension, server.lwe_modulus) if switch else (server.lut_dimension,
                                                                                    server.q0)
     return _ciphertexts(out, dimension, modulus)
+
+
+# ----- the stages of the PEGASUS pipeline ---------------------------------------------------------------------
+
+
+def pipeline_keys(pipeline: Pipeline, *, allow_insecure: bool = False) -> Keys:
+    """The key bundle of a PEGASUS pipeline (``session.pipeline``): its parameters, options and evaluation
+    keys (seeded wire bytes; no secret), loaded on each worker by ``PipelineServer.from_bytes``
+    (``allow_insecure``: the workers' opt-in for parameters below 128 bits)."""
+    return Keys("pegasus", {"params": pipeline.params_to_bytes(), "options": pipeline.options_to_bytes(),
+                            "keys": pipeline.keys_to_bytes()},
+                {"preset": pipeline.preset, "allow_insecure": allow_insecure,
+                 "lwe": (pipeline.lwe_dimension, pipeline.lwe_modulus),
+                 "lut": (pipeline.lut_dimension, pipeline.q0)})
+
+
+@register_loader("pegasus")
+def _load_pipeline(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> Any:
+    server = PipelineServer.from_bytes(meta["preset"], blobs["params"], blobs["options"], blobs["keys"],
+                                       allow_insecure=meta["allow_insecure"])
+    return server, meta
+
+
+@register_task("pegasus_extract")
+def _task_extract(loaded: Any, items: List[bytes], args: Any) -> List[bytes]:
+    server, _ = loaded
+    return [pickle.dumps([c.to_bytes() for c in server.to_lwe(ct)]) for ct in items]
+
+
+@register_task("pegasus_lut")
+def _task_pipeline_lut(loaded: Any, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    server, meta = loaded
+    table = LookupTable.from_bytes(args["table"], server.lwe_params)
+    return [c.to_bytes() for c in server.lut_lwe(_ciphertexts(items, *meta["lwe"]), table)]
+
+
+@register_task("pegasus_repack")
+def _task_repack(loaded: Any, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    server, meta = loaded
+    table = LookupTable.from_bytes(args["table"], server.lwe_params)
+    return [server.repack(_ciphertexts(pickle.loads(group), *meta["lut"]), table) for group in items]
+
+
+def pipeline_lut(executor: Executor, keys: Keys, cts: Sequence[bytes], table: LookupTable, *,
+                 chunk_size: Optional[int] = None, progress: Optional[Progress] = None) -> List[bytes]:
+    """``ct.lut(table)`` (PEGASUS Fig. 6) of many CKKS ciphertexts (wire bytes in and out) with its three
+    stages spread over the workers: the extraction of each ciphertext (steps 1-4, one item per
+    ciphertext), the look-up tables of all their slots together (step 5, chunks of LWE ciphertexts; the
+    ``progress`` of this stage) and the repacking of each ciphertext (steps 6-10). Bit for bit
+    ``session.lut``; ``keys`` from :func:`pipeline_keys`, ``table`` from ``session.table(f)``. The
+    results load with ``ckks.Ciphertext.from_bytes(data, session.context, session.evaluator)``."""
+    extracted = [pickle.loads(b) for b in executor.map("pegasus_extract", keys, list(cts), chunk_size=1)]
+    args = {"table": table.to_bytes()}
+    flat = [b for lwes in extracted for b in lwes]
+    outs = executor.map("pegasus_lut", keys, flat, args, chunk_size=chunk_size, progress=progress)
+    groups, start = [], 0
+    for lwes in extracted:
+        groups.append(pickle.dumps(outs[start:start + len(lwes)]))
+        start += len(lwes)
+    return executor.map("pegasus_repack", keys, groups, args, chunk_size=1)
 
 
 # ----- private decision trees -------------------------------------------------------------------------------
@@ -235,5 +297,5 @@ def run_jobs(executor: Executor, fn: Callable[[Any, Any], Any], inputs: Sequence
     return [pickle.loads(b) for b in out]
 
 
-__all__ = ["lut_keys", "lut_batch", "tree_keys", "predict_trees", "kmeans_lut_stage", "evaluator_keys", "shared_keys",
+__all__ = ["lut_keys", "lut_batch", "pipeline_keys", "pipeline_lut", "tree_keys", "predict_trees", "kmeans_lut_stage", "evaluator_keys", "shared_keys",
            "run_jobs"]
