@@ -158,10 +158,9 @@ impl EvaluationKeys {
         let modulus = cts
             .first()
             .map_or(self.lwe_modulus.value(), |ct| ct.modulus().value());
-        let table = self.table_of(f, modulus, input_scale, output_scale)?;
-        let outs = crate::common::release(py, || self.evaluator.evaluate_many(&cts, &table))
-            .map_err(lut_error)?;
-        Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
+        self.with_table(py, f, modulus, (input_scale, output_scale), |table| {
+            self.evaluator.evaluate_many(&cts, table)
+        })
     }
 
     /// `lut_all`: several functions from one blind rotation, the GIL released.
@@ -174,9 +173,27 @@ impl EvaluationKeys {
         output_scale: Option<f64>,
     ) -> PyResult<Vec<PyLweCiphertext>> {
         let ct = &ct.ct;
-        let table = self.table_of(fs, ct.modulus().value(), input_scale, output_scale)?;
-        let outs = crate::common::release(py, || self.evaluator.evaluate_all(ct, &table))
-            .map_err(lut_error)?;
+        self.with_table(
+            py,
+            fs,
+            ct.modulus().value(),
+            (input_scale, output_scale),
+            |table| self.evaluator.evaluate_all(ct, table),
+        )
+    }
+
+    /// `op` on the table of `f` for inputs modulo `modulus` (at the given input and output scales), the
+    /// GIL released: its outputs as Python ciphertexts.
+    fn with_table(
+        &self,
+        py: Python<'_>,
+        f: &Bound<'_, PyAny>,
+        modulus: u64,
+        (input_scale, output_scale): (Option<f64>, Option<f64>),
+        op: impl FnOnce(&LookupTable) -> Result<Vec<LweCiphertext>, LweError> + Send,
+    ) -> PyResult<Vec<PyLweCiphertext>> {
+        let table = self.table_of(f, modulus, input_scale, output_scale)?;
+        let outs = crate::common::release(py, || op(&table)).map_err(lut_error)?;
         Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
     }
 
