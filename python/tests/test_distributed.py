@@ -312,3 +312,26 @@ def test_three_party_server_refuses_an_unreachable_cluster(tmp_path):
         assert "pip install" in out.stderr
     else:
         assert out.returncode != 0 and "timeout of 2.0 s" in out.stderr
+
+
+def test_without_ray_the_local_path_runs_and_connect_names_the_extra():
+    """A process where Ray cannot be imported: the local executor works, connect says what to install."""
+    code = """
+import sys
+sys.modules["ray"] = None  # import ray raises ImportError
+import numpy as np
+from rnsfhe import lwe, distributed as D
+s = lwe.LutSession("InsecureTest", seed=1, allow_insecure=True)
+cts = s.encrypt(np.array([-1.0, 0.5]))
+t = s.table(lambda v: max(v, 0.0))
+with D.local() as ex:
+    assert [c.to_bytes() for c in D.lut_batch(ex, s.server(), cts, t)] == [c.to_bytes() for c in s.lut_many(cts, t)]
+    assert "ray" not in ex.worker_info()[0]["versions"]
+try:
+    D.connect("127.0.0.1:1", timeout=1)
+except ImportError as e:
+    print("ImportError:", e)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "pip install 'rnsfhe[distributed]'" in out.stdout
