@@ -55,6 +55,12 @@ def _bytes(cts):
 # ----- without Ray ---------------------------------------------------------------------------------------------
 
 
+def test_public_names_documented():
+    from conftest import assert_public_names_documented
+
+    assert_public_names_documented(D)
+
+
 def test_lut_server_from_bytes_is_the_session_without_secrets(session, relu, inputs):
     server = session.server()
     brk, ksk = server.blind_rotation_key_bytes(), server.switching_key.to_bytes()

@@ -95,6 +95,8 @@ class Keys:
 
     @property
     def fingerprint(self) -> str:
+        """BLAKE2b-128 of the kind, every blob and the settings, in hex: the bundle's identity (one
+        object-store put and one load per worker for each)."""
         h = hashlib.blake2b(self.kind.encode(), digest_size=16)
         for name in sorted(self.blobs):
             h.update(name.encode())
@@ -167,10 +169,12 @@ class Executor:
 
     @property
     def is_distributed(self) -> bool:
+        """True on a Ray cluster, False in this process."""
         return self._backend.distributed
 
     @property
     def workers(self) -> int:
+        """How many chunks run at once: the worker actors on a cluster, 1 in this process."""
         return self._backend.workers
 
     def map(self, task: str, keys: Keys, items: Sequence[bytes], args: Any = None,

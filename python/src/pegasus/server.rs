@@ -42,6 +42,13 @@ pub(crate) struct PyPipelineServer {
 
 #[pymethods]
 impl PyPipelineServer {
+    /// PipelineServer.from_bytes(preset, params, options, keys, allow_insecure=False, mac_key=None)
+    ///
+    /// The pipeline of the pipeline preset ``preset`` (``presets()``) from the bytes of
+    /// ``Pipeline.params_to_bytes()``, ``options_to_bytes()`` and ``keys_to_bytes()``: the parameters
+    /// under the load limits (``allow_insecure``: the reader's opt-in for sets below 128 bits), the
+    /// options for them, every key against both, each digest (a MAC under ``mac_key``). Raises
+    /// rnsfhe.DecodeError naming the field and byte offset. The GIL is released.
     #[staticmethod]
     #[pyo3(signature = (preset, params, options, keys, allow_insecure = false, mac_key = None))]
     fn from_bytes(
