@@ -301,7 +301,8 @@ def connect(address: str, *, timeout: float = 30.0, workers: Optional[int] = Non
     nodes. Raises :class:`ClusterUnreachableError` when nothing answers within ``timeout`` seconds,
     :class:`VersionMismatchError` when the workers run other versions, and ImportError naming the extra
     when Ray is not installed. ``retries`` is how often a chunk is sent again after its worker died;
-    ``task_timeout`` bounds the wait for one chunk."""
+    ``task_timeout`` bounds the wait for one chunk. A process holds one Ray connection: connecting again
+    ends the previous executor's."""
     try:
         import ray  # noqa: F401
     except ImportError as e:

@@ -21,9 +21,9 @@ from ._core import Executor, KeyMismatchError, Keys, Progress, register_loader, 
 
 def lut_keys(server: LutServer) -> Keys:
     """The key bundle of a :class:`rnsfhe.lwe.LutServer`: its blind-rotation key and switching key (seeded
-    wire bytes) with its parameter set and scale."""
+    wire bytes) with its parameter set (a ``PegasusParams``, which pickles by name) and scale."""
     return Keys("lut", {"brk": server.blind_rotation_key_bytes(), "ksk": server.switching_key.to_bytes()},
-                {"params": server.params.preset, "scale": server.scale})
+                {"params": server.params, "scale": server.scale})
 
 
 @register_loader("lut")
