@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import rnsfhe
-from rnsfhe import apps, ckks, lwe
+from rnsfhe import apps, bfv, ckks, lwe
 from rnsfhe import distributed as D
 
 try:
@@ -188,6 +188,12 @@ def test_local_jobs(session, tree_job, ckks_job, distances, pipeline_job):
         assert [o.to_bytes() for o in out] == [s.evaluator.square(c).to_bytes() for c in cts]
         assert np.allclose(s.decrypt(out[3], real=True)[:4], 9.0, atol=1e-4)
         assert D.run_jobs(ex, pow, [2, 3], 2) == [4, 8]        # shared=2: pow(2, x)
+        # BFV through the same bundle of evaluation keys: exact products.
+        b = bfv.Session(bfv.Context.generate(t=65537, depth=1))
+        bcts = [b.encrypt(np.array([i, -i, 3])) for i in range(3)]
+        bkeys = D.evaluator_keys(b.context, relin_key=b.keys.relin)
+        out = D.run_jobs(ex, lambda ev, ct: ev.multiply(ct, ct), bcts, keys=bkeys)
+        assert [b.decrypt(o)[:3].tolist() for o in out] == [[i * i, i * i, 9] for i in range(3)]
         # Closures too (cloudpickle, which Ray brings): the function goes by value.
         offset = 5
         assert D.run_jobs(ex, lambda base, x: base * x + offset, [1, 2], 10) == [15, 25]
