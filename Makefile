@@ -5,7 +5,8 @@
 #               integration, doc tests) and Python (pytest)
 #
 # Both install what they need by themselves: the Rust crates come from crates.io through cargo, the Python
-# tools (pinned in python/requirements-dev.txt) go into the virtualenv $(VENV), created from $(PYTHON).
+# tools (pinned in python/requirements-dev.txt, Ray for rnsfhe.distributed in python/requirements-distributed.txt)
+# go into the virtualenv $(VENV), created from $(PYTHON).
 # Needs: a Rust toolchain (cargo) and Python >= 3.10 with the venv module.
 
 SHELL := bash
@@ -20,9 +21,9 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV ?= .venv
 VENV_PY := $(VENV)/bin/python
-REQUIREMENTS := python/requirements-dev.txt
+REQUIREMENTS := python/requirements-dev.txt python/requirements-distributed.txt
 # The stamp is keyed on the content of the requirements: changing a pin reinstalls, nothing else does.
-REQUIREMENTS_HASH := $(shell sha256sum $(REQUIREMENTS) | cut -c1-16)
+REQUIREMENTS_HASH := $(shell cat $(REQUIREMENTS) | sha256sum | cut -c1-16)
 VENV_STAMP := $(VENV)/.requirements-$(REQUIREMENTS_HASH)
 RNSFHE := target/release/rnsfhe
 
@@ -111,7 +112,7 @@ venv: $(VENV_STAMP)
 
 $(VENV_STAMP): $(REQUIREMENTS) | check-tools
 	@test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
-	$(VENV_PY) -m pip install --quiet -r $(REQUIREMENTS)
+	$(VENV_PY) -m pip install --quiet $(foreach r,$(REQUIREMENTS),-r $(r))
 	@rm -f $(VENV)/.requirements-*
 	@touch $@
 

@@ -20,6 +20,11 @@ The HTTP API (bodies are frames of rnsfhe wire objects, see ``protocol.py``):
     JSON: for every request so far, the method, the path, the status, the bytes received and sent, and
     the kinds of the objects received (the audit trail of what the server was given).
 
+With ``--ray-address HOST:PORT`` the server hands its computations to the workers of that Ray cluster
+(``rnsfhe.distributed``, docs/distributed.md): each session's evaluation keys go to the cluster once and
+every worker loads them once; a ciphertext goes as its wire bytes. The HTTP API and the client are the
+same, so a job larger than one machine needs no change on the client's side.
+
 What it enforces on every request: a ``Content-Length`` (no chunked bodies), a size limit known before
 the body is read (``--max-key-bytes`` for key uploads, ``--max-log-n`` for the ring degree; for ciphertexts, the size of a full-level
 ciphertext of the session's parameters), the object kinds it expects in the order it expects them, a
@@ -47,7 +52,7 @@ from collections import OrderedDict
 from typing import Dict, List, Optional, Tuple
 
 import protocol
-from rnsfhe import DecodeError, ckks, read_header
+from rnsfhe import DecodeError, ckks, distributed, read_header
 
 #: Length of the header that opens every rnsfhe wire object.
 HEADER_LEN = 16
@@ -72,10 +77,13 @@ class HttpError(Exception):
 class Session:
     """What the server holds for one client: a context and an evaluator with the evaluation keys."""
 
-    def __init__(self, context: "ckks.Context", fingerprint: int, evaluator: "ckks.Evaluator") -> None:
+    def __init__(self, context: "ckks.Context", fingerprint: int, evaluator: "ckks.Evaluator",
+                 keys: Optional[distributed.Keys] = None) -> None:
         self.context = context
         self.fingerprint = fingerprint
         self.evaluator = evaluator
+        #: The evaluation keys as a bundle for the Ray workers (only with --ray-address).
+        self.keys = keys
         self.max_ciphertext_bytes = max_ciphertext_bytes(context)
 
 
@@ -94,9 +102,10 @@ class Server(http.server.ThreadingHTTPServer):
 
     def __init__(self, address, *, max_key_bytes: int, max_log_n: int, max_sessions: int,
                  allow_insecure: bool, record_dir: Optional[pathlib.Path],
-                 mac_key: Optional[bytes] = None) -> None:
+                 mac_key: Optional[bytes] = None, executor: Optional[distributed.Executor] = None) -> None:
         super().__init__(address, Handler)
         self.mac_key = mac_key
+        self.executor = executor
         self.max_key_bytes = max_key_bytes
         self.max_log_n = max_log_n
         self.max_sessions = max_sessions
@@ -268,7 +277,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         relin = ckks.RelinKey.from_bytes(frames[1], context, mac_key=key)
         galois = ckks.GaloisKeys.from_bytes(frames[2], context, mac_key=key)
         evaluator = context.evaluator(relin_key=relin, galois_keys=galois)
-        session = Session(context, fingerprint, evaluator)
+        keys = None
+        if self.server.executor is not None:
+            keys = distributed.evaluator_keys(context, relin_key=relin, galois_keys=galois)
+        session = Session(context, fingerprint, evaluator, keys)
         sid = self.server.add_session(session)
         return 201, "application/json", _json({
             "session": sid,
@@ -290,15 +302,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
         entry["kinds"] = expect_kinds(frames, (CKKS_CIPHERTEXT,), session.fingerprint)
         ev = session.evaluator
         key = self.server.mac_key
-        ct = ev.attach(ckks.Ciphertext.from_bytes(frames[0], ctx, mac_key=key))
-        # mean = sum(x) / n and variance = sum(x^2) / n - mean^2, over the n values of the request (the other
-        # slots are zero); the sums put the total in every slot. Three levels.
-        mean = ev.sum(ct) * (1.0 / n)
-        variance = ev.sum(ct * ct) * (1.0 / n) - mean * mean
-        # The mean is one level above the variance: dropping its extra prime (exact) shrinks the answer. Not
-        # lower: with Rec128N13's 45-bit q0 and scale 2^40, level 1 holds only values below 2^4.
-        results = [ev.drop_to_level(mean, variance.level), variance]
+        ct = ckks.Ciphertext.from_bytes(frames[0], ctx, mac_key=key)
+        if self.server.executor is not None:  # on a worker of the Ray cluster, with the session's keys
+            results = distributed.run_jobs(self.server.executor, mean_variance_job, [(ct, n)],
+                                           keys=session.keys)[0]
+        else:
+            results = mean_variance(ev, ct, n)
         return 200, "application/octet-stream", protocol.pack([r.to_bytes(mac_key=key) for r in results])
+
+
+def mean_variance(ev: "ckks.Evaluator", ct: "ckks.Ciphertext", n: int) -> List["ckks.Ciphertext"]:
+    """The mean and the variance of the first ``n`` slots of ``ct`` (the others zero), in every slot."""
+    ct = ev.attach(ct)
+    # mean = sum(x) / n and variance = sum(x^2) / n - mean^2, over the n values of the request (the other
+    # slots are zero); the sums put the total in every slot. Three levels.
+    mean = ev.sum(ct) * (1.0 / n)
+    variance = ev.sum(ct * ct) * (1.0 / n) - mean * mean
+    # The mean is one level above the variance: dropping its extra prime (exact) shrinks the answer. Not
+    # lower: with Rec128N13's 45-bit q0 and scale 2^40, level 1 holds only values below 2^4.
+    return [ev.drop_to_level(mean, variance.level), variance]
+
+
+def mean_variance_job(ev: "ckks.Evaluator", job: Tuple["ckks.Ciphertext", int]) -> List["ckks.Ciphertext"]:
+    """:func:`mean_variance` as a job of ``rnsfhe.distributed.run_jobs`` (the evaluator is the worker's)."""
+    return mean_variance(ev, *job)
 
 
 def _count(query: Dict, slots: int) -> int:
@@ -336,14 +363,26 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--mac-key", type=pathlib.Path, metavar="FILE",
                     help="require a MAC under the 32-byte key in FILE on every object, and seal the answers "
                          "with it (FILE is created with a fresh key if missing; give the other parties a copy)")
+    ap.add_argument("--ray-address", metavar="HOST:PORT",
+                    help="run the computations on the Ray cluster at this address (rnsfhe.distributed; "
+                         "docs/distributed.md); the client needs no change")
+    ap.add_argument("--ray-timeout", type=float, default=30.0,
+                    help="seconds to wait for the Ray cluster to answer (default 30)")
     args = ap.parse_args(argv)
     if args.max_sessions < 1 or args.max_key_bytes < 1:
         ap.error("--max-sessions and --max-key-bytes must be positive")
+    executor = None
+    if args.ray_address:
+        try:
+            executor = distributed.connect(args.ray_address, timeout=args.ray_timeout)
+        except (ImportError, distributed.DistributedError, ValueError) as e:
+            sys.exit(f"server: {e}")
     if args.record is not None:
         args.record.mkdir(parents=True, exist_ok=True)
     server = Server((args.host, args.port), max_key_bytes=args.max_key_bytes, max_log_n=args.max_log_n,
                     max_sessions=args.max_sessions, allow_insecure=args.allow_insecure,
-                    record_dir=args.record, mac_key=protocol.mac_key(args.mac_key, create=True))
+                    record_dir=args.record, mac_key=protocol.mac_key(args.mac_key, create=True),
+                    executor=executor)
     host, port = server.server_address[:2]
     print(f"listening on http://{host}:{port}", flush=True)
     try:
@@ -352,6 +391,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         pass
     finally:
         server.server_close()
+        if executor is not None:
+            executor.close()
 
 
 if __name__ == "__main__":

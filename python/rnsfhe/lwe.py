@@ -31,6 +31,10 @@ The pieces:
 * :class:`LweSwitchingKey` -- key switching between dimensions (PEGASUS Fig. 9);
 * :class:`LutSession` -- the keys of one parameter set and the look-up tables: ``lut(ct, f)``,
   ``lut_many(cts, f)``, ``lut_all(ct, [f, g, ...])`` (2, 4, 8, ... functions from one blind rotation);
+* :class:`LutServer` -- ``s.server()``: the evaluation keys without the secret keys (``table``, ``lut``,
+  ``lut_many``, ``lut_all``, ``switch_to_lwe``), for a server or the workers of :mod:`rnsfhe.distributed`;
+  its bytes are ``blind_rotation_key_bytes()`` and ``switching_key.to_bytes()``, loaded by
+  ``LutServer.from_bytes(params, brk, ksk)`` (keys of another parameter set raise DecodeError);
 * :class:`LookupTable` -- ``s.table(f)`` or ``s.table([f, g])``: a table built once and passed to
   ``lut`` / ``lut_many`` / ``lut_all`` in place of the function (``to_bytes()``, pickles).
 
@@ -54,12 +58,13 @@ the GIL.
 
 from __future__ import annotations
 
-from ._rnsfhe.lwe import LookupTable, LutSession, LweCiphertext, LweSecretKey, LweSwitchingKey
+from ._rnsfhe.lwe import LookupTable, LutServer, LutSession, LweCiphertext, LweSecretKey, LweSwitchingKey
 from ._rnsfhe.lwe import PegasusParams, PegasusSecurity, presets
 
 # Written out so that type checkers see what the module exports.
 __all__ = [
     "LookupTable",
+    "LutServer",
     "LutSession",
     "LweCiphertext",
     "LweSecretKey",

@@ -50,6 +50,10 @@ Errors raise exceptions with clear messages: values outside ``[-input_bound, inp
 around), a ciphertext of another slot count, scale or session (ValueError), too few levels
 (:class:`rnsfhe.ckks.NotEnoughLevelsError`), an insecure preset without ``allow_insecure=True``
 (ValueError), a table of another pipeline (ValueError); exceptions raised by ``f`` propagate unchanged.
+A server without the secrets loads the pipeline from the bytes of ``session.pipeline.params_to_bytes()``,
+``options_to_bytes()`` and ``keys_to_bytes()``: :class:`PipelineServer` (``to_lwe``, ``lut_lwe``,
+``repack`` on CKKS ciphertexts as wire bytes; the workers of :mod:`rnsfhe.distributed` use it).
+
 A Session, its :class:`Pipeline`, keys, evaluator, encryptor and decryptor refuse pickling (TypeError:
 they hold secret keys); its context, the CKKS ciphertexts, LWE ciphertexts and tables pickle. Heavy calls
 release the GIL.
@@ -64,7 +68,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import ckks
 from ._rnsfhe.lwe import LookupTable, LweCiphertext
-from ._rnsfhe.pegasus import Pipeline, presets
+from ._rnsfhe.pegasus import Pipeline, PipelineServer, presets
 
 # What ``lut`` and friends take as a function: a Python callable on floats, or a table of ``Session.table``.
 Function = Union[Callable[[float], float], LookupTable]
@@ -250,6 +254,7 @@ class Session(ckks.Session):
 # Written out so that type checkers see what the module exports.
 __all__ = [
     "Session",
+    "PipelineServer",
     "Pipeline",
     "presets",
 ]

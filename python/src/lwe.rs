@@ -5,7 +5,8 @@
 //! [`secret`] (`LweSecretKey`: encryption and decryption, one value or a numpy vector), [`ciphertext`]
 //! (`LweCiphertext`, with Python operators and modulus switching), [`keyswitch`] (`LweSwitchingKey`) and
 //! [`session`] (`LutSession`: every key of a look-up-table evaluation in one object, and tables of any
-//! Python function). The Rust crate decides everything cryptographic (the table grid, blind rotation, the
+//! Python function) and [`server`] (`LutServer`: the session's evaluation keys without its secrets,
+//! loadable from bytes). The Rust crate decides everything cryptographic (the table grid, blind rotation, the
 //! error bound); this module reads Python values and converts results (vectors as numpy arrays). Errors of
 //! the Rust layer become `ValueError` with the Rust message; key generation, vector encryption and
 //! decryption, key switching and look-up tables run with the GIL released. Secret keys are never printed
@@ -38,12 +39,14 @@ mod ciphertext;
 mod keyswitch;
 mod params;
 mod secret;
+mod server;
 mod session;
 mod table;
 
 use keyswitch::*;
 use params::*;
 use secret::*;
+use server::*;
 use session::*;
 
 // What the PEGASUS bindings (`crate::pegasus`) take and return: LWE ciphertexts and look-up tables as the
@@ -91,6 +94,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_class::<PyLweCiphertext>()?;
         m.add_class::<PyLweSwitchingKey>()?;
         m.add_class::<PyLutSession>()?;
+        m.add_class::<PyLutServer>()?;
         m.add_function(wrap_pyfunction!(params::presets, m)?)?;
         Ok(())
     })

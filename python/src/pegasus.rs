@@ -7,7 +7,7 @@
 //! carries it and `ct.lut(f)` / `ct.to_lwe()` need no other argument, as `ct * ct` needs no
 //! relinearization key argument. [`pipeline`] holds the Python class `Pipeline`: key generation, the
 //! secrets (encryption at the pipeline's input level, decryption of LWE ciphertexts) and the methods a
-//! `Session` forwards to. Python callables become look-up tables with the GIL held (their exceptions kept
+//! `Session` forwards to; [`server`] the class `PipelineServer`, the evaluation side loaded from bytes. Python callables become look-up tables with the GIL held (their exceptions kept
 //! and raised unchanged, as for `ckks.Ciphertext.chebyshev`); the pipeline itself (slots to coefficients,
 //! extraction, blind rotations, repacking) runs with the GIL released. The cryptographic choices (the
 //! input scale, the table grid, the output scale F_mod allows) are the Rust crate's; this module reads
@@ -38,8 +38,10 @@ use crate::lwe::{
 };
 
 mod pipeline;
+mod server;
 
 pub(crate) use pipeline::PyPipeline;
+use server::PyPipelineServer;
 
 const SCHEME: Scheme = Scheme {
     module: "pegasus",
@@ -368,6 +370,7 @@ fn lwe_params_of(preset: PipelinePreset, params: rnsfhe::lwe::PegasusParams) -> 
 pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     SCHEME.register(parent, |m| {
         m.add_class::<PyPipeline>()?;
+        m.add_class::<PyPipelineServer>()?;
         m.add_function(wrap_pyfunction!(presets, m)?)?;
         Ok(())
     })

@@ -43,3 +43,33 @@ def test_the_server_checks_what_the_client_sent(sent):
     # Parameters and options were sealed with the plain digest, the keys with the MAC: the reader in
     # MAC mode refuses the plain digests.
     assert e.value.field == "digest"
+
+
+def test_pipeline_server_from_bytes_runs_the_stages():
+    """A server with the client's bytes only (no secret) runs extraction, tables and repacking: the
+    ciphertext of session.lut, bit for bit (PEGASUS Fig. 6)."""
+    import numpy as np
+
+    from rnsfhe import ckks, lwe
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        session = pegasus.Session("InsecureTest", slots=8, seed=4, allow_insecure=True)
+    p = session.pipeline
+    sent = p.params_to_bytes(), p.options_to_bytes(), p.keys_to_bytes()
+    server = pegasus.PipelineServer.from_bytes("InsecureTest", *sent, allow_insecure=True)
+    assert server.slots == 8
+    ct = session.encrypt(np.linspace(-7.0, 7.0, 8))
+    table = session.table(np.tanh)
+    received = lwe.LookupTable.from_bytes(table.to_bytes(), server.lwe_params)
+    lwes = server.to_lwe(ct.to_bytes())
+    assert [c.to_bytes() for c in lwes] == [c.to_bytes() for c in p.to_lwe(ct)]
+    out = server.repack(server.lut_lwe(lwes, received), received)
+    assert out == ct.lut(table).to_bytes()
+    assert ckks.Ciphertext.from_bytes(out, session.context).level == ct.lut(table).level
+    # The loader's checks: the reader's opt-in for insecure sets, and ciphertexts of another context.
+    with pytest.raises(rnsfhe.DecodeError):
+        pegasus.PipelineServer.from_bytes("InsecureTest", *sent)
+    other = ckks.Session("Rec128N13").encrypt(np.zeros(4)).to_bytes()
+    with pytest.raises(rnsfhe.DecodeError):
+        server.to_lwe(other)

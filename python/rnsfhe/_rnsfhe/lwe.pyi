@@ -4,6 +4,8 @@
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, SupportsIndex, final
 
+from typing_extensions import disjoint_base
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -16,6 +18,7 @@ __all__ = [
     "LweCiphertext",
     "LweSwitchingKey",
     "LookupTable",
+    "LutServer",
     "LutSession",
     "presets",
 ]
@@ -156,16 +159,18 @@ class LookupTable:
     def from_bytes(data: _Bytes, params: str | PegasusParams) -> LookupTable: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
 
-@final
-class LutSession:
-    def __new__(
-        cls,
-        preset: str | PegasusParams | None = None,
-        seed: SupportsIndex | None = None,
+# A base class at runtime (LutSession extends it); a native class with its own layout (PEP 800).
+@disjoint_base
+class LutServer:
+    @staticmethod
+    def from_bytes(
+        params: str | PegasusParams,
+        blind_rotation_key: _Bytes,
+        switching_key: _Bytes,
         scale: float | None = None,
-        algorithm: str | None = None,
-        allow_insecure: bool = False,
-    ) -> LutSession: ...
+        mac_key: _Bytes | None = None,
+    ) -> LutServer: ...
+    def blind_rotation_key_bytes(self, seeded: bool = True, mac_key: _Bytes | None = None) -> bytes: ...
     @property
     def params(self) -> PegasusParams: ...
     @property
@@ -181,10 +186,7 @@ class LutSession:
     @property
     def lut_dimension(self) -> int: ...
     @property
-    def lwe_key(self) -> LweSecretKey: ...
-    @property
     def switching_key(self) -> LweSwitchingKey: ...
-    def encrypt(self, values: ArrayLike, scale: float | None = None) -> list[LweCiphertext]: ...
     def table(
         self,
         f: Callable[[float], float] | Sequence[Callable[[float], float]],
@@ -214,6 +216,22 @@ class LutSession:
         output_scale: float | None = None,
     ) -> list[LweCiphertext]: ...
     def switch_to_lwe(self, ct: LweCiphertext) -> LweCiphertext: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
+class LutSession(LutServer):
+    def __new__(
+        cls,
+        preset: str | PegasusParams | None = None,
+        seed: SupportsIndex | None = None,
+        scale: float | None = None,
+        algorithm: str | None = None,
+        allow_insecure: bool = False,
+    ) -> LutSession: ...
+    @property
+    def lwe_key(self) -> LweSecretKey: ...
+    def server(self) -> LutServer: ...
+    def encrypt(self, values: ArrayLike, scale: float | None = None) -> list[LweCiphertext]: ...
     def decrypt(self, cts: LweCiphertext | Iterable[LweCiphertext], scale: float | None = None) -> NDArray[np.float64]: ...
     def error_bound(
         self,

@@ -13,6 +13,7 @@ from .lwe import LookupTable, LweCiphertext, PegasusParams
 
 __all__ = [
     "Pipeline",
+    "PipelineServer",
     "presets",
 ]
 
@@ -96,3 +97,26 @@ class Pipeline:
         self, cts: LweCiphertext | Sequence[LweCiphertext], table: LookupTable | None = None
     ) -> NDArray[np.float64]: ...
     def __reduce__(self) -> Any: ...
+
+@final
+class PipelineServer:
+    @staticmethod
+    def from_bytes(
+        preset: str,
+        params: _Bytes,
+        options: _Bytes,
+        keys: _Bytes,
+        allow_insecure: bool = False,
+        mac_key: _Bytes | None = None,
+    ) -> PipelineServer: ...
+    @property
+    def slots(self) -> int: ...
+    @property
+    def lwe_params(self) -> PegasusParams: ...
+    def to_lwe(self, ct: _Bytes) -> list[LweCiphertext]: ...
+    def lut_lwe(
+        self, cts: LweCiphertext | Sequence[LweCiphertext], table: Callable[[float], float] | LookupTable
+    ) -> list[LweCiphertext]: ...
+    def repack(
+        self, cts: LweCiphertext | Sequence[LweCiphertext], table: Callable[[float], float] | LookupTable
+    ) -> bytes: ...

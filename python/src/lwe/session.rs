@@ -32,21 +32,13 @@ use super::*;
 /// key-switching product and adds ``switching_key.added_variance()`` to the error, which a final result
 /// need not pay). Inputs must satisfy ``|scale * x| < q0 / 4`` (PEGASUS Appendix B); ``encrypt``
 /// refuses larger values. Not picklable (it holds secret keys).
-#[pyclass(name = "LutSession", module = "rnsfhe.lwe", frozen)]
+#[pyclass(name = "LutSession", module = "rnsfhe.lwe", frozen, extends = PyLutServer)]
 pub(super) struct PyLutSession {
-    params: PyPegasusParams,
-    ctx: Arc<RlweContext>,
+    /// The public half: the base class's (a session is a `LutServer` that also holds the secrets).
+    keys: Arc<EvaluationKeys>,
     lwe_key: Arc<LweSecretKey>,
     /// The ring key as an LWE key of dimension n: the key of look-up-table outputs.
     ring_key: LweSecretKey,
-    evaluator: LutEvaluator,
-    switching_key: Arc<LweSwitchingKey>,
-    q0: Modulus,
-    scale: f64,
-    /// The modulus of ciphertexts under the LWE key (the switching keys').
-    lwe_modulus: Modulus,
-    /// The blind-rotation algorithm of the key.
-    algorithm: BlindRotation,
     rng: Mutex<Csprng>,
 }
 
@@ -105,82 +97,6 @@ impl Keys {
     }
 }
 
-impl PyLutSession {
-    /// The scales of a table: the given ones or the session's.
-    fn scales(&self, input: Option<f64>, output: Option<f64>) -> (f64, f64) {
-        (input.unwrap_or(self.scale), output.unwrap_or(self.scale))
-    }
-
-    /// The scale, at `modulus`, of a value encrypted with `scale` at q0: `scale * modulus / q0`, the
-    /// factor a modulus switch applies (so a value keeps its scale across `switch_modulus`).
-    fn scale_at(&self, scale: f64, modulus: u64) -> f64 {
-        scale * modulus as f64 / self.q0.value() as f64
-    }
-
-    /// The table `f` stands for: a `LookupTable` as it is (no scales may be given with it), a sequence
-    /// of callables as one table of all of them (`LookupTable::from_fns_for_input_modulus`), or one
-    /// callable, for inputs modulo `input_modulus` on the grid of PEGASUS Fig. 2 step 1; the callables are
-    /// called with the GIL held and their exceptions are raised unchanged.
-    fn table_of(
-        &self,
-        f: &Bound<'_, PyAny>,
-        input_modulus: u64,
-        input_scale: Option<f64>,
-        output_scale: Option<f64>,
-    ) -> PyResult<Arc<LookupTable>> {
-        if let Ok(table) = f.downcast::<PyLookupTable>() {
-            if input_scale.is_some() || output_scale.is_some() {
-                return Err(PyValueError::new_err(
-                    "a LookupTable carries its scales: give input_scale / output_scale to \
-                     session.table(f, ...) instead",
-                ));
-            }
-            return Ok(Arc::clone(&table.get().table));
-        }
-        let callables: Vec<Bound<'_, PyAny>> = if f.is_callable() {
-            vec![f.clone()]
-        } else if let Ok(list) = f.extract::<Vec<Bound<'_, PyAny>>>() {
-            list
-        } else {
-            return Err(PyTypeError::new_err(format!(
-                "expected a callable f(x: float) -> float, a sequence of them or a LookupTable, got \
-                 {}",
-                f.get_type().name()?
-            )));
-        };
-        let (input, output) = self.scales(input_scale, output_scale);
-        let input = self.scale_at(input, input_modulus);
-        let calls = callables
-            .iter()
-            .map(PyCallable::new)
-            .collect::<PyResult<Vec<_>>>()?;
-        let fns: Vec<Box<dyn Fn(f64) -> f64 + '_>> = calls
-            .iter()
-            .map(|c| Box::new(move |x| c.call(x)) as Box<dyn Fn(f64) -> f64>)
-            .collect();
-        let refs: Vec<&dyn Fn(f64) -> f64> = fns.iter().map(|f| f.as_ref()).collect();
-        let table =
-            LookupTable::from_fns_for_input_modulus(&self.ctx, input_modulus, input, output, &refs);
-        drop(refs);
-        drop(fns);
-        if let Some(err) = calls.into_iter().find_map(|c| c.error.into_inner()) {
-            return Err(err);
-        }
-        table.map(Arc::new).map_err(lwe_error)
-    }
-}
-
-/// A look-up-table error, with the Python remedy for an input still under the ring key.
-fn lut_error(err: LweError) -> PyErr {
-    let hint = match err {
-        LweError::DimensionMismatch { .. } => {
-            " (Python: a look-up-table output is under the ring key; session.switch_to_lwe(ct) first)"
-        }
-        _ => "",
-    };
-    crate::common::value_error_with_hint(err, hint)
-}
-
 #[pymethods]
 impl PyLutSession {
     #[new]
@@ -192,85 +108,46 @@ impl PyLutSession {
         scale: Option<f64>,
         algorithm: Option<&str>,
         allow_insecure: bool,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let params = pegasus_params(preset, "InsecureTest")?;
         let algorithm = match algorithm {
             Some(name) => parse_algorithm(name)?,
             None => params.params.blind_rotation,
         };
-        let q0 = Modulus::new(params.params.lut.q0).map_err(value_error)?;
-        let lwe_modulus = Modulus::new(params.params.key_switch.modulus).map_err(value_error)?;
-        let scale = scale.unwrap_or(q0.value() as f64 / 64.0);
-        if !(scale.is_finite() && scale >= 1.0) {
-            return Err(PyValueError::new_err(format!(
-                "scale = {scale} must be a finite number >= 1"
-            )));
-        }
+        let (q0, lwe_modulus, scale) = moduli_and_scale(&params.params, scale)?;
         let mut rng = csprng(seed)?;
         let p = params.params;
         let keys = crate::common::release(py, || {
             Keys::generate(&p, algorithm, allow_insecure, &mut rng)
         })
         .map_err(lwe_error)?;
-        Ok(Self {
+        let public = Arc::new(EvaluationKeys {
             params,
             ctx: keys.ctx,
-            lwe_key: Arc::new(keys.lwe_key),
-            ring_key: keys.ring_key,
             evaluator: keys.evaluator,
             switching_key: Arc::new(keys.switching_key),
             q0,
             lwe_modulus,
             scale,
-            algorithm,
-            rng: Mutex::new(rng),
+        });
+        Ok(PyClassInitializer::from(PyLutServer {
+            keys: Arc::clone(&public),
         })
+        .add_subclass(Self {
+            keys: public,
+            lwe_key: Arc::new(keys.lwe_key),
+            ring_key: keys.ring_key,
+            rng: Mutex::new(rng),
+        }))
     }
 
-    /// The blind-rotation algorithm: ``"ternary"``, ``"binary"`` or ``"lmkcdey"``.
-    #[getter]
-    fn algorithm(&self) -> &'static str {
-        algorithm_name(self.algorithm)
-    }
-
-    /// The parameter set.
-    #[getter]
-    fn params(&self) -> PyPegasusParams {
-        self.params.clone()
-    }
-
-    /// The default scale of ``encrypt``, ``lut`` and ``decrypt``, at q0: a ciphertext modulo q carries
-    /// ``scale * q / q0`` (so that ``switch_modulus`` keeps its value).
-    #[getter]
-    fn scale(&self) -> f64 {
-        self.scale
-    }
-
-    /// The modulus q0 of the look-up tables' outputs (and of ``encrypt``'s ciphertexts when
-    /// ``lwe_modulus`` is q0).
-    #[getter]
-    fn q0(&self) -> u64 {
-        self.q0.value()
-    }
-
-    /// The modulus of ``encrypt``'s and ``switch_to_lwe``'s ciphertexts under the LWE key: the switching
-    /// keys' (q0 for PEGASUS Table IV, a 26-bit prime for "Secure128", where LWE ciphertexts of the
-    /// LWE key at q0 would be below 128 bits).
-    #[getter]
-    fn lwe_modulus(&self) -> u64 {
-        self.lwe_modulus.value()
-    }
-
-    /// The dimension of ``encrypt``'s ciphertexts (and of the inputs of ``lut``), n_lwe.
-    #[getter]
-    fn lwe_dimension(&self) -> usize {
-        self.lwe_key.dimension().get()
-    }
-
-    /// The dimension of ``lut``'s outputs: the degree n of the look-up-table ring.
-    #[getter]
-    fn lut_dimension(&self) -> usize {
-        self.ctx.n()
+    /// server() -> LutServer: the evaluation keys without the secret keys (they share the keys), for a
+    /// server or the workers of ``rnsfhe.distributed``; its bytes are ``blind_rotation_key_bytes()``
+    /// and ``switching_key.to_bytes()``.
+    fn server(&self) -> PyLutServer {
+        PyLutServer {
+            keys: Arc::clone(&self.keys),
+        }
     }
 
     /// The LWE secret key (never printed, not picklable).
@@ -278,15 +155,6 @@ impl PyLutSession {
     fn lwe_key(&self) -> PyLweSecretKey {
         PyLweSecretKey {
             key: Arc::clone(&self.lwe_key),
-        }
-    }
-
-    /// The switching key from the ring key (dimension ``lut_dimension``) to the LWE key.
-    #[getter]
-    fn switching_key(&self) -> PyLweSwitchingKey {
-        PyLweSwitchingKey {
-            key: Arc::clone(&self.switching_key),
-            params: self.params.clone(),
         }
     }
 
@@ -304,8 +172,10 @@ impl PyLutSession {
         values: &Bound<'_, PyAny>,
         scale: Option<f64>,
     ) -> PyResult<Vec<PyLweCiphertext>> {
-        let modulus = self.lwe_modulus;
-        let scale = self.scale_at(scale.unwrap_or(self.scale), modulus.value());
+        let modulus = self.keys.lwe_modulus;
+        let scale = self
+            .keys
+            .scale_at(scale.unwrap_or(self.keys.scale), modulus.value());
         let limit = modulus.value() / 4;
         let messages = read_reals(values)?
             .into_iter()
@@ -322,7 +192,7 @@ impl PyLutSession {
                 }
             })
             .collect::<PyResult<Vec<i64>>>()?;
-        let noise = gaussian(self.params.params.key_switch.sigma)?;
+        let noise = gaussian(self.keys.params.params.key_switch.sigma)?;
         let cts = crate::common::release(py, || {
             let mut rng = self.rng.lock().map_err(|_| {
                 PyValueError::new_err("the session's random generator is poisoned by a panic")
@@ -337,119 +207,6 @@ impl PyLutSession {
         Ok(cts.into_iter().map(PyLweCiphertext::from).collect())
     }
 
-    /// lut(ct, f, input_scale=None, output_scale=None) -> LweCiphertext
-    ///
-    /// An encryption of ``output_scale * f(x)`` modulo q0 under the ring key (dimension
-    /// ``lut_dimension``) from an encryption ``ct`` of ``input_scale * q / q0 * x`` under the LWE key
-    /// modulo any q >= 2 n (``lwe_modulus`` for ``encrypt``'s ciphertexts; ``ct.switch_modulus(q)``
-    /// for others; ValueError below 2 n) (PEGASUS Fig. 2). ``f`` is any callable on floats; it is called once per table coefficient
-    /// (n times) on the grid ``k q / (2 n input_scale)``, with the GIL held, and its exceptions propagate.
-    /// The blind rotation runs with the GIL released. The result is within ``error_bound(L, ...,
-    /// input_modulus=q)`` of ``f(x)`` for an L-Lipschitz f. Scales default to ``scale``.
-    #[pyo3(signature = (ct, f, input_scale = None, output_scale = None))]
-    fn lut(
-        &self,
-        py: Python<'_>,
-        ct: &PyLweCiphertext,
-        f: &Bound<'_, PyAny>,
-        input_scale: Option<f64>,
-        output_scale: Option<f64>,
-    ) -> PyResult<PyLweCiphertext> {
-        let ct = &ct.ct;
-        let table = self.table_of(f, ct.modulus().value(), input_scale, output_scale)?;
-        crate::common::release(py, || self.evaluator.evaluate(ct, &table))
-            .map(PyLweCiphertext::from)
-            .map_err(lut_error)
-    }
-
-    /// lut_many(cts, f, input_scale=None, output_scale=None) -> list[LweCiphertext]
-    ///
-    /// ``lut`` of every ciphertext of a sequence with one table, the blind rotations in parallel over
-    /// the ciphertexts (GIL released); the results are those of ``lut`` one by one. The ciphertexts
-    /// share one modulus (ValueError otherwise).
-    #[pyo3(signature = (cts, f, input_scale = None, output_scale = None))]
-    fn lut_many(
-        &self,
-        py: Python<'_>,
-        cts: &Bound<'_, PyAny>,
-        f: &Bound<'_, PyAny>,
-        input_scale: Option<f64>,
-        output_scale: Option<f64>,
-    ) -> PyResult<Vec<PyLweCiphertext>> {
-        let cts = read_ciphertexts(cts)?;
-        let modulus = cts
-            .first()
-            .map_or(self.lwe_modulus.value(), |ct| ct.modulus().value());
-        let table = self.table_of(f, modulus, input_scale, output_scale)?;
-        let outs = crate::common::release(py, || self.evaluator.evaluate_many(&cts, &table))
-            .map_err(lut_error)?;
-        Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
-    }
-
-    /// table(f, input_scale=None, output_scale=None, input_modulus=None) -> LookupTable
-    ///
-    /// The look-up table of ``f`` (a callable on floats, called n times on the grid, GIL held) or of a
-    /// sequence of 2, 4, 8, ... callables read together by one blind rotation (``lut_all``; each on a grid
-    /// that many times coarser), for inputs modulo ``input_modulus`` (default ``lwe_modulus``) at
-    /// ``input_scale`` and outputs at ``output_scale`` (both at q0, default ``scale``). Build it once and
-    /// pass it to ``lut`` / ``lut_many`` / ``lut_all`` instead of the function: the table is then not
-    /// rebuilt per call.
-    #[pyo3(signature = (f, input_scale = None, output_scale = None, input_modulus = None))]
-    fn table(
-        &self,
-        f: &Bound<'_, PyAny>,
-        input_scale: Option<f64>,
-        output_scale: Option<f64>,
-        input_modulus: Option<u64>,
-    ) -> PyResult<PyLookupTable> {
-        let modulus = input_modulus.unwrap_or(self.lwe_modulus.value());
-        Ok(PyLookupTable {
-            table: self.table_of(f, modulus, input_scale, output_scale)?,
-            params: self.params.clone(),
-        })
-    }
-
-    /// lut_all(ct, fs, input_scale=None, output_scale=None) -> list[LweCiphertext]
-    ///
-    /// Every function of ``fs`` (a sequence of 2, 4, 8, ... callables, or a ``LookupTable`` of several
-    /// functions) on ``ct`` from **one** blind rotation (PEGASUS Fig. 2 on interleaved tables): the
-    /// results in the order of the functions, each as accurate as a table of a ring ``len(fs)`` times
-    /// smaller (``error_bound(L, functions=len(fs))``). The ternary and binary algorithms only
-    /// (ValueError for "lmkcdey", whose mask is odd). The GIL is released during the rotation.
-    #[pyo3(signature = (ct, fs, input_scale = None, output_scale = None))]
-    fn lut_all(
-        &self,
-        py: Python<'_>,
-        ct: &PyLweCiphertext,
-        fs: &Bound<'_, PyAny>,
-        input_scale: Option<f64>,
-        output_scale: Option<f64>,
-    ) -> PyResult<Vec<PyLweCiphertext>> {
-        let ct = &ct.ct;
-        let table = self.table_of(fs, ct.modulus().value(), input_scale, output_scale)?;
-        let outs = crate::common::release(py, || self.evaluator.evaluate_all(ct, &table))
-            .map_err(lut_error)?;
-        Ok(outs.into_iter().map(PyLweCiphertext::from).collect())
-    }
-
-    /// switch_to_lwe(ct) -> LweCiphertext
-    ///
-    /// A look-up-table output (dimension ``lut_dimension``) switched to the LWE key (dimension
-    /// ``lwe_dimension``, PEGASUS Fig. 9) modulo ``lwe_modulus`` (first switched down to it when it is
-    /// not q0, as "Secure128" does), ready for another ``lut``; the GIL is released.
-    fn switch_to_lwe(&self, py: Python<'_>, ct: &PyLweCiphertext) -> PyResult<PyLweCiphertext> {
-        let (key, ct, q) = (&*self.switching_key, &ct.ct, self.lwe_modulus.value());
-        crate::common::release(py, || {
-            if ct.modulus().value() == q {
-                key.switch(ct)
-            } else {
-                key.switch(&ct.switch_modulus(q)?)
-            }
-        })
-        .map(PyLweCiphertext::from)
-        .map_err(lwe_error)
-    }
-
     /// decrypt(cts, scale=None) -> numpy.ndarray[float64]
     ///
     /// The values of one ciphertext or a sequence of them (the phase divided by ``scale * q / q0`` for a
@@ -462,13 +219,13 @@ impl PyLutSession {
         cts: &Bound<'py, PyAny>,
         scale: Option<f64>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let scale = scale.unwrap_or(self.scale);
+        let scale = scale.unwrap_or(self.keys.scale);
         let cts = read_ciphertexts(cts)?;
         let phases = decrypt_phases(py, &[&*self.lwe_key, &self.ring_key], &cts)?;
         let values: Vec<f64> = phases
             .into_iter()
             .zip(&cts)
-            .map(|(m, ct)| m as f64 / self.scale_at(scale, ct.modulus().value()))
+            .map(|(m, ct)| m as f64 / self.keys.scale_at(scale, ct.modulus().value()))
             .collect();
         Ok(PyArray1::from_vec(py, values))
     }
@@ -494,16 +251,19 @@ impl PyLutSession {
         input_modulus: Option<u64>,
         functions: usize,
     ) -> PyResult<f64> {
-        let (input, output) = self.scales(input_scale, output_scale);
-        let modulus = input_modulus.unwrap_or(self.lwe_modulus.value());
+        let (input, output) = (
+            input_scale.unwrap_or(self.keys.scale),
+            output_scale.unwrap_or(self.keys.scale),
+        );
+        let modulus = input_modulus.unwrap_or(self.keys.lwe_modulus.value());
         // The bound depends on the table only through its modulus, scales and function count: zero
         // functions carry them.
         let zero = |_: f64| 0.0;
         let zeros: Vec<&dyn Fn(f64) -> f64> = vec![&zero; functions];
         let table = LookupTable::from_fns_for_input_modulus(
-            &self.ctx,
+            &self.keys.ctx,
             modulus,
-            self.scale_at(input, modulus),
+            self.keys.scale_at(input, modulus),
             output,
             &zeros,
         )
@@ -514,10 +274,10 @@ impl PyLutSession {
             .iter()
             .map(|c| (c * c) as f64)
             .sum();
-        Ok(self.evaluator.error_bound(
+        Ok(self.keys.evaluator.error_bound(
             &table,
             lipschitz,
-            input_sigma.unwrap_or(self.params.params.key_switch.sigma),
+            input_sigma.unwrap_or(self.keys.params.params.key_switch.sigma),
             key_norm_sq,
         ))
     }
@@ -525,12 +285,12 @@ impl PyLutSession {
     fn __repr__(&self) -> String {
         format!(
             "LutSession({:?}, lwe_dimension={}, lut_dimension={}, q0={}, scale={}, algorithm={:?})",
-            preset_name(self.params.preset),
-            self.lwe_dimension(),
-            self.lut_dimension(),
-            self.q0(),
-            self.scale,
-            algorithm_name(self.algorithm)
+            preset_name(self.keys.params.preset),
+            self.lwe_key.dimension().get(),
+            self.keys.ctx.n(),
+            self.keys.q0.value(),
+            self.keys.scale,
+            algorithm_name(self.keys.algorithm())
         )
     }
 

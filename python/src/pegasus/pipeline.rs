@@ -298,23 +298,19 @@ impl PyPipeline {
         allow_insecure: bool,
         mac_key: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<usize> {
-        use crate::common::{decode_error, integrity, load_limits, read_bytes};
+        use crate::common::{decode_error, integrity, read_bytes};
         let key = crate::common::mac_key(mac_key)?;
-        let limits = rnsfhe::core::serialization::LoadLimits {
-            allow_insecure: allow_insecure || load_limits().allow_insecure,
-            ..load_limits()
-        };
         let (params, options, keys) =
             (read_bytes(params)?, read_bytes(options)?, read_bytes(keys)?);
         let (params, options, keys) = (params.as_bytes(), options.as_bytes(), keys.as_bytes());
         py.allow_threads(|| {
-            let p = rnsfhe::pegasus::PipelineParams::from_bytes_sealed(
+            super::server::evaluator_from_bytes(
                 params,
-                &limits,
+                options,
+                keys,
+                allow_insecure,
                 integrity(&key),
             )?;
-            let o = PipelineOptions::from_bytes_sealed(options, &p, &limits, integrity(&key))?;
-            PegasusEvaluator::from_key_bytes(p, o, keys, integrity(&key))?;
             Ok(params.len() + options.len() + keys.len())
         })
         .map_err(decode_error)

@@ -1,0 +1,301 @@
+"""The embarrassingly parallel jobs of the library on an :class:`~rnsfhe.distributed.Executor`: look-up
+tables on a batch of LWE ciphertexts (PEGASUS Fig. 2), the extraction / table / repacking stages of the
+PEGASUS pipeline on many CKKS ciphertexts (Fig. 6), private decision trees on many queries (PEGASUS
+Section V.B), the look-up-table stage of a k-means update (PEGASUS Section V.C) and any independent
+CKKS / BFV job. Each is a key bundle (:class:`~rnsfhe.distributed.Keys`), a task registered for the
+workers, and a client-side function that turns objects into wire bytes and back.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from ..apps import EncryptedQuery, EncryptedTree, TreeScaling, TreeServerKey
+from ..lwe import LookupTable, LutServer, LweCiphertext
+from ..pegasus import Pipeline, PipelineServer
+from ._core import Executor, KeyMismatchError, Keys, Progress, register_loader, register_task
+
+# ----- look-up tables on LWE ciphertexts ----------------------------------------------------------------------
+
+
+def lut_keys(server: LutServer) -> Keys:
+    """The key bundle of a :class:`rnsfhe.lwe.LutServer`: its blind-rotation key and switching key (seeded
+    wire bytes) with its parameter set (a ``PegasusParams``, which pickles by name) and scale."""
+    return Keys("lut", {"brk": server.blind_rotation_key_bytes(), "ksk": server.switching_key.to_bytes()},
+                {"params": server.params, "scale": server.scale})
+
+
+@register_loader("lut")
+def _load_lut(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> LutServer:
+    return LutServer.from_bytes(meta["params"], blobs["brk"], blobs["ksk"], scale=meta["scale"])
+
+
+def _ciphertexts(items: List[bytes], dimension: int, modulus: int) -> List[LweCiphertext]:
+    return [LweCiphertext.from_bytes(b, dimension, modulus) for b in items]
+
+
+@register_task("lut")
+def _task_lut(server: LutServer, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    table = LookupTable.from_bytes(args["table"], server.params)
+    cts = _ciphertexts(items, args["dimension"], args["modulus"])
+    out = server.lut_many(cts, table)
+    if args["switch"]:
+        out = [server.switch_to_lwe(c) for c in out]
+    return [c.to_bytes() for c in out]
+
+
+def _check_inputs(server: LutServer, cts: Sequence[LweCiphertext]) -> None:
+    """KeyMismatchError unless the ciphertexts are of the keys' LWE dimension and one modulus."""
+    for i, c in enumerate(cts):
+        if c.dimension != server.lwe_dimension:
+            raise KeyMismatchError(
+                f"ciphertext {i} has LWE dimension {c.dimension}, the keys ({server.params.preset}) "
+                f"{server.lwe_dimension}: keys of another context (or a table output not switched back)")
+        if c.modulus != cts[0].modulus:
+            raise KeyMismatchError(f"ciphertext {i} is modulo {c.modulus}, ciphertext 0 modulo {cts[0].modulus}")
+
+
+def lut_batch(executor: Executor, server: LutServer, cts: Sequence[LweCiphertext],
+              table: LookupTable, *, switch: bool = False, keys: Optional[Keys] = None,
+              chunk_size: Optional[int] = None, progress: Optional[Progress] = None) -> List[LweCiphertext]:
+    """``server.lut_many(cts, table)`` (PEGASUS Fig. 2) on the executor's workers, the same ciphertexts
+    bit for bit; with ``switch`` each output is switched back to the LWE key (``switch_to_lwe``, Fig. 9).
+    ``keys`` (from :func:`lut_keys`) saves serializing the keys again on every call."""
+    cts = list(cts)
+    if not cts:
+        return []
+    _check_inputs(server, cts)
+    if table.input_modulus != cts[0].modulus:
+        raise KeyMismatchError(f"the table reads inputs modulo {table.input_modulus}, the ciphertexts are "
+                               f"modulo {cts[0].modulus}")
+    args = {"table": table.to_bytes(), "dimension": server.lwe_dimension, "modulus": cts[0].modulus,
+            "switch": switch}
+    out = executor.map("lut", keys or lut_keys(server), [c.to_bytes() for c in cts], args,
+                       chunk_size=chunk_size, progress=progress)
+    dimension, modulus = (server.lwe_dimension, server.lwe_modulus) if switch else (server.lut_dimension,
+                                                                                   server.q0)
+    return _ciphertexts(out, dimension, modulus)
+
+
+# ----- the stages of the PEGASUS pipeline ---------------------------------------------------------------------
+
+
+def pipeline_keys(pipeline: Pipeline, *, allow_insecure: bool = False) -> Keys:
+    """The key bundle of a PEGASUS pipeline (``session.pipeline``): its parameters, options and evaluation
+    keys (seeded wire bytes; no secret), loaded on each worker by ``PipelineServer.from_bytes``
+    (``allow_insecure``: the workers' opt-in for parameters below 128 bits)."""
+    return Keys("pegasus", {"params": pipeline.params_to_bytes(), "options": pipeline.options_to_bytes(),
+                            "keys": pipeline.keys_to_bytes()},
+                {"preset": pipeline.preset, "allow_insecure": allow_insecure,
+                 "lwe": (pipeline.lwe_dimension, pipeline.lwe_modulus),
+                 "lut": (pipeline.lut_dimension, pipeline.q0)})
+
+
+@register_loader("pegasus")
+def _load_pipeline(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> Any:
+    server = PipelineServer.from_bytes(meta["preset"], blobs["params"], blobs["options"], blobs["keys"],
+                                       allow_insecure=meta["allow_insecure"])
+    return server, meta
+
+
+@register_task("pegasus_extract")
+def _task_extract(loaded: Any, items: List[bytes], args: Any) -> List[bytes]:
+    server, _ = loaded
+    return [pickle.dumps([c.to_bytes() for c in server.to_lwe(ct)]) for ct in items]
+
+
+@register_task("pegasus_lut")
+def _task_pipeline_lut(loaded: Any, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    server, meta = loaded
+    table = LookupTable.from_bytes(args["table"], server.lwe_params)
+    return [c.to_bytes() for c in server.lut_lwe(_ciphertexts(items, *meta["lwe"]), table)]
+
+
+@register_task("pegasus_repack")
+def _task_repack(loaded: Any, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    server, meta = loaded
+    table = LookupTable.from_bytes(args["table"], server.lwe_params)
+    return [server.repack(_ciphertexts(pickle.loads(group), *meta["lut"]), table) for group in items]
+
+
+def pipeline_lut(executor: Executor, keys: Keys, cts: Sequence[bytes], table: LookupTable, *,
+                 chunk_size: Optional[int] = None, progress: Optional[Progress] = None) -> List[bytes]:
+    """``ct.lut(table)`` (PEGASUS Fig. 6) of many CKKS ciphertexts (wire bytes in and out) with its three
+    stages spread over the workers: the extraction of each ciphertext (steps 1-4, one item per
+    ciphertext), the look-up tables of all their slots together (step 5, chunks of LWE ciphertexts; the
+    ``progress`` of this stage) and the repacking of each ciphertext (steps 6-10). Bit for bit
+    ``session.lut``; ``keys`` from :func:`pipeline_keys`, ``table`` from ``session.table(f)``. The
+    results load with ``ckks.Ciphertext.from_bytes(data, session.context, session.evaluator)``."""
+    extracted = [pickle.loads(b) for b in executor.map("pegasus_extract", keys, list(cts), chunk_size=1)]
+    args = {"table": table.to_bytes()}
+    flat = [b for lwes in extracted for b in lwes]
+    outs = executor.map("pegasus_lut", keys, flat, args, chunk_size=chunk_size, progress=progress)
+    groups, start = [], 0
+    for lwes in extracted:
+        groups.append(pickle.dumps(outs[start:start + len(lwes)]))
+        start += len(lwes)
+    return executor.map("pegasus_repack", keys, groups, args, chunk_size=1)
+
+
+# ----- private decision trees -------------------------------------------------------------------------------
+
+
+def tree_keys(clf: Any, server_key: TreeServerKey, scaling: TreeScaling, *, allow_insecure: bool = False) -> Keys:
+    """The key bundle of decision-tree inference: the client's server key (wire bytes and its parameters),
+    the server's fitted scikit-learn tree (pickled: the workers are the server's own machines) and the
+    public scaling; each worker builds ``EncryptedTree.from_sklearn`` once."""
+    return Keys("tree", {"server_key": server_key.to_bytes(), "params": server_key.params_bytes(),
+                         "clf": pickle.dumps(clf)},
+                {"knots": [list(k) for k in scaling.knots], "allow_insecure": allow_insecure})
+
+
+@register_loader("tree")
+def _load_tree(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> Any:
+    key = TreeServerKey.from_bytes(blobs["server_key"], blobs["params"], allow_insecure=meta["allow_insecure"])
+    tree = EncryptedTree.from_sklearn(pickle.loads(blobs["clf"]), key, TreeScaling(meta["knots"]))
+    return key, tree
+
+
+@register_task("tree")
+def _task_tree(loaded: Any, items: List[bytes], args: Any) -> List[bytes]:
+    key, tree = loaded
+    return [tree.predict(EncryptedQuery.from_bytes(b, key)).to_bytes() for b in items]
+
+
+def predict_trees(executor: Executor, keys: Keys, queries: Sequence[bytes], *,
+                  chunk_size: Optional[int] = None, progress: Optional[Progress] = None) -> List[bytes]:
+    """The encrypted labels (wire bytes, ``EncryptedLabel.from_bytes(b, client)``) of many encrypted
+    queries (wire bytes, ``EncryptedQuery.to_bytes()``) under the tree of ``keys`` (:func:`tree_keys`)."""
+    return executor.map("tree", keys, list(queries), chunk_size=chunk_size, progress=progress)
+
+
+# ----- the look-up-table stage of a k-means update -------------------------------------------------------------
+
+
+def _relu(x: float) -> float:
+    return max(x, 0.0)
+
+
+@register_task("kmeans")
+def _task_kmeans(server: LutServer, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    relu = LookupTable.from_bytes(args["relu"], server.params)
+    bit = LookupTable.from_bytes(args["bit"], server.params)
+    k, out = args["clusters"], []
+    for point in items:
+        d = _ciphertexts([point[i * args["size"]:(i + 1) * args["size"]] for i in range(k)],
+                         server.lwe_dimension, server.lwe_modulus)
+        # The minimum by a tournament: min(a, b) = a - relu(a - b), the table output switched back to
+        # the LWE key so that it combines with the distances.
+        level = list(d)
+        while len(level) > 1:
+            pairs = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+            mins = [a - server.switch_to_lwe(r)
+                    for (a, _), r in zip(pairs, server.lut_many([a - b for a, b in pairs], relu))]
+            level = mins + ([level[-1]] if len(level) % 2 else [])
+        half = round(0.5 * server.scale)  # the outputs are modulo q0, at the default scale
+        bits = [c.add_plain(half) for c in server.lut_many([x - level[0] for x in d], bit)]
+        out.append(b"".join(c.to_bytes() for c in bits))
+    return out
+
+
+def kmeans_lut_stage(executor: Executor, server: LutServer, distances: Sequence[LweCiphertext], clusters: int,
+                     threshold: float, *, keys: Optional[Keys] = None, chunk_size: Optional[int] = None,
+                     progress: Optional[Progress] = None) -> List[LweCiphertext]:
+    """The assignment bits ``I(D_ij - min_j D_ij <= threshold)`` of k-means (PEGASUS Section V.C, the
+    min-index sector of Table VIII) from the encrypted distances ``D_ij`` (LWE ciphertexts under the LWE
+    key, point-major: ``distances[i * clusters + j]``), one point per item: the minimum by a tournament of
+    ``relu`` tables, then one step table per distance. The step is read as ``1/2 + (+-1/2)``: a table
+    with a jump of 1 at 0 would meet the negacyclic wrap of the blind rotation (PEGASUS Fig. 2: an
+    index below 0 reads the negated top of the table), which a step between +-1/2 passes unchanged.
+    ``threshold`` must exceed the table's grid step and the distances' error. The bits come back under the ring key (dimension
+    ``lut_dimension``, modulo q0), ready for repacking; their sums over the points (the counts) need
+    every point and stay with the caller."""
+    d = list(distances)
+    if clusters < 1 or len(d) % clusters:
+        raise ValueError(f"{len(d)} distances are not a multiple of clusters = {clusters}")
+    _check_inputs(server, d)
+    if d[0].modulus != server.lwe_modulus:
+        raise KeyMismatchError(f"the distances are modulo {d[0].modulus}; the stage reads them modulo "
+                               f"lwe_modulus = {server.lwe_modulus}")
+    size = len(d[0].to_bytes())
+    items = [b"".join(c.to_bytes() for c in d[i:i + clusters]) for i in range(0, len(d), clusters)]
+    args = {"relu": server.table(_relu).to_bytes(),
+            "bit": server.table(lambda x: 0.5 if x <= threshold else -0.5).to_bytes(),
+            "clusters": clusters, "size": size}
+    out = executor.map("kmeans", keys or lut_keys(server), items, args, chunk_size=chunk_size,
+                       progress=progress)
+    osize = len(out[0]) // clusters
+    return _ciphertexts([b[j * osize:(j + 1) * osize] for b in out for j in range(clusters)],
+                        server.lut_dimension, server.q0)
+
+
+# ----- independent CKKS / BFV (or any picklable) jobs -------------------------------------------------------
+
+
+def evaluator_keys(context: Any, *, relin_key: Any = None, galois_keys: Any = None) -> Keys:
+    """The key bundle of a CKKS or BFV evaluator: the context and its evaluation keys (relinearization,
+    Galois), each in its wire format; a worker builds ``context.evaluator(relin_key=..., galois_keys=...)``
+    once and passes it to the jobs of :func:`run_jobs` (an evaluator itself does not pickle)."""
+    blobs = {"context": pickle.dumps(context)}
+    if relin_key is not None:
+        blobs["relin_key"] = pickle.dumps(relin_key)
+    if galois_keys is not None:
+        blobs["galois_keys"] = pickle.dumps(galois_keys)
+    return Keys("evaluator", blobs)
+
+
+@register_loader("evaluator")
+def _load_evaluator(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> Any:
+    keys = {name: pickle.loads(blobs[name]) for name in ("relin_key", "galois_keys") if name in blobs}
+    return pickle.loads(blobs["context"]).evaluator(**keys)
+
+
+def shared_keys(shared: Any) -> Keys:
+    """A key bundle of any picklable object (a context, keys, a table; rnsfhe objects pickle through their
+    wire format), pickled once and loaded once per worker."""
+    return Keys("pickle", {"obj": pickle.dumps(shared)})
+
+
+@register_loader("pickle")
+def _load_pickle(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> Any:
+    return pickle.loads(blobs["obj"])
+
+
+@register_task("call")
+def _task_call(shared: Any, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
+    fn = pickle.loads(args["fn"])
+    return [pickle.dumps(fn(shared, pickle.loads(b))) for b in items]
+
+
+def _pickle_function(fn: Callable[..., Any]) -> bytes:
+    """``fn`` pickled for the workers: by value with cloudpickle where it is installed (Ray ships it), so
+    that lambdas and the functions of a script (``__main__``) run too; by reference otherwise."""
+    try:
+        import cloudpickle
+
+        return cloudpickle.dumps(fn)
+    except ImportError:
+        pass
+    try:
+        return pickle.dumps(fn)
+    except (pickle.PicklingError, AttributeError, TypeError) as e:
+        raise TypeError(f"run_jobs needs a module-level function without cloudpickle installed: {e}") from e
+
+
+def run_jobs(executor: Executor, fn: Callable[[Any, Any], Any], inputs: Sequence[Any], shared: Any = None,
+             *, keys: Optional[Keys] = None, chunk_size: Optional[int] = None,
+             progress: Optional[Progress] = None) -> List[Any]:
+    """``[fn(shared, x) for x in inputs]`` on the workers: ``shared`` goes once per worker (any picklable
+    object, :func:`shared_keys`; or pass ``keys=evaluator_keys(...)`` and ``fn`` receives the evaluator
+    built from them), every input and result as a pickle (ciphertexts: their wire bytes). ``fn`` is any
+    function with cloudpickle installed (as with Ray), else a module-level function or a method such as
+    ``ckks.Evaluator.square``."""
+    fn_bytes = _pickle_function(fn)
+    out = executor.map("call", keys or shared_keys(shared), [pickle.dumps(x) for x in inputs],
+                       {"fn": fn_bytes}, chunk_size=chunk_size, progress=progress)
+    return [pickle.loads(b) for b in out]
+
+
+__all__ = ["lut_keys", "lut_batch", "pipeline_keys", "pipeline_lut", "tree_keys", "predict_trees", "kmeans_lut_stage", "evaluator_keys", "shared_keys",
+           "run_jobs"]
