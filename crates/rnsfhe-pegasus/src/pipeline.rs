@@ -40,7 +40,7 @@ use rnsfhe_lwe::{
 use rnsfhe_ring::parallel::active_wait;
 
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys};
-use crate::encapsulation::{ciphertext_at_q0, SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
+use rnsfhe_ckks::encapsulation::{ciphertext_at_q0, SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
 use crate::error::{PegasusError, PegasusResult};
 use crate::params::PipelineParams;
 use crate::repacking::{self, repacking_rotation_steps, RepackingKey};
