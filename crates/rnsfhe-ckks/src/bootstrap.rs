@@ -199,9 +199,22 @@ impl BootstrapParams {
     /// Errors: [`Error::InvalidSlots`]; [`Error::InvalidEvalMod`] when no double-angle count reaches
     /// the accuracy (a `K` beyond what 16 double angles cover) or the ratio is outside EvalMod's range.
     pub fn for_context(ctx: &CkksContext, slots: usize) -> Result<Self> {
+        let sparse_secret =
+            (ctx.params().secret == SecretDistribution::Ternary).then_some(DEFAULT_SPARSE_WEIGHT);
+        Self::for_context_with_sparse_secret(ctx, slots, sparse_secret)
+    }
+
+    /// [`BootstrapParams::for_context`] with the encapsulation chosen by the caller: `Some(h)` raises
+    /// under a sparse secret of Hamming weight `h`, `None` under the CKKS secret (for a dense secret,
+    /// `K` about `7 sqrt(N / 18)`: 296 at `N = 2^15`, and more double angles).
+    ///
+    /// Errors: as [`BootstrapParams::for_context`].
+    pub fn for_context_with_sparse_secret(
+        ctx: &CkksContext,
+        slots: usize,
+        sparse_secret: Option<usize>,
+    ) -> Result<Self> {
         ctx.encoder().check_slots(slots)?;
-        let sparse_secret = (ctx.params().secret == SecretDistribution::Ternary)
-            .then_some(DEFAULT_SPARSE_WEIGHT);
         let k = EvalModParams::k_for_secret(raise_norm_sq(ctx, sparse_secret), DEFAULT_K_SIGMAS)?;
         let q0 = ctx.q_moduli()[0] as f64;
         let ratio = ((q0 / ctx.level_scale(1)?).log2() * 16.0).floor() / 16.0;
@@ -740,19 +753,36 @@ impl KeyGenerator {
     ) -> Result<BootstrappingKeys> {
         let ctx = self.context();
         ctx.check_fingerprint(btp.ctx.fingerprint(), "bootstrapper")?;
-        let galois =
-            self.galois_keys_with_elements(&btp.rotation_steps(), true, &btp.trace_elements(), rng)?;
-        let encapsulation = btp
-            .sparse_secret()
-            .map(|h| {
-                let insecure = ctx.params().insecure_for_testing;
-                SparseEncapsulation::generate(ctx, self.secret_key(), h, insecure, rng).map(Arc::new)
-            })
-            .transpose()?;
+        let galois = self.galois_keys_with_elements(
+            &btp.rotation_steps(),
+            true,
+            &btp.trace_elements(),
+            rng,
+        )?;
         Ok(BootstrappingKeys {
             galois,
-            encapsulation,
+            encapsulation: self.encapsulation_keys(btp, rng)?,
         })
+    }
+
+    /// The encapsulation part of [`KeyGenerator::bootstrapping_keys`] alone (for callers that make
+    /// the Galois keys together with others): `None` when `btp` raises under the CKKS secret.
+    ///
+    /// Errors: as [`KeyGenerator::bootstrapping_keys`].
+    pub fn encapsulation_keys(
+        &self,
+        btp: &Bootstrapper,
+        rng: &mut Csprng,
+    ) -> Result<Option<Arc<SparseEncapsulation>>> {
+        let ctx = self.context();
+        ctx.check_fingerprint(btp.ctx.fingerprint(), "bootstrapper")?;
+        btp.sparse_secret()
+            .map(|h| {
+                let insecure = ctx.params().insecure_for_testing;
+                SparseEncapsulation::generate(ctx, self.secret_key(), h, insecure, rng)
+                    .map(Arc::new)
+            })
+            .transpose()
     }
 }
 

@@ -170,6 +170,12 @@ impl SparseEncapsulation {
         &self.to_dense
     }
 
+    /// The bytes of the two keys as the core encodes them ([`KeySwitchKey::wire_size`]); the keys
+    /// have no wire object of their own (PEGASUS's key set carries them).
+    pub fn keys_wire_size(&self, randomness: rnsfhe_math::wire::PublicRandomness) -> u64 {
+        self.to_sparse.wire_size(randomness) + self.to_dense.wire_size(randomness)
+    }
+
     /// The Hamming weight `h` of the sparse secret (the squared norm behind the integer parts `I`).
     pub fn weight(&self) -> usize {
         self.weight
@@ -209,7 +215,10 @@ impl SparseEncapsulation {
         level: usize,
     ) -> Result<Ciphertext> {
         let ctx: &Arc<CkksContext> = eval.context();
-        ctx.check_fingerprint(self.to_dense.fingerprint(), "sparse-secret encapsulation key")?;
+        ctx.check_fingerprint(
+            self.to_dense.fingerprint(),
+            "sparse-secret encapsulation key",
+        )?;
         let low_basis = self.low.basis_at(1)?;
         if ct.parts.len() != 2
             || ct.parts.iter().any(|p| {
@@ -220,9 +229,10 @@ impl SparseEncapsulation {
         {
             return Err(Error::InvalidArgument {
                 operation: "sparse-secret encapsulation",
-                reason: "the ciphertext to raise must have two parts over q_0 alone, of the CKKS ring \
+                reason:
+                    "the ciphertext to raise must have two parts over q_0 alone, of the CKKS ring \
                          degree"
-                    .into(),
+                        .into(),
             });
         }
         // Under the sparse secret, still over q_0.

@@ -395,7 +395,10 @@ fn dense_secret_bootstraps_under_the_encapsulation() {
     let s = Setup::with_context(context_with(LEVELS, SecretDistribution::Ternary), 30);
     let slots = s.ctx.max_slots();
     let params = BootstrapParams::for_context(&s.ctx, slots).unwrap();
-    assert_eq!(params.sparse_secret, Some(rnsfhe_ckks::DEFAULT_SPARSE_WEIGHT));
+    assert_eq!(
+        params.sparse_secret,
+        Some(rnsfhe_ckks::DEFAULT_SPARSE_WEIGHT)
+    );
     // K = ceil(7 sqrt(33 / 12)) = 12, against ceil(7 sqrt((1 + 2N/3) / 12)) = 75 raised under the
     // dense secret, which needs more double angles.
     assert_eq!(params.eval_mod.k, 12);
@@ -417,12 +420,24 @@ fn dense_secret_bootstraps_under_the_encapsulation() {
     assert_eq!(keys.encapsulation.as_ref().map(|e| e.weight()), Some(32));
     let eval = s.evaluator(&btp);
     let real = s.encrypt_low(&c(&values(slots, 32)), slots);
-    check(&s, &eval, &btp, &real, "dense secret, encapsulated, full slots");
+    check(
+        &s,
+        &eval,
+        &btp,
+        &real,
+        "dense secret, encapsulated, full slots",
+    );
     let sparse = s.bootstrapper(64);
     assert_eq!(sparse.sparse_secret(), Some(32));
     let eval64 = s.evaluator(&sparse);
     let complex = s.encrypt_low(&complex_values(64, 33), 64);
-    check(&s, &eval64, &sparse, &complex, "dense secret, encapsulated, 64 slots");
+    check(
+        &s,
+        &eval64,
+        &sparse,
+        &complex,
+        "dense secret, encapsulated, 64 slots",
+    );
 
     // Missing encapsulation key: the evaluator has only the Galois keys.
     let relin = s.keys.relin_key(&mut rng(34)).unwrap();
@@ -446,7 +461,9 @@ fn dense_secret_bootstraps_under_the_encapsulation() {
         },
     )
     .unwrap();
-    let eval = galois_only.with_encapsulation(keys.encapsulation.unwrap()).unwrap();
+    let eval = galois_only
+        .with_encapsulation(keys.encapsulation.unwrap())
+        .unwrap();
     assert!(matches!(
         eval.bootstrap(&real, &heavier),
         Err(Error::InvalidArgument { .. })
@@ -500,10 +517,13 @@ fn integer_parts_of_the_raise_follow_the_stated_distribution() {
     let level = ctx.max_level();
     let (mut dense, mut sparse) = (Vec::new(), Vec::new());
     for i in 0..16u8 {
-        let pt = ctx.encode(&c(&values(slots, 50 + u64::from(i))), slots, 1).unwrap();
-        let low = enc.encrypt_plaintext(&pt, &mut rng(42 + i)).unwrap();
-        let before = rnsfhe_ckks::plaintext_coefficients(&ctx, &dec.decrypt_plaintext(&low).unwrap())
+        let pt = ctx
+            .encode(&c(&values(slots, 50 + u64::from(i))), slots, 1)
             .unwrap();
+        let low = enc.encrypt_plaintext(&pt, &mut rng(42 + i)).unwrap();
+        let before =
+            rnsfhe_ckks::plaintext_coefficients(&ctx, &dec.decrypt_plaintext(&low).unwrap())
+                .unwrap();
         let integer_parts = |raised: &Ciphertext, out: &mut Vec<i64>| {
             let after =
                 rnsfhe_ckks::plaintext_coefficients(&ctx, &dec.decrypt_plaintext(raised).unwrap())
@@ -524,7 +544,8 @@ fn integer_parts_of_the_raise_follow_the_stated_distribution() {
     let norm_sq = keys.secret_key().hamming_weight() as f64;
     let h = rnsfhe_ckks::DEFAULT_SPARSE_WEIGHT as f64;
     // The K of for_context for each: 7 standard deviations of the expected norm.
-    let k_dense = rnsfhe_ckks::EvalModParams::k_for_secret(2.0 * ctx.n() as f64 / 3.0, 7.0).unwrap();
+    let k_dense =
+        rnsfhe_ckks::EvalModParams::k_for_secret(2.0 * ctx.n() as f64 / 3.0, 7.0).unwrap();
     let k_sparse = rnsfhe_ckks::EvalModParams::k_for_secret(h, 7.0).unwrap();
     for (label, parts, norm_sq, big_k) in [
         ("dense", &dense, norm_sq, k_dense),
@@ -541,7 +562,10 @@ fn integer_parts_of_the_raise_follow_the_stated_distribution() {
             rms / sigma - 1.0,
             parts.iter().map(|i| i.abs()).max().unwrap()
         );
-        assert!((rms / sigma - 1.0).abs() < tolerance, "{label}: {rms} vs {sigma}");
+        assert!(
+            (rms / sigma - 1.0).abs() < tolerance,
+            "{label}: {rms} vs {sigma}"
+        );
         let mut thresholds: Vec<f64> = [1.5, 2.0, 2.5, 3.0, 3.5, 4.0]
             .iter()
             .map(|x| (x * sigma).floor())
@@ -551,9 +575,15 @@ fn integer_parts_of_the_raise_follow_the_stated_distribution() {
             let count = parts.iter().filter(|&&i| i.abs() as f64 > k).count() as f64;
             let bound = m * 2.0 * (-k * k / (2.0 * sigma * sigma)).exp();
             eprintln!("  #{{|I| > {k}}} = {count}, sub-Gaussian bound {bound:.1}");
-            assert!(count <= bound + 5.0 * bound.sqrt(), "{label}: {count} > {bound}");
+            assert!(
+                count <= bound + 5.0 * bound.sqrt(),
+                "{label}: {count} > {bound}"
+            );
         }
-        assert!(parts.iter().all(|i| i.unsigned_abs() <= u64::from(big_k)), "{label}");
+        assert!(
+            parts.iter().all(|i| i.unsigned_abs() <= u64::from(big_k)),
+            "{label}"
+        );
     }
 }
 
@@ -579,7 +609,9 @@ fn full_size_n15() {
     let relin = keys.relin_key(&mut r).unwrap();
     let galois = keys.bootstrapping_keys(&btp, &mut r).unwrap();
     let keygen = start.elapsed();
-    let key_bytes = galois.galois.serialized_size_with(PublicRandomness::Expanded)
+    let key_bytes = galois
+        .galois
+        .serialized_size_with(PublicRandomness::Expanded)
         + relin.serialized_size_with(PublicRandomness::Expanded);
     let eval = Evaluator::new(&ctx)
         .with_relin_key(relin)

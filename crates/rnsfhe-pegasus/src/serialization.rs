@@ -870,10 +870,9 @@ impl KeysView<'_> {
             RepackingKeys::RingPacking { key, encapsulation } => {
                 key.switching_key().wire_size(randomness)
                     + key.galois_keys().payload_size(randomness)
-                    + encapsulation.as_ref().map_or(0, |e| {
-                        4 + e.to_sparse_key().wire_size(randomness)
-                            + e.to_dense_key().wire_size(randomness)
-                    })
+                    + encapsulation
+                        .as_ref()
+                        .map_or(0, |e| 4 + e.keys_wire_size(randomness))
             }
         };
         size
