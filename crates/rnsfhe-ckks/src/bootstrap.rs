@@ -56,10 +56,10 @@
 //! # Error
 //!
 //! [`Bootstrapper::error_bound`] bounds the real or imaginary part of the error of one output slot
-//! against the input's decryption, in units of the values, as the sum of four terms (each a
-//! high-probability bound: errors of different coefficients taken as independent, RNS-CKKS Appendix
-//! A.2's heuristic, `6` standard deviations; for bounded terms Hoeffding's inequality gives the same
-//! `6 sqrt(n) b`):
+//! against the input's decryption, in units of the values, as the sum of four terms, five with the
+//! encapsulation (each a high-probability bound: errors of different coefficients taken as
+//! independent, RNS-CKKS Appendix A.2's heuristic, `6` standard deviations; for bounded terms
+//! Hoeffding's inequality gives the same `6 sqrt(n) b`):
 //!
 //! * **EvalMod's approximation**: each coefficient is off by at most `(q_0 / Delta) b_em`, `b_em` the
 //!   [`EvalMod::error_bound`] total; SlotsToCoeffs sums `2n` such coefficients with unit weights into a
