@@ -88,7 +88,8 @@
 //!
 //! * **the encapsulation's key switches** (with [`BootstrapParams::sparse_secret`]): both add their
 //!   noise to the coefficients before the reduction, `e / q_0` in `t` units
-//!   ([`SparseEncapsulation::key_switch_noise`]), then as the CKKS noise above.
+//!   ([`SparseEncapsulation::low_key_switch_noise`] and the top level's key switch), then as the
+//!   CKKS noise above.
 //!
 //! The input's own error passes through unchanged (EvalMod's slope is 1): it is not part of the bound.
 //!
@@ -655,8 +656,8 @@ impl Bootstrapper {
         let encapsulation_noise = match self.params.sparse_secret {
             None => 0.0,
             Some(h) => {
-                let (low, high) = SparseEncapsulation::key_switch_noise(ctx, h, top)?;
-                through((low * low + high * high).sqrt() / q0)
+                let low = SparseEncapsulation::low_key_switch_noise(ctx, h)?;
+                through((low * low + v_ks(top)?).sqrt() / q0)
             }
         };
         Ok(BootstrapBound {

@@ -181,21 +181,16 @@ impl SparseEncapsulation {
         self.weight
     }
 
-    /// The standard deviation of one coefficient of the noise each key switch of an encapsulation of
-    /// weight `weight` adds, `(to the sparse secret over q_0, back at level)`:
-    /// [`RlweContext::key_switch_noise`] of the two contexts.
+    /// The standard deviation of one coefficient of the noise the key switch to the sparse secret of
+    /// weight `weight` adds over `q_0` ([`RlweContext::key_switch_noise`] of
+    /// [`SparseEncapsulation::low_context`]); the key switch back is an ordinary one of the CKKS
+    /// context at the level of the raise.
     ///
-    /// Errors: as [`SparseEncapsulation::low_context`]; [`Error::Core`] for a level off the chain.
-    pub fn key_switch_noise(ckks: &CkksContext, weight: usize, level: usize) -> Result<(f64, f64)> {
-        let low = Self::low_context(ckks, weight)?
+    /// Errors: as [`SparseEncapsulation::low_context`].
+    pub fn low_key_switch_noise(ckks: &CkksContext, weight: usize) -> Result<f64> {
+        Ok(Self::low_context(ckks, weight)?
             .key_switch_noise(1, weight)?
-            .std_dev;
-        let weight = match ckks.params().secret {
-            SecretDistribution::Ternary => 2 * ckks.n() / 3,
-            SecretDistribution::HammingWeight(h) => h,
-        };
-        let high = ckks.rlwe().key_switch_noise(level, weight)?.std_dev;
-        Ok((low, high))
+            .std_dev)
     }
 
     /// `ct` (two parts over `q_0` in coefficient form, under the CKKS secret, from any context whose

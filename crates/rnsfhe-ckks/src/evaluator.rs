@@ -54,7 +54,8 @@ use crate::Complex64;
 
 /// Homomorphic operations on [`Ciphertext`]s of one [`CkksContext`].
 ///
-/// Holds the context and, optionally, the relinearization key and Galois keys; no mutable state, so it is
+/// Holds the context and, optionally, the relinearization key, Galois keys and the sparse-secret
+/// encapsulation of bootstrapping; no mutable state, so it is
 /// `Send + Sync` and can be shared by threads.
 #[derive(Clone, Debug)]
 pub struct Evaluator {

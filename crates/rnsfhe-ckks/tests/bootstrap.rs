@@ -556,7 +556,7 @@ fn integer_parts_of_the_raise_follow_the_stated_distribution() {
         let rms = (parts.iter().map(|&i| (i * i) as f64).sum::<f64>() / m).sqrt();
         let tolerance = 5.0 * (1.5 / m).sqrt();
         eprintln!(
-            "{label}: {} samples, rms of I {rms:.4} against sigma_I {sigma:.4} (relative {:+.4}, \
+            "{label}: {} samples, rms of I {rms:.6} against sigma_I {sigma:.6} (relative {:+.6}, \
              tolerance {tolerance:.4}), max |I| {} against K = {big_k}",
             parts.len(),
             rms / sigma - 1.0,
