@@ -26,7 +26,7 @@ use rnsfhe::ckks::{
     CkksEncryptor, CkksParams, Complex64, Csprng, Evaluator, GaloisKeys, InverseMethod,
     KeyGenerator, Operand, PartStats, Plaintext, Polynomial, PolynomialBasis, PrecisionStats,
     Preset, PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey, SecurityLevel,
-    SeededCiphertext, Serializable,
+    SeededCiphertext, Serializable, SparseEncapsulation,
 };
 
 use crate::common::{
@@ -86,7 +86,7 @@ wire_objects!(CkksContext {
 /// lack of levels is a [`NotEnoughLevelsError`] (a `ValueError`) naming the levels needed and available.
 pub(crate) fn ckks_error(err: ckks::Error) -> PyErr {
     let hint = match &err {
-        ckks::Error::Insecure { .. } => {
+        ckks::Error::Insecure { .. } | ckks::Error::InsecureKey { .. } => {
             " (Python: pass allow_insecure=True to use them anyway)".to_string()
         }
         ckks::Error::ScaleMismatch { operation, .. } if operation.contains("plaintext") => {
@@ -170,13 +170,14 @@ pub(crate) fn pegasus_session(
         public: Arc::new(keys.public),
         relin: Arc::new(keys.relin),
         galois: Arc::new(keys.galois),
+        encapsulation: None,
         rotations,
         conjugate,
     };
     let galois = (&*keys.galois, &keys.rotations[..], keys.conjugate);
     // Cloning the keys into the evaluator copies megabytes: without the GIL.
     let eval = crate::common::release(py, || {
-        context.make_eval(Some(&keys.relin), Some(galois), true, false, None)
+        context.make_eval(Some(&keys.relin), Some(galois), None, true, false, None)
     })?;
     let evaluator = PyEvaluator {
         eval: Arc::new(Eval {

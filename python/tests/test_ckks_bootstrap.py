@@ -12,21 +12,25 @@ from rnsfhe import ckks
 pytestmark = pytest.mark.filterwarnings("ignore:WARNING. these CKKS parameters:UserWarning")
 
 
-@pytest.fixture(scope="module")
-def ctx():
-    # N = 2^11, scale 2^51, q_0 of 60 bits, Hamming weight 64: 17 levels of bootstrapping and 2 for the
-    # user (the Rust tests' chain, crates/rnsfhe-ckks/tests/bootstrap.rs).
+def _chain(levels=19, secret="hamming:64"):
+    """N = 2^11, scale 2^51, q_0 of 60 bits, Hamming weight 64: 17 levels of bootstrapping and 2 for
+    the user (the Rust tests' chain, crates/rnsfhe-ckks/tests/bootstrap.rs)."""
     return ckks.Context(
         log_n=11,
         log_scale=51,
         q0_bits=60,
-        levels=19,
+        levels=levels,
         special_primes=4,
         special_bits=55,
         dnum=5,
-        secret="hamming:64",
+        secret=secret,
         allow_insecure=True,
     )
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return _chain()
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +58,17 @@ def test_bootstrap_restores_levels_within_the_bound(ctx, btp, keys):
     got = dec.decrypt(out)
     err = max(np.abs(got.real - want.real).max(), np.abs(got.imag - want.imag).max())
     bound = btp.error_bound(ct.scale)
-    assert set(bound) == {"eval_mod", "c2s_noise", "eval_mod_noise", "s2c_noise", "total"}
+    assert set(bound) == {
+        "eval_mod",
+        "c2s_noise",
+        "eval_mod_noise",
+        "s2c_noise",
+        "encapsulation_noise",
+        "total",
+    }
+    # A Hamming-weight secret raises under itself: no encapsulation, no encapsulation noise.
+    assert btp.sparse_secret is None and keys.sparse_secret is None
+    assert bound["encapsulation_noise"] == 0.0
     assert err <= bound["total"]
     # The evaluator's method is the same operation; the result multiplies like any ciphertext.
     again = ev.bootstrap(ct, btp)
@@ -66,17 +80,7 @@ def test_bootstrap_restores_levels_within_the_bound(ctx, btp, keys):
 def test_bootstrap_errors(ctx, btp, keys):
     with pytest.raises(ValueError, match="invalid slot count"):
         ckks.Bootstrapper(ctx, 48)
-    short = ckks.Context(
-        log_n=11,
-        log_scale=51,
-        q0_bits=60,
-        levels=8,
-        special_primes=4,
-        special_bits=55,
-        dnum=5,
-        secret="hamming:64",
-        allow_insecure=True,
-    )
+    short = _chain(levels=8)
     with pytest.raises(ValueError, match="bootstrapping needs 18 levels"):
         ckks.Bootstrapper(short, 64)
     # Keys without the bootstrapper's: the error names the missing element.
@@ -90,3 +94,35 @@ def test_bootstrap_errors(ctx, btp, keys):
     other = ctx.encryptor(keys, ev).encrypt(np.zeros(32), slots=32)
     with pytest.raises(ValueError, match="slot count mismatch"):
         other.bootstrap(btp)
+
+
+def test_dense_secret_bootstraps_under_the_encapsulation():
+    # The same chain with a uniform ternary secret: the bootstrapper raises under a sparse secret of
+    # Hamming weight 32 (K = 12 instead of 75), and keygen(bootstrapper=...) makes its keys.
+    dense = _chain(secret="ternary")
+    btp = ckks.Bootstrapper(dense, 64)
+    assert btp.sparse_secret == 32 and btp.k == 12
+    without = ckks.Bootstrapper(dense, 64, sparse_secret=0)
+    assert without.sparse_secret is None and without.k == 75
+    assert without.double_angle > btp.double_angle
+    assert 0.0 < btp.failure_probability < 1e-6
+    assert ckks.Bootstrapper(dense, 64, sparse_secret=40).sparse_secret == 40
+    keys = dense.keygen(bootstrapper=btp)
+    assert keys.sparse_secret == 32
+    ev = dense.evaluator(keys)
+    enc, dec = dense.encryptor(keys, ev), dense.decryptor(keys)
+    z = np.random.default_rng(2).uniform(-1, 1, 64)
+    ct = enc.encrypt(z, slots=64)
+    want = dec.decrypt(ct)
+    out = ct.bootstrap(btp)
+    bound = btp.error_bound(ct.scale)
+    assert 0.0 < bound["encapsulation_noise"] < bound["total"]
+    assert np.abs(dec.decrypt(out).real - want.real).max() <= bound["total"]
+    # Keys made without the bootstrapper hold no encapsulation: a clear error, not a crash.
+    plain = dense.keygen(rotations=btp.rotation_steps, conjugate=True)
+    ev = dense.evaluator(plain)
+    ct = dense.encryptor(plain, ev).encrypt(z, slots=64)
+    with pytest.raises(ValueError, match="encapsulation"):
+        ct.bootstrap(btp)
+    with pytest.raises(ValueError, match="Hamming weight"):
+        ckks.Bootstrapper(dense, 64, sparse_secret=dense.n + 1)

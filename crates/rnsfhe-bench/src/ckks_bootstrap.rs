@@ -90,6 +90,11 @@ pub struct BootstrapSetup {
     /// Whether to measure the keys' serialized sizes (computed, never written).
     #[serde(default = "default_true")]
     pub key_sizes: bool,
+    /// The Hamming weight of the sparse-secret encapsulation of the raise
+    /// ([`BootstrapParams::sparse_secret`]); 0: none (raise under the CKKS secret); absent: as
+    /// [`BootstrapParams::for_context`] chooses (32 for a uniform ternary secret).
+    #[serde(default)]
+    pub sparse_secret: Option<usize>,
 }
 
 fn default_security() -> String {
@@ -122,6 +127,7 @@ impl BootstrapSetup {
             first_mod_bits: 60,
             levels_after: Some(2),
             key_sizes: true,
+            sparse_secret: None,
         }
     }
 
@@ -183,6 +189,10 @@ pub struct ChainInfo {
     pub arcsine_degree: usize,
     /// `log2(q_0 / Delta)` of EvalMod.
     pub log_message_ratio: f64,
+    /// The Hamming weight of the encapsulated secret of the raise (`None`: the CKKS secret).
+    pub sparse_secret: Option<usize>,
+    /// [`Bootstrapper::failure_probability`]: some `|I_k| > K` in one bootstrapping.
+    pub failure_probability: f64,
 }
 
 /// The CKKS parameters of a chain of `levels` scaling primes for `setup` (see the
@@ -217,10 +227,15 @@ fn chain_params(
     }
 }
 
-/// The bootstrapping parameters for `ctx`: EvalMod by [`BootstrapParams::for_context`], the DFT levels of
-/// the level budget.
+/// The bootstrapping parameters for `ctx`: EvalMod by [`BootstrapParams::for_context`] (with `K` for the
+/// set-up's sparse secret when it names one), the DFT levels of the level budget.
 fn bootstrap_params(ctx: &CkksContext, setup: &BootstrapSetup) -> anyhow::Result<BootstrapParams> {
-    let mut p = BootstrapParams::for_context(ctx, setup.slots)?;
+    let mut p = match setup.sparse_secret {
+        None => BootstrapParams::for_context(ctx, setup.slots)?,
+        Some(h) => {
+            BootstrapParams::for_context_with_sparse_secret(ctx, setup.slots, (h > 0).then_some(h))?
+        }
+    };
     if let Some([c2s, s2c]) = setup.level_budget {
         let most = 4.min(setup.slots.trailing_zeros().max(1) as usize);
         if !(1..=most).contains(&c2s) || !(1..=most).contains(&s2c) {
@@ -369,6 +384,8 @@ pub fn choose_chain(
         cos_degree: em.cos_degree,
         arcsine_degree: em.arcsine_degree,
         log_message_ratio: em.log_message_ratio,
+        sparse_secret: btp.sparse_secret(),
+        failure_probability: btp.failure_probability(),
     };
     Ok((ctx, btp, info))
 }
@@ -442,12 +459,16 @@ impl BootstrapBench {
         let bootstrap_keys_s = boot_start.elapsed().as_secs_f64();
         let keygen_s = start.elapsed().as_secs_f64();
         let (total_bytes, expanded_bytes) = if setup.key_sizes {
+            let size = |randomness| {
+                rk.serialized_size_with(randomness)
+                    + gk.galois.serialized_size_with(randomness)
+                    + gk.encapsulation
+                        .as_ref()
+                        .map_or(0, |e| e.keys_wire_size(randomness))
+            };
             (
-                Some(rk.serialized_size() + gk.serialized_size()),
-                Some(
-                    rk.serialized_size_with(PublicRandomness::Expanded)
-                        + gk.serialized_size_with(PublicRandomness::Expanded),
-                ),
+                Some(size(PublicRandomness::Seeded)),
+                Some(size(PublicRandomness::Expanded)),
             )
         } else {
             (None, None)
@@ -461,7 +482,7 @@ impl BootstrapBench {
         };
         let evaluator = Evaluator::new(&ctx)
             .with_relin_key(rk)?
-            .with_galois_keys(gk)?;
+            .with_bootstrapping_keys(gk)?;
         let encryptor = CkksEncryptor::with_public_key(&ctx, &pk)?;
         let decryptor = CkksDecryptor::new(&ctx, kg.secret_key())?;
         let x = test_vector(setup.slots, 1);
@@ -536,8 +557,9 @@ fn ready_line(bench: &BootstrapBench, check: CallCheck, check_s: f64) -> Value {
             "total_bytes": bench.keys.total_bytes,
             "expanded_bytes": bench.keys.expanded_bytes,
             "galois_keys": bench.keys.galois_keys,
-            "counted": "relinearization key + the Galois keys of KeyGenerator::bootstrapping_keys \
-                        (rotations, conjugation, trace), rnsfhe wire format with public a as seeds (the \
+            "counted": "relinearization key + the keys of KeyGenerator::bootstrapping_keys (Galois \
+                        keys: rotations, conjugation, trace; the two sparse-secret encapsulation keys \
+                        when the raise uses them), rnsfhe wire format with public a as seeds (the \
                         default); expanded_bytes: every polynomial written out",
         },
         "max_rss_bytes": max_rss_bytes(),
@@ -691,8 +713,8 @@ pub struct BootstrapReport {
 /// set-ups of OpenFHE's reference at `N = 2^15` and `2^16` (full slots, uniform ternary, level budget
 /// `[4, 4]`, levels after as under its log QP), with the memory each needs, GB (an estimate from the
 /// keys' expanded size: about 60 Galois keys of 3 digits over 43 limbs at `N = 2^15`, 4 GB). `log_n`,
-/// when not empty, keeps the set-ups of those ring degrees.
-fn setups(quick: bool, log_n: &[u32]) -> Vec<(String, BootstrapSetup, f64)> {
+/// when not empty, keeps the set-ups of those ring degrees. (`rnsfhe sizes` lists their keys.)
+pub fn setups(quick: bool, log_n: &[u32]) -> Vec<(String, BootstrapSetup, f64)> {
     let test = BootstrapSetup {
         log_n: 11,
         slots: 1 << 10,
@@ -710,17 +732,22 @@ fn setups(quick: bool, log_n: &[u32]) -> Vec<(String, BootstrapSetup, f64)> {
     ];
     if !quick {
         for (log_n, gb) in [(15u32, 7.0), (16, 16.0)] {
-            out.push((
-                format!("OpenFHE reference matched (N = 2^{log_n}, insecure)"),
-                BootstrapSetup {
-                    log_n,
-                    slots: 1 << (log_n - 1),
-                    level_budget: Some([4, 4]),
-                    levels_after: None,
-                    ..BootstrapSetup::quick()
-                },
-                gb,
-            ));
+            // With the sparse-secret encapsulation (the default for the uniform ternary secret) and
+            // without it (the raise under the dense secret: K ~ 7 sqrt(N / 18)).
+            for (what, sparse_secret) in [("", None), (", no encapsulation", Some(0))] {
+                out.push((
+                    format!("OpenFHE reference matched (N = 2^{log_n}, insecure{what})"),
+                    BootstrapSetup {
+                        log_n,
+                        slots: 1 << (log_n - 1),
+                        level_budget: Some([4, 4]),
+                        levels_after: None,
+                        sparse_secret,
+                        ..BootstrapSetup::quick()
+                    },
+                    gb,
+                ));
+            }
         }
     }
     out.retain(|(_, s, _)| log_n.is_empty() || log_n.contains(&s.log_n));
@@ -821,6 +848,15 @@ pub fn run(options: &BenchOptions, log_n: &[u32]) -> anyhow::Result<()> {
                     .first()
                     .map_or("-".into(), |c| c.levels_left.to_string()),
                 c.map_or("-".into(), |c| c.bootstrap_depth.to_string()),
+                c.map_or("-".into(), |c| {
+                    format!(
+                        "{} / {} / {}",
+                        c.sparse_secret.map_or("-".into(), |h| h.to_string()),
+                        c.eval_mod_k,
+                        c.double_angle
+                    )
+                }),
+                c.map_or("-".into(), |c| format!("{:.1e}", c.failure_probability)),
                 opt(k.map(|k| k.keygen_s), 1),
                 opt(k.and_then(|k| k.total_bytes).map(|b| b as f64 / 1e9), 2),
                 opt(k.and_then(|k| k.expanded_bytes).map(|b| b as f64 / 1e9), 2),
@@ -843,6 +879,8 @@ pub fn run(options: &BenchOptions, log_n: &[u32]) -> anyhow::Result<()> {
                 "precision min / median (bits)",
                 "levels left",
                 "depth",
+                "sparse h / K / double angles",
+                "failure probability",
                 "keygen (s)",
                 "keys, seeded (GB)",
                 "keys, expanded (GB)",

@@ -10,7 +10,12 @@
 //!
 //! 1. **drop to `q_0`** (level 1) and **ModRaise** to the top of the chain ([`Evaluator::mod_raise`]):
 //!    the plaintext becomes `m + q_0 I`, `m = Delta z` read as a polynomial, `I` an integer polynomial
-//!    (of standard deviation `sqrt((1 + ||s||^2) / 12)` per coefficient, [`crate::mod_raise`]). The raised
+//!    (of standard deviation `sigma_I = sqrt((1 + ||s||^2) / 12)` per coefficient,
+//!    [`crate::mod_raise`]). With [`BootstrapParams::sparse_secret`] `= Some(h)` the raise runs under a
+//!    sparse secret of Hamming weight `h` instead ([`SparseEncapsulation::raise_ciphertext`], Bossuat-
+//!    Troncoso-Pastoriza-Hubaux, ACNS 2022, Section 4): one key switch to it over `q_0 P`, the raise,
+//!    one key switch back at the top, and `sigma_I = sqrt((1 + h) / 12)` whatever the CKKS secret (1.7
+//!    for `h = 32` against 42 for a dense ternary secret at `N = 2^15`). The raised
 //!    ciphertext is **declared** at the scale `S = Delta_c / K'` ([`EvalMod::normalized_scale`] of
 //!    CoeffsToSlots' output level `c`): the declaration costs nothing, and CoeffsToSlots' factor
 //!    `S / (q_0 g)` is chosen so that its slots read `t = c_k / q_0 = I_k + m_k / q_0` at that scale;
@@ -51,10 +56,10 @@
 //! # Error
 //!
 //! [`Bootstrapper::error_bound`] bounds the real or imaginary part of the error of one output slot
-//! against the input's decryption, in units of the values, as the sum of four terms (each a
-//! high-probability bound: errors of different coefficients taken as independent, RNS-CKKS Appendix
-//! A.2's heuristic, `6` standard deviations; for bounded terms Hoeffding's inequality gives the same
-//! `6 sqrt(n) b`):
+//! against the input's decryption, in units of the values, as the sum of four terms, five with the
+//! encapsulation (each a high-probability bound: errors of different coefficients taken as
+//! independent, RNS-CKKS Appendix A.2's heuristic, `6` standard deviations; for bounded terms
+//! Hoeffding's inequality gives the same `6 sqrt(n) b`):
 //!
 //! * **EvalMod's approximation**: each coefficient is off by at most `(q_0 / Delta) b_em`, `b_em` the
 //!   [`EvalMod::error_bound`] total; SlotsToCoeffs sums `2n` such coefficients with unit weights into a
@@ -81,12 +86,25 @@
 //!   at the output scale, amplified by at most `n` (the squared row norms of its butterflies, 2 per
 //!   stage).
 //!
+//! * **the encapsulation's key switches** (with [`BootstrapParams::sparse_secret`]): both add their
+//!   noise to the coefficients before the reduction, `e / q_0` in `t` units
+//!   ([`SparseEncapsulation::low_key_switch_noise`] and the top level's key switch), then as the
+//!   CKKS noise above.
+//!
 //! The input's own error passes through unchanged (EvalMod's slope is 1): it is not part of the bound.
+//!
+//! # Failure probability
+//!
+//! EvalMod is correct for `|I_k| <= K` only. Each `I_k` is a sum of `1 + ||s||^2` (or `1 + h` under
+//! the encapsulation) uniform variables on `[-1/2, 1/2)`, strictly sub-Gaussian, so
+//! `P(|I_k| > K) <= 2 exp(-K^2 / (2 sigma_I^2))` ([`EvalModParams::k_for_secret`]); a bootstrapping
+//! reduces `2n` coefficients (all `N` for full slots), and [`Bootstrapper::failure_probability`] is the
+//! union bound `2n 2 exp(-K^2 / (2 sigma_I^2))` over them (`~2e-6` at `N = 2^15`, full slots, for the
+//! `K` of [`BootstrapParams::for_context`]).
 //!
 //! # Not built yet
 //!
-//! Sparse-secret encapsulation (Bossuat-Troncoso-Pastoriza-Hubaux, ACNS 2022) inside bootstrapping,
-//! META-BTS (Bae et al. 2022), and automatic bootstrapping in the evaluator.
+//! META-BTS (Bae et al. 2022) and automatic bootstrapping in the evaluator.
 
 use std::f64::consts::PI;
 use std::sync::Arc;
@@ -99,6 +117,7 @@ use crate::dft::{
     dft_factors, CoeffsToSlots, CoeffsToSlotsOutput, CoeffsToSlotsResult, DftDirection,
     SlotsToCoeffs,
 };
+use crate::encapsulation::{SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
 use crate::error::{Error, Result};
 use crate::eval_mod::{EvalMod, EvalModParams, MAX_DOUBLE_ANGLE};
 use crate::evaluator::Evaluator;
@@ -136,8 +155,21 @@ pub struct BootstrapParams {
     /// Levels of SlotsToCoeffs, 1 to `min(4, log2(slots))`.
     pub s2c_levels: usize,
     /// The approximate reduction modulo `q_0`; its `start_level` must be `None` (it runs right after
-    /// CoeffsToSlots).
+    /// CoeffsToSlots). Its `k` must cover the integer parts of the raise: `sigma_I` of the CKKS secret,
+    /// or of `sparse_secret` when set ([`Bootstrapper::failure_probability`]).
     pub eval_mod: EvalModParams,
+    /// `Some(h)`: ModRaise under a sparse secret of Hamming weight `h` (sparse-secret encapsulation,
+    /// [`SparseEncapsulation`]; its keys come from [`KeyGenerator::bootstrapping_keys`]); `None`: under
+    /// the CKKS secret.
+    pub sparse_secret: Option<usize>,
+}
+
+/// `E||s||^2` of the secret the raise runs under: `h` of the encapsulation, else the CKKS secret's.
+fn raise_norm_sq(ctx: &CkksContext, sparse_secret: Option<usize>) -> f64 {
+    sparse_secret.map_or_else(
+        || expected_norm_sq(ctx.params().secret, ctx.n()),
+        |h| h as f64,
+    )
 }
 
 /// The expected `||s||^2` of a secret of the distribution, in the ring of degree `n`.
@@ -152,9 +184,13 @@ impl BootstrapParams {
     /// Defaults for `ctx` and `slots`: CoeffsToSlots and SlotsToCoeffs on 3 levels (fewer for fewer
     /// than 8 slots), and an EvalMod for the context's secret and chain:
     ///
-    /// * `K = ceil(7 sigma_I)`, `sigma_I = sqrt((1 + E||s||^2) / 12)` ([`EvalModParams::k_for_secret`],
-    ///   [`DEFAULT_K_SIGMAS`]): `P(|I_k| > K) <= 2 exp(-24.5) ~ 5e-11` per coefficient, so about
-    ///   `N 5e-11` per bootstrapping (`3e-6` at `N = 2^16`), the failure probability of EvalMod;
+    /// * sparse-secret encapsulation with `h =` [`DEFAULT_SPARSE_WEIGHT`] for a dense (uniform ternary)
+    ///   secret, none for a Hamming-weight secret;
+    /// * `K = ceil(7 sigma_I)`, `sigma_I = sqrt((1 + E||s||^2) / 12)`, `E||s||^2` the CKKS secret's or
+    ///   `h` under the encapsulation ([`EvalModParams::k_for_secret`], [`DEFAULT_K_SIGMAS`]):
+    ///   `P(|I_k| > K) <= 2 exp(-24.5) ~ 5e-11` per coefficient, so about `N 5e-11` per bootstrapping
+    ///   (`3e-6` at `N = 2^16`), the failure probability of EvalMod
+    ///   ([`Bootstrapper::failure_probability`]);
     /// * `log_message_ratio = log2(q_0 / Delta_1)`, `Delta_1` the default scale of level 1 (rounded
     ///   down to `1/16`): values `|z| <= 1` at that scale;
     /// * a Chebyshev cosine of degree 31 with the fewest double angles whose error is at most
@@ -164,9 +200,23 @@ impl BootstrapParams {
     /// Errors: [`Error::InvalidSlots`]; [`Error::InvalidEvalMod`] when no double-angle count reaches
     /// the accuracy (a `K` beyond what 16 double angles cover) or the ratio is outside EvalMod's range.
     pub fn for_context(ctx: &CkksContext, slots: usize) -> Result<Self> {
+        let sparse_secret =
+            (ctx.params().secret == SecretDistribution::Ternary).then_some(DEFAULT_SPARSE_WEIGHT);
+        Self::for_context_with_sparse_secret(ctx, slots, sparse_secret)
+    }
+
+    /// [`BootstrapParams::for_context`] with the encapsulation chosen by the caller: `Some(h)` raises
+    /// under a sparse secret of Hamming weight `h`, `None` under the CKKS secret (for a dense secret,
+    /// `K` about `7 sqrt(N / 18)`: 296 at `N = 2^15`, and more double angles).
+    ///
+    /// Errors: as [`BootstrapParams::for_context`].
+    pub fn for_context_with_sparse_secret(
+        ctx: &CkksContext,
+        slots: usize,
+        sparse_secret: Option<usize>,
+    ) -> Result<Self> {
         ctx.encoder().check_slots(slots)?;
-        let norm_sq = expected_norm_sq(ctx.params().secret, ctx.n());
-        let k = EvalModParams::k_for_secret(norm_sq, DEFAULT_K_SIGMAS)?;
+        let k = EvalModParams::k_for_secret(raise_norm_sq(ctx, sparse_secret), DEFAULT_K_SIGMAS)?;
         let q0 = ctx.q_moduli()[0] as f64;
         let ratio = ((q0 / ctx.level_scale(1)?).log2() * 16.0).floor() / 16.0;
         let eps_max = ratio.exp2().recip();
@@ -190,6 +240,7 @@ impl BootstrapParams {
                         c2s_levels: dft_levels,
                         s2c_levels: dft_levels,
                         eval_mod,
+                        sparse_secret,
                     });
                 }
                 Ok(_) => {}
@@ -219,6 +270,8 @@ pub struct BootstrapBound {
     pub eval_mod_noise: f64,
     /// SlotsToCoeffs' own rescalings and key switches.
     pub s2c_noise: f64,
+    /// The two key switches of the sparse-secret encapsulation (0 without it).
+    pub encapsulation_noise: f64,
     /// The sum of the terms.
     pub total: f64,
 }
@@ -244,7 +297,8 @@ impl Bootstrapper {
     ///
     /// Errors: [`Error::InvalidSlots`] for a slot count that is not a power of two up to `N/2`;
     /// [`Error::InvalidEvalMod`] for EvalMod parameters out of range or with a start level;
-    /// [`Error::InvalidArgument`] for DFT levels outside `1..=min(4, log2(slots))`;
+    /// [`Error::InvalidArgument`] for DFT levels outside `1..=min(4, log2(slots))` or a sparse-secret
+    /// weight outside `1..=N`;
     /// [`Error::BootstrapTooDeep`] when the chain has fewer levels than the circuit needs (naming how
     /// many it needs); encoding errors.
     pub fn new(ctx: &Arc<CkksContext>, params: BootstrapParams) -> Result<Self> {
@@ -260,6 +314,15 @@ impl Bootstrapper {
             });
         }
         let eval_mod = EvalMod::new(params.eval_mod)?;
+        if let Some(h) = params.sparse_secret.filter(|&h| h == 0 || h > ctx.n()) {
+            return Err(Error::InvalidArgument {
+                operation: OP,
+                reason: format!(
+                    "sparse_secret = Some({h}): the Hamming weight of the encapsulated secret must be                      from 1 to N = {} ({DEFAULT_SPARSE_WEIGHT} by default); None raises under the                      CKKS secret",
+                    ctx.n()
+                ),
+            });
+        }
         let top = ctx.max_level();
         let needed = params.c2s_levels + eval_mod.depth() + params.s2c_levels + 1;
         if top < needed {
@@ -334,6 +397,29 @@ impl Bootstrapper {
     /// The EvalMod of step 4.
     pub fn eval_mod(&self) -> &EvalMod {
         &self.eval_mod
+    }
+
+    /// The Hamming weight of the sparse secret the raise runs under, `None` without encapsulation
+    /// ([`BootstrapParams::sparse_secret`]).
+    pub fn sparse_secret(&self) -> Option<usize> {
+        self.params.sparse_secret
+    }
+
+    /// The standard deviation `sigma_I = sqrt((1 + E||s||^2) / 12)` of one integer part of the raise,
+    /// `E||s||^2` of the CKKS secret or the encapsulation's `h` (see the [module
+    /// documentation](self#failure-probability)).
+    pub fn integer_part_std_dev(&self) -> f64 {
+        ((1.0 + raise_norm_sq(&self.ctx, self.params.sparse_secret)) / 12.0).sqrt()
+    }
+
+    /// The probability that one bootstrapping fails, an `|I_k|` above EvalMod's `K` (see the [module
+    /// documentation](self#failure-probability)): the union bound `2n 2 exp(-K^2 / (2 sigma_I^2))`
+    /// over the `2n` coefficients EvalMod reduces (`n` the slots), capped at 1.
+    pub fn failure_probability(&self) -> f64 {
+        let sigma = self.integer_part_std_dev();
+        let k = f64::from(self.eval_mod.params().k);
+        let per_coefficient = 2.0 * (-k * k / (2.0 * sigma * sigma)).exp();
+        (2.0 * self.params.slots as f64 * per_coefficient).min(1.0)
     }
 
     /// The levels the circuit uses: CoeffsToSlots', EvalMod's and SlotsToCoeffs'.
@@ -434,10 +520,33 @@ impl Bootstrapper {
         Ok(q0 / scale)
     }
 
-    /// Checks that `eval` has the relinearization key and a Galois key for every element of
-    /// [`Bootstrapper::galois_elements`].
-    fn check_keys(&self, eval: &Evaluator) -> Result<()> {
+    /// Checks that `eval` has the relinearization key, a Galois key for every element of
+    /// [`Bootstrapper::galois_elements`] and the encapsulation of [`BootstrapParams::sparse_secret`]
+    /// (returned).
+    fn check_keys<'a>(&self, eval: &'a Evaluator) -> Result<Option<&'a SparseEncapsulation>> {
         eval.relin_key(OP)?;
+        let encapsulation = match self.params.sparse_secret {
+            None => None,
+            Some(h) => {
+                let enc = eval.encapsulation().ok_or(Error::MissingKey {
+                    operation: OP,
+                    key: "sparse-secret encapsulation key (the bootstrapper raises under a sparse \
+                          secret: KeyGenerator::bootstrapping_keys, Evaluator::with_bootstrapping_keys)",
+                })?;
+                if enc.weight() != h {
+                    return Err(Error::InvalidArgument {
+                        operation: OP,
+                        reason: format!(
+                            "the evaluator's encapsulation key is for a sparse secret of Hamming \
+                             weight {}, the bootstrapper's EvalMod was made for {h}; generate the keys \
+                             with KeyGenerator::bootstrapping_keys for this bootstrapper",
+                            enc.weight()
+                        ),
+                    });
+                }
+                Some(enc.as_ref())
+            }
+        };
         let gk = eval.galois().ok_or(Error::MissingKey {
             operation: OP,
             key: "Galois key set (KeyGenerator::bootstrapping_keys)",
@@ -452,7 +561,7 @@ impl Bootstrapper {
                 .into());
             }
         }
-        Ok(())
+        Ok(encapsulation)
     }
 
     /// The bound on the error of [`Evaluator::bootstrap`] for an input at `input_scale` (see the
@@ -510,7 +619,7 @@ impl Bootstrapper {
         // at most by each matrix's largest row sum; each error goes through the later matrices
         // (their largest squared row norms), the trace (all but the last matrix, for sparse slots:
         // g copies) and w + conj(w).
-        let sigma_i = ((1.0 + norm_sq) / 12.0).sqrt();
+        let sigma_i = self.integer_part_std_dev();
         let mut x = SIGMAS * big_n.sqrt() * q0 * sigma_i / s;
         for (i, m) in factors.iter().enumerate() {
             let q = ctx.q_moduli()[top - i - 1] as f64;
@@ -541,12 +650,23 @@ impl Bootstrapper {
             var_s2c += n * big_n * (v_ks(m.level())? + rounding) / (2.0 * out * out) + diagonals;
         }
         let s2c_noise = SIGMAS * var_s2c.sqrt();
+
+        // The encapsulation's key switches: coefficient errors before the reduction, e / q_0 in t
+        // units, as CoeffsToSlots' noise.
+        let encapsulation_noise = match self.params.sparse_secret {
+            None => 0.0,
+            Some(h) => {
+                let low = SparseEncapsulation::low_key_switch_noise(ctx, h)?;
+                through((low * low + v_ks(top)?).sqrt() / q0)
+            }
+        };
         Ok(BootstrapBound {
             eval_mod,
             c2s_noise,
             eval_mod_noise,
             s2c_noise,
-            total: eval_mod + c2s_noise + eval_mod_noise + s2c_noise,
+            encapsulation_noise,
+            total: eval_mod + c2s_noise + eval_mod_noise + s2c_noise + encapsulation_noise,
         })
     }
 }
@@ -608,15 +728,77 @@ pub fn eval_mod_amplification(em: &EvalMod) -> f64 {
     rho / (2.0 * PI)
 }
 
+/// The keys a [`Bootstrapper`] needs besides the relinearization key, from
+/// [`KeyGenerator::bootstrapping_keys`]; give them to [`Evaluator::with_bootstrapping_keys`].
+#[derive(Debug, Clone)]
+pub struct BootstrappingKeys {
+    /// Exactly the Galois keys of [`Bootstrapper::galois_elements`] (rotations, conjugation, trace).
+    pub galois: GaloisKeys,
+    /// The sparse-secret encapsulation ([`BootstrapParams::sparse_secret`]), `None` when the
+    /// bootstrapper raises under the CKKS secret.
+    pub encapsulation: Option<Arc<SparseEncapsulation>>,
+}
+
 impl KeyGenerator {
-    /// The Galois keys of `btp`: exactly its [`Bootstrapper::galois_elements`] (rotations,
-    /// conjugation, trace).
+    /// The keys of `btp` ([`BootstrappingKeys`]): its Galois keys and, when it raises under a sparse
+    /// secret, the encapsulation of that weight for this generator's secret. The encapsulation key is
+    /// refused below [`crate::encapsulation::MIN_SECURITY_BITS`] unless the context was made with
+    /// `insecure_for_testing`.
     ///
-    /// Errors: [`Error::ContextMismatch`] for a bootstrapper of another context; sampler errors.
-    pub fn bootstrapping_keys(&self, btp: &Bootstrapper, rng: &mut Csprng) -> Result<GaloisKeys> {
-        self.context()
-            .check_fingerprint(btp.ctx.fingerprint(), "bootstrapper")?;
-        self.galois_keys_with_elements(&btp.rotation_steps(), true, &btp.trace_elements(), rng)
+    /// Errors: [`Error::ContextMismatch`] for a bootstrapper of another context;
+    /// [`Error::InsecureKey`]; sampler errors.
+    pub fn bootstrapping_keys(
+        &self,
+        btp: &Bootstrapper,
+        rng: &mut Csprng,
+    ) -> Result<BootstrappingKeys> {
+        let ctx = self.context();
+        ctx.check_fingerprint(btp.ctx.fingerprint(), "bootstrapper")?;
+        let galois = self.galois_keys_with_elements(
+            &btp.rotation_steps(),
+            true,
+            &btp.trace_elements(),
+            rng,
+        )?;
+        Ok(BootstrappingKeys {
+            galois,
+            encapsulation: self.encapsulation_keys(btp, rng)?,
+        })
+    }
+
+    /// The encapsulation part of [`KeyGenerator::bootstrapping_keys`] alone (for callers that make
+    /// the Galois keys together with others): `None` when `btp` raises under the CKKS secret.
+    ///
+    /// Errors: as [`KeyGenerator::bootstrapping_keys`].
+    pub fn encapsulation_keys(
+        &self,
+        btp: &Bootstrapper,
+        rng: &mut Csprng,
+    ) -> Result<Option<Arc<SparseEncapsulation>>> {
+        let ctx = self.context();
+        ctx.check_fingerprint(btp.ctx.fingerprint(), "bootstrapper")?;
+        btp.sparse_secret()
+            .map(|h| {
+                let insecure = ctx.params().insecure_for_testing;
+                SparseEncapsulation::generate(ctx, self.secret_key(), h, insecure, rng)
+                    .map(Arc::new)
+            })
+            .transpose()
+    }
+}
+
+impl Evaluator {
+    /// Adds the keys of [`KeyGenerator::bootstrapping_keys`]: the Galois keys
+    /// ([`Evaluator::with_galois_keys`], replacing any) and the encapsulation, if any
+    /// ([`Evaluator::with_encapsulation`]).
+    ///
+    /// Errors: [`Error::ContextMismatch`] for keys of other parameters.
+    pub fn with_bootstrapping_keys(self, keys: BootstrappingKeys) -> Result<Self> {
+        let eval = self.with_galois_keys(keys.galois)?;
+        match keys.encapsulation {
+            Some(enc) => eval.with_encapsulation(enc),
+            None => Ok(eval),
+        }
     }
 }
 
@@ -630,7 +812,9 @@ impl Evaluator {
     ///
     /// Errors: [`Error::ContextMismatch`] for a ciphertext or bootstrapper of another context;
     /// [`Error::SlotsMismatch`] for a ciphertext of another slot count than the bootstrapper's;
-    /// [`Error::MissingKey`] without the relinearization key or Galois keys; [`Error::Core`]
+    /// [`Error::MissingKey`] without the relinearization key, Galois keys or (for a bootstrapper with
+    /// [`BootstrapParams::sparse_secret`]) the encapsulation keys; [`Error::InvalidArgument`] for
+    /// encapsulation keys of another weight; [`Error::Core`]
     /// (`MissingGaloisKey`, naming the element and the rotation step) for an element of
     /// [`Bootstrapper::galois_elements`] without a key; [`Error::InvalidArgument`] for a scale above
     /// [`Bootstrapper::max_input_scale`].
@@ -652,7 +836,7 @@ impl Evaluator {
                 right: slots,
             });
         }
-        btp.check_keys(self)?;
+        let encapsulation = btp.check_keys(self)?;
         let factor = btp.input_factor(ct.scale())?;
         let ct = if ct.part_count() > 2 {
             self.relinearize(ct)?
@@ -660,7 +844,10 @@ impl Evaluator {
             ct.clone()
         };
         let low = self.drop_to_level(&ct, 1)?;
-        let raised = self.mod_raise(&low, ctx.max_level())?;
+        let raised = match encapsulation {
+            Some(enc) => enc.raise_ciphertext(self, &low, ctx.max_level())?,
+            None => self.mod_raise(&low, ctx.max_level())?,
+        };
         // The same plaintext m + q_0 I, declared at the scale that makes CoeffsToSlots' slots read
         // t = c / q_0 at EvalMod's normalized scale.
         let raised = self.wrap(raised.inner, btp.raised_scale, slots);

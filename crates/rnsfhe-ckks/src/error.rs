@@ -326,6 +326,18 @@ pub enum Error {
         /// Levels of SlotsToCoeffs.
         s2c_levels: usize,
     },
+    /// A key whose lattice estimate ([`rnsfhe_core::lwe_estimator`]) is below
+    /// [`crate::encapsulation::MIN_SECURITY_BITS`], generated without the explicit opt-in (the
+    /// sparse-secret encapsulation key, [`crate::encapsulation::SparseEncapsulation::security`]).
+    #[error("insecure {what}: the lattice estimator gives {bits:.1} bits, below the {minimum} required; use a larger Hamming weight, a smaller q_0 or a larger ring degree, or (tests only) a context with insecure_for_testing")]
+    InsecureKey {
+        /// The key.
+        what: &'static str,
+        /// The estimate, in bits.
+        bits: f64,
+        /// The bits required.
+        minimum: f64,
+    },
 }
 
 /// How [`Error::PolynomialTooDeep`] names a basis.

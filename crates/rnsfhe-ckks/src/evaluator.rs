@@ -47,19 +47,23 @@ use rnsfhe_math::Modulus;
 use rnsfhe_ring::{Ntt, Poly};
 
 use crate::context::CkksContext;
+use crate::encapsulation::SparseEncapsulation;
 use crate::error::{Error, Result};
 use crate::plaintext::{Ciphertext, Plaintext};
 use crate::Complex64;
 
 /// Homomorphic operations on [`Ciphertext`]s of one [`CkksContext`].
 ///
-/// Holds the context and, optionally, the relinearization key and Galois keys; no mutable state, so it is
+/// Holds the context and, optionally, the relinearization key, Galois keys and the sparse-secret
+/// encapsulation of bootstrapping; no mutable state, so it is
 /// `Send + Sync` and can be shared by threads.
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     ctx: Arc<CkksContext>,
     relin: Option<RelinKey>,
     galois: Option<GaloisKeys>,
+    /// The sparse-secret encapsulation of bootstrapping's raise ([`crate::bootstrap`]).
+    encapsulation: Option<Arc<SparseEncapsulation>>,
     strict: bool,
     auto_rescale: bool,
     /// Automatic bootstrapping, opt-in ([`crate::auto_bootstrap`]).
@@ -96,6 +100,7 @@ impl Evaluator {
             ctx: Arc::clone(ctx),
             relin: None,
             galois: None,
+            encapsulation: None,
             strict: false,
             auto_rescale: false,
             auto_bootstrap: None,
@@ -129,6 +134,25 @@ impl Evaluator {
             .check_fingerprint(gk.fingerprint(), "Galois keys")?;
         self.galois = Some(gk);
         Ok(self)
+    }
+
+    /// Adds the sparse-secret encapsulation keys (needed by [`Evaluator::bootstrap`] with a
+    /// [`crate::Bootstrapper`] whose [`crate::BootstrapParams::sparse_secret`] is set; made by
+    /// [`crate::KeyGenerator::bootstrapping_keys`]).
+    ///
+    /// Errors: [`Error::ContextMismatch`] for keys of other parameters.
+    pub fn with_encapsulation(mut self, enc: Arc<SparseEncapsulation>) -> Result<Self> {
+        self.ctx.check_fingerprint(
+            enc.to_dense_key().fingerprint(),
+            "sparse-secret encapsulation key",
+        )?;
+        self.encapsulation = Some(enc);
+        Ok(self)
+    }
+
+    /// The sparse-secret encapsulation keys, if any ([`Evaluator::with_encapsulation`]).
+    pub fn encapsulation(&self) -> Option<&Arc<SparseEncapsulation>> {
+        self.encapsulation.as_ref()
     }
 
     /// Sets automatic rescaling: with it, the products of [`Evaluator::apply`] and

@@ -37,6 +37,8 @@
 //!
 //! * [`bootstrap`]: CKKS bootstrapping ([`Evaluator::bootstrap`] with a [`Bootstrapper`] built from
 //!   [`BootstrapParams`]): ModRaise, CoeffsToSlots, EvalMod, SlotsToCoeffs, for full and sparse slots.
+//! * [`encapsulation`]: [`SparseEncapsulation`], the modulus raise under a sparse secret (Bossuat et al.,
+//!   ACNS 2022) that bootstrapping with a dense secret and PEGASUS's ring packing use.
 //!
 //! Errors of this crate are [`Error`] (module [`error`]).
 
@@ -51,6 +53,7 @@ pub mod auto_bootstrap;
 pub mod bootstrap;
 pub mod context;
 pub mod dft;
+pub mod encapsulation;
 pub mod encryption;
 pub mod eval_mod;
 pub mod evaluator;
@@ -68,13 +71,14 @@ pub mod serialization;
 pub mod statistics;
 
 pub use approximation::{ExpMethod, InverseMethod, SigmoidMethod};
-pub use bootstrap::{BootstrapBound, BootstrapParams, Bootstrapper};
+pub use bootstrap::{BootstrapBound, BootstrapParams, Bootstrapper, BootstrappingKeys};
 pub use context::{CkksContext, EXACT_SCALE_TOLERANCE, MAX_DIGIT_EXCESS_BITS};
 pub use dft::{
     dft_factors, plaintext_coefficients, real_value_positions, slot_coefficient_positions,
     CoeffsToSlots, CoeffsToSlotsOutput, CoeffsToSlotsResult, DftDirection, SlotsToCoeffs,
     MAX_DFT_LEVELS,
 };
+pub use encapsulation::{SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
 pub use encryption::{CkksDecryptor, CkksEncryptor, SlotValues};
 pub use eval_mod::{EvalMod, EvalModBound, EvalModParams};
 pub use evaluator::Evaluator;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use common::{c, complex_values, rng, values};
 use rnsfhe_ckks::{
     BootstrapParams, Bootstrapper, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor,
-    CkksParams, Complex64, Error, Evaluator, KeyGenerator, PrecisionStats,
+    CkksParams, Complex64, Error, Evaluator, KeyGenerator, PrecisionStats, SecretDistribution,
 };
 
 /// The shared chain (`common::bootstrapping::context`): `N = 2^11`, scale `2^51`, `q_0` of 60 bits
@@ -19,6 +19,11 @@ use rnsfhe_ckks::{
 /// Hamming weight 64 (`K = 17`); not secure.
 fn context(levels: usize) -> Arc<CkksContext> {
     common::bootstrapping::context(levels)
+}
+
+/// [`context`] with another secret.
+fn context_with(levels: usize, secret: SecretDistribution) -> Arc<CkksContext> {
+    common::bootstrapping::context_with(levels, secret)
 }
 
 /// Levels of the test chain: the circuit's 17 (3 + 11 + 3) and two for the user.
@@ -33,7 +38,10 @@ struct Setup {
 
 impl Setup {
     fn new(seed: u8) -> Self {
-        let ctx = context(LEVELS);
+        Self::with_context(context(LEVELS), seed)
+    }
+
+    fn with_context(ctx: Arc<CkksContext>, seed: u8) -> Self {
         let keys = KeyGenerator::new(&ctx, &mut rng(seed)).unwrap();
         Self {
             enc: CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap(),
@@ -54,7 +62,7 @@ impl Setup {
         Evaluator::new(&self.ctx)
             .with_relin_key(self.keys.relin_key(&mut r).unwrap())
             .unwrap()
-            .with_galois_keys(self.keys.bootstrapping_keys(btp, &mut r).unwrap())
+            .with_bootstrapping_keys(self.keys.bootstrapping_keys(btp, &mut r).unwrap())
             .unwrap()
     }
 
@@ -93,8 +101,8 @@ fn check(
     let stats = PrecisionStats::compare(&want, &got).unwrap();
     eprintln!(
         "{label}: error 2^{:.2} (real min {:.1} / median {:.1} bits, imaginary min {:.1} / median {:.1}), \
-         bound 2^{:.2} (EvalMod 2^{:.1}, C2S noise 2^{:.1}, EvalMod noise 2^{:.1}, S2C noise 2^{:.1}), \
-         {} levels left",
+         bound 2^{:.2} (EvalMod 2^{:.1}, C2S noise 2^{:.1}, EvalMod noise 2^{:.1}, S2C noise 2^{:.1}, \
+         encapsulation 2^{:.1}), {} levels left, failure probability {:.1e}",
         err.log2(),
         stats.real.min,
         stats.real.median,
@@ -105,7 +113,9 @@ fn check(
         bound.c2s_noise.log2(),
         bound.eval_mod_noise.log2(),
         bound.s2c_noise.log2(),
-        btp.levels_left()
+        bound.encapsulation_noise.log2(),
+        btp.levels_left(),
+        btp.failure_probability()
     );
     assert!(err <= bound.total, "{label}: {err:e} > {:e}", bound.total);
     out
@@ -189,7 +199,7 @@ fn errors_for_keys_slots_contexts_levels_and_scales() {
         Err(Error::MissingKey { .. })
     ));
     let no_relin = Evaluator::new(&s.ctx)
-        .with_galois_keys(s.keys.bootstrapping_keys(&btp, &mut r).unwrap())
+        .with_bootstrapping_keys(s.keys.bootstrapping_keys(&btp, &mut r).unwrap())
         .unwrap();
     assert!(matches!(
         no_relin.bootstrap(&ct, &btp),
@@ -242,14 +252,16 @@ fn errors_for_keys_slots_contexts_levels_and_scales() {
     ));
     // Every element galois_elements lists is what bootstrapping_keys makes.
     let full = s.keys.bootstrapping_keys(&btp, &mut r).unwrap();
-    let mut made = full.elements();
+    // A Hamming-weight secret raises under itself: no encapsulation.
+    assert!(full.encapsulation.is_none() && btp.sparse_secret().is_none());
+    let mut made = full.galois.elements();
     made.sort_unstable();
     let listed: Vec<usize> = btp.galois_elements().iter().map(|(e, _)| *e).collect();
     assert_eq!(made, listed);
     let eval = Evaluator::new(&s.ctx)
         .with_relin_key(relin)
         .unwrap()
-        .with_galois_keys(full)
+        .with_bootstrapping_keys(full)
         .unwrap();
 
     // Unsupported slot counts, and a ciphertext of another slot count.
@@ -358,6 +370,207 @@ fn errors_for_keys_slots_contexts_levels_and_scales() {
     assert!(btp.error_bound(btp.max_input_scale() * 4.0).is_err());
 }
 
+/// A dense (uniform ternary) secret: `for_context` raises under a sparse secret of Hamming weight 32
+/// (sparse-secret encapsulation), so `K` is that of `h = 32` and EvalMod needs fewer double angles
+/// than without it; full and sparse slots stay within the bound. Without the encapsulation key, or
+/// with one of another weight, bootstrapping is an error, not a panic.
+#[test]
+fn dense_secret_bootstraps_under_the_encapsulation() {
+    let s = Setup::with_context(context_with(LEVELS, SecretDistribution::Ternary), 30);
+    let slots = s.ctx.max_slots();
+    let params = BootstrapParams::for_context(&s.ctx, slots).unwrap();
+    assert_eq!(
+        params.sparse_secret,
+        Some(rnsfhe_ckks::DEFAULT_SPARSE_WEIGHT)
+    );
+    // K = ceil(7 sqrt(33 / 12)) = 12, against ceil(7 sqrt((1 + 2N/3) / 12)) = 75 raised under the
+    // dense secret, which needs more double angles.
+    assert_eq!(params.eval_mod.k, 12);
+    let dense = BootstrapParams {
+        sparse_secret: None,
+        eval_mod: rnsfhe_ckks::EvalModParams {
+            k: rnsfhe_ckks::EvalModParams::k_for_secret(2.0 * s.ctx.n() as f64 / 3.0, 7.0).unwrap(),
+            ..params.eval_mod
+        },
+        ..params
+    };
+    assert_eq!(dense.eval_mod.k, 75);
+    let btp = Bootstrapper::new(&s.ctx, params).unwrap();
+    assert_eq!(btp.sparse_secret(), Some(32));
+    // The union bound over the N coefficients: N 2 exp(-K^2 / (2 sigma_I^2)), sigma_I^2 = 33 / 12.
+    let want = s.ctx.n() as f64 * 2.0 * (-144.0f64 / (2.0 * 33.0 / 12.0)).exp();
+    assert!((btp.failure_probability() / want - 1.0).abs() < 1e-12);
+    let keys = s.keys.bootstrapping_keys(&btp, &mut rng(31)).unwrap();
+    assert_eq!(keys.encapsulation.as_ref().map(|e| e.weight()), Some(32));
+    let eval = s.evaluator(&btp);
+    let real = s.encrypt_low(&c(&values(slots, 32)), slots);
+    check(
+        &s,
+        &eval,
+        &btp,
+        &real,
+        "dense secret, encapsulated, full slots",
+    );
+    let sparse = s.bootstrapper(64);
+    assert_eq!(sparse.sparse_secret(), Some(32));
+    let eval64 = s.evaluator(&sparse);
+    let complex = s.encrypt_low(&complex_values(64, 33), 64);
+    check(
+        &s,
+        &eval64,
+        &sparse,
+        &complex,
+        "dense secret, encapsulated, 64 slots",
+    );
+
+    // Missing encapsulation key: the evaluator has only the Galois keys.
+    let relin = s.keys.relin_key(&mut rng(34)).unwrap();
+    let galois_only = Evaluator::new(&s.ctx)
+        .with_relin_key(relin.clone())
+        .unwrap()
+        .with_galois_keys(keys.galois.clone())
+        .unwrap();
+    match galois_only.bootstrap(&real, &btp) {
+        Err(e @ Error::MissingKey { .. }) => {
+            assert!(e.to_string().contains("encapsulation"), "{e}");
+        }
+        other => panic!("expected a missing encapsulation key, got {other:?}"),
+    }
+    // An encapsulation of another weight than the bootstrapper's EvalMod was made for.
+    let heavier = Bootstrapper::new(
+        &s.ctx,
+        BootstrapParams {
+            sparse_secret: Some(40),
+            ..params
+        },
+    )
+    .unwrap();
+    let eval = galois_only
+        .with_encapsulation(keys.encapsulation.unwrap())
+        .unwrap();
+    assert!(matches!(
+        eval.bootstrap(&real, &heavier),
+        Err(Error::InvalidArgument { .. })
+    ));
+    // Weights outside 1..=N.
+    for bad in [0, s.ctx.n() + 1] {
+        let p = BootstrapParams {
+            sparse_secret: Some(bad),
+            ..params
+        };
+        assert!(matches!(
+            Bootstrapper::new(&s.ctx, p),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
+}
+
+/// The integer parts `I` of real ModRaises, dense and encapsulated (`N = 2^11`, 16 encryptions of
+/// `N` coefficients each, `M = 32768` samples), against the model behind `K` and
+/// [`Bootstrapper::failure_probability`]:
+///
+/// * the root mean square of `I` is `sigma_I = sqrt((1 + ||s||^2) / 12)` (`||s||^2` the actual
+///   secret's, `h` under the encapsulation). Its sampling error: `I_k` and `I_j` of one ciphertext
+///   are correlated through the secret's autocorrelation `a_d` (`rho_d = a_d / (1 + ||s||^2)`), and
+///   for (nearly) Gaussian `I` the estimate of `sigma_I^2` has variance `2 sigma_I^4 (1 + C) / M`,
+///   `C = sum_{d != 0} rho_d^2`, about `||s||^4 / (1 + ||s||^2)^2 < 1` for a random secret (each of
+///   the `||s||^2 (||s||^2 - 1)` ordered pairs of nonzero coefficients adds 1 in expectation). The
+///   relative standard error of the rms is then at most `sqrt((1 + C) / (2 M)) <= sqrt(1 / M)`
+///   (`C <= 1`; sums of uniforms are lighter-tailed than Gaussians); taking `C <= 2` for the secret's
+///   own fluctuation, 5 standard errors are `5 sqrt(1.5 / M) = 3.4%`;
+/// * the empirical tail `#{|I| > k}` at several `k` is at most the sub-Gaussian bound
+///   `M 2 exp(-k^2 / (2 sigma_I^2))` plus 5 binomial standard deviations, and no `|I|` exceeds the
+///   `K` of `for_context` (expected count `M 2 exp(-24.5) ~ 2e-6`).
+#[test]
+fn integer_parts_of_the_raise_follow_the_stated_distribution() {
+    let ctx = context_with(3, SecretDistribution::Ternary);
+    let keys = KeyGenerator::new(&ctx, &mut rng(40)).unwrap();
+    let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
+    let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();
+    let eval = Evaluator::new(&ctx);
+    let encapsulation = rnsfhe_ckks::SparseEncapsulation::generate(
+        &ctx,
+        keys.secret_key(),
+        rnsfhe_ckks::DEFAULT_SPARSE_WEIGHT,
+        true,
+        &mut rng(41),
+    )
+    .unwrap();
+    let q0 = ctx.q_moduli()[0] as f64;
+    let slots = ctx.max_slots();
+    let level = ctx.max_level();
+    let (mut dense, mut sparse) = (Vec::new(), Vec::new());
+    for i in 0..16u8 {
+        let pt = ctx
+            .encode(&c(&values(slots, 50 + u64::from(i))), slots, 1)
+            .unwrap();
+        let low = enc.encrypt_plaintext(&pt, &mut rng(42 + i)).unwrap();
+        let before =
+            rnsfhe_ckks::plaintext_coefficients(&ctx, &dec.decrypt_plaintext(&low).unwrap())
+                .unwrap();
+        let integer_parts = |raised: &Ciphertext, out: &mut Vec<i64>| {
+            let after =
+                rnsfhe_ckks::plaintext_coefficients(&ctx, &dec.decrypt_plaintext(raised).unwrap())
+                    .unwrap();
+            for (a, b) in after.iter().zip(&before) {
+                // (a - b) Delta = q_0 I, plus the encapsulation's key-switching noise (far below q_0).
+                let k = (a - b) * low.scale() / q0;
+                assert!((k - k.round()).abs() < 1e-3, "{k}");
+                out.push(k.round() as i64);
+            }
+        };
+        integer_parts(&eval.mod_raise(&low, level).unwrap(), &mut dense);
+        integer_parts(
+            &encapsulation.raise_ciphertext(&eval, &low, level).unwrap(),
+            &mut sparse,
+        );
+    }
+    let norm_sq = keys.secret_key().hamming_weight() as f64;
+    let h = rnsfhe_ckks::DEFAULT_SPARSE_WEIGHT as f64;
+    // The K of for_context for each: 7 standard deviations of the expected norm.
+    let k_dense =
+        rnsfhe_ckks::EvalModParams::k_for_secret(2.0 * ctx.n() as f64 / 3.0, 7.0).unwrap();
+    let k_sparse = rnsfhe_ckks::EvalModParams::k_for_secret(h, 7.0).unwrap();
+    for (label, parts, norm_sq, big_k) in [
+        ("dense", &dense, norm_sq, k_dense),
+        ("encapsulated", &sparse, h, k_sparse),
+    ] {
+        let m = parts.len() as f64;
+        let sigma = ((1.0 + norm_sq) / 12.0).sqrt();
+        let rms = (parts.iter().map(|&i| (i * i) as f64).sum::<f64>() / m).sqrt();
+        let tolerance = 5.0 * (1.5 / m).sqrt();
+        eprintln!(
+            "{label}: {} samples, rms of I {rms:.6} against sigma_I {sigma:.6} (relative {:+.6}, \
+             tolerance {tolerance:.4}), max |I| {} against K = {big_k}",
+            parts.len(),
+            rms / sigma - 1.0,
+            parts.iter().map(|i| i.abs()).max().unwrap()
+        );
+        assert!(
+            (rms / sigma - 1.0).abs() < tolerance,
+            "{label}: {rms} vs {sigma}"
+        );
+        let mut thresholds: Vec<f64> = [1.5, 2.0, 2.5, 3.0, 3.5, 4.0]
+            .iter()
+            .map(|x| (x * sigma).floor())
+            .collect();
+        thresholds.dedup();
+        for k in thresholds {
+            let count = parts.iter().filter(|&&i| i.abs() as f64 > k).count() as f64;
+            let bound = m * 2.0 * (-k * k / (2.0 * sigma * sigma)).exp();
+            eprintln!("  #{{|I| > {k}}} = {count}, sub-Gaussian bound {bound:.1}");
+            assert!(
+                count <= bound + 5.0 * bound.sqrt(),
+                "{label}: {count} > {bound}"
+            );
+        }
+        assert!(
+            parts.iter().all(|i| i.unsigned_abs() <= u64::from(big_k)),
+            "{label}"
+        );
+    }
+}
+
 /// The test chain at `N = 2^15` (`2^14` slots, full): one bootstrapping within its bound, with the time,
 /// the precision, the levels left and the key sizes printed. About 4.5 GB of Galois keys and a minute
 /// of key generation on one core, so it runs only on request:
@@ -380,12 +593,14 @@ fn full_size_n15() {
     let relin = keys.relin_key(&mut r).unwrap();
     let galois = keys.bootstrapping_keys(&btp, &mut r).unwrap();
     let keygen = start.elapsed();
-    let key_bytes = galois.serialized_size_with(PublicRandomness::Expanded)
+    let key_bytes = galois
+        .galois
+        .serialized_size_with(PublicRandomness::Expanded)
         + relin.serialized_size_with(PublicRandomness::Expanded);
     let eval = Evaluator::new(&ctx)
         .with_relin_key(relin)
         .unwrap()
-        .with_galois_keys(galois)
+        .with_bootstrapping_keys(galois)
         .unwrap();
     let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
     let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();

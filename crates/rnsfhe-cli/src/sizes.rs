@@ -93,11 +93,80 @@ pub fn run() -> anyhow::Result<()> {
         "\nResidues are packed at their modulus' bit width. A ciphertext after any operation has no seed \
          (its second part is no longer uniform from a seed); public-key ciphertexts never have one."
     );
+    bootstrapping_table(&mut rng)?;
     bfv_table(&mut rng)?;
     pegasus_table(&mut rng)?;
     pipeline_table(&mut rng)?;
     tree_table(&mut rng)?;
     pipeline_object_table(&mut rng)
+}
+
+/// The largest ring degree of the bootstrapping set-ups measured: `N = 2^16` is skipped for memory and
+/// time (its chain and bootstrapper alone, the encoded DFT matrices, take gigabytes).
+const BOOTSTRAP_MAX_LOG_N: u32 = 15;
+
+/// The keys of the bootstrapping set-ups of `rnsfhe bench ckks-bootstrap` (up to
+/// [`BOOTSTRAP_MAX_LOG_N`]): the Galois keys of `KeyGenerator::bootstrapping_keys` (one key measured,
+/// all of them of the same shape, times their count) and the two sparse-secret encapsulation keys
+/// (measured), which have no wire object of their own (`SparseEncapsulation::keys_wire_size`).
+fn bootstrapping_table(rng: &mut Csprng) -> anyhow::Result<()> {
+    use rnsfhe_bench::ckks_bootstrap::{choose_chain, setups};
+    let mut rows = Vec::new();
+    for (name, setup, _) in setups(false, &[]) {
+        if setup.log_n > BOOTSTRAP_MAX_LOG_N {
+            continue;
+        }
+        let (ctx, btp, info) = choose_chain(&setup)?;
+        let kg = KeyGenerator::new(&ctx, rng)?;
+        // The conjugation key: one key switching key over QP, as every Galois key of the set.
+        let one = kg.galois_keys_with_elements(&[], true, &[], rng)?;
+        let count = btp.galois_elements().len() as u64;
+        let per_key = |r| one.serialized_size_with(r);
+        let encapsulation = kg.encapsulation_keys(&btp, rng)?;
+        let sizes = |f: &dyn Fn(PublicRandomness) -> u64| {
+            format!(
+                "{} / {}",
+                human(f(PublicRandomness::Seeded)),
+                human(f(PublicRandomness::Expanded))
+            )
+        };
+        rows.push(vec![
+            name,
+            format!("2^{}", info.log_n),
+            format!("{:.0}", info.log_qp),
+            info.sparse_secret.map_or("none".into(), |h| h.to_string()),
+            count.to_string(),
+            sizes(&per_key),
+            sizes(&|r| count * per_key(r)),
+            encapsulation.map_or("-".into(), |e| sizes(&|r| e.keys_wire_size(r))),
+        ]);
+    }
+    println!(
+        "\n## CKKS bootstrapping keys (the set-ups of `rnsfhe bench ckks-bootstrap` up to N = 2^{}): \
+         seeded / expanded\n",
+        BOOTSTRAP_MAX_LOG_N
+    );
+    print!(
+        "{}",
+        markdown_table(
+            &[
+                "set-up",
+                "N",
+                "log QP",
+                "sparse secret h",
+                "Galois keys",
+                "one Galois key",
+                "all Galois keys",
+                "encapsulation keys (to sparse + back)",
+            ],
+            &rows
+        )
+    );
+    println!(
+        "\nThe relinearization key (above, per preset) comes on top. The encapsulation keys have no wire \
+         object of their own yet (PEGASUS's key set carries them inside its own format)."
+    );
+    Ok(())
 }
 
 /// The messages of private decision-tree evaluation (PEGASUS Section V.B), from their serialized

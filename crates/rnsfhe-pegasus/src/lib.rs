@@ -7,7 +7,6 @@
 //! approximate reduction modulo `q_0`).
 
 pub mod dimension_switch;
-pub mod encapsulation;
 pub mod error;
 pub mod extraction;
 pub mod params;

@@ -29,7 +29,7 @@ pub enum PipelinePreset {
     /// below the HE Standard's 1747 for `N = 2^16`) and the LWE side [`PegasusPreset::Secure128`] (every
     /// key at 128 bits or more by the built-in estimator). The dense secret would give the integer parts
     /// of the modulus raise a standard deviation of about 60 (2.3 with `h = 64`); the pipeline raises
-    /// under a sparse secret instead ([`crate::encapsulation`]).
+    /// under a sparse secret instead ([`rnsfhe_ckks::encapsulation`]).
     Secure128,
     /// Small dimensions for tests and examples: Table IV's chain at `N = 2^11` and the LWE side
     /// [`PegasusPreset::InsecureTest`]. Not secure.
@@ -224,6 +224,30 @@ fn check_lut_moduli(q0: u64, special: u64, log_n: u32) -> PegasusResult<()> {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    /// The sparse-secret encapsulation of the ring-packing path (`rnsfhe_ckks::encapsulation`) is
+    /// above 128 bits at the pipeline's sizes, and generation refuses a weight of 1 at the test sizes.
+    #[test]
+    fn the_key_to_the_sparse_secret_is_secure_at_the_pipeline_sizes() {
+        use rnsfhe_ckks::encapsulation::{SparseEncapsulation, MIN_SECURITY_BITS};
+        use rnsfhe_ckks::DEFAULT_SPARSE_WEIGHT;
+        let params = PipelinePreset::Secure128.params().unwrap();
+        let bits = SparseEncapsulation::security(&params.ckks, DEFAULT_SPARSE_WEIGHT)
+            .unwrap()
+            .security_bits();
+        eprintln!("sparse-secret encapsulation key at Secure128: {bits:.1} bits");
+        assert!(bits >= MIN_SECURITY_BITS, "{bits}");
+        let test = PipelinePreset::InsecureTest.params().unwrap();
+        let mut rng = rnsfhe_ckks::Csprng::insecure_from_seed_for_tests([3; 32]);
+        let keygen = rnsfhe_ckks::KeyGenerator::new(&test.ckks, &mut rng).unwrap();
+        let err =
+            SparseEncapsulation::generate(&test.ckks, keygen.secret_key(), 1, false, &mut rng)
+                .unwrap_err();
+        assert!(
+            matches!(err, rnsfhe_ckks::Error::InsecureKey { bits, .. } if bits < MIN_SECURITY_BITS),
+            "{err}"
+        );
+    }
 
     #[test]
     fn the_two_halves_share_q0() {

@@ -40,11 +40,11 @@ use rnsfhe_lwe::{
 use rnsfhe_ring::parallel::active_wait;
 
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys};
-use crate::encapsulation::{ciphertext_at_q0, SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
 use crate::error::{PegasusError, PegasusResult};
 use crate::params::PipelineParams;
 use crate::repacking::{self, repacking_rotation_steps, RepackingKey};
 use crate::ring_packing::RingPackingKey;
+use rnsfhe_ckks::encapsulation::{ciphertext_at_q0, SparseEncapsulation, DEFAULT_SPARSE_WEIGHT};
 
 /// How the look-up tables' outputs return to CKKS (see the [module documentation](self)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

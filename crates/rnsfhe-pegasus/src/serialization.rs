@@ -41,7 +41,7 @@
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 
-use rnsfhe_ckks::{CkksContext, CkksParams, GaloisKeys, RelinKey};
+use rnsfhe_ckks::{CkksContext, CkksParams, GaloisKeys, RelinKey, SparseEncapsulation};
 use rnsfhe_core::context::fingerprint_words;
 use rnsfhe_core::serialization::{
     read_secret_distribution, read_sigma, write_secret_distribution, LoadLimits, WireParams,
@@ -62,7 +62,6 @@ use super::{
     PipelineOptions, Repacking, RepackingKeys,
 };
 use crate::dimension_switch::{DimensionSwitch, DimensionSwitchKeys, RingSwitchingKey};
-use crate::encapsulation::SparseEncapsulation;
 use crate::error::{PegasusError, PegasusResult};
 use crate::params::PipelineParams;
 use crate::repacking::RepackingKey;
@@ -871,10 +870,9 @@ impl KeysView<'_> {
             RepackingKeys::RingPacking { key, encapsulation } => {
                 key.switching_key().wire_size(randomness)
                     + key.galois_keys().payload_size(randomness)
-                    + encapsulation.as_ref().map_or(0, |e| {
-                        let (to_sparse, to_dense) = e.keys();
-                        4 + to_sparse.wire_size(randomness) + to_dense.wire_size(randomness)
-                    })
+                    + encapsulation
+                        .as_ref()
+                        .map_or(0, |e| 4 + e.keys_wire_size(randomness))
             }
         };
         size
@@ -906,10 +904,9 @@ impl KeysView<'_> {
                 key.switching_key().write_wire(w, randomness)?;
                 key.galois_keys().write_payload(w, randomness)?;
                 if let Some(e) = encapsulation {
-                    let (to_sparse, to_dense) = e.keys();
                     w.u32(e.weight() as u32)?;
-                    to_sparse.write_wire(w, randomness)?;
-                    to_dense.write_wire(w, randomness)?;
+                    e.to_sparse_key().write_wire(w, randomness)?;
+                    e.to_dense_key().write_wire(w, randomness)?;
                 }
             }
         }
@@ -1207,7 +1204,7 @@ impl PegasusKeys {
                 let to_sparse = read_hybrid_key(r, &low, "encapsulation.to_sparse")?;
                 let to_dense = read_hybrid_key(r, rlwe, "encapsulation.to_dense")?;
                 Some(Box::new(
-                    SparseEncapsulation::from_wire(ckks, weight, to_sparse, to_dense)
+                    SparseEncapsulation::from_keys(ckks, weight, to_sparse, to_dense)
                         .map_err(|e| invalid(r, "encapsulation", &e))?,
                 ))
             } else {

@@ -132,6 +132,7 @@ impl PyContext {
         &self,
         relin: Option<&RelinKey>,
         galois: Option<(&GaloisKeys, &[i64], bool)>,
+        encapsulation: Option<&Arc<SparseEncapsulation>>,
         auto_rescale: bool,
         strict: bool,
         auto_bootstrap: Option<&PyBootstrapper>,
@@ -144,6 +145,9 @@ impl PyContext {
         .with_auto_rescale(auto_rescale);
         if let Some(rk) = relin {
             ev = ev.with_relin_key(rk.clone()).map_err(ckks_error)?;
+        }
+        if let Some(enc) = encapsulation {
+            ev = ev.with_encapsulation(Arc::clone(enc)).map_err(ckks_error)?;
         }
         let (mut rotations, mut conjugate) = (Vec::new(), false);
         if let Some((gk, steps, conj)) = galois {
@@ -271,7 +275,10 @@ context_methods! {
         /// them apart; both serialize and pickle.
         ///
         /// ``bootstrapper`` (a Bootstrapper of this context): the Galois keys also cover its rotations,
-        /// the conjugation and its trace, everything ``Ciphertext.bootstrap`` needs.
+        /// the conjugation and its trace, and the key set holds its sparse-secret encapsulation keys
+        /// when it raises under a sparse secret (``Bootstrapper.sparse_secret``): everything
+        /// ``Ciphertext.bootstrap`` needs. Raises ValueError for an encapsulation key below 128 bits
+        /// in a context made without ``allow_insecure``.
         #[pyo3(signature = (rotations = Vec::new(), conjugate = false, sum_slots = false, *,
                             public_key = "extended", bootstrapper = None))]
         fn keygen(
@@ -305,23 +312,31 @@ context_methods! {
                 check_context(&self.ctx, b.btp.fingerprint(), "the bootstrapper")?;
             }
             let ctx = &self.ctx;
-            let keys = release(py, || -> ckks::Result<_> {
+            let btp = bootstrapper.map(|b| Arc::clone(&b.btp));
+            let (keys, encapsulation) = release(py, || -> ckks::Result<_> {
                     let mut rng = Csprng::from_os()?;
                     let kg = KeyGenerator::new(ctx, &mut rng)?;
-                    if extended && trace.is_empty() {
-                        return kg.generate_all(&steps, conjugate, &mut rng);
-                    }
-                    let public = if extended {
-                        kg.public_key(&mut rng)?
+                    let keys = if extended && trace.is_empty() {
+                        kg.generate_all(&steps, conjugate, &mut rng)?
                     } else {
-                        kg.public_key_over_q(&mut rng)?
+                        let public = if extended {
+                            kg.public_key(&mut rng)?
+                        } else {
+                            kg.public_key_over_q(&mut rng)?
+                        };
+                        ckks::KeySet {
+                            secret: kg.secret_key().clone(),
+                            public,
+                            relin: kg.relin_key(&mut rng)?,
+                            galois: kg.galois_keys_with_elements(&steps, conjugate, &trace, &mut rng)?,
+                        }
                     };
-                    Ok(ckks::KeySet {
-                        secret: kg.secret_key().clone(),
-                        public,
-                        relin: kg.relin_key(&mut rng)?,
-                        galois: kg.galois_keys_with_elements(&steps, conjugate, &trace, &mut rng)?,
-                    })
+                    // The bootstrapper's sparse-secret encapsulation, when it raises under one.
+                    let encapsulation = match &btp {
+                        Some(b) => kg.encapsulation_keys(b, &mut rng)?,
+                        None => None,
+                    };
+                    Ok((keys, encapsulation))
                 })
                 .map_err(ckks_error)?;
             Ok(PyKeySet {
@@ -330,6 +345,7 @@ context_methods! {
                 public: Arc::new(keys.public),
                 relin: Arc::new(keys.relin),
                 galois: Arc::new(keys.galois),
+                encapsulation,
                 rotations: steps,
                 conjugate,
             })
@@ -366,7 +382,10 @@ context_methods! {
                 (None, None) => None,
             };
             // Cloning the keys into the evaluator copies megabytes: without the GIL.
-            let eval = crate::common::release(py, || self.make_eval(relin, galois, auto_rescale, strict, auto_bootstrap))?;
+            let encapsulation = keys.and_then(|k| k.encapsulation.as_ref());
+            let eval = crate::common::release(py, || {
+                self.make_eval(relin, galois, encapsulation, auto_rescale, strict, auto_bootstrap)
+            })?;
             Ok(PyEvaluator {
                 eval: Arc::new(eval),
             })

@@ -14,6 +14,8 @@ pub(super) struct PyKeySet {
     pub(super) public: Arc<PublicKey>,
     pub(super) relin: Arc<RelinKey>,
     pub(super) galois: Arc<GaloisKeys>,
+    /// The sparse-secret encapsulation of a bootstrapper (``keygen(bootstrapper=...)``), if any.
+    pub(super) encapsulation: Option<Arc<SparseEncapsulation>>,
     pub(super) rotations: Vec<i64>,
     pub(super) conjugate: bool,
 }
@@ -29,6 +31,13 @@ keyset_methods! {
                 conjugate: self.conjugate,
                 ctx: Arc::clone(&self.ctx),
             }
+        }
+
+        /// The Hamming weight of the sparse secret of the bootstrapping encapsulation keys the set holds
+        /// (``keygen(bootstrapper=...)`` for a bootstrapper with ``sparse_secret``), or None.
+        #[getter]
+        fn sparse_secret(&self) -> Option<usize> {
+            self.encapsulation.as_ref().map(|e| e.weight())
         }
 
         /// The rotation steps that have keys.

@@ -19,6 +19,11 @@ pub const DEPTH: usize = 17;
 
 /// The chain with `levels` scaling primes.
 pub fn context(levels: usize) -> Arc<CkksContext> {
+    context_with(levels, SecretDistribution::HammingWeight(64))
+}
+
+/// [`context`] with another secret.
+pub fn context_with(levels: usize, secret: SecretDistribution) -> Arc<CkksContext> {
     CkksContext::new(CkksParams {
         log_n: 11,
         log_scale: 51,
@@ -27,7 +32,7 @@ pub fn context(levels: usize) -> Arc<CkksContext> {
         special_primes: 4,
         special_bits: 55,
         dnum: (levels + 1).div_ceil(4),
-        secret: SecretDistribution::HammingWeight(64),
+        secret,
         sigma: 3.2,
         conversion: ConversionMode::Fast,
         rescaling: RescalingPolicy::ExactScale,
@@ -58,7 +63,7 @@ impl BtpSetup {
         let eval = Evaluator::new(&ctx)
             .with_relin_key(keys.relin_key(&mut r).unwrap())
             .unwrap()
-            .with_galois_keys(keys.bootstrapping_keys(&btp, &mut r).unwrap())
+            .with_bootstrapping_keys(keys.bootstrapping_keys(&btp, &mut r).unwrap())
             .unwrap();
         Self {
             enc: CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap(),
