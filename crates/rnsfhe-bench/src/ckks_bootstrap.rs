@@ -206,6 +206,7 @@ fn chain_params(
         log_scale,
         q0_bits,
         levels,
+        bootstrap_primes: Vec::new(),
         special_primes: digit_bits.div_ceil(SPECIAL_BITS as usize).max(1),
         special_bits: SPECIAL_BITS,
         dnum,

@@ -25,6 +25,7 @@ fn context(levels: usize) -> Arc<CkksContext> {
         log_scale: 51,
         q0_bits: 60,
         levels,
+        bootstrap_primes: Vec::new(),
         special_primes: 4,
         special_bits: 55,
         dnum: (levels + 1).div_ceil(4),

@@ -200,6 +200,7 @@ context_methods! {
                 log_scale: log_scale.get("log_scale")?,
                 q0_bits: q0_bits.get("q0_bits")?,
                 levels,
+                bootstrap_primes: Vec::new(),
                 special_primes: special_primes.get("special_primes")?,
                 special_bits: special_bits.get("special_bits")?,
                 dnum: Int::get_opt(dnum, "dnum")?.unwrap_or(levels.saturating_add(1)),
