@@ -82,7 +82,10 @@
 //!   worst case of [`crate::eval_mod`]'s noise model, reached near `x = 0`), so the cosine carries
 //!   `sum_k |a_k| 4^ceil(log2 k)` plus one rounding per level; each double angle multiplies it by
 //!   `4 |y_j| <= 4` (the last by `4 cos(pi / 4 - pi eps_max)`) and adds its own; the arcsine's slope
-//!   and levels follow; `eps` units divide by `2 pi`. Then as above;
+//!   and levels follow; `eps` units divide by `2 pi`. Then as above. The last rescaling rounds at
+//!   EvalMod's output scale, in units of the values (`6 sqrt(n)` times its slot deviation over that
+//!   scale): on a chain with bootstrapping primes that scale is the user's, well below the working
+//!   scale;
 //! * **SlotsToCoeffs' own noise**: per matrix, the rescaling's rounding and its rotations' key switches
 //!   at the output scale, amplified by at most `n` (the squared row norms of its butterflies, 2 per
 //!   stage).
@@ -599,7 +602,11 @@ impl Bootstrapper {
 
         let working = ctx.level_scale(c2s_out)?;
         let epsilon = (big_n * rounding / 2.0).sqrt() / working;
-        let eval_mod_noise = through(eval_mod_amplification(&self.eval_mod) * epsilon);
+        // EvalMod's last rescaling rounds at its output scale, already in units of the values: on a
+        // chain with bootstrapping primes that scale (the user's) is far below the working scale.
+        let last = (big_n * rounding / 2.0).sqrt() / ctx.level_scale(self.s2c.start_level())?;
+        let eval_mod_noise =
+            through(eval_mod_amplification(&self.eval_mod) * epsilon) + SIGMAS * n.sqrt() * last;
 
         let out = self.output_scale()?;
         // Per matrix: its rotations' key switches and its rescaling's rounding at the output scale,

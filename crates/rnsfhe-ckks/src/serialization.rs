@@ -551,6 +551,71 @@ mod tests {
         }
     }
 
+    /// Bootstrapping primes travel in the optional section after the flags byte; parameters without
+    /// them are written as before (flags byte 0 or 1, nothing after it), and every field of the section
+    /// is range-checked.
+    #[test]
+    fn bootstrapping_primes_round_trip_and_hostile_sections_are_refused() {
+        use rnsfhe_math::wire::digest_of;
+        let plain = CkksContext::new(params()).unwrap();
+        let bytes = plain.to_bytes();
+        let payload_end = bytes.len() - 32;
+        assert_eq!(payload_end as u64, 16 + PARAMS_PAYLOAD);
+        assert_eq!(bytes[payload_end - 1], FLAG_INSECURE);
+
+        let upper = CkksParams {
+            bootstrap_primes: vec![40, 55, 55, 50],
+            dnum: 7,
+            ..params()
+        };
+        let ctx = CkksContext::new(upper.clone()).unwrap();
+        let bytes = ctx.to_bytes();
+        assert_eq!(bytes.len() as u64, ctx.serialized_size());
+        assert_eq!(bytes.len() as u64, 16 + PARAMS_PAYLOAD + 4 + 4 + 32);
+        let (read, fingerprint) = CkksParams::from_bytes(&bytes).unwrap();
+        assert_eq!((read, fingerprint), (upper, ctx.fingerprint()));
+        let back =
+            CkksContext::from_bytes_with(&bytes, &LoadLimits::DEFAULT.allowing_insecure()).unwrap();
+        assert_eq!(back.q_moduli(), ctx.q_moduli());
+
+        // Edits of the payload, sealed again so that they reach the field they target.
+        let flags_at = 16 + PARAMS_PAYLOAD as usize - 1;
+        let edit = |at: usize, v: &[u8]| {
+            let mut body = bytes[..bytes.len() - 32].to_vec();
+            body.splice(at..at + v.len(), v.iter().copied());
+            let digest = digest_of(&body, rnsfhe_math::wire::Integrity::Digest);
+            [body, digest.to_vec()].concat()
+        };
+        let refused = |b: Vec<u8>, field: &str| {
+            let err = CkksParams::from_bytes(&b).unwrap_err();
+            assert_eq!(err.field, field, "{err}");
+        };
+        refused(edit(flags_at, &[4 | 3]), "params.flags");
+        refused(
+            edit(flags_at + 1, &0u32.to_le_bytes()),
+            "params.bootstrap_primes.count",
+        );
+        refused(
+            edit(flags_at + 1, &65u32.to_le_bytes()),
+            "params.bootstrap_primes.count",
+        );
+        refused(edit(flags_at + 5, &[9]), "params.bootstrap_primes[0]");
+        refused(edit(flags_at + 8, &[62]), "params.bootstrap_primes[3]");
+        // dnum fits levels + 1 + 64 at its own offset but not the chain of 7 primes.
+        refused(edit(40, &8u32.to_le_bytes()), "params.dnum");
+        refused(edit(40, &70u32.to_le_bytes()), "params.dnum");
+        // A section the flags do not announce is bytes after the object's end.
+        assert!(CkksParams::from_bytes(&edit(flags_at, &[1])).is_err());
+        // A section announced but absent (the flag set on parameters without one).
+        let mut body = plain.to_bytes()[..payload_end].to_vec();
+        body[payload_end - 1] |= FLAG_BOOTSTRAP_PRIMES;
+        let digest = digest_of(&body, rnsfhe_math::wire::Integrity::Digest);
+        refused(
+            [body, digest.to_vec()].concat(),
+            "params.bootstrap_primes.count",
+        );
+    }
+
     #[test]
     fn objects_of_other_parameters_are_refused() {
         let ctx = CkksContext::new(params()).unwrap();

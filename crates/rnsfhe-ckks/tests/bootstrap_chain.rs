@@ -38,10 +38,10 @@ fn params(q0_bits: u32, levels: usize, upper: Vec<u32>) -> CkksParams {
     }
 }
 
-/// The bootstrapping primes of [`Preset::Boot128N16`]: SlotsToCoeffs (3 x 40), EvalMod (10 x 60),
+/// The bootstrapping primes of [`Preset::Boot128N16`]: SlotsToCoeffs (3 x 50), EvalMod (10 x 60),
 /// CoeffsToSlots (4 x 56), bottom first.
 fn upper() -> Vec<u32> {
-    [vec![40; 3], vec![60; 10], vec![56; 4]].concat()
+    [vec![50; 3], vec![60; 10], vec![56; 4]].concat()
 }
 
 #[test]
@@ -66,16 +66,17 @@ fn chain_layout_levels_and_scales() {
             plain.level_scale(level).unwrap()
         );
     }
-    // Above them: a product at the default scale, rescaled, lands on the level below's exactly; the
-    // scale stays near 2^40 on the 40-bit primes and approaches 2^60 on EvalMod's.
+    // Above them: a product at the default scale, rescaled, lands on the level below's exactly; each
+    // level halves the distance in bits to the primes (2^45, 2^47.5, 2^48.75 on the 50-bit ones) and
+    // the scale approaches 2^60 on EvalMod's.
     for level in 4..=ctx.max_level() {
         let s = ctx.level_scale(level).unwrap();
         let below = ctx.level_scale(level - 1).unwrap();
         let q = ctx.q_moduli()[level - 1] as f64;
         assert!((s * s / q / below - 1.0).abs() < 1e-12, "level {level}");
     }
-    for level in 4..=6 {
-        assert!((ctx.level_scale(level).unwrap().log2() - 40.0).abs() < 0.01);
+    for (level, bits) in [(4, 45.0), (5, 47.5), (6, 48.75)] {
+        assert!((ctx.level_scale(level).unwrap().log2() - bits).abs() < 0.01);
     }
     assert!(ctx.level_scale(16).unwrap().log2() > 59.9);
     // Fresh encryptions are at the user's top level and its scale.
