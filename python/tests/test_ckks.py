@@ -95,6 +95,7 @@ def test_literal_parameters_defaults_are_rec128n13():
         "sigma": 3.2,
         "conversion": "fast",
         "rescaling": "exact",
+        "bootstrap_primes": [],
     }
     assert ckks.Context(**literal.params).fingerprint == literal.fingerprint
 

@@ -357,7 +357,8 @@ pub fn choose_chain(
                         "no 128-bit chain: bootstrapping at N = 2^{} ({secret:?} secret, scaling primes \
                          of {} bits, q_0 of {} bits) consumes {depth} levels, so the chain needs log QP \
                          >= {} (with {} levels after and 8 key-switching digits), over the HE Standard's \
-                         128-bit bound {bound} for N = {n} (docs/ckks-bootstrapping.md, \"Not built yet\")",
+                         128-bit bound {bound} for N = {n}; a chain with bootstrapping primes fits: \
+                         \"preset\": \"Boot128N16\" (docs/ckks-bootstrapping.md)",
                         setup.log_n,
                         least.log_scale,
                         least.q0_bits,
