@@ -77,8 +77,8 @@ impl CkksEncryptor {
         })
     }
 
-    /// Encrypts `values` in all `N/2` slots (missing values are zero) at the user's top level ([`CkksContext::user_max_level`]) and its default
-    /// scale ([`CkksContext::level_scale`]).
+    /// Encrypts `values` in all `N/2` slots (missing values are zero) at the user's top level
+    /// ([`CkksContext::user_max_level`]) and its default scale ([`CkksContext::level_scale`]).
     ///
     /// Errors: more than `N/2` values, non-finite values, scale too large
     /// ([`crate::Error::EncodingScaleTooLarge`]).

@@ -253,11 +253,11 @@ fn bootstrapping_presets_build_with_the_levels_promised() {
     assert_eq!(Preset::BootTestN15.claimed_security(), None);
 }
 
-/// [`Preset::Boot128N16`] with `h = 32` (insecure until sparse-secret encapsulation), full slots: about
-/// a minute per bootstrap and 10+ GB of keys. Run with
-/// `cargo test --release -p rnsfhe-ckks --test bootstrap_chain -- --ignored`.
+/// [`Preset::Boot128N16`] with `h = 32` (insecure until sparse-secret encapsulation), full slots: 8 GB of
+/// keys, about 14 GB of memory at peak, a minute of key generation and 10 s per bootstrap on 2 threads.
+/// Run with `cargo test --release -p rnsfhe-ckks --test bootstrap_chain -- --ignored --nocapture`.
 #[test]
-#[ignore = "N = 2^16: about 10 GB of keys and a minute per bootstrap; run with --ignored"]
+#[ignore = "N = 2^16: about 14 GB of memory; run with --ignored"]
 fn full_size_boot128_n16() {
     let ctx = CkksContext::new(CkksParams {
         secret: SecretDistribution::HammingWeight(32),
