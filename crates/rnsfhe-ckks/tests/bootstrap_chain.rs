@@ -118,17 +118,22 @@ fn bootstrapping_primes_are_checked() {
         Err(Error::InvalidParams { what, .. }) => assert_eq!(what, "special primes"),
         other => panic!("expected InvalidParams, got {other:?}"),
     }
+    // dnum counts the digits of the whole chain (20 primes).
+    let mut digits = params(60, 2, upper());
+    digits.dnum = 21;
+    assert!(CkksContext::new(digits.clone()).is_err());
+    digits.dnum = 20;
+    assert!(CkksContext::new(digits).is_ok());
     // The security check covers the whole of Q P.
     let mut big = params(60, 2, upper());
     big.insecure_for_testing = false;
     assert!(matches!(CkksContext::new(big), Err(Error::Insecure { .. })));
 }
 
-/// Bootstraps full slots of complex values in `[-1, 1]` at level 1 with the default circuit; returns
-/// the largest error of a real or imaginary part, after checking it against the bound, and the
+/// Bootstraps `slots` slots of complex values in `[-1, 1]` at level 1 with the default circuit;
+/// returns the largest error of a real or imaginary part, after checking it against the bound, and the
 /// bootstrapper.
-fn bootstrap_error(ctx: &Arc<CkksContext>, label: &str) -> (f64, Bootstrapper) {
-    let slots = ctx.max_slots();
+fn bootstrap_error(ctx: &Arc<CkksContext>, slots: usize, label: &str) -> (f64, Bootstrapper) {
     let btp = Bootstrapper::new(ctx, BootstrapParams::for_context(ctx, slots).unwrap()).unwrap();
     let mut r = rng(7);
     let keys = KeyGenerator::new(ctx, &mut r).unwrap();
@@ -185,7 +190,7 @@ fn bootstrap_error(ctx: &Arc<CkksContext>, label: &str) -> (f64, Bootstrapper) {
 #[test]
 fn larger_bootstrapping_primes_beat_a_uniform_chain() {
     let mixed = CkksContext::new(params(60, 2, upper())).unwrap();
-    let (mixed_err, btp) = bootstrap_error(&mixed, "mixed chain");
+    let (mixed_err, btp) = bootstrap_error(&mixed, mixed.max_slots(), "mixed chain");
     assert_eq!(btp.output_level(), mixed.user_max_level());
     assert_eq!(btp.levels_left(), 2);
     assert_eq!(
@@ -199,7 +204,7 @@ fn larger_bootstrapping_primes_beat_a_uniform_chain() {
         p.c2s_levels + EvalMod::new(p.eval_mod).unwrap().depth() + p.s2c_levels
     };
     let uniform = CkksContext::new(params(50, depth + 2, Vec::new())).unwrap();
-    let (uniform_err, ubtp) = bootstrap_error(&uniform, "uniform chain");
+    let (uniform_err, ubtp) = bootstrap_error(&uniform, uniform.max_slots(), "uniform chain");
     assert_eq!(ubtp.levels_left(), 2);
     // At least 8 bits (a factor 256) more precise.
     assert!(
@@ -208,6 +213,20 @@ fn larger_bootstrapping_primes_beat_a_uniform_chain() {
         mixed_err.log2(),
         uniform_err.log2()
     );
+}
+
+/// Sparse slots (the trace and the paired matrices) on the same chain: the circuit still fills the
+/// bootstrapping levels and lands at the user's top level, at its default scale.
+#[test]
+fn sparse_slots_on_a_chain_with_bootstrapping_primes() {
+    let ctx = CkksContext::new(params(60, 2, upper())).unwrap();
+    let bp = BootstrapParams::for_context(&ctx, 64).unwrap();
+    // 64 slots: at least ceil(6 / 5) = 2 levels per DFT, 7 levels for both: 4 + 3.
+    assert_eq!((bp.c2s_levels, bp.s2c_levels), (4, 3));
+    let (err, btp) = bootstrap_error(&ctx, 64, "mixed chain, 64 slots");
+    assert!(btp.is_sparse());
+    assert_eq!(btp.output_level(), ctx.user_max_level());
+    assert!(err < 2f64.powi(-24), "2^{:.1}", err.log2());
 }
 
 #[test]
@@ -265,6 +284,6 @@ fn full_size_boot128_n16() {
         ..Preset::Boot128N16.params()
     })
     .unwrap();
-    let (_, btp) = bootstrap_error(&ctx, "Boot128N16 (h = 32)");
+    let (_, btp) = bootstrap_error(&ctx, ctx.max_slots(), "Boot128N16 (h = 32)");
     assert_eq!(btp.levels_left(), 9);
 }
