@@ -475,8 +475,8 @@ impl Bootstrapper {
     /// [`Bootstrapper::max_input_scale`], so that the message fills EvalMod's range (Bossuat et al.
     /// 2021, Section 6: a `q_0` much larger than the user's scale is used at the message ratio the
     /// circuit was made for, not at `q_0 / Delta`). `c = 1` when the ratio is `log2(q_0 / Delta_1)`, the
-    /// default of chains without bootstrapping primes. Errors as [`Bootstrapper::max_input_scale`]
-    /// is exceeded.
+    /// default of chains without bootstrapping primes. Errors: [`Error::InvalidArgument`] for a scale
+    /// above [`Bootstrapper::max_input_scale`].
     fn input_scaling(&self, scale: f64) -> Result<(i64, f64)> {
         let factor = self.input_factor(scale)?;
         // Below 2^52 the product c scale stays exact enough in f64 and c fits i64.
@@ -719,19 +719,16 @@ impl Evaluator {
     /// The work of [`Self::bootstrap`], which runs it inside [`active_wait`] (a long sequence of
     /// short parallel sections).
     fn bootstrap_waiting(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<Ciphertext> {
-        let mut out = self.bootstrap_at_evalmod_scale(ct, btp)?;
-        // SlotsToCoeffs multiplied the values by Delta_out / Delta_s at the scale Delta_s: the same
-        // plaintext holds the values at Delta_out (Bootstrapper::output_scale).
+        let mut out = self.bootstrap_circuit(ct, btp)?;
+        // SlotsToCoeffs folded Delta_out / Delta_s in (into its entries above 1, into its plaintexts'
+        // scales below, crate::dft): either way the plaintext holds the values at Delta_out, which is
+        // declared exactly (Bootstrapper::output_scale) rather than through the scales' rounding.
         out.scale = btp.output_scale()?;
         Ok(out)
     }
 
-    /// The circuit of [`Self::bootstrap`], its result declared at EvalMod's output scale.
-    fn bootstrap_at_evalmod_scale(
-        &self,
-        ct: &Ciphertext,
-        btp: &Bootstrapper,
-    ) -> Result<Ciphertext> {
+    /// The circuit of [`Self::bootstrap`], before its output scale is declared.
+    fn bootstrap_circuit(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let ctx = self.context();
         ctx.check_fingerprint(btp.ctx.fingerprint(), "bootstrapper")?;
