@@ -129,6 +129,10 @@ def test_bootstrapping_primes_chain():
     err = max(np.abs(got.real - want.real).max(), np.abs(got.imag - want.imag).max())
     assert err <= b.error_bound(ct.scale)["total"]
     assert err < 2.0**-20
+    # The bootstrapping presets carry the field too.
+    test = ckks.Context.from_preset("BootTestN15", allow_insecure=True)
+    assert test.params["bootstrap_primes"] == upper
+    assert (test.user_max_level, test.bootstrap_levels, test.max_level) == (4, 17, 21)
     # Sizes out of range are refused with the field's name.
     with pytest.raises(ValueError, match="bootstrap_primes"):
         ckks.Context(log_n=11, levels=2, allow_insecure=True, bootstrap_primes=[9])
