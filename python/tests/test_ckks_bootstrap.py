@@ -126,3 +126,49 @@ def test_dense_secret_bootstraps_under_the_encapsulation():
         ct.bootstrap(btp)
     with pytest.raises(ValueError, match="Hamming weight"):
         ckks.Bootstrapper(dense, 64, sparse_secret=dense.n + 1)
+
+
+def test_bootstrapping_primes_chain():
+    # The Rust test chain of crates/rnsfhe-ckks/tests/bootstrap_chain.rs: a user scale of 2^40 with two
+    # user levels, then 17 bootstrapping primes (3 x 50 SlotsToCoeffs, 10 x 60 EvalMod, 4 x 56
+    # CoeffsToSlots), h = 32.
+    upper = [50] * 3 + [60] * 10 + [56] * 4
+    c = ckks.Context(
+        log_n=11,
+        log_scale=40,
+        q0_bits=60,
+        levels=2,
+        special_primes=4,
+        special_bits=60,
+        dnum=5,
+        secret="hamming:32",
+        allow_insecure=True,
+        bootstrap_primes=upper,
+    )
+    assert c.params["bootstrap_primes"] == upper
+    assert (c.user_max_level, c.bootstrap_levels, c.max_level) == (3, 17, 20)
+    assert "bootstrap_primes=[50, 50, 50, 60" in repr(c)
+    # Fresh ciphertexts and default encodings are at the user's top level.
+    assert c.encode([0.5]).level == 3
+    b = ckks.Bootstrapper(c)
+    assert b.output_level == c.user_max_level and b.levels_left == 2
+    k = c.keygen(bootstrapper=b)
+    ev = c.evaluator(k)
+    enc, dec = c.encryptor(k, ev), c.decryptor(k)
+    rng = np.random.default_rng(3)
+    z = rng.uniform(-1, 1, c.slots) + 1j * rng.uniform(-1, 1, c.slots)
+    ct = enc.encrypt(z)
+    assert ct.level == 3
+    out = ct.bootstrap(b)
+    assert out.level == 3 and out.scale == c.level_scale(3)
+    got, want = dec.decrypt(out), dec.decrypt(ct)
+    err = max(np.abs(got.real - want.real).max(), np.abs(got.imag - want.imag).max())
+    assert err <= b.error_bound(ct.scale)["total"]
+    assert err < 2.0**-20
+    # The bootstrapping presets carry the field too.
+    test = ckks.Context.from_preset("BootTestN15", allow_insecure=True)
+    assert test.params["bootstrap_primes"] == upper
+    assert (test.user_max_level, test.bootstrap_levels, test.max_level) == (4, 17, 21)
+    # Sizes out of range are refused with the field's name.
+    with pytest.raises(ValueError, match="bootstrap_primes"):
+        ckks.Context(log_n=11, levels=2, allow_insecure=True, bootstrap_primes=[9])

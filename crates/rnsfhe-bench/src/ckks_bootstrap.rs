@@ -25,6 +25,13 @@
 //!   `security: "128"`: the most levels (then the fewest digits) whose log QP our estimator
 //!   ([`CkksParams::security`], the HE Standard table) accepts, or an error naming the smallest log QP
 //!   bootstrapping needs against the bound.
+//!
+//! A set-up naming a `preset` (`Boot128N16`, `BootTestN15`: chains with bootstrapping primes,
+//! [`CkksParams::bootstrap_primes`]) takes that preset's chain instead and the circuit
+//! [`BootstrapParams::for_context`] fits into its bootstrapping levels (`level_budget`, `scale_bits`,
+//! `first_mod_bits`, `levels_after` and `security` do not apply); `secret` other than the default
+//! `"uniform_ternary"` replaces the preset's secret (a sparse one is insecure: e.g. `"hamming:32"` on
+//! `Boot128N16` until sparse-secret encapsulation is in bootstrapping).
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -95,6 +102,10 @@ pub struct BootstrapSetup {
     /// [`BootstrapParams::for_context`] chooses (32 for a uniform ternary secret).
     #[serde(default)]
     pub sparse_secret: Option<usize>,
+    /// A CKKS preset whose chain to use instead of choosing one (see the
+    /// [module documentation](self)).
+    #[serde(default)]
+    pub preset: Option<String>,
 }
 
 fn default_security() -> String {
@@ -128,6 +139,7 @@ impl BootstrapSetup {
             levels_after: Some(2),
             key_sizes: true,
             sparse_secret: None,
+            preset: None,
         }
     }
 
@@ -216,6 +228,7 @@ fn chain_params(
         log_scale,
         q0_bits,
         levels,
+        bootstrap_primes: Vec::new(),
         special_primes: digit_bits.div_ceil(SPECIAL_BITS as usize).max(1),
         special_bits: SPECIAL_BITS,
         dnum,
@@ -227,15 +240,21 @@ fn chain_params(
     }
 }
 
-/// The bootstrapping parameters for `ctx`: EvalMod by [`BootstrapParams::for_context`] (with `K` for the
-/// set-up's sparse secret when it names one), the DFT levels of the level budget.
-fn bootstrap_params(ctx: &CkksContext, setup: &BootstrapSetup) -> anyhow::Result<BootstrapParams> {
-    let mut p = match setup.sparse_secret {
+/// [`BootstrapParams::for_context`] for `ctx`, with `K` for the set-up's sparse secret when it names one
+/// (0: none).
+fn default_circuit(ctx: &CkksContext, setup: &BootstrapSetup) -> anyhow::Result<BootstrapParams> {
+    Ok(match setup.sparse_secret {
         None => BootstrapParams::for_context(ctx, setup.slots)?,
         Some(h) => {
             BootstrapParams::for_context_with_sparse_secret(ctx, setup.slots, (h > 0).then_some(h))?
         }
-    };
+    })
+}
+
+/// The bootstrapping parameters for `ctx`: EvalMod by [`BootstrapParams::for_context`] (with `K` for the
+/// set-up's sparse secret when it names one), the DFT levels of the level budget.
+fn bootstrap_params(ctx: &CkksContext, setup: &BootstrapSetup) -> anyhow::Result<BootstrapParams> {
+    let mut p = default_circuit(ctx, setup)?;
     if let Some([c2s, s2c]) = setup.level_budget {
         let most = 4.min(setup.slots.trailing_zeros().max(1) as usize);
         if !(1..=most).contains(&c2s) || !(1..=most).contains(&s2c) {
@@ -260,6 +279,24 @@ pub fn choose_chain(
     setup: &BootstrapSetup,
 ) -> anyhow::Result<(Arc<CkksContext>, Bootstrapper, ChainInfo)> {
     let secret = setup.secret_distribution()?;
+    if let Some(name) = &setup.preset {
+        let mut params = super::ckks::parse_preset(name)?.params();
+        if setup.secret != default_secret() {
+            params.insecure_for_testing |= secret != SecretDistribution::Ternary;
+            params.secret = secret;
+        }
+        if params.log_n != setup.log_n {
+            bail!(
+                "preset {name} has N = 2^{}, the set-up says log_n = {}",
+                params.log_n,
+                setup.log_n
+            );
+        }
+        let ctx = CkksContext::new(params)?;
+        let btp = Bootstrapper::new(&ctx, default_circuit(&ctx, setup)?)?;
+        let info = chain_info(&ctx, &btp, setup);
+        return Ok((ctx, btp, info));
+    }
     let n = 1usize << setup.log_n.min(20);
     if !(10..=17).contains(&setup.log_n) {
         bail!("log_n = {}: from 10 to 17", setup.log_n);
@@ -341,7 +378,8 @@ pub fn choose_chain(
                         "no 128-bit chain: bootstrapping at N = 2^{} ({secret:?} secret, scaling primes \
                          of {} bits, q_0 of {} bits) consumes {depth} levels, so the chain needs log QP \
                          >= {} (with {} levels after and 8 key-switching digits), over the HE Standard's \
-                         128-bit bound {bound} for N = {n} (docs/ckks-bootstrapping.md, \"Not built yet\")",
+                         128-bit bound {bound} for N = {n}; a chain with bootstrapping primes fits: \
+                         \"preset\": \"Boot128N16\" (docs/ckks-bootstrapping.md)",
                         setup.log_n,
                         least.log_scale,
                         least.q0_bits,
@@ -355,6 +393,13 @@ pub fn choose_chain(
     };
     let ctx = CkksContext::new(params)?;
     let btp = Bootstrapper::new(&ctx, bootstrap_params(&ctx, setup)?)?;
+    let info = chain_info(&ctx, &btp, setup);
+    Ok((ctx, btp, info))
+}
+
+/// The [`ChainInfo`] of a built chain and circuit.
+fn chain_info(ctx: &CkksContext, btp: &Bootstrapper, setup: &BootstrapSetup) -> ChainInfo {
+    let bound_128 = max_log_qp(ctx.n(), SecurityLevel::Bits128);
     let bits = |ms: &[u64]| {
         ms.iter()
             .map(|&q| (q as f64).log2().round() as u32)
@@ -362,11 +407,16 @@ pub fn choose_chain(
     };
     let em = btp.eval_mod().params();
     let p = ctx.params();
-    let info = ChainInfo {
+    ChainInfo {
         log_n: p.log_n,
         slots: setup.slots,
         secret: format!("{:?}", p.secret),
-        security: setup.security.clone(),
+        // A preset's chain carries its own security, whatever the set-up's field says.
+        security: match (&setup.preset, ctx.is_insecure()) {
+            (None, _) => setup.security.clone(),
+            (Some(_), true) => "none".into(),
+            (Some(_), false) => "128".into(),
+        },
         security_estimate: ctx.security_summary(),
         log_qp: (ctx.log_qp() * 100.0).round() / 100.0,
         log_qp_bound_128: bound_128,
@@ -386,8 +436,7 @@ pub fn choose_chain(
         log_message_ratio: em.log_message_ratio,
         sparse_secret: btp.sparse_secret(),
         failure_probability: btp.failure_probability(),
-    };
-    Ok((ctx, btp, info))
+    }
 }
 
 /// `n` reals in `[-1, 1]` from the LCG of `bench/peers/peerlib.py` `test_vector(n, seed)` (the same
@@ -709,7 +758,8 @@ pub struct BootstrapReport {
 }
 
 /// The set-ups of `ckks-bootstrap`: the test chain of `docs/ckks-bootstrapping.md` (`N = 2^11`,
-/// Hamming weight 64), the quick set-up of the comparison (`N = 2^12`), and without `--quick` the matched
+/// Hamming weight 64), the quick set-up of the comparison (`N = 2^12`), and without `--quick` the
+/// bootstrapping presets `BootTestN15` and `Boot128N16` with `h = 32` and the matched
 /// set-ups of OpenFHE's reference at `N = 2^15` and `2^16` (full slots, uniform ternary, level budget
 /// `[4, 4]`, levels after as under its log QP), with the memory each needs, GB (an estimate from the
 /// keys' expanded size: about 60 Galois keys of 3 digits over 43 limbs at `N = 2^15`, 4 GB). `log_n`,
@@ -731,6 +781,21 @@ pub fn setups(quick: bool, log_n: &[u32]) -> Vec<(String, BootstrapSetup, f64)> 
         ),
     ];
     if !quick {
+        // The bootstrapping presets: about 3 GB of keys at N = 2^15 (26 limbs, 6 digits), 11 GB at 2^16.
+        for (preset, log_n, gb) in [("BootTestN15", 15u32, 6.0), ("Boot128N16", 16, 14.0)] {
+            out.push((
+                format!("{preset} preset (N = 2^{log_n}, h = 32, insecure)"),
+                BootstrapSetup {
+                    log_n,
+                    slots: 1 << (log_n - 1),
+                    secret: "hamming:32".into(),
+                    preset: Some(preset.into()),
+                    levels_after: None,
+                    ..BootstrapSetup::quick()
+                },
+                gb,
+            ));
+        }
         for (log_n, gb) in [(15u32, 7.0), (16, 16.0)] {
             // With the sparse-secret encapsulation (the default for the uniform ternary secret) and
             // without it (the raise under the dense secret: K ~ 7 sqrt(N / 18)).
@@ -792,8 +857,8 @@ fn opt(x: Option<f64>, digits: usize) -> String {
 
 /// `rnsfhe bench ckks-bootstrap`: time (median), precision (worst minimum and median of medians over
 /// the calls), levels left, key generation and key size for each set-up (the test chain of
-/// `docs/ckks-bootstrapping.md`, the comparison's quick set-up, without `--quick` OpenFHE's reference
-/// matched at `N = 2^15` and `2^16`), one key set in memory at a time; a set-up whose estimated memory exceeds what the system has available is skipped
+/// `docs/ckks-bootstrapping.md`, the comparison's quick set-up, without `--quick` the bootstrapping
+/// presets and OpenFHE's reference matched at `N = 2^15` and `2^16`), one key set in memory at a time; a set-up whose estimated memory exceeds what the system has available is skipped
 /// and says so. `log_n`, when not empty, keeps the set-ups of those ring degrees.
 ///
 /// Errors: writing the JSON.

@@ -482,6 +482,7 @@ impl PeerParams {
             log_scale: self.scale_bits,
             q0_bits: q0,
             levels: rest.len(),
+            bootstrap_primes: Vec::new(),
             special_primes: self.p_bits.len(),
             special_bits,
             dnum: self.dnum,

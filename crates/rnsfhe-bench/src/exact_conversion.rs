@@ -253,6 +253,7 @@ impl RowConfig {
             log_scale: self.q_bits,
             q0_bits: self.q_bits,
             levels: self.limbs.saturating_sub(1),
+            bootstrap_primes: Vec::new(),
             special_primes: self.special_primes,
             special_bits: self.special_bits,
             dnum: self.dnum,

@@ -37,9 +37,9 @@
 //!
 //! Every DFT matrix is encoded at the prime its rescaling drops (the scale passes through exactly), and
 //! EvalMod takes its input at the scale it needs without a level and returns the default scale of its
-//! output level ([`crate::CkksContext::level_scale`]): the result has exactly that scale,
-//! [`Bootstrapper::output_scale`] (within about `2^-20` of the default scale of the result's own level
-//! under exact-scale rescaling, which the evaluator's alignment absorbs), at level
+//! output level ([`crate::CkksContext::level_scale`]); the result has
+//! [`Bootstrapper::output_scale`], the default scale of the result's own level (SlotsToCoeffs'
+//! matrices carry the ratio of that scale to EvalMod's, see [`crate::context`]'s Scales), at level
 //! [`Bootstrapper::output_level`], `top - c2s_levels - EvalMod::depth - s2c_levels` (limbs), leaving
 //! [`Bootstrapper::levels_left`] multiplications to the user.
 //!
@@ -52,6 +52,12 @@
 //! can detect on the inputs; values above 1 in magnitude are the caller's to avoid). The ratio is also
 //! the factor by which EvalMod's approximation error and the CKKS noise before it reach the output:
 //! a larger `q_0` against `Delta` lowers the sine's error, a smaller one lowers the noise.
+//!
+//! When `q_0` is much larger than the input's scale (a chain with bootstrapping primes,
+//! [`crate::CkksParams::bootstrap_primes`]: `q_0` of 60 bits under a user scale of `2^40`), the input
+//! is first multiplied at level 1 by the largest integer `c` keeping `c Delta <= q_0
+//! 2^-log_message_ratio` (no level, exact), so that the circuit runs at the ratio it was made for
+//! rather than at `q_0 / Delta` (Lattigo's bootstrapper does the same; Bossuat et al. 2021, Section 6).
 //!
 //! # Error
 //!
@@ -81,7 +87,10 @@
 //!   worst case of [`crate::eval_mod`]'s noise model, reached near `x = 0`), so the cosine carries
 //!   `sum_k |a_k| 4^ceil(log2 k)` plus one rounding per level; each double angle multiplies it by
 //!   `4 |y_j| <= 4` (the last by `4 cos(pi / 4 - pi eps_max)`) and adds its own; the arcsine's slope
-//!   and levels follow; `eps` units divide by `2 pi`. Then as above;
+//!   and levels follow; `eps` units divide by `2 pi`. Then as above. The last rescaling rounds at
+//!   EvalMod's output scale, in units of the values (`6 sqrt(n)` times its slot deviation over that
+//!   scale): on a chain with bootstrapping primes that scale is the user's, well below the working
+//!   scale;
 //! * **SlotsToCoeffs' own noise**: per matrix, the rescaling's rounding and its rotations' key switches
 //!   at the output scale, amplified by at most `n` (the squared row norms of its butterflies, 2 per
 //!   stage).
@@ -143,6 +152,18 @@ pub const DEFAULT_DOUBLE_ANGLE_ACCURACY: f64 = 1.0 / (1u64 << 26) as f64;
 /// adds an arcsine of degree 3 (two levels): `2^-26`, as [`DEFAULT_DOUBLE_ANGLE_ACCURACY`].
 pub const DEFAULT_SINE_ACCURACY: f64 = DEFAULT_DOUBLE_ANGLE_ACCURACY;
 
+/// The message ratio `log2(q_0 / Delta)` [`BootstrapParams::for_context`] chooses on a chain with
+/// bootstrapping primes (when `q_0 / Delta_1` is larger): `2^8`, Lattigo's default (Bossuat et al.
+/// 2021, Section 6 and Table 5 use 8 to 9 bits). The input is multiplied up to `q_0 2^-8` before ModRaise,
+/// so that EvalMod's noise, which the ratio multiplies, stays small while the arcsine keeps the sine's
+/// error below [`DEFAULT_SINE_ACCURACY`].
+pub const BOOTSTRAP_PRIMES_MESSAGE_RATIO: f64 = 8.0;
+
+/// On a chain with bootstrapping primes, [`BootstrapParams::for_context`] gives each DFT at least
+/// `ceil(log2(slots) / 5)` levels (3 for `2^15` slots): at most `2^5` butterflies' worth of diagonals
+/// per merged matrix (Bossuat et al. 2021, Section 4: the merged levels trade depth for diagonals).
+pub const MAX_DFT_RADIX_BITS: usize = 5;
+
 /// The parameters of a bootstrapping circuit (see the [module documentation](self)), as a literal
 /// struct checked by [`Bootstrapper::new`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -181,8 +202,13 @@ pub(crate) fn expected_norm_sq(secret: SecretDistribution, n: usize) -> f64 {
 }
 
 impl BootstrapParams {
-    /// Defaults for `ctx` and `slots`: CoeffsToSlots and SlotsToCoeffs on 3 levels (fewer for fewer
-    /// than 8 slots), and an EvalMod for the context's secret and chain:
+    /// Defaults for `ctx` and `slots`: an EvalMod for the context's secret and chain, and
+    /// CoeffsToSlots and SlotsToCoeffs on 3 levels (fewer for fewer than 8 slots) on a chain without
+    /// bootstrapping primes; on a chain with them ([`crate::CkksParams::bootstrap_primes`]), the circuit fills
+    /// exactly the bootstrapping levels, so that its output lands at the user's top level
+    /// ([`CkksContext::user_max_level`]): what EvalMod leaves is split between CoeffsToSlots (the larger
+    /// half) and SlotsToCoeffs, each `ceil(log2(slots) / MAX_DFT_RADIX_BITS)` to `min(4, log2(slots))`
+    /// levels (SlotsToCoeffs lowest, on the bottom primes). EvalMod:
     ///
     /// * sparse-secret encapsulation with `h =` [`DEFAULT_SPARSE_WEIGHT`] for a dense (uniform ternary)
     ///   secret, none for a Hamming-weight secret;
@@ -192,13 +218,16 @@ impl BootstrapParams {
     ///   (`3e-6` at `N = 2^16`), the failure probability of EvalMod
     ///   ([`Bootstrapper::failure_probability`]);
     /// * `log_message_ratio = log2(q_0 / Delta_1)`, `Delta_1` the default scale of level 1 (rounded
-    ///   down to `1/16`): values `|z| <= 1` at that scale;
+    ///   down to `1/16`): values `|z| <= 1` at that scale; on a chain with bootstrapping primes at most
+    ///   [`BOOTSTRAP_PRIMES_MESSAGE_RATIO`] (the input is then multiplied up, [`Evaluator::bootstrap`]);
     /// * a Chebyshev cosine of degree 31 with the fewest double angles whose error is at most
     ///   [`DEFAULT_DOUBLE_ANGLE_ACCURACY`], and an arcsine of degree 3 when the sine's own error exceeds
     ///   [`DEFAULT_SINE_ACCURACY`].
     ///
     /// Errors: [`Error::InvalidSlots`]; [`Error::InvalidEvalMod`] when no double-angle count reaches
-    /// the accuracy (a `K` beyond what 16 double angles cover) or the ratio is outside EvalMod's range.
+    /// the accuracy (a `K` beyond what 16 double angles cover) or the ratio is outside EvalMod's range;
+    /// [`Error::InvalidArgument`] when the bootstrapping primes leave the DFTs fewer levels than that
+    /// besides EvalMod (naming the levels).
     pub fn for_context(ctx: &CkksContext, slots: usize) -> Result<Self> {
         let sparse_secret =
             (ctx.params().secret == SecretDistribution::Ternary).then_some(DEFAULT_SPARSE_WEIGHT);
@@ -218,11 +247,47 @@ impl BootstrapParams {
         ctx.encoder().check_slots(slots)?;
         let k = EvalModParams::k_for_secret(raise_norm_sq(ctx, sparse_secret), DEFAULT_K_SIGMAS)?;
         let q0 = ctx.q_moduli()[0] as f64;
-        let ratio = ((q0 / ctx.level_scale(1)?).log2() * 16.0).floor() / 16.0;
+        let mut ratio = ((q0 / ctx.level_scale(1)?).log2() * 16.0).floor() / 16.0;
+        let upper = ctx.bootstrap_levels();
+        if upper > 0 {
+            ratio = ratio.min(BOOTSTRAP_PRIMES_MESSAGE_RATIO);
+        }
+        let log_slots = slots.trailing_zeros().max(1) as usize;
+        let max_dft = 4usize.min(log_slots);
+        // A DFT level merges at most 2^MAX_DFT_RADIX_BITS butterflies' worth of diagonals: fewer levels
+        // would encode thousands of diagonals at the top of the chain.
+        let min_dft = log_slots.div_ceil(MAX_DFT_RADIX_BITS).clamp(1, max_dft);
+        let fit = |eval_mod: EvalModParams, depth: usize| -> Result<Self> {
+            let (c2s_levels, s2c_levels) = if upper == 0 {
+                let levels = 3usize.min(max_dft);
+                (levels, levels)
+            } else {
+                let left = upper
+                    .checked_sub(depth)
+                    .filter(|&l| l >= 2 * min_dft)
+                    .ok_or_else(|| Error::InvalidArgument {
+                        operation: "BootstrapParams::for_context",
+                        reason: format!(
+                            "the chain has {upper} bootstrapping primes, but EvalMod (K = {k}) takes \
+                             {depth} levels and each DFT on {slots} slots at least {min_dft}: add \
+                             bootstrapping primes (at least {}) or use a sparser secret (smaller K)",
+                            depth + 2 * min_dft
+                        ),
+                    })?;
+                let c2s = left.div_ceil(2).min(max_dft);
+                (c2s, (left - c2s).clamp(1, max_dft))
+            };
+            Ok(Self {
+                slots,
+                c2s_levels,
+                s2c_levels,
+                eval_mod,
+                sparse_secret,
+            })
+        };
         let eps_max = ratio.exp2().recip();
         let sine = (2.0 * PI * eps_max).powi(3) / 6.0 / (2.0 * PI);
         let arcsine_degree = if sine > DEFAULT_SINE_ACCURACY { 3 } else { 0 };
-        let dft_levels = 3usize.min(slots.trailing_zeros().max(1) as usize);
         let mut last = None;
         for double_angle in 0..=MAX_DOUBLE_ANGLE {
             let eval_mod = EvalModParams {
@@ -235,13 +300,7 @@ impl BootstrapParams {
             };
             match EvalMod::new(eval_mod) {
                 Ok(em) if em.error_bound().double_angle <= DEFAULT_DOUBLE_ANGLE_ACCURACY => {
-                    return Ok(Self {
-                        slots,
-                        c2s_levels: dft_levels,
-                        s2c_levels: dft_levels,
-                        eval_mod,
-                        sparse_secret,
-                    });
+                    return fit(eval_mod, em.depth());
                 }
                 Ok(_) => {}
                 Err(e) => last = Some(e),
@@ -346,13 +405,12 @@ impl Bootstrapper {
             raised_scale / (q0 * gap),
             CoeffsToSlotsOutput::RealImaginary,
         )?;
-        let s2c = SlotsToCoeffs::new(
-            ctx,
-            slots,
-            params.s2c_levels,
-            c2s_out - eval_mod.depth(),
-            1.0,
-        )?;
+        // EvalMod leaves the default scale of its output level; the matrices bring it to the default
+        // scale of the level they leave (the user's scale, see crate::context's "Scales").
+        let s2c_start = c2s_out - eval_mod.depth();
+        let s2c_factor =
+            ctx.level_scale(s2c_start - params.s2c_levels)? / ctx.level_scale(s2c_start)?;
+        let s2c = SlotsToCoeffs::new(ctx, slots, params.s2c_levels, s2c_start, s2c_factor)?;
         let paired = if 2 * slots <= ctx.max_slots() {
             Some((c2s.paired_last_matrix(ctx)?, s2c.paired_first_matrix(ctx)?))
         } else {
@@ -438,12 +496,12 @@ impl Bootstrapper {
         self.output_level() - 1
     }
 
-    /// The scale of a bootstrapped ciphertext: the default scale of the level EvalMod leaves
-    /// (SlotsToCoeffs keeps it exactly), `s2c_levels` above [`Bootstrapper::output_level`].
+    /// The scale of a bootstrapped ciphertext: the default scale of [`Bootstrapper::output_level`]
+    /// (EvalMod leaves the default scale of its own level, SlotsToCoeffs' matrices carry the ratio).
     ///
     /// Errors: none in practice (the level is on the chain).
     pub fn output_scale(&self) -> Result<f64> {
-        self.ctx.level_scale(self.s2c.start_level())
+        self.ctx.level_scale(self.output_level())
     }
 
     /// The largest input scale the EvalMod range admits for values `|z| <= 1`:
@@ -496,6 +554,22 @@ impl Bootstrapper {
         out.sort_unstable();
         out.dedup_by_key(|(e, _)| *e);
         out
+    }
+
+    /// The integer `c >= 1` an input at `scale` is multiplied by at level 1 before ModRaise, and
+    /// `q_0 / (c scale)`, the factor of EvalMod: the largest `c` keeping `c scale` at most
+    /// [`Bootstrapper::max_input_scale`], so that the message fills EvalMod's range (Bossuat et al.
+    /// 2021, Section 6: a `q_0` much larger than the user's scale is used at the message ratio the
+    /// circuit was made for, not at `q_0 / Delta`). `c = 1` when the ratio is `log2(q_0 / Delta_1)`, the
+    /// default of chains without bootstrapping primes. Errors: [`Error::InvalidArgument`] for a scale
+    /// above [`Bootstrapper::max_input_scale`].
+    fn input_scaling(&self, scale: f64) -> Result<(i64, f64)> {
+        let factor = self.input_factor(scale)?;
+        // Below 2^52 the product c scale stays exact enough in f64 and c fits i64.
+        let c = (self.max_input_scale() / scale)
+            .floor()
+            .clamp(1.0, (1u64 << 52) as f64);
+        Ok((c as i64, factor / c))
     }
 
     /// `q_0 / scale`, the factor of EvalMod for an input at `scale`, after checking that the scale is
@@ -573,7 +647,7 @@ impl Bootstrapper {
     pub fn error_bound(&self, input_scale: f64) -> Result<BootstrapBound> {
         const SIGMAS: f64 = rnsfhe_core::noise::HIGH_PROBABILITY_SIGMAS;
         let ctx = &self.ctx;
-        let factor = self.input_factor(input_scale)?;
+        let (_, factor) = self.input_scaling(input_scale)?;
         let big_n = ctx.n() as f64;
         let n = self.params.slots as f64;
         let norm_sq = expected_norm_sq(ctx.params().secret, ctx.n());
@@ -637,7 +711,11 @@ impl Bootstrapper {
 
         let working = ctx.level_scale(c2s_out)?;
         let epsilon = (big_n * rounding / 2.0).sqrt() / working;
-        let eval_mod_noise = through(eval_mod_amplification(&self.eval_mod) * epsilon);
+        // EvalMod's last rescaling rounds at its output scale, already in units of the values: on a
+        // chain with bootstrapping primes that scale (the user's) is far below the working scale.
+        let last = (big_n * rounding / 2.0).sqrt() / ctx.level_scale(self.s2c.start_level())?;
+        let eval_mod_noise =
+            through(eval_mod_amplification(&self.eval_mod) * epsilon) + SIGMAS * n.sqrt() * last;
 
         let out = self.output_scale()?;
         // Per matrix: its rotations' key switches and its rescaling's rounding at the output scale,
@@ -825,6 +903,16 @@ impl Evaluator {
     /// The work of [`Self::bootstrap`], which runs it inside [`active_wait`] (a long sequence of
     /// short parallel sections).
     fn bootstrap_waiting(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<Ciphertext> {
+        let mut out = self.bootstrap_circuit(ct, btp)?;
+        // SlotsToCoeffs folded Delta_out / Delta_s in (into its entries above 1, into its plaintexts'
+        // scales below, crate::dft): either way the plaintext holds the values at Delta_out, which is
+        // declared exactly (Bootstrapper::output_scale) rather than through the scales' rounding.
+        out.scale = btp.output_scale()?;
+        Ok(out)
+    }
+
+    /// The circuit of [`Self::bootstrap`], before its output scale is declared.
+    fn bootstrap_circuit(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let ctx = self.context();
         ctx.check_fingerprint(btp.ctx.fingerprint(), "bootstrapper")?;
@@ -837,13 +925,19 @@ impl Evaluator {
             });
         }
         let encapsulation = btp.check_keys(self)?;
-        let factor = btp.input_factor(ct.scale())?;
+        let (up, factor) = btp.input_scaling(ct.scale())?;
         let ct = if ct.part_count() > 2 {
             self.relinearize(ct)?
         } else {
             ct.clone()
         };
-        let low = self.drop_to_level(&ct, 1)?;
+        let mut low = self.drop_to_level(&ct, 1)?;
+        if up > 1 {
+            // The same values at `up` times the scale: the message fills EvalMod's range.
+            let scale = low.scale * up as f64;
+            low = self.multiply_int(&low, up)?;
+            low.scale = scale;
+        }
         let raised = match encapsulation {
             Some(enc) => enc.raise_ciphertext(self, &low, ctx.max_level())?,
             None => self.mod_raise(&low, ctx.max_level())?,

@@ -23,8 +23,20 @@
 //!   Qu-Xu prime near `2^q0_bits` ([`qu_xu_max_eta`], [`qu_xu_primes`]) that must be alone in its digit
 //!   group (`alpha = 1`; [`CkksParams::for_exact_integer`] and [`crate::Preset::params_with_conversion`]
 //!   arrange that for a parameter set laid out otherwise);
+//! * the **bootstrapping primes** `q_{L+1} ..` ([`CkksParams::bootstrap_primes`], bottom first) are, for
+//!   each bit size `b` in the list, the largest NTT primes of `b` bits not already used, assigned bottom
+//!   up in decreasing order (`ExactInteger`: Qu-Xu primes near `2^b`, each alone in its digit, see
+//!   [`CkksParams::digits_admit_exact_integer`]). Without them the chain is the one above, prime for
+//!   prime;
 //! * the **special primes** are the largest NTT primes of `special_bits` bits (`ExactInteger`: Qu-Xu
 //!   primes near `2^special_bits`), distinct from the chain.
+//!
+//! The user's levels are `1 ..= L + 1` ([`CkksContext::user_max_level`]): fresh encryptions and default
+//! encodings are there. The levels above, one per bootstrapping prime, up to
+//! [`CkksContext::max_level`], belong to bootstrapping, which raises `q_0` to the very top (ModRaise)
+//! and comes back down to the user's levels (Bossuat-Mouchet-Troncoso-Pastoriza-Hubaux, Eurocrypt
+//! 2021, Section 6: the user's levels at the user's scale, the bootstrapping circuit on primes of its
+//! own sizes).
 //!
 //! # Scales
 //!
@@ -32,6 +44,21 @@
 //! [`RescalingPolicy::FixedNominalScale`]; for [`RescalingPolicy::ExactScale`] `Delta_{L+1} = q_L` and
 //! `Delta_{l-1} = Delta_l^2 / q_{l-1}` (Kim-Papadimitriou-Polyakov), so that a product of two operands at
 //! the default scale of level `l`, rescaled once, has exactly the default scale of level `l - 1`.
+//!
+//! Above the user's top level `L + 1` (bootstrapping primes) both policies use the same rule read
+//! upwards, `Delta_l = sqrt(Delta_{l-1} q_{l-1})`: a product of two operands at the default scale of
+//! level `l`, rescaled once, lands exactly on the default scale of level `l - 1`, whatever the primes'
+//! sizes. Each step halves the distance (in bits) between the scale and the prime below, so the scale
+//! follows the primes: a few levels into EvalMod's 60-bit primes it works near `2^60`, where its
+//! rescalings' rounding is small against the message (Bossuat et al. 2021, Section 5), and
+//! CoeffsToSlots' output, declared at `Delta_c / K'`, is as large; on primes of about the user's scale
+//! (SlotsToCoeffs) it stays near `Delta_{L+1}`. A fixed nominal scale would not do above the user's
+//! levels: a product at `2^(2 log_scale)` rescaled by a 60-bit prime is far from `2^log_scale`. The
+//! bootstrapping circuit reads these scales at EvalMod's input and output levels
+//! ([`crate::Bootstrapper`]); its SlotsToCoeffs matrices carry the factor `Delta_out / Delta_s` (output
+//! level against EvalMod's) so that a bootstrapped ciphertext has exactly the default scale of its own
+//! level, the user's `Delta_{L+1}` when it lands at `L + 1`. Without bootstrapping primes nothing
+//! changes.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -141,7 +168,7 @@ impl CkksContext {
         let nominal = (p.log_scale as f64).exp2();
         let q_moduli = rlwe_params.q_moduli.clone();
         let p_moduli = rlwe_params.p_moduli.clone();
-        let scaling = q_moduli[1..].to_vec();
+        let scaling = q_moduli[1..=p.levels].to_vec();
         // The security check needs only the moduli: it comes before any table is built.
         let log_qp = rlwe_params.log2_qp();
         let security = estimate(n, log_qp, p.secret, p.sigma);
@@ -161,16 +188,21 @@ impl CkksContext {
         let qu_xu_levels = qu_xu_levels(&q_moduli, &p_moduli, rlwe.gadget())?;
         let encoder = Encoder::new(n)?;
 
-        // Default scales per level (index l - 1 for l limbs).
+        // Default scales per level (index l - 1 for l limbs): the user's levels, then the
+        // bootstrapping levels upwards (module documentation, "Scales").
+        let user_top = p.levels + 1;
         let top = q_moduli.len();
         let mut level_scales = vec![nominal; top];
-        if p.rescaling == RescalingPolicy::ExactScale && top >= 2 {
-            let mut d = q_moduli[top - 1] as f64;
-            level_scales[top - 1] = d;
-            for l in (1..top).rev() {
+        if p.rescaling == RescalingPolicy::ExactScale && user_top >= 2 {
+            let mut d = q_moduli[user_top - 1] as f64;
+            level_scales[user_top - 1] = d;
+            for l in (1..user_top).rev() {
                 d = d * d / q_moduli[l] as f64;
                 level_scales[l - 1] = d;
             }
+        }
+        for l in user_top + 1..=top {
+            level_scales[l - 1] = (level_scales[l - 2] * q_moduli[l - 1] as f64).sqrt();
         }
 
         let eta = if scaling.is_empty() {
@@ -240,6 +272,7 @@ impl CkksContext {
                 ),
             ));
         }
+        check_bootstrap_primes(p)?;
         let n = params.n();
         let two_n = 2 * n as u64;
         let exact_int = p.conversion == ConversionMode::ExactInteger;
@@ -328,9 +361,11 @@ impl CkksContext {
         } else {
             ntt_primes_of_bits(p.q0_bits, two_n, 1, &scaling)?[0]
         };
-        let mut q_moduli = Vec::with_capacity(p.levels + 1);
+        let mut q_moduli = Vec::with_capacity(p.chain_len());
         q_moduli.push(q0);
         q_moduli.extend_from_slice(&scaling);
+        let upper = bootstrap_moduli(&p.bootstrap_primes, two_n, exact_int, &q_moduli)?;
+        q_moduli.extend_from_slice(&upper);
 
         // Special primes.
         let p_moduli = if exact_int {
@@ -382,9 +417,24 @@ impl CkksContext {
         self.rlwe.n() / 2
     }
 
-    /// The top level (limb count) `L + 1` of fresh ciphertexts.
+    /// The top level (limb count) of the whole chain: [`CkksContext::user_max_level`] plus the
+    /// bootstrapping primes ([`CkksContext::bootstrap_levels`]); ModRaise raises to it. Without
+    /// bootstrapping primes, the top level of fresh ciphertexts.
     pub fn max_level(&self) -> usize {
         self.rlwe.max_level()
+    }
+
+    /// The user's top level (limb count) `L + 1`, `L` = [`CkksParams::levels`]: the level of fresh
+    /// encryptions and of default encodings, and where bootstrapping lands when its circuit uses every
+    /// bootstrapping prime. Equal to [`CkksContext::max_level`] without bootstrapping primes.
+    pub fn user_max_level(&self) -> usize {
+        self.params.levels + 1
+    }
+
+    /// The levels above the user's ([`CkksParams::bootstrap_primes`]), for bootstrapping:
+    /// `max_level - user_max_level`.
+    pub fn bootstrap_levels(&self) -> usize {
+        self.params.bootstrap_primes.len()
     }
 
     /// The chain `q_0 .. q_L`.
@@ -695,6 +745,77 @@ fn qu_xu_levels(q_moduli: &[u64], p_moduli: &[u64], gadget: &RnsGadget) -> Resul
         .collect()
 }
 
+/// The most bootstrapping primes a parameter set may ask for (the largest circuits use about 20:
+/// 4 + 12 + 4 levels).
+pub const MAX_BOOTSTRAP_PRIMES: usize = 64;
+
+/// Checks [`CkksParams::bootstrap_primes`]: at most [`MAX_BOOTSTRAP_PRIMES`], each of 10 to 61 bits,
+/// and, with `ExactInteger`, each alone in its digit group (a group mixing sizes is close to no single
+/// power of two, Qu-Xu Theorem 1).
+fn check_bootstrap_primes(p: &CkksParams) -> Result<()> {
+    let b = &p.bootstrap_primes;
+    if b.len() > MAX_BOOTSTRAP_PRIMES {
+        return Err(invalid(
+            "bootstrap_primes",
+            format!(
+                "{} bootstrapping primes: at most {MAX_BOOTSTRAP_PRIMES} are accepted",
+                b.len()
+            ),
+        ));
+    }
+    if let Some((i, bits)) = b.iter().enumerate().find(|(_, b)| !(10..=61).contains(*b)) {
+        return Err(invalid(
+            "bootstrap_primes",
+            format!("bootstrapping prime {i} has {bits} bits: each must have 10 to 61"),
+        ));
+    }
+    if !b.is_empty() && p.conversion == ConversionMode::ExactInteger && p.alpha() > 1 {
+        return Err(invalid(
+            "bootstrap_primes",
+            format!(
+                "ExactInteger conversion (Qu-Xu Theorem 1) needs every digit group close to one power \
+                 of two, but with bootstrapping primes digit groups of alpha = {} primes mix sizes: set \
+                 dnum = {} (one prime per digit, CkksParams::for_exact_integer) or use Fast or \
+                 ExactFloat conversion",
+                p.alpha(),
+                p.chain_len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The bootstrapping primes of the sizes `bits` (bottom first), distinct from `used`: per size the
+/// largest NTT primes below `2^b` (with `exact_int`, Qu-Xu Algorithms 2 and 3 near `2^b`), assigned
+/// bottom up in the order found.
+fn bootstrap_moduli(bits: &[u32], two_n: u64, exact_int: bool, used: &[u64]) -> Result<Vec<u64>> {
+    let mut sizes: Vec<u32> = bits.to_vec();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut taken: Vec<u64> = used.to_vec();
+    let mut per_size = Vec::with_capacity(sizes.len());
+    for &b in &sizes {
+        let count = bits.iter().filter(|&&x| x == b).count();
+        let primes = if exact_int {
+            let eta = qu_xu_max_eta(b, two_n, count + taken.len())?;
+            qu_xu_primes(b, eta, two_n, count, &taken)?
+        } else {
+            ntt_primes_of_bits(b, two_n, count, &taken)?
+        };
+        taken.extend_from_slice(&primes);
+        per_size.push((b, primes.into_iter()));
+    }
+    bits.iter()
+        .map(|b| {
+            per_size
+                .iter_mut()
+                .find(|(size, _)| size == b)
+                .and_then(|(_, it)| it.next())
+                .ok_or_else(|| invalid("bootstrap_primes", format!("no {b}-bit prime left")))
+        })
+        .collect()
+}
+
 /// Rejects a special modulus `P` smaller than the largest digit group `Q_j` of hybrid key switching: the
 /// key-switching noise grows like `Q_j / P` (RNS-CKKS Section 3.3; Han-Ki Section 2.4). A relinearization
 /// adds it at the product's scale `Delta^2` and tolerates a `P` somewhat short of the digit, but a rotation
@@ -744,6 +865,7 @@ mod tests {
             log_scale: 40,
             q0_bits: 50,
             levels: 4,
+            bootstrap_primes: Vec::new(),
             special_primes: 1,
             special_bits: 55,
             dnum: 5,

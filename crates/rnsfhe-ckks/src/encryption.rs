@@ -77,8 +77,8 @@ impl CkksEncryptor {
         })
     }
 
-    /// Encrypts `values` in all `N/2` slots (missing values are zero) at the top level and its default
-    /// scale ([`CkksContext::level_scale`]).
+    /// Encrypts `values` in all `N/2` slots (missing values are zero) at the user's top level
+    /// ([`CkksContext::user_max_level`]) and its default scale ([`CkksContext::level_scale`]).
     ///
     /// Errors: more than `N/2` values, non-finite values, scale too large
     /// ([`crate::Error::EncodingScaleTooLarge`]).
@@ -88,7 +88,7 @@ impl CkksEncryptor {
         rng: &mut Csprng,
     ) -> Result<Ciphertext> {
         let slots = self.ctx.max_slots();
-        let level = self.ctx.max_level();
+        let level = self.ctx.user_max_level();
         let scale = self.ctx.level_scale(level)?;
         let values = values.to_complex();
         // The encoding (special FFT, rounding, residues) runs beside the sampling and the key product
@@ -119,7 +119,7 @@ impl CkksEncryptor {
         let slots = self.ctx.max_slots();
         let (m, scale) =
             self.ctx
-                .encode_coeff(&values.to_complex(), slots, self.ctx.max_level())?;
+                .encode_coeff(&values.to_complex(), slots, self.ctx.user_max_level())?;
         Ok(SeededCiphertext {
             inner: self.inner.encrypt_coeff_seeded(&m, rng)?,
             scale,

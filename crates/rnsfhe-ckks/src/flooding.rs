@@ -281,6 +281,7 @@ mod tests {
             log_scale,
             q0_bits: 60,
             levels: 2,
+            bootstrap_primes: Vec::new(),
             special_primes: 1,
             special_bits: 60,
             dnum: 3,

@@ -72,7 +72,9 @@ pub mod statistics;
 
 pub use approximation::{ExpMethod, InverseMethod, SigmoidMethod};
 pub use bootstrap::{BootstrapBound, BootstrapParams, Bootstrapper, BootstrappingKeys};
-pub use context::{CkksContext, EXACT_SCALE_TOLERANCE, MAX_DIGIT_EXCESS_BITS};
+pub use context::{
+    CkksContext, EXACT_SCALE_TOLERANCE, MAX_BOOTSTRAP_PRIMES, MAX_DIGIT_EXCESS_BITS,
+};
 pub use dft::{
     dft_factors, plaintext_coefficients, real_value_positions, slot_coefficient_positions,
     CoeffsToSlots, CoeffsToSlotsOutput, CoeffsToSlotsResult, DftDirection, SlotsToCoeffs,

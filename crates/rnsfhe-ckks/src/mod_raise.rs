@@ -147,6 +147,7 @@ mod tests {
             log_scale: 40,
             q0_bits: 50,
             levels,
+            bootstrap_primes: Vec::new(),
             special_primes: 1,
             special_bits: 60,
             dnum: levels + 1,

@@ -11,8 +11,10 @@
 //!
 //! [`Preset`] holds the RNS-CKKS paper's Table 1 settings (N, log q = 55, log Q_L), recommended
 //! 128-bit settings of our own and 128-bit fast-prime settings at the depths of Table 1 (every prime below
-//! `2^50`, the AVX-512 IFMA path of the NTT); [`CkksParams::generate`] chooses parameters from a depth, a
-//! scale and a security level in the manner of OpenFHE's `CCParams`.
+//! `2^50`, the AVX-512 IFMA path of the NTT), and bootstrapping chains whose upper primes
+//! ([`CkksParams::bootstrap_primes`]) have the sizes the bootstrapping circuit wants
+//! ([`Preset::Boot128N16`], [`Preset::BootTestN15`]); [`CkksParams::generate`] chooses parameters from a
+//! depth, a scale and a security level in the manner of OpenFHE's `CCParams`.
 //!
 //! ## Conversion modes
 //!
@@ -63,13 +65,21 @@ pub struct CkksParams {
     /// Bit size of the first prime `q_0` (at least `log_scale`; its excess over `log_scale` bounds the
     /// magnitude of decryptable values: `|x| < 2^(q0_bits - log_scale - 1)`).
     pub q0_bits: u32,
-    /// Number of scaling primes `q_1 .. q_L` (the multiplicative depth `L`).
+    /// Number of scaling primes `q_1 .. q_L` (the multiplicative depth `L` left to the user).
     pub levels: usize,
+    /// Bit sizes of the **bootstrapping primes** `q_{L+1} ..` above the `levels` scaling primes, bottom
+    /// first (each in `[10, 61]`); empty for a chain of one scaling-prime size (the primes are then those
+    /// of a chain without the field, byte for byte). Bootstrapping raises to the very top and consumes
+    /// them (SlotsToCoeffs lowest, then EvalMod, then CoeffsToSlots, as in Bossuat et al., Eurocrypt
+    /// 2021, Section 6 and Table 5); fresh encryptions and default encodings stay at the user's top
+    /// level `levels + 1` ([`crate::CkksContext::user_max_level`]). Their scales: see
+    /// [`crate::context`]'s [Scales](crate::context#scales).
+    pub bootstrap_primes: Vec<u32>,
     /// Number of special primes `p_i` (key switching, RNS-CKKS Section 3.3).
     pub special_primes: usize,
     /// Bit size of each special prime.
     pub special_bits: u32,
-    /// Digit groups of hybrid key switching, `1 <= dnum <= levels + 1` (1 is GHS).
+    /// Digit groups of hybrid key switching, `1 <= dnum <=` [`CkksParams::chain_len`] (1 is GHS).
     pub dnum: usize,
     /// Secret key distribution (the paper uses Hamming weight 64).
     pub secret: SecretDistribution,
@@ -97,28 +107,39 @@ impl CkksParams {
     pub fn nominal_log_qp(&self) -> u64 {
         self.q0_bits as u64
             + self.levels as u64 * self.log_scale as u64
+            + self.bootstrap_primes.iter().map(|&b| b as u64).sum::<u64>()
             + self.special_primes as u64 * self.special_bits as u64
     }
 
-    /// Digits per group of hybrid key switching, `alpha = ceil((levels + 1) / dnum)` (`dnum` clamped to
+    /// The number of primes of `Q`: `q_0`, the `levels` scaling primes and the bootstrapping primes
+    /// (the top level of the whole chain, in limbs).
+    pub fn chain_len(&self) -> usize {
+        self.levels + 1 + self.bootstrap_primes.len()
+    }
+
+    /// Digits per group of hybrid key switching, `alpha = ceil(chain_len / dnum)` (`dnum` clamped to
     /// at least 1).
     pub fn alpha(&self) -> usize {
-        (self.levels + 1).div_ceil(self.dnum.max(1))
+        self.chain_len().div_ceil(self.dnum.max(1))
     }
 
     /// Whether [`ConversionMode::ExactInteger`] can convert these parameters' digit groups as laid out:
-    /// `q_0` alone in its group (`alpha = 1`) or of the scaling primes' size (`q0_bits == log_scale`), so
-    /// that every group is close to one power of two (Qu-Xu Theorem 1). The special primes are always
-    /// chosen close to `2^special_bits` in that mode.
+    /// one prime per digit (`alpha = 1`), or, without bootstrapping primes, `q_0` of the scaling primes'
+    /// size (`q0_bits == log_scale`), so that every group is close to one power of two (Qu-Xu Theorem
+    /// 1). A group mixing primes of several sizes is never close to one power of two. The special primes
+    /// are always chosen close to `2^special_bits` in that mode.
     pub fn digits_admit_exact_integer(&self) -> bool {
-        self.q0_bits == self.log_scale || self.alpha() <= 1 || self.levels == 0
+        self.alpha() <= 1
+            || (self.bootstrap_primes.is_empty()
+                && (self.q0_bits == self.log_scale || self.levels == 0))
     }
 
     /// These parameters in [`ConversionMode::ExactInteger`], with the digit layout Qu-Xu Theorem 1 admits
     /// (see the [module documentation](self#conversion-modes)): unchanged but for the mode when
-    /// [`CkksParams::digits_admit_exact_integer`]; otherwise one prime per digit (`dnum = levels + 1`) and
-    /// `min(special_primes, ceil(q0_bits / special_bits))` special primes of `special_bits` bits, so that
-    /// `P` covers the largest digit (`q_0`) as RNS-CKKS Section 3.3 asks whenever the original `P` did.
+    /// [`CkksParams::digits_admit_exact_integer`]; otherwise one prime per digit (`dnum =`
+    /// [`CkksParams::chain_len`]) and `min(special_primes, ceil(b / special_bits))` special primes of
+    /// `special_bits` bits, `b` the largest prime's bit size (`q_0` or a bootstrapping prime), so that `P`
+    /// covers the largest digit as RNS-CKKS Section 3.3 asks whenever the original `P` did.
     /// `N`, `levels`, the scale, `q_0`, the secret and the rescaling policy are kept; `log QP` does not
     /// grow (the largest digit only shrinks, and `P` keeps at most its primes).
     pub fn for_exact_integer(&self) -> Self {
@@ -127,8 +148,9 @@ impl CkksParams {
             ..self.clone()
         };
         if !p.digits_admit_exact_integer() {
-            p.dnum = p.levels + 1;
-            let cover = p.q0_bits.div_ceil(p.special_bits.max(1)) as usize;
+            p.dnum = p.chain_len();
+            let largest = p.bootstrap_primes.iter().copied().fold(p.q0_bits, u32::max);
+            let cover = largest.div_ceil(p.special_bits.max(1)) as usize;
             p.special_primes = p.special_primes.min(cover.max(1));
         }
         p
@@ -168,6 +190,7 @@ impl CkksParams {
             log_scale,
             q0_bits,
             levels: depth,
+            bootstrap_primes: Vec::new(),
             special_primes,
             special_bits,
             dnum,
@@ -190,7 +213,7 @@ impl CkksParams {
             what: "depth",
             reason: format!(
                 "depth {depth} at log_scale {log_scale} needs log2(QP) ≈ {need}, beyond the {level} bound of \
-                 N = 2^17 ({}); lower the depth or the scale (bootstrapping is not available yet)",
+                 N = 2^17 ({}); lower the depth or the scale, or bootstrap (Preset::Boot128N16)",
                 max_log_qp(1 << 17, level).unwrap_or(0)
             ),
         })
@@ -278,11 +301,33 @@ pub enum Preset {
     /// = 6 primes of 49 bits; `log Q ≈ 724`, `log2(QP) ≈ 1018 <= 1747`. Primes below `2^50` (see
     /// [`Preset::FastPrime128L5`]).
     FastPrime128L15,
+    /// Bootstrapping, 128-bit (HE Standard and our estimator, dense ternary secret): `N = 2^16`, user
+    /// scale `2^40`, `q_0` of 60 bits and nine 40-bit scaling primes (the user's levels: 9
+    /// multiplications after each bootstrapping of full slots), then the bootstrapping primes, bottom
+    /// first: 3 x 50 bits (SlotsToCoeffs), 10 x 60 bits (EvalMod: cosine of degree 31, 3 double angles
+    /// for `K = 12`, arcsine of degree 3, at a working scale near `2^60`), 4 x 56 bits (CoeffsToSlots);
+    /// `dnum = 6` (digits of at most 5 primes, at most 300 bits), `P` = 5 primes of 60 bits;
+    /// `log Q ≈ 1394`, `log2(QP) ≈ 1694 <= 1747`. The shape of Lattigo's default bootstrapping
+    /// parameters (Bossuat et al. 2021, Table 5), with SlotsToCoeffs primes 10 bits above the user's
+    /// scale: EvalMod then ends at about `2^48.75` rather than `2^40` (its last rounding, summed over `2n`
+    /// coefficients by SlotsToCoeffs, is the largest error of a bootstrapping), and SlotsToCoeffs lowers
+    /// the scale to the user's matrix by matrix (3 to 4 bits of precision measured at `N = 2^11` and
+    /// `2^13`; 60-bit primes there gain nothing more). EvalMod has the depth of `K = 12`, i.e. of a secret
+    /// of Hamming weight 32 after sparse-secret encapsulation (`K = ceil(7 sqrt(33 / 12))`); the dense
+    /// secret itself needs `K ≈ 423` and more double angles than the chain has, so
+    /// [`crate::BootstrapParams::for_context`] refuses it until the encapsulation is in (tests use the
+    /// same chain with `h = 32`, insecure).
+    Boot128N16,
+    /// Bootstrapping for tests and benchmarks, **insecure** (`log2(QP) ≈ 1454` is beyond the 881 of
+    /// `N = 2^15`, and the secret is sparse, `h = 32`): the bootstrapping primes of
+    /// [`Preset::Boot128N16`] at `N = 2^15` with three user levels. No 128-bit set fits at this `N`: the
+    /// circuit alone takes about 970 bits of `Q`.
+    BootTestN15,
 }
 
 impl Preset {
     /// All presets.
-    pub const ALL: [Preset; 13] = [
+    pub const ALL: [Preset; 15] = [
         Preset::PaperTable1L5,
         Preset::PaperTable1L10,
         Preset::PaperTable1L15,
@@ -296,6 +341,8 @@ impl Preset {
         Preset::FastPrime128L5,
         Preset::FastPrime128L10,
         Preset::FastPrime128L15,
+        Preset::Boot128N16,
+        Preset::BootTestN15,
     ];
 
     /// The fast-prime presets, every prime below `2^50` ([`Preset::FastPrime128L5`]), with the paper
@@ -313,6 +360,7 @@ impl Preset {
             log_scale,
             q0_bits: 61,
             levels,
+            bootstrap_primes: Vec::new(),
             special_primes: special,
             special_bits: 60,
             dnum: 3,
@@ -329,6 +377,7 @@ impl Preset {
                 log_scale: 40,
                 q0_bits: q0,
                 levels,
+                bootstrap_primes: Vec::new(),
                 special_primes: special,
                 special_bits: bits,
                 dnum,
@@ -347,6 +396,7 @@ impl Preset {
             log_scale: 45,
             q0_bits: 49,
             levels,
+            bootstrap_primes: Vec::new(),
             special_primes: special,
             special_bits: 49,
             dnum: 3,
@@ -358,7 +408,26 @@ impl Preset {
             rescaling: RescalingPolicy::ExactScale,
             insecure_for_testing: false,
         };
+        // Bootstrapping presets: the user's 40-bit levels, then SlotsToCoeffs (50), EvalMod (60) and
+        // CoeffsToSlots (56) primes, bottom first (Preset::Boot128N16).
+        let boot = |log_n: u32, levels: usize, secret: SecretDistribution| CkksParams {
+            log_n,
+            log_scale: 40,
+            q0_bits: 60,
+            levels,
+            bootstrap_primes: [vec![50; 3], vec![60; 10], vec![56; 4]].concat(),
+            special_primes: 5,
+            special_bits: 60,
+            dnum: 6,
+            secret,
+            sigma: 3.2,
+            conversion: ConversionMode::Fast,
+            rescaling: RescalingPolicy::ExactScale,
+            insecure_for_testing: secret != SecretDistribution::Ternary,
+        };
         match self {
+            Preset::Boot128N16 => boot(16, 9, SecretDistribution::Ternary),
+            Preset::BootTestN15 => boot(15, 3, SecretDistribution::HammingWeight(32)),
             Preset::PaperTable1L5 => paper(15, 55, 5, 2),
             Preset::PaperTable1L10 => paper(15, 55, 10, 4),
             Preset::PaperTable1L15 => paper(16, 55, 15, 6),
@@ -391,7 +460,7 @@ impl Preset {
     }
 
     /// The security level the preset claims (`None` for the paper's presets, which target 80 bits with a
-    /// sparse secret outside the HE Standard table).
+    /// sparse secret outside the HE Standard table, and for [`Preset::BootTestN15`]).
     pub fn claimed_security(self) -> Option<SecurityLevel> {
         match self {
             Preset::PaperTable1L5
@@ -399,7 +468,8 @@ impl Preset {
             | Preset::PaperTable1L15
             | Preset::PaperTable2
             | Preset::PaperTable3
-            | Preset::PaperTable4 => None,
+            | Preset::PaperTable4
+            | Preset::BootTestN15 => None,
             _ => Some(SecurityLevel::Bits128),
         }
     }

@@ -6,10 +6,17 @@
 //! ```text
 //! CkksParameters  u32 log_n | u32 log_scale | u32 q0_bits | u32 levels | u32 special_primes
 //!                 | u32 special_bits | u32 dnum | secret distribution (u8 tag, u32 h) | f64 sigma
-//!                 | u8 conversion | u8 rescaling (0 fixed nominal, 1 exact) | u8 insecure_for_testing
+//!                 | u8 conversion | u8 rescaling (0 fixed nominal, 1 exact) | u8 flags (bit 0
+//!                 insecure_for_testing, bit 1 bootstrapping primes follow)
+//!                 [| u32 count (1..=MAX_BOOTSTRAP_PRIMES) | count x u8 bits (10..=61), bottom first]
 //! CkksPlaintext   u32 level | f64 scale | u32 slots | m over Q_l (NTT form)
 //! CkksCiphertext  f64 scale | u32 slots | parts (level, count, seeded flag, polynomials)
 //! ```
+//!
+//! The bootstrapping primes ([`CkksParams::bootstrap_primes`]) are an optional trailing section announced
+//! by bit 1 of the last byte (the `insecure_for_testing` flag until then): parameters without them are
+//! written byte for byte as before, so every earlier object reads unchanged, and an earlier reader refuses
+//! a set with them at that byte (a flag outside 0..=1) rather than misreading it.
 //!
 //! Parameters are stored as the literal [`CkksParams`]; loading rebuilds the context (the same prime
 //! search, deterministic) and checks that its fingerprint is the one in the header, so a reader never
@@ -31,7 +38,7 @@ use rnsfhe_math::wire::{
 };
 use rnsfhe_ring::{Ntt, Poly};
 
-use crate::context::CkksContext;
+use crate::context::{CkksContext, MAX_BOOTSTRAP_PRIMES};
 use crate::params::{CkksParams, RescalingPolicy};
 use crate::plaintext::{Ciphertext, Plaintext};
 
@@ -56,8 +63,13 @@ pub mod kinds {
 /// largest presets use 32 and 9): a bound on the prime search a hostile input can trigger.
 pub const MAX_WIRE_PRIMES: u32 = 128;
 
-/// Payload size of [`CkksParams`].
+/// Payload size of [`CkksParams`] without bootstrapping primes.
 const PARAMS_PAYLOAD: u64 = 7 * 4 + 5 + 8 + 3;
+
+/// Bit 0 of the flags byte: `insecure_for_testing`.
+const FLAG_INSECURE: u8 = 1;
+/// Bit 1 of the flags byte: the bootstrapping-prime section follows.
+const FLAG_BOOTSTRAP_PRIMES: u8 = 2;
 
 impl Serializable for CkksContext {
     const KIND: ObjectKind = kinds::CKKS_PARAMETERS;
@@ -67,7 +79,8 @@ impl Serializable for CkksContext {
     }
 
     fn payload_size(&self, _: PublicRandomness) -> u64 {
-        PARAMS_PAYLOAD
+        let upper = self.params().bootstrap_primes.len() as u64;
+        PARAMS_PAYLOAD + if upper > 0 { 4 + upper } else { 0 }
     }
 
     fn write_payload<W: Write>(
@@ -90,7 +103,24 @@ impl Serializable for CkksContext {
             RescalingPolicy::FixedNominalScale => 0,
             RescalingPolicy::ExactScale => 1,
         })?;
-        w.u8(p.insecure_for_testing as u8)
+        let upper = &p.bootstrap_primes;
+        let mut flags = if p.insecure_for_testing {
+            FLAG_INSECURE
+        } else {
+            0
+        };
+        if !upper.is_empty() {
+            flags |= FLAG_BOOTSTRAP_PRIMES;
+        }
+        w.u8(flags)?;
+        if !upper.is_empty() {
+            // A built context has at most MAX_BOOTSTRAP_PRIMES primes of at most 61 bits.
+            w.u32(upper.len() as u32)?;
+            for &bits in upper {
+                w.u8(bits as u8)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -156,7 +186,7 @@ impl WireParams for CkksParams {
     }
 
     fn size(&self) -> (u32, usize) {
-        (self.log_n, self.levels + 1 + self.special_primes)
+        (self.log_n, self.chain_len() + self.special_primes)
     }
 
     fn check(&self) -> Result<ParamsCheck, crate::Error> {
@@ -188,7 +218,13 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<CkksParams, DecodeError
         "special primes",
     )? as usize;
     let special_bits = r.u32_in("params.special_bits", 10..=61, "bits of a special prime")?;
-    let dnum = r.u32_in("params.dnum", 1..=levels as u32 + 1, "digit groups")? as usize;
+    // dnum is checked against the whole chain once the bootstrapping primes (after it) are read.
+    let dnum_at = r.offset();
+    let dnum = r.u32_in(
+        "params.dnum",
+        1..=levels as u32 + 1 + MAX_BOOTSTRAP_PRIMES as u32,
+        "digit groups",
+    )? as usize;
     let secret = read_secret_distribution(r, 1 << log_n, "params.secret")?;
     let sigma = read_sigma(r, "params.sigma")?;
     let conversion = read_conversion(r, "params.conversion")?;
@@ -205,12 +241,51 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<CkksParams, DecodeError
             ))
         }
     };
-    let insecure_for_testing = r.flag("params.insecure_for_testing")?;
+    let at = r.offset();
+    let flags = r.u8("params.flags")?;
+    if flags & !(FLAG_INSECURE | FLAG_BOOTSTRAP_PRIMES) != 0 {
+        return Err(r.out_of_range(
+            at,
+            "params.flags",
+            flags as u64,
+            "bit 0 (insecure_for_testing) and bit 1 (bootstrapping primes) only",
+        ));
+    }
+    let insecure_for_testing = flags & FLAG_INSECURE != 0;
+    let bootstrap_primes = if flags & FLAG_BOOTSTRAP_PRIMES != 0 {
+        let count = r.u32_in(
+            "params.bootstrap_primes.count",
+            1..=MAX_BOOTSTRAP_PRIMES as u32,
+            "bootstrapping primes (announced by flag bit 1)",
+        )?;
+        (0..count)
+            .map(|i| {
+                let at = r.offset();
+                let field = format!("params.bootstrap_primes[{i}]");
+                match r.u8(&field)? {
+                    b @ 10..=61 => Ok(u32::from(b)),
+                    b => Err(r.out_of_range(at, &field, b as u64, "10..=61 bits")),
+                }
+            })
+            .collect::<Result<Vec<u32>, DecodeError>>()?
+    } else {
+        Vec::new()
+    };
+    let chain = levels + 1 + bootstrap_primes.len();
+    if dnum > chain {
+        return Err(r.out_of_range(
+            dnum_at,
+            "params.dnum",
+            dnum as u64,
+            format!("1..={chain} (the primes of Q)"),
+        ));
+    }
     Ok(CkksParams {
         log_n,
         log_scale,
         q0_bits,
         levels,
+        bootstrap_primes,
         special_primes,
         special_bits,
         dnum,
@@ -422,6 +497,7 @@ mod tests {
             log_scale: 40,
             q0_bits: 50,
             levels: 2,
+            bootstrap_primes: Vec::new(),
             special_primes: 1,
             special_bits: 50,
             dnum: 3,
@@ -473,6 +549,71 @@ mod tests {
         for (g, v) in got.iter().zip(values) {
             assert!((g - v).abs() < 1e-6, "{g} vs {v}");
         }
+    }
+
+    /// Bootstrapping primes travel in the optional section after the flags byte; parameters without
+    /// them are written as before (flags byte 0 or 1, nothing after it), and every field of the section
+    /// is range-checked.
+    #[test]
+    fn bootstrapping_primes_round_trip_and_hostile_sections_are_refused() {
+        use rnsfhe_math::wire::digest_of;
+        let plain = CkksContext::new(params()).unwrap();
+        let bytes = plain.to_bytes();
+        let payload_end = bytes.len() - 32;
+        assert_eq!(payload_end as u64, 16 + PARAMS_PAYLOAD);
+        assert_eq!(bytes[payload_end - 1], FLAG_INSECURE);
+
+        let upper = CkksParams {
+            bootstrap_primes: vec![40, 55, 55, 50],
+            dnum: 7,
+            ..params()
+        };
+        let ctx = CkksContext::new(upper.clone()).unwrap();
+        let bytes = ctx.to_bytes();
+        assert_eq!(bytes.len() as u64, ctx.serialized_size());
+        assert_eq!(bytes.len() as u64, 16 + PARAMS_PAYLOAD + 4 + 4 + 32);
+        let (read, fingerprint) = CkksParams::from_bytes(&bytes).unwrap();
+        assert_eq!((read, fingerprint), (upper, ctx.fingerprint()));
+        let back =
+            CkksContext::from_bytes_with(&bytes, &LoadLimits::DEFAULT.allowing_insecure()).unwrap();
+        assert_eq!(back.q_moduli(), ctx.q_moduli());
+
+        // Edits of the payload, sealed again so that they reach the field they target.
+        let flags_at = 16 + PARAMS_PAYLOAD as usize - 1;
+        let edit = |at: usize, v: &[u8]| {
+            let mut body = bytes[..bytes.len() - 32].to_vec();
+            body.splice(at..at + v.len(), v.iter().copied());
+            let digest = digest_of(&body, rnsfhe_math::wire::Integrity::Digest);
+            [body, digest.to_vec()].concat()
+        };
+        let refused = |b: Vec<u8>, field: &str| {
+            let err = CkksParams::from_bytes(&b).unwrap_err();
+            assert_eq!(err.field, field, "{err}");
+        };
+        refused(edit(flags_at, &[4 | 3]), "params.flags");
+        refused(
+            edit(flags_at + 1, &0u32.to_le_bytes()),
+            "params.bootstrap_primes.count",
+        );
+        refused(
+            edit(flags_at + 1, &65u32.to_le_bytes()),
+            "params.bootstrap_primes.count",
+        );
+        refused(edit(flags_at + 5, &[9]), "params.bootstrap_primes[0]");
+        refused(edit(flags_at + 8, &[62]), "params.bootstrap_primes[3]");
+        // dnum fits levels + 1 + 64 at its own offset but not the chain of 7 primes.
+        refused(edit(40, &8u32.to_le_bytes()), "params.dnum");
+        refused(edit(40, &70u32.to_le_bytes()), "params.dnum");
+        // A section the flags do not announce is bytes after the object's end.
+        assert!(CkksParams::from_bytes(&edit(flags_at, &[1])).is_err());
+        // A section announced but absent (the flag set on parameters without one).
+        let mut body = plain.to_bytes()[..payload_end].to_vec();
+        body[payload_end - 1] |= FLAG_BOOTSTRAP_PRIMES;
+        let digest = digest_of(&body, rnsfhe_math::wire::Integrity::Digest);
+        refused(
+            [body, digest.to_vec()].concat(),
+            "params.bootstrap_primes.count",
+        );
     }
 
     #[test]

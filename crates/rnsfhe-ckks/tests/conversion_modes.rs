@@ -59,6 +59,7 @@ fn params(ks: KeySwitching, policy: RescalingPolicy, mode: ConversionMode) -> Ck
         log_scale: 40,
         q0_bits: 40,
         levels: 3,
+        bootstrap_primes: Vec::new(),
         special_primes,
         special_bits: 55,
         dnum,

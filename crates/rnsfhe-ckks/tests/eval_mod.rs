@@ -32,6 +32,7 @@ fn params(levels: usize, policy: RescalingPolicy) -> CkksParams {
         log_scale: LOG_SCALE,
         q0_bits: 60,
         levels,
+        bootstrap_primes: Vec::new(),
         special_primes: 2,
         special_bits: 60,
         // Digits of two primes (at most 115 bits) under P of 120 bits.

@@ -56,6 +56,7 @@ fn deep() -> CkksParams {
         log_scale: 50,
         q0_bits: 60,
         levels: 12,
+        bootstrap_primes: Vec::new(),
         special_primes: 4,
         special_bits: 60,
         dnum: 4,

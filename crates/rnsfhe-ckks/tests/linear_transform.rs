@@ -23,6 +23,7 @@ fn context() -> Arc<CkksContext> {
         log_scale: 40,
         q0_bits: 50,
         levels: 3,
+        bootstrap_primes: Vec::new(),
         special_primes: 1,
         special_bits: 55,
         dnum: 4,

@@ -42,6 +42,7 @@ fn medium(levels: usize, policy: RescalingPolicy) -> CkksParams {
         log_scale: 50,
         q0_bits: 60,
         levels,
+        bootstrap_primes: Vec::new(),
         special_primes: 3,
         special_bits: 60,
         dnum: 3,

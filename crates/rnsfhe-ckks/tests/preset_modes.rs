@@ -112,9 +112,10 @@ fn exact_integer_layout_changes_only_where_q0_shares_a_digit() {
                 "{preset:?}"
             );
         } else {
-            // q_0 alone in its digit, P covering it with the preset's special-prime size.
+            // q_0 (and every bootstrapping prime) alone in its digit, P covering it with the
+            // preset's special-prime size.
             assert!(!p.digits_admit_exact_integer(), "{preset:?}");
-            assert_eq!(e.dnum, p.levels + 1, "{preset:?}");
+            assert_eq!(e.dnum, p.chain_len(), "{preset:?}");
             assert_eq!(e.alpha(), 1);
             assert_eq!(e.special_bits, p.special_bits);
             assert!(

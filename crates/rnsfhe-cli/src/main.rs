@@ -123,8 +123,9 @@ enum BenchTable {
         preset: String,
     },
     /// CKKS bootstrapping: time, precision (min / median bits over slots), levels left, key generation
-    /// and key size for the test chain, the comparison's quick set-up and (without --quick) OpenFHE's
-    /// reference set-up matched at N = 2^15 and 2^16 (one key set in memory at a time).
+    /// and key size for the test chain, the comparison's quick set-up and (without --quick) the
+    /// bootstrapping presets BootTestN15 and Boot128N16 (h = 32) and OpenFHE's reference set-up matched
+    /// at N = 2^15 and 2^16 (one key set in memory at a time).
     CkksBootstrap {
         /// Only the set-ups of these log2 N (comma-separated, e.g. 11,12,15); all if omitted.
         #[arg(long, value_delimiter = ',')]

@@ -48,7 +48,7 @@ use std::fmt::Write as _;
 
 use anyhow::Context as _;
 use rnsfhe_bfv::{BfvParams, BfvPreset};
-use rnsfhe_ckks::{CkksContext, Preset};
+use rnsfhe_ckks::{BootstrapParams, CkksContext, EvalMod, Preset};
 use rnsfhe_core::lwe_estimator::LweSecret;
 use rnsfhe_core::lwe_estimator::{estimate_rlwe, AttackCost, LweEstimate};
 use rnsfhe_core::security::SecurityEstimate;
@@ -69,7 +69,8 @@ struct Summary {
     log_q: f64,
     /// `log2` of the modulus of the keys (`QP` for CKKS, `Q` for BFV).
     log_key_modulus: f64,
-    depth: usize,
+    /// The user's depth; for CKKS chains with bootstrapping primes `L + b btp`.
+    depth: String,
     slots: String,
     scale: String,
     he_standard: SecurityEstimate,
@@ -282,7 +283,8 @@ fn ckks_precision(ctx: &CkksContext) -> anyhow::Result<CkksPrecision> {
         SecretDistribution::HammingWeight(h) => h,
         SecretDistribution::Ternary => (2 * ctx.n()).div_ceil(3),
     };
-    let top = ctx.max_level();
+    // Fresh ciphertexts live at the user's top level (the bootstrapping primes above are ModRaise's).
+    let top = ctx.user_max_level();
     let encode_var = 1.0 / 12.0;
     let fresh = rlwe.fresh_noise_public(secret_norm2).std_dev;
     let fresh_coefficient_std = (fresh * fresh + encode_var).sqrt();
@@ -310,6 +312,32 @@ fn ckks_precision(ctx: &CkksContext) -> anyhow::Result<CkksPrecision> {
     })
 }
 
+/// The bootstrapping circuit [`BootstrapParams::for_context`] chooses for full slots, in one line:
+/// CoeffsToSlots, EvalMod and SlotsToCoeffs levels, `K` and the levels left; or why it refuses.
+fn bootstrap_circuit(ctx: &CkksContext) -> String {
+    let params = match BootstrapParams::for_context(ctx, ctx.max_slots()) {
+        Ok(p) => p,
+        Err(e) => return format!("none ({e})"),
+    };
+    match EvalMod::new(params.eval_mod) {
+        Ok(em) => {
+            let depth = params.c2s_levels + em.depth() + params.s2c_levels;
+            format!(
+                "CoeffsToSlots {} + EvalMod {} (K = {}, {} double angles, arcsine degree {}) + \
+                 SlotsToCoeffs {} levels, {} levels left",
+                params.c2s_levels,
+                em.depth(),
+                params.eval_mod.k,
+                params.eval_mod.double_angle,
+                params.eval_mod.arcsine_degree,
+                params.s2c_levels,
+                (ctx.max_level() - depth).saturating_sub(1)
+            )
+        }
+        Err(e) => format!("none ({e})"),
+    }
+}
+
 fn ckks_summary(preset: Preset) -> anyhow::Result<(Summary, std::sync::Arc<CkksContext>)> {
     let ctx = CkksContext::new(preset.params())
         .with_context(|| format!("building the context of {preset:?}"))?;
@@ -318,10 +346,10 @@ fn ckks_summary(preset: Preset) -> anyhow::Result<(Summary, std::sync::Arc<CkksC
     let he_standard = ctx.security();
     let precision = ckks_precision(&ctx)?;
     let insecure = insecurity(
-        preset
-            .claimed_security()
-            .is_none()
-            .then_some("the RNS-CKKS paper's parameters, which target 80 bits (Section 5.1)"),
+        preset.claimed_security().is_none().then_some(match preset {
+            Preset::BootTestN15 => "a bootstrapping set for tests and benchmarks (sparse secret, QP beyond the 128-bit bound)",
+            _ => "the RNS-CKKS paper's parameters, which target 80 bits (Section 5.1)",
+        }),
         p.insecure_for_testing,
         p.secret,
         he_standard,
@@ -333,7 +361,11 @@ fn ckks_summary(preset: Preset) -> anyhow::Result<(Summary, std::sync::Arc<CkksC
         log_n: p.log_n,
         log_q: ctx.log_q(),
         log_key_modulus: ctx.log_qp(),
-        depth: p.levels,
+        depth: if ctx.bootstrap_levels() > 0 {
+            format!("{} + {} btp", p.levels, ctx.bootstrap_levels())
+        } else {
+            p.levels.to_string()
+        },
         slots: ctx.max_slots().to_string(),
         scale: format!("2^{}", p.log_scale),
         he_standard,
@@ -387,7 +419,7 @@ fn bfv_summary(preset: BfvPreset) -> anyhow::Result<(Summary, BfvParams)> {
         log_n: params.log_n,
         log_q,
         log_key_modulus: log_q,
-        depth: preset.depth(),
+        depth: preset.depth().to_string(),
         slots: bfv_slots(&params),
         scale: "-".into(),
         he_standard,
@@ -456,7 +488,7 @@ fn summary_table() -> anyhow::Result<String> {
                 format!("2^{}", s.log_n),
                 format!("{:.1}", s.log_q),
                 format!("{:.1}", s.log_key_modulus),
-                s.depth.to_string(),
+                s.depth.clone(),
                 s.slots.clone(),
                 s.scale.clone(),
                 secret_short(s.estimate.params.secret),
@@ -775,6 +807,20 @@ fn detail(name: &str) -> anyhow::Result<String> {
                 ctx.log_q()
             )?;
             out += &prime_list(ctx.q_moduli(), "q");
+            if ctx.bootstrap_levels() > 0 {
+                writeln!(
+                    out,
+                    "- bootstrapping: user levels 1..={} (fresh encryptions at {}), {} bootstrapping \
+                     primes above them of {:?} bits (bottom first; ModRaise to level {}); circuit \
+                     (BootstrapParams::for_context, full slots): {}",
+                    ctx.user_max_level(),
+                    ctx.user_max_level(),
+                    ctx.bootstrap_levels(),
+                    p.bootstrap_primes,
+                    ctx.max_level(),
+                    bootstrap_circuit(&ctx)
+                )?;
+            }
             writeln!(
                 out,
                 "- special primes P: {} x {} bits, dnum = {} (hybrid key switching), log2 P = {:.2}",

@@ -62,6 +62,7 @@ impl PipelinePreset {
             log_scale: 45,
             q0_bits: 45,
             levels,
+            bootstrap_primes: Vec::new(),
             special_primes: 4,
             special_bits: 45,
             // Digits of at most 4 primes (180 bits), the size of P.

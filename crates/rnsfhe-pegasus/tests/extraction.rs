@@ -38,6 +38,7 @@ fn context(log_n: u32, secret: SecretDistribution) -> Arc<CkksContext> {
         log_scale: 30,
         q0_bits: 45,
         levels: 2,
+        bootstrap_primes: Vec::new(),
         special_primes: 1,
         special_bits: 50,
         dnum: 3,

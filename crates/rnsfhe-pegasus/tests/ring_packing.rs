@@ -25,6 +25,7 @@ fn ckks_params(log_n: u32, secret: SecretDistribution) -> CkksParams {
         log_scale: 30,
         q0_bits: 45,
         levels: 2,
+        bootstrap_primes: Vec::new(),
         special_primes: 1,
         special_bits: 50,
         // One digit per prime: every digit below the 50-bit special prime.

@@ -99,6 +99,7 @@ pub fn ckks_sample_params() -> CkksParams {
         log_scale: 30,
         q0_bits: 40,
         levels: 2,
+        bootstrap_primes: Vec::new(),
         special_primes: 1,
         special_bits: 40,
         dnum: 3,
@@ -213,6 +214,7 @@ pub fn pegasus_sample_ckks_params() -> CkksParams {
         log_scale: 40,
         q0_bits: 45,
         levels: 3,
+        bootstrap_primes: Vec::new(),
         special_primes: 2,
         special_bits: 50,
         dnum: 2,
@@ -492,9 +494,20 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> Result<Vec<Sample>, SampleErr
     let pt = ctx.encode_real(&SAMPLE_VALUES, 4, ctx.max_level())?;
     let ct = enc.encrypt(&SAMPLE_VALUES[..], &mut rng)?;
     let seeded = enc.encrypt_seeded(&SAMPLE_VALUES[..], &mut rng)?;
+    // The same chain with bootstrapping primes: the optional section of the parameters' payload.
+    let upper = CkksContext::new(CkksParams {
+        bootstrap_primes: vec![35, 40],
+        dnum: 5,
+        ..ckks_sample_params()
+    })?;
     let sample = |name, kind, bytes| Sample { name, kind, bytes };
     Ok([
         sample("ckks_params", kinds::CKKS_PARAMETERS, ctx.to_bytes()),
+        sample(
+            "ckks_params_bootstrap",
+            kinds::CKKS_PARAMETERS,
+            upper.to_bytes(),
+        ),
         sample(
             "secret_key",
             kinds::SECRET_KEY,
@@ -702,7 +715,7 @@ pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(
     match kind {
         kinds::CKKS_PARAMETERS => {
             let (params, _) = CkksParams::from_bytes(bytes)?;
-            if params.log_n <= 11 && params.levels <= 4 && params.special_primes <= 4 {
+            if params.log_n <= 11 && params.chain_len() <= 5 && params.special_primes <= 4 {
                 CkksContext::from_bytes_with(bytes, &SAMPLE_LIMITS)?;
             }
         }

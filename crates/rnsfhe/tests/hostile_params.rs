@@ -118,6 +118,7 @@ fn big_ckks(log_n: u32, levels: usize, special: usize) -> CkksParams {
         log_scale: 50,
         q0_bits: 60,
         levels,
+        bootstrap_primes: Vec::new(),
         special_primes: special,
         special_bits: 60,
         // One prime per digit: P (one 60-bit prime) is as large as every digit.

@@ -106,6 +106,13 @@ fn corruptions(s: &Sample, ctxs: &SampleContexts) -> Vec<(String, Vec<u8>, &'sta
                 "params.sigma",
             ),
             ("rescaling_9", put(b.clone(), 58, &[9]), "params.rescaling"),
+            // The flags byte: bit 0 insecure_for_testing, bit 1 the bootstrapping-prime section.
+            ("flags_4", put(b.clone(), 59, &[4]), "params.flags"),
+            (
+                "flags_3_without_section",
+                put(b.clone(), 59, &[3]),
+                "params.bootstrap_primes.count",
+            ),
         ]),
         "secret_key" | "bfv_secret_key" => out.extend([
             (

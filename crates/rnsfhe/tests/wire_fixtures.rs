@@ -8,7 +8,8 @@
 //! files (the BFV objects joined v1 this way, the CKKS files unchanged). The samples' randomness has
 //! changed since v3's first fixtures were written, so a rewrite changes 13 of them (to equally valid
 //! bytes): keep the committed files and add the new (the PEGASUS and decision-tree objects joined v3
-//! this way).
+//! this way, and CKKS parameters with bootstrapping primes, `ckks_params_bootstrap`; `ckks_params`
+//! itself rewrote byte for byte).
 //!
 //! Version 1 (no digest, fingerprints without the error width and the secret distribution) and version 2
 //! (digest, full fingerprints) are both here; v1 files load into today's contexts through the version-1
@@ -72,6 +73,11 @@ fn current_fixtures_re_serialize_to_the_same_bytes() {
             .unwrap()
             .to_bytes(),
     );
+    // The parameters' optional section of bootstrapping primes (flags bit 1).
+    let upper =
+        CkksContext::from_bytes_with(&read("ckks_params_bootstrap"), &SAMPLE_LIMITS).unwrap();
+    assert_eq!(upper.params().bootstrap_primes, [35, 40]);
+    same("ckks_params_bootstrap", upper.to_bytes());
     let sk = SecretKey::from_secret_bytes(&read("secret_key"), ctx.rlwe()).unwrap();
     same("secret_key", sk.to_secret_bytes(ctx.rlwe()).to_vec());
     same(

@@ -50,14 +50,18 @@ pub(super) fn parse_rescaling(s: &str) -> PyResult<RescalingPolicy> {
 /// The checked, immutable parameters of CKKS: prime chain, encoder, per-level scales, security estimate.
 ///
 /// Context(log_n=13, log_scale=40, q0_bits=45, levels=3, special_primes=1, special_bits=50, dnum=None,
-/// secret="ternary", sigma=3.2, conversion="fast", rescaling="exact", allow_insecure=False)
+/// secret="ternary", sigma=3.2, conversion="fast", rescaling="exact", allow_insecure=False,
+/// bootstrap_primes=None)
 ///
 /// * ``log_n``: N = 2^log_n is the ring degree; a ciphertext holds N/2 complex slots.
 /// * ``log_scale``: the scale 2^log_scale (about log_scale - 20 bits of precision after a multiplication).
 /// * ``q0_bits``: the first prime; values must stay below 2^(q0_bits - log_scale - 1) in magnitude.
 /// * ``levels``: multiplicative depth (number of rescalings).
 /// * ``special_primes``, ``special_bits``, ``dnum``: key switching (P and the number of digit groups;
-///   ``dnum=None`` means levels + 1, one prime per digit).
+///   ``dnum=None`` means one prime per digit).
+/// * ``bootstrap_primes``: bit sizes of the bootstrapping primes above the user's levels, bottom first
+///   (None or [] for none). Fresh ciphertexts and default encodings stay at ``user_max_level``;
+///   bootstrapping raises to ``max_level`` and comes back down.
 /// * ``secret``: "ternary" (uniform, HE Standard) or "hamming:H" (sparse, h nonzero coefficients).
 /// * ``conversion``: basis conversion of key switching: "fast", "exact_float" or "exact_integer".
 /// * ``rescaling``: "exact" (exact per-level scales) or "nominal" (RNS-CKKS fixed scale 2^log_scale).
@@ -182,11 +186,13 @@ context_methods! {
         #[pyo3(signature = (log_n = Int::new(13), log_scale = Int::new(40), q0_bits = Int::new(45),
                             levels = Int::new(3), special_primes = Int::new(1),
                             special_bits = Int::new(50), dnum = None, secret = "ternary", sigma = 3.2,
-                            conversion = "fast", rescaling = "exact", allow_insecure = false))]
+                            conversion = "fast", rescaling = "exact", allow_insecure = false,
+                            bootstrap_primes = None))]
         #[pyo3(
             text_signature = "(log_n=13, log_scale=40, q0_bits=45, levels=3, special_primes=1, \
                                  special_bits=50, dnum=None, secret=\"ternary\", sigma=3.2, \
-                                 conversion=\"fast\", rescaling=\"exact\", allow_insecure=False)"
+                                 conversion=\"fast\", rescaling=\"exact\", allow_insecure=False, \
+                                 bootstrap_primes=None)"
         )]
         #[allow(clippy::too_many_arguments)]
         fn new(
@@ -203,16 +209,23 @@ context_methods! {
             conversion: &str,
             rescaling: &str,
             allow_insecure: bool,
+            bootstrap_primes: Option<Vec<Int>>,
         ) -> PyResult<Self> {
             let levels = levels.get::<usize>("levels")?;
+            let bootstrap_primes =
+                Int::get_all::<u32>(&bootstrap_primes.unwrap_or_default(), "bootstrap_primes")?;
+            let chain = levels
+                .saturating_add(1)
+                .saturating_add(bootstrap_primes.len());
             let params = CkksParams {
                 log_n: log_n.get("log_n")?,
                 log_scale: log_scale.get("log_scale")?,
                 q0_bits: q0_bits.get("q0_bits")?,
                 levels,
+                bootstrap_primes,
                 special_primes: special_primes.get("special_primes")?,
                 special_bits: special_bits.get("special_bits")?,
-                dnum: Int::get_opt(dnum, "dnum")?.unwrap_or(levels.saturating_add(1)),
+                dnum: Int::get_opt(dnum, "dnum")?.unwrap_or(chain),
                 secret: parse_secret(secret)?,
                 sigma,
                 conversion: parse_mode(conversion)?,
@@ -227,7 +240,8 @@ context_methods! {
         /// The context of a named preset (``rnsfhe.ckks.presets()``; case-insensitive): "Rec128N13" to
         /// "Rec128N16" (128-bit, scale 2^40, depth 3 / 6 / 15 / 32) or the RNS-CKKS paper's Table 1 settings
         /// "PaperTable1L5", "PaperTable1L10", "PaperTable1L15" (sparse secret, 80-bit target: they need
-        /// ``allow_insecure=True``). Raises ValueError for an unknown name.
+        /// ``allow_insecure=True``); "Boot128N16" (128-bit bootstrapping chain, nine user levels) and
+        /// "BootTestN15" (its insecure N = 2^15 test variant). Raises ValueError for an unknown name.
         #[staticmethod]
         #[pyo3(signature = (name, allow_insecure = false))]
         fn from_preset(py: Python<'_>, name: &str, allow_insecure: bool) -> PyResult<Self> {
@@ -411,7 +425,7 @@ context_methods! {
         ) -> PyResult<PyPlaintext> {
             let values = read_values(values, "encode")?.into_complex();
             let ctx = &self.ctx;
-            let level = Int::get_opt(level, "level")?.unwrap_or(ctx.max_level());
+            let level = Int::get_opt(level, "level")?.unwrap_or(ctx.user_max_level());
             let slots = Int::get_opt(slots, "slots")?.unwrap_or(ctx.max_slots());
             let pt = release(py, || {
                     // The level is checked first (its default scale exists only on the chain).
@@ -483,10 +497,23 @@ context_methods! {
             self.ctx.params().levels
         }
 
-        /// Level of a fresh ciphertext in limbs (levels + 1); Ciphertext.level counts limbs too.
+        /// The top level of the whole chain in limbs (user_max_level plus bootstrap_levels; bootstrapping
+        /// raises to it); Ciphertext.level counts limbs too.
         #[getter]
         fn max_level(&self) -> usize {
             self.ctx.max_level()
+        }
+
+        /// Level of a fresh ciphertext in limbs (levels + 1), the default of ``encode``.
+        #[getter]
+        fn user_max_level(&self) -> usize {
+            self.ctx.user_max_level()
+        }
+
+        /// The levels above the user's, one per bootstrapping prime (``params["bootstrap_primes"]``).
+        #[getter]
+        fn bootstrap_levels(&self) -> usize {
+            self.ctx.bootstrap_levels()
         }
 
         /// log2 of the scale parameter (the scaling primes are close to 2^log_scale).
@@ -555,6 +582,7 @@ context_methods! {
             d.set_item("sigma", p.sigma)?;
             d.set_item("conversion", mode_name(p.conversion))?;
             d.set_item("rescaling", rescaling_name(p.rescaling))?;
+            d.set_item("bootstrap_primes", p.bootstrap_primes.clone())?;
             Ok(d)
         }
 
@@ -562,10 +590,15 @@ context_methods! {
             let p = self.ctx.params();
             let name = preset_prefix(self.preset);
             format!(
-                "Context({name}N=2^{}, log_scale={}, levels={}, log_qp={:.1}, security={:?})",
+                "Context({name}N=2^{}, log_scale={}, levels={}{}, log_qp={:.1}, security={:?})",
                 p.log_n,
                 p.log_scale,
                 p.levels,
+                if p.bootstrap_primes.is_empty() {
+                    String::new()
+                } else {
+                    format!(", bootstrap_primes={:?}", p.bootstrap_primes)
+                },
                 self.ctx.log_qp(),
                 self.ctx.security().to_string()
             )

@@ -81,7 +81,7 @@ impl PyEncryptor {
         // Fewer slots: encoded to a plaintext of that slot count first.
         let ct = release(py, || -> ckks::Result<Ciphertext> {
             let mut rng = Csprng::from_os()?;
-            let pt = self.ctx.encode(&values, slots, self.ctx.max_level())?;
+            let pt = self.ctx.encode(&values, slots, self.ctx.user_max_level())?;
             self.enc.encrypt_plaintext(&pt, &mut rng)
         })
         .map_err(ckks_error)?;

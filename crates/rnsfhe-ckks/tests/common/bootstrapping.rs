@@ -29,6 +29,7 @@ pub fn context_with(levels: usize, secret: SecretDistribution) -> Arc<CkksContex
         log_scale: 51,
         q0_bits: 60,
         levels,
+        bootstrap_primes: Vec::new(),
         special_primes: 4,
         special_bits: 55,
         dnum: (levels + 1).div_ceil(4),

@@ -1,0 +1,297 @@
+//! Chains with bootstrapping primes ([`CkksParams::bootstrap_primes`]): the chain's layout and scales,
+//! the user's top level, bootstrapping within [`Bootstrapper::error_bound`] at small insecure
+//! parameters and more precisely than a chain of one prime size at the same user scale, the checks of
+//! [`CkksContext::new`], and the bootstrapping presets.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{complex_values, rng};
+use rnsfhe_ckks::{
+    BootstrapParams, Bootstrapper, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams,
+    Complex64, ConversionMode, Error, EvalMod, Evaluator, KeyGenerator, PrecisionStats, Preset,
+    RescalingPolicy, SecretDistribution,
+};
+
+/// `N = 2^11`, user scale `2^40`, two user levels, Hamming weight 32 (`K = 12`); not secure.
+/// `upper` empty: a chain of 40-bit primes only, `q_0` of 50 bits (`q_0 / Delta = 2^10`), `uniform`
+/// levels in all. Otherwise `q_0` of 60 bits and the bootstrapping primes `upper` above the user's
+/// levels.
+fn params(q0_bits: u32, levels: usize, upper: Vec<u32>) -> CkksParams {
+    let primes = levels + 1 + upper.len();
+    CkksParams {
+        log_n: 11,
+        log_scale: 40,
+        q0_bits,
+        levels,
+        bootstrap_primes: upper,
+        special_primes: 4,
+        special_bits: 60,
+        dnum: primes.div_ceil(4),
+        secret: SecretDistribution::HammingWeight(32),
+        sigma: 3.2,
+        conversion: ConversionMode::Fast,
+        rescaling: RescalingPolicy::ExactScale,
+        insecure_for_testing: true,
+    }
+}
+
+/// The bootstrapping primes of [`Preset::Boot128N16`]: SlotsToCoeffs (3 x 50), EvalMod (10 x 60),
+/// CoeffsToSlots (4 x 56), bottom first.
+fn upper() -> Vec<u32> {
+    [vec![50; 3], vec![60; 10], vec![56; 4]].concat()
+}
+
+#[test]
+fn chain_layout_levels_and_scales() {
+    let ctx = CkksContext::new(params(60, 2, upper())).unwrap();
+    assert_eq!(ctx.user_max_level(), 3);
+    assert_eq!(ctx.bootstrap_levels(), 17);
+    assert_eq!(ctx.max_level(), 20);
+    let bits: Vec<u32> = ctx
+        .q_moduli()
+        .iter()
+        .map(|&q| 64 - q.leading_zeros())
+        .collect();
+    assert_eq!(bits, [vec![60, 40, 40], upper()].concat());
+    // The user's levels are those of the chain without bootstrapping primes, prime for prime and
+    // scale for scale.
+    let plain = CkksContext::new(params(60, 2, Vec::new())).unwrap();
+    assert_eq!(&ctx.q_moduli()[..3], plain.q_moduli());
+    for level in 1..=3 {
+        assert_eq!(
+            ctx.level_scale(level).unwrap(),
+            plain.level_scale(level).unwrap()
+        );
+    }
+    // Above them: a product at the default scale, rescaled, lands on the level below's exactly; each
+    // level halves the distance in bits to the primes (2^45, 2^47.5, 2^48.75 on the 50-bit ones) and
+    // the scale approaches 2^60 on EvalMod's.
+    for level in 4..=ctx.max_level() {
+        let s = ctx.level_scale(level).unwrap();
+        let below = ctx.level_scale(level - 1).unwrap();
+        let q = ctx.q_moduli()[level - 1] as f64;
+        assert!((s * s / q / below - 1.0).abs() < 1e-12, "level {level}");
+    }
+    for (level, bits) in [(4, 45.0), (5, 47.5), (6, 48.75)] {
+        assert!((ctx.level_scale(level).unwrap().log2() - bits).abs() < 0.01);
+    }
+    assert!(ctx.level_scale(16).unwrap().log2() > 59.9);
+    // Fresh encryptions are at the user's top level and its scale.
+    let mut r = rng(1);
+    let keys = KeyGenerator::new(&ctx, &mut r).unwrap();
+    let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
+    let ct = enc.encrypt(&[0.5, -0.25][..], &mut r).unwrap();
+    assert_eq!(ct.level(), ctx.user_max_level());
+    assert_eq!(ct.scale(), ctx.level_scale(3).unwrap());
+    let seeded = enc.encrypt_seeded(&[0.5][..], &mut r).unwrap();
+    assert_eq!(seeded.level(), ctx.user_max_level());
+}
+
+#[test]
+fn bootstrapping_primes_are_checked() {
+    let refused = |p: CkksParams, needle: &str| match CkksContext::new(p) {
+        Err(Error::InvalidParams { what, reason }) => {
+            assert_eq!(what, "bootstrap_primes", "{reason}");
+            assert!(reason.contains(needle), "missing {needle:?}: {reason}");
+        }
+        other => panic!("expected InvalidParams, got {other:?}"),
+    };
+    refused(params(60, 2, vec![40, 9]), "prime 1 has 9 bits");
+    refused(params(60, 2, vec![62]), "prime 0 has 62 bits");
+    refused(params(60, 2, vec![40; 65]), "at most 64");
+    // ExactInteger: digit groups mixing sizes are refused, one prime per digit is built.
+    let mut exact = params(60, 2, upper());
+    exact.conversion = ConversionMode::ExactInteger;
+    refused(exact.clone(), "set dnum = 20");
+    assert!(!exact.digits_admit_exact_integer());
+    let one_per_digit = exact.for_exact_integer();
+    assert_eq!(one_per_digit.dnum, 20);
+    let ctx = CkksContext::new(one_per_digit).unwrap();
+    assert_eq!(ctx.max_level(), 20);
+    // The special modulus must cover the largest digit, bootstrapping primes included.
+    let mut short_p = params(60, 2, upper());
+    short_p.dnum = 1;
+    match CkksContext::new(short_p) {
+        Err(Error::InvalidParams { what, .. }) => assert_eq!(what, "special primes"),
+        other => panic!("expected InvalidParams, got {other:?}"),
+    }
+    // dnum counts the digits of the whole chain (20 primes).
+    let mut digits = params(60, 2, upper());
+    digits.dnum = 21;
+    assert!(CkksContext::new(digits.clone()).is_err());
+    digits.dnum = 20;
+    assert!(CkksContext::new(digits).is_ok());
+    // The security check covers the whole of Q P.
+    let mut big = params(60, 2, upper());
+    big.insecure_for_testing = false;
+    assert!(matches!(CkksContext::new(big), Err(Error::Insecure { .. })));
+}
+
+/// Bootstraps `slots` slots of complex values in `[-1, 1]` at level 1 with the default circuit;
+/// returns the largest error of a real or imaginary part, after checking it against the bound, and the
+/// bootstrapper.
+fn bootstrap_error(ctx: &Arc<CkksContext>, slots: usize, label: &str) -> (f64, Bootstrapper) {
+    let btp = Bootstrapper::new(ctx, BootstrapParams::for_context(ctx, slots).unwrap()).unwrap();
+    let mut r = rng(7);
+    let keys = KeyGenerator::new(ctx, &mut r).unwrap();
+    let eval = Evaluator::new(ctx)
+        .with_relin_key(keys.relin_key(&mut r).unwrap())
+        .unwrap()
+        .with_bootstrapping_keys(keys.bootstrapping_keys(&btp, &mut r).unwrap())
+        .unwrap();
+    let enc = CkksEncryptor::with_secret_key(ctx, keys.secret_key()).unwrap();
+    let dec = CkksDecryptor::new(ctx, keys.secret_key()).unwrap();
+    let z = complex_values(slots, 11);
+    let ct = enc
+        .encrypt_plaintext(&ctx.encode(&z, slots, 1).unwrap(), &mut r)
+        .unwrap();
+    let want = dec.decrypt(&ct).unwrap();
+    let out = eval.bootstrap(&ct, &btp).unwrap();
+    assert_eq!(out.level(), btp.output_level(), "{label}");
+    // Exactly the default scale of the output level.
+    assert_eq!(
+        out.scale(),
+        ctx.level_scale(out.level()).unwrap(),
+        "{label}"
+    );
+    let got = dec.decrypt(&out).unwrap();
+    let err = want
+        .iter()
+        .zip(&got)
+        .map(|(a, b): (&Complex64, &Complex64)| (a.re - b.re).abs().max((a.im - b.im).abs()))
+        .fold(0.0, f64::max);
+    let bound = btp.error_bound(ct.scale()).unwrap();
+    let stats = PrecisionStats::compare(&want, &got).unwrap();
+    eprintln!(
+        "{label}: error 2^{:.2} (real min {:.1} / median {:.1} bits), bound 2^{:.2} (EvalMod 2^{:.1}, \
+         C2S noise 2^{:.1}, EvalMod noise 2^{:.1}, S2C noise 2^{:.1}); depth {}, {} levels left",
+        err.log2(),
+        stats.real.min,
+        stats.real.median,
+        bound.total.log2(),
+        bound.eval_mod.log2(),
+        bound.c2s_noise.log2(),
+        bound.eval_mod_noise.log2(),
+        bound.s2c_noise.log2(),
+        btp.depth(),
+        btp.levels_left()
+    );
+    assert!(err <= bound.total, "{label}: {err:e} > {:e}", bound.total);
+    (err, btp)
+}
+
+/// The same user scale `2^40` and user levels on two chains: one of 40-bit primes throughout
+/// (`q_0` of 50 bits), and one whose bootstrapping circuit runs on primes of its own sizes (`q_0` and
+/// EvalMod of 60 bits). Both bootstrap within their bounds; the second is more precise (EvalMod works
+/// near `2^60` instead of `2^40`), and lands exactly at the user's top level and scale.
+#[test]
+fn larger_bootstrapping_primes_beat_a_uniform_chain() {
+    let mixed = CkksContext::new(params(60, 2, upper())).unwrap();
+    let (mixed_err, btp) = bootstrap_error(&mixed, mixed.max_slots(), "mixed chain");
+    assert_eq!(btp.output_level(), mixed.user_max_level());
+    assert_eq!(btp.levels_left(), 2);
+    assert_eq!(
+        btp.output_scale().unwrap(),
+        mixed.level_scale(mixed.user_max_level()).unwrap()
+    );
+    // The uniform chain: the default circuit (3 + EvalMod + 3 levels) and the same two user levels.
+    let probe = CkksContext::new(params(50, 30, Vec::new())).unwrap();
+    let depth = {
+        let p = BootstrapParams::for_context(&probe, probe.max_slots()).unwrap();
+        p.c2s_levels + EvalMod::new(p.eval_mod).unwrap().depth() + p.s2c_levels
+    };
+    let uniform = CkksContext::new(params(50, depth + 2, Vec::new())).unwrap();
+    let (uniform_err, ubtp) = bootstrap_error(&uniform, uniform.max_slots(), "uniform chain");
+    assert_eq!(ubtp.levels_left(), 2);
+    // At least 8 bits (a factor 256) more precise.
+    assert!(
+        mixed_err * 256.0 < uniform_err,
+        "mixed 2^{:.1} against uniform 2^{:.1}",
+        mixed_err.log2(),
+        uniform_err.log2()
+    );
+}
+
+/// Sparse slots (the trace and the paired matrices) on the same chain: the circuit still fills the
+/// bootstrapping levels and lands at the user's top level, at its default scale.
+#[test]
+fn sparse_slots_on_a_chain_with_bootstrapping_primes() {
+    let ctx = CkksContext::new(params(60, 2, upper())).unwrap();
+    let bp = BootstrapParams::for_context(&ctx, 64).unwrap();
+    // 64 slots: at least ceil(6 / 5) = 2 levels per DFT, 7 levels for both: 4 + 3.
+    assert_eq!((bp.c2s_levels, bp.s2c_levels), (4, 3));
+    let (err, btp) = bootstrap_error(&ctx, 64, "mixed chain, 64 slots");
+    assert!(btp.is_sparse());
+    assert_eq!(btp.output_level(), ctx.user_max_level());
+    assert!(err < 2f64.powi(-24), "2^{:.1}", err.log2());
+}
+
+#[test]
+fn bootstrapping_presets_build_with_the_levels_promised() {
+    // N = 2^16, dense ternary secret: 128-bit, nine user levels under a circuit of 17 levels.
+    let p = Preset::Boot128N16.params();
+    assert_eq!(p.secret, SecretDistribution::Ternary);
+    assert!(!p.insecure_for_testing);
+    assert!(p.nominal_log_qp() <= 1747);
+    let ctx = CkksContext::new(p.clone()).unwrap();
+    assert!(!ctx.is_insecure(), "{}", ctx.security_summary());
+    assert!(ctx.security().is_secure());
+    assert!(ctx.log_qp() <= 1747.0);
+    assert_eq!(ctx.user_max_level(), 10);
+    assert_eq!(ctx.bootstrap_levels(), 17);
+    // Raised under the dense secret, K (about 423) needs more double angles than the chain has:
+    // for_context says so; with the sparse-secret encapsulation (its default for a dense secret, h = 32,
+    // K = 12) the circuit fills the bootstrapping levels exactly, nine levels left.
+    match BootstrapParams::for_context_with_sparse_secret(&ctx, ctx.max_slots(), None) {
+        Err(Error::InvalidArgument { reason, .. }) => {
+            assert!(reason.contains("17 bootstrapping primes"), "{reason}")
+        }
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    }
+    let bp = BootstrapParams::for_context(&ctx, ctx.max_slots()).unwrap();
+    assert_eq!(bp.sparse_secret, Some(32));
+    assert_eq!(bp.eval_mod.k, 12);
+    let em = EvalMod::new(bp.eval_mod).unwrap();
+    assert_eq!((bp.c2s_levels, em.depth(), bp.s2c_levels), (4, 10, 3));
+    assert_eq!(
+        ctx.max_level() - bp.c2s_levels - em.depth() - bp.s2c_levels,
+        ctx.user_max_level()
+    );
+    // With h = 32 (K = 12) the circuit fills the bootstrapping levels exactly: full slots land at the
+    // user's top level, nine levels left.
+    for (preset, user_levels) in [(Preset::Boot128N16, 9), (Preset::BootTestN15, 3)] {
+        let sparse = CkksContext::new(CkksParams {
+            secret: SecretDistribution::HammingWeight(32),
+            insecure_for_testing: true,
+            ..preset.params()
+        })
+        .unwrap();
+        let bp = BootstrapParams::for_context(&sparse, sparse.max_slots()).unwrap();
+        let em = EvalMod::new(bp.eval_mod).unwrap();
+        assert_eq!(bp.eval_mod.k, 12, "{preset:?}");
+        assert_eq!((bp.c2s_levels, em.depth(), bp.s2c_levels), (4, 10, 3));
+        let output_level = sparse.max_level() - bp.c2s_levels - em.depth() - bp.s2c_levels;
+        assert_eq!(output_level, sparse.user_max_level());
+        assert_eq!(output_level - 1, user_levels, "{preset:?}");
+    }
+    let test = CkksContext::new(Preset::BootTestN15.params()).unwrap();
+    assert!(test.is_insecure());
+    assert_eq!(Preset::BootTestN15.claimed_security(), None);
+}
+
+/// [`Preset::Boot128N16`] as it is (128-bit, dense ternary secret, raised under the sparse-secret
+/// encapsulation), full slots: about 8 GB of keys, 14 GB of memory at peak, a minute of key generation
+/// and 10 s per bootstrap on 2 threads. Run with `cargo test --release -p rnsfhe-ckks --test
+/// bootstrap_chain -- --ignored --nocapture`.
+#[test]
+#[ignore = "N = 2^16: about 14 GB of memory; run with --ignored"]
+fn full_size_boot128_n16() {
+    let ctx = CkksContext::new(Preset::Boot128N16.params()).unwrap();
+    assert!(!ctx.is_insecure());
+    let (_, btp) = bootstrap_error(&ctx, ctx.max_slots(), "Boot128N16 (dense secret, encapsulated)");
+    assert_eq!(btp.params().sparse_secret, Some(32));
+    assert_eq!(btp.levels_left(), 9);
+}
