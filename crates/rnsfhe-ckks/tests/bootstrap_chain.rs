@@ -291,7 +291,11 @@ fn bootstrapping_presets_build_with_the_levels_promised() {
 fn full_size_boot128_n16() {
     let ctx = CkksContext::new(Preset::Boot128N16.params()).unwrap();
     assert!(!ctx.is_insecure());
-    let (_, btp) = bootstrap_error(&ctx, ctx.max_slots(), "Boot128N16 (dense secret, encapsulated)");
+    let (_, btp) = bootstrap_error(
+        &ctx,
+        ctx.max_slots(),
+        "Boot128N16 (dense secret, encapsulated)",
+    );
     assert_eq!(btp.params().sparse_secret, Some(32));
     assert_eq!(btp.levels_left(), 9);
 }
