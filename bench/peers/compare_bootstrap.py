@@ -178,7 +178,6 @@ def setup_label(setup):
 def commands(args, setup):
     """{name: argv} of the processes to run and {name: why not} of those that will not."""
     cmds, skipped = {}, {}
-    pjson = json.dumps(setup)
     if args.no_openfhe:
         skipped["openfhe"] = "not asked for (--no-openfhe)"
     else:
@@ -193,7 +192,7 @@ def commands(args, setup):
     else:
         base = args.ours_cmd.split() if args.ours_cmd else OURS_CMD
         if args.ours_cmd or os.path.exists(base[0]):
-            cmds["ours"] = base + ["--params", pjson]
+            cmds["ours"] = base + ["--params", json.dumps(dict(setup, **args.ours_overrides))]
         else:
             skipped["ours"] = (f"{os.path.relpath(base[0], ROOT)} not found "
                                f"(build it: cargo build --release -p rnsfhe-cli)")
@@ -319,6 +318,7 @@ def run_setup(args, setup):
     print(f"== {label}: {args.rounds} rounds", file=sys.stderr)
     t_start = time.time()
     head = {"setup": setup, "label": label, "openfhe_overrides": args.openfhe_overrides,
+            "ours_overrides": args.ours_overrides,
             "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "cpu": cpu_model(), "logical_cpus": os.cpu_count(), "threads": 1, "pinned_cpu": args.cpu,
             "rounds": args.rounds, "mode": "sequential" if args.sequential else "interleaved",
@@ -368,6 +368,8 @@ def markdown(res):
             lines.append(f"- {LABEL[n]}: not available ({res['not_run'].get(n)})")
     if res.get("openfhe_overrides") and "openfhe" in res["implementations"]:
         lines.append(f"- OpenFHE's set-up differs from the one asked for: {json.dumps(res['openfhe_overrides'])}")
+    if res.get("ours_overrides") and "ours" in res["implementations"]:
+        lines.append(f"- Our set-up differs from the one asked for: {json.dumps(res['ours_overrides'])}")
     for w in res["warnings"]:
         lines.append(f"- WARNING: {w}")
     s = res["summary"]
@@ -425,6 +427,8 @@ def parse_args(argv=None):
                          "budget [4, 4] OpenFHE's most levels need 27 digits, about 62 GB of keys at 2^15 slots; "
                          "add --levels-after 1 --openfhe-params '{\"dnum\": 6}' for a set-up of about 18 GB")
     ap.add_argument("--openfhe-params", help="JSON object of set-up keys for OpenFHE alone (applied last)")
+    ap.add_argument("--ours-params", help="JSON object of set-up keys for our side alone (applied last), e.g. "
+                    "'{\"preset\": \"Boot128N16\"}' for our 128-bit chain with bootstrapping primes")
     ap.add_argument("--no-key-sizes", action="store_true", help="do not serialize the keys to measure them")
     ap.add_argument("--sequential", action="store_true",
                     help="one process at a time (all its rounds, then the next): for less memory, not interleaved")
@@ -458,6 +462,7 @@ def parse_args(argv=None):
         else dict(OPENFHE_REFERENCE)
     if args.openfhe_params:
         args.openfhe_overrides.update(json.loads(args.openfhe_params))
+    args.ours_overrides = json.loads(args.ours_params) if args.ours_params else {}
     return args, [dict(base, slots=s) for s in slots]
 
 

@@ -84,6 +84,10 @@ def test_setups_and_openfhe_overrides():
     assert args.openfhe_overrides == {}
     args, _ = drv.parse_args(["--levels-after", "2", "--openfhe-params", '{"dnum": 6}'])
     assert args.openfhe_overrides == {"dnum": 6}
+    assert args.ours_overrides == {}
+    args, setups = drv.parse_args(["--openfhe-matched", "--ours-params", '{"preset": "Boot128N16"}'])
+    assert args.ours_overrides == {"preset": "Boot128N16"} and "preset" not in setups[0]
+    assert drv.commands(args, setups[0])[0].get("ours", [None])[-1] in (None, json.dumps(dict(setups[0], preset="Boot128N16")))
     args, setups = drv.parse_args(["--quick"])
     assert args.openfhe_overrides == {} and args.rounds == 2
     assert setups == [dict(drv.QUICK, slots=2048)]
