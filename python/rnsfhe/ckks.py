@@ -76,7 +76,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence, Tuple, Union
 
 from . import _common
 from ._rnsfhe import DecodeError
-from ._rnsfhe.ckks import Bootstrapper, Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys, KeySet
+from ._rnsfhe.ckks import Bootstrapper, BootstrappingKeys, Ciphertext, Context, Decryptor, Encryptor, Evaluator, GaloisKeys, KeySet
 from ._rnsfhe.ckks import NotEnoughLevelsError, PartStats, Plaintext, Polynomial, PrecisionStats, PublicKey
 from ._rnsfhe.ckks import RelinKey
 from ._rnsfhe.ckks import SecretKey, precision, presets, recommended_flooding_bits
@@ -193,6 +193,7 @@ __all__ = [
     "PublicKey",
     "RelinKey",
     "GaloisKeys",
+    "BootstrappingKeys",
     "Encryptor",
     "Decryptor",
     "Evaluator",

@@ -22,11 +22,11 @@ use pyo3::exceptions::{PyTypeError, PyValueError, PyZeroDivisionError};
 use pyo3::prelude::*;
 use pyo3::types::{PyComplex, PyDict, PyFloat, PyInt, PyType};
 use rnsfhe::ckks::{
-    self, approximation, BinaryOp, ChebyshevSeries, Ciphertext, CkksContext, CkksDecryptor,
-    CkksEncryptor, CkksParams, Complex64, Csprng, Evaluator, GaloisKeys, InverseMethod,
-    KeyGenerator, Operand, PartStats, Plaintext, Polynomial, PolynomialBasis, PrecisionStats,
-    Preset, PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey, SecurityLevel,
-    SeededCiphertext, Serializable, SparseEncapsulation,
+    self, approximation, BinaryOp, BootstrappingKeys, ChebyshevSeries, Ciphertext, CkksContext,
+    CkksDecryptor, CkksEncryptor, CkksParams, Complex64, Csprng, Evaluator, GaloisKeys,
+    InverseMethod, KeyGenerator, Operand, PartStats, Plaintext, Polynomial, PolynomialBasis,
+    PrecisionStats, Preset, PublicKey, RelinKey, RescalingPolicy, SecretDistribution, SecretKey,
+    SecurityLevel, SeededCiphertext, Serializable, SparseEncapsulation,
 };
 
 use crate::common::{
@@ -78,6 +78,7 @@ wire_objects!(CkksContext {
     PublicKey => |c| &**c.rlwe(),
     RelinKey => |c| &**c.rlwe(),
     GaloisKeys => |c| &**c.rlwe(),
+    BootstrappingKeys => |c| c,
     Ciphertext => |c| c,
     Plaintext => |c| c,
 });
@@ -232,6 +233,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add_class::<PyPolynomial>()?;
         m.add_class::<PyPlaintext>()?;
         m.add_class::<PyBootstrapper>()?;
+        m.add_class::<PyBootstrappingKeys>()?;
         m.add(
             "NotEnoughLevelsError",
             m.py().get_type::<NotEnoughLevelsError>(),

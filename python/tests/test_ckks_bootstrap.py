@@ -172,3 +172,57 @@ def test_bootstrapping_primes_chain():
     # Sizes out of range are refused with the field's name.
     with pytest.raises(ValueError, match="bootstrap_primes"):
         ckks.Context(log_n=11, levels=2, allow_insecure=True, bootstrap_primes=[9])
+
+
+def test_server_from_bytes_bootstraps_a_dense_secret_ciphertext():
+    # The client holds the dense secret; the server gets only bytes: the parameters, the relinearization
+    # key, the bootstrapping keys (Galois keys and the encapsulation keys) and a ciphertext. It rebuilds
+    # everything, bootstraps, and the client decrypts within the bound the bootstrapper states.
+    client = _chain(secret="ternary")
+    btp = ckks.Bootstrapper(client, 64)
+    keys = client.keygen(bootstrapper=btp)
+    boot = keys.bootstrapping_keys
+    assert boot.sparse_secret == 32 and set(btp.galois_elements) <= set(boot.elements)
+    boot_bytes = boot.to_bytes()
+    assert len(boot_bytes) == boot.serialized_size()
+    # Seeded `a` parts: about half the expanded size.
+    assert len(boot_bytes) < 0.55 * boot.serialized_size(seeded=False)
+    z = np.random.default_rng(3).uniform(-1, 1, 64)
+    enc = client.encryptor(keys)
+    ct = enc.encrypt(z, slots=64)
+    dec = client.decryptor(keys)
+    want = dec.decrypt(ct)
+    wire = {
+        "params": client.to_bytes(),
+        "relin": keys.relin.to_bytes(),
+        "boot": boot_bytes,
+        "ct": ct.to_bytes(),
+    }
+
+    server = ckks.Context.from_bytes(wire["params"], allow_insecure=True)
+    loaded = ckks.BootstrappingKeys.from_bytes(wire["boot"], server)
+    assert loaded.sparse_secret == 32 and loaded.elements == boot.elements
+    ev = server.evaluator(
+        relin_key=ckks.RelinKey.from_bytes(wire["relin"], server), bootstrapping_keys=loaded
+    )
+    server_btp = ckks.Bootstrapper(server, 64)
+    out = ckks.Ciphertext.from_bytes(wire["ct"], server)
+    back = ev.bootstrap(out, server_btp).to_bytes()
+
+    got = dec.decrypt(ckks.Ciphertext.from_bytes(back, client))
+    bound = btp.error_bound(ct.scale)
+    assert np.abs(got.real - want.real).max() <= bound["total"]
+    # Pickling goes through the same bytes; Galois keys twice is refused.
+    import pickle
+
+    assert pickle.loads(pickle.dumps(loaded)).to_bytes() == boot_bytes
+    with pytest.raises(ValueError, match="not both"):
+        server.evaluator(galois_keys=keys.galois, bootstrapping_keys=loaded)
+    # Corrupted bytes name the field (the sparse-secret weight follows the Galois keys and a flag).
+    with pytest.raises(ckks.DecodeError):
+        ckks.BootstrappingKeys.from_bytes(boot_bytes[:-40], server)
+    # Without the encapsulation keys the server cannot raise under the sparse secret: a clear error.
+    ev_plain = server.evaluator(relin_key=ckks.RelinKey.from_bytes(wire["relin"], server),
+                                galois_keys=ckks.GaloisKeys.from_bytes(keys.galois.to_bytes(), server))
+    with pytest.raises(ValueError, match="encapsulation"):
+        ev_plain.bootstrap(ckks.Ciphertext.from_bytes(wire["ct"], server), server_btp)

@@ -176,6 +176,31 @@ def pipeline_job():
     return D.pipeline_keys(s.pipeline, allow_insecure=True), [ct.to_bytes() for ct in cts], table, want
 
 
+@pytest.mark.filterwarnings("ignore:WARNING. these CKKS parameters:UserWarning")  # a test chain
+def test_local_bootstrapping_with_a_dense_secret():
+    # A worker holds no secret: the bundle carries the relinearization key and the bootstrapping keys
+    # (Galois and sparse-secret encapsulation keys) as bytes, and the worker bootstraps a ciphertext of a
+    # dense (uniform ternary) secret; the client decrypts within the bootstrapper's bound.
+    ctx = ckks.Context(log_n=11, log_scale=51, q0_bits=60, levels=19, special_primes=4, special_bits=55,
+                       dnum=5, secret="ternary", allow_insecure=True)
+    btp = ckks.Bootstrapper(ctx, 64)
+    keys = ctx.keygen(bootstrapper=btp)
+    assert keys.sparse_secret == btp.sparse_secret == 32
+    bundle = D.evaluator_keys(ctx, relin_key=keys.relin, bootstrapping_keys=keys.bootstrapping_keys)
+    z = np.random.default_rng(4).uniform(-1, 1, 64)
+    ct = ctx.encryptor(keys).encrypt(z, slots=64)
+    dec = ctx.decryptor(keys)
+    want = dec.decrypt(ct)
+
+    def bootstrap(ev, c):
+        return ev.bootstrap(c, ckks.Bootstrapper(ctx, 64))
+
+    with D.local() as ex:
+        (out,) = D.run_jobs(ex, bootstrap, [ct], keys=bundle)
+    assert out.level == btp.output_level
+    assert np.abs(dec.decrypt(out).real - want.real).max() <= btp.error_bound(ct.scale)["total"]
+
+
 def test_local_jobs(session, tree_job, ckks_job, distances, pipeline_job):
     with D.local() as ex:
         keys, cts, table, want = pipeline_job

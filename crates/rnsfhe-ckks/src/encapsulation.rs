@@ -170,8 +170,9 @@ impl SparseEncapsulation {
         &self.to_dense
     }
 
-    /// The bytes of the two keys as the core encodes them ([`KeySwitchKey::wire_size`]); the keys
-    /// have no wire object of their own (PEGASUS's key set carries them).
+    /// The bytes of the two keys as the core encodes them ([`KeySwitchKey::wire_size`]); the wire
+    /// object ([`crate::serialization::kinds::ENCAPSULATION_KEYS`]) adds the 4-byte weight and the
+    /// header.
     pub fn keys_wire_size(&self, randomness: rnsfhe_math::wire::PublicRandomness) -> u64 {
         self.to_sparse.wire_size(randomness) + self.to_dense.wire_size(randomness)
     }

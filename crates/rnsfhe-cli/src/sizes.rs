@@ -108,7 +108,7 @@ const BOOTSTRAP_MAX_LOG_N: u32 = 15;
 /// The keys of the bootstrapping set-ups of `rnsfhe bench ckks-bootstrap` (up to
 /// [`BOOTSTRAP_MAX_LOG_N`]): the Galois keys of `KeyGenerator::bootstrapping_keys` (one key measured,
 /// all of them of the same shape, times their count) and the two sparse-secret encapsulation keys
-/// (measured), which have no wire object of their own (`SparseEncapsulation::keys_wire_size`).
+/// (measured: the serialized size of their wire object, header, weight and digest included).
 fn bootstrapping_table(rng: &mut Csprng) -> anyhow::Result<()> {
     use rnsfhe_bench::ckks_bootstrap::{choose_chain, setups};
     let mut rows = Vec::new();
@@ -138,7 +138,7 @@ fn bootstrapping_table(rng: &mut Csprng) -> anyhow::Result<()> {
             count.to_string(),
             sizes(&per_key),
             sizes(&|r| count * per_key(r)),
-            encapsulation.map_or("-".into(), |e| sizes(&|r| e.keys_wire_size(r))),
+            encapsulation.map_or("-".into(), |e| sizes(&|r| e.serialized_size_with(r))),
         ]);
     }
     println!(
@@ -163,8 +163,9 @@ fn bootstrapping_table(rng: &mut Csprng) -> anyhow::Result<()> {
         )
     );
     println!(
-        "\nThe relinearization key (above, per preset) comes on top. The encapsulation keys have no wire \
-         object of their own yet (PEGASUS's key set carries them inside its own format)."
+        "\nThe relinearization key (above, per preset) comes on top. The encapsulation keys are one \
+         wire object (`SparseEncapsulation::to_bytes`); with the Galois keys they travel as \
+         `BootstrappingKeys::to_bytes`."
     );
     Ok(())
 }

@@ -22,7 +22,8 @@
 //!                  | linear transform: LWE switching key n -> n_lwe | repacking key (CKKS ciphertext parts,
 //!                    scale, slots)
 //!                  | ring packing: switching key | Galois keys of the packing ring
-//!                    | [u32 weight | key to the sparse secret | key back to the CKKS secret]
+//!                    | [sparse-secret encapsulation: the payload of rnsfhe-ckks's kind 34, u32 weight
+//!                      | key to the sparse secret | key back to the CKKS secret]
 //!                  | [Galois keys of the joint repacking's last CoeffsToSlots matrix and split]
 //! ```
 //!
@@ -41,12 +42,13 @@
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 
-use rnsfhe_ckks::{CkksContext, CkksParams, GaloisKeys, RelinKey, SparseEncapsulation};
+use rnsfhe_ckks::serialization::read_encapsulation_payload;
+use rnsfhe_ckks::{CkksContext, CkksParams, GaloisKeys, RelinKey};
 use rnsfhe_core::context::fingerprint_words;
 use rnsfhe_core::serialization::{
     read_secret_distribution, read_sigma, write_secret_distribution, LoadLimits, WireParams,
 };
-use rnsfhe_core::{GadgetCiphertext, KeySwitchKey, RlweContext};
+use rnsfhe_core::{GadgetCiphertext, KeySwitchKey};
 use rnsfhe_lwe::{
     BlindRotation, BlindRotationKey, LutParams, LweDimension, LweKeySwitchParams,
     LweSecretDistribution, LweSwitchingKey, LweSwitchingKeyContext, PegasusParams,
@@ -872,7 +874,7 @@ impl KeysView<'_> {
                     + key.galois_keys().payload_size(randomness)
                     + encapsulation
                         .as_ref()
-                        .map_or(0, |e| 4 + e.keys_wire_size(randomness))
+                        .map_or(0, |e| e.payload_size(randomness))
             }
         };
         size
@@ -904,9 +906,7 @@ impl KeysView<'_> {
                 key.switching_key().write_wire(w, randomness)?;
                 key.galois_keys().write_payload(w, randomness)?;
                 if let Some(e) = encapsulation {
-                    w.u32(e.weight() as u32)?;
-                    e.to_sparse_key().write_wire(w, randomness)?;
-                    e.to_dense_key().write_wire(w, randomness)?;
+                    e.write_payload(w, randomness)?;
                 }
             }
         }
@@ -1187,26 +1187,12 @@ impl PegasusKeys {
             let key = RingPackingKey::from_keys(ckks, lut_n, switching, galois)
                 .map_err(|e| invalid(r, "ring_packing", &e))?;
             let encapsulation = if layout & ENCAPSULATION != 0 {
-                let field = format!("{KEYS}.encapsulation.weight");
-                let at = r.offset();
-                let weight = r.u32(&field)? as usize;
-                let expected = encapsulation_weight(params, options);
-                if Some(weight) != expected {
-                    return Err(r.out_of_range(
-                        at,
-                        &field,
-                        weight as u64,
-                        format!("{expected:?}, the options' sparse-secret weight"),
-                    ));
-                }
-                let low = SparseEncapsulation::low_context(ckks, weight)
-                    .map_err(|e| invalid(r, "encapsulation", &e))?;
-                let to_sparse = read_hybrid_key(r, &low, "encapsulation.to_sparse")?;
-                let to_dense = read_hybrid_key(r, rlwe, "encapsulation.to_dense")?;
-                Some(Box::new(
-                    SparseEncapsulation::from_keys(ckks, weight, to_sparse, to_dense)
-                        .map_err(|e| invalid(r, "encapsulation", &e))?,
-                ))
+                Some(Box::new(read_encapsulation_payload(
+                    r,
+                    ckks,
+                    &format!("{KEYS}.encapsulation"),
+                    encapsulation_weight(params, options),
+                )?))
             } else {
                 None
             };
@@ -1236,15 +1222,6 @@ impl PegasusKeys {
             repacking,
         })
     }
-}
-
-/// A key-switching key of `ctx`'s hybrid gadget, its errors under `pegasus_keys.{field}`.
-fn read_hybrid_key<R: Read>(
-    r: &mut WireReader<R>,
-    ctx: &RlweContext,
-    field: &str,
-) -> Result<KeySwitchKey, DecodeError> {
-    GadgetCiphertext::read_hybrid(r, ctx, &format!("{KEYS}.{field}"))
 }
 
 // ---- A running pipeline's keys ------------------------------------------------------------------------

@@ -11,7 +11,10 @@
 use std::sync::Arc;
 
 use rnsfhe_bfv::{BatchEncoder, BfvContext, BfvParams};
-use rnsfhe_ckks::{CkksContext, CkksEncryptor, CkksParams, Csprng, KeyGenerator, RescalingPolicy};
+use rnsfhe_ckks::{
+    BootstrappingKeys, CkksContext, CkksEncryptor, CkksParams, Csprng, KeyGenerator,
+    RescalingPolicy, SparseEncapsulation,
+};
 use rnsfhe_core::serialization::LoadLimits;
 
 /// The kinds of every crate under one name (the samples cover all of them).
@@ -110,6 +113,10 @@ pub fn ckks_sample_params() -> CkksParams {
         insecure_for_testing: true,
     }
 }
+
+/// The Hamming weight of the sample encapsulation keys' sparse secret (in the insecure `N = 2^10`
+/// sample context, which lets any weight load).
+pub const ENCAPSULATION_SAMPLE_WEIGHT: usize = 16;
 
 /// The slot values encrypted and encoded by the samples.
 pub const SAMPLE_VALUES: [f64; 4] = [0.5, -1.25, 2.0, 3.75];
@@ -494,6 +501,19 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> Result<Vec<Sample>, SampleErr
     let pt = ctx.encode_real(&SAMPLE_VALUES, 4, ctx.max_level())?;
     let ct = enc.encrypt(&SAMPLE_VALUES[..], &mut rng)?;
     let seeded = enc.encrypt_seeded(&SAMPLE_VALUES[..], &mut rng)?;
+    // The bootstrapping keys (drawn after every earlier CKKS sample, whose bytes stay as they were):
+    // the Galois keys above and an encapsulation of the sample weight.
+    let encapsulation = Arc::new(SparseEncapsulation::generate(
+        ctx,
+        &keys.secret,
+        ENCAPSULATION_SAMPLE_WEIGHT,
+        true,
+        &mut rng,
+    )?);
+    let bootstrapping = BootstrappingKeys {
+        galois: keys.galois.clone(),
+        encapsulation: Some(Arc::clone(&encapsulation)),
+    };
     // The same chain with bootstrapping primes: the optional section of the parameters' payload.
     let upper = CkksContext::new(CkksParams {
         bootstrap_primes: vec![35, 40],
@@ -522,6 +542,16 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> Result<Vec<Sample>, SampleErr
             "ckks_seeded_ciphertext",
             kinds::CKKS_CIPHERTEXT,
             seeded.to_bytes(),
+        ),
+        sample(
+            "encapsulation_keys",
+            kinds::ENCAPSULATION_KEYS,
+            encapsulation.to_bytes(),
+        ),
+        sample(
+            "bootstrapping_keys",
+            kinds::BOOTSTRAPPING_KEYS,
+            bootstrapping.to_bytes(),
         ),
     ]
     .into_iter()
@@ -743,6 +773,12 @@ pub fn decode(kind: ObjectKind, bytes: &[u8], ctxs: &SampleContexts) -> Result<(
         kinds::CKKS_CIPHERTEXT => {
             rnsfhe_ckks::Ciphertext::from_bytes(bytes, ctx)?;
         }
+        kinds::ENCAPSULATION_KEYS => {
+            SparseEncapsulation::from_bytes(bytes, ctx)?;
+        }
+        kinds::BOOTSTRAPPING_KEYS => {
+            BootstrappingKeys::from_bytes(bytes, ctx)?;
+        }
         kinds::BFV_RELIN_KEY => {
             rnsfhe_bfv::RelinKey::from_bytes(bytes, bfv)?;
         }
@@ -844,6 +880,8 @@ pub const FUZZ_TARGETS: [(&str, &[ObjectKind]); 6] = [
             kinds::GALOIS_KEYS,
             kinds::BFV_RELIN_KEY,
             kinds::BFV_GALOIS_KEYS,
+            kinds::ENCAPSULATION_KEYS,
+            kinds::BOOTSTRAPPING_KEYS,
         ],
     ),
     (

@@ -152,6 +152,36 @@ fn corruptions(s: &Sample, ctxs: &SampleContexts) -> Vec<(String, Vec<u8>, &'sta
                 "galois_keys.element[0]",
             ),
         ]),
+        "encapsulation_keys" => out.extend([
+            (
+                "weight_zero",
+                put(b.clone(), 16, &u32le(0)),
+                "encapsulation.weight",
+            ),
+            // Above N = 2^10 of the sample context.
+            (
+                "weight_above_n",
+                put(b.clone(), 16, &u32le(1025)),
+                "encapsulation.weight",
+            ),
+        ]),
+        "bootstrapping_keys" => {
+            // The presence byte follows the Galois keys, whose object body is header + payload.
+            let keys = rnsfhe::ckks::BootstrappingKeys::from_bytes(&s.bytes, &ctxs.ckks).unwrap();
+            let flag = body(&keys.galois.to_bytes()).len();
+            out.extend([
+                (
+                    "encapsulation_flag_2",
+                    put(b.clone(), flag, &[2]),
+                    "bootstrapping_keys.encapsulation_present",
+                ),
+                (
+                    "weight_zero",
+                    put(b.clone(), flag + 1, &u32le(0)),
+                    "bootstrapping_keys.encapsulation.weight",
+                ),
+            ]);
+        }
         "ckks_plaintext" => out.extend([
             (
                 "level_zero",

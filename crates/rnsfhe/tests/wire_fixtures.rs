@@ -24,7 +24,9 @@ use rnsfhe::apps::decision_tree::{
     EncryptedLabel, EncryptedQuery, TreeClient, TreeParams, TreeServer, TreeServerKey,
 };
 use rnsfhe::bfv::{self, BatchEncoder, BfvContext};
-use rnsfhe::ckks::{Ciphertext, CkksContext, CkksDecryptor, Plaintext};
+use rnsfhe::ckks::{
+    BootstrappingKeys, Ciphertext, CkksContext, CkksDecryptor, Plaintext, SparseEncapsulation,
+};
 use rnsfhe::core::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::lwe::{
     BlindRotationKey, LookupTable, LutEvaluator, LweCiphertext, LweSecretKey, LweSwitchingKey,
@@ -34,7 +36,8 @@ use rnsfhe::pegasus::{PegasusEvaluator, PegasusKeys, PipelineOptions, PipelinePa
 use rnsfhe::wire_samples::{
     decode, lwe_sample_function, lwe_sample_scale, sample_tree, sample_tree_scaling, samples,
     LweSampleContexts, SampleContexts, BFV_SAMPLE_STEP, BFV_SAMPLE_T, BFV_SAMPLE_VALUES,
-    LWE_SAMPLE_MESSAGE, PEGASUS_SAMPLE_LIMITS, SAMPLE_LIMITS, SAMPLE_VALUES, TREE_SAMPLE_LABEL,
+    ENCAPSULATION_SAMPLE_WEIGHT, LWE_SAMPLE_MESSAGE, PEGASUS_SAMPLE_LIMITS, SAMPLE_LIMITS,
+    SAMPLE_VALUES, TREE_SAMPLE_LABEL,
 };
 
 /// The seed the committed fixtures were generated with.
@@ -110,6 +113,19 @@ fn current_fixtures_re_serialize_to_the_same_bytes() {
             .unwrap()
             .to_bytes(),
     );
+    // The bootstrapping keys: the encapsulation alone and with the sample Galois keys.
+    same(
+        "encapsulation_keys",
+        SparseEncapsulation::from_bytes(&read("encapsulation_keys"), ctx)
+            .unwrap()
+            .to_bytes(),
+    );
+    let boot = BootstrappingKeys::from_bytes(&read("bootstrapping_keys"), ctx).unwrap();
+    assert_eq!(
+        boot.encapsulation.as_ref().map(|e| e.weight()),
+        Some(ENCAPSULATION_SAMPLE_WEIGHT)
+    );
+    same("bootstrapping_keys", boot.to_bytes());
     // A loaded seeded ciphertext is a full ciphertext: it re-serializes expanded, to the seeded bytes'
     // twice-as-large equivalent.
     let seeded = read("ckks_seeded_ciphertext");

@@ -17,6 +17,7 @@ __all__ = [
     "PublicKey",
     "RelinKey",
     "GaloisKeys",
+    "BootstrappingKeys",
     "Encryptor",
     "Decryptor",
     "Evaluator",
@@ -125,6 +126,7 @@ class Context:
         *,
         relin_key: RelinKey | None = None,
         galois_keys: GaloisKeys | None = None,
+        bootstrapping_keys: BootstrappingKeys | None = None,
         auto_rescale: bool = True,
         strict: bool = False,
         auto_bootstrap: Bootstrapper | None = None,
@@ -253,6 +255,18 @@ class GaloisKeys:
     def __reduce__(self) -> tuple[Any, ...]: ...
 
 @final
+class BootstrappingKeys:
+    def to_bytes(self, seeded: bool = True, mac_key: _Bytes | None = None) -> bytes: ...
+    def serialized_size(self, seeded: bool = True) -> int: ...
+    @staticmethod
+    def from_bytes(data: _Bytes, context: Context, mac_key: _Bytes | None = None) -> BootstrappingKeys: ...
+    @property
+    def sparse_secret(self) -> int | None: ...
+    @property
+    def elements(self) -> list[int]: ...
+    def __reduce__(self) -> tuple[Any, ...]: ...
+
+@final
 class KeySet:
     @property
     def secret(self) -> SecretKey: ...
@@ -264,6 +278,8 @@ class KeySet:
     def galois(self) -> GaloisKeys: ...
     @property
     def sparse_secret(self) -> int | None: ...
+    @property
+    def bootstrapping_keys(self) -> BootstrappingKeys: ...
     @property
     def rotations(self) -> list[int]: ...
     @property

@@ -233,21 +233,28 @@ def kmeans_lut_stage(executor: Executor, server: LutServer, distances: Sequence[
 # ----- independent CKKS / BFV (or any picklable) jobs -------------------------------------------------------
 
 
-def evaluator_keys(context: Any, *, relin_key: Any = None, galois_keys: Any = None) -> Keys:
+# The evaluation keys a bundle may carry, by the keyword of ``Context.evaluator`` that takes each.
+_EVALUATOR_KEYS = ("relin_key", "galois_keys", "bootstrapping_keys")
+
+
+def evaluator_keys(context: Any, *, relin_key: Any = None, galois_keys: Any = None,
+                   bootstrapping_keys: Any = None) -> Keys:
     """The key bundle of a CKKS or BFV evaluator: the context and its evaluation keys (relinearization,
-    Galois), each in its wire format; a worker builds ``context.evaluator(relin_key=..., galois_keys=...)``
-    once and passes it to the jobs of :func:`run_jobs` (an evaluator itself does not pickle)."""
+    Galois, and for CKKS the bootstrapping keys of ``KeySet.bootstrapping_keys``: Galois keys and the
+    sparse-secret encapsulation keys, in place of ``galois_keys``), each in its wire format; a worker builds
+    ``context.evaluator(relin_key=..., galois_keys=..., bootstrapping_keys=...)`` once and passes it to the
+    jobs of :func:`run_jobs` (an evaluator itself does not pickle)."""
     blobs = {"context": pickle.dumps(context)}
-    if relin_key is not None:
-        blobs["relin_key"] = pickle.dumps(relin_key)
-    if galois_keys is not None:
-        blobs["galois_keys"] = pickle.dumps(galois_keys)
+    given = {"relin_key": relin_key, "galois_keys": galois_keys, "bootstrapping_keys": bootstrapping_keys}
+    for name in _EVALUATOR_KEYS:
+        if given[name] is not None:
+            blobs[name] = pickle.dumps(given[name])
     return Keys("evaluator", blobs)
 
 
 @register_loader("evaluator")
 def _load_evaluator(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> Any:
-    keys = {name: pickle.loads(blobs[name]) for name in ("relin_key", "galois_keys") if name in blobs}
+    keys = {name: pickle.loads(blobs[name]) for name in _EVALUATOR_KEYS if name in blobs}
     return pickle.loads(blobs["context"]).evaluator(**keys)
 
 

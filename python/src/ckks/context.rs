@@ -365,19 +365,23 @@ context_methods! {
             })
         }
 
-        /// evaluator(keys=None, *, relin_key=None, galois_keys=None, auto_rescale=True, strict=False,
-        /// auto_bootstrap=None) -> Evaluator
+        /// evaluator(keys=None, *, relin_key=None, galois_keys=None, bootstrapping_keys=None,
+        /// auto_rescale=True, strict=False, auto_bootstrap=None) -> Evaluator
         ///
         /// An evaluator with the relinearization and Galois keys of ``keys`` (a KeySet), or with the keys given
-        /// separately (a server never sees the secret key). ``auto_rescale``: every multiplication by a
+        /// separately (a server never sees the secret key). ``bootstrapping_keys``
+        /// (``KeySet.bootstrapping_keys``, e.g. loaded with ``BootstrappingKeys.from_bytes``) gives the
+        /// Galois keys and the sparse-secret encapsulation keys ``Evaluator.bootstrap`` needs, in place of
+        /// ``galois_keys`` (ValueError if both are given). ``auto_rescale``: every multiplication by a
         /// ciphertext, an array or a float rescales its result (one level). ``strict``: operands at different
         /// levels or scales are errors instead of being aligned. ``auto_bootstrap`` (a Bootstrapper of this
         /// context, opt-in): every product first bootstraps its ciphertext operands at level 1 (values must
         /// lie in [-1, 1]; the keys must include ``keygen(bootstrapper=...)``'s), counted by
         /// ``Evaluator.bootstraps_done``. Raises ValueError for a bootstrapper of another context or one
         /// that leaves no level.
-        #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None, auto_rescale = true,
-                            strict = false, auto_bootstrap = None))]
+        #[pyo3(signature = (keys = None, *, relin_key = None, galois_keys = None,
+                            bootstrapping_keys = None, auto_rescale = true, strict = false,
+                            auto_bootstrap = None))]
         #[allow(clippy::too_many_arguments)]
         fn evaluator(
             &self,
@@ -385,18 +389,35 @@ context_methods! {
             keys: Option<&PyKeySet>,
             relin_key: Option<&PyRelinKey>,
             galois_keys: Option<&PyGaloisKeys>,
+            bootstrapping_keys: Option<&PyBootstrappingKeys>,
             auto_rescale: bool,
             strict: bool,
             auto_bootstrap: Option<&PyBootstrapper>,
         ) -> PyResult<PyEvaluator> {
+            if galois_keys.is_some() && bootstrapping_keys.is_some() {
+                return Err(PyValueError::new_err(
+                    "bootstrapping_keys carry their own Galois keys: pass galois_keys or \
+                     bootstrapping_keys, not both (KeySet.bootstrapping_keys holds every Galois key of \
+                     the set)",
+                ));
+            }
             let relin = relin_key.map(|k| &*k.key).or(keys.map(|k| &*k.relin));
-            let galois = match (galois_keys, keys) {
-                (Some(g), _) => Some((&*g.key, &g.rotations[..], g.conjugate)),
-                (None, Some(k)) => Some((&*k.galois, &k.rotations[..], k.conjugate)),
-                (None, None) => None,
+            // The steps of the bootstrapping keys' Galois elements, as GaloisKeys.from_bytes finds them.
+            let boot_steps = bootstrapping_keys
+                .map(|b| rotations_of_elements(self.ctx.galois_group(), &b.key.galois.elements()));
+            let galois = match (galois_keys, bootstrapping_keys, keys) {
+                (Some(g), _, _) => Some((&*g.key, &g.rotations[..], g.conjugate)),
+                (None, Some(b), _) => boot_steps
+                    .as_ref()
+                    .map(|(steps, conj)| (&b.key.galois, &steps[..], *conj)),
+                (None, None, Some(k)) => Some((&*k.galois, &k.rotations[..], k.conjugate)),
+                (None, None, None) => None,
             };
             // Cloning the keys into the evaluator copies megabytes: without the GIL.
-            let encapsulation = keys.and_then(|k| k.encapsulation.as_ref());
+            let encapsulation = match bootstrapping_keys {
+                Some(b) => b.key.encapsulation.as_ref(),
+                None => keys.and_then(|k| k.encapsulation.as_ref()),
+            };
             let eval = crate::common::release(py, || {
                 self.make_eval(relin, galois, encapsulation, auto_rescale, strict, auto_bootstrap)
             })?;

@@ -40,6 +40,23 @@ keyset_methods! {
             self.encapsulation.as_ref().map(|e| e.weight())
         }
 
+        /// The keys a server needs to bootstrap, without the secret: the set's Galois keys and, for
+        /// ``keygen(bootstrapper=...)`` of a bootstrapper with ``sparse_secret``, the sparse-secret
+        /// encapsulation keys, as one BootstrappingKeys (``to_bytes()``, picklable) for
+        /// ``Context.evaluator(relin_key=..., bootstrapping_keys=...)``. The keys are copied without the
+        /// GIL.
+        #[getter]
+        fn bootstrapping_keys(&self, py: Python<'_>) -> PyBootstrappingKeys {
+            let key = release_inline(py, || BootstrappingKeys {
+                galois: (*self.galois).clone(),
+                encapsulation: self.encapsulation.clone(),
+            });
+            PyBootstrappingKeys {
+                key: Arc::new(key),
+                ctx: Arc::clone(&self.ctx),
+            }
+        }
+
         /// The rotation steps that have keys.
         #[getter]
         fn rotations(&self) -> Vec<i64> {
@@ -166,5 +183,45 @@ wire_methods! {
                 py_bool(self.conjugate)
             )
         }
+    }
+}
+
+wire_key_class! {
+    /// The keys of CKKS bootstrapping for a server that holds no secret: Galois keys (its rotations,
+    /// the conjugation and the trace) and the optional sparse-secret encapsulation keys (a key to a
+    /// sparse secret over q_0 P and the key back). ``KeySet.bootstrapping_keys``; ``to_bytes()`` /
+    /// ``BootstrappingKeys.from_bytes(data, context)``; picklable. Give them to
+    /// ``Context.evaluator(bootstrapping_keys=...)``.
+    struct PyBootstrappingKeys("BootstrappingKeys" in "rnsfhe.ckks"): BootstrappingKeys, CkksContext;
+    /// BootstrappingKeys.from_bytes(data, context, mac_key=None) -> BootstrappingKeys
+    ///
+    /// Loads bootstrapping keys written by ``to_bytes`` into ``context``, validating them (header,
+    /// fingerprint, Galois elements, a sparse-secret weight from 1 to N whose key reaches 128 bits
+    /// unless the context was made with ``allow_insecure``, residues below their moduli; seeds
+    /// expanded). The GIL is released. Raises rnsfhe.DecodeError (a ValueError) naming the field and
+    /// byte offset of bad bytes.
+    fn from_bytes;
+
+    /// The Hamming weight of the encapsulation's sparse secret, or None without encapsulation keys.
+    #[getter]
+    fn sparse_secret(&self) -> Option<usize> {
+        self.key.encapsulation.as_ref().map(|e| e.weight())
+    }
+
+    /// The Galois elements that have keys.
+    #[getter]
+    fn elements(&self) -> Vec<usize> {
+        self.key.galois.elements()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "BootstrappingKeys(galois_keys={}, sparse_secret={})",
+            self.key.galois.elements().len(),
+            self.key
+                .encapsulation
+                .as_ref()
+                .map_or("None".to_string(), |e| e.weight().to_string())
+        )
     }
 }
