@@ -111,9 +111,12 @@
 //! union bound `2n 2 exp(-K^2 / (2 sigma_I^2))` over them (`~2e-6` at `N = 2^15`, full slots, for the
 //! `K` of [`BootstrapParams::for_context`]).
 //!
-//! # Not built yet
+//! # Around it
 //!
-//! META-BTS (Bae et al. 2022) and automatic bootstrapping in the evaluator.
+//! META-BTS (Bae et al. 2022, a second pass on the scaled-up error) is [`Evaluator::bootstrap_meta`]
+//! ([`crate::meta_bootstrap`]); automatic bootstrapping before a product that has no level left is
+//! the opt-in [`Evaluator::with_auto_bootstrap`] ([`crate::auto_bootstrap`]); the keys travel as one
+//! wire object, [`BootstrappingKeys`].
 
 use std::f64::consts::PI;
 use std::sync::Arc;
