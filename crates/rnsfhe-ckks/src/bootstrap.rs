@@ -335,6 +335,28 @@ pub struct BootstrapBound {
     pub total: f64,
 }
 
+/// The ciphertexts between the steps of one bootstrapping ([`Evaluator::bootstrap_stages`]), for
+/// measuring each step's error with the secret key (see the [module documentation](self)'s steps).
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct BootstrapStages {
+    /// The integer `c` the input was multiplied by at level 1 ([`Bootstrapper::max_input_scale`]).
+    pub input_multiplier: i64,
+    /// EvalMod's factor `q_0 / (c Delta)`: it maps `t = c_k / q_0` units to units of the values.
+    pub factor: f64,
+    /// The input at level 1 after the multiplication by `input_multiplier` (step 1).
+    pub scaled_input: Option<Ciphertext>,
+    /// After ModRaise (and the encapsulation's key switches): plaintext `m + q_0 I` at the top.
+    pub raised: Option<Ciphertext>,
+    /// After CoeffsToSlots: full slots, the real and the imaginary halves (slot `j` reads
+    /// `t_rev(j)` and `t_(N/2 + rev(j))`, [`crate::dft`]); sparse slots, one ciphertext of both.
+    pub coeffs_to_slots: Vec<Ciphertext>,
+    /// After EvalMod, in the same layout: `factor * eps`, the coefficients of the values.
+    pub eval_mod: Vec<Ciphertext>,
+    /// The bootstrapped ciphertext, as [`Evaluator::bootstrap`] returns it.
+    pub output: Option<Ciphertext>,
+}
+
 /// A bootstrapping circuit built once for a context: the encoded DFT matrices, the EvalMod, the scale
 /// of the raised ciphertext and the Galois elements it needs ([`Bootstrapper::galois_elements`],
 /// [`KeyGenerator::bootstrapping_keys`]). Apply it with [`Evaluator::bootstrap`].
@@ -903,7 +925,7 @@ impl Evaluator {
     /// The work of [`Self::bootstrap`], which runs it inside [`active_wait`] (a long sequence of
     /// short parallel sections).
     fn bootstrap_waiting(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<Ciphertext> {
-        let mut out = self.bootstrap_circuit(ct, btp)?;
+        let mut out = self.bootstrap_circuit(ct, btp, None)?;
         // SlotsToCoeffs folded Delta_out / Delta_s in (into its entries above 1, into its plaintexts'
         // scales below, crate::dft): either way the plaintext holds the values at Delta_out, which is
         // declared exactly (Bootstrapper::output_scale) rather than through the scales' rounding.
@@ -911,8 +933,29 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// The circuit of [`Self::bootstrap`], before its output scale is declared.
-    fn bootstrap_circuit(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<Ciphertext> {
+    /// [`Self::bootstrap`], keeping the ciphertext after each step of the circuit
+    /// ([`BootstrapStages`]) for a diagnosis with the secret key: the stage errors of
+    /// `docs/ckks-bootstrapping.md` are measured on them. The output is that of [`Self::bootstrap`].
+    ///
+    /// Errors: as [`Self::bootstrap`].
+    pub fn bootstrap_stages(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<BootstrapStages> {
+        active_wait(|| {
+            let mut stages = BootstrapStages::default();
+            let mut out = self.bootstrap_circuit(ct, btp, Some(&mut stages))?;
+            out.scale = btp.output_scale()?;
+            stages.output = Some(out);
+            Ok(stages)
+        })
+    }
+
+    /// The circuit of [`Self::bootstrap`], before its output scale is declared; with `stages`, the
+    /// intermediate ciphertexts are kept there.
+    fn bootstrap_circuit(
+        &self,
+        ct: &Ciphertext,
+        btp: &Bootstrapper,
+        mut stages: Option<&mut BootstrapStages>,
+    ) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let ctx = self.context();
         ctx.check_fingerprint(btp.ctx.fingerprint(), "bootstrapper")?;
@@ -945,6 +988,12 @@ impl Evaluator {
         // The same plaintext m + q_0 I, declared at the scale that makes CoeffsToSlots' slots read
         // t = c / q_0 at EvalMod's normalized scale.
         let raised = self.wrap(raised.inner, btp.raised_scale, slots);
+        if let Some(st) = stages.as_deref_mut() {
+            st.factor = factor;
+            st.input_multiplier = up;
+            st.scaled_input = Some(low.clone());
+            st.raised = Some(raised.clone());
+        }
         match &btp.paired {
             None => {
                 let CoeffsToSlotsResult::RealImaginary { real, imaginary } =
@@ -955,8 +1004,13 @@ impl Evaluator {
                         reason: "CoeffsToSlots returned complex slots".into(),
                     });
                 };
-                let real = self.eval_mod(&real, &btp.eval_mod, factor)?;
-                let imaginary = self.eval_mod(&imaginary, &btp.eval_mod, factor)?;
+                let reduced_real = self.eval_mod(&real, &btp.eval_mod, factor)?;
+                let reduced_imaginary = self.eval_mod(&imaginary, &btp.eval_mod, factor)?;
+                if let Some(st) = stages {
+                    st.coeffs_to_slots = vec![real, imaginary];
+                    st.eval_mod = vec![reduced_real.clone(), reduced_imaginary.clone()];
+                }
+                let (real, imaginary) = (reduced_real, reduced_imaginary);
                 let joined = self.add(&real, &self.multiply_by_i(&imaginary, false)?)?;
                 self.slots_to_coeffs(&joined, &btp.s2c)
             }
@@ -972,6 +1026,10 @@ impl Evaluator {
                 let w = self.rescale(&self.linear_transform(&acc, last)?)?;
                 let halves = self.add(&w, &self.conjugate(&w)?)?;
                 let reduced = self.eval_mod(&halves, &btp.eval_mod, factor)?;
+                if let Some(st) = stages {
+                    st.coeffs_to_slots = vec![halves];
+                    st.eval_mod = vec![reduced.clone()];
+                }
                 let mut acc = self.rescale(&self.linear_transform(&reduced, first)?)?;
                 // Period `slots`: the same plaintext read on `slots` slots.
                 acc.slots = slots;

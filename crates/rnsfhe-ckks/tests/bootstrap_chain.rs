@@ -295,3 +295,193 @@ fn full_size_boot128_n16() {
     assert_eq!(btp.params().sparse_secret, Some(32));
     assert_eq!(btp.levels_left(), 9);
 }
+
+/// The centered value of a coefficient from its residues modulo the first two primes `q0`, `q1`
+/// (exact while `|c| < q0 q1 / 2`: the raised plaintext `m + q_0 I` has `|c| <= q_0 (K + 1)`).
+fn crt2(a0: u64, a1: u64, q0: u64, q1: u64) -> i128 {
+    let (q0w, q1w) = (u128::from(q0), u128::from(q1));
+    // q0^-1 mod q1 by Fermat (q1 prime).
+    let mut inv = 1u128;
+    let (mut b, mut e) = (q0w % q1w, q1w - 2);
+    while e > 0 {
+        if e & 1 == 1 {
+            inv = inv * b % q1w;
+        }
+        b = b * b % q1w;
+        e >>= 1;
+    }
+    let d = (u128::from(a1) + q1w - u128::from(a0) % q1w) % q1w * inv % q1w;
+    let c = u128::from(a0) + q0w * d;
+    let q = q0w * q1w;
+    if c > q / 2 {
+        c as i128 - q as i128
+    } else {
+        c as i128
+    }
+}
+
+/// The centered coefficients of a decryption, from its first one or two limbs.
+fn coefficients(dec: &CkksDecryptor, ct: &rnsfhe_ckks::Ciphertext, q: &[u64]) -> Vec<i128> {
+    let poly = dec.decrypt_plaintext(ct).unwrap().poly().clone().into_coeff();
+    let l0 = poly.limb(0).unwrap();
+    match poly.limb(1) {
+        Some(l1) => l0
+            .iter()
+            .zip(l1)
+            .map(|(&a, &b)| crt2(a, b, q[0], q[1]))
+            .collect(),
+        None => l0
+            .iter()
+            .map(|&a| {
+                let a = i128::from(a);
+                let q0 = i128::from(q[0]);
+                if a > q0 / 2 {
+                    a - q0
+                } else {
+                    a
+                }
+            })
+            .collect(),
+    }
+}
+
+/// `(max, rms)` of a stage's errors, in bits (log2).
+fn max_rms(errors: &[f64]) -> (f64, f64) {
+    let max = errors.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+    let rms = (errors.iter().map(|e| e * e).sum::<f64>() / errors.len() as f64).sqrt();
+    (max.log2(), rms.log2())
+}
+
+/// The error of each step of one full-slot bootstrapping ([`Evaluator::bootstrap_stages`]) against
+/// what the step should compute from the previous step's exact result, in units of the values
+/// (`t` units times EvalMod's factor `q_0 / (c Delta)`): a coefficient error of RMS `e` reaches
+/// the real part of a slot with standard deviation `sqrt(N / 2) e` through SlotsToCoeffs, which the
+/// "through S2C" column shows. Prints the table of `docs/ckks-bootstrapping.md`.
+fn stage_table(params: CkksParams, label: &str) {
+    let ctx = CkksContext::new(params).unwrap();
+    let slots = ctx.max_slots();
+    let btp = Bootstrapper::new(&ctx, BootstrapParams::for_context(&ctx, slots).unwrap()).unwrap();
+    let mut r = rng(7);
+    let keys = KeyGenerator::new(&ctx, &mut r).unwrap();
+    let eval = Evaluator::new(&ctx)
+        .with_relin_key(keys.relin_key(&mut r).unwrap())
+        .unwrap()
+        .with_bootstrapping_keys(keys.bootstrapping_keys(&btp, &mut r).unwrap())
+        .unwrap();
+    let enc = CkksEncryptor::with_secret_key(&ctx, keys.secret_key()).unwrap();
+    let dec = CkksDecryptor::new(&ctx, keys.secret_key()).unwrap();
+    let z = complex_values(slots, 11);
+    let ct = enc
+        .encrypt_plaintext(&ctx.encode(&z, slots, 1).unwrap(), &mut r)
+        .unwrap();
+    let want = dec.decrypt(&ct).unwrap();
+    let start = std::time::Instant::now();
+    let st = eval.bootstrap_stages(&ct, &btp).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    let q = ctx.q_moduli();
+    let q0 = q[0] as f64;
+    let f = st.factor;
+    let big_n = ctx.n();
+    let through = |rms: f64| rms + 0.5 * ((big_n / 2) as f64).log2();
+    // The input at level 1 (times c) and the raised plaintext m + q_0 I.
+    let input = coefficients(&dec, st.scaled_input.as_ref().unwrap(), q);
+    let raised = coefficients(&dec, st.raised.as_ref().unwrap(), q);
+    let q0i = i128::from(q[0]);
+    let m: Vec<i128> = raised
+        .iter()
+        .map(|&c| {
+            let r = c.rem_euclid(q0i);
+            if r > q0i / 2 {
+                r - q0i
+            } else {
+                r
+            }
+        })
+        .collect();
+    let i_max = raised
+        .iter()
+        .zip(&m)
+        .map(|(c, m)| ((c - m) / q0i).abs())
+        .max()
+        .unwrap();
+    let raise_err: Vec<f64> = m
+        .iter()
+        .zip(&input)
+        .map(|(&a, &b)| (a - b) as f64 * f / q0)
+        .collect();
+    // Slot j of the real half reads coefficient rev(j), of the imaginary half N/2 + rev(j).
+    let bits = slots.trailing_zeros();
+    let rev = |j: usize| j.reverse_bits() >> (usize::BITS - bits);
+    let t_exact = |half: usize, j: usize| raised[half * slots + rev(j)] as f64 / q0;
+    let mut c2s_err = Vec::new();
+    let mut em_own = Vec::new();
+    let mut em_err = Vec::new();
+    let mut em_approx = Vec::new();
+    for half in 0..2 {
+        let t = dec.decrypt(&st.coeffs_to_slots[half]).unwrap();
+        let e = dec.decrypt(&st.eval_mod[half]).unwrap();
+        for j in 0..slots {
+            let exact = t_exact(half, j);
+            c2s_err.push((t[j].re - exact) * f);
+            // EvalMod against its actual input's reduction, and against the exact m / (c Delta).
+            let eps = t[j].re - t[j].re.round();
+            em_own.push(e[j].re - f * eps);
+            // Its approximation alone: the same function in f64 on the same input.
+            em_approx.push(btp.eval_mod().evaluate(t[j].re, f) - f * eps);
+            em_err.push(e[j].re - f * (exact - exact.round()));
+        }
+    }
+    let got = dec.decrypt(st.output.as_ref().unwrap()).unwrap();
+    let out_err: Vec<f64> = want
+        .iter()
+        .zip(&got)
+        .flat_map(|(a, b)| [a.re - b.re, a.im - b.im])
+        .collect();
+    let stats = PrecisionStats::compare(&want, &got).unwrap();
+    eprintln!(
+        "{label}: N = 2^{}, c = {}, factor = 2^{:.2}, max |I| = {i_max}, {secs:.1} s",
+        big_n.trailing_zeros(),
+        st.input_multiplier,
+        f.log2()
+    );
+    eprintln!("stage (error in value units)          max      rms   through S2C (rms)");
+    for (name, errs) in [
+        ("ModRaise + encapsulation", &raise_err),
+        ("CoeffsToSlots (t - exact t)", &c2s_err),
+        ("EvalMod alone (on its input)", &em_own),
+        ("  its approximation (f64)", &em_approx),
+        ("after EvalMod (m / (c Delta))", &em_err),
+    ] {
+        let (mx, rms) = max_rms(errs);
+        eprintln!(
+            "{name:<36} 2^{mx:>6.2}  2^{rms:>6.2}  2^{:>6.2}",
+            through(rms)
+        );
+    }
+    let (mx, rms) = max_rms(&out_err);
+    eprintln!(
+        "{:<36} 2^{mx:>6.2}  2^{rms:>6.2}  (min {:.1} / median {:.1} bits)",
+        "output (against the input)", stats.real.min, stats.real.median
+    );
+}
+
+/// The stage table of a dense-secret variant of [`Preset::BootTestN15`] (insecure; raised under the
+/// encapsulation as Boot128N16) and, with `RNSFHE_STAGES_N16=1`, of [`Preset::Boot128N16`] itself
+/// (14 GB). Run with `cargo test --release -p rnsfhe-ckks --test bootstrap_chain stage_errors --
+/// --ignored --nocapture`.
+#[test]
+#[ignore = "diagnostic: N = 2^15 (3 GB, a minute); prints the stage errors"]
+fn stage_errors() {
+    if std::env::var("RNSFHE_STAGES_N16").is_ok() {
+        stage_table(Preset::Boot128N16.params(), "Boot128N16");
+    } else {
+        stage_table(
+            CkksParams {
+                secret: SecretDistribution::Ternary,
+                insecure_for_testing: true,
+                ..Preset::BootTestN15.params()
+            },
+            "BootTestN15, dense secret",
+        );
+    }
+}
