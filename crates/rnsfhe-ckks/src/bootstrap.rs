@@ -111,9 +111,11 @@
 //! union bound `2n 2 exp(-K^2 / (2 sigma_I^2))` over them (`~2e-6` at `N = 2^15`, full slots, for the
 //! `K` of [`BootstrapParams::for_context`]).
 //!
-//! # Not built yet
+//! # Measuring the steps
 //!
-//! META-BTS (Bae et al. 2022) and automatic bootstrapping in the evaluator.
+//! [`Evaluator::bootstrap_stages`] keeps the ciphertext after each step ([`BootstrapStages`]) so that
+//! each step's error can be measured with the secret key (`docs/ckks-bootstrapping.md`, stage table).
+//! More precision than one pass: META-BTS ([`crate::meta_bootstrap`]).
 
 use std::f64::consts::PI;
 use std::sync::Arc;
@@ -153,11 +155,25 @@ pub const DEFAULT_DOUBLE_ANGLE_ACCURACY: f64 = 1.0 / (1u64 << 26) as f64;
 pub const DEFAULT_SINE_ACCURACY: f64 = DEFAULT_DOUBLE_ANGLE_ACCURACY;
 
 /// The message ratio `log2(q_0 / Delta)` [`BootstrapParams::for_context`] chooses on a chain with
-/// bootstrapping primes (when `q_0 / Delta_1` is larger): `2^8`, Lattigo's default (Bossuat et al.
-/// 2021, Section 6 and Table 5 use 8 to 9 bits). The input is multiplied up to `q_0 2^-8` before ModRaise,
-/// so that EvalMod's noise, which the ratio multiplies, stays small while the arcsine keeps the sine's
-/// error below [`DEFAULT_SINE_ACCURACY`].
-pub const BOOTSTRAP_PRIMES_MESSAGE_RATIO: f64 = 8.0;
+/// bootstrapping primes (when `q_0 / Delta_1` is larger): `2^5`. The input is multiplied up to
+/// `q_0 2^-5` before ModRaise. The ratio multiplies every error before the reduction and EvalMod's own
+/// rounding, the largest term of [`crate::Preset::Boot128N16`] (`docs/ckks-bootstrapping.md`, stage
+/// table): 5 instead of Lattigo's 8 (Bossuat et al. 2021, Section 6 and Table 5 use 8 to 9 bits) gains
+/// about 1.6 bits of precision at `N = 2^15` and `2^16` under a dense secret, while the arcsine of
+/// degree [`BOOTSTRAP_PRIMES_ARCSINE_DEGREE`] keeps the worst-case approximation error as small as
+/// degree 3 at `2^8` (its Taylor remainder, about `(2 pi eps_max)^9 / 33`).
+pub const BOOTSTRAP_PRIMES_MESSAGE_RATIO: f64 = 5.0;
+
+/// The arcsine's degree [`BootstrapParams::for_context`] chooses on a chain with bootstrapping primes
+/// (3 levels; 3 on other chains, 2 levels): see [`BOOTSTRAP_PRIMES_MESSAGE_RATIO`].
+pub const BOOTSTRAP_PRIMES_ARCSINE_DEGREE: usize = 7;
+
+/// The cosine degrees [`BootstrapParams::for_context`] tries on a chain with bootstrapping primes,
+/// each with its fewest double angles. For `K = 12` (the encapsulation's `h = 32`) degree 127 needs
+/// none (7 levels) where degree 31 needs 3 (8 levels): the level saved pays for the arcsine of degree
+/// 7. EvalMod's measured rounding noise is the same for degree 31 with 3 double angles, 63 with 2, 127
+/// with 1 and 255 with none (`docs/ckks-bootstrapping.md`).
+pub const BOOTSTRAP_PRIMES_COSINE_DEGREES: [usize; 4] = [31, 63, 127, 255];
 
 /// On a chain with bootstrapping primes, [`BootstrapParams::for_context`] gives each DFT at least
 /// `ceil(log2(slots) / 5)` levels (3 for `2^15` slots): at most `2^5` butterflies' worth of diagonals
@@ -222,7 +238,9 @@ impl BootstrapParams {
     ///   [`BOOTSTRAP_PRIMES_MESSAGE_RATIO`] (the input is then multiplied up, [`Evaluator::bootstrap`]);
     /// * a Chebyshev cosine of degree 31 with the fewest double angles whose error is at most
     ///   [`DEFAULT_DOUBLE_ANGLE_ACCURACY`], and an arcsine of degree 3 when the sine's own error exceeds
-    ///   [`DEFAULT_SINE_ACCURACY`].
+    ///   [`DEFAULT_SINE_ACCURACY`]; on a chain with bootstrapping primes, the shallowest of the cosines
+    ///   of [`BOOTSTRAP_PRIMES_COSINE_DEGREES`] and an arcsine of degree
+    ///   [`BOOTSTRAP_PRIMES_ARCSINE_DEGREE`].
     ///
     /// Errors: [`Error::InvalidSlots`]; [`Error::InvalidEvalMod`] when no double-angle count reaches
     /// the accuracy (a `K` beyond what 16 double angles cover) or the ratio is outside EvalMod's range;
@@ -287,32 +305,53 @@ impl BootstrapParams {
         };
         let eps_max = ratio.exp2().recip();
         let sine = (2.0 * PI * eps_max).powi(3) / 6.0 / (2.0 * PI);
-        let arcsine_degree = if sine > DEFAULT_SINE_ACCURACY { 3 } else { 0 };
+        let arcsine_degree = match (sine > DEFAULT_SINE_ACCURACY, upper > 0) {
+            (false, _) => 0,
+            (true, false) => 3,
+            (true, true) => BOOTSTRAP_PRIMES_ARCSINE_DEGREE,
+        };
+        // Chains with bootstrapping primes: the shallowest cosine of BOOTSTRAP_PRIMES_COSINE_DEGREES
+        // (the lowest degree among equals) and its fewest double angles, whose level pays for the
+        // arcsine's third; otherwise degree 31.
+        let degrees: &[usize] = if upper > 0 {
+            &BOOTSTRAP_PRIMES_COSINE_DEGREES
+        } else {
+            &[31]
+        };
         let mut last = None;
-        for double_angle in 0..=MAX_DOUBLE_ANGLE {
-            let eval_mod = EvalModParams {
-                k,
-                log_message_ratio: ratio,
-                double_angle,
-                cos_degree: 31,
-                arcsine_degree,
-                start_level: None,
-            };
-            match EvalMod::new(eval_mod) {
-                Ok(em) if em.error_bound().double_angle <= DEFAULT_DOUBLE_ANGLE_ACCURACY => {
-                    return fit(eval_mod, em.depth());
+        let mut best: Option<(EvalModParams, usize)> = None;
+        for &cos_degree in degrees {
+            for double_angle in 0..=MAX_DOUBLE_ANGLE {
+                let eval_mod = EvalModParams {
+                    k,
+                    log_message_ratio: ratio,
+                    double_angle,
+                    cos_degree,
+                    arcsine_degree,
+                    start_level: None,
+                };
+                match EvalMod::new(eval_mod) {
+                    Ok(em) if em.error_bound().double_angle <= DEFAULT_DOUBLE_ANGLE_ACCURACY => {
+                        if best.is_none_or(|(_, depth)| em.depth() < depth) {
+                            best = Some((eval_mod, em.depth()));
+                        }
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(e) => last = Some(e),
                 }
-                Ok(_) => {}
-                Err(e) => last = Some(e),
             }
         }
-        Err(last.unwrap_or(Error::InvalidEvalMod {
-            parameter: "double_angle",
-            reason: format!(
-                "no double-angle count up to {MAX_DOUBLE_ANGLE} brings the cosine of degree 31 within \
-                 2^-26 for K = {k}"
-            ),
-        }))
+        match best {
+            Some((eval_mod, depth)) => fit(eval_mod, depth),
+            None => Err(last.unwrap_or(Error::InvalidEvalMod {
+                parameter: "double_angle",
+                reason: format!(
+                    "no double-angle count up to {MAX_DOUBLE_ANGLE} brings a cosine of degree \
+                     {degrees:?} within 2^-26 for K = {k}"
+                ),
+            })),
+        }
     }
 }
 
