@@ -38,8 +38,9 @@ fn params(q0_bits: u32, levels: usize, upper: Vec<u32>) -> CkksParams {
     }
 }
 
-/// The bootstrapping primes of [`Preset::Boot128N16`]: SlotsToCoeffs (3 x 50), EvalMod (10 x 60),
-/// CoeffsToSlots (4 x 56), bottom first (`RNSFHE_STAGES_S2C_BITS` of [`stage_errors`] varies the first).
+/// The bootstrapping primes of [`Preset::Boot128N16`] with SlotsToCoeffs on 50-bit primes (the
+/// preset's are 55-bit): SlotsToCoeffs (3 x 50), EvalMod (10 x 60), CoeffsToSlots (4 x 56), bottom
+/// first.
 fn upper() -> Vec<u32> {
     [vec![50; 3], vec![60; 10], vec![56; 4]].concat()
 }
