@@ -160,8 +160,10 @@ pub const DEFAULT_SINE_ACCURACY: f64 = DEFAULT_DOUBLE_ANGLE_ACCURACY;
 /// rounding, the largest term of [`crate::Preset::Boot128N16`] (`docs/ckks-bootstrapping.md`, stage
 /// table): 5 instead of Lattigo's 8 (Bossuat et al. 2021, Section 6 and Table 5 use 8 to 9 bits) gains
 /// about 1.6 bits of precision at `N = 2^15` and `2^16` under a dense secret, while the arcsine of
-/// degree [`BOOTSTRAP_PRIMES_ARCSINE_DEGREE`] keeps the worst-case approximation error as small as
-/// degree 3 at `2^8` (its Taylor remainder, about `(2 pi eps_max)^9 / 33`).
+/// degree [`BOOTSTRAP_PRIMES_ARCSINE_DEGREE`] keeps the approximation error at the worst message (one
+/// coefficient at `eps_max`, a constant `z = 1`) near `2^-24` (its Taylor remainder, about
+/// `(q_0 / Delta) (2 pi eps_max)^9 / (33 * 2 pi)`; `2^-25` for degree 3 at `2^8`), below what the
+/// noise leaves at `N = 2^16`.
 pub const BOOTSTRAP_PRIMES_MESSAGE_RATIO: f64 = 5.0;
 
 /// The arcsine's degree [`BootstrapParams::for_context`] chooses on a chain with bootstrapping primes

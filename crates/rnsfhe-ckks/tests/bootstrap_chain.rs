@@ -316,7 +316,7 @@ fn bootstrapping_presets_build_with_the_levels_promised() {
 
 /// [`Preset::Boot128N16`] as it is (128-bit, dense ternary secret, raised under the sparse-secret
 /// encapsulation), full slots: about 8 GB of keys, 14 GB of memory at peak, a minute of key generation
-/// and 10 s per bootstrap on 2 threads. Run with `cargo test --release -p rnsfhe-ckks --test
+/// and about 5 s per bootstrap on 2 threads. Run with `cargo test --release -p rnsfhe-ckks --test
 /// bootstrap_chain -- --ignored --nocapture`.
 #[test]
 #[ignore = "N = 2^16: about 14 GB of memory; run with --ignored"]
