@@ -117,6 +117,11 @@
 //! ([`crate::meta_bootstrap`]); automatic bootstrapping before a product that has no level left is
 //! the opt-in [`Evaluator::with_auto_bootstrap`] ([`crate::auto_bootstrap`]); the keys travel as one
 //! wire object, [`BootstrappingKeys`].
+//!
+//! # Measuring the steps
+//!
+//! [`Evaluator::bootstrap_stages`] keeps the ciphertext after each step ([`BootstrapStages`]) so that
+//! each step's error can be measured with the secret key (`docs/ckks-bootstrapping.md`, stage table).
 
 use std::f64::consts::PI;
 use std::sync::Arc;
@@ -156,11 +161,27 @@ pub const DEFAULT_DOUBLE_ANGLE_ACCURACY: f64 = 1.0 / (1u64 << 26) as f64;
 pub const DEFAULT_SINE_ACCURACY: f64 = DEFAULT_DOUBLE_ANGLE_ACCURACY;
 
 /// The message ratio `log2(q_0 / Delta)` [`BootstrapParams::for_context`] chooses on a chain with
-/// bootstrapping primes (when `q_0 / Delta_1` is larger): `2^8`, Lattigo's default (Bossuat et al.
-/// 2021, Section 6 and Table 5 use 8 to 9 bits). The input is multiplied up to `q_0 2^-8` before ModRaise,
-/// so that EvalMod's noise, which the ratio multiplies, stays small while the arcsine keeps the sine's
-/// error below [`DEFAULT_SINE_ACCURACY`].
-pub const BOOTSTRAP_PRIMES_MESSAGE_RATIO: f64 = 8.0;
+/// bootstrapping primes (when `q_0 / Delta_1` is larger): `2^5`. The input is multiplied up to
+/// `q_0 2^-5` before ModRaise. The ratio multiplies every error before the reduction and EvalMod's own
+/// rounding, the largest term of [`crate::Preset::Boot128N16`] (`docs/ckks-bootstrapping.md`, stage
+/// table): 5 instead of Lattigo's 8 (Bossuat et al. 2021, Section 6 and Table 5 use 8 to 9 bits) gains
+/// about 1.6 bits of precision at `N = 2^15` and `2^16` under a dense secret, while the arcsine of
+/// degree [`BOOTSTRAP_PRIMES_ARCSINE_DEGREE`] keeps the approximation error at the worst message (one
+/// coefficient at `eps_max`, a constant `z = 1`) near `2^-24` (its Taylor remainder, about
+/// `(q_0 / Delta) (2 pi eps_max)^9 / (33 * 2 pi)`; `2^-25` for degree 3 at `2^8`), below what the
+/// noise leaves at `N = 2^16`.
+pub const BOOTSTRAP_PRIMES_MESSAGE_RATIO: f64 = 5.0;
+
+/// The arcsine's degree [`BootstrapParams::for_context`] chooses on a chain with bootstrapping primes
+/// (3 levels; 3 on other chains, 2 levels): see [`BOOTSTRAP_PRIMES_MESSAGE_RATIO`].
+pub const BOOTSTRAP_PRIMES_ARCSINE_DEGREE: usize = 7;
+
+/// The cosine degrees [`BootstrapParams::for_context`] tries on a chain with bootstrapping primes,
+/// each with its fewest double angles. For `K = 12` (the encapsulation's `h = 32`) degree 127 needs
+/// none (7 levels) where degree 31 needs 3 (8 levels): the level saved pays for the arcsine of degree
+/// 7. EvalMod's measured rounding noise is the same for degree 31 with 3 double angles, 63 with 2, 127
+/// with 1 and 255 with none (`docs/ckks-bootstrapping.md`).
+pub const BOOTSTRAP_PRIMES_COSINE_DEGREES: [usize; 4] = [31, 63, 127, 255];
 
 /// On a chain with bootstrapping primes, [`BootstrapParams::for_context`] gives each DFT at least
 /// `ceil(log2(slots) / 5)` levels (3 for `2^15` slots): at most `2^5` butterflies' worth of diagonals
@@ -225,7 +246,9 @@ impl BootstrapParams {
     ///   [`BOOTSTRAP_PRIMES_MESSAGE_RATIO`] (the input is then multiplied up, [`Evaluator::bootstrap`]);
     /// * a Chebyshev cosine of degree 31 with the fewest double angles whose error is at most
     ///   [`DEFAULT_DOUBLE_ANGLE_ACCURACY`], and an arcsine of degree 3 when the sine's own error exceeds
-    ///   [`DEFAULT_SINE_ACCURACY`].
+    ///   [`DEFAULT_SINE_ACCURACY`]; on a chain with bootstrapping primes, the shallowest of the cosines
+    ///   of [`BOOTSTRAP_PRIMES_COSINE_DEGREES`] and an arcsine of degree
+    ///   [`BOOTSTRAP_PRIMES_ARCSINE_DEGREE`].
     ///
     /// Errors: [`Error::InvalidSlots`]; [`Error::InvalidEvalMod`] when no double-angle count reaches
     /// the accuracy (a `K` beyond what 16 double angles cover) or the ratio is outside EvalMod's range;
@@ -290,32 +313,53 @@ impl BootstrapParams {
         };
         let eps_max = ratio.exp2().recip();
         let sine = (2.0 * PI * eps_max).powi(3) / 6.0 / (2.0 * PI);
-        let arcsine_degree = if sine > DEFAULT_SINE_ACCURACY { 3 } else { 0 };
+        let arcsine_degree = match (sine > DEFAULT_SINE_ACCURACY, upper > 0) {
+            (false, _) => 0,
+            (true, false) => 3,
+            (true, true) => BOOTSTRAP_PRIMES_ARCSINE_DEGREE,
+        };
+        // Chains with bootstrapping primes: the shallowest cosine of BOOTSTRAP_PRIMES_COSINE_DEGREES
+        // (the lowest degree among equals) and its fewest double angles, whose level pays for the
+        // arcsine's third; otherwise degree 31.
+        let degrees: &[usize] = if upper > 0 {
+            &BOOTSTRAP_PRIMES_COSINE_DEGREES
+        } else {
+            &[31]
+        };
         let mut last = None;
-        for double_angle in 0..=MAX_DOUBLE_ANGLE {
-            let eval_mod = EvalModParams {
-                k,
-                log_message_ratio: ratio,
-                double_angle,
-                cos_degree: 31,
-                arcsine_degree,
-                start_level: None,
-            };
-            match EvalMod::new(eval_mod) {
-                Ok(em) if em.error_bound().double_angle <= DEFAULT_DOUBLE_ANGLE_ACCURACY => {
-                    return fit(eval_mod, em.depth());
+        let mut best: Option<(EvalModParams, usize)> = None;
+        for &cos_degree in degrees {
+            for double_angle in 0..=MAX_DOUBLE_ANGLE {
+                let eval_mod = EvalModParams {
+                    k,
+                    log_message_ratio: ratio,
+                    double_angle,
+                    cos_degree,
+                    arcsine_degree,
+                    start_level: None,
+                };
+                match EvalMod::new(eval_mod) {
+                    Ok(em) if em.error_bound().double_angle <= DEFAULT_DOUBLE_ANGLE_ACCURACY => {
+                        if best.is_none_or(|(_, depth)| em.depth() < depth) {
+                            best = Some((eval_mod, em.depth()));
+                        }
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(e) => last = Some(e),
                 }
-                Ok(_) => {}
-                Err(e) => last = Some(e),
             }
         }
-        Err(last.unwrap_or(Error::InvalidEvalMod {
-            parameter: "double_angle",
-            reason: format!(
-                "no double-angle count up to {MAX_DOUBLE_ANGLE} brings the cosine of degree 31 within \
-                 2^-26 for K = {k}"
-            ),
-        }))
+        match best {
+            Some((eval_mod, depth)) => fit(eval_mod, depth),
+            None => Err(last.unwrap_or(Error::InvalidEvalMod {
+                parameter: "double_angle",
+                reason: format!(
+                    "no double-angle count up to {MAX_DOUBLE_ANGLE} brings a cosine of degree \
+                     {degrees:?} within 2^-26 for K = {k}"
+                ),
+            })),
+        }
     }
 }
 
@@ -336,6 +380,28 @@ pub struct BootstrapBound {
     pub encapsulation_noise: f64,
     /// The sum of the terms.
     pub total: f64,
+}
+
+/// The ciphertexts between the steps of one bootstrapping ([`Evaluator::bootstrap_stages`]), for
+/// measuring each step's error with the secret key (see the [module documentation](self)'s steps).
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct BootstrapStages {
+    /// The integer `c` the input was multiplied by at level 1 ([`Bootstrapper::max_input_scale`]).
+    pub input_multiplier: i64,
+    /// EvalMod's factor `q_0 / (c Delta)`: it maps `t = c_k / q_0` units to units of the values.
+    pub factor: f64,
+    /// The input at level 1 after the multiplication by `input_multiplier` (step 1).
+    pub scaled_input: Option<Ciphertext>,
+    /// After ModRaise (and the encapsulation's key switches): plaintext `m + q_0 I` at the top.
+    pub raised: Option<Ciphertext>,
+    /// After CoeffsToSlots: full slots, the real and the imaginary halves (slot `j` reads
+    /// `t_rev(j)` and `t_(N/2 + rev(j))`, [`crate::dft`]); sparse slots, one ciphertext of both.
+    pub coeffs_to_slots: Vec<Ciphertext>,
+    /// After EvalMod, in the same layout: `factor * eps`, the coefficients of the values.
+    pub eval_mod: Vec<Ciphertext>,
+    /// The bootstrapped ciphertext, as [`Evaluator::bootstrap`] returns it.
+    pub output: Option<Ciphertext>,
 }
 
 /// A bootstrapping circuit built once for a context: the encoded DFT matrices, the EvalMod, the scale
@@ -906,7 +972,7 @@ impl Evaluator {
     /// The work of [`Self::bootstrap`], which runs it inside [`active_wait`] (a long sequence of
     /// short parallel sections).
     fn bootstrap_waiting(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<Ciphertext> {
-        let mut out = self.bootstrap_circuit(ct, btp)?;
+        let mut out = self.bootstrap_circuit(ct, btp, None)?;
         // SlotsToCoeffs folded Delta_out / Delta_s in (into its entries above 1, into its plaintexts'
         // scales below, crate::dft): either way the plaintext holds the values at Delta_out, which is
         // declared exactly (Bootstrapper::output_scale) rather than through the scales' rounding.
@@ -914,8 +980,29 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// The circuit of [`Self::bootstrap`], before its output scale is declared.
-    fn bootstrap_circuit(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<Ciphertext> {
+    /// [`Self::bootstrap`], keeping the ciphertext after each step of the circuit
+    /// ([`BootstrapStages`]) for a diagnosis with the secret key: the stage errors of
+    /// `docs/ckks-bootstrapping.md` are measured on them. The output is that of [`Self::bootstrap`].
+    ///
+    /// Errors: as [`Self::bootstrap`].
+    pub fn bootstrap_stages(&self, ct: &Ciphertext, btp: &Bootstrapper) -> Result<BootstrapStages> {
+        active_wait(|| {
+            let mut stages = BootstrapStages::default();
+            let mut out = self.bootstrap_circuit(ct, btp, Some(&mut stages))?;
+            out.scale = btp.output_scale()?;
+            stages.output = Some(out);
+            Ok(stages)
+        })
+    }
+
+    /// The circuit of [`Self::bootstrap`], before its output scale is declared; with `stages`, the
+    /// intermediate ciphertexts are kept there.
+    fn bootstrap_circuit(
+        &self,
+        ct: &Ciphertext,
+        btp: &Bootstrapper,
+        mut stages: Option<&mut BootstrapStages>,
+    ) -> Result<Ciphertext> {
         self.check_ct(ct)?;
         let ctx = self.context();
         ctx.check_fingerprint(btp.ctx.fingerprint(), "bootstrapper")?;
@@ -948,6 +1035,12 @@ impl Evaluator {
         // The same plaintext m + q_0 I, declared at the scale that makes CoeffsToSlots' slots read
         // t = c / q_0 at EvalMod's normalized scale.
         let raised = self.wrap(raised.inner, btp.raised_scale, slots);
+        if let Some(st) = stages.as_deref_mut() {
+            st.factor = factor;
+            st.input_multiplier = up;
+            st.scaled_input = Some(low.clone());
+            st.raised = Some(raised.clone());
+        }
         match &btp.paired {
             None => {
                 let CoeffsToSlotsResult::RealImaginary { real, imaginary } =
@@ -958,8 +1051,13 @@ impl Evaluator {
                         reason: "CoeffsToSlots returned complex slots".into(),
                     });
                 };
-                let real = self.eval_mod(&real, &btp.eval_mod, factor)?;
-                let imaginary = self.eval_mod(&imaginary, &btp.eval_mod, factor)?;
+                let reduced_real = self.eval_mod(&real, &btp.eval_mod, factor)?;
+                let reduced_imaginary = self.eval_mod(&imaginary, &btp.eval_mod, factor)?;
+                if let Some(st) = stages {
+                    st.coeffs_to_slots = vec![real, imaginary];
+                    st.eval_mod = vec![reduced_real.clone(), reduced_imaginary.clone()];
+                }
+                let (real, imaginary) = (reduced_real, reduced_imaginary);
                 let joined = self.add(&real, &self.multiply_by_i(&imaginary, false)?)?;
                 self.slots_to_coeffs(&joined, &btp.s2c)
             }
@@ -975,6 +1073,10 @@ impl Evaluator {
                 let w = self.rescale(&self.linear_transform(&acc, last)?)?;
                 let halves = self.add(&w, &self.conjugate(&w)?)?;
                 let reduced = self.eval_mod(&halves, &btp.eval_mod, factor)?;
+                if let Some(st) = stages {
+                    st.coeffs_to_slots = vec![halves];
+                    st.eval_mod = vec![reduced.clone()];
+                }
                 let mut acc = self.rescale(&self.linear_transform(&reduced, first)?)?;
                 // Period `slots`: the same plaintext read on `slots` slots.
                 acc.slots = slots;

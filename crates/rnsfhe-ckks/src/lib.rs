@@ -71,7 +71,9 @@ pub mod serialization;
 pub mod statistics;
 
 pub use approximation::{ExpMethod, InverseMethod, SigmoidMethod};
-pub use bootstrap::{BootstrapBound, BootstrapParams, Bootstrapper, BootstrappingKeys};
+pub use bootstrap::{
+    BootstrapBound, BootstrapParams, BootstrapStages, Bootstrapper, BootstrappingKeys,
+};
 pub use context::{
     CkksContext, EXACT_SCALE_TOLERANCE, MAX_BOOTSTRAP_PRIMES, MAX_DIGIT_EXCESS_BITS,
 };

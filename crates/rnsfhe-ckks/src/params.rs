@@ -304,21 +304,23 @@ pub enum Preset {
     /// Bootstrapping, 128-bit (HE Standard and our estimator, dense ternary secret): `N = 2^16`, user
     /// scale `2^40`, `q_0` of 60 bits and nine 40-bit scaling primes (the user's levels: 9
     /// multiplications after each bootstrapping of full slots), then the bootstrapping primes, bottom
-    /// first: 3 x 50 bits (SlotsToCoeffs), 10 x 60 bits (EvalMod: cosine of degree 31, 3 double angles
-    /// for `K = 12`, arcsine of degree 3, at a working scale near `2^60`), 4 x 56 bits (CoeffsToSlots);
+    /// first: 3 x 55 bits (SlotsToCoeffs), 10 x 60 bits (EvalMod for `K = 12` at a working scale near
+    /// `2^60`: [`crate::BootstrapParams::for_context`] chooses a cosine of degree 127 without double
+    /// angles and an arcsine of degree 7 at a message ratio of `2^5`,
+    /// [`crate::bootstrap::BOOTSTRAP_PRIMES_MESSAGE_RATIO`]), 4 x 56 bits (CoeffsToSlots);
     /// `dnum = 6` (digits of at most 5 primes, at most 300 bits), `P` = 5 primes of 60 bits;
-    /// `log Q ≈ 1394`, `log2(QP) ≈ 1694 <= 1747`. The shape of Lattigo's default bootstrapping
-    /// parameters (Bossuat et al. 2021, Table 5), with SlotsToCoeffs primes 10 bits above the user's
-    /// scale: EvalMod then ends at about `2^48.75` rather than `2^40` (its last rounding, summed over `2n`
-    /// coefficients by SlotsToCoeffs, is the largest error of a bootstrapping), and SlotsToCoeffs lowers
-    /// the scale to the user's matrix by matrix (3 to 4 bits of precision measured at `N = 2^11` and
-    /// `2^13`; 60-bit primes there gain nothing more). EvalMod has the depth of `K = 12`, i.e. of a secret
-    /// of Hamming weight 32 after sparse-secret encapsulation (`K = ceil(7 sqrt(33 / 12))`); the dense
-    /// secret itself needs `K ≈ 423` and more double angles than the chain has, so
-    /// [`crate::BootstrapParams::for_context`] refuses it until the encapsulation is in (tests use the
-    /// same chain with `h = 32`, insecure).
+    /// `log Q ≈ 1409`, `log2(QP) ≈ 1709 <= 1747`. The shape of Lattigo's default bootstrapping
+    /// parameters (Bossuat et al. 2021, Table 5), with SlotsToCoeffs primes 15 bits above the user's
+    /// scale: EvalMod then ends at about `2^53` rather than `2^40`, and SlotsToCoeffs lowers the scale
+    /// to the user's matrix by matrix (50-bit primes there gained 3 to 4 bits over 40-bit ones at
+    /// `N = 2^11` and `2^13`; 55-bit ones 0.5 more at `N = 2^16` under the dense secret). EvalMod has
+    /// the depth of `K = 12`, i.e. of a secret of Hamming weight 32 after sparse-secret encapsulation
+    /// (`K = ceil(7 sqrt(33 / 12))`), which [`crate::BootstrapParams::for_context`] applies to this
+    /// dense secret (itself `K ≈ 423`, more double angles than the chain has). Precision at full slots
+    /// (`docs/ckks-bootstrapping.md`, indicative): about 23.2 / 26.4 bits min / median, at the floor of
+    /// one rescaling at the user's scale `2^40` under a dense secret (about 23 bits min).
     Boot128N16,
-    /// Bootstrapping for tests and benchmarks, **insecure** (`log2(QP) ≈ 1454` is beyond the 881 of
+    /// Bootstrapping for tests and benchmarks, **insecure** (`log2(QP) ≈ 1469` is beyond the 881 of
     /// `N = 2^15`, and the secret is sparse, `h = 32`): the bootstrapping primes of
     /// [`Preset::Boot128N16`] at `N = 2^15` with three user levels. No 128-bit set fits at this `N`: the
     /// circuit alone takes about 970 bits of `Q`.
@@ -408,14 +410,14 @@ impl Preset {
             rescaling: RescalingPolicy::ExactScale,
             insecure_for_testing: false,
         };
-        // Bootstrapping presets: the user's 40-bit levels, then SlotsToCoeffs (50), EvalMod (60) and
+        // Bootstrapping presets: the user's 40-bit levels, then SlotsToCoeffs (55), EvalMod (60) and
         // CoeffsToSlots (56) primes, bottom first (Preset::Boot128N16).
         let boot = |log_n: u32, levels: usize, secret: SecretDistribution| CkksParams {
             log_n,
             log_scale: 40,
             q0_bits: 60,
             levels,
-            bootstrap_primes: [vec![50; 3], vec![60; 10], vec![56; 4]].concat(),
+            bootstrap_primes: [vec![55; 3], vec![60; 10], vec![56; 4]].concat(),
             special_primes: 5,
             special_bits: 60,
             dnum: 6,

@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use common::{complex_values, rng};
 use rnsfhe_ckks::{
-    BootstrapParams, Bootstrapper, CkksContext, CkksDecryptor, CkksEncryptor, CkksParams,
-    Complex64, ConversionMode, Error, EvalMod, Evaluator, KeyGenerator, PrecisionStats, Preset,
-    RescalingPolicy, SecretDistribution,
+    BootstrapParams, Bootstrapper, Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor,
+    CkksParams, Complex64, ConversionMode, Csprng, Error, EvalMod, Evaluator, KeyGenerator,
+    PrecisionStats, Preset, RescalingPolicy, SecretDistribution,
 };
 
 /// `N = 2^11`, user scale `2^40`, two user levels, Hamming weight 32 (`K = 12`); not secure.
@@ -38,8 +38,9 @@ fn params(q0_bits: u32, levels: usize, upper: Vec<u32>) -> CkksParams {
     }
 }
 
-/// The bootstrapping primes of [`Preset::Boot128N16`]: SlotsToCoeffs (3 x 50), EvalMod (10 x 60),
-/// CoeffsToSlots (4 x 56), bottom first.
+/// The bootstrapping primes of [`Preset::Boot128N16`] with SlotsToCoeffs on 50-bit primes (the
+/// preset's are 55-bit): SlotsToCoeffs (3 x 50), EvalMod (10 x 60), CoeffsToSlots (4 x 56), bottom
+/// first.
 fn upper() -> Vec<u32> {
     [vec![50; 3], vec![60; 10], vec![56; 4]].concat()
 }
@@ -130,17 +131,25 @@ fn bootstrapping_primes_are_checked() {
     assert!(matches!(CkksContext::new(big), Err(Error::Insecure { .. })));
 }
 
-/// Bootstraps `slots` slots of complex values in `[-1, 1]` at level 1 with the default circuit;
-/// returns the largest error of a real or imaginary part, after checking it against the bound, and the
-/// bootstrapper.
-fn bootstrap_error(ctx: &Arc<CkksContext>, slots: usize, label: &str) -> (f64, Bootstrapper) {
-    let btp = Bootstrapper::new(ctx, BootstrapParams::for_context(ctx, slots).unwrap()).unwrap();
+/// Keys (seed 7) for `btp`, an evaluator with them, an encryptor, a decryptor, and `slots` complex
+/// values in `[-1, 1]` encrypted at level 1, with their decryption (the reference of every error).
+struct Keyed {
+    eval: Evaluator,
+    enc: CkksEncryptor,
+    dec: CkksDecryptor,
+    z: Vec<Complex64>,
+    ct: Ciphertext,
+    want: Vec<Complex64>,
+    r: Csprng,
+}
+
+fn keyed(ctx: &Arc<CkksContext>, btp: &Bootstrapper, slots: usize) -> Keyed {
     let mut r = rng(7);
     let keys = KeyGenerator::new(ctx, &mut r).unwrap();
     let eval = Evaluator::new(ctx)
         .with_relin_key(keys.relin_key(&mut r).unwrap())
         .unwrap()
-        .with_bootstrapping_keys(keys.bootstrapping_keys(&btp, &mut r).unwrap())
+        .with_bootstrapping_keys(keys.bootstrapping_keys(btp, &mut r).unwrap())
         .unwrap();
     let enc = CkksEncryptor::with_secret_key(ctx, keys.secret_key()).unwrap();
     let dec = CkksDecryptor::new(ctx, keys.secret_key()).unwrap();
@@ -149,6 +158,29 @@ fn bootstrap_error(ctx: &Arc<CkksContext>, slots: usize, label: &str) -> (f64, B
         .encrypt_plaintext(&ctx.encode(&z, slots, 1).unwrap(), &mut r)
         .unwrap();
     let want = dec.decrypt(&ct).unwrap();
+    Keyed {
+        eval,
+        enc,
+        dec,
+        z,
+        ct,
+        want,
+        r,
+    }
+}
+
+/// Bootstraps `slots` slots of complex values in `[-1, 1]` at level 1 with the default circuit;
+/// returns the largest error of a real or imaginary part, after checking it against the bound, and the
+/// bootstrapper.
+fn bootstrap_error(ctx: &Arc<CkksContext>, slots: usize, label: &str) -> (f64, Bootstrapper) {
+    let btp = Bootstrapper::new(ctx, BootstrapParams::for_context(ctx, slots).unwrap()).unwrap();
+    let Keyed {
+        eval,
+        dec,
+        ct,
+        want,
+        ..
+    } = keyed(ctx, &btp, slots);
     let out = eval.bootstrap(&ct, &btp).unwrap();
     assert_eq!(out.level(), btp.output_level(), "{label}");
     // Exactly the default scale of the output level.
@@ -284,7 +316,7 @@ fn bootstrapping_presets_build_with_the_levels_promised() {
 
 /// [`Preset::Boot128N16`] as it is (128-bit, dense ternary secret, raised under the sparse-secret
 /// encapsulation), full slots: about 8 GB of keys, 14 GB of memory at peak, a minute of key generation
-/// and 10 s per bootstrap on 2 threads. Run with `cargo test --release -p rnsfhe-ckks --test
+/// and about 5 s per bootstrap on 2 threads. Run with `cargo test --release -p rnsfhe-ckks --test
 /// bootstrap_chain -- --ignored --nocapture`.
 #[test]
 #[ignore = "N = 2^16: about 14 GB of memory; run with --ignored"]
@@ -298,4 +330,375 @@ fn full_size_boot128_n16() {
     );
     assert_eq!(btp.params().sparse_secret, Some(32));
     assert_eq!(btp.levels_left(), 9);
+}
+
+/// The centered value of a coefficient from its residues modulo the first two primes `q0`, `q1`
+/// (exact while `|c| < q0 q1 / 2`: the raised plaintext `m + q_0 I` has `|c| <= q_0 (K + 1)`).
+fn crt2(a0: u64, a1: u64, q0: u64, q1: u64) -> i128 {
+    let (q0w, q1w) = (u128::from(q0), u128::from(q1));
+    // q0^-1 mod q1 by Fermat (q1 prime).
+    let mut inv = 1u128;
+    let (mut b, mut e) = (q0w % q1w, q1w - 2);
+    while e > 0 {
+        if e & 1 == 1 {
+            inv = inv * b % q1w;
+        }
+        b = b * b % q1w;
+        e >>= 1;
+    }
+    let d = (u128::from(a1) + q1w - u128::from(a0) % q1w) % q1w * inv % q1w;
+    let c = u128::from(a0) + q0w * d;
+    let q = q0w * q1w;
+    if c > q / 2 {
+        c as i128 - q as i128
+    } else {
+        c as i128
+    }
+}
+
+/// The centered coefficients of a decryption, from its first one or two limbs.
+fn coefficients(dec: &CkksDecryptor, ct: &Ciphertext, q: &[u64]) -> Vec<i128> {
+    let poly = dec
+        .decrypt_plaintext(ct)
+        .unwrap()
+        .poly()
+        .clone()
+        .into_coeff();
+    let l0 = poly.limb(0).unwrap();
+    match poly.limb(1) {
+        Some(l1) => l0
+            .iter()
+            .zip(l1)
+            .map(|(&a, &b)| crt2(a, b, q[0], q[1]))
+            .collect(),
+        None => l0
+            .iter()
+            .map(|&a| {
+                let a = i128::from(a);
+                let q0 = i128::from(q[0]);
+                if a > q0 / 2 {
+                    a - q0
+                } else {
+                    a
+                }
+            })
+            .collect(),
+    }
+}
+
+/// `(max, rms)` of a stage's errors, in bits (log2).
+fn max_rms(errors: &[f64]) -> (f64, f64) {
+    let max = errors.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+    let rms = (errors.iter().map(|e| e * e).sum::<f64>() / errors.len() as f64).sqrt();
+    (max.log2(), rms.log2())
+}
+
+/// The error of each step of one full-slot bootstrapping ([`Evaluator::bootstrap_stages`]) against
+/// what the step should compute from the exact raised plaintext `m + q_0 I`, as errors of the
+/// coefficients of the values (`t` units times EvalMod's factor `q_0 / (c Delta)`) and as their image
+/// in the slots through the decoding map, which SlotsToCoeffs computes (its own error measured
+/// against that map on EvalMod's decryption); then one rescaling at the user's scale, the floor of any
+/// result there. Prints the table of `docs/ckks-bootstrapping.md`.
+///
+/// `RNSFHE_STAGES_COSINE=d,r` replaces the cosine's degree and double-angle count of
+/// [`BootstrapParams::for_context`], `RNSFHE_STAGES_ARCSINE=a,ratio` the arcsine's degree and the
+/// message ratio (to compare EvalMod variants on the same levels).
+fn stage_table(params: CkksParams, label: &str) {
+    let ctx = CkksContext::new(params).unwrap();
+    let slots = ctx.max_slots();
+    let mut bp = BootstrapParams::for_context(&ctx, slots).unwrap();
+    if let Ok(v) = std::env::var("RNSFHE_STAGES_COSINE") {
+        let (d, r) = v.split_once(',').unwrap();
+        bp.eval_mod.cos_degree = d.parse().unwrap();
+        bp.eval_mod.double_angle = r.parse().unwrap();
+    }
+    if let Ok(v) = std::env::var("RNSFHE_STAGES_ARCSINE") {
+        let (a, ratio) = v.split_once(',').unwrap();
+        bp.eval_mod.arcsine_degree = a.parse().unwrap();
+        bp.eval_mod.log_message_ratio = ratio.parse().unwrap();
+    }
+    let btp = Bootstrapper::new(&ctx, bp).unwrap();
+    let em = btp.eval_mod();
+    // The worst message, one coefficient at eps_max (a constant input z = 1): EvalMod's approximation
+    // there, in units of the values (it reaches every slot unchanged).
+    let f_max = 1.0 / em.eps_max();
+    let worst = (em.evaluate(em.eps_max(), f_max) - 1.0).abs();
+    eprintln!("EvalMod at the worst message: 2^{:.1}", worst.log2());
+    eprintln!(
+        "EvalMod: cosine {} ({} levels), {} double angles, arcsine {}; error bound {:?}, \
+         amplification {:.1}, {} levels left",
+        em.params().cos_degree,
+        em.cosine().depth(),
+        em.params().double_angle,
+        em.params().arcsine_degree,
+        em.error_bound(),
+        rnsfhe_ckks::bootstrap::eval_mod_amplification(em),
+        btp.levels_left()
+    );
+    let Keyed {
+        eval,
+        enc,
+        dec,
+        z,
+        ct,
+        want,
+        mut r,
+    } = keyed(&ctx, &btp, slots);
+    let start = std::time::Instant::now();
+    let st = eval.bootstrap_stages(&ct, &btp).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    let q = ctx.q_moduli();
+    let q0 = q[0] as f64;
+    let f = st.factor;
+    let big_n = ctx.n();
+    // The input at level 1 (times c) and the raised plaintext m + q_0 I.
+    let input = coefficients(&dec, st.scaled_input.as_ref().unwrap(), q);
+    let raised = coefficients(&dec, st.raised.as_ref().unwrap(), q);
+    let q0i = i128::from(q[0]);
+    let m: Vec<i128> = raised
+        .iter()
+        .map(|&c| {
+            let r = c.rem_euclid(q0i);
+            if r > q0i / 2 {
+                r - q0i
+            } else {
+                r
+            }
+        })
+        .collect();
+    let i_max = raised
+        .iter()
+        .zip(&m)
+        .map(|(c, m)| ((c - m) / q0i).abs())
+        .max()
+        .unwrap();
+    let raise_err: Vec<f64> = m
+        .iter()
+        .zip(&input)
+        .map(|(&a, &b)| (a - b) as f64 * f / q0)
+        .collect();
+    // Slot j of the real half reads coefficient rev(j), of the imaginary half N/2 + rev(j).
+    let bits = slots.trailing_zeros();
+    let rev = |j: usize| j.reverse_bits() >> (usize::BITS - bits);
+    let t_exact = |half: usize, j: usize| raised[half * slots + rev(j)] as f64 / q0;
+    // Errors indexed by coefficient, for their exact image through the decoding map below.
+    let mut c2s_err = vec![0.0; big_n];
+    let mut em_own = vec![0.0; big_n];
+    let mut em_approx = vec![0.0; big_n];
+    let mut em_err = vec![0.0; big_n];
+    let mut em_out = vec![0.0; big_n];
+    // SlotsToCoeffs joins the halves as real + i imaginary: the imaginary parts of EvalMod's slots
+    // (noise) land on the other half's coefficients.
+    let e: Vec<Vec<Complex64>> = st
+        .eval_mod
+        .iter()
+        .map(|c| dec.decrypt(c).unwrap())
+        .collect();
+    for half in 0..2 {
+        let t = dec.decrypt(&st.coeffs_to_slots[half]).unwrap();
+        for j in 0..slots {
+            let k = half * slots + rev(j);
+            let exact = t_exact(half, j);
+            c2s_err[k] = (t[j].re - exact) * f;
+            em_out[k] = if half == 0 {
+                e[0][j].re - e[1][j].im
+            } else {
+                e[0][j].im + e[1][j].re
+            };
+            // EvalMod against its actual input's reduction, and against the exact m / (c Delta).
+            let eps = t[j].re - t[j].re.round();
+            em_own[k] = em_out[k] - f * eps;
+            // Its approximation alone: the same function in f64 on the same input.
+            em_approx[k] = btp.eval_mod().evaluate(t[j].re, f) - f * eps;
+            em_err[k] = em_out[k] - f * (exact - exact.round());
+        }
+    }
+    // A coefficient error vector's image in the slots (SlotsToCoeffs computes this map, exactly but for
+    // its own noise), real and imaginary parts: units of the values.
+    let through = |coeff_errors: &[f64]| -> Vec<f64> {
+        ctx.encoder()
+            .slots_of(coeff_errors, slots)
+            .unwrap()
+            .iter()
+            .flat_map(|v| [v.re, v.im])
+            .collect()
+    };
+    let got = dec.decrypt(st.output.as_ref().unwrap()).unwrap();
+    let parts = |v: &[Complex64]| -> Vec<f64> { v.iter().flat_map(|x| [x.re, x.im]).collect() };
+    let out_err: Vec<f64> = parts(&want)
+        .iter()
+        .zip(parts(&got))
+        .map(|(a, b)| a - b)
+        .collect();
+    // SlotsToCoeffs' own error: the output against the exact decoding of EvalMod's decryption.
+    let s2c_err: Vec<f64> = through(&em_out)
+        .iter()
+        .zip(parts(&got))
+        .map(|(a, b)| a - b)
+        .collect();
+    let stats = PrecisionStats::compare(&want, &got).unwrap();
+    eprintln!(
+        "{label}: N = 2^{}, c = {}, factor = 2^{:.2}, max |I| = {i_max}, {secs:.1} s",
+        big_n.trailing_zeros(),
+        st.input_multiplier,
+        f.log2()
+    );
+    eprintln!(
+        "stage: coefficient error max, rms; its image in the slots max, rms (units of the values)"
+    );
+    for (name, errs) in [
+        ("ModRaise + encapsulation", &raise_err),
+        ("CoeffsToSlots (t - exact t)", &c2s_err),
+        ("EvalMod alone (on its input)", &em_own),
+        ("  its approximation (f64)", &em_approx),
+        ("after EvalMod (m / (c Delta))", &em_err),
+    ] {
+        let (mx, rms) = max_rms(errs);
+        let (smx, srms) = max_rms(&through(errs));
+        eprintln!("{name:<36} 2^{mx:>6.2}  2^{rms:>6.2}   2^{smx:>6.2}  2^{srms:>6.2}");
+    }
+    let (mx, rms) = max_rms(&s2c_err);
+    eprintln!(
+        "{:<36} {:>19}   2^{mx:>6.2}  2^{rms:>6.2}",
+        "SlotsToCoeffs' own", ""
+    );
+    let (mx, rms) = max_rms(&out_err);
+    eprintln!(
+        "{:<36} {:>19}   2^{mx:>6.2}  2^{rms:>6.2}  (min {:.1} / median {:.1} bits)",
+        "output (against the input)", "", stats.real.min, stats.real.median
+    );
+    // The floor of any result at the user's scale: one multiplication by 1 and its rescaling, from
+    // the user's level 3 to 2 (the rounding, (1 + ||s||^2) / 12 per coefficient, over Delta).
+    let fresh = enc
+        .encrypt_plaintext(&ctx.encode(&z, slots, 3).unwrap(), &mut r)
+        .unwrap();
+    let before = dec.decrypt(&fresh).unwrap();
+    let after = eval
+        .rescale(&eval.multiply_real(&fresh, 1.0).unwrap())
+        .unwrap();
+    let rounded = dec.decrypt(&after).unwrap();
+    let floor: Vec<f64> = before
+        .iter()
+        .zip(&rounded)
+        .flat_map(|(a, b)| [a.re - b.re, a.im - b.im])
+        .collect();
+    let (mx, rms) = max_rms(&floor);
+    let fs = PrecisionStats::compare(&before, &rounded).unwrap();
+    eprintln!(
+        "{:<36} {:>19}   2^{mx:>6.2}  2^{rms:>6.2}  (min {:.1} / median {:.1} bits, scale 2^{:.2})",
+        "one rescaling at the user's scale",
+        "",
+        fs.real.min,
+        fs.real.median,
+        after.scale().log2()
+    );
+}
+
+/// The stage table of a dense-secret variant of [`Preset::BootTestN15`] (insecure; raised under the
+/// encapsulation as Boot128N16) and, with `RNSFHE_STAGES_N16=1`, of [`Preset::Boot128N16`] itself
+/// (14 GB). Run with `cargo test --release -p rnsfhe-ckks --test bootstrap_chain stage_errors --
+/// --ignored --nocapture`.
+#[test]
+#[ignore = "diagnostic: N = 2^15 (3 GB, a minute); prints the stage errors"]
+fn stage_errors() {
+    let (mut params, label) = if std::env::var("RNSFHE_STAGES_N16").is_ok() {
+        (Preset::Boot128N16.params(), "Boot128N16")
+    } else {
+        let p = CkksParams {
+            secret: SecretDistribution::Ternary,
+            insecure_for_testing: true,
+            ..Preset::BootTestN15.params()
+        };
+        (p, "BootTestN15, dense secret")
+    };
+    // RNSFHE_STAGES_S2C_BITS=b: SlotsToCoeffs' primes of b bits instead of the preset's.
+    if let Ok(v) = std::env::var("RNSFHE_STAGES_S2C_BITS") {
+        let bits: u32 = v.parse().unwrap();
+        let s2c = params.bootstrap_primes.len() - 14;
+        params.bootstrap_primes[..s2c].fill(bits);
+        eprintln!("log QP {}", params.nominal_log_qp());
+    }
+    stage_table(params, label);
+}
+
+/// [`Preset::Boot128N16`], full slots: META-BTS with two passes ([`Evaluator::bootstrap_meta`]:
+/// levels left, precision, time) against one bootstrapping, then one bootstrapping and its EvalMod
+/// alone on a pool of 1 thread and of 2 threads, three times each, interleaved (figures for
+/// `docs/ckks-bootstrapping.md`; timings are printed, never asserted). About 14 GB and several
+/// minutes: run with `cargo test --release -p rnsfhe-ckks --test bootstrap_chain meta_and_threads
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore = "N = 2^16: about 14 GB of memory and minutes; run with --ignored"]
+fn full_size_boot128_n16_meta_and_threads() {
+    let ctx = CkksContext::new(Preset::Boot128N16.params()).unwrap();
+    let slots = ctx.max_slots();
+    let btp = Bootstrapper::new(&ctx, BootstrapParams::for_context(&ctx, slots).unwrap()).unwrap();
+    let Keyed {
+        eval,
+        dec,
+        ct,
+        want,
+        ..
+    } = keyed(&ctx, &btp, slots);
+    let bits = |out: &Ciphertext| {
+        let s = PrecisionStats::compare(&want, &dec.decrypt(out).unwrap()).unwrap();
+        (s.real.min, s.real.median)
+    };
+    for passes in [1, 2] {
+        let start = std::time::Instant::now();
+        let out = eval.bootstrap_meta(&ct, &btp, passes).unwrap();
+        let secs = start.elapsed().as_secs_f64();
+        let (min, median) = bits(&out);
+        let bound = btp.meta_error_bound(ct.scale(), passes).unwrap();
+        eprintln!(
+            "META-BTS {passes} pass(es): {} levels left, min {min:.1} / median {median:.1} bits, \
+             bound {bound:?}, {secs:.1} s",
+            out.level() - 1
+        );
+        assert_eq!(out.level(), btp.meta_output_level(passes));
+    }
+    let st = eval.bootstrap_stages(&ct, &btp).unwrap();
+    let half = &st.coeffs_to_slots[0];
+    let pools: Vec<rayon::ThreadPool> = [1, 2]
+        .iter()
+        .map(|&t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        })
+        .collect();
+    let mut best = [[f64::INFINITY; 2]; 2];
+    for rep in 0..3 {
+        for (p, pool) in pools.iter().enumerate() {
+            let (bts, em) = pool.install(|| {
+                let start = std::time::Instant::now();
+                let out = eval.bootstrap(&ct, &btp).unwrap();
+                let bts = start.elapsed().as_secs_f64();
+                assert_eq!(out.level(), btp.output_level());
+                let start = std::time::Instant::now();
+                eval.eval_mod(half, btp.eval_mod(), st.factor).unwrap();
+                (bts, start.elapsed().as_secs_f64())
+            });
+            eprintln!(
+                "rep {rep}, {} thread(s): bootstrap {bts:.2} s, one EvalMod {em:.2} s",
+                p + 1
+            );
+            best[p][0] = best[p][0].min(bts);
+            best[p][1] = best[p][1].min(em);
+        }
+    }
+    eprintln!(
+        "best of 3: bootstrap {:.2} s / {:.2} s (speed-up {:.2}x), EvalMod {:.2} s / {:.2} s \
+         ({:.2}x), the rest (raise, DFTs) {:.2} s / {:.2} s ({:.2}x)",
+        best[0][0],
+        best[1][0],
+        best[0][0] / best[1][0],
+        best[0][1],
+        best[1][1],
+        best[0][1] / best[1][1],
+        best[0][0] - 2.0 * best[0][1],
+        best[1][0] - 2.0 * best[1][1],
+        (best[0][0] - 2.0 * best[0][1]) / (best[1][0] - 2.0 * best[1][1])
+    );
 }
