@@ -30,8 +30,8 @@
 //! [`CkksParams::bootstrap_primes`]) takes that preset's chain instead and the circuit
 //! [`BootstrapParams::for_context`] fits into its bootstrapping levels (`level_budget`, `scale_bits`,
 //! `first_mod_bits`, `levels_after` and `security` do not apply); `secret` other than the default
-//! `"uniform_ternary"` replaces the preset's secret (a sparse one is insecure: e.g. `"hamming:32"` on
-//! `Boot128N16` until sparse-secret encapsulation is in bootstrapping).
+//! `"uniform_ternary"` replaces the preset's secret (a sparse one is insecure; `Boot128N16`'s dense
+//! secret is raised under the sparse-secret encapsulation, [`BootstrapParams::sparse_secret`]).
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
