@@ -83,8 +83,9 @@ def main(argv: Any = None) -> Dict[str, Any]:
     from rnsfhe import __version__, lwe
     from rnsfhe import distributed as D
 
-    print(f"rnsfhe {__version__}, {os.cpu_count()} CPUs, load before: {_loadavg()}  (figures indicative: "
-          f"a loaded machine)")
+    # The load average says how quiet the machine was: a figure taken while other jobs run is indicative
+    # only (the overhead is a ratio of two timings that other jobs disturb differently).
+    print(f"rnsfhe {__version__}, {os.cpu_count()} CPUs, preset {a.preset}, load before: {_loadavg()}")
     session = lwe.LutSession(a.preset, seed=1, allow_insecure=True)
     server = session.server()
     table = session.table(lambda v: max(v, 0.0))
