@@ -1474,11 +1474,7 @@ pub fn run_table4(options: &BenchOptions) -> anyhow::Result<()> {
 /// the driver sets 1), so that with one thread every operation runs on the thread that times it, with no
 /// hand-off to a worker and no idle worker spinning beside it.
 pub fn serve(preset: Option<&str>, depth: Option<usize>, t: u64) -> anyhow::Result<()> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(rayon::current_num_threads())
-        .build()
-        .context("cannot build the thread pool")?;
-    pool.install(|| serve_in_pool(preset, depth, t))
+    super::on_pool_worker(|| serve_in_pool(preset, depth, t))
 }
 
 fn serve_in_pool(preset: Option<&str>, depth: Option<usize>, t: u64) -> anyhow::Result<()> {

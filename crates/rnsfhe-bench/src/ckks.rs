@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use rand::{Rng, SeedableRng};
 use rnsfhe_ckks::{
     Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, Complex64, Csprng, Evaluator,
@@ -550,11 +550,7 @@ pub fn run_table1(options: &BenchOptions) -> anyhow::Result<()> {
 /// parallel sections are forks of that worker instead of jobs injected from outside while the caller
 /// sleeps; the Python bindings run each operation on a worker the same way.
 pub fn serve(preset_name: &str) -> anyhow::Result<()> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(rayon::current_num_threads())
-        .build()
-        .context("cannot build the thread pool")?;
-    pool.install(|| serve_in_pool(preset_name))
+    super::on_pool_worker(|| serve_in_pool(preset_name))
 }
 
 fn serve_in_pool(preset_name: &str) -> anyhow::Result<()> {

@@ -47,7 +47,7 @@ use rnsfhe_ckks::{
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::ckks_functions::{load_average, load_average_line};
+use super::ckks_functions::{load_average, load_average_line, peer_test_vector};
 use super::pegasus_pipeline::{available_bytes, cpu_seconds, peak_rss_mib};
 use super::{markdown_table, median, write_json, BenchOptions, Machine};
 
@@ -439,18 +439,6 @@ fn chain_info(ctx: &CkksContext, btp: &Bootstrapper, setup: &BootstrapSetup) -> 
     }
 }
 
-/// `n` reals in `[-1, 1]` from the LCG of `bench/peers/peerlib.py` `test_vector(n, seed)` (the same
-/// points in every implementation of the comparison).
-pub fn test_vector(n: usize, seed: u64) -> Vec<f64> {
-    let mut x = seed.wrapping_mul(2_654_435_761) % (1 << 32);
-    (0..n)
-        .map(|_| {
-            x = (1_103_515_245 * x + 12_345) % (1 << 31);
-            x as f64 / (1u64 << 30) as f64 - 1.0
-        })
-        .collect()
-}
-
 /// Precision and levels of one bootstrapped ciphertext.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct CallCheck {
@@ -492,7 +480,7 @@ pub struct BootstrapBench {
 }
 
 impl BootstrapBench {
-    /// Chooses the chain ([`choose_chain`]), generates the keys and encrypts `test_vector(slots, 1)` at
+    /// Chooses the chain ([`choose_chain`]), generates the keys and encrypts [`peer_test_vector`]`(slots, 1)` at
     /// level 1 (`q_0` alone: the input bootstrapping takes; its default scale, within EvalMod's range).
     ///
     /// Errors: those of [`choose_chain`], key generation and encryption.
@@ -534,7 +522,7 @@ impl BootstrapBench {
             .with_bootstrapping_keys(gk)?;
         let encryptor = CkksEncryptor::with_public_key(&ctx, &pk)?;
         let decryptor = CkksDecryptor::new(&ctx, kg.secret_key())?;
-        let x = test_vector(setup.slots, 1);
+        let x = peer_test_vector(setup.slots, 1);
         let pt = ctx.encode_real(&x, setup.slots, 1)?;
         let ct = encryptor.encrypt_plaintext(&pt, &mut rng)?;
         Ok(Self {
@@ -712,11 +700,7 @@ pub fn serve_lines(params: &str, input: impl BufRead, mut out: impl Write) -> an
 ///
 /// Errors: those of [`serve_lines`].
 pub fn serve(params: &str) -> anyhow::Result<()> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(rayon::current_num_threads())
-        .build()
-        .context("cannot build the thread pool")?;
-    pool.install(|| serve_lines(params, std::io::stdin().lock(), std::io::stdout().lock()))
+    super::on_pool_worker(|| serve_lines(params, std::io::stdin().lock(), std::io::stdout().lock()))
 }
 
 /// One set-up of `ckks-bootstrap`.
@@ -994,12 +978,12 @@ mod tests {
     /// print(peerlib.test_vector(4, 1))' in bench/peers).
     #[test]
     fn test_vector_is_the_peers_lcg() {
-        let x = test_vector(4, 1);
+        let x = peer_test_vector(4, 1);
         let want = PEERLIB_TEST_VECTOR_4_1;
         for (a, b) in x.iter().zip(want) {
             assert_eq!(*a, b);
         }
-        assert!(test_vector(1000, 1)
+        assert!(peer_test_vector(1000, 1)
             .iter()
             .all(|v| (-1.0..=1.0).contains(v)));
     }

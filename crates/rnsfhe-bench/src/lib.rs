@@ -399,6 +399,20 @@ impl Clone for AlignedBuffer {
     }
 }
 
+/// Runs `f` on a worker of a new rayon pool of [`rayon::current_num_threads`] threads
+/// (`RAYON_NUM_THREADS`; the peer drivers set 1): the protocol servers time every operation there, so
+/// that its parallel sections are forks of that worker instead of jobs injected from outside while the
+/// caller sleeps (as the Python bindings run each call).
+///
+/// Errors: the pool cannot be built; those of `f`.
+pub fn on_pool_worker<T: Send>(f: impl FnOnce() -> anyhow::Result<T> + Send) -> anyhow::Result<T> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .build()
+        .context("cannot build the thread pool")?
+        .install(f)
+}
+
 /// Writes `value` as pretty JSON to `<dir>/<name>.json`, creating `dir`; returns the path written.
 pub fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> anyhow::Result<PathBuf> {
     fs::create_dir_all(dir)

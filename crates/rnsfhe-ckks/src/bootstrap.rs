@@ -446,7 +446,9 @@ impl Bootstrapper {
             return Err(Error::InvalidArgument {
                 operation: OP,
                 reason: format!(
-                    "sparse_secret = Some({h}): the Hamming weight of the encapsulated secret must be                      from 1 to N = {} ({DEFAULT_SPARSE_WEIGHT} by default); None raises under the                      CKKS secret",
+                    "sparse_secret = Some({h}): the Hamming weight of the encapsulated secret must be \
+                     from 1 to N = {} ({DEFAULT_SPARSE_WEIGHT} by default); None raises under the \
+                     CKKS secret",
                     ctx.n()
                 ),
             });
