@@ -61,7 +61,11 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rnsfhe_ckks::{Ciphertext, Csprng};
 use rnsfhe_core::RlweContext;
-use rnsfhe_lwe::{LookupTable, LweCiphertext, LweSecretDistribution, LweSwitchingKey};
+use rnsfhe_lwe::{
+    LookupTable, LweCiphertext, LweDimension, LweSecretDistribution, LweSwitchingKey,
+    LweSwitchingKeyContext,
+};
+use rnsfhe_math::wire::{DecodeError, DecodeErrorKind, Deserializable, Integrity};
 use rnsfhe_pegasus::{PegasusEvaluator, PegasusSecretKeys};
 
 use crate::error::{Error, Result};
@@ -137,9 +141,51 @@ impl ComparisonKey {
         Self { back }
     }
 
-    /// The switching key.
+    /// The switching key. Its wire form (the LWE switching key's of `rnsfhe-lwe`:
+    /// `switching_key().to_bytes_sealed(randomness, integrity)`) is the key's; a server loads it with
+    /// [`ComparisonKey::from_bytes_sealed`].
     pub fn switching_key(&self) -> &LweSwitchingKey {
         &self.back
+    }
+
+    /// The context the key of `pegasus` is read against: from the table ring's degree `n` to `n_lwe`,
+    /// with the key-switching parameters of the LWE side (what [`ComparisonKey::generate`] uses).
+    ///
+    /// Errors: [`Error::Lwe`] for key-switching parameters the LWE layer refuses.
+    pub fn wire_context(pegasus: &PegasusEvaluator) -> Result<LweSwitchingKeyContext> {
+        let params = pegasus.params();
+        let from = LweDimension::new(pegasus.lut_evaluator().key().context().n())?;
+        let to = LweDimension::new(params.lwe.lwe_dimension)?;
+        Ok(LweSwitchingKeyContext::new(
+            from,
+            to,
+            params.lwe.key_switch,
+        )?)
+    }
+
+    /// The key of `pegasus` from exactly `bytes` (its switching key's wire form, see
+    /// [`ComparisonKey::switching_key`]), the digest checked in the mode `integrity` (a MAC) before
+    /// anything else: a server's load of what the client sent. The header's fingerprint binds the key
+    /// to the pipeline's dimensions and key-switching parameters, so a key of another pipeline is
+    /// refused before its payload is read.
+    ///
+    /// Errors: [`DecodeError`] naming the field and byte offset (damaged, truncated or foreign bytes;
+    /// never a panic).
+    pub fn from_bytes_sealed(
+        bytes: &[u8],
+        pegasus: &PegasusEvaluator,
+        integrity: Integrity<'_>,
+    ) -> std::result::Result<Self, DecodeError> {
+        let ctx = Self::wire_context(pegasus).map_err(|e| {
+            DecodeError::new(
+                "comparison_key",
+                0,
+                DecodeErrorKind::Invalid(format!("the pipeline has no switching-key context: {e}")),
+            )
+        })?;
+        Ok(Self {
+            back: LweSwitchingKey::from_bytes_sealed(bytes, &ctx, integrity)?,
+        })
     }
 }
 

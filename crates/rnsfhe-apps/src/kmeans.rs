@@ -33,6 +33,10 @@
 //!    the counts `|C_j| = sum_i b_ij` are sums of LWE ciphertexts, switched back to the LWE key (PEGASUS
 //!    Fig. 9), and the **reciprocal** table `1 / |C_j|` (`0` below `1/2`: an empty cluster gets the zero
 //!    vector) reads them (`K` tables). All tables of a stage run in one batch over rayon, keys shared.
+//!    The min-tree and the bits of a point read its own distances only
+//!    ([`KMeansEvaluator::assignment_bits`], any chunk of whole points, e.g. on the workers of another
+//!    machine with [`KMeansEvaluator::for_assignment`] and the keys loaded from bytes); the counts and
+//!    reciprocals ([`KMeansEvaluator::reciprocals`]) need the bits of every point.
 //! 4. **Repacking**: the bits into one CKKS ciphertext `B` (slot `i K' + j`), the reciprocals into one
 //!    ciphertext `R` (slot `i K' + j` holds `1 / |C_j|`, the same LWE ciphertext repeated).
 //! 5. **Centroid** (two levels): `T_f = (B R) X_f`, then the sum of the slots of each cluster by
@@ -569,6 +573,33 @@ impl<P: Borrow<PegasusEvaluator> + Sync> KMeansEvaluator<P> {
         layout: KMeansLayout,
         options: KMeansOptions,
     ) -> Result<Self> {
+        Self::build(pegasus, key, Some(keys), layout, options)
+    }
+
+    /// The server of sectors 2 to 4 alone (extraction, [`KMeansEvaluator::assignment_bits`],
+    /// [`KMeansEvaluator::reciprocals`], repacking): the pipeline's keys and the comparison key, without
+    /// the [`KMeansKeys`] of the CKKS sectors 1 and 5, which then fail with [`Error::Ckks`] (a missing
+    /// key). What a worker that loaded the keys from bytes needs to compute the bits of its points
+    /// ([`ComparisonKey::from_bytes_sealed`]); its bits equal those of [`KMeansEvaluator::new`] with
+    /// the same pipeline, key, layout and options, bit for bit.
+    ///
+    /// Errors: as [`KMeansEvaluator::new`].
+    pub fn for_assignment(
+        pegasus: P,
+        key: ComparisonKey,
+        layout: KMeansLayout,
+        options: KMeansOptions,
+    ) -> Result<Self> {
+        Self::build(pegasus, key, None, layout, options)
+    }
+
+    fn build(
+        pegasus: P,
+        key: ComparisonKey,
+        keys: Option<KMeansKeys>,
+        layout: KMeansLayout,
+        options: KMeansOptions,
+    ) -> Result<Self> {
         layout.check_slots(pegasus.borrow().options().slots)?;
         for (what, v) in [
             ("k-means data radius", options.data_radius),
@@ -581,9 +612,13 @@ impl<P: Borrow<PegasusEvaluator> + Sync> KMeansEvaluator<P> {
                 });
             }
         }
-        let ckks = Evaluator::new(pegasus.borrow().context())
-            .with_relin_key(keys.relin)?
-            .with_galois_keys(keys.galois)?;
+        let ckks = Evaluator::new(pegasus.borrow().context());
+        let ckks = match keys {
+            Some(keys) => ckks
+                .with_relin_key(keys.relin)?
+                .with_galois_keys(keys.galois)?,
+            None => ckks,
+        };
         let cmp = Comparator::new(pegasus, key, None)?;
         let t = layout.clusters;
         let threshold = match options.threshold {
@@ -810,13 +845,10 @@ impl<P: Borrow<PegasusEvaluator> + Sync> KMeansEvaluator<P> {
         Ok(out)
     }
 
-    /// Sector 3 (min-index and reciprocal): the min-tree of each point's `K` distances
-    /// ([`Comparator::min_of`], `2 (K - 1)` tables), the bits `I(D_ij - min_i <= tau)` (`K` tables), the
-    /// counts (sums of bits, switched back to the LWE key) and their reciprocals (`K` tables); each
-    /// stage one parallel batch.
+    /// Sector 3 (min-index and reciprocal): [`KMeansEvaluator::assignment_bits`] of all `N` points,
+    /// then [`KMeansEvaluator::reciprocals`] of their bits.
     ///
-    /// Errors: [`Error::Shape`] for another number of ciphertexts than `N K`; as
-    /// [`Comparator::min_of`]; table and key-switch errors.
+    /// Errors: [`Error::Shape`] for another number of ciphertexts than `N K`; as the two parts.
     pub fn min_index(&self, distances: &[LweCiphertext]) -> Result<Assignment> {
         let (n, k) = (self.layout.points, self.layout.clusters);
         if distances.len() != n * k {
@@ -826,14 +858,54 @@ impl<P: Borrow<PegasusEvaluator> + Sync> KMeansEvaluator<P> {
                 found: distances.len(),
             });
         }
-        let p = self.cmp.pegasus();
+        let bits = self.assignment_bits(distances)?;
+        let reciprocals = self.reciprocals(&bits)?;
+        Ok(Assignment { bits, reciprocals })
+    }
+
+    /// The per-point part of sector 3 (PEGASUS Eq. (2)): for every group of `K` distances (one point,
+    /// order `i K + j`), the min-tree ([`Comparator::min_of`], `2 (K - 1)` tables) and the bits
+    /// `I(D_ij - min_i <= tau)` (`K` tables), each stage one parallel batch. A point's bits depend on
+    /// its own distances only, so any whole number of points, up to `N`, may go in one call (a worker's
+    /// chunk): the bits of the chunks, concatenated, are those of all points at once, bit for bit.
+    /// The bit table's output scale is the layout's (sized for the sum of `N` bits).
+    ///
+    /// Errors: [`Error::Shape`] for no ciphertext, a count not a multiple of `K`, or more than `N K`;
+    /// as [`Comparator::min_of`]; table errors.
+    pub fn assignment_bits(&self, distances: &[LweCiphertext]) -> Result<Vec<LweCiphertext>> {
+        let (n, k) = (self.layout.points, self.layout.clusters);
+        let len = distances.len();
+        if len == 0 || !len.is_multiple_of(k) || len > n * k {
+            return Err(Error::Shape {
+                what: format!("distances of whole points ({k} per point, 1 to {n} points)"),
+                expected: (len / k).clamp(1, n) * k,
+                found: len,
+            });
+        }
         let minima = self.cmp.min_of(distances, k, Form::Lwe)?.ciphertexts;
         let diffs = distances
             .par_iter()
             .enumerate()
             .map(|(idx, d)| Ok(d.sub(&minima[idx / k])?))
             .collect::<Result<Vec<_>>>()?;
-        let bits = p.lut(&diffs, &self.bit_table)?;
+        Ok(self.cmp.pegasus().lut(&diffs, &self.bit_table)?)
+    }
+
+    /// The all-points part of sector 3: the counts `|C_j| = sum_i b_ij` of the bits of all `N` points
+    /// ([`KMeansEvaluator::assignment_bits`], order `i K + j`), multiplied by `M`, switched back to the
+    /// LWE key (PEGASUS Fig. 9), and their reciprocals by the table (`K` tables, one batch).
+    ///
+    /// Errors: [`Error::Shape`] for another number of ciphertexts than `N K`; key-switch and table
+    /// errors (bits of another pipeline).
+    pub fn reciprocals(&self, bits: &[LweCiphertext]) -> Result<Vec<LweCiphertext>> {
+        let (n, k) = (self.layout.points, self.layout.clusters);
+        if bits.len() != n * k {
+            return Err(Error::Shape {
+                what: "assignment bits of all points".into(),
+                expected: n * k,
+                found: bits.len(),
+            });
+        }
         let switch = self.cmp.key().switching_key();
         let ks_modulus = switch.params().modulus;
         let counts = (0..k)
@@ -852,8 +924,7 @@ impl<P: Borrow<PegasusEvaluator> + Sync> KMeansEvaluator<P> {
                 Ok(switch.switch(&c)?)
             })
             .collect::<Result<Vec<_>>>()?;
-        let reciprocals = p.lut(&counts, &self.reciprocal_table)?;
-        Ok(Assignment { bits, reciprocals })
+        Ok(self.cmp.pegasus().lut(&counts, &self.reciprocal_table)?)
     }
 
     /// Sector 4 (repacking): the bits and the reciprocals into CKKS ciphertexts of the layout

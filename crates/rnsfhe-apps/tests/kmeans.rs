@@ -1,6 +1,7 @@
 //! One encrypted k-means update (PEGASUS Section V.C) on the InsecureTest pipeline (N = 2^11, tables in
 //! degree 2^10): well-separated clusters give the plaintext assignment and centroids within the stated
-//! error; rho on a small random case; the errors of wrong sizes and out-of-range data.
+//! error; rho on a small random case; the errors of wrong sizes and out-of-range data; sector 3 split
+//! into its per-point and all-points parts, and a worker's server loaded from bytes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,6 +15,7 @@ use rnsfhe_apps::{
     KMeansKeys, KMeansLayout, KMeansOptions,
 };
 use rnsfhe_ckks::{CkksDecryptor, CkksEncryptor, Csprng, KeyGenerator};
+use rnsfhe_math::wire::{Integrity, PublicRandomness, Serializable};
 use rnsfhe_pegasus::{
     PegasusEvaluator, PegasusKeys, PegasusSecretKeys, PipelineOptions, PipelinePreset,
 };
@@ -304,4 +306,155 @@ fn wrong_sizes_and_ranges_are_errors() {
             ..
         })
     ));
+}
+
+/// FNV-1a of the wire bytes of `cts`, in order: a fingerprint of ciphertexts to compare runs by.
+fn fingerprint(cts: &[rnsfhe_lwe::LweCiphertext]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in cts {
+        for b in c.to_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Sector 3 split into its per-point part (`assignment_bits`) and its all-points part (`reciprocals`):
+/// `min_index` is the two in order, with the ciphertexts of the unsplit `min_index` (fingerprints
+/// recorded from it for this seed); the bits of chunks of whole points, concatenated, are those of all
+/// points; a server for the assignment alone, loaded from the key bytes (`from_key_bytes`,
+/// `ComparisonKey::from_bytes_sealed`, `for_assignment`), gives the same bits and reciprocals.
+#[test]
+fn min_index_is_the_per_point_then_the_all_points_part() {
+    let mut plain_rng = StdRng::seed_from_u64(11);
+    let x: Vec<Vec<f64>> = (0..6)
+        .map(|_| {
+            vec![
+                plain_rng.gen_range(-0.7..0.7),
+                plain_rng.gen_range(-0.7..0.7),
+            ]
+        })
+        .collect();
+    let init = x[..3].to_vec();
+    let mut s = setup(6, 3, 2, KMeansOptions::new(1.0), false);
+    let (px, pc) = s.encrypt(&x, &init);
+    let d = s.server.distances(&px, &pc).unwrap();
+    let lwes = s.server.extract(&d).unwrap();
+    let whole = s.server.min_index(&lwes).unwrap();
+    // Recorded from min_index before it was split (same seed, same inputs).
+    assert_eq!(fingerprint(&whole.bits), 0x5079_2c66_1cae_28bd);
+    assert_eq!(fingerprint(&whole.reciprocals), 0x95e6_dd3b_7f8c_1c27);
+    let bits = s.server.assignment_bits(&lwes).unwrap();
+    assert_eq!(fingerprint(&bits), fingerprint(&whole.bits));
+    let recips = s.server.reciprocals(&bits).unwrap();
+    assert_eq!(fingerprint(&recips), fingerprint(&whole.reciprocals));
+    // Chunks of 1, 2 and 3 points.
+    let mut chunked = Vec::new();
+    for (lo, hi) in [(0, 1), (1, 3), (3, 6)] {
+        chunked.extend(s.server.assignment_bits(&lwes[lo * 3..hi * 3]).unwrap());
+    }
+    assert_eq!(fingerprint(&chunked), fingerprint(&whole.bits));
+
+    // A worker's server: the pipeline and the comparison key from their bytes, no CKKS keys.
+    let cmp = s.server.comparator();
+    let p = cmp.pegasus();
+    let key_bytes = p
+        .keys_to_bytes(PublicRandomness::Seeded, Integrity::Digest)
+        .unwrap();
+    let loaded = PegasusEvaluator::from_key_bytes(
+        p.params().clone(),
+        *p.options(),
+        &key_bytes,
+        Integrity::Digest,
+    )
+    .unwrap();
+    let ck = cmp
+        .key()
+        .switching_key()
+        .to_bytes_with(PublicRandomness::Seeded);
+    let key = ComparisonKey::from_bytes_sealed(&ck, &loaded, Integrity::Digest).unwrap();
+    let worker =
+        KMeansEvaluator::for_assignment(&loaded, key, *s.server.layout(), *s.server.options())
+            .unwrap();
+    let mut chunked = Vec::new();
+    for (lo, hi) in [(0, 4), (4, 6)] {
+        chunked.extend(worker.assignment_bits(&lwes[lo * 3..hi * 3]).unwrap());
+    }
+    assert_eq!(fingerprint(&chunked), fingerprint(&whole.bits));
+    assert_eq!(
+        fingerprint(&worker.reciprocals(&chunked).unwrap()),
+        fingerprint(&whole.reciprocals)
+    );
+    // Without the k-means keys the CKKS sectors are errors, not panics.
+    assert!(matches!(worker.distances(&px, &pc), Err(Error::Ckks(_))));
+    // Partial points and wrong counts are shape errors.
+    let too_many = [&lwes[..], &lwes[..3]].concat();
+    for input in [&lwes[..0], &lwes[..4], &too_many[..]] {
+        assert!(matches!(
+            s.server.assignment_bits(input),
+            Err(Error::Shape { .. })
+        ));
+    }
+    assert!(matches!(
+        s.server.reciprocals(&bits[..15]),
+        Err(Error::Shape {
+            expected: 18,
+            found: 15,
+            ..
+        })
+    ));
+}
+
+/// The comparison key's bytes: damaged, truncated or foreign ones (a switching key of other
+/// dimensions, another kind of object, a MAC read as a digest) are decode errors, never panics.
+#[test]
+fn comparison_key_hostile_bytes_are_errors() {
+    let mut s = setup(4, 2, 1, KMeansOptions::new(1.0), false);
+    let p = s.server.comparator().pegasus();
+    let good = s
+        .server
+        .comparator()
+        .key()
+        .switching_key()
+        .to_bytes_with(PublicRandomness::Seeded);
+    assert!(ComparisonKey::from_bytes_sealed(&good, p, Integrity::Digest).is_ok());
+    let mut cases: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        good[..16].to_vec(),
+        good[..good.len() - 1].to_vec(),
+    ];
+    cases.push([good.as_slice(), &[0]].concat());
+    for at in [0, 7, 20, good.len() / 2, good.len() - 1] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x5a;
+        cases.push(bad);
+    }
+    let params = p.params().lwe.key_switch;
+    let other = rnsfhe_lwe::LweSwitchingKey::generate_allowing_insecure(
+        &s.secrets.lwe,
+        &s.secrets.lwe,
+        params,
+        &mut s.rng,
+    )
+    .unwrap();
+    cases.push(other.to_bytes());
+    cases.push(
+        p.keys_to_bytes(PublicRandomness::Seeded, Integrity::Digest)
+            .unwrap(),
+    );
+    for (i, bad) in cases.iter().enumerate() {
+        assert!(
+            ComparisonKey::from_bytes_sealed(bad, p, Integrity::Digest).is_err(),
+            "case {i} loaded"
+        );
+    }
+    let mac = rnsfhe_math::wire::MacKey::from_bytes([3; 32]);
+    let sealed = s
+        .server
+        .comparator()
+        .key()
+        .switching_key()
+        .to_bytes_sealed(PublicRandomness::Seeded, Integrity::Mac(&mac));
+    assert!(ComparisonKey::from_bytes_sealed(&sealed, p, Integrity::Mac(&mac)).is_ok());
+    assert!(ComparisonKey::from_bytes_sealed(&sealed, p, Integrity::Digest).is_err());
 }
