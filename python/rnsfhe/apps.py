@@ -98,7 +98,7 @@ from ._rnsfhe.apps import (
     TreeScaling,
     TreeServerKey,
 )
-from ._rnsfhe.apps import KMeansSession
+from ._rnsfhe.apps import KMeansServer, KMeansSession
 from ._rnsfhe.lwe import LweCiphertext
 from ._rnsfhe.pegasus import Pipeline as _Pipeline
 from .ckks import NotEnoughLevelsError
@@ -970,6 +970,7 @@ __all__ = [
     "EncryptedLabel",
     "KMeans",
     "KMeansSession",
+    "KMeansServer",
 ]
 
 

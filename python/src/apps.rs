@@ -747,6 +747,7 @@ pub(crate) fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<decision_tree::PyEncryptedQuery>()?;
     m.add_class::<decision_tree::PyEncryptedLabel>()?;
     m.add_class::<kmeans::PyKMeansSession>()?;
+    m.add_class::<kmeans::PyKMeansServer>()?;
     m.add_function(wrap_pyfunction!(load_dataset, &m)?)?;
     m.add_function(wrap_pyfunction!(sigmoid_coefficients, &m)?)?;
     m.add_function(wrap_pyfunction!(schedule, &m)?)?;

@@ -38,7 +38,7 @@ use crate::lwe::{
 };
 
 mod pipeline;
-mod server;
+pub(crate) mod server;
 
 pub(crate) use pipeline::PyPipeline;
 use server::PyPipelineServer;

@@ -138,20 +138,49 @@ def _tree_labels(ex, tree_job):
     return [client.decrypt(apps.EncryptedLabel.from_bytes(b, client)) for b in out]
 
 
-# Distances of 4 points to 3 clusters. The InsecureTest tables are coarse: session.error_bound(1.0) is
-# about 0.44, so a minimum of three (two relu tables) is within 0.9 of the true one; with gaps of at
-# least 2 between a point's distances, a threshold of 0.95 separates the closest cluster from the others.
-DISTANCES = np.array([[1.0, 5.0, 3.0], [4.0, 0.5, 2.5], [4.5, 3.0, 0.2], [2.0, 6.0, 5.5]])
-
-
 @pytest.fixture(scope="module")
-def distances(session):
-    assert 2 * session.error_bound(1.0) < 0.95 < 2 - 2 * session.error_bound(1.0)
-    return session.encrypt(DISTANCES.ravel())
+def kmeans_job():
+    """A k-means session (InsecureTest) of 8 points of well-separated blobs in 3 clusters, its key bundle,
+    the extracted distances to centroids near the blobs' centres and the session's own min-index sector
+    on them (bits and reciprocals): the reference of the distributed stage."""
+    import warnings
+
+    rng = np.random.default_rng(2)
+    centres = np.array([[0.6, 0.5], [-0.6, -0.4], [0.5, -0.6]])
+    x = centres[np.arange(8) % 3] + rng.uniform(-0.1, 0.1, (8, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # InsecureTest
+        s = apps.KMeansSession(8, 3, 2, 1.0, seed=3, allow_insecure=True)
+    distances = s.distances(x, 0.9 * centres)
+    bits, reciprocals = s.min_index(distances)
+    return s, D.kmeans_keys(s, allow_insecure=True), distances, bits, reciprocals
 
 
-def _kmeans_bits(ex, session, distances):
-    return D.kmeans_lut_stage(ex, session.server(), distances, 3, threshold=0.95, chunk_size=1)
+def _kmeans_bits(ex, kmeans_job):
+    s, keys, distances, _, _ = kmeans_job
+    return D.kmeans_lut_stage(ex, keys, distances, chunk_size=3)
+
+
+def test_kmeans_server_from_bytes(kmeans_job):
+    """The worker's server of the per-point part, loaded from the session's bytes: the session's bits and
+    reciprocals bit for bit; bytes of another kind or damaged ones are DecodeErrors."""
+    s, keys, distances, bits, reciprocals = kmeans_job
+    server = keys.load()
+    own = s.server()
+    assert isinstance(server, apps.KMeansServer) and server.layout == own.layout == (8, 3, 2)
+    assert server.threshold == own.threshold == s.threshold and server.spaces == own.spaces
+    assert (server.radius, server.distance_bound) == (own.radius, own.distance_bound) == (1.0, 3.0)
+    assert _bytes(server.assignment_bits(distances[:9]) + server.assignment_bits(distances[9:])) == _bytes(bits)
+    assert _bytes(server.reciprocals(bits)) == _bytes(reciprocals)
+    with pytest.raises(ValueError, match="whole points"):
+        server.assignment_bits(distances[:4])
+    b = keys.blobs
+    args = (8, 3, 2, 1.0, b["params"], b["options"], b["keys"])
+    for bad in (b["comparison_key"][:-1], b["keys"], b"\0" * 40):
+        with pytest.raises(rnsfhe.DecodeError):
+            apps.KMeansServer.from_bytes(*args, bad, allow_insecure=True)
+    with pytest.raises(rnsfhe.DecodeError):  # parameters below 128 bits without the opt-in
+        apps.KMeansServer.from_bytes(*args, b["comparison_key"])
 
 
 @pytest.fixture(scope="module")
@@ -201,13 +230,21 @@ def test_local_bootstrapping_with_a_dense_secret():
     assert np.abs(dec.decrypt(out).real - want.real).max() <= btp.error_bound(ct.scale)["total"]
 
 
-def test_local_jobs(session, tree_job, ckks_job, distances, pipeline_job):
+def test_local_jobs(session, tree_job, ckks_job, kmeans_job, pipeline_job):
     with D.local() as ex:
         keys, cts, table, want = pipeline_job
         assert D.pipeline_lut(ex, keys, cts, table, chunk_size=5) == want      # bit for bit session.lut
         assert _tree_labels(ex, tree_job) == list(tree_job[3])
-        bits = np.round(session.decrypt(_kmeans_bits(ex, session, distances))).reshape(DISTANCES.shape)
-        assert (bits == (DISTANCES == DISTANCES.min(axis=1, keepdims=True))).all()
+        # The k-means bits of the workers are the session's own min-index bits, and the reciprocals the
+        # caller computes from them are the session's.
+        s, _, _, bits, reciprocals = kmeans_job
+        out = _kmeans_bits(ex, kmeans_job)
+        assert _bytes(out) == _bytes(bits) and _bytes(s.server().reciprocals(out)) == _bytes(reciprocals)
+        assert (np.round(s.decrypt_bits(out)) == np.eye(3)[np.arange(8) % 3]).all()
+        with pytest.raises(D.KeyMismatchError, match="LWE dimension"):
+            D.kmeans_lut_stage(ex, kmeans_job[1], bits)
+        with pytest.raises(ValueError, match="whole points"):
+            D.kmeans_lut_stage(ex, kmeans_job[1], kmeans_job[2][:4])
         s, cts, keys = ckks_job
         out = D.run_jobs(ex, ckks.Evaluator.square, cts, keys=keys)
         assert [o.to_bytes() for o in out] == [s.evaluator.square(c).to_bytes() for c in cts]
@@ -269,12 +306,15 @@ def test_cluster_lut_batch_keys_once_per_node(ex, session, relu, inputs):
 
 
 @needs_ray
-def test_cluster_jobs_equal_local(ex, session, tree_job, ckks_job, distances, pipeline_job):
+def test_cluster_jobs_equal_local(ex, session, tree_job, ckks_job, kmeans_job, pipeline_job):
     keys, cts, table, want = pipeline_job
     assert D.pipeline_lut(ex, keys, cts, table, chunk_size=5) == want
     with D.local() as loc:
         assert _tree_labels(ex, tree_job) == _tree_labels(loc, tree_job) == list(tree_job[3])
-        assert _bytes(_kmeans_bits(ex, session, distances)) == _bytes(_kmeans_bits(loc, session, distances))
+        s, _, _, bits, reciprocals = kmeans_job
+        out = _kmeans_bits(ex, kmeans_job)
+        assert _bytes(out) == _bytes(_kmeans_bits(loc, kmeans_job)) == _bytes(bits)
+        assert _bytes(s.server().reciprocals(out)) == _bytes(reciprocals)
     s, cts, keys = ckks_job
     out = D.run_jobs(ex, ckks.Evaluator.square, cts, keys=keys)
     assert [o.to_bytes() for o in out] == [s.evaluator.square(c).to_bytes() for c in cts]

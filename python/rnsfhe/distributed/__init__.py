@@ -2,8 +2,8 @@
 
 The embarrassingly parallel parts of PEGASUS and its applications -- look-up tables on a batch of LWE
 ciphertexts (PEGASUS Fig. 2), the extraction, table and repacking stages of the pipeline on many CKKS
-ciphertexts (Fig. 6), private decision trees on many queries (Section V.B), the look-up-table
-stage of a k-means update (Section V.C) -- and independent CKKS / BFV jobs run on an :class:`Executor`:
+ciphertexts (Fig. 6), private decision trees on many queries (Section V.B), the per-point
+min-index stage of a k-means update (Section V.C) -- and independent CKKS / BFV jobs run on an :class:`Executor`:
 
 * :func:`local` runs them in this process (no Ray needed; each chunk on rayon's threads);
 * :func:`connect` runs them on the Ray cluster at ``host:port`` (``pip install 'rnsfhe[distributed]'``):
@@ -44,6 +44,7 @@ from ._core import (
 from ._cluster import local_cluster
 from .jobs import (
     evaluator_keys,
+    kmeans_keys,
     kmeans_lut_stage,
     lut_batch,
     lut_keys,
@@ -69,6 +70,7 @@ __all__ = [
     "pipeline_lut",
     "tree_keys",
     "predict_trees",
+    "kmeans_keys",
     "kmeans_lut_stage",
     "evaluator_keys",
     "shared_keys",

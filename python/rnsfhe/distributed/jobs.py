@@ -1,7 +1,7 @@
 """The embarrassingly parallel jobs of the library on an :class:`~rnsfhe.distributed.Executor`: look-up
 tables on a batch of LWE ciphertexts (PEGASUS Fig. 2), the extraction / table / repacking stages of the
 PEGASUS pipeline on many CKKS ciphertexts (Fig. 6), private decision trees on many queries (PEGASUS
-Section V.B), the look-up-table stage of a k-means update (PEGASUS Section V.C) and any independent
+Section V.B), the per-point min-index stage of a k-means update (PEGASUS Section V.C) and any independent
 CKKS / BFV job. Each is a key bundle (:class:`~rnsfhe.distributed.Keys`), a task registered for the
 workers, and a client-side function that turns objects into wire bytes and back.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pickle
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from ..apps import EncryptedQuery, EncryptedTree, TreeScaling, TreeServerKey
+from ..apps import EncryptedQuery, EncryptedTree, KMeansServer, KMeansSession, TreeScaling, TreeServerKey
 from ..lwe import LookupTable, LutServer, LweCiphertext
 from ..pegasus import Pipeline, PipelineServer
 from ._core import Executor, KeyMismatchError, Keys, Progress, register_loader, register_task
@@ -170,64 +170,61 @@ def predict_trees(executor: Executor, keys: Keys, queries: Sequence[bytes], *,
     return executor.map("tree", keys, list(queries), chunk_size=chunk_size, progress=progress)
 
 
-# ----- the look-up-table stage of a k-means update -------------------------------------------------------------
+# ----- the min-index stage of a k-means update ----------------------------------------------------------------
 
 
-def _relu(x: float) -> float:
-    return max(x, 0.0)
+def kmeans_keys(session: KMeansSession, *, allow_insecure: bool = False) -> Keys:
+    """The key bundle of the min-index stage of a k-means update (PEGASUS Section V.C): the session's
+    pipeline parameters, options and evaluation keys and its comparison key (the switch from the table ring
+    back to the LWE key, Fig. 9), as seeded wire bytes (no secret), with its sizes and options; each worker
+    loads ``apps.KMeansServer.from_bytes`` once (``allow_insecure``: the workers' opt-in for parameters
+    below 128 bits)."""
+    server = session.server()
+    return Keys("kmeans", {"params": session.params_to_bytes(), "options": session.options_to_bytes(),
+                           "keys": session.keys_to_bytes(), "comparison_key": session.comparison_key_to_bytes()},
+                {"layout": server.layout, "radius": server.radius, "distance_bound": server.distance_bound,
+                 "threshold": server.threshold, "allow_insecure": allow_insecure, "spaces": server.spaces})
+
+
+@register_loader("kmeans")
+def _load_kmeans(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> KMeansServer:
+    return KMeansServer.from_bytes(*meta["layout"], meta["radius"], blobs["params"], blobs["options"],
+                                   blobs["keys"], blobs["comparison_key"], distance_bound=meta["distance_bound"],
+                                   threshold=meta["threshold"], allow_insecure=meta["allow_insecure"])
 
 
 @register_task("kmeans")
-def _task_kmeans(server: LutServer, items: List[bytes], args: Dict[str, Any]) -> List[bytes]:
-    relu = LookupTable.from_bytes(args["relu"], server.params)
-    bit = LookupTable.from_bytes(args["bit"], server.params)
-    k, out = args["clusters"], []
-    for point in items:
-        d = _ciphertexts([point[i * args["size"]:(i + 1) * args["size"]] for i in range(k)],
-                         server.lwe_dimension, server.lwe_modulus)
-        # The minimum by a tournament: min(a, b) = a - relu(a - b), the table output switched back to
-        # the LWE key so that it combines with the distances.
-        level = list(d)
-        while len(level) > 1:
-            pairs = [(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
-            mins = [a - server.switch_to_lwe(r)
-                    for (a, _), r in zip(pairs, server.lut_many([a - b for a, b in pairs], relu))]
-            level = mins + ([level[-1]] if len(level) % 2 else [])
-        half = round(0.5 * server.scale)  # the outputs are modulo q0, at the default scale
-        bits = [c.add_plain(half) for c in server.lut_many([x - level[0] for x in d], bit)]
-        out.append(b"".join(c.to_bytes() for c in bits))
-    return out
+def _task_kmeans(server: KMeansServer, items: List[bytes], args: Any) -> List[bytes]:
+    # The chunk's points in one call of the Rust per-point part (its tables in one batch over rayon).
+    (space, _), k = server.spaces, server.layout[1]
+    points = [pickle.loads(b) for b in items]
+    bits = server.assignment_bits(_ciphertexts([c for p in points for c in p], *space))
+    return [pickle.dumps([c.to_bytes() for c in bits[i * k:(i + 1) * k]]) for i in range(len(points))]
 
 
-def kmeans_lut_stage(executor: Executor, server: LutServer, distances: Sequence[LweCiphertext], clusters: int,
-                     threshold: float, *, keys: Optional[Keys] = None, chunk_size: Optional[int] = None,
-                     progress: Optional[Progress] = None) -> List[LweCiphertext]:
-    """The assignment bits ``I(D_ij - min_j D_ij <= threshold)`` of k-means (PEGASUS Section V.C, the
-    min-index sector of Table VIII) from the encrypted distances ``D_ij`` (LWE ciphertexts under the LWE
-    key, point-major: ``distances[i * clusters + j]``), one point per item: the minimum by a tournament of
-    ``relu`` tables, then one step table per distance. The step is read as ``1/2 + (+-1/2)``: a table
-    with a jump of 1 at 0 would meet the negacyclic wrap of the blind rotation (PEGASUS Fig. 2: an
-    index below 0 reads the negated top of the table), which a step between +-1/2 passes unchanged.
-    ``threshold`` must exceed the table's grid step and the distances' error. The bits come back under the ring key (dimension
-    ``lut_dimension``, modulo q0), ready for repacking; their sums over the points (the counts) need
-    every point and stay with the caller."""
+def kmeans_lut_stage(executor: Executor, keys: Keys, distances: Sequence[LweCiphertext], *,
+                     chunk_size: Optional[int] = None, progress: Optional[Progress] = None) -> List[LweCiphertext]:
+    """The assignment bits of a k-means update (PEGASUS Section V.C, the per-point part of the min-index
+    sector of Table VIII, Eq. (2)) from the extracted distances (``KMeansSession.distances``: LWE
+    ciphertexts under the LWE key, point-major, ``clusters`` per point), one point per item: each worker
+    runs the Rust ``KMeansServer.assignment_bits`` (the min-tree of ``Comparator.min_of`` and the bit
+    table) on its chunk, with the keys of ``keys`` (:func:`kmeans_keys`). The bits are those of the
+    session's own ``min_index`` bit for bit, under the look-up-table ring's key (modulo q0), point-major.
+    The cluster sizes and their reciprocals need every point's bits and stay with the caller
+    (``reciprocals(bits)`` of ``session.server()`` or of ``keys.load()``)."""
     d = list(distances)
-    if clusters < 1 or len(d) % clusters:
-        raise ValueError(f"{len(d)} distances are not a multiple of clusters = {clusters}")
-    _check_inputs(server, d)
-    if d[0].modulus != server.lwe_modulus:
-        raise KeyMismatchError(f"the distances are modulo {d[0].modulus}; the stage reads them modulo "
-                               f"lwe_modulus = {server.lwe_modulus}")
-    size = len(d[0].to_bytes())
-    items = [b"".join(c.to_bytes() for c in d[i:i + clusters]) for i in range(0, len(d), clusters)]
-    args = {"relu": server.table(_relu).to_bytes(),
-            "bit": server.table(lambda x: 0.5 if x <= threshold else -0.5).to_bytes(),
-            "clusters": clusters, "size": size}
-    out = executor.map("kmeans", keys or lut_keys(server), items, args, chunk_size=chunk_size,
-                       progress=progress)
-    osize = len(out[0]) // clusters
-    return _ciphertexts([b[j * osize:(j + 1) * osize] for b in out for j in range(clusters)],
-                        server.lut_dimension, server.q0)
+    (space, bit_space), (points, clusters, _) = keys.meta["spaces"], keys.meta["layout"]
+    if not d or len(d) % clusters or len(d) > points * clusters:
+        raise ValueError(f"{len(d)} distances are not those of 1 to {points} whole points of {clusters} "
+                         f"clusters")
+    for i, c in enumerate(d):
+        if (c.dimension, c.modulus) != tuple(space):
+            raise KeyMismatchError(
+                f"distance {i} has LWE dimension {c.dimension} modulo {c.modulus}, the keys read dimension "
+                f"{space[0]} modulo {space[1]}: distances of another session (or not extracted)")
+    items = [pickle.dumps([c.to_bytes() for c in d[i:i + clusters]]) for i in range(0, len(d), clusters)]
+    out = executor.map("kmeans", keys, items, chunk_size=chunk_size, progress=progress)
+    return _ciphertexts([b for item in out for b in pickle.loads(item)], *bit_space)
 
 
 # ----- independent CKKS / BFV (or any picklable) jobs -------------------------------------------------------
@@ -304,5 +301,5 @@ def run_jobs(executor: Executor, fn: Callable[[Any, Any], Any], inputs: Sequence
     return [pickle.loads(b) for b in out]
 
 
-__all__ = ["lut_keys", "lut_batch", "pipeline_keys", "pipeline_lut", "tree_keys", "predict_trees", "kmeans_lut_stage", "evaluator_keys", "shared_keys",
+__all__ = ["lut_keys", "lut_batch", "pipeline_keys", "pipeline_lut", "tree_keys", "predict_trees", "kmeans_keys", "kmeans_lut_stage", "evaluator_keys", "shared_keys",
            "run_jobs"]

@@ -9,7 +9,7 @@ use rnsfhe::math::wire::{DecodeError, Deserializable, Integrity, Serializable};
 /// `options_to_bytes` and `keys_to_bytes`) make: the parameters under the process-wide load limits (sets
 /// below 128 bits only with `allow_insecure`, the reader's own opt-in), the options for them, then
 /// every key against both (`PegasusEvaluator::from_key_bytes`).
-pub(super) fn evaluator_from_bytes(
+pub(crate) fn evaluator_from_bytes(
     params: &[u8],
     options: &[u8],
     keys: &[u8],
