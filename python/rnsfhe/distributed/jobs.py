@@ -188,7 +188,8 @@ def kmeans_keys(session: KMeansSession, *, allow_insecure: bool = False) -> Keys
 
 @register_loader("kmeans")
 def _load_kmeans(blobs: Dict[str, bytes], meta: Dict[str, Any]) -> KMeansServer:
-    return KMeansServer.from_bytes(*meta["layout"], meta["radius"], blobs["params"], blobs["options"],
+    points, clusters, features = meta["layout"]
+    return KMeansServer.from_bytes(points, clusters, features, meta["radius"], blobs["params"], blobs["options"],
                                    blobs["keys"], blobs["comparison_key"], distance_bound=meta["distance_bound"],
                                    threshold=meta["threshold"], allow_insecure=meta["allow_insecure"])
 
