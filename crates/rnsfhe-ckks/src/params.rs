@@ -318,7 +318,8 @@ pub enum Preset {
     /// (`K = ceil(7 sqrt(33 / 12))`), which [`crate::BootstrapParams::for_context`] applies to this
     /// dense secret (itself `K ≈ 423`, more double angles than the chain has). Precision at full slots
     /// (`docs/ckks-bootstrapping.md`, indicative): about 23.2 / 26.4 bits min / median, at the floor of
-    /// one rescaling at the user's scale `2^40` under a dense secret (about 23 bits min).
+    /// one rescaling at the user's scale `2^40` under a dense secret (about 23 bits min); 25 bits at
+    /// the minimum need [`Preset::Boot128N16Precise`].
     Boot128N16,
     /// Bootstrapping at 25 bits of precision, 128-bit (HE Standard and our estimator, dense ternary
     /// secret): [`Preset::Boot128N16`] at a user scale of `2^43` with a lower message ratio. `N =

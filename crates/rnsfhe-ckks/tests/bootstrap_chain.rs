@@ -252,6 +252,46 @@ fn larger_bootstrapping_primes_beat_a_uniform_chain() {
     );
 }
 
+/// One or two more EvalMod primes than [`upper`]'s ten: [`BootstrapParams::for_context`] spends them
+/// on a lower message ratio (`2^4` with an arcsine of degree 15, `2^3.25` with 31,
+/// [`rnsfhe_ckks::bootstrap::BOOTSTRAP_PRIMES_EVAL_MOD_CHOICES`]), the DFTs keep 4 + 3 levels, and the
+/// errors that the ratio multiplies shrink: more precise than ratio `2^5` on the same user levels.
+/// A dense secret (raised under the encapsulation, as [`Preset::Boot128N16Precise`]) and a user scale
+/// of `2^45`, so that those errors are not hidden under the user's rounding.
+#[test]
+fn spare_eval_mod_primes_lower_the_message_ratio() {
+    let chain = |eval_mod_primes: usize| {
+        let upper = [vec![50; 3], vec![60; eval_mod_primes], vec![56; 4]].concat();
+        CkksContext::new(CkksParams {
+            secret: SecretDistribution::Ternary,
+            log_scale: 45,
+            ..params(60, 2, upper)
+        })
+        .unwrap()
+    };
+    let mut errors = Vec::new();
+    for (primes, ratio, arcsine) in [(10, 5.0, 7), (11, 4.0, 15), (12, 3.25, 31)] {
+        let ctx = chain(primes);
+        let bp = BootstrapParams::for_context(&ctx, ctx.max_slots()).unwrap();
+        assert_eq!(
+            bp.eval_mod.log_message_ratio, ratio,
+            "{primes} EvalMod primes"
+        );
+        assert_eq!(bp.eval_mod.arcsine_degree, arcsine);
+        let depth = EvalMod::new(bp.eval_mod).unwrap().depth();
+        assert_eq!((bp.c2s_levels, depth, bp.s2c_levels), (4, primes, 3));
+        let (err, btp) = bootstrap_error(&ctx, ctx.max_slots(), &format!("ratio 2^{ratio}"));
+        assert_eq!(btp.levels_left(), 2);
+        errors.push(err);
+    }
+    // Each step down lowers the error; 2^3.25 against 2^5 lowers the terms the ratio multiplies by
+    // 1.75 bits, diluted here by those it does not (SlotsToCoeffs' noise, the user's scale): measured
+    // 0.8 bits (2^-31.3, 2^-31.7, 2^-32.1 with this seed), at least half a bit asserted.
+    let bits: Vec<f64> = errors.iter().map(|e| -e.log2()).collect();
+    assert!(bits[0] < bits[1] && bits[1] < bits[2], "{bits:?}");
+    assert!(bits[2] - bits[0] >= 0.5, "{bits:?}");
+}
+
 /// Sparse slots (the trace and the paired matrices) on the same chain: the circuit still fills the
 /// bootstrapping levels and lands at the user's top level, at its default scale.
 #[test]
