@@ -174,6 +174,15 @@ fn keyed_seeded(ctx: &Arc<CkksContext>, btp: &Bootstrapper, slots: usize, seed: 
     }
 }
 
+/// The default full-slot bootstrapper of `preset`'s context and its keys ([`keyed`]).
+fn keyed_full_slots(preset: Preset) -> (Bootstrapper, Keyed) {
+    let ctx = CkksContext::new(preset.params()).unwrap();
+    let slots = ctx.max_slots();
+    let btp = Bootstrapper::new(&ctx, BootstrapParams::for_context(&ctx, slots).unwrap()).unwrap();
+    let keyed = keyed(&ctx, &btp, slots);
+    (btp, keyed)
+}
+
 /// Bootstraps `slots` slots of complex values in `[-1, 1]` at level 1 with the default circuit;
 /// returns the largest error of a real or imaginary part, after checking it against the bound, and the
 /// bootstrapper.
@@ -396,17 +405,9 @@ fn bootstrapping_presets_build_with_the_levels_promised() {
 /// against [`Bootstrapper::error_bound`] and at the output level; returns its precision and the
 /// bootstrapper.
 fn full_size(preset: Preset) -> (PrecisionStats, Bootstrapper) {
-    let ctx = CkksContext::new(preset.params()).unwrap();
-    assert!(!ctx.is_insecure());
-    let slots = ctx.max_slots();
-    let btp = Bootstrapper::new(&ctx, BootstrapParams::for_context(&ctx, slots).unwrap()).unwrap();
-    let Keyed {
-        eval,
-        dec,
-        ct,
-        want,
-        ..
-    } = keyed(&ctx, &btp, slots);
+    let (btp, k) = keyed_full_slots(preset);
+    let (eval, dec, ct, want) = (k.eval, k.dec, k.ct, k.want);
+    assert!(!btp.context().is_insecure());
     let mut best = f64::INFINITY;
     let mut out = None;
     for _ in 0..2 {
@@ -816,16 +817,8 @@ fn stage_errors() {
 #[test]
 #[ignore = "N = 2^16: about 14 GB of memory and minutes; run with --ignored"]
 fn full_size_boot128_n16_meta_and_threads() {
-    let ctx = CkksContext::new(Preset::Boot128N16.params()).unwrap();
-    let slots = ctx.max_slots();
-    let btp = Bootstrapper::new(&ctx, BootstrapParams::for_context(&ctx, slots).unwrap()).unwrap();
-    let Keyed {
-        eval,
-        dec,
-        ct,
-        want,
-        ..
-    } = keyed(&ctx, &btp, slots);
+    let (btp, k) = keyed_full_slots(Preset::Boot128N16);
+    let (eval, dec, ct, want) = (k.eval, k.dec, k.ct, k.want);
     let bits = |out: &Ciphertext| {
         let s = PrecisionStats::compare(&want, &dec.decrypt(out).unwrap()).unwrap();
         (s.real.min, s.real.median)
