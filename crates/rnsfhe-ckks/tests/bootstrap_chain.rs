@@ -777,12 +777,14 @@ fn stage_errors() {
         };
         (p, "BootTestN15, dense secret")
     };
-    // RNSFHE_STAGES_S2C_BITS=b: SlotsToCoeffs' primes of b bits instead of the preset's;
+    // RNSFHE_STAGES_S2C_BITS=b, RNSFHE_STAGES_C2S_BITS=b: SlotsToCoeffs' (CoeffsToSlots') primes of b
+    // bits instead of the preset's (56);
     // RNSFHE_STAGES_EVALMOD_PRIMES=e,b: e EvalMod primes of b bits instead of 10 of 60;
     // RNSFHE_STAGES_USER=bits,levels: the user's scale and levels; RNSFHE_STAGES_KEYSWITCH=dnum,special.
     let var = |name: &str| std::env::var(name).ok();
     let s2c_bits =
         var("RNSFHE_STAGES_S2C_BITS").map_or(params.bootstrap_primes[0], |v| v.parse().unwrap());
+    let c2s_bits = var("RNSFHE_STAGES_C2S_BITS").map_or(56, |v| v.parse().unwrap());
     let (eval_mod_primes, eval_mod_bits) =
         var("RNSFHE_STAGES_EVALMOD_PRIMES").map_or((10, 60), |v| {
             let (n, b) = v.split_once(',').unwrap();
@@ -791,7 +793,7 @@ fn stage_errors() {
     params.bootstrap_primes = [
         vec![s2c_bits; 3],
         vec![eval_mod_bits; eval_mod_primes],
-        vec![56; 4],
+        vec![c2s_bits; 4],
     ]
     .concat();
     if let Some(v) = var("RNSFHE_STAGES_USER") {
