@@ -65,9 +65,9 @@ def bits(expected, got):
 
 def test_presets_and_properties():
     names = ckks.presets()
-    assert "Rec128N13" in names and "PaperTable3" in names and len(names) == 15
-    assert names[-5:-2] == ["FastPrime128L5", "FastPrime128L10", "FastPrime128L15"]
-    assert names[-2:] == ["Boot128N16", "BootTestN15"]
+    assert "Rec128N13" in names and "PaperTable3" in names and len(names) == 16
+    assert names[-6:-3] == ["FastPrime128L5", "FastPrime128L10", "FastPrime128L15"]
+    assert names[-3:] == ["Boot128N16", "Boot128N16Precise", "BootTestN15"]
     ctx = ckks.Context.from_preset("rec128n13")  # case-insensitive
     assert (ctx.n, ctx.slots, ctx.levels, ctx.max_level, ctx.log_scale) == (8192, 4096, 3, 4, 40)
     assert ctx.preset == "Rec128N13"

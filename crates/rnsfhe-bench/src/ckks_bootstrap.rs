@@ -26,9 +26,9 @@
 //!   ([`CkksParams::security`], the HE Standard table) accepts, or an error naming the smallest log QP
 //!   bootstrapping needs against the bound.
 //!
-//! A set-up naming a `preset` (`Boot128N16`, `BootTestN15`: chains with bootstrapping primes,
-//! [`CkksParams::bootstrap_primes`]) takes that preset's chain instead and the circuit
-//! [`BootstrapParams::for_context`] fits into its bootstrapping levels (`level_budget`, `scale_bits`,
+//! A set-up naming a `preset` (`Boot128N16`, `Boot128N16Precise`, `BootTestN15`: chains with
+//! bootstrapping primes, [`CkksParams::bootstrap_primes`]) takes that preset's chain instead and the
+//! circuit [`BootstrapParams::for_context`] fits into its bootstrapping levels (`level_budget`, `scale_bits`,
 //! `first_mod_bits`, `levels_after` and `security` do not apply); `secret` other than the default
 //! `"uniform_ternary"` replaces the preset's secret (a sparse one is insecure; `Boot128N16`'s dense
 //! secret is raised under the sparse-secret encapsulation, [`BootstrapParams::sparse_secret`]).

@@ -176,6 +176,25 @@ pub const BOOTSTRAP_PRIMES_MESSAGE_RATIO: f64 = 5.0;
 /// (3 levels; 3 on other chains, 2 levels): see [`BOOTSTRAP_PRIMES_MESSAGE_RATIO`].
 pub const BOOTSTRAP_PRIMES_ARCSINE_DEGREE: usize = 7;
 
+/// The message ratios and arcsine degrees [`BootstrapParams::for_context`] tries on a chain with
+/// bootstrapping primes, lowest ratio first: it takes the first whose EvalMod leaves CoeffsToSlots its
+/// most levels (4 for 16 slots or more) and SlotsToCoeffs its fewest
+/// (`ceil(log2(slots) / MAX_DFT_RADIX_BITS)`), else the last. Each halving of the ratio halves
+/// EvalMod's rounding and the errors before the reduction (the largest terms once the user's scale is
+/// `2^43`: `docs/ckks-bootstrapping.md`, stage table), and the arcsine's degree doubles to keep its
+/// Taylor remainder at the worst message, `(q_0 / Delta) c_(a+2) sin(2 pi eps_max)^(a+2) / (2 pi)`,
+/// below `2^-28` (`2^-29.9` for degree 31 at `2^3.25`, `2^-28.5` for 15 at `2^4`, `2^-23.9` for 7 at
+/// `2^5`): one more level each. [`crate::Preset::Boot128N16`] (17 bootstrapping primes) gets ratio
+/// `2^5` and degree 7, [`crate::Preset::Boot128N16Precise`] (19) ratio `2^3.25` and degree 31.
+pub const BOOTSTRAP_PRIMES_EVAL_MOD_CHOICES: [(f64, usize); 3] = [
+    (3.25, 31),
+    (4.0, 15),
+    (
+        BOOTSTRAP_PRIMES_MESSAGE_RATIO,
+        BOOTSTRAP_PRIMES_ARCSINE_DEGREE,
+    ),
+];
+
 /// The cosine degrees [`BootstrapParams::for_context`] tries on a chain with bootstrapping primes,
 /// each with its fewest double angles. For `K = 12` (the encapsulation's `h = 32`) degree 127 needs
 /// none (7 levels) where degree 31 needs 3 (8 levels): the level saved pays for the arcsine of degree
@@ -243,12 +262,15 @@ impl BootstrapParams {
     ///   ([`Bootstrapper::failure_probability`]);
     /// * `log_message_ratio = log2(q_0 / Delta_1)`, `Delta_1` the default scale of level 1 (rounded
     ///   down to `1/16`): values `|z| <= 1` at that scale; on a chain with bootstrapping primes at most
-    ///   [`BOOTSTRAP_PRIMES_MESSAGE_RATIO`] (the input is then multiplied up, [`Evaluator::bootstrap`]);
+    ///   the ratio of [`BOOTSTRAP_PRIMES_EVAL_MOD_CHOICES`] that fits (`2^5`,
+    ///   [`BOOTSTRAP_PRIMES_MESSAGE_RATIO`], when no lower one does; the input is then multiplied up,
+    ///   [`Evaluator::bootstrap`]);
     /// * a Chebyshev cosine of degree 31 with the fewest double angles whose error is at most
     ///   [`DEFAULT_DOUBLE_ANGLE_ACCURACY`], and an arcsine of degree 3 when the sine's own error exceeds
     ///   [`DEFAULT_SINE_ACCURACY`]; on a chain with bootstrapping primes, the shallowest of the cosines
-    ///   of [`BOOTSTRAP_PRIMES_COSINE_DEGREES`] and an arcsine of degree
-    ///   [`BOOTSTRAP_PRIMES_ARCSINE_DEGREE`].
+    ///   of [`BOOTSTRAP_PRIMES_COSINE_DEGREES`] and the arcsine's degree of the chosen ratio in
+    ///   [`BOOTSTRAP_PRIMES_EVAL_MOD_CHOICES`] (the first whose EvalMod leaves CoeffsToSlots 4 levels
+    ///   and SlotsToCoeffs at least its fewest).
     ///
     /// Errors: [`Error::InvalidSlots`]; [`Error::InvalidEvalMod`] when no double-angle count reaches
     /// the accuracy (a `K` beyond what 16 double angles cover) or the ratio is outside EvalMod's range;
@@ -273,11 +295,8 @@ impl BootstrapParams {
         ctx.encoder().check_slots(slots)?;
         let k = EvalModParams::k_for_secret(raise_norm_sq(ctx, sparse_secret), DEFAULT_K_SIGMAS)?;
         let q0 = ctx.q_moduli()[0] as f64;
-        let mut ratio = ((q0 / ctx.level_scale(1)?).log2() * 16.0).floor() / 16.0;
+        let ratio = ((q0 / ctx.level_scale(1)?).log2() * 16.0).floor() / 16.0;
         let upper = ctx.bootstrap_levels();
-        if upper > 0 {
-            ratio = ratio.min(BOOTSTRAP_PRIMES_MESSAGE_RATIO);
-        }
         let log_slots = slots.trailing_zeros().max(1) as usize;
         let max_dft = 4usize.min(log_slots);
         // A DFT level merges at most 2^MAX_DFT_RADIX_BITS butterflies' worth of diagonals: fewer levels
@@ -311,55 +330,77 @@ impl BootstrapParams {
                 sparse_secret,
             })
         };
-        let eps_max = ratio.exp2().recip();
-        let sine = (2.0 * PI * eps_max).powi(3) / 6.0 / (2.0 * PI);
-        let arcsine_degree = match (sine > DEFAULT_SINE_ACCURACY, upper > 0) {
-            (false, _) => 0,
-            (true, false) => 3,
-            (true, true) => BOOTSTRAP_PRIMES_ARCSINE_DEGREE,
-        };
-        // Chains with bootstrapping primes: the shallowest cosine of BOOTSTRAP_PRIMES_COSINE_DEGREES
-        // (the lowest degree among equals) and its fewest double angles, whose level pays for the
-        // arcsine's third; otherwise degree 31.
-        let degrees: &[usize] = if upper > 0 {
-            &BOOTSTRAP_PRIMES_COSINE_DEGREES
-        } else {
-            &[31]
-        };
-        let mut last = None;
-        let mut best: Option<(EvalModParams, usize)> = None;
-        for &cos_degree in degrees {
-            for double_angle in 0..=MAX_DOUBLE_ANGLE {
-                let eval_mod = EvalModParams {
-                    k,
-                    log_message_ratio: ratio,
-                    double_angle,
-                    cos_degree,
-                    arcsine_degree,
-                    start_level: None,
-                };
-                match EvalMod::new(eval_mod) {
-                    Ok(em) if em.error_bound().double_angle <= DEFAULT_DOUBLE_ANGLE_ACCURACY => {
-                        if best.is_none_or(|(_, depth)| em.depth() < depth) {
-                            best = Some((eval_mod, em.depth()));
+        // The EvalMod of one message ratio and the arcsine's degree where the sine needs one.
+        let eval_mod_for = |ratio: f64, arcsine: usize| -> Result<(EvalModParams, usize)> {
+            let eps_max = ratio.exp2().recip();
+            let sine = (2.0 * PI * eps_max).powi(3) / 6.0 / (2.0 * PI);
+            let arcsine_degree = if sine > DEFAULT_SINE_ACCURACY {
+                arcsine
+            } else {
+                0
+            };
+            // Chains with bootstrapping primes: the shallowest cosine of
+            // BOOTSTRAP_PRIMES_COSINE_DEGREES (the lowest degree among equals) and its fewest double
+            // angles, whose level pays for the arcsine's third; otherwise degree 31.
+            let degrees: &[usize] = if upper > 0 {
+                &BOOTSTRAP_PRIMES_COSINE_DEGREES
+            } else {
+                &[31]
+            };
+            let mut last = None;
+            let mut best: Option<(EvalModParams, usize)> = None;
+            for &cos_degree in degrees {
+                for double_angle in 0..=MAX_DOUBLE_ANGLE {
+                    let eval_mod = EvalModParams {
+                        k,
+                        log_message_ratio: ratio,
+                        double_angle,
+                        cos_degree,
+                        arcsine_degree,
+                        start_level: None,
+                    };
+                    match EvalMod::new(eval_mod) {
+                        Ok(em)
+                            if em.error_bound().double_angle <= DEFAULT_DOUBLE_ANGLE_ACCURACY =>
+                        {
+                            if best.is_none_or(|(_, depth)| em.depth() < depth) {
+                                best = Some((eval_mod, em.depth()));
+                            }
+                            break;
                         }
-                        break;
+                        Ok(_) => {}
+                        Err(e) => last = Some(e),
                     }
-                    Ok(_) => {}
-                    Err(e) => last = Some(e),
+                }
+            }
+            best.ok_or_else(|| {
+                last.unwrap_or(Error::InvalidEvalMod {
+                    parameter: "double_angle",
+                    reason: format!(
+                        "no double-angle count up to {MAX_DOUBLE_ANGLE} brings a cosine of degree \
+                         {degrees:?} within 2^-26 for K = {k}"
+                    ),
+                })
+            })
+        };
+        if upper == 0 {
+            let (eval_mod, depth) = eval_mod_for(ratio, 3)?;
+            return fit(eval_mod, depth);
+        }
+        // A lower ratio where its deeper arcsine leaves the DFTs their levels, the last choice
+        // otherwise (and its error when even that does not fit).
+        let [lower @ .., (last_ratio, last_arcsine)] = BOOTSTRAP_PRIMES_EVAL_MOD_CHOICES;
+        for (choice, arcsine) in lower.into_iter().filter(|&(choice, _)| choice < ratio) {
+            let fitted =
+                eval_mod_for(choice, arcsine).and_then(|(eval_mod, depth)| fit(eval_mod, depth));
+            if let Ok(bp) = fitted {
+                if bp.c2s_levels == max_dft && bp.s2c_levels >= min_dft {
+                    return Ok(bp);
                 }
             }
         }
-        match best {
-            Some((eval_mod, depth)) => fit(eval_mod, depth),
-            None => Err(last.unwrap_or(Error::InvalidEvalMod {
-                parameter: "double_angle",
-                reason: format!(
-                    "no double-angle count up to {MAX_DOUBLE_ANGLE} brings a cosine of degree \
-                     {degrees:?} within 2^-26 for K = {k}"
-                ),
-            })),
-        }
+        let (eval_mod, depth) = eval_mod_for(ratio.min(last_ratio), last_arcsine)?;
+        fit(eval_mod, depth)
     }
 }
 

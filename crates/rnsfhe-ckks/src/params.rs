@@ -318,8 +318,24 @@ pub enum Preset {
     /// (`K = ceil(7 sqrt(33 / 12))`), which [`crate::BootstrapParams::for_context`] applies to this
     /// dense secret (itself `K ≈ 423`, more double angles than the chain has). Precision at full slots
     /// (`docs/ckks-bootstrapping.md`, indicative): about 23.2 / 26.4 bits min / median, at the floor of
-    /// one rescaling at the user's scale `2^40` under a dense secret (about 23 bits min).
+    /// one rescaling at the user's scale `2^40` under a dense secret (about 23 bits min); 25 bits at
+    /// the minimum need [`Preset::Boot128N16Precise`].
     Boot128N16,
+    /// Bootstrapping at 25 bits of precision, 128-bit (HE Standard and our estimator, dense ternary
+    /// secret): [`Preset::Boot128N16`] at a user scale of `2^43` with a lower message ratio. `N =
+    /// 2^16`, `q_0` of 60 bits and nine 43-bit scaling primes (9 levels after each bootstrapping of
+    /// full slots), then 3 x 55 bits (SlotsToCoeffs), 12 x 60 bits (EvalMod: a cosine of degree 127
+    /// without double angles and an arcsine of degree 31 at a message ratio of `2^3.25`,
+    /// [`crate::bootstrap::BOOTSTRAP_PRIMES_EVAL_MOD_CHOICES`]), 4 x 56 bits (CoeffsToSlots);
+    /// `dnum = 10` (digits of at most 3 primes, at most 180 bits), `P` = 3 primes of 60 bits; `log Q ≈
+    /// 1556`, `log2(QP) ≈ 1736 <= 1747`. Each of its three changes removes one limit of
+    /// [`Preset::Boot128N16`]'s precision (`docs/ckks-bootstrapping.md`, stage table): the user's scale
+    /// `2^43` the last rescaling's floor (23.1 bits min at `2^40`), the ratio `2^3.25` (against `2^5`)
+    /// EvalMod's rounding and the errors before the reduction, which it multiplies; the smaller `P`
+    /// pays the EvalMod level this costs. Precision at full slots (indicative): about 25.6 / 28.3 bits
+    /// min / median, against 23.2 / 26.4. The price: key-switching keys of 10 digits instead of 6
+    /// (about 1.6 times the size) and a slower bootstrapping, which is why it is not the default.
+    Boot128N16Precise,
     /// Bootstrapping for tests and benchmarks, **insecure** (`log2(QP) ≈ 1469` is beyond the 881 of
     /// `N = 2^15`, and the secret is sparse, `h = 32`): the bootstrapping primes of
     /// [`Preset::Boot128N16`] at `N = 2^15` with three user levels. No 128-bit set fits at this `N`: the
@@ -329,7 +345,7 @@ pub enum Preset {
 
 impl Preset {
     /// All presets.
-    pub const ALL: [Preset; 15] = [
+    pub const ALL: [Preset; 16] = [
         Preset::PaperTable1L5,
         Preset::PaperTable1L10,
         Preset::PaperTable1L15,
@@ -344,6 +360,7 @@ impl Preset {
         Preset::FastPrime128L10,
         Preset::FastPrime128L15,
         Preset::Boot128N16,
+        Preset::Boot128N16Precise,
         Preset::BootTestN15,
     ];
 
@@ -429,6 +446,13 @@ impl Preset {
         };
         match self {
             Preset::Boot128N16 => boot(16, 9, SecretDistribution::Ternary),
+            Preset::Boot128N16Precise => CkksParams {
+                log_scale: 43,
+                bootstrap_primes: [vec![55; 3], vec![60; 12], vec![56; 4]].concat(),
+                special_primes: 3,
+                dnum: 10,
+                ..boot(16, 9, SecretDistribution::Ternary)
+            },
             Preset::BootTestN15 => boot(15, 3, SecretDistribution::HammingWeight(32)),
             Preset::PaperTable1L5 => paper(15, 55, 5, 2),
             Preset::PaperTable1L10 => paper(15, 55, 10, 4),

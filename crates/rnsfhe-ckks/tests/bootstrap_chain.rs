@@ -144,7 +144,12 @@ struct Keyed {
 }
 
 fn keyed(ctx: &Arc<CkksContext>, btp: &Bootstrapper, slots: usize) -> Keyed {
-    let mut r = rng(7);
+    keyed_seeded(ctx, btp, slots, 7)
+}
+
+/// [`keyed`] with the key and encryption seed `seed`.
+fn keyed_seeded(ctx: &Arc<CkksContext>, btp: &Bootstrapper, slots: usize, seed: u8) -> Keyed {
+    let mut r = rng(seed);
     let keys = KeyGenerator::new(ctx, &mut r).unwrap();
     let eval = Evaluator::new(ctx)
         .with_relin_key(keys.relin_key(&mut r).unwrap())
@@ -167,6 +172,15 @@ fn keyed(ctx: &Arc<CkksContext>, btp: &Bootstrapper, slots: usize) -> Keyed {
         want,
         r,
     }
+}
+
+/// The default full-slot bootstrapper of `preset`'s context and its keys ([`keyed`]).
+fn keyed_full_slots(preset: Preset) -> (Bootstrapper, Keyed) {
+    let ctx = CkksContext::new(preset.params()).unwrap();
+    let slots = ctx.max_slots();
+    let btp = Bootstrapper::new(&ctx, BootstrapParams::for_context(&ctx, slots).unwrap()).unwrap();
+    let keyed = keyed(&ctx, &btp, slots);
+    (btp, keyed)
 }
 
 /// Bootstraps `slots` slots of complex values in `[-1, 1]` at level 1 with the default circuit;
@@ -247,6 +261,46 @@ fn larger_bootstrapping_primes_beat_a_uniform_chain() {
     );
 }
 
+/// One or two more EvalMod primes than [`upper`]'s ten: [`BootstrapParams::for_context`] spends them
+/// on a lower message ratio (`2^4` with an arcsine of degree 15, `2^3.25` with 31,
+/// [`rnsfhe_ckks::bootstrap::BOOTSTRAP_PRIMES_EVAL_MOD_CHOICES`]), the DFTs keep 4 + 3 levels, and the
+/// errors that the ratio multiplies shrink: more precise than ratio `2^5` on the same user levels.
+/// A dense secret (raised under the encapsulation, as [`Preset::Boot128N16Precise`]) and a user scale
+/// of `2^45`, so that those errors are not hidden under the user's rounding.
+#[test]
+fn spare_eval_mod_primes_lower_the_message_ratio() {
+    let chain = |eval_mod_primes: usize| {
+        let upper = [vec![50; 3], vec![60; eval_mod_primes], vec![56; 4]].concat();
+        CkksContext::new(CkksParams {
+            secret: SecretDistribution::Ternary,
+            log_scale: 45,
+            ..params(60, 2, upper)
+        })
+        .unwrap()
+    };
+    let mut errors = Vec::new();
+    for (primes, ratio, arcsine) in [(10, 5.0, 7), (11, 4.0, 15), (12, 3.25, 31)] {
+        let ctx = chain(primes);
+        let bp = BootstrapParams::for_context(&ctx, ctx.max_slots()).unwrap();
+        assert_eq!(
+            bp.eval_mod.log_message_ratio, ratio,
+            "{primes} EvalMod primes"
+        );
+        assert_eq!(bp.eval_mod.arcsine_degree, arcsine);
+        let depth = EvalMod::new(bp.eval_mod).unwrap().depth();
+        assert_eq!((bp.c2s_levels, depth, bp.s2c_levels), (4, primes, 3));
+        let (err, btp) = bootstrap_error(&ctx, ctx.max_slots(), &format!("ratio 2^{ratio}"));
+        assert_eq!(btp.levels_left(), 2);
+        errors.push(err);
+    }
+    // Each step down lowers the error; 2^3.25 against 2^5 lowers the terms the ratio multiplies by
+    // 1.75 bits, diluted here by those it does not (SlotsToCoeffs' noise, the user's scale): measured
+    // 0.8 bits (2^-31.3, 2^-31.7, 2^-32.1 with this seed), at least half a bit asserted.
+    let bits: Vec<f64> = errors.iter().map(|e| -e.log2()).collect();
+    assert!(bits[0] < bits[1] && bits[1] < bits[2], "{bits:?}");
+    assert!(bits[2] - bits[0] >= 0.5, "{bits:?}");
+}
+
 /// Sparse slots (the trace and the paired matrices) on the same chain: the circuit still fills the
 /// bootstrapping levels and lands at the user's top level, at its default scale.
 #[test]
@@ -309,27 +363,106 @@ fn bootstrapping_presets_build_with_the_levels_promised() {
         assert_eq!(output_level, sparse.user_max_level());
         assert_eq!(output_level - 1, user_levels, "{preset:?}");
     }
+    // Boot128N16Precise: 128-bit with 19 bootstrapping primes; for_context lowers the message ratio
+    // to 2^3.25 with an arcsine of degree 31 (12 EvalMod levels), the DFTs keep 4 + 3 levels and the
+    // user nine.
+    let p = Preset::Boot128N16Precise.params();
+    assert_eq!(
+        (p.secret, p.log_scale, p.dnum),
+        (SecretDistribution::Ternary, 43, 10)
+    );
+    assert!(p.nominal_log_qp() <= 1747);
+    let precise = CkksContext::new(p).unwrap();
+    assert!(
+        precise.security().is_secure(),
+        "{}",
+        precise.security_summary()
+    );
+    assert!(precise.log_qp() <= 1747.0);
+    assert_eq!(precise.bootstrap_levels(), 19);
+    let bp = BootstrapParams::for_context(&precise, precise.max_slots()).unwrap();
+    let em = EvalMod::new(bp.eval_mod).unwrap();
+    assert_eq!(bp.eval_mod.log_message_ratio, 3.25);
+    assert_eq!(
+        (bp.eval_mod.cos_degree, bp.eval_mod.arcsine_degree),
+        (127, 31)
+    );
+    assert_eq!((bp.c2s_levels, em.depth(), bp.s2c_levels), (4, 12, 3));
+    let btp = Bootstrapper::new(&precise, bp).unwrap();
+    assert_eq!(btp.output_level(), precise.user_max_level());
+    assert_eq!(btp.levels_left(), 9);
+    // The worst message (one coefficient at eps_max, a constant z = 1): the arcsine's remainder is
+    // below 2^-29, under the 2^-25 aimed at.
+    let worst = (em.evaluate(em.eps_max(), 1.0 / em.eps_max()) - 1.0).abs();
+    assert!(worst < 2f64.powi(-29), "2^{:.1}", worst.log2());
     let test = CkksContext::new(Preset::BootTestN15.params()).unwrap();
     assert!(test.is_insecure());
     assert_eq!(Preset::BootTestN15.claimed_security(), None);
 }
 
+/// One full-slot bootstrapping of `preset` (complex values in `[-1, 1]`, seed 7), timed twice (the best
+/// printed, never asserted, on the threads of the rayon pool: `RAYON_NUM_THREADS=1` for one), checked
+/// against [`Bootstrapper::error_bound`] and at the output level; returns its precision and the
+/// bootstrapper.
+fn full_size(preset: Preset) -> (PrecisionStats, Bootstrapper) {
+    let (btp, k) = keyed_full_slots(preset);
+    let (eval, dec, ct, want) = (k.eval, k.dec, k.ct, k.want);
+    assert!(!btp.context().is_insecure());
+    let mut best = f64::INFINITY;
+    let mut out = None;
+    for _ in 0..2 {
+        let start = std::time::Instant::now();
+        out = Some(eval.bootstrap(&ct, &btp).unwrap());
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    let out = out.unwrap();
+    assert_eq!(out.level(), btp.output_level());
+    let got = dec.decrypt(&out).unwrap();
+    let stats = PrecisionStats::compare(&want, &got).unwrap();
+    let bound = btp.error_bound(ct.scale()).unwrap();
+    eprintln!(
+        "{preset:?}: min {:.2} / median {:.2} bits (real), min over both parts {:.2}, bound 2^{:.1}; \
+         {} levels left; bootstrap {best:.2} s (best of 2, {} thread(s))",
+        stats.real.min,
+        stats.real.median,
+        stats.min_bits(),
+        bound.total.log2(),
+        btp.levels_left(),
+        rayon::current_num_threads()
+    );
+    let err = want
+        .iter()
+        .zip(&got)
+        .map(|(a, b)| (a.re - b.re).abs().max((a.im - b.im).abs()))
+        .fold(0.0, f64::max);
+    assert!(err <= bound.total, "{err:e} > {:e}", bound.total);
+    (stats, btp)
+}
+
 /// [`Preset::Boot128N16`] as it is (128-bit, dense ternary secret, raised under the sparse-secret
 /// encapsulation), full slots: about 8 GB of keys, 14 GB of memory at peak, a minute of key generation
 /// and about 5 s per bootstrap on 2 threads. Run with `cargo test --release -p rnsfhe-ckks --test
-/// bootstrap_chain -- --ignored --nocapture`.
+/// bootstrap_chain full_size_boot128_n16 -- --ignored --nocapture` (alone: `--test-threads=1`).
 #[test]
 #[ignore = "N = 2^16: about 14 GB of memory; run with --ignored"]
 fn full_size_boot128_n16() {
-    let ctx = CkksContext::new(Preset::Boot128N16.params()).unwrap();
-    assert!(!ctx.is_insecure());
-    let (_, btp) = bootstrap_error(
-        &ctx,
-        ctx.max_slots(),
-        "Boot128N16 (dense secret, encapsulated)",
-    );
+    let (_, btp) = full_size(Preset::Boot128N16);
     assert_eq!(btp.params().sparse_secret, Some(32));
     assert_eq!(btp.levels_left(), 9);
+}
+
+/// [`Preset::Boot128N16Precise`], full slots: at least 25 bits at the minimum over all `2^16` real and
+/// imaginary parts (measured 25.57 with this seed; `docs/ckks-bootstrapping.md`), nine levels left.
+/// About 20 GB at peak (its keys have 10 digits): run alone, with `cargo test --release -p rnsfhe-ckks
+/// --test bootstrap_chain full_size_boot128_n16_precise -- --ignored --nocapture`
+/// (`RAYON_NUM_THREADS=1` for the single-thread time it prints).
+#[test]
+#[ignore = "N = 2^16: about 20 GB of memory; run with --ignored, alone"]
+fn full_size_boot128_n16_precise() {
+    let (stats, btp) = full_size(Preset::Boot128N16Precise);
+    assert_eq!(btp.levels_left(), 9);
+    // The aim, every slot to 25 bits: the largest error of a real or imaginary part below 2^-25.
+    assert!(stats.min_bits() >= 25.0, "{stats:?}");
 }
 
 /// The centered value of a coefficient from its residues modulo the first two primes `q0`, `q1`
@@ -402,7 +535,9 @@ fn max_rms(errors: &[f64]) -> (f64, f64) {
 ///
 /// `RNSFHE_STAGES_COSINE=d,r` replaces the cosine's degree and double-angle count of
 /// [`BootstrapParams::for_context`], `RNSFHE_STAGES_ARCSINE=a,ratio` the arcsine's degree and the
-/// message ratio (to compare EvalMod variants on the same levels).
+/// message ratio (to compare EvalMod variants on the same levels), `RNSFHE_STAGES_DFT=c,s` the DFTs'
+/// levels (for a deeper EvalMod); `RNSFHE_STAGES_SEED` the key seed (7); `RNSFHE_STAGES_META=p`
+/// adds META-BTS with `p` passes on the same input.
 fn stage_table(params: CkksParams, label: &str) {
     let ctx = CkksContext::new(params).unwrap();
     let slots = ctx.max_slots();
@@ -416,6 +551,12 @@ fn stage_table(params: CkksParams, label: &str) {
         let (a, ratio) = v.split_once(',').unwrap();
         bp.eval_mod.arcsine_degree = a.parse().unwrap();
         bp.eval_mod.log_message_ratio = ratio.parse().unwrap();
+    }
+    // RNSFHE_STAGES_DFT=c,s: CoeffsToSlots' and SlotsToCoeffs' levels (with a deeper EvalMod above).
+    if let Ok(v) = std::env::var("RNSFHE_STAGES_DFT") {
+        let (c, s) = v.split_once(',').unwrap();
+        bp.c2s_levels = c.parse().unwrap();
+        bp.s2c_levels = s.parse().unwrap();
     }
     let btp = Bootstrapper::new(&ctx, bp).unwrap();
     let em = btp.eval_mod();
@@ -443,7 +584,12 @@ fn stage_table(params: CkksParams, label: &str) {
         ct,
         want,
         mut r,
-    } = keyed(&ctx, &btp, slots);
+    } = keyed_seeded(
+        &ctx,
+        &btp,
+        slots,
+        std::env::var("RNSFHE_STAGES_SEED").map_or(7, |v| v.parse().unwrap()),
+    );
     let start = std::time::Instant::now();
     let st = eval.bootstrap_stages(&ct, &btp).unwrap();
     let secs = start.elapsed().as_secs_f64();
@@ -592,12 +738,32 @@ fn stage_table(params: CkksParams, label: &str) {
         fs.real.median,
         after.scale().log2()
     );
+    // RNSFHE_STAGES_META=p: META-BTS with p passes on the same input, against the input.
+    if let Ok(v) = std::env::var("RNSFHE_STAGES_META") {
+        let passes: usize = v.parse().unwrap();
+        let start = std::time::Instant::now();
+        let out = eval.bootstrap_meta(&ct, &btp, passes).unwrap();
+        let secs = start.elapsed().as_secs_f64();
+        let s = PrecisionStats::compare(&want, &dec.decrypt(&out).unwrap()).unwrap();
+        let bound = btp.meta_error_bound(ct.scale(), passes).unwrap();
+        eprintln!(
+            "META-BTS {passes} passes: min {:.1} / median {:.1} bits, {} levels left, shifts {:?}, \
+             {secs:.1} s",
+            s.real.min,
+            s.real.median,
+            out.level() - 1,
+            bound.shifts
+        );
+    }
 }
 
 /// The stage table of a dense-secret variant of [`Preset::BootTestN15`] (insecure; raised under the
 /// encapsulation as Boot128N16) and, with `RNSFHE_STAGES_N16=1`, of [`Preset::Boot128N16`] itself
 /// (14 GB). Run with `cargo test --release -p rnsfhe-ckks --test bootstrap_chain stage_errors --
-/// --ignored --nocapture`.
+/// --ignored --nocapture`. The chain's knobs below and [`stage_table`]'s (`RNSFHE_STAGES_SEED`,
+/// `RNSFHE_STAGES_META=p`, `RNSFHE_STAGES_DFT=c,s`) vary it: [`Preset::Boot128N16Precise`] is
+/// `RNSFHE_STAGES_N16=1 RNSFHE_STAGES_USER=43,9 RNSFHE_STAGES_KEYSWITCH=10,3
+/// RNSFHE_STAGES_EVALMOD_PRIMES=12,60` (20 GB).
 #[test]
 #[ignore = "diagnostic: N = 2^15 (3 GB, a minute); prints the stage errors"]
 fn stage_errors() {
@@ -611,13 +777,36 @@ fn stage_errors() {
         };
         (p, "BootTestN15, dense secret")
     };
-    // RNSFHE_STAGES_S2C_BITS=b: SlotsToCoeffs' primes of b bits instead of the preset's.
-    if let Ok(v) = std::env::var("RNSFHE_STAGES_S2C_BITS") {
-        let bits: u32 = v.parse().unwrap();
-        let s2c = params.bootstrap_primes.len() - 14;
-        params.bootstrap_primes[..s2c].fill(bits);
-        eprintln!("log QP {}", params.nominal_log_qp());
+    // RNSFHE_STAGES_S2C_BITS=b, RNSFHE_STAGES_C2S_BITS=b: SlotsToCoeffs' (CoeffsToSlots') primes of b
+    // bits instead of the preset's (56);
+    // RNSFHE_STAGES_EVALMOD_PRIMES=e,b: e EvalMod primes of b bits instead of 10 of 60;
+    // RNSFHE_STAGES_USER=bits,levels: the user's scale and levels; RNSFHE_STAGES_KEYSWITCH=dnum,special.
+    let var = |name: &str| std::env::var(name).ok();
+    let s2c_bits =
+        var("RNSFHE_STAGES_S2C_BITS").map_or(params.bootstrap_primes[0], |v| v.parse().unwrap());
+    let c2s_bits = var("RNSFHE_STAGES_C2S_BITS").map_or(56, |v| v.parse().unwrap());
+    let (eval_mod_primes, eval_mod_bits) =
+        var("RNSFHE_STAGES_EVALMOD_PRIMES").map_or((10, 60), |v| {
+            let (n, b) = v.split_once(',').unwrap();
+            (n.parse().unwrap(), b.parse().unwrap())
+        });
+    params.bootstrap_primes = [
+        vec![s2c_bits; 3],
+        vec![eval_mod_bits; eval_mod_primes],
+        vec![c2s_bits; 4],
+    ]
+    .concat();
+    if let Some(v) = var("RNSFHE_STAGES_USER") {
+        let (bits, levels) = v.split_once(',').unwrap();
+        params.log_scale = bits.parse().unwrap();
+        params.levels = levels.parse().unwrap();
     }
+    if let Some(v) = var("RNSFHE_STAGES_KEYSWITCH") {
+        let (dnum, special) = v.split_once(',').unwrap();
+        params.dnum = dnum.parse().unwrap();
+        params.special_primes = special.parse().unwrap();
+    }
+    eprintln!("{params:?}: log QP {}", params.nominal_log_qp());
     stage_table(params, label);
 }
 
@@ -630,16 +819,8 @@ fn stage_errors() {
 #[test]
 #[ignore = "N = 2^16: about 14 GB of memory and minutes; run with --ignored"]
 fn full_size_boot128_n16_meta_and_threads() {
-    let ctx = CkksContext::new(Preset::Boot128N16.params()).unwrap();
-    let slots = ctx.max_slots();
-    let btp = Bootstrapper::new(&ctx, BootstrapParams::for_context(&ctx, slots).unwrap()).unwrap();
-    let Keyed {
-        eval,
-        dec,
-        ct,
-        want,
-        ..
-    } = keyed(&ctx, &btp, slots);
+    let (btp, k) = keyed_full_slots(Preset::Boot128N16);
+    let (eval, dec, ct, want) = (k.eval, k.dec, k.ct, k.want);
     let bits = |out: &Ciphertext| {
         let s = PrecisionStats::compare(&want, &dec.decrypt(out).unwrap()).unwrap();
         (s.real.min, s.real.median)

@@ -240,8 +240,9 @@ context_methods! {
         /// The context of a named preset (``rnsfhe.ckks.presets()``; case-insensitive): "Rec128N13" to
         /// "Rec128N16" (128-bit, scale 2^40, depth 3 / 6 / 15 / 32) or the RNS-CKKS paper's Table 1 settings
         /// "PaperTable1L5", "PaperTable1L10", "PaperTable1L15" (sparse secret, 80-bit target: they need
-        /// ``allow_insecure=True``); "Boot128N16" (128-bit bootstrapping chain, nine user levels) and
-        /// "BootTestN15" (its insecure N = 2^15 test variant). Raises ValueError for an unknown name.
+        /// ``allow_insecure=True``); "Boot128N16" (128-bit bootstrapping chain, nine user levels),
+        /// "Boot128N16Precise" (the same at 25 bits minimum: scale 2^43, larger keys) and "BootTestN15"
+        /// (an insecure N = 2^15 test variant). Raises ValueError for an unknown name.
         #[staticmethod]
         #[pyo3(signature = (name, allow_insecure = false))]
         fn from_preset(py: Python<'_>, name: &str, allow_insecure: bool) -> PyResult<Self> {
