@@ -833,16 +833,29 @@ mod avx512 {
         inputs: [&[u64]; K],
         op: &F,
     ) {
-        simd.vectorize(
+        with_lanes(
+            simd,
+            m,
             #[inline(always)]
-            || {
-                let k = Constants::new(simd, m);
-                let lanes = Lanes { simd, k: &k };
+            |lanes| {
                 for c in (0..out.len()).step_by(8) {
                     let old = load(out, c);
                     let new = op.apply(lanes, old, inputs.map(|x| load(x, c)));
                     store(out, c, new);
                 }
+            },
+        )
+    }
+
+    /// `body(lanes)` with the target features of `simd` enabled and the lanes of modulus `m`: the frame
+    /// of the pointwise kernels.
+    #[inline(always)]
+    fn with_lanes<R>(simd: V4, m: &Modulus, body: impl FnOnce(Lanes<'_>) -> R) -> R {
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let k = Constants::new(simd, m);
+                body(Lanes { simd, k: &k })
             },
         )
     }
@@ -857,56 +870,61 @@ mod avx512 {
         op: &F,
         stores: super::Stores,
     ) {
-        debug_assert!(out.len() % 8 == 0);
+        // Checked, not assumed: `super::map_uninit` treats all of `out` as written.
+        assert!(
+            out.len().is_multiple_of(8),
+            "vector output not a multiple of 8 words"
+        );
         let stream =
             stores == super::Stores::Streaming && out.as_ptr().cast::<__m512i>().is_aligned();
-        if stream {
-            fill::<true, K, F>(simd, m, out, inputs, op);
-        } else {
-            fill::<false, K, F>(simd, m, out, inputs, op);
-        }
+        with_lanes(
+            simd,
+            m,
+            #[inline(always)]
+            |lanes| {
+                if stream {
+                    fill::<true, K, F>(lanes, out, inputs, op);
+                } else {
+                    fill::<false, K, F>(lanes, out, inputs, op);
+                }
+            },
+        )
     }
 
-    /// [`map_uninit`] with the kind of store fixed at compile time (`STREAM` only for a 64-byte
-    /// aligned `out`).
+    /// The loop of [`map_uninit`], with the kind of store fixed at compile time (`STREAM` only for a
+    /// 64-byte aligned `out`).
     #[inline(always)]
     fn fill<const STREAM: bool, const K: usize, F: super::LaneMap<K>>(
-        simd: V4,
-        m: &Modulus,
+        lanes: Lanes<'_>,
         out: &mut [MaybeUninit<u64>],
         inputs: [&[u64]; K],
         op: &F,
     ) {
-        simd.vectorize(
-            #[inline(always)]
-            || {
-                let k = Constants::new(simd, m);
-                let lanes = Lanes { simd, k: &k };
-                let zero = splat(simd, 0);
-                for (j, dst) in out.chunks_exact_mut(8).enumerate() {
-                    let v = op.apply(lanes, zero, inputs.map(|x| load(x, 8 * j)));
-                    if STREAM {
-                        // SAFETY: `dst` is 8 words (64 bytes) of `out`, writable through its
-                        // exclusive borrow; `out` starts on a 64-byte boundary (checked by the
-                        // caller for `STREAM`) and `dst` 64 j bytes after it, as `vmovntdq`
-                        // requires; the `V4` token proves AVX-512F.
-                        unsafe {
-                            simd.avx512f
-                                ._mm512_stream_si512(dst.as_mut_ptr().cast::<__m512i>(), v)
-                        };
-                    } else {
-                        let words: [u64; 8] = pulp::cast(v);
-                        for (d, w) in dst.iter_mut().zip(words) {
-                            d.write(w);
-                        }
-                    }
+        let zero = splat(lanes.simd, 0);
+        for (j, dst) in out.chunks_exact_mut(8).enumerate() {
+            let v = op.apply(lanes, zero, inputs.map(|x| load(x, 8 * j)));
+            if STREAM {
+                // SAFETY: `dst` is 8 words (64 bytes) of `out`, writable through its exclusive
+                // borrow; `out` starts on a 64-byte boundary (checked by the caller for `STREAM`)
+                // and `dst` 64 j bytes after it, as `vmovntdq` requires; the `V4` token proves
+                // AVX-512F.
+                unsafe {
+                    lanes
+                        .simd
+                        .avx512f
+                        ._mm512_stream_si512(dst.as_mut_ptr().cast::<__m512i>(), v)
+                };
+            } else {
+                let words: [u64; 8] = pulp::cast(v);
+                for (d, w) in dst.iter_mut().zip(words) {
+                    d.write(w);
                 }
-                if STREAM {
-                    // Streaming stores are weakly ordered: fenced before the output is handed on.
-                    simd.sse._mm_sfence();
-                }
-            },
-        )
+            }
+        }
+        if STREAM {
+            // Streaming stores are weakly ordered: fenced before the output is handed on.
+            lanes.simd.sse._mm_sfence();
+        }
     }
 
     /// The vector body of [`super::lift_signed`] (`values.len()` a multiple of 8).

@@ -880,15 +880,10 @@ mod tests {
             };
             assert_eq!(Stores::for_output_words(n * limbs), want_stores);
             let draw = |rng: &mut rand_chacha::ChaCha20Rng| {
-                let data = b
-                    .moduli()
-                    .iter()
-                    .flat_map(|m| {
-                        (0..n)
-                            .map(|_| rng.gen_range(0..m.value()))
-                            .collect::<Vec<_>>()
-                    })
-                    .collect();
+                let mut data = vec![0; n * limbs];
+                for (limb, m) in data.chunks_exact_mut(n).zip(b.moduli()) {
+                    rnsfhe_math::sampling::fill_uniform_mod(rng, m, limb);
+                }
                 Poly::<Ntt>::from_data(&b, data).unwrap()
             };
             let (x, y) = (draw(&mut rng), draw(&mut rng));
