@@ -1,10 +1,14 @@
 """Two builds of rnsfhe, interleaved in one run: the no-regression check of a refactoring.
 
     python3 bench/peers/compare_builds.py --old OLD/target/release/rnsfhe --new target/release/rnsfhe
+    python3 bench/peers/compare_builds.py --old ... --new ... --ckks-ops add,cmult --preset PaperTable1L15
+
 
 Starts each binary's line-protocol servers (`rnsfhe bench ckks-op` at PaperTable1L10 and `rnsfhe bench
 bfv-op` at t = 65537, depths 10 and 20; the protocol of README.md), single thread, and times the same
-operations in both, alternating which build goes first in each round. Per operation: the median over rounds
+operations in both, alternating which build goes first in each round (`--ckks-ops`: instead, those
+`rnsfhe bench ckks-op` operations at each `--preset`, 10 calls per round sample as in compare_table1.py;
+`--threads N`: RAYON_NUM_THREADS=N on both sides). Per operation: the median over rounds
 of each build's per-round median, and the median of the per-round ratios new / old (the figure to compare
 with a tolerance: drift of the machine affects both sides of a round alike). Prints a markdown table with
 the load average before and after; the machine should be otherwise idle.
@@ -75,15 +79,23 @@ def main():
     ap.add_argument("--new", required=True, help="the build under test's rnsfhe binary")
     ap.add_argument("--rounds", type=int, default=9, help="interleaved rounds per operation (default 9)")
     ap.add_argument("--setup-timeout", type=float, default=600)
+    ap.add_argument("--ckks-ops", help="comma-separated `bench ckks-op` operations instead of the default cases")
+    ap.add_argument("--preset", action="append", help="preset of --ckks-ops (repeatable; default PaperTable1L10)")
+    ap.add_argument("--threads", type=int, default=1, help="RAYON_NUM_THREADS of both builds (default 1)")
     args = ap.parse_args()
-    env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS="1")
+    cases = CASES
+    if args.ckks_ops:
+        ops = [(op.strip(), op.strip()) for op in args.ckks_ops.split(",") if op.strip()]
+        cases = [(f"CKKS {p}", ["bench", "ckks-op", "--preset", p], ops, 10)
+                 for p in args.preset or ["PaperTable1L10"]]
+    env = dict(os.environ, OMP_NUM_THREADS="1", RAYON_NUM_THREADS=str(args.threads))
     load_before = os.getloadavg()
     start_time = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     rows = []
-    for label, argv, ops, reps in CASES:
+    for label, argv, ops, reps in cases:
         rows += run_case(args, env, label, argv, ops, reps)
     load_after = os.getloadavg()
-    print(f"- date: {start_time}; CPU: {cpu_model()}; 1 thread (RAYON_NUM_THREADS=1); {args.rounds} "
+    print(f"- date: {start_time}; CPU: {cpu_model()}; RAYON_NUM_THREADS={args.threads}; {args.rounds} "
           f"interleaved rounds per operation, order alternating")
     print(f"- old: `{args.old}`; new: `{args.new}`")
     print(f"- load average before {load_before[0]:.2f} / {load_before[1]:.2f} / {load_before[2]:.2f}, after "

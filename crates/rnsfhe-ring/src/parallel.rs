@@ -27,6 +27,7 @@
 
 use std::cell::Cell;
 use std::convert::Infallible;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -282,6 +283,43 @@ pub fn zeroed<T: Copy + Default + Send + Sync>(len: usize) -> Vec<T> {
     let part = len.div_ceil(threads).max(ZEROED_TASK_WORDS);
     let mut data = Vec::with_capacity(len);
     data.par_extend(rayon::iter::repeat_n(T::default(), len).with_min_len(part));
+    data
+}
+
+/// A vector of `len` values whose chunk `i` (`chunk` values, the last one maybe shorter) is written by
+/// `f(i, uninitialised chunk)`, in parallel over chunks as [`for_each_chunk`] on a pool of several
+/// threads, one chunk after the other on one thread: [`zeroed`] and a fill without the zeroing pass
+/// (for an addition, one pass of three over memory). `f` proves each chunk written by returning it as
+/// initialised values (as [`rnsfhe_math::simd::map_uninit`] does); panics if it returns other memory.
+pub fn from_chunks<T: Send>(
+    len: usize,
+    chunk: usize,
+    f: &(impl for<'a> Fn(usize, &'a mut [MaybeUninit<T>]) -> &'a mut [T] + Sync),
+) -> Vec<T> {
+    let chunk = chunk.max(1);
+    let mut data = Vec::with_capacity(len);
+    let fill = |i: usize, c: &mut [MaybeUninit<T>]| {
+        let (start, count) = (c.as_ptr(), c.len());
+        let done = f(i, c);
+        assert!(
+            std::ptr::eq(done.as_ptr().cast::<MaybeUninit<T>>(), start) && done.len() == count,
+            "from_chunks: chunk {i} was not written in place"
+        );
+    };
+    let slots = &mut data.spare_capacity_mut()[..len];
+    if rayon::current_num_threads() < 2 || len <= chunk {
+        slots
+            .chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, c)| fill(i, c));
+    } else {
+        for_each_chunk(slots, chunk, &fill);
+    }
+    // SAFETY: both loops pass every chunk of the first `len` slots to `fill` (a panic in any of them
+    // propagates before this line), and for each `f` returned a `&mut [T]` of the same address and
+    // length, borrowed from the chunk for as long as `f` held it: safe code can only make such a
+    // slice of initialised values, and could not write the chunk again after making it.
+    unsafe { data.set_len(len) };
     data
 }
 

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::simd::{
-    append_in_blocks, map_append, map_in_place, sum_of_products, Fresh, LaneMap, ModAdd, ModMul,
-    ModMulAdd, ModSub, Weights,
+    append_in_blocks, map_in_place, map_uninit, sum_of_products, Fresh, LaneMap, ModAdd, ModMul,
+    ModMulAdd, ModSub, Stores, Weights,
 };
 use rnsfhe_math::{Modulus, NttPlan};
 
@@ -264,37 +264,25 @@ impl<F: Form> Poly<F> {
         Ok(())
     }
 
-    /// A new polynomial with coefficient `op(self_c, other_c)`, written in one pass over a fresh buffer
-    /// (reads both operands once; no copy of `self` first, and on one thread no zero-fill either).
+    /// A new polynomial with coefficient `op(self_c, other_c)`, written in one pass into a fresh
+    /// buffer (reads both operands once; no copy of `self` first, no zero-fill), with streaming stores
+    /// when the output is larger than the cache can keep ([`Stores::for_output_words`]).
     fn zip_map(&self, other: &Self, operation: &'static str, op: &impl LaneMap<1>) -> Result<Self> {
         self.check_same(other, operation)?;
         let n = self.degree();
         let fresh = Fresh(op);
-        let data = if self.limb_count() > 1 && rayon::current_num_threads() > 1 {
-            let mut data = parallel::zeroed(self.data.len());
-            let moduli = self.basis.moduli();
-            parallel::for_each_chunk(&mut data, n, &|i, o| {
-                let r = i * n..(i + 1) * n;
-                map_in_place(
-                    &moduli[i],
-                    o,
-                    [&self.data[r.clone()], &other.data[r]],
-                    &fresh,
-                )
-            });
-            data
-        } else {
-            let mut data = Vec::with_capacity(self.data.len());
-            for ((a, b), m) in self
-                .data
-                .chunks_exact(n)
-                .zip(other.data.chunks_exact(n))
-                .zip(self.basis.moduli())
-            {
-                map_append(m, &mut data, [a, b], &fresh);
-            }
-            data
-        };
+        let moduli = self.basis.moduli();
+        let stores = Stores::for_output_words(self.data.len());
+        let data = parallel::from_chunks(self.data.len(), n, &|i, o| {
+            let r = i * n..(i + 1) * n;
+            map_uninit(
+                &moduli[i],
+                o,
+                [&self.data[r.clone()], &other.data[r]],
+                &fresh,
+                stores,
+            )
+        });
         Ok(Self {
             basis: Arc::clone(&self.basis),
             data,
@@ -874,6 +862,54 @@ mod tests {
         assert!(Poly::linear_combination(&b, &[(&z, &cz[..])]).is_err());
         assert!(Poly::linear_combination(&low, &[(&x, &[1u64][..])]).is_err());
         assert!(Poly::<Ntt>::linear_combination(&low, &[]).is_err());
+    }
+
+    /// `add` and `sub` against the scalar `Modulus` operations on a polynomial as large as a ciphertext
+    /// part of `PaperTable1L15` (16 limbs of `N = 2^16`: written with streaming stores) and on a small
+    /// one (cached stores), on 1 and 2 threads (the limbs written in parallel, `parallel::from_chunks`)
+    /// and inside an active-wait region.
+    #[test]
+    fn sums_with_streaming_and_cached_stores_match_scalar() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(0x57);
+        for (n, limbs) in [(1 << 16, 16), (64, 3)] {
+            let b = basis(n, limbs);
+            let want_stores = if n * limbs >= (8 << 20) / 8 {
+                Stores::Streaming
+            } else {
+                Stores::Cached
+            };
+            assert_eq!(Stores::for_output_words(n * limbs), want_stores);
+            let draw = |rng: &mut rand_chacha::ChaCha20Rng| {
+                let mut data = vec![0; n * limbs];
+                for (limb, m) in data.chunks_exact_mut(n).zip(b.moduli()) {
+                    rnsfhe_math::sampling::fill_uniform_mod(rng, m, limb);
+                }
+                Poly::<Ntt>::from_data(&b, data).unwrap()
+            };
+            let (x, y) = (draw(&mut rng), draw(&mut rng));
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let (sum, diff, sum_active) = pool.install(|| {
+                    (
+                        x.add(&y).unwrap(),
+                        x.sub(&y).unwrap(),
+                        parallel::active_wait(|| x.add(&y).unwrap()),
+                    )
+                });
+                assert_eq!(sum, sum_active);
+                for (i, m) in b.moduli().iter().enumerate() {
+                    let (xa, ya) = (x.limb(i).unwrap(), y.limb(i).unwrap());
+                    let (s, d) = (sum.limb(i).unwrap(), diff.limb(i).unwrap());
+                    for j in 0..n {
+                        assert_eq!(s[j], m.add(xa[j], ya[j]), "{threads} threads limb {i} {j}");
+                        assert_eq!(d[j], m.sub(xa[j], ya[j]), "{threads} threads limb {i} {j}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
