@@ -101,21 +101,41 @@ pub fn run() -> anyhow::Result<()> {
     pipeline_object_table(&mut rng)
 }
 
-/// The largest ring degree of the bootstrapping set-ups measured: `N = 2^16` is skipped for memory and
-/// time (its chain and bootstrapper alone, the encoded DFT matrices, take gigabytes).
-const BOOTSTRAP_MAX_LOG_N: u32 = 15;
+/// The bootstrapping presets as a user makes their keys: the preset's own dense uniform ternary secret
+/// with the default sparse-secret encapsulation (`rnsfhe bench ckks-bootstrap` runs the presets under a
+/// sparse main secret instead, its rows below them).
+const BOOTSTRAP_PRESETS: [(&str, u32); 3] = [
+    ("BootTestN15", 15),
+    ("Boot128N16", 16),
+    ("Boot128N16Precise", 16),
+];
 
-/// The keys of the bootstrapping set-ups of `rnsfhe bench ckks-bootstrap` (up to
-/// [`BOOTSTRAP_MAX_LOG_N`]): the Galois keys of `KeyGenerator::bootstrapping_keys` (one key measured,
-/// all of them of the same shape, times their count) and the two sparse-secret encapsulation keys
-/// (measured: the serialized size of their wire object, header, weight and digest included).
+/// The keys of the bootstrapping presets ([`BOOTSTRAP_PRESETS`]) and of the set-ups of `rnsfhe bench
+/// ckks-bootstrap`: the Galois keys of `KeyGenerator::bootstrapping_keys` (one key measured, all of
+/// them of the same shape, times their count) and the two sparse-secret encapsulation keys (measured:
+/// the serialized size of their wire object, header, weight and digest included). Each set-up builds
+/// its bootstrapper (the encoded DFT matrices: about 3 GB at `N = 2^16`) and one key, one at a time.
 fn bootstrapping_table(rng: &mut Csprng) -> anyhow::Result<()> {
-    use rnsfhe_bench::ckks_bootstrap::{choose_chain, setups};
+    use rnsfhe_bench::ckks_bootstrap::{choose_chain, setups, BootstrapSetup};
+    let presets = BOOTSTRAP_PRESETS.iter().map(|&(preset, log_n)| {
+        let setup = BootstrapSetup {
+            log_n,
+            slots: 1 << (log_n - 1),
+            secret: "ternary".into(),
+            preset: Some(preset.into()),
+            levels_after: None,
+            ..BootstrapSetup::quick()
+        };
+        (
+            format!("{preset} preset (dense ternary secret, as users make keys)"),
+            setup,
+        )
+    });
+    let bench = setups(false, &[])
+        .into_iter()
+        .map(|(name, setup, _)| (name, setup));
     let mut rows = Vec::new();
-    for (name, setup, _) in setups(false, &[]) {
-        if setup.log_n > BOOTSTRAP_MAX_LOG_N {
-            continue;
-        }
+    for (name, setup) in presets.chain(bench) {
         let (ctx, btp, info) = choose_chain(&setup)?;
         let kg = KeyGenerator::new(&ctx, rng)?;
         // The conjugation key: one key switching key over QP, as every Galois key of the set.
@@ -142,9 +162,8 @@ fn bootstrapping_table(rng: &mut Csprng) -> anyhow::Result<()> {
         ]);
     }
     println!(
-        "\n## CKKS bootstrapping keys (the set-ups of `rnsfhe bench ckks-bootstrap` up to N = 2^{}): \
-         seeded / expanded\n",
-        BOOTSTRAP_MAX_LOG_N
+        "\n## CKKS bootstrapping keys (the presets, then the set-ups of `rnsfhe bench ckks-bootstrap`): \
+         seeded / expanded\n"
     );
     print!(
         "{}",
