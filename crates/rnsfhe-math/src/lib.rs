@@ -8,6 +8,7 @@
 //!
 //! This crate knows nothing of polynomials with several moduli; that is `rnsfhe-ring`.
 
+mod chacha;
 pub mod error;
 pub mod modulus;
 pub mod ntt;

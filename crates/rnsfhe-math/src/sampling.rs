@@ -18,12 +18,14 @@
 
 use std::fmt;
 
-use rand_chacha::ChaCha20Rng;
-use rand_core::{CryptoRng, CryptoRngCore, OsRng, RngCore, SeedableRng};
+use rand_core::block::BlockRng;
+use rand_core::{CryptoRng, CryptoRngCore, OsRng, RngCore};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+use crate::chacha::ChaChaBlocks;
 use crate::error::{Error, Result};
 use crate::modulus::Modulus;
+use crate::simd;
 
 /// Length in bytes of a [`Seed`].
 pub const SEED_LEN: usize = 32;
@@ -37,11 +39,15 @@ const PUBLIC_STREAM: u64 = u64::from_le_bytes(*b"rnsfhe:a");
 
 /// A cryptographically secure pseudo-random generator: ChaCha20 seeded by the operating system.
 ///
+/// Its output is, word for word and call for call, that of `rand_chacha 0.3`'s `ChaCha20Rng` with the
+/// same seed and stream (the wire format depends on it); the keystream is computed sixteen blocks at a
+/// time with AVX-512 where the processor has it, by `rand_chacha` otherwise.
+///
 /// It implements [`RngCore`] and [`CryptoRng`] so it can be used with the `rand` APIs. It is not
 /// `Clone` (a copy would repeat the stream), its `Debug` output is `Csprng { .. }`, and its state is
 /// overwritten when it is dropped.
 pub struct Csprng {
-    inner: ChaCha20Rng,
+    inner: BlockRng<ChaChaBlocks>,
 }
 
 impl Csprng {
@@ -55,17 +61,22 @@ impl Csprng {
             .map_err(|e| Error::Entropy {
                 detail: e.to_string(),
             })?;
-        let inner = ChaCha20Rng::from_seed(seed);
+        let rng = Self::stream_of(&seed, 0);
         seed.zeroize();
-        Ok(Self { inner })
+        Ok(rng)
+    }
+
+    /// The generator of ChaCha20 stream `stream` of key `seed` (the layout is in the `chacha` module).
+    fn stream_of(seed: &Seed, stream: u64) -> Self {
+        Self {
+            inner: BlockRng::new(ChaChaBlocks::new(seed, stream)),
+        }
     }
 
     /// A deterministic generator for tests and reproducible examples. **Not secure**: anyone who knows
     /// the seed knows every value drawn, so never use it for keys or encryption randomness.
     pub fn insecure_from_seed_for_tests(seed: Seed) -> Self {
-        Self {
-            inner: ChaCha20Rng::from_seed(seed),
-        }
+        Self::stream_of(&seed, 0)
     }
 
     /// A deterministic generator that expands a **public** seed, for public randomness only: the
@@ -76,9 +87,7 @@ impl Csprng {
     /// [`Csprng::insecure_from_seed_for_tests`] with the same bytes. Get fresh seeds from
     /// [`Csprng::fresh_seed`].
     pub fn from_public_seed(seed: Seed) -> Self {
-        let mut inner = ChaCha20Rng::from_seed(seed);
-        inner.set_stream(PUBLIC_STREAM);
-        Self { inner }
+        Self::stream_of(&seed, PUBLIC_STREAM)
     }
 
     /// Draws a fresh 32-byte seed from this generator, for example to create a public `a` polynomial
@@ -116,9 +125,7 @@ impl Substreams {
     /// The generator of stream `index`. Use each index once per [`Substreams`]: two generators of the
     /// same index give the same values.
     pub fn stream(&self, index: u64) -> Csprng {
-        let mut inner = ChaCha20Rng::from_seed(self.key);
-        inner.set_stream(index);
-        Csprng { inner }
+        Csprng::stream_of(&self.key, index)
     }
 }
 
@@ -168,13 +175,14 @@ impl CryptoRng for Csprng {}
 
 impl Drop for Csprng {
     fn drop(&mut self) {
-        // ChaCha20Rng offers no zeroization, so overwrite the whole value (key, counter and buffered
-        // output block) with a generator built from an all-zero seed. The volatile write keeps the
-        // compiler from eliding this dead store.
-        let blank = ChaCha20Rng::from_seed([0u8; SEED_LEN]);
-        // SAFETY: `&mut self.inner` is valid and aligned for writes of `ChaCha20Rng`. The old value is
-        // overwritten without being dropped, which is sound because `ChaCha20Rng` is plain data (fixed
-        // arrays and integers, no heap and no `Drop` implementation).
+        // `BlockRng` offers no zeroization (its buffer is private), so overwrite the whole value (key,
+        // counter and buffered output blocks) with a generator built from an all-zero seed. The
+        // volatile write keeps the compiler from eliding this dead store.
+        let blank = BlockRng::new(ChaChaBlocks::new(&[0u8; SEED_LEN], 0));
+        // SAFETY: `&mut self.inner` is valid and aligned for writes of its type. The old value is
+        // overwritten without being dropped, which is sound because `BlockRng<ChaChaBlocks>` is plain
+        // data (fixed arrays, integers and a zero-sized CPU token or `rand_chacha`'s generator, itself
+        // plain data; no heap and no `Drop` implementation).
         unsafe { std::ptr::write_volatile(&mut self.inner, blank) };
         std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
     }
@@ -211,18 +219,41 @@ pub fn uniform_mod<R: CryptoRngCore + ?Sized>(rng: &mut R, q: &Modulus) -> u64 {
     uniform_below(rng, q.value())
 }
 
+/// 64-bit words [`fill_uniform_mod`] draws at a time (4 KiB on the stack, within the L1 cache).
+const UNIFORM_BATCH: usize = 512;
+
 /// Fills `out` with independent uniform residues in `[0, q)` (see [`uniform_mod`]).
+///
+/// The values are those of [`uniform_mod`] called `out.len()` times: one 64-bit word per try, accepted
+/// when `(w & mask) < q`, and the generator ends where those calls leave it. The words are drawn in
+/// batches with `fill_bytes` (little-endian 64-bit words, which is how `next_u64` reads them in every
+/// `rand_core` block generator, [`Csprng`] included, and in `fill_bytes_via_next`), never more words
+/// than values are still missing, so no word past the last accepted one is drawn; each batch is masked
+/// and compacted without a branch on the values. The expansion of public seeds relies on this
+/// equality: it is part of the wire format.
 pub fn fill_uniform_mod<R: CryptoRngCore + ?Sized>(rng: &mut R, q: &Modulus, out: &mut [u64]) {
     let bound = q.value();
     let mask = bit_mask(bound - 1);
-    for x in out.iter_mut() {
-        *x = loop {
-            let r = rng.next_u64() & mask;
-            if r < bound {
-                break r;
-            }
-        };
+    let mut bytes = [0u8; 8 * UNIFORM_BATCH];
+    let mut filled = 0;
+    while filled < out.len() {
+        let tries = (out.len() - filled).min(UNIFORM_BATCH);
+        let words = &mut bytes[..8 * tries];
+        rng.fill_bytes(words);
+        filled = append_accepted(words, mask, bound, out, filled);
     }
+    // The caller may sample secrets (a uniform binary LWE key): wipe the keystream copy.
+    bytes.zeroize();
+}
+
+/// Appends `w & mask` for each little-endian word `w` of `words` with `w & mask < bound` to
+/// `out[filled..]`, in order, and returns the new fill; `words` holds at most `out.len() - filled`
+/// words, so the compaction stays within `out` ([`simd::compact_masked_below`]: no branch on a value).
+#[inline]
+fn append_accepted(words: &[u8], mask: u64, bound: u64, out: &mut [u64], filled: usize) -> usize {
+    let (words, _) = words.as_chunks::<8>();
+    debug_assert!(words.len() <= out.len() - filled);
+    filled + simd::compact_masked_below(words, mask, bound, &mut out[filled..])
 }
 
 /// Fills `out` with independent uniform ternary values: each of `-1`, `0`, `1` with probability 1/3.
@@ -1390,5 +1421,147 @@ mod tests {
         let ones: u32 = (0..10_000).map(|_| s.next_u64().count_ones()).sum();
         let mean = f64::from(ones) / 10_000.0;
         assert!((mean - 32.0).abs() < 0.3, "mean popcount {mean}");
+    }
+
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    /// A call of the mix below: what it returned, as bytes.
+    fn one_call<R: RngCore>(r: &mut R, op: u64, out: &mut Vec<u8>) {
+        match op % 8 {
+            0..=2 => out.extend(r.next_u32().to_le_bytes()),
+            3..=5 => out.extend(r.next_u64().to_le_bytes()),
+            // Odd and even short lengths, empty included, and long ones across several refills.
+            6 => {
+                let mut b = vec![0u8; (op >> 8) as usize % 71];
+                r.fill_bytes(&mut b);
+                out.extend(b);
+            }
+            _ => {
+                let mut b = vec![0u8; 1000 + (op >> 8) as usize % 3000];
+                r.try_fill_bytes(&mut b).unwrap();
+                out.extend(b);
+            }
+        }
+    }
+
+    /// Every call mix gives the bytes of `rand_chacha`'s generator on the same stream.
+    fn check_call_mix(mut ours: Csprng, mut reference: ChaCha20Rng, calls: usize, label: &str) {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        for i in 0..calls {
+            // xorshift64: a fixed, varied sequence of calls.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            one_call(&mut ours, state, &mut got);
+            one_call(&mut reference, state, &mut want);
+            if got != want {
+                let at = got.iter().zip(&want).position(|(a, b)| a != b);
+                panic!(
+                    "{label}: call {i} (op {}), first differing byte {at:?}",
+                    state % 8
+                );
+            }
+            got.clear();
+            want.clear();
+        }
+        // Still in step after the mix.
+        assert_eq!(ours.fresh_seed(), {
+            let mut s = [0u8; SEED_LEN];
+            reference.fill_bytes(&mut s);
+            s
+        });
+    }
+
+    #[test]
+    fn sampling_csprng_is_rand_chacha_for_every_call_mix() {
+        // Each engine this processor has, on the default and the public stream.
+        for stream in [0, PUBLIC_STREAM] {
+            for (name, engine) in crate::chacha::engines(&SEED, stream, 0) {
+                let ours = Csprng {
+                    inner: BlockRng::new(engine),
+                };
+                let mut reference = ChaCha20Rng::from_seed(SEED);
+                reference.set_stream(stream);
+                check_call_mix(ours, reference, 20_000, &format!("{name}, stream {stream}"));
+            }
+        }
+        // The constructors: their streams.
+        check_call_mix(rng(), ChaCha20Rng::from_seed(SEED), 3000, "tests");
+        let mut public = ChaCha20Rng::from_seed(SEED);
+        public.set_stream(PUBLIC_STREAM);
+        check_call_mix(Csprng::from_public_seed(SEED), public, 3000, "public");
+        let mut parent = rng();
+        let streams = Substreams::new(&mut parent);
+        let key = rng().fresh_seed();
+        for index in [0u64, 1, 5, u64::MAX] {
+            let mut sub = ChaCha20Rng::from_seed(key);
+            sub.set_stream(index);
+            check_call_mix(
+                streams.stream(index),
+                sub,
+                1000,
+                &format!("substream {index}"),
+            );
+        }
+    }
+
+    /// The one-word-per-try loop `fill_uniform_mod` replaced: its values define the wire format's
+    /// expansion of public seeds.
+    fn uniform_one_by_one<R: RngCore>(rng: &mut R, q: &Modulus, out: &mut [u64]) {
+        let mask = bit_mask(q.value() - 1);
+        for x in out.iter_mut() {
+            *x = loop {
+                let r = rng.next_u64() & mask;
+                if r < q.value() {
+                    break r;
+                }
+            };
+        }
+    }
+
+    #[test]
+    fn sampling_fill_uniform_mod_draws_the_words_of_one_try_at_a_time() {
+        // Moduli without rejection (2), with about a quarter (3, 97 of 128) and about half of the
+        // tries rejected (2^40 + 1, 2^61 + 1), a 50-bit NTT-size prime and 2^61 - 1 (almost none).
+        let moduli = [
+            2u64,
+            3,
+            97,
+            (1 << 40) + 1,
+            (1 << 50) - 27,
+            (1 << 61) - 1,
+            (1 << 61) + 1,
+        ];
+        let lengths = [0usize, 1, 2, 7, 511, 512, 513, 1025, 4099];
+        for &q in &moduli {
+            let m = Modulus::new(q).unwrap();
+            for &len in &lengths {
+                // Our generator (any engine it picks) and rand_chacha's through the generic path.
+                let (mut a, mut b) = (rng(), rng());
+                let (mut got, mut want) = (vec![0u64; len], vec![0u64; len]);
+                fill_uniform_mod(&mut a, &m, &mut got);
+                uniform_one_by_one(&mut b, &m, &mut want);
+                assert_eq!(got, want, "q = {q}, length {len}");
+                assert!(got.iter().all(|&x| x < q));
+                // Both generators stopped at the same word (an odd one included: after a next_u32).
+                assert_eq!(
+                    a.next_u64(),
+                    b.next_u64(),
+                    "q = {q}, length {len}: position"
+                );
+                assert_eq!(a.next_u32(), b.next_u32());
+                fill_uniform_mod(&mut a, &m, &mut got);
+                uniform_one_by_one(&mut b, &m, &mut want);
+                assert_eq!(got, want, "q = {q}, length {len}, odd word position");
+                let mut c = ChaCha20Rng::from_seed(SEED);
+                fill_uniform_mod(&mut c, &m, &mut got);
+                let mut d = ChaCha20Rng::from_seed(SEED);
+                uniform_one_by_one(&mut d, &m, &mut want);
+                assert_eq!(got, want, "q = {q}, length {len}, rand_chacha");
+                assert_eq!(c.next_u32(), d.next_u32());
+            }
+        }
     }
 }

@@ -504,6 +504,42 @@ pub fn lift_signed(m: &Modulus, values: &[i64], out: &mut [u64]) {
     }
 }
 
+/// Masked compaction, the acceptance step of rejection sampling: for each little-endian 64-bit word `w`
+/// of `words` in order, `v = w & mask` is appended to `out` when `v < bound`; returns how many were
+/// (the accepted values are `out[..count]`; the words after them are overwritten scratch). On 8 AVX-512
+/// lanes where available (a compare into a lane mask and `vpcompressq`), else a scalar loop that writes
+/// every value and advances only on acceptance; neither branches on a value. Panics if `out` is shorter
+/// than `words`.
+pub fn compact_masked_below(words: &[[u8; 8]], mask: u64, bound: u64, out: &mut [u64]) -> usize {
+    let out = &mut out[..words.len()];
+    let mut done = 0;
+    let mut accepted = 0;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(simd) = pulp::x86::V4::try_new() {
+        done = words.len() - words.len() % 8;
+        accepted = avx512::compact_masked_below(simd, &words[..done], mask, bound, out);
+    }
+    accepted + compact_masked_below_scalar(&words[done..], mask, bound, &mut out[accepted..])
+}
+
+/// The scalar path of [`compact_masked_below`] (the same count and accepted values).
+pub fn compact_masked_below_scalar(
+    words: &[[u8; 8]],
+    mask: u64,
+    bound: u64,
+    out: &mut [u64],
+) -> usize {
+    let out = &mut out[..words.len()];
+    let mut accepted = 0;
+    for w in words {
+        let v = u64::from_le_bytes(*w) & mask;
+        // `accepted` never exceeds the words read so far: the write is in bounds.
+        out[accepted] = v;
+        accepted += usize::from(v < bound);
+    }
+    accepted
+}
+
 /// `out[c] = centered(x_c) mod p` for residues `x_c` of `q` given in `[0, 2q)` (reduced once first):
 /// `x_c - q` when `x_c > q/2`, else `x_c`, reduced modulo `p` (the lift of a single-modulus basis
 /// conversion, as ModUp from one digit and ModDown by one special prime need). Any `q` and `p` below
@@ -942,6 +978,34 @@ mod avx512 {
                     let u = f._mm512_add_epi64(d, f._mm512_and_si512(negative, two_p));
                     store(out, c, f._mm512_min_epu64(u, f._mm512_sub_epi64(u, p)));
                 }
+            },
+        )
+    }
+
+    /// The vector body of [`super::compact_masked_below`] (`words.len()` a multiple of 8): each group
+    /// of 8 values is compressed to its accepted ones and stored whole at the current count; the
+    /// count never passes the words read, so the 8-word store stays within `out`.
+    pub(super) fn compact_masked_below(
+        simd: V4,
+        words: &[[u8; 8]],
+        mask: u64,
+        bound: u64,
+        out: &mut [u64],
+    ) -> usize {
+        simd.vectorize(
+            #[inline(always)]
+            || {
+                let f = simd.avx512f;
+                let (mask, bound) = (splat(simd, mask), splat(simd, bound));
+                let mut accepted = 0;
+                for group in words.as_chunks::<8>().0 {
+                    let w: [u64; 8] = core::array::from_fn(|i| u64::from_le_bytes(group[i]));
+                    let v = f._mm512_and_si512(pulp::cast(w), mask);
+                    let keep = f._mm512_cmplt_epu64_mask(v, bound);
+                    store(out, accepted, f._mm512_maskz_compress_epi64(keep, v));
+                    accepted += keep.count_ones() as usize;
+                }
+                accepted
             },
         )
     }
@@ -1602,6 +1666,46 @@ mod tests {
     use super::*;
     use crate::primes;
     use rand::{rngs::StdRng, Rng, SeedableRng};
+
+    /// A path of [`compact_masked_below`].
+    type Compaction = fn(&[[u8; 8]], u64, u64, &mut [u64]) -> usize;
+
+    #[test]
+    fn compact_masked_below_paths_keep_the_accepted_values_in_order() {
+        let mut rng = StdRng::seed_from_u64(0xc0);
+        // No rejection, about half, about a quarter, almost all (bound 1: only zeros pass), and every
+        // length around the 8-lane groups.
+        for (mask, bound) in [
+            (1u64, 2u64),
+            ((1 << 41) - 1, (1 << 40) + 1),
+            (127, 97),
+            (u64::MAX >> 2, (1 << 61) - 1),
+            (7, 1),
+        ] {
+            for len in 0..=41 {
+                let words: Vec<[u8; 8]> =
+                    (0..len).map(|_| rng.gen::<u64>().to_le_bytes()).collect();
+                let expected: Vec<u64> = words
+                    .iter()
+                    .map(|w| u64::from_le_bytes(*w) & mask)
+                    .filter(|&v| v < bound)
+                    .collect();
+                let paths: [(&str, Compaction); 2] = [
+                    ("dispatched", compact_masked_below),
+                    ("scalar", compact_masked_below_scalar),
+                ];
+                for (path, compact) in paths {
+                    let mut out = vec![u64::MAX; len];
+                    let count = compact(&words, mask, bound, &mut out);
+                    assert_eq!(
+                        out[..count],
+                        expected,
+                        "{path}: mask {mask:#x}, {len} words"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn lift_signed_matches_reduce_i64() {
