@@ -45,7 +45,10 @@ def start(args, preset, params):
     else:
         rust = ["ckks-op", "--preset", preset]
         script = ["rnsfhe_python_table1.py", "--preset", preset]
-    if os.path.exists(binary):
+    if args.ours_cmd:
+        # The Rust side of another build: its command replaces `rnsfhe bench <op>`, the op's arguments stay.
+        cmds["ours"] = args.ours_cmd.split() + rust[1:]
+    elif os.path.exists(binary):
         cmds["ours"] = [binary, "bench"] + rust
     else:
         skipped["ours"] = "target/release/rnsfhe not found (cargo build --release -p rnsfhe-cli)"
@@ -119,7 +122,7 @@ def main():
     ap.add_argument("--scheme", choices=("ckks", "bfv"), default="ckks", help="the operations to compare (default ckks)")
     ap.add_argument("--threads", type=int, default=1, help="RAYON_NUM_THREADS of both sides (default 1)")
     drv.add_run_args(ap, "PaperTable1L5", "comma-separated op names (default: all of the scheme)",
-                     "unused (both sides are ours)", "bench ckks-op", 600)
+                     "unused (both sides are ours)", "bench ckks-op (bfv-op with --scheme bfv)", 600)
     bfv = "--scheme" in sys.argv and sys.argv[sys.argv.index("--scheme") + 1:][:1] == ["bfv"]
     presets = peerlib.load_presets("presets_bfv.json" if bfv else "presets.json")
     defaults = compare_bfv.DEFAULT_PRESETS if bfv else presets
