@@ -175,11 +175,9 @@ pub(crate) fn pegasus_session(
         rotations,
         conjugate,
     };
-    let galois = (&*keys.galois, &keys.rotations[..], keys.conjugate);
-    // Cloning the keys into the evaluator copies megabytes: without the GIL.
-    let eval = crate::common::release(py, || {
-        context.make_eval(Some(&keys.relin), Some(galois), None, true, false, None)
-    })?;
+    let galois = (&keys.galois, &keys.rotations[..], keys.conjugate);
+    // The evaluator shares the key set's keys (no copy).
+    let eval = context.make_eval(Some(&keys.relin), Some(galois), None, true, false, None)?;
     let evaluator = PyEvaluator {
         eval: Arc::new(Eval {
             pegasus: Some(pegasus),

@@ -922,8 +922,9 @@ pub fn eval_mod_amplification(em: &EvalMod) -> f64 {
 /// [`KeyGenerator::bootstrapping_keys`]; give them to [`Evaluator::with_bootstrapping_keys`].
 #[derive(Debug, Clone)]
 pub struct BootstrappingKeys {
-    /// Exactly the Galois keys of [`Bootstrapper::galois_elements`] (rotations, conjugation, trace).
-    pub galois: GaloisKeys,
+    /// Exactly the Galois keys of [`Bootstrapper::galois_elements`] (rotations, conjugation, trace);
+    /// shared (an evaluator made from them holds the same keys, [`Evaluator::with_bootstrapping_keys`]).
+    pub galois: Arc<GaloisKeys>,
     /// The sparse-secret encapsulation ([`BootstrapParams::sparse_secret`]), `None` when the
     /// bootstrapper raises under the CKKS secret.
     pub encapsulation: Option<Arc<SparseEncapsulation>>,
@@ -951,7 +952,7 @@ impl KeyGenerator {
             rng,
         )?;
         Ok(BootstrappingKeys {
-            galois,
+            galois: Arc::new(galois),
             encapsulation: self.encapsulation_keys(btp, rng)?,
         })
     }

@@ -60,8 +60,10 @@ use crate::Complex64;
 #[derive(Clone, Debug)]
 pub struct Evaluator {
     ctx: Arc<CkksContext>,
-    relin: Option<RelinKey>,
-    galois: Option<GaloisKeys>,
+    // Shared, not owned: an evaluator made from keys the caller keeps (a Python key set, a server's
+    // loaded keys) must not copy them; at N = 2^16 bootstrapping's Galois keys are gigabytes.
+    relin: Option<Arc<RelinKey>>,
+    galois: Option<Arc<GaloisKeys>>,
     /// The sparse-secret encapsulation of bootstrapping's raise ([`crate::bootstrap`]).
     encapsulation: Option<Arc<SparseEncapsulation>>,
     strict: bool,
@@ -119,17 +121,20 @@ impl Evaluator {
     /// [`Evaluator::relinearize`]).
     ///
     /// Errors: [`Error::ContextMismatch`] for a key of other parameters.
-    pub fn with_relin_key(mut self, rk: RelinKey) -> Result<Self> {
+    pub fn with_relin_key(mut self, rk: impl Into<Arc<RelinKey>>) -> Result<Self> {
+        let rk = rk.into();
         self.ctx
             .check_fingerprint(rk.key().fingerprint(), "relinearization key")?;
         self.relin = Some(rk);
         Ok(self)
     }
 
-    /// Adds Galois keys (needed by rotations, conjugation and sums of slots).
+    /// Adds Galois keys (needed by rotations, conjugation and sums of slots): owned, or shared with the
+    /// caller as an `Arc` (not copied).
     ///
     /// Errors: [`Error::ContextMismatch`] for keys of other parameters.
-    pub fn with_galois_keys(mut self, gk: GaloisKeys) -> Result<Self> {
+    pub fn with_galois_keys(mut self, gk: impl Into<Arc<GaloisKeys>>) -> Result<Self> {
+        let gk = gk.into();
         self.ctx
             .check_fingerprint(gk.fingerprint(), "Galois keys")?;
         self.galois = Some(gk);
@@ -175,12 +180,12 @@ impl Evaluator {
 
     /// The relinearization key, if any (to send a running evaluator's keys on).
     pub fn relin(&self) -> Option<&RelinKey> {
-        self.relin.as_ref()
+        self.relin.as_deref()
     }
 
     /// The Galois keys, if any.
     pub fn galois(&self) -> Option<&GaloisKeys> {
-        self.galois.as_ref()
+        self.galois.as_deref()
     }
 
     /// The context.
@@ -630,7 +635,7 @@ impl Evaluator {
     // ----------------------------------------------------------------------------------------------
 
     pub(crate) fn relin_key(&self, operation: &'static str) -> Result<&RelinKey> {
-        self.relin.as_ref().ok_or(Error::MissingKey {
+        self.relin.as_deref().ok_or(Error::MissingKey {
             operation,
             key: "relinearization key",
         })
@@ -870,7 +875,7 @@ impl Evaluator {
     // ----------------------------------------------------------------------------------------------
 
     fn galois_keys(&self, operation: &'static str) -> Result<&GaloisKeys> {
-        self.galois.as_ref().ok_or(Error::MissingKey {
+        self.galois.as_deref().ok_or(Error::MissingKey {
             operation,
             key: "Galois key set",
         })

@@ -639,7 +639,7 @@ impl Deserializable<CkksContext> for BootstrappingKeys {
             None
         };
         Ok(BootstrappingKeys {
-            galois,
+            galois: Arc::new(galois),
             encapsulation,
         })
     }
@@ -709,11 +709,11 @@ mod tests {
         assert!(again.to_bytes_with(PublicRandomness::Expanded) == full);
         for boot in [
             BootstrappingKeys {
-                galois: kg.galois_keys(&[1, 2], true, &mut rng).unwrap(),
+                galois: kg.galois_keys(&[1, 2], true, &mut rng).unwrap().into(),
                 encapsulation: Some(Arc::clone(&enc)),
             },
             BootstrappingKeys {
-                galois: kg.galois_keys(&[1], false, &mut rng).unwrap(),
+                galois: kg.galois_keys(&[1], false, &mut rng).unwrap().into(),
                 encapsulation: None,
             },
         ] {

@@ -511,7 +511,7 @@ pub fn samples(ctxs: &SampleContexts, seed: u8) -> Result<Vec<Sample>, SampleErr
         &mut rng,
     )?);
     let bootstrapping = BootstrappingKeys {
-        galois: keys.galois.clone(),
+        galois: Arc::new(keys.galois.clone()),
         encapsulation: Some(Arc::clone(&encapsulation)),
     };
     // The same chain with bootstrapping primes: the optional section of the parameters' payload.

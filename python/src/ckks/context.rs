@@ -134,8 +134,8 @@ impl PyContext {
 
     pub(super) fn make_eval(
         &self,
-        relin: Option<&RelinKey>,
-        galois: Option<(&GaloisKeys, &[i64], bool)>,
+        relin: Option<&Arc<RelinKey>>,
+        galois: Option<(&Arc<GaloisKeys>, &[i64], bool)>,
         encapsulation: Option<&Arc<SparseEncapsulation>>,
         auto_rescale: bool,
         strict: bool,
@@ -148,14 +148,14 @@ impl PyContext {
         }
         .with_auto_rescale(auto_rescale);
         if let Some(rk) = relin {
-            ev = ev.with_relin_key(rk.clone()).map_err(ckks_error)?;
+            ev = ev.with_relin_key(Arc::clone(rk)).map_err(ckks_error)?;
         }
         if let Some(enc) = encapsulation {
             ev = ev.with_encapsulation(Arc::clone(enc)).map_err(ckks_error)?;
         }
         let (mut rotations, mut conjugate) = (Vec::new(), false);
         if let Some((gk, steps, conj)) = galois {
-            ev = ev.with_galois_keys(gk.clone()).map_err(ckks_error)?;
+            ev = ev.with_galois_keys(Arc::clone(gk)).map_err(ckks_error)?;
             rotations = steps.to_vec();
             conjugate = conj;
         }
@@ -386,7 +386,6 @@ context_methods! {
         #[allow(clippy::too_many_arguments)]
         fn evaluator(
             &self,
-            py: Python<'_>,
             keys: Option<&PyKeySet>,
             relin_key: Option<&PyRelinKey>,
             galois_keys: Option<&PyGaloisKeys>,
@@ -402,26 +401,25 @@ context_methods! {
                      the set)",
                 ));
             }
-            let relin = relin_key.map(|k| &*k.key).or(keys.map(|k| &*k.relin));
+            let relin = relin_key.map(|k| &k.key).or(keys.map(|k| &k.relin));
             // The steps of the bootstrapping keys' Galois elements, as GaloisKeys.from_bytes finds them.
             let boot_steps = bootstrapping_keys
                 .map(|b| rotations_of_elements(self.ctx.galois_group(), &b.key.galois.elements()));
             let galois = match (galois_keys, bootstrapping_keys, keys) {
-                (Some(g), _, _) => Some((&*g.key, &g.rotations[..], g.conjugate)),
+                (Some(g), _, _) => Some((&g.key, &g.rotations[..], g.conjugate)),
                 (None, Some(b), _) => boot_steps
                     .as_ref()
                     .map(|(steps, conj)| (&b.key.galois, &steps[..], *conj)),
-                (None, None, Some(k)) => Some((&*k.galois, &k.rotations[..], k.conjugate)),
+                (None, None, Some(k)) => Some((&k.galois, &k.rotations[..], k.conjugate)),
                 (None, None, None) => None,
             };
-            // Cloning the keys into the evaluator copies megabytes: without the GIL.
+            // The evaluator shares the keys (no copy).
             let encapsulation = match bootstrapping_keys {
                 Some(b) => b.key.encapsulation.as_ref(),
                 None => keys.and_then(|k| k.encapsulation.as_ref()),
             };
-            let eval = crate::common::release(py, || {
-                self.make_eval(relin, galois, encapsulation, auto_rescale, strict, auto_bootstrap)
-            })?;
+            let eval =
+                self.make_eval(relin, galois, encapsulation, auto_rescale, strict, auto_bootstrap)?;
             Ok(PyEvaluator {
                 eval: Arc::new(eval),
             })

@@ -43,14 +43,14 @@ keyset_methods! {
         /// The keys a server needs to bootstrap, without the secret: the set's Galois keys and, for
         /// ``keygen(bootstrapper=...)`` of a bootstrapper with ``sparse_secret``, the sparse-secret
         /// encapsulation keys, as one BootstrappingKeys (``to_bytes()``, picklable) for
-        /// ``Context.evaluator(relin_key=..., bootstrapping_keys=...)``. The keys are copied without the
-        /// GIL.
+        /// ``Context.evaluator(relin_key=..., bootstrapping_keys=...)``. The keys are shared with the set,
+        /// not copied.
         #[getter]
-        fn bootstrapping_keys(&self, py: Python<'_>) -> PyBootstrappingKeys {
-            let key = release_inline(py, || BootstrappingKeys {
-                galois: (*self.galois).clone(),
+        fn bootstrapping_keys(&self) -> PyBootstrappingKeys {
+            let key = BootstrappingKeys {
+                galois: Arc::clone(&self.galois),
                 encapsulation: self.encapsulation.clone(),
-            });
+            };
             PyBootstrappingKeys {
                 key: Arc::new(key),
                 ctx: Arc::clone(&self.ctx),
