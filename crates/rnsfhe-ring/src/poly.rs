@@ -59,6 +59,11 @@ pub struct Poly<F: Form> {
 /// much as their copy).
 const PARALLEL_COPY_MIN_WORDS: usize = 1 << 17;
 
+/// Words from which [`Poly::from_data`] checks the residues of its buffer on several threads: the
+/// outputs of key switching at `N = 2^15` over 11 limbs (2.75 MiB each, three per rotation) were checked
+/// on one thread while the other waited, about 3 % of a two-thread rotation.
+const PARALLEL_CHECK_MIN_WORDS: usize = 1 << 16;
+
 /// Coefficients per task of the element-wise passes that split limbs ([`Poly::sum_of_products`]): at
 /// the low levels of a CKKS chain a polynomial has 2 to 5 limbs, and whole limbs on two threads leave
 /// one idle for a third of the pass over 3 limbs; half limbs of `N = 2^16` keep both busy.
@@ -126,15 +131,26 @@ impl<F: Form> Poly<F> {
                 got: data.len(),
             });
         }
-        for (limb, (chunk, m)) in data.chunks_exact(n).zip(basis.moduli()).enumerate() {
-            if let Some(index) = chunk.iter().position(|&x| x >= m.value()) {
-                return Err(Error::ResidueOutOfRange {
+        let check_limb = |limb: &usize| -> Result<()> {
+            let (chunk, m) = (&data[limb * n..(limb + 1) * n], &basis.moduli()[*limb]);
+            match chunk.iter().position(|&x| x >= m.value()) {
+                Some(index) => Err(Error::ResidueOutOfRange {
                     value: chunk[index],
-                    limb,
+                    limb: *limb,
                     index,
                     modulus: m.value(),
-                });
+                }),
+                None => Ok(()),
             }
+        };
+        let limbs: Vec<usize> = (0..basis.len()).collect();
+        if data.len() >= PARALLEL_CHECK_MIN_WORDS && rayon::current_num_threads() > 1 {
+            // The first out-of-range limb in limb order, as the serial loop reports it.
+            parallel::map(&limbs, &check_limb)
+                .into_iter()
+                .collect::<Result<()>>()?;
+        } else {
+            limbs.iter().try_for_each(check_limb)?;
         }
         Ok(Self {
             basis: Arc::clone(basis),
