@@ -287,11 +287,14 @@ impl RlweCiphertext<Ntt> {
         }
         let (a0, a1) = (&self.parts[0], &self.parts[1]);
         let (b0, b1) = (&other.parts[0], &other.parts[1]);
-        let d0 = a0.mul(b0)?;
-        let d1 = a0.mul_pair_sum(b1, a1, b0)?;
-        let d2 = a1.mul(b1)?;
-        Ok(Self {
-            parts: vec![d0, d1, d2],
+        // Three products of parallel sections each: one region of active waiting.
+        crate::gadget::long_operation(a0.data().len(), || {
+            let d0 = a0.mul(b0)?;
+            let d1 = a0.mul_pair_sum(b1, a1, b0)?;
+            let d2 = a1.mul(b1)?;
+            Ok(Self {
+                parts: vec![d0, d1, d2],
+            })
         })
     }
 

@@ -33,7 +33,7 @@ use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, NttShoupPoly, Poly};
 use crate::context::{DownRescaleTables, LevelTables, RlweContext};
 use crate::encryption::RlweCiphertext;
 use crate::error::{Error, Result};
-use crate::gadget::{multiply_accumulate, parallel, DigitRows, Gadget, LimbForm};
+use crate::gadget::{long_operation, multiply_accumulate, parallel, DigitRows, Gadget, LimbForm};
 use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
 
 /// Inverse NTT of every limb of a limb-major buffer ([`transform_limbs`]).
@@ -107,34 +107,44 @@ fn for_each_limb(
     }
 }
 
-/// Scratch buffers of key switching (extended digits, accumulators, coefficient copies), kept per thread
-/// between calls: allocating them afresh costs a page fault per 4 KiB each time the allocator has returned
-/// the memory to the system, more than the arithmetic on them. At most [`POOL_BUFFERS`] buffers are kept
-/// per thread; their contents are not secret (ciphertext material only).
+/// Scratch buffers of key switching (extended digits, accumulators, coefficient copies), kept between
+/// calls in one pool for the process: allocating them afresh costs a page fault per page (with
+/// transparent huge pages, the kernel zeroing 2 MiB at a time) each time the allocator has returned the
+/// memory to the system, more than the arithmetic on them. The pool is shared by all threads because a
+/// key switch on several threads takes its digit buffers on whichever thread runs that digit and gives
+/// them back on the calling thread: per-thread pools left the pool's other threads with nothing to
+/// reuse, so every key switch faulted in fresh pages there, serially, while the calling thread waited.
+/// At most [`POOL_BUFFERS`] buffers are kept; their contents are not secret (ciphertext material only).
 mod scratch {
-    use std::cell::RefCell;
+    use std::sync::{Mutex, MutexGuard};
 
-    /// Buffers kept per thread.
-    pub(super) const POOL_BUFFERS: usize = 8;
+    /// Buffers kept: the buffers of two concurrent key switches of three digits (the digits, the two
+    /// accumulators and the coefficient copy of each).
+    pub(super) const POOL_BUFFERS: usize = 16;
 
-    thread_local! {
-        static POOL: RefCell<Vec<Vec<u64>>> = const { RefCell::new(Vec::new()) };
+    static POOL: Mutex<Vec<Vec<u64>>> = Mutex::new(Vec::new());
+
+    /// The pool (its contents stay valid if a holder panicked: buffers only).
+    fn pool() -> MutexGuard<'static, Vec<Vec<u64>>> {
+        POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// A pooled buffer of capacity at least `len`, if this thread has one.
+    /// The smallest pooled buffer of capacity at least `len`, if any.
     fn pop(len: usize) -> Option<Vec<u64>> {
-        POOL.with(|p| {
-            let mut p = p.borrow_mut();
-            let i = p.iter().position(|b| b.capacity() >= len)?;
-            Some(p.swap_remove(i))
-        })
+        let mut p = pool();
+        let i = p
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.capacity() >= len)
+            .min_by_key(|(_, b)| b.capacity())?
+            .0;
+        Some(p.swap_remove(i))
     }
 
     /// A buffer of `len` words with unspecified (earlier ciphertext) contents, for outputs that are
     /// overwritten entirely (no zeroing).
     pub(super) fn take_dirty(len: usize) -> Vec<u64> {
-        let reused = pop(len);
-        match reused {
+        match pop(len) {
             Some(mut b) => {
                 b.truncate(len);
                 b.resize(len, 0);
@@ -144,18 +154,16 @@ mod scratch {
         }
     }
 
-    /// Returns a buffer to this thread's pool (dropped if the pool is full).
+    /// Returns a buffer to the pool (the smallest buffer is dropped if the pool is full).
     pub(super) fn give(b: Vec<u64>) {
-        POOL.with(|p| {
-            let mut p = p.borrow_mut();
-            if p.len() < POOL_BUFFERS {
-                p.push(b);
-            } else if let Some(smallest) = p.iter_mut().min_by_key(|x| x.capacity()) {
-                if smallest.capacity() < b.capacity() {
-                    *smallest = b;
-                }
+        let mut p = pool();
+        if p.len() < POOL_BUFFERS {
+            p.push(b);
+        } else if let Some(smallest) = p.iter_mut().min_by_key(|x| x.capacity()) {
+            if smallest.capacity() < b.capacity() {
+                *smallest = b;
             }
-        });
+        }
     }
 }
 
@@ -706,10 +714,12 @@ impl RlweContext {
         self.check_fingerprint(key.fingerprint(), "key-switching key")?;
         let level = self.level_of(d, "key-switched polynomial")?;
         let tables = self.level_tables(level)?;
-        let digits = self.mod_up_digits(&tables, d)?;
-        let out = self.finish_key_switch(&tables, &digits, key, None, down);
-        digits.into_iter().for_each(scratch::give);
-        out
+        long_operation(d.data().len(), || {
+            let digits = self.mod_up_digits(&tables, d)?;
+            let out = self.finish_key_switch(&tables, &digits, key, None, down);
+            digits.into_iter().for_each(scratch::give);
+            out
+        })
     }
 
     /// Key switching of `d` (over `Q_l`, NTT form) with a key from `s'` to `s` (RNS-CKKS `KS`, hybrid
@@ -828,14 +838,16 @@ impl RlweContext {
     ) -> Result<RlweCiphertext> {
         ct.check(self, Some(2), "Galois automorphism")?;
         let perm = self.galois_permutation(element)?;
-        let c1 = self.permute(&ct.parts[1], &perm)?;
-        let (c0, u1) = self.key_switch_adding(
-            &c1,
-            key,
-            (Addend::Permuted(ct.parts[0].data(), &perm), Addend::None),
-        )?;
-        Ok(RlweCiphertext {
-            parts: vec![c0, u1],
+        long_operation(ct.parts[1].data().len(), || {
+            let c1 = self.permute(&ct.parts[1], &perm)?;
+            let (c0, u1) = self.key_switch_adding(
+                &c1,
+                key,
+                (Addend::Permuted(ct.parts[0].data(), &perm), Addend::None),
+            )?;
+            Ok(RlweCiphertext {
+                parts: vec![c0, u1],
+            })
         })
     }
 
@@ -913,7 +925,9 @@ impl RlweContext {
     pub fn hoist(&self, ct: &RlweCiphertext) -> Result<HoistedDecomposition> {
         let level = ct.check(self, Some(2), "hoisting")?;
         let tables = self.level_tables(level)?;
-        let digits = self.mod_up_digits(&tables, &ct.parts[1])?;
+        let digits = long_operation(ct.parts[1].data().len(), || {
+            self.mod_up_digits(&tables, &ct.parts[1])
+        })?;
         Ok(HoistedDecomposition {
             level,
             digest: digest(&ct.parts[1]),
@@ -938,13 +952,15 @@ impl RlweContext {
         let tables = self.level_tables(level)?;
         let perm = self.galois_permutation(element)?;
         let addends = [Addend::Permuted(ct.parts[0].data(), &perm), Addend::None];
-        let (c0, u1) = self.finish_key_switch(
-            &tables,
-            &hoisted.digits,
-            key,
-            Some(&perm),
-            &|t: &LevelTables, i, y| self.mod_down(t, y, addends[i]),
-        )?;
+        let (c0, u1) = long_operation(ct.parts[1].data().len(), || {
+            self.finish_key_switch(
+                &tables,
+                &hoisted.digits,
+                key,
+                Some(&perm),
+                &|t: &LevelTables, i, y| self.mod_down(t, y, addends[i]),
+            )
+        })?;
         Ok(RlweCiphertext {
             parts: vec![c0, u1],
         })
