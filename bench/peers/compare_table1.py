@@ -108,8 +108,12 @@ class Peer:
         self.ready = msg
         return True
 
-    def ask(self, op, reps, timeout=600):
-        self.proc.stdin.write(json.dumps({"op": op, "reps": reps}) + "\n")
+    def ask(self, op, reps, timeout=600, threads=None):
+        """Runs `reps` calls of `op` (on a pool of `threads` threads when given: README, "Protocol")."""
+        cmd = {"op": op, "reps": reps}
+        if threads is not None:
+            cmd["threads"] = threads
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
         self.proc.stdin.flush()
         msg = self.read(timeout)
         if msg is None:

@@ -29,6 +29,8 @@ pub mod pegasus_table6;
 pub mod pegasus_table7;
 pub mod pegasus_table8;
 
+use std::collections::btree_map::Entry;
+use std::collections::BTreeMap;
 use std::fs;
 use std::hint::black_box;
 use std::io::{BufRead, Write};
@@ -428,9 +430,15 @@ pub fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> anyhow::Res
 /// `{"op": NAME, "seconds": [...]}`, the wall-clock time of each of R calls of `run(NAME)`, or with
 /// `{"op": NAME, "error": ...}` when a call fails, until `{"op": "quit"}` (answered `{"op": "quit", "ok":
 /// true}`) or the end of input. A line that is not JSON is answered with `{"error": ...}`.
+///
+/// A command may add `"threads": T` (1..=[`MAX_PROTOCOL_THREADS`]): its calls then run, and are timed, on a
+/// worker of a rayon pool of `T` threads (one pool per `T`, kept for the process), so that one process can
+/// interleave one-thread and two-thread calls of the same operation on the same inputs: the speed-up
+/// measured that way is the ratio of neighbouring blocks, free of the drift of a shared host between
+/// processes (`bench/peers/thread_scaling.py`).
 pub fn serve_line_protocol(
     ready: &Value,
-    run: impl FnMut(&str) -> anyhow::Result<()>,
+    run: impl FnMut(&str) -> anyhow::Result<()> + Send,
 ) -> anyhow::Result<()> {
     serve_lines(
         std::io::stdin().lock(),
@@ -445,10 +453,11 @@ fn serve_lines(
     input: impl BufRead,
     mut out: impl Write,
     ready: &Value,
-    mut run: impl FnMut(&str) -> anyhow::Result<()>,
+    mut run: impl FnMut(&str) -> anyhow::Result<()> + Send,
 ) -> anyhow::Result<()> {
     writeln!(out, "{ready}")?;
     out.flush()?;
+    let mut pools: BTreeMap<usize, rayon::ThreadPool> = BTreeMap::new();
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {
@@ -468,16 +477,24 @@ fn serve_lines(
                     .and_then(Value::as_u64)
                     .unwrap_or(1)
                     .clamp(1, 10_000);
-                let mut seconds = Vec::with_capacity(reps as usize);
-                let mut error = None;
-                for _ in 0..reps {
-                    let start = Instant::now();
-                    if let Err(e) = run(op) {
-                        error = Some(format!("{e:#}"));
-                        break;
+                let timed = |run: &mut dyn FnMut(&str) -> anyhow::Result<()>| {
+                    let mut seconds = Vec::with_capacity(reps as usize);
+                    for _ in 0..reps {
+                        let start = Instant::now();
+                        if let Err(e) = run(op) {
+                            return (seconds, Some(format!("{e:#}")));
+                        }
+                        seconds.push(start.elapsed().as_secs_f64());
                     }
-                    seconds.push(start.elapsed().as_secs_f64());
-                }
+                    (seconds, None)
+                };
+                let (seconds, error) = match cmd.get("threads") {
+                    None => timed(&mut run),
+                    Some(t) => match protocol_pool(&mut pools, t) {
+                        Ok(pool) => pool.install(|| timed(&mut run)),
+                        Err(e) => (Vec::new(), Some(format!("{e:#}"))),
+                    },
+                };
                 match error {
                     Some(e) => json!({"op": op, "error": e}),
                     None => json!({"op": op, "seconds": seconds}),
@@ -490,6 +507,32 @@ fn serve_lines(
     Ok(())
 }
 
+/// Most threads a protocol command may ask for (`"threads"`; see [`serve_line_protocol`]).
+pub const MAX_PROTOCOL_THREADS: usize = 256;
+
+/// The pool of a command's `"threads"` value, built on first use and kept in `pools`.
+///
+/// Errors: a value that is not an integer in `1..=MAX_PROTOCOL_THREADS`, or a pool that cannot be built.
+fn protocol_pool<'a>(
+    pools: &'a mut BTreeMap<usize, rayon::ThreadPool>,
+    threads: &Value,
+) -> anyhow::Result<&'a rayon::ThreadPool> {
+    let t = threads
+        .as_u64()
+        .and_then(|t| usize::try_from(t).ok())
+        .filter(|t| (1..=MAX_PROTOCOL_THREADS).contains(t))
+        .with_context(|| {
+            format!("\"threads\" must be an integer in 1..={MAX_PROTOCOL_THREADS}, got {threads}")
+        })?;
+    if let Entry::Vacant(slot) = pools.entry(t) {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .context("cannot build the thread pool")?;
+        slot.insert(pool);
+    }
+    pools.get(&t).context("thread pool missing after insertion")
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -526,6 +569,37 @@ mod tests {
             json!({"op": "b", "error": "unknown operation \"b\""})
         );
         assert_eq!(lines[4], json!({"op": "quit", "ok": true}));
+    }
+
+    #[test]
+    fn line_protocol_runs_commands_on_pools_of_the_threads_asked() {
+        let input = concat!(
+            "{\"op\": \"a\", \"reps\": 2, \"threads\": 2}\n",
+            "{\"op\": \"a\", \"threads\": 1}\n",
+            "{\"op\": \"a\", \"threads\": 0}\n",
+            "{\"op\": \"a\", \"threads\": \"two\"}\n",
+        );
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        let run = |_: &str| {
+            seen.push(rayon::current_num_threads());
+            Ok(())
+        };
+        serve_lines(input.as_bytes(), &mut out, &json!({"ready": true}), run).unwrap();
+        assert_eq!(seen, [2, 2, 1]);
+        let lines: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines[1]["seconds"].as_array().unwrap().len(), 2);
+        assert_eq!(lines[2]["seconds"].as_array().unwrap().len(), 1);
+        for bad in &lines[3..] {
+            assert!(bad["error"]
+                .as_str()
+                .unwrap()
+                .contains("\"threads\" must be"));
+        }
     }
 
     #[test]
