@@ -139,15 +139,20 @@ impl KeyGenerator {
     /// Errors: sampler errors.
     pub fn generate_all(&self, steps: &[i64], conjugate: bool, rng: &mut Csprng) -> Result<KeySet> {
         let streams = Substreams::new(rng);
-        let (public, (relin, galois)) = parallel::join(
-            || self.public_key(&mut streams.stream(0)),
-            || {
-                parallel::join(
-                    || self.relin_key(&mut streams.stream(1)),
-                    || self.galois_keys(steps, conjugate, &mut streams.stream(2)),
-                )
-            },
-        );
+        // Three independent keys side by side, in one region of active waiting (between their many
+        // parallel sections the pool's threads would otherwise sleep and be woken again).
+        let words = self.ctx.rlwe().n() * self.ctx.rlwe().extended_basis().len();
+        let (public, (relin, galois)) = rnsfhe_core::long_operation(words, || {
+            parallel::join(
+                || self.public_key(&mut streams.stream(0)),
+                || {
+                    parallel::join(
+                        || self.relin_key(&mut streams.stream(1)),
+                        || self.galois_keys(steps, conjugate, &mut streams.stream(2)),
+                    )
+                },
+            )
+        });
         Ok(KeySet {
             secret: self.secret_key().clone(),
             public: public?,

@@ -70,8 +70,9 @@ pub(crate) fn parallel(words: usize) -> bool {
 /// the second worker slept 8 to 10 times per operation and the two-thread speed-up was 1.74x-1.77x;
 /// with the operation in one region, 1.83x-1.89x (interleaved in one process). A nested call (inside a
 /// region, e.g. the pipeline stages of PEGASUS) runs `op` directly; a small one (blind rotation at
-/// `N = 2^12`, whose sections stay on the calling thread) too.
-pub(crate) fn long_operation<R: Send>(words: usize, op: impl FnOnce() -> R + Send) -> R {
+/// `N = 2^12`, whose sections stay on the calling thread) too. Scheme crates wrap their composite
+/// operations (key generation, multiplication with relinearization) in it as well.
+pub fn long_operation<R: Send>(words: usize, op: impl FnOnce() -> R + Send) -> R {
     if parallel(words) {
         rnsfhe_ring::parallel::active_wait(op)
     } else {

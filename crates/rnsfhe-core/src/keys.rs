@@ -20,7 +20,7 @@ use zeroize::Zeroize;
 
 use crate::context::{RlweContext, SecretDistribution};
 use crate::error::{Error, Result};
-use crate::gadget::{Gadget, GadgetCiphertext};
+use crate::gadget::{long_operation, Gadget, GadgetCiphertext};
 use crate::samplers::{expand_uniform, sample_error};
 
 /// A polynomial holding secret material (a secret key in NTT form, a product with it, encryption
@@ -83,14 +83,17 @@ impl zeroize::ZeroizeOnDrop for SecretKey {}
 impl SecretKey {
     /// Samples a secret from the context's [`SecretDistribution`] (RNS-CKKS `KeyGen`: `s <- chi_key`).
     pub fn generate(ctx: &RlweContext, rng: &mut Csprng) -> Result<Self> {
-        let mut coeffs = vec![0i64; ctx.n()];
-        match ctx.params().secret {
-            SecretDistribution::Ternary => fill_ternary(rng, &mut coeffs),
-            SecretDistribution::HammingWeight(h) => fill_ternary_hamming(rng, h, &mut coeffs)?,
-        }
-        let sk = Self::from_coefficients(ctx, &coeffs);
-        coeffs.zeroize();
-        sk
+        // Sampling, then the transforms over `QP`: one region of active waiting (see `long_operation`).
+        long_operation(ctx.n() * ctx.extended_basis().len(), || {
+            let mut coeffs = vec![0i64; ctx.n()];
+            match ctx.params().secret {
+                SecretDistribution::Ternary => fill_ternary(rng, &mut coeffs),
+                SecretDistribution::HammingWeight(h) => fill_ternary_hamming(rng, h, &mut coeffs)?,
+            }
+            let sk = Self::from_coefficients(ctx, &coeffs);
+            coeffs.zeroize();
+            sk
+        })
     }
 
     /// A secret key with the given small signed coefficients (for example an LWE key embedded in a ring

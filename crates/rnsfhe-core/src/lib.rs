@@ -44,7 +44,7 @@ pub mod serialization;
 pub use context::{RlweContext, RlweParams, SecretDistribution, DEFAULT_HAMMING_WEIGHT};
 pub use encryption::{Decryptor, Encryptor, RlweCiphertext, RlweForm, SeededRlweCiphertext};
 pub use error::{Error, Result};
-pub use gadget::{Gadget, GadgetCiphertext};
+pub use gadget::{long_operation, Gadget, GadgetCiphertext};
 pub use keys::{GaloisKeys, KeyGenerator, KeySwitchKey, PublicKey, RelinKey, SecretKey};
 pub use keyswitch::HoistedDecomposition;
 pub use lwe_estimator::{
