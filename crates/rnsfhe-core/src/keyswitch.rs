@@ -23,7 +23,9 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::simd::sum_of_factored_products;
-use rnsfhe_math::simd::{map_in_place, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd};
+use rnsfhe_math::simd::{
+    gather_uninit, map_in_place, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd,
+};
 use rnsfhe_math::NttPlan;
 use rnsfhe_math::ShoupConstant;
 use rnsfhe_ring::parallel;
@@ -808,12 +810,9 @@ impl RlweContext {
     /// Applies the NTT slot permutation of a Galois element to every limb of `p`.
     fn permute(&self, p: &Poly<Ntt>, perm: &[usize]) -> Result<Poly<Ntt>> {
         let n = self.n();
-        let mut data = parallel::zeroed(p.data().len());
-        parallel::for_each_chunk(&mut data, n, &|i, dst| {
-            let src = &p.data()[i * n..(i + 1) * n];
-            for (d, &s) in dst.iter_mut().zip(perm) {
-                *d = src[s];
-            }
+        // Every word is written once (no zero-fill first), limb by limb in parallel.
+        let data = parallel::from_chunks(p.data().len(), n, &|i, dst| {
+            gather_uninit(dst, &p.data()[i * n..(i + 1) * n], perm)
         });
         Ok(Poly::from_data(p.basis(), data)?)
     }

@@ -363,6 +363,24 @@ pub fn map_uninit<'a, const K: usize, F: LaneMap<K>>(
     unsafe { &mut *(out as *mut [std::mem::MaybeUninit<u64>] as *mut [u64]) }
 }
 
+/// Writes `src[idx[c]]` for every `c` into the uninitialised `out` and returns it as initialised words:
+/// a permutation (or any gather) into a fresh buffer without a pass that zeroes it first. Panics if
+/// `idx` is shorter than `out` or holds an index outside `src`.
+pub fn gather_uninit<'a>(
+    out: &'a mut [std::mem::MaybeUninit<u64>],
+    src: &[u64],
+    idx: &[usize],
+) -> &'a mut [u64] {
+    assert!(idx.len() >= out.len(), "index list shorter than output");
+    for (o, &i) in out.iter_mut().zip(idx) {
+        o.write(src[i]);
+    }
+    // SAFETY: the loop wrote every word of `out` (it runs over all of `out`, `idx` being at least as
+    // long; an out-of-range index panics before the return). `MaybeUninit<u64>` has the layout of
+    // `u64`, and the returned slice keeps the exclusive borrow of `out`.
+    unsafe { &mut *(out as *mut [std::mem::MaybeUninit<u64>] as *mut [u64]) }
+}
+
 /// A one-input operation applied to two inputs into a fresh output: `out <- op(a, [b])`, ignoring the
 /// output's previous contents (so `a` need not be copied into the output first).
 #[derive(Clone, Copy, Debug)]
@@ -2032,6 +2050,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn gather_uninit_writes_every_word() {
+        let src: Vec<u64> = (100..164).collect();
+        let idx: Vec<usize> = (0..64).map(|i| (i * 5 + 3) % 64).collect();
+        let mut out = vec![std::mem::MaybeUninit::<u64>::uninit(); 64];
+        let got = gather_uninit(&mut out, &src, &idx).to_vec();
+        let want: Vec<u64> = idx.iter().map(|&i| src[i]).collect();
+        assert_eq!(got, want);
+        let short = std::panic::catch_unwind(|| {
+            let mut out = vec![std::mem::MaybeUninit::<u64>::uninit(); 4];
+            gather_uninit(&mut out, &src, &[0, 1]).len()
+        });
+        assert!(short.is_err(), "a short index list must panic");
     }
 
     /// `map_uninit` with both kinds of store, at every alignment of the output (the unaligned head of a
