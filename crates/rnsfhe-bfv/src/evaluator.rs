@@ -218,6 +218,12 @@ impl Evaluator {
     ///
     /// Errors: [`BfvError::WrongPartCount`] unless both operands have 2 parts; context mismatches.
     pub fn multiply_no_relin(&self, a: &Ciphertext, b: &Ciphertext) -> BfvResult<Ciphertext> {
+        rnsfhe_core::long_operation(self.words(), || self.multiply_no_relin_waiting(a, b))
+    }
+
+    /// The work of [`Evaluator::multiply_no_relin`], which runs it as one
+    /// [`rnsfhe_core::long_operation`].
+    fn multiply_no_relin_waiting(&self, a: &Ciphertext, b: &Ciphertext) -> BfvResult<Ciphertext> {
         self.check_parts(a, 2, "multiplication")?;
         self.check_parts(b, 2, "multiplication")?;
         let square = std::ptr::eq(a, b) || a == b;
@@ -347,8 +353,16 @@ impl Evaluator {
     ///
     /// Errors: as those two.
     pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext, rk: &RelinKey) -> BfvResult<Ciphertext> {
-        let ct = self.multiply_no_relin(a, b)?;
-        self.relinearize(&ct, rk)
+        // Both steps in one region of active waiting (see `rnsfhe_core::long_operation`).
+        rnsfhe_core::long_operation(self.words(), || {
+            let ct = self.multiply_no_relin(a, b)?;
+            self.relinearize(&ct, rk)
+        })
+    }
+
+    /// Words of a ciphertext part over `Q` (the size [`rnsfhe_core::long_operation`] decides by).
+    fn words(&self) -> usize {
+        self.ctx.q_basis().len() * self.ctx.q_basis().degree()
     }
 }
 

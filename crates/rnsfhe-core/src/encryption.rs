@@ -21,6 +21,7 @@ use rnsfhe_ring::{parallel, Coeff, Form, ModSwitcher, Ntt, Poly, RnsBasis};
 
 use crate::context::RlweContext;
 use crate::error::{Error, Result};
+use crate::gadget::long_operation;
 use crate::keys::{PublicKey, SecretKey, SecretPoly};
 use crate::samplers::{expand_uniform, sample_error_coeff, sample_ternary_poly};
 
@@ -288,7 +289,7 @@ impl RlweCiphertext<Ntt> {
         let (a0, a1) = (&self.parts[0], &self.parts[1]);
         let (b0, b1) = (&other.parts[0], &other.parts[1]);
         // Three products of parallel sections each: one region of active waiting.
-        crate::gadget::long_operation(a0.data().len(), || {
+        long_operation(a0.data().len(), || {
             let d0 = a0.mul(b0)?;
             let d1 = a0.mul_pair_sum(b1, a1, b0)?;
             let d2 = a1.mul(b1)?;
@@ -536,7 +537,8 @@ impl Encryptor {
             }
             Ok(m)
         };
-        match &self.key {
+        // Sampling, transforms and products of both parts: one region of active waiting.
+        long_operation(basis.len() * self.ctx.n(), || match &self.key {
             EncryptionKey::Public(pk) if pk.is_extended() => {
                 self.encrypt_divided_by_p0(pk, level, message, rng)
             }
@@ -569,7 +571,7 @@ impl Encryptor {
                     parts: vec![c0, F::from_ntt(a)],
                 })
             }
-        }
+        })
     }
 
     /// Public-key encryption with a key over `Q ∪ {p_0}` ([`RlweContext::public_key_basis`]):

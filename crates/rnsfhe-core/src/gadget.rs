@@ -327,6 +327,15 @@ pub fn product_sum(
     terms: &[(&Poly<Coeff>, &GadgetCiphertext)],
     digits: &RnsSignedDigits,
 ) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
+    let words = terms.first().map_or(0, |(x, _)| x.data().len());
+    long_operation(2 * words, || product_sum_waiting(terms, digits))
+}
+
+/// The work of [`product_sum`], which runs it as one [`long_operation`].
+fn product_sum_waiting(
+    terms: &[(&Poly<Coeff>, &GadgetCiphertext)],
+    digits: &RnsSignedDigits,
+) -> Result<(Poly<Coeff>, Poly<Coeff>)> {
     let Some((first, _)) = terms.first() else {
         return Err(Error::InvalidParams {
             what: "gadget product",
