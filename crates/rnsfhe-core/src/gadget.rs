@@ -371,7 +371,11 @@ fn product_sum_waiting(
         key_rows.extend(key.rows_for(gadget, term_rows.len(), "gadget product")?);
         rows.extend(term_rows);
     }
-    let (mut out0, mut out1) = (vec![0u64; size], vec![0u64; size]);
+    // Zeroed on the pool's threads (with their first-touch page faults), not on the calling one.
+    let (mut out0, mut out1) = (
+        rnsfhe_ring::parallel::zeroed(size),
+        rnsfhe_ring::parallel::zeroed(size),
+    );
     multiply_accumulate(
         basis,
         &key_rows,

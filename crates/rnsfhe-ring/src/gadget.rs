@@ -622,6 +622,12 @@ impl RnsSignedDigits {
             .into_par_iter()
             .zip(self.limbs.par_iter())
             .map(|(src, dec)| {
+                if self.count == 1 && dec.dropped + dec.count == 1 {
+                    // The plain CRT decomposition: the one row written once as it is made (no
+                    // zero-filled buffer first).
+                    let m = &dec.modulus;
+                    return vec![src.iter().map(|&v| m.center(v)).collect()];
+                }
                 let mut rows = vec![vec![0i64; n]; self.count];
                 {
                     let mut slices: Vec<&mut [i64]> =
