@@ -183,7 +183,7 @@ impl ModSwitcher {
     pub fn mod_down(&self, y: &Poly<Coeff>) -> Result<Poly<Coeff>> {
         check_basis(&self.qp, y.basis(), "ModDown (input vs Q*P)")?;
         let (y_q, y_p) = y.data().split_at(self.q.len() * self.q.degree());
-        let mut correction = vec![0u64; y_q.len()];
+        let mut correction = crate::parallel::zeroed(y_q.len());
         self.down.convert_into(y_p, &mut correction)?;
         self.finish_mod_down(y_q, &mut correction);
         Ok(Poly::from_data_unchecked(&self.q, correction))
@@ -198,7 +198,7 @@ impl ModSwitcher {
         let (y_q, y_p) = y.data().split_at(self.q.len() * self.q.degree());
         let mut p_coeff = y_p.to_vec();
         inverse_all(&self.p, &mut p_coeff)?;
-        let mut correction = vec![0u64; y_q.len()];
+        let mut correction = crate::parallel::zeroed(y_q.len());
         self.down.convert_into(&p_coeff, &mut correction)?;
         forward_all(&self.q, &mut correction)?;
         self.finish_mod_down(y_q, &mut correction);

@@ -59,9 +59,10 @@ pub struct Poly<F: Form> {
 /// much as their copy).
 const PARALLEL_COPY_MIN_WORDS: usize = 1 << 17;
 
-/// Words from which [`Poly::from_data`] checks the residues of its buffer on several threads: the
-/// outputs of key switching at `N = 2^15` over 11 limbs (2.75 MiB each, three per rotation) were checked
-/// on one thread while the other waited, about 3 % of a two-thread rotation.
+/// Words from which [`Poly::from_data`] checks the residues of its buffer, and [`Poly::zeroize`] wipes
+/// it, on several threads: the outputs of key switching at `N = 2^15` over 11 limbs (2.75 MiB each,
+/// three per rotation) were checked on one thread while the other waited, about 3 % of a two-thread
+/// rotation.
 const PARALLEL_CHECK_MIN_WORDS: usize = 1 << 16;
 
 /// Coefficients per task of the element-wise passes that split limbs ([`Poly::sum_of_products`]): at
@@ -219,7 +220,17 @@ impl<F: Form> Poly<F> {
     /// Overwrites every residue with zero in a way the compiler cannot elide (for secret material: secret
     /// keys, their products, encryption randomness). The polynomial stays valid (the zero polynomial).
     pub fn zeroize(&mut self) {
-        zeroize::Zeroize::zeroize(self.data.as_mut_slice());
+        // Large polynomials (a secret over `QP` at `N = 2^15`: several MB, wiped when an encryption
+        // or a key generation ends) are wiped limb by limb on the pool's threads: on one thread this
+        // was a serial pass at the end of every such operation.
+        if self.data.len() >= PARALLEL_CHECK_MIN_WORDS && rayon::current_num_threads() > 1 {
+            let n = self.degree();
+            parallel::for_each_chunk(&mut self.data, n, &|_, limb| {
+                zeroize::Zeroize::zeroize(limb);
+            });
+        } else {
+            zeroize::Zeroize::zeroize(self.data.as_mut_slice());
+        }
     }
 
     /// Consumes the polynomial, returning its buffer.
