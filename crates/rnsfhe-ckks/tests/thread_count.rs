@@ -1,6 +1,8 @@
 //! Key generation and encryption split their randomness into streams drawn in a fixed order
 //! (`rnsfhe_math::sampling::Substreams`) and then sample and transform side by side: a fixed seed must
 //! give the same keys and ciphertexts on any number of threads, inside an active-wait region or not.
+//! Evaluation (key switching split by half limbs, hoisted and plain rotations, relinearization with
+//! rescaling) is deterministic and must give the same ciphertexts too.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,8 +10,8 @@ mod common;
 
 use common::{bits, c, rng, small, values};
 use rnsfhe_ckks::{
-    Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, ConversionMode, KeyGenerator, KeySet,
-    RescalingPolicy,
+    Ciphertext, CkksContext, CkksDecryptor, CkksEncryptor, ConversionMode, Evaluator, KeyGenerator,
+    KeySet, RescalingPolicy,
 };
 
 /// [`KeySet`] compared by its public parts (the secret is compared by its coefficients).
@@ -46,9 +48,25 @@ fn outputs(ctx: &std::sync::Arc<CkksContext>, seed: u8) -> (Vec<i64>, KeySetEq, 
             .expand()
             .unwrap(),
     ];
+    // Evaluation on the first ciphertext: products, relinearization with rescaling, plain and hoisted
+    // rotations, conjugation.
+    let ev = Evaluator::new(ctx)
+        .with_relin_key(keys.relin.clone())
+        .unwrap()
+        .with_galois_keys(keys.galois.clone())
+        .unwrap();
+    let x0 = &cts[0];
+    let mut evaluated = vec![
+        ev.multiply_rescale(x0, &cts[2]).unwrap(),
+        ev.multiply(x0, x0).unwrap(),
+        ev.rotate(x0, 1).unwrap(),
+        ev.conjugate(x0).unwrap(),
+    ];
+    evaluated.extend(ev.rotate_hoisted(x0, &[1, 3]).unwrap());
+    let cts: Vec<Ciphertext> = cts.into_iter().chain(evaluated).collect();
     // The public key over `Q` is checked through its ciphertext; the decryptions through the secret.
     let dec = CkksDecryptor::new(ctx, &keys.secret).unwrap();
-    for ct in &cts {
+    for ct in &cts[..4] {
         let got = dec.decrypt(ct).unwrap();
         assert!(bits(&c(&x), &got) > 20.0, "{} bits", bits(&c(&x), &got));
     }

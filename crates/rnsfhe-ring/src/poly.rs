@@ -1103,6 +1103,38 @@ mod tests {
         }
     }
 
+    /// The parallel paths of large buffers (from [`PARALLEL_CHECK_MIN_WORDS`] words) on 1 and 2 threads:
+    /// the first out-of-range residue in limb order is reported as by the serial loop, and `zeroize`
+    /// wipes every limb.
+    #[test]
+    fn large_buffers_check_and_wipe_on_any_pool() {
+        let b = basis(1 << 13, 12);
+        let words = b.len() * b.degree();
+        assert!(words >= PARALLEL_CHECK_MIN_WORDS);
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut bad = vec![1u64; words];
+                bad[3 * b.degree() + 7] = u64::MAX;
+                bad[9 * b.degree() + 1] = b.moduli()[9].value();
+                assert!(matches!(
+                    Poly::<Coeff>::from_data(&b, bad),
+                    Err(Error::ResidueOutOfRange {
+                        limb: 3,
+                        index: 7,
+                        ..
+                    })
+                ));
+                let mut p = Poly::<Coeff>::from_data(&b, vec![1u64; words]).unwrap();
+                p.zeroize();
+                assert!(p.data().iter().all(|&x| x == 0), "{threads} threads");
+            });
+        }
+    }
+
     #[test]
     fn validation_and_mismatches() {
         let b = basis(16, 2);
