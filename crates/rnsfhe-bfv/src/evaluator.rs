@@ -396,35 +396,59 @@ fn tensor_limbs(basis: &Arc<RnsBasis>, inputs: &[&Poly<Coeff>]) -> BfvResult<[Ve
     if rayon::current_num_threads() > 1 && basis.len() > 1 {
         let mut out: [Vec<u64>; 3] = std::array::from_fn(|_| parallel::zeroed(len));
         let [o0, o1, o2] = &mut out;
+        // One task per limb (`with_max_len(1)`): rayon's default split leaves pieces of 3-4 limbs
+        // (about 1.4 ms at `N = 2^15`) that the other thread cannot share at the end; the scratch is
+        // the thread's own, kept between calls, so the finer split allocates nothing.
         o0.par_chunks_mut(n)
             .zip(o1.par_chunks_mut(n))
             .zip(o2.par_chunks_mut(n))
             .enumerate()
-            .for_each_init(
-                || vec![0u64; TENSOR_SCRATCH_LIMBS * n],
-                |scratch, (i, ((d0, d1), d2))| {
+            .with_max_len(1)
+            .for_each(|(i, ((d0, d1), d2))| {
+                with_tensor_scratch(TENSOR_SCRATCH_LIMBS * n, |scratch| {
                     let plan = &basis.plans()[i];
                     let [r0, r1, r2] = tensor_limb(plan, &operands(i), scratch);
                     d0.copy_from_slice(r0);
                     d1.copy_from_slice(r1);
                     d2.copy_from_slice(r2);
-                },
-            );
+                });
+            });
         return Ok(out);
     }
     let mut out: [Vec<u64>; 3] = std::array::from_fn(|_| Vec::with_capacity(len));
-    let mut scratch = vec![0u64; TENSOR_SCRATCH_LIMBS * n];
-    for (i, plan) in basis.plans().iter().enumerate() {
-        let results = tensor_limb(plan, &operands(i), &mut scratch);
-        for (o, r) in out.iter_mut().zip(results) {
-            o.extend_from_slice(r);
+    with_tensor_scratch(TENSOR_SCRATCH_LIMBS * n, |scratch| {
+        for (i, plan) in basis.plans().iter().enumerate() {
+            let results = tensor_limb(plan, &operands(i), scratch);
+            for (o, r) in out.iter_mut().zip(results) {
+                o.extend_from_slice(r);
+            }
         }
-    }
+    });
     Ok(out)
 }
 
 /// Scratch limbs of [`tensor_limb`]: the four operands and the middle product.
 const TENSOR_SCRATCH_LIMBS: usize = 5;
+
+thread_local! {
+    /// The tensor product's scratch of this thread ([`with_tensor_scratch`]).
+    static TENSOR_SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `f` on this thread's tensor scratch of at least `len` words (grown on first use, then kept: its
+/// contents are intermediate ciphertext values, overwritten by every use). A fresh buffer if the
+/// thread's scratch is already in use (a nested call).
+fn with_tensor_scratch<R>(len: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
+    TENSOR_SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => {
+            if scratch.len() < len {
+                scratch.resize(len, 0);
+            }
+            f(&mut scratch[..len])
+        }
+        Err(_) => f(&mut vec![0u64; len]),
+    })
+}
 
 /// One limb of the tensor product: `ops` are the limbs `[x0, x1, y0, y1]` (or `[x0, x1]` for a square)
 /// in coefficient form; returns the limbs of `x0 y0`, `x0 y1 + x1 y0`, `x1 y1` in coefficient form,
