@@ -14,6 +14,7 @@ use std::sync::Arc;
 use rnsfhe_math::sampling::{
     fill_ternary, fill_uniform_mod, Csprng, DiscreteGaussian, Substreams, WideGaussian,
 };
+use rnsfhe_math::simd::write_uninit;
 use rnsfhe_math::{Modulus, ShoupConstant};
 use rnsfhe_ring::{parallel, Coeff, Ntt, Poly, RnsBasis};
 use zeroize::Zeroize;
@@ -40,28 +41,25 @@ fn fill_in_chunks(
     });
 }
 
-/// The polynomial over `basis` whose limbs `fill_limb(q_i, limb_i)` writes (the residues of one
-/// integer vector), limbs on the pool's threads: [`Poly::from_i64`], whose limbs run one after the
-/// other, took about a tenth of a public-key encryption on one thread.
+/// The polynomial over `basis` whose limb `i` holds `residue(i, c)` for every coefficient `c` of `coeffs`
+/// (the residues of one integer vector modulo `q_i`), limbs on the pool's threads: [`Poly::from_i64`],
+/// whose limbs run one after the other, took about a tenth of a public-key encryption on one thread.
 fn residues_in_parallel(
     basis: &Arc<RnsBasis>,
-    fill_limb: &(impl Fn(&Modulus, &mut [u64]) + Sync),
+    coeffs: &[i64],
+    residue: &(impl Fn(usize, i64) -> u64 + Sync),
 ) -> Result<Poly<Coeff>> {
-    let moduli = basis.moduli();
-    let mut data = parallel::zeroed(basis.len() * basis.degree());
-    parallel::for_each_chunk(&mut data, basis.degree(), &|i, limb| {
-        fill_limb(&moduli[i], limb)
+    // Every word written once (no zero-filled buffer first: a pass of its own on every encryption).
+    let data = parallel::from_chunks(basis.len() * basis.degree(), basis.degree(), &|i, limb| {
+        write_uninit(limb, coeffs.iter().map(|&c| residue(i, c)))
     });
     Ok(Poly::from_data(basis, data)?)
 }
 
 /// [`residues_in_parallel`] of small signed integers ([`Modulus::reduce_i64`], as [`Poly::from_i64`]).
 fn small_residues(basis: &Arc<RnsBasis>, coeffs: &[i64]) -> Result<Poly<Coeff>> {
-    residues_in_parallel(basis, &|m, limb| {
-        for (x, &c) in limb.iter_mut().zip(coeffs) {
-            *x = m.reduce_i64(c);
-        }
-    })
+    let moduli = basis.moduli();
+    residues_in_parallel(basis, coeffs, &|i, c| moduli[i].reduce_i64(c))
 }
 
 /// A uniform polynomial over `basis`, sampled directly in NTT form (the NTT is a bijection, so a uniform
@@ -137,11 +135,10 @@ pub fn sample_wide_gaussian(
 ) -> Result<SecretPoly> {
     let mut e = vec![0i64; basis.degree()];
     fill_in_chunks(rng, &mut e, &|r, chunk| g.fill(r, chunk));
-    let p = residues_in_parallel(basis, &|m, limb| {
-        let one = m.shoup(1);
-        for (r, &x) in limb.iter_mut().zip(&e) {
-            *r = reduce_signed_branch_free(m, one, x);
-        }
+    let moduli = basis.moduli();
+    let ones: Vec<ShoupConstant> = moduli.iter().map(|m| m.shoup(1)).collect();
+    let p = residues_in_parallel(basis, &e, &|i, x| {
+        reduce_signed_branch_free(&moduli[i], ones[i], x)
     });
     e.zeroize();
     Ok(SecretPoly::new(p?.into_ntt()))

@@ -363,22 +363,38 @@ pub fn map_uninit<'a, const K: usize, F: LaneMap<K>>(
     unsafe { &mut *(out as *mut [std::mem::MaybeUninit<u64>] as *mut [u64]) }
 }
 
-/// Writes `src[idx[c]]` for every `c` into the uninitialised `out` and returns it as initialised words:
-/// a permutation (or any gather) into a fresh buffer without a pass that zeroes it first. Panics if
-/// `idx` is shorter than `out` or holds an index outside `src`.
+/// Writes the first `out.len()` items of `values` into the uninitialised `out` and returns it as
+/// initialised words: a fresh buffer filled in one pass, without zeroing it first. Panics if `values`
+/// has fewer items than `out` has words.
+pub fn write_uninit(
+    out: &mut [std::mem::MaybeUninit<u64>],
+    values: impl IntoIterator<Item = u64>,
+) -> &mut [u64] {
+    let mut written = 0;
+    for (o, v) in out.iter_mut().zip(values) {
+        o.write(v);
+        written += 1;
+    }
+    assert!(
+        written == out.len(),
+        "write_uninit: fewer values than output words"
+    );
+    // SAFETY: the loop wrote the first `written` words of `out`, and the assertion makes that all of
+    // them (it panics before the return otherwise). `MaybeUninit<u64>` has the layout of `u64`, and the
+    // returned slice keeps the exclusive borrow of `out`.
+    unsafe { &mut *(out as *mut [std::mem::MaybeUninit<u64>] as *mut [u64]) }
+}
+
+/// Writes `src[idx[c]]` for every `c` into the uninitialised `out` and returns it as initialised words
+/// ([`write_uninit`]): a permutation (or any gather) into a fresh buffer without a pass that zeroes it
+/// first. Panics if `idx` is shorter than `out` or holds an index outside `src`.
 pub fn gather_uninit<'a>(
     out: &'a mut [std::mem::MaybeUninit<u64>],
     src: &[u64],
     idx: &[usize],
 ) -> &'a mut [u64] {
     assert!(idx.len() >= out.len(), "index list shorter than output");
-    for (o, &i) in out.iter_mut().zip(idx) {
-        o.write(src[i]);
-    }
-    // SAFETY: the loop wrote every word of `out` (it runs over all of `out`, `idx` being at least as
-    // long; an out-of-range index panics before the return). `MaybeUninit<u64>` has the layout of
-    // `u64`, and the returned slice keeps the exclusive borrow of `out`.
-    unsafe { &mut *(out as *mut [std::mem::MaybeUninit<u64>] as *mut [u64]) }
+    write_uninit(out, idx.iter().map(|&i| src[i]))
 }
 
 /// A one-input operation applied to two inputs into a fresh output: `out <- op(a, [b])`, ignoring the
@@ -2053,7 +2069,7 @@ mod tests {
     }
 
     #[test]
-    fn gather_uninit_writes_every_word() {
+    fn write_and_gather_uninit_write_every_word() {
         let src: Vec<u64> = (100..164).collect();
         let idx: Vec<usize> = (0..64).map(|i| (i * 5 + 3) % 64).collect();
         let mut out = vec![std::mem::MaybeUninit::<u64>::uninit(); 64];
@@ -2065,6 +2081,13 @@ mod tests {
             gather_uninit(&mut out, &src, &[0, 1]).len()
         });
         assert!(short.is_err(), "a short index list must panic");
+        let mut out = vec![std::mem::MaybeUninit::<u64>::uninit(); 5];
+        assert_eq!(write_uninit(&mut out, 10..), &[10, 11, 12, 13, 14]);
+        let few = std::panic::catch_unwind(|| {
+            let mut out = vec![std::mem::MaybeUninit::<u64>::uninit(); 5];
+            write_uninit(&mut out, 0..3).len()
+        });
+        assert!(few.is_err(), "too few values must panic");
     }
 
     /// `map_uninit` with both kinds of store, at every alignment of the output (the unaligned head of a
