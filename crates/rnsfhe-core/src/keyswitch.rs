@@ -24,7 +24,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rnsfhe_math::simd::sum_of_factored_products;
 use rnsfhe_math::simd::{
-    gather_uninit, map_in_place, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd,
+    map_in_place, write_uninit, LaneArith, LaneMap, SubMulShoup, SubMulShoupAdd,
 };
 use rnsfhe_math::NttPlan;
 use rnsfhe_math::ShoupConstant;
@@ -812,7 +812,8 @@ impl RlweContext {
         let n = self.n();
         // Every word is written once (no zero-fill first), limb by limb in parallel.
         let data = parallel::from_chunks(p.data().len(), n, &|i, dst| {
-            gather_uninit(dst, &p.data()[i * n..(i + 1) * n], perm)
+            let src = &p.data()[i * n..(i + 1) * n];
+            write_uninit(dst, perm.iter().map(|&s| src[s]))
         });
         Ok(Poly::from_data(p.basis(), data)?)
     }

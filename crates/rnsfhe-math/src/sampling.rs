@@ -240,20 +240,12 @@ pub fn fill_uniform_mod<R: CryptoRngCore + ?Sized>(rng: &mut R, q: &Modulus, out
         let tries = (out.len() - filled).min(UNIFORM_BATCH);
         let words = &mut bytes[..8 * tries];
         rng.fill_bytes(words);
-        filled = append_accepted(words, mask, bound, out, filled);
+        // At most `out.len() - filled` words: the compaction (no branch on a value) stays within `out`.
+        filled +=
+            simd::compact_masked_below(words.as_chunks::<8>().0, mask, bound, &mut out[filled..]);
     }
     // The caller may sample secrets (a uniform binary LWE key): wipe the keystream copy.
     bytes.zeroize();
-}
-
-/// Appends `w & mask` for each little-endian word `w` of `words` with `w & mask < bound` to
-/// `out[filled..]`, in order, and returns the new fill; `words` holds at most `out.len() - filled`
-/// words, so the compaction stays within `out` ([`simd::compact_masked_below`]: no branch on a value).
-#[inline]
-fn append_accepted(words: &[u8], mask: u64, bound: u64, out: &mut [u64], filled: usize) -> usize {
-    let (words, _) = words.as_chunks::<8>();
-    debug_assert!(words.len() <= out.len() - filled);
-    filled + simd::compact_masked_below(words, mask, bound, &mut out[filled..])
 }
 
 /// Fills `out` with independent uniform ternary values: each of `-1`, `0`, `1` with probability 1/3.

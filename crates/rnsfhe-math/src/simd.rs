@@ -385,18 +385,6 @@ pub fn write_uninit(
     unsafe { &mut *(out as *mut [std::mem::MaybeUninit<u64>] as *mut [u64]) }
 }
 
-/// Writes `src[idx[c]]` for every `c` into the uninitialised `out` and returns it as initialised words
-/// ([`write_uninit`]): a permutation (or any gather) into a fresh buffer without a pass that zeroes it
-/// first. Panics if `idx` is shorter than `out` or holds an index outside `src`.
-pub fn gather_uninit<'a>(
-    out: &'a mut [std::mem::MaybeUninit<u64>],
-    src: &[u64],
-    idx: &[usize],
-) -> &'a mut [u64] {
-    assert!(idx.len() >= out.len(), "index list shorter than output");
-    write_uninit(out, idx.iter().map(|&i| src[i]))
-}
-
 /// A one-input operation applied to two inputs into a fresh output: `out <- op(a, [b])`, ignoring the
 /// output's previous contents (so `a` need not be copied into the output first).
 #[derive(Clone, Copy, Debug)]
@@ -2069,16 +2057,17 @@ mod tests {
     }
 
     #[test]
-    fn write_and_gather_uninit_write_every_word() {
+    fn write_uninit_writes_every_word() {
+        // A permutation (the Galois permutation's use).
         let src: Vec<u64> = (100..164).collect();
         let idx: Vec<usize> = (0..64).map(|i| (i * 5 + 3) % 64).collect();
         let mut out = vec![std::mem::MaybeUninit::<u64>::uninit(); 64];
-        let got = gather_uninit(&mut out, &src, &idx).to_vec();
+        let got = write_uninit(&mut out, idx.iter().map(|&i| src[i])).to_vec();
         let want: Vec<u64> = idx.iter().map(|&i| src[i]).collect();
         assert_eq!(got, want);
         let short = std::panic::catch_unwind(|| {
             let mut out = vec![std::mem::MaybeUninit::<u64>::uninit(); 4];
-            gather_uninit(&mut out, &src, &[0, 1]).len()
+            write_uninit(&mut out, [0usize, 1].iter().map(|&i| src[i])).len()
         });
         assert!(short.is_err(), "a short index list must panic");
         let mut out = vec![std::mem::MaybeUninit::<u64>::uninit(); 5];

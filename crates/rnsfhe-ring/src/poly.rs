@@ -144,14 +144,14 @@ impl<F: Form> Poly<F> {
                 None => Ok(()),
             }
         };
-        let limbs: Vec<usize> = (0..basis.len()).collect();
         if data.len() >= PARALLEL_CHECK_MIN_WORDS && rayon::current_num_threads() > 1 {
             // The first out-of-range limb in limb order, as the serial loop reports it.
+            let limbs: Vec<usize> = (0..basis.len()).collect();
             parallel::map(&limbs, &check_limb)
                 .into_iter()
                 .collect::<Result<()>>()?;
         } else {
-            limbs.iter().try_for_each(check_limb)?;
+            (0..basis.len()).try_for_each(|limb| check_limb(&limb))?;
         }
         Ok(Self {
             basis: Arc::clone(basis),
