@@ -137,9 +137,14 @@ impl Encryptor {
     ///
     /// Errors: [`BfvError::ContextMismatch`] for a plaintext of another context.
     pub fn encrypt(&self, pt: &Plaintext, rng: &mut Csprng) -> BfvResult<Ciphertext> {
-        let m = scaled_message(&self.ctx, pt)?;
-        let rlwe = self.inner.encrypt_coeff_in::<Coeff>(&m, rng)?;
-        Ok(self.wrap(rlwe))
+        // The scaling of the message and the encryption in one region of active waiting (see
+        // `rnsfhe_core::long_operation`): the pool's other worker stays awake between the two.
+        let words = self.ctx.q_basis().len() * self.ctx.n();
+        rnsfhe_core::long_operation(words, || {
+            let m = scaled_message(&self.ctx, pt)?;
+            let rlwe = self.inner.encrypt_coeff_in::<Coeff>(&m, rng)?;
+            Ok(self.wrap(rlwe))
+        })
     }
 
     /// An encryption of zero.

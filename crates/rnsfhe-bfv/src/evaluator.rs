@@ -33,6 +33,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rnsfhe_core::RlweCiphertext;
 use rnsfhe_math::ntt::NttPlan;
+use rnsfhe_math::simd;
 use rnsfhe_ring::{parallel, Coeff, GaloisElement, Poly, RnsBasis};
 
 use crate::encoder::Plaintext;
@@ -369,8 +370,7 @@ impl Evaluator {
 /// The tensor product `(x0 y0, x0 y1 + x1 y0, x1 y1)` of `x = (x0, x1)` and `y = (y0, y1)` given in
 /// coefficient form over `basis` as `[x0, x1, y0, y1]`, or of `x` with itself given as `[x0, x1]`; the
 /// three results in coefficient form, as limb-major buffers over `basis`. Limb by limb
-/// ([`tensor_limb`]); on one thread each limb's results are appended to the outputs (no zero-filled
-/// buffers), on several the limbs run in parallel into zeroed outputs.
+/// ([`tensor_limb`]), the limbs in parallel on a pool of several threads.
 ///
 /// Errors: [`BfvError::WrongPartCount`] unless there are 2 or 4 inputs; ring errors for inputs over
 /// another basis.
@@ -386,45 +386,29 @@ fn tensor_limbs(basis: &Arc<RnsBasis>, inputs: &[&Poly<Coeff>]) -> BfvResult<[Ve
         basis.check_same(x.basis(), "tensor product (operand basis)")?;
     }
     let n = basis.degree();
-    let len = basis.len() * n;
     let operands = |i: usize| -> Vec<&[u64]> {
         inputs
             .iter()
             .map(|x| &x.data()[i * n..(i + 1) * n])
             .collect()
     };
-    if rayon::current_num_threads() > 1 && basis.len() > 1 {
-        let mut out: [Vec<u64>; 3] = std::array::from_fn(|_| parallel::zeroed(len));
-        let [o0, o1, o2] = &mut out;
-        // One task per limb (`with_max_len(1)`): rayon's default split leaves pieces of 3-4 limbs
-        // (about 1.4 ms at `N = 2^15`) that the other thread cannot share at the end; the scratch is
-        // the thread's own, kept between calls, so the finer split allocates nothing.
-        o0.par_chunks_mut(n)
-            .zip(o1.par_chunks_mut(n))
-            .zip(o2.par_chunks_mut(n))
-            .enumerate()
-            .with_max_len(1)
-            .for_each(|(i, ((d0, d1), d2))| {
-                with_tensor_scratch(TENSOR_SCRATCH_LIMBS * n, |scratch| {
-                    let plan = &basis.plans()[i];
-                    let [r0, r1, r2] = tensor_limb(plan, &operands(i), scratch);
-                    d0.copy_from_slice(r0);
-                    d1.copy_from_slice(r1);
-                    d2.copy_from_slice(r2);
-                });
-            });
-        return Ok(out);
-    }
-    let mut out: [Vec<u64>; 3] = std::array::from_fn(|_| Vec::with_capacity(len));
-    with_tensor_scratch(TENSOR_SCRATCH_LIMBS * n, |scratch| {
-        for (i, plan) in basis.plans().iter().enumerate() {
-            let results = tensor_limb(plan, &operands(i), scratch);
-            for (o, r) in out.iter_mut().zip(results) {
-                o.extend_from_slice(r);
-            }
-        }
-    });
-    Ok(out)
+    // One task per limb, the results copied once into the fresh outputs (no zero-filling pass: at
+    // depth 20 it took 0.74 ms of a 8.4 ms two-thread tensor product); the scratch is the thread's own,
+    // kept between calls, so the fine split allocates nothing.
+    Ok(parallel::from_chunk_groups(
+        basis.len() * n,
+        n,
+        &|i, [d0, d1, d2]| {
+            with_tensor_scratch(TENSOR_SCRATCH_LIMBS * n, |scratch| {
+                let [r0, r1, r2] = tensor_limb(&basis.plans()[i], &operands(i), scratch);
+                [
+                    simd::write_uninit(d0, r0.iter().copied()),
+                    simd::write_uninit(d1, r1.iter().copied()),
+                    simd::write_uninit(d2, r2.iter().copied()),
+                ]
+            })
+        },
+    ))
 }
 
 /// Scratch limbs of [`tensor_limb`]: the four operands and the middle product.

@@ -11,9 +11,12 @@ use rnsfhe_bfv::BatchEncoder;
 
 use common::{context, random_values, Setup};
 
+/// Encryption, the tensor product with its scaling, and relinearization give the same words on pools of
+/// 1, 2 and 3 threads. `N = 2^13` over 4 limbs, so that relinearization's gadget product, like the
+/// tensor product and the scaling, splits its limbs between the threads.
 #[test]
 fn one_thread_and_two_threads_give_the_same_product() {
-    let mut setup = Setup::new(context(11, 65537, 55, 4, None), 21);
+    let mut setup = Setup::new(context(13, 65537, 55, 4, None), 21);
     let be = BatchEncoder::new(&setup.ctx).unwrap();
     let mut vr = rand::rngs::StdRng::seed_from_u64(22);
     let (x, y) = (
@@ -34,7 +37,14 @@ fn one_thread_and_two_threads_give_the_same_product() {
             .build()
             .unwrap()
     };
-    let (one, two) = (pool(1), pool(2));
+    let (one, two, three) = (pool(1), pool(2), pool(3));
+    let pt = be.encode_u64(&x).unwrap();
+    let encrypt = |p: &rayon::ThreadPool| {
+        let mut rng = common::rng(7);
+        p.install(|| setup.pk_enc.encrypt(&pt, &mut rng)).unwrap()
+    };
+    assert_eq!(encrypt(&one), encrypt(&two));
+    assert_eq!(encrypt(&one), encrypt(&three));
     for (l, r, expected) in [
         (
             &a,
@@ -49,8 +59,18 @@ fn one_thread_and_two_threads_give_the_same_product() {
         let serial = one.install(|| setup.ev.multiply_no_relin(l, r)).unwrap();
         let parallel = two.install(|| setup.ev.multiply_no_relin(l, r)).unwrap();
         assert_eq!(serial, parallel);
+        assert_eq!(
+            serial,
+            three.install(|| setup.ev.multiply_no_relin(l, r)).unwrap()
+        );
         assert_eq!(serial.part_count(), 3);
-        let relin = setup.ev.relinearize(&serial, &setup.keys.rk).unwrap();
+        let relin = one
+            .install(|| setup.ev.relinearize(&serial, &setup.keys.rk))
+            .unwrap();
+        for p in [&two, &three] {
+            let other = p.install(|| setup.ev.relinearize(&serial, &setup.keys.rk));
+            assert_eq!(relin, other.unwrap());
+        }
         assert_eq!(
             be.decode_u64(&setup.dec.decrypt(&relin).unwrap()).unwrap(),
             expected

@@ -38,6 +38,7 @@ pub mod lwe_estimator;
 pub mod noise;
 pub mod rgsw;
 pub mod samplers;
+mod scratch;
 pub mod security;
 pub mod serialization;
 

@@ -296,31 +296,70 @@ pub fn from_chunks<T: Send>(
     chunk: usize,
     f: &(impl for<'a> Fn(usize, &'a mut [MaybeUninit<T>]) -> &'a mut [T] + Sync),
 ) -> Vec<T> {
-    let chunk = chunk.max(1);
-    let mut data = Vec::with_capacity(len);
-    let fill = |i: usize, c: &mut [MaybeUninit<T>]| {
-        let (start, count) = (c.as_ptr(), c.len());
-        let done = f(i, c);
-        assert!(
-            std::ptr::eq(done.as_ptr().cast::<MaybeUninit<T>>(), start) && done.len() == count,
-            "from_chunks: chunk {i} was not written in place"
-        );
-    };
-    let slots = &mut data.spare_capacity_mut()[..len];
-    if rayon::current_num_threads() < 2 || len <= chunk {
-        slots
-            .chunks_mut(chunk)
-            .enumerate()
-            .for_each(|(i, c)| fill(i, c));
-    } else {
-        for_each_chunk(slots, chunk, &fill);
-    }
-    // SAFETY: both loops pass every chunk of the first `len` slots to `fill` (a panic in any of them
-    // propagates before this line), and for each `f` returned a `&mut [T]` of the same address and
-    // length, borrowed from the chunk for as long as `f` held it: safe code can only make such a
-    // slice of initialised values, and could not write the chunk again after making it.
-    unsafe { data.set_len(len) };
+    let [data] = from_chunk_groups(len, chunk, &|i, [c]| [f(i, c)]);
     data
+}
+
+/// [`from_chunks`] for `K` vectors written together: `f(i, [chunk i of each])` writes chunk `i` of all
+/// `K` vectors (for a kernel that makes several outputs at once, such as the three parts of a tensor
+/// product limb by limb) and returns them as initialised values; panics if it returns other memory.
+pub fn from_chunk_groups<T: Send, const K: usize>(
+    len: usize,
+    chunk: usize,
+    f: &(impl for<'a> Fn(usize, [&'a mut [MaybeUninit<T>]; K]) -> [&'a mut [T]; K] + Sync),
+) -> [Vec<T>; K] {
+    let chunk = chunk.max(1);
+    let mut data: [Vec<T>; K] = std::array::from_fn(|_| Vec::with_capacity(len));
+    let fill = |i: usize, group: [&mut [MaybeUninit<T>]; K]| {
+        let starts = group.each_ref().map(|c| (c.as_ptr(), c.len()));
+        let done = f(i, group);
+        for ((start, count), done) in starts.iter().zip(&done) {
+            assert!(
+                std::ptr::eq(done.as_ptr().cast::<MaybeUninit<T>>(), *start)
+                    && done.len() == *count,
+                "from_chunk_groups: chunk {i} was not written in place"
+            );
+        }
+    };
+    // Chunk `i` of every vector, grouped by `i` (each group taken out of its slot by the task that fills it).
+    let mut slots = data
+        .each_mut()
+        .map(|v| v.spare_capacity_mut()[..len].chunks_mut(chunk));
+    let mut groups: Vec<Option<[&mut [MaybeUninit<T>]; K]>> =
+        Vec::with_capacity(len.div_ceil(chunk));
+    while let Some(group) = next_group(&mut slots) {
+        groups.push(Some(group));
+    }
+    let run = |i: usize, slot: &mut Option<[&mut [MaybeUninit<T>]; K]>| {
+        if let Some(group) = slot.take() {
+            fill(i, group);
+        }
+    };
+    if rayon::current_num_threads() < 2 || groups.len() <= 1 {
+        groups.iter_mut().enumerate().for_each(|(i, g)| run(i, g));
+    } else {
+        for_each_chunk(&mut groups, 1, &|i, g| run(i, &mut g[0]));
+    }
+    // SAFETY: the loops above pass every group, and with it every chunk of the first `len` slots of
+    // every vector, to `fill` (a panic in any of them propagates before this line), and for each chunk
+    // `f` returned a `&mut [T]` of the same address and length, borrowed from the chunk for as long as
+    // `f` held it: safe code can only make such a slice of initialised values, and could not write the
+    // chunk again after making it.
+    for v in &mut data {
+        unsafe { v.set_len(len) };
+    }
+    data
+}
+
+/// The next chunk of each of `K` chunk iterators of equal lengths, or `None` when they are done.
+fn next_group<'a, T, const K: usize>(
+    slots: &mut [std::slice::ChunksMut<'a, MaybeUninit<T>>; K],
+) -> Option<[&'a mut [MaybeUninit<T>]; K]> {
+    let mut group: [Option<&'a mut [MaybeUninit<T>]>; K] = std::array::from_fn(|_| None);
+    for (g, s) in group.iter_mut().zip(slots.iter_mut()) {
+        *g = Some(s.next()?);
+    }
+    Some(group.map(|g| g.unwrap_or_default()))
 }
 
 /// One round of a token: unless the operation is done, one look for pending work (run here if found,
@@ -441,6 +480,10 @@ mod tests {
         for (i, c) in want.chunks_mut(64).enumerate() {
             fill(i, c);
         }
+        // `fill` into uninitialised memory, the chunk returned as written (`from_chunks`).
+        fn written(i: usize, c: &mut [MaybeUninit<u64>]) -> &mut [u64] {
+            rnsfhe_math::simd::write_uninit(c, (0..).map(|j| (i * 1000 + j) as u64))
+        }
         let items: Vec<u64> = (0..37).collect();
         let squares: Vec<u64> = items.iter().map(|x| x * x).collect();
         for threads in [1, 2, 3] {
@@ -478,9 +521,30 @@ mod tests {
                         assert_eq!(zeroed::<i64>(len), vec![0i64; len]);
                     }
                     assert_eq!(join(|| 1 + 1, || "b"), (2, "b"));
+
+                    assert_eq!(from_chunks(1000, 64, &written), want);
+                    let groups = from_chunk_groups(1000, 64, &|i, [a, b, c]| {
+                        [written(i, a), written(i, b), written(i, c)]
+                    });
+                    assert_eq!(groups, [&want, &want, &want].map(|w| w.clone()));
+                    assert!(from_chunks(0, 64, &written).is_empty());
                 });
             }
         }
+    }
+
+    /// A chunk function that returns other memory than its chunk (here a shorter slice of it) is
+    /// refused: the vectors would otherwise hold unwritten words.
+    #[test]
+    #[should_panic(expected = "was not written in place")]
+    fn from_chunk_groups_refuses_a_chunk_not_written() {
+        pool(2).install(|| {
+            from_chunk_groups(256, 64, &|_, [a, b]| {
+                let a = rnsfhe_math::simd::write_uninit(a, std::iter::repeat(1));
+                let b = rnsfhe_math::simd::write_uninit(b, std::iter::repeat(2));
+                [a, &mut b[1..]]
+            })
+        });
     }
 
     #[test]

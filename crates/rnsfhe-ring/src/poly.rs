@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::simd::{
-    append_in_blocks, map_in_place, map_uninit, sum_of_products, Fresh, LaneMap, ModAdd, ModMul,
-    ModMulAdd, ModSub, Stores, Weights,
+    append_in_blocks, map_in_place, map_uninit, sum_of_products, write_uninit, Fresh, LaneMap,
+    ModAdd, ModMul, ModMulAdd, ModSub, Stores, Weights,
 };
 use rnsfhe_math::{Modulus, NttPlan};
 
@@ -442,7 +442,8 @@ impl Poly<Coeff> {
         Self::from_coefficients(basis, coeffs, |m, c| m.reduce(c))
     }
 
-    /// The same integer coefficients in every limb, each reduced by `reduce`.
+    /// The same integer coefficients in every limb, each reduced by `reduce`: every limb written once
+    /// into fresh memory, the limbs in parallel (no zero-filled buffer first).
     fn from_coefficients<T: Copy + Sync>(
         basis: &Arc<RnsBasis>,
         coeffs: &[T],
@@ -456,13 +457,11 @@ impl Poly<Coeff> {
                 got: coeffs.len(),
             });
         }
-        let mut p = Self::zero(basis);
-        p.limbs_mut().for_each(|(a, m)| {
-            a.iter_mut()
-                .zip(coeffs)
-                .for_each(|(x, &c)| *x = reduce(m, c))
+        let moduli = basis.moduli();
+        let data = parallel::from_chunks(basis.len() * n, n, &|i, limb| {
+            write_uninit(limb, coeffs.iter().map(|&c| reduce(&moduli[i], c)))
         });
-        Ok(p)
+        Ok(Self::from_data_unchecked(basis, data))
     }
 
     /// The product `X^k * self` in `Z_q[X]/(X^N + 1)` for any `k` (taken modulo `2N`, the order of `X`):
