@@ -462,23 +462,17 @@ pub(crate) fn multiply_accumulate(
         key_basis.check_same(p.basis(), "gadget product (row basis)")?;
     }
     let n = target.degree();
-    if let DigitRows::Signed {
-        rows: digit_rows,
-        limbs,
-        digits,
-    } = digits
-    {
-        if parallel(out0.len() + out1.len()) && target.len() < rayon::current_num_threads() {
-            return multiply_accumulate_split(
-                target,
-                rows,
-                key_limb,
-                (digit_rows, limbs, digits),
-                form,
-                (out0, out1),
-            );
+    let on_pool = parallel(out0.len() + out1.len());
+    // Signed digits on the pool: whole-limb tasks for as many limbs as give every thread the same
+    // number, the limbs left over (all of them when there are fewer limbs than threads) through the
+    // finer phases of `multiply_accumulate_split`. With one task per limb, BFV's 7 limbs at depth 10
+    // split 4 / 3 between two threads (at most 1.75x).
+    let whole = match digits {
+        DigitRows::Signed { .. } if on_pool => {
+            target.len() - target.len() % rayon::current_num_threads()
         }
-    }
+        _ => target.len(),
+    };
     // Tasks of whole limbs, except for extended digits with NTT-form outputs (key switching), whose
     // coefficients are independent: there each limb is two tasks, so that an odd number of limbs (`l + k`
     // over `Q_l ∪ P`) still splits evenly between two threads (15 limbs at `PaperTable1L10`: 7 against 8
@@ -551,7 +545,7 @@ pub(crate) fn multiply_accumulate(
         }
         Ok(())
     };
-    if parallel(out0.len() + out1.len()) {
+    if on_pool {
         // A work buffer per task from the process's scratch pool: a fresh one per target limb was
         // zero-filled (`D` limbs, 3.5 MB for BFV at depth 20) on every task, which the one-thread loop
         // below does once per call.
@@ -559,12 +553,30 @@ pub(crate) fn multiply_accumulate(
             DigitRows::Signed { rows, .. } => rows.len() * n,
             DigitRows::Extended { digits, perm } => perm.map_or(0, |_| digits.len() * task_len),
         };
-        rnsfhe_ring::parallel::try_for_each_chunk_pair(out0, out1, task_len, &|k, o0, o1| {
+        let (head0, tail0) = out0.split_at_mut(whole * n);
+        let (head1, tail1) = out1.split_at_mut(whole * n);
+        rnsfhe_ring::parallel::try_for_each_chunk_pair(head0, head1, task_len, &|k, o0, o1| {
             let mut work = scratch::take_dirty(work_len);
             let done = task(k, o0, o1, &mut work);
             scratch::give(work);
             done
-        })
+        })?;
+        match digits {
+            DigitRows::Signed {
+                rows: digit_rows,
+                limbs,
+                digits,
+            } if whole < target.len() => multiply_accumulate_split(
+                target,
+                whole,
+                rows,
+                key_limb,
+                (digit_rows, limbs, digits),
+                form,
+                (tail0, tail1),
+            ),
+            _ => Ok(()),
+        }
     } else {
         let mut work = Vec::new();
         out0.chunks_mut(task_len)
@@ -578,15 +590,18 @@ pub(crate) fn multiply_accumulate(
 /// in 8 tasks.
 const SPLIT_INNER_WORDS: usize = 1 << 13;
 
-/// [`multiply_accumulate`] for signed digits over fewer target limbs than the pool has threads (the
-/// whole-ciphertext switch of PEGASUS's extraction: one limb of `N = 2^16`), where one task per limb
-/// would leave the other threads idle: the same arithmetic in three parallel phases of finer grain. (1)
-/// every (limb, digit row) pair lifted and transformed on its own; (2) the inner products in parts of
-/// [`SPLIT_INNER_WORDS`] coefficients; (3) for coefficient-form outputs, the inverse NTT of every
-/// (limb, output) pair. The digit rows of all limbs are held at once (`limbs x D` limbs: a few MB at
-/// most, for one or two limbs), not limb by limb. Same outputs as the limb-by-limb loop.
+/// [`multiply_accumulate`] for signed digits on the target limbs from `first` on (the outputs hold
+/// those limbs only), when they are fewer than the pool has threads (the whole-ciphertext switch of
+/// PEGASUS's extraction: one limb of `N = 2^16`; the limbs left over after whole-limb tasks), where one
+/// task per limb would leave the other threads idle: the same arithmetic in three parallel phases of
+/// finer grain. (1) every (limb, digit row) pair lifted and transformed on its own; (2) the inner
+/// products in parts of [`SPLIT_INNER_WORDS`] coefficients; (3) for coefficient-form outputs, the
+/// inverse NTT of every (limb, output) pair. The digit rows of all these limbs are held at once
+/// (`limbs x D` limbs: a few MB at most, for one or two limbs), not limb by limb. Same outputs as the
+/// limb-by-limb loop.
 fn multiply_accumulate_split(
     target: &RnsBasis,
+    first: usize,
     rows: &[&(Poly<Ntt>, Poly<Ntt>)],
     key_limb: &(dyn Fn(usize) -> usize + Sync),
     (digit_rows, limbs, digits): (&[Vec<i64>], usize, &RnsSignedDigits),
@@ -597,11 +612,11 @@ fn multiply_accumulate_split(
     let n = target.degree();
     let count = digit_rows.len();
     let per_limb = digits.count();
-    // (1) Row `r` of target limb `t` at `[(t D + r) N, (t D + r + 1) N)`; row `r` is digit
+    // (1) Row `r` of target limb `first + t` at `[(t D + r) N, (t D + r + 1) N)`; row `r` is digit
     // `r % per_limb` of limb `(r / per_limb) % limbs` of its term.
-    let mut lifted = par::zeroed(target.len() * count * n);
+    let mut lifted = scratch::take_dirty(out0.len() / n * count * n);
     par::try_for_each_chunk(&mut lifted, n, &|i, w| -> Result<()> {
-        let (t, r) = (i / count, i % count);
+        let (t, r) = (first + i / count, i % count);
         digits.lift_row(
             (r / per_limb) % limbs,
             &digit_rows[r],
@@ -611,16 +626,28 @@ fn multiply_accumulate_split(
         target.plans()[t].forward(w)?;
         Ok(())
     })?;
-    let lifted: Vec<&[u64]> = lifted.chunks_exact(n).collect();
-    inner_products_split(target, rows, key_limb, &lifted, form, (out0, out1))
+    let rows_lifted: Vec<&[u64]> = lifted.chunks_exact(n).collect();
+    let done = inner_products_split(
+        target,
+        first,
+        rows,
+        key_limb,
+        &rows_lifted,
+        form,
+        (out0, out1),
+    );
+    scratch::give(lifted);
+    done
 }
 
-/// Phases (2) and (3) of [`multiply_accumulate_split`] on the digit rows `lifted` (row `r` of target
-/// limb `t` is `lifted[t D + r]`, `N` residues in NTT form, `D = rows.len()`): the inner products in
-/// parts of [`SPLIT_INNER_WORDS`] coefficients, then for coefficient-form outputs the inverse NTT of
-/// every (limb, output) pair.
+/// Phases (2) and (3) of [`multiply_accumulate_split`] on the target limbs from `first` on (the outputs
+/// hold those limbs only) and the digit rows `lifted` (row `r` of target limb `first + t` is
+/// `lifted[t D + r]`, `N` residues in NTT form, `D = rows.len()`): the inner products in parts of
+/// [`SPLIT_INNER_WORDS`] coefficients, then for coefficient-form outputs the inverse NTT of every
+/// (limb, output) pair.
 fn inner_products_split(
     target: &RnsBasis,
+    first: usize,
     rows: &[&(Poly<Ntt>, Poly<Ntt>)],
     key_limb: &(dyn Fn(usize) -> usize + Sync),
     lifted: &[&[u64]],
@@ -633,7 +660,9 @@ fn inner_products_split(
     // Parts of one limb each (`n` is a power of two, so a part never straddles two limbs).
     let part = n.min(SPLIT_INNER_WORDS);
     par::try_for_each_chunk_pair(out0, out1, part, &|i, o0, o1| -> Result<()> {
-        let (t, start) = ((i * part) / n, (i * part) % n);
+        // `limb` indexes the outputs and `lifted`, `t` the target basis.
+        let (limb, start) = ((i * part) / n, (i * part) % n);
+        let t = first + limb;
         let m = &target.moduli()[t];
         let kt = key_limb(t);
         let (mut ds, mut bs, mut as_) = (Vec::new(), Vec::new(), Vec::new());
@@ -645,7 +674,7 @@ fn inner_products_split(
             let local = k * INNER_PRODUCT_BLOCK..k * INNER_PRODUCT_BLOCK + (end - block);
             let (lo, hi) = (kt * n + block, kt * n + end);
             ds.clear();
-            ds.extend((0..count).map(|r| &lifted[t * count + r][block..end]));
+            ds.extend((0..count).map(|r| &lifted[limb * count + r][block..end]));
             bs.clear();
             bs.extend(rows.iter().map(|(b, _)| &b.data()[lo..hi]));
             as_.clear();
@@ -658,7 +687,7 @@ fn inner_products_split(
     // Both outputs of every limb side by side.
     if form == LimbForm::Coeff {
         par::try_for_each_chunk_pair(out0, out1, n, &|t, o0, o1| -> Result<()> {
-            let plan = &target.plans()[t];
+            let plan = &target.plans()[first + t];
             let (a, b) = par::join(|| plan.inverse(o0), || plan.inverse(o1));
             a?;
             b?;
@@ -761,6 +790,7 @@ fn product_sum_split(
     let (mut out0, mut out1) = par::join(|| vec![0u64; limbs * n], || vec![0u64; limbs * n]);
     inner_products_split(
         basis,
+        0,
         key_rows,
         &|t| t,
         &lifted.iter().map(Vec::as_slice).collect::<Vec<_>>(),

@@ -409,14 +409,15 @@ fn one_limb_products_are_the_same_on_every_pool() {
     }
 }
 
-/// The decomposition by coefficient ranges of a sum of gadget products over fewer limbs than threads
-/// (several terms, one and two limbs, `N = 2^14`): the same outputs as one thread, which decomposes row
-/// by row, on 2 and 3 threads (two limbs take the range path on 3 threads only).
+/// A sum of gadget products (several terms, `N = 2^14`) over 1, 2, 3 and 5 limbs gives the same outputs
+/// on 2 and 3 threads as on one: over fewer limbs than threads it decomposes by coefficient ranges (two
+/// limbs on 3 threads), over a number of limbs that is not a multiple of the threads it runs whole-limb
+/// tasks and splits the limbs left over finer (3 and 5 limbs on 2 threads, 5 on 3).
 #[test]
 fn sums_of_products_over_few_limbs_are_the_same_on_every_pool() {
     let log_n = 14;
     let n = 1usize << log_n;
-    let primes = rnsfhe_math::primes::ntt_primes_of_bits(45, 2 * n as u64, 2, &[]).unwrap();
+    let primes = rnsfhe_math::primes::ntt_primes_of_bits(45, 2 * n as u64, 5, &[]).unwrap();
     let full = RnsBasis::new(n, &primes).unwrap();
     let digits = RnsSignedDigits::new(&full, 9, 5).unwrap();
     let mut r = rng(43);
@@ -442,7 +443,7 @@ fn sums_of_products_over_few_limbs_are_the_same_on_every_pool() {
             .unwrap()
         })
         .collect();
-    for limbs in [1, 2] {
+    for limbs in [1, 2, 3, 5] {
         let basis = full.prefix(limbs).unwrap();
         let mut uniform_n = || {
             let mut data = vec![0u64; limbs * n];
