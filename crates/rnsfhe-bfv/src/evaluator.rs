@@ -225,6 +225,24 @@ impl Evaluator {
     /// The work of [`Evaluator::multiply_no_relin`], which runs it as one
     /// [`rnsfhe_core::long_operation`].
     fn multiply_no_relin_waiting(&self, a: &Ciphertext, b: &Ciphertext) -> BfvResult<Ciphertext> {
+        // Step 3: scaling by t/Q back to Q, part by part.
+        let parts = self
+            .tensor_extended(a, b)?
+            .into_par_iter()
+            .map(|(xq, xp)| self.scale_down(xq, xp))
+            .collect::<BfvResult<Vec<_>>>()?;
+        Ok(self.wrap(parts))
+    }
+
+    /// Steps 1 and 2 of HPS multiplication (Section 4.5): the three parts of the tensor product of `a` and
+    /// `b` over `Q ∪ P`, each as its limbs over `Q` and over `P` (coefficient form), before scaling.
+    ///
+    /// Errors: [`BfvError::WrongPartCount`] unless both operands have 2 parts; context mismatches.
+    fn tensor_extended(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+    ) -> BfvResult<[(Vec<u64>, Vec<u64>); 3]> {
         self.check_parts(a, 2, "multiplication")?;
         self.check_parts(b, 2, "multiplication")?;
         let square = std::ptr::eq(a, b) || a == b;
@@ -233,26 +251,23 @@ impl Evaluator {
         } else {
             a.rlwe.parts.iter().chain(&b.rlwe.parts).collect()
         };
-        // Step 1: the operands over P (exact extension of the centered representatives, Section 2.2).
-        let over_p = inputs
-            .par_iter()
-            .map(|c| self.ctx.q_to_p().convert(c))
-            .collect::<Result<Vec<_>, _>>()?;
-        let over_p: Vec<&Poly<Coeff>> = over_p.iter().collect();
-        // Step 2: the tensor product over Q and over P.
-        let (dq, dp) = rayon::join(
+        // Step 1: the operands over P (exact extension of the centered representatives, Section 2.2), and
+        // step 2: the tensor product over Q and over P. The product over Q needs no extension, so it runs
+        // beside the extension and the product over P: the threads share one pool of limb tasks instead
+        // of waiting for each other at the end of every step (at depth 10, 4 + 7 + 8 short sections;
+        // two-thread multiplication 1.73x-1.87x -> 1.92x-1.97x there).
+        let (dq, dp) = parallel::join(
             || tensor_limbs(self.ctx.q_basis(), &inputs),
-            || tensor_limbs(self.ctx.p_basis(), &over_p),
+            || -> BfvResult<_> {
+                let over_p = parallel::map(&inputs, &|c| self.ctx.q_to_p().convert(c))
+                    .into_iter()
+                    .collect::<Result<Vec<_>, _>>()?;
+                let over_p: Vec<&Poly<Coeff>> = over_p.iter().collect();
+                tensor_limbs(self.ctx.p_basis(), &over_p)
+            },
         );
-        // Step 3: scaling by t/Q back to Q, part by part.
-        let parts = dq?
-            .into_iter()
-            .zip(dp?)
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .map(|(xq, xp)| self.scale_down(xq, xp))
-            .collect::<BfvResult<Vec<_>>>()?;
-        Ok(self.wrap(parts))
+        let ([q0, q1, q2], [x0, x1, x2]) = (dq?, dp?);
+        Ok([(q0, x0), (q1, x1), (q2, x2)])
     }
 
     /// CRT relinearization (HPS Sections 3.3 and 4.5) of a 3-part ciphertext: with the residues of `c_2`
@@ -350,14 +365,33 @@ impl Evaluator {
     }
 
     /// Homomorphic multiplication (HPS Section 4.5): [`Evaluator::multiply_no_relin`] followed by
-    /// [`Evaluator::relinearize`].
+    /// [`Evaluator::relinearize`], the same result. Relinearization needs only `c*_2`, so its key switch
+    /// starts as soon as that part is scaled, beside the scaling of `c*_0` and `c*_1`; the whole runs as
+    /// one region of active waiting (see `rnsfhe_core::long_operation`).
     ///
     /// Errors: as those two.
     pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext, rk: &RelinKey) -> BfvResult<Ciphertext> {
-        // Both steps in one region of active waiting (see `rnsfhe_core::long_operation`).
+        self.ctx
+            .check_fingerprint(rk.fingerprint, "relinearization key")?;
         rnsfhe_core::long_operation(self.words(), || {
-            let ct = self.multiply_no_relin(a, b)?;
-            self.relinearize(&ct, rk)
+            let [(q0, p0), (q1, p1), (q2, p2)] = self.tensor_extended(a, b)?;
+            let (switched, kept) = parallel::join(
+                move || -> BfvResult<_> {
+                    let c2 = self.scale_down(q2, p2)?;
+                    Ok(rk.key.product(&c2, self.ctx.relin_digits())?)
+                },
+                move || {
+                    let (c0, c1) = parallel::join(
+                        move || self.scale_down(q0, p0),
+                        move || self.scale_down(q1, p1),
+                    );
+                    Ok::<_, BfvError>((c0?, c1?))
+                },
+            );
+            let ((mut u0, mut u1), (c0, c1)) = (switched?, kept?);
+            u0.add_assign(&c0)?;
+            u1.add_assign(&c1)?;
+            Ok(self.wrap(vec![u0, u1]))
         })
     }
 

@@ -11,8 +11,8 @@ use rnsfhe_bfv::BatchEncoder;
 
 use common::{context, random_values, Setup};
 
-/// Encryption, the tensor product with its scaling, and relinearization give the same words on pools of
-/// 1, 2 and 3 threads. `N = 2^13` over 4 limbs, so that relinearization's gadget product, like the
+/// Encryption, the tensor product with its scaling, relinearization and the fused multiplication give the
+/// same words on pools of 1, 2 and 3 threads. `N = 2^13` over 4 limbs, so that relinearization's gadget product, like the
 /// tensor product and the scaling, splits its limbs between the threads.
 #[test]
 fn one_thread_and_two_threads_give_the_same_product() {
@@ -67,9 +67,12 @@ fn one_thread_and_two_threads_give_the_same_product() {
         let relin = one
             .install(|| setup.ev.relinearize(&serial, &setup.keys.rk))
             .unwrap();
-        for p in [&two, &three] {
+        for p in [&one, &two, &three] {
             let other = p.install(|| setup.ev.relinearize(&serial, &setup.keys.rk));
             assert_eq!(relin, other.unwrap());
+            // The fused multiplication (relinearization beside the scaling) gives the same words.
+            let fused = p.install(|| setup.ev.multiply(l, r, &setup.keys.rk));
+            assert_eq!(relin, fused.unwrap());
         }
         assert_eq!(
             be.decode_u64(&setup.dec.decrypt(&relin).unwrap()).unwrap(),
