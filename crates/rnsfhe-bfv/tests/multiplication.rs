@@ -11,8 +11,8 @@ use rnsfhe_bfv::BatchEncoder;
 
 use common::{context, random_values, Setup};
 
-/// Encryption, the tensor product with its scaling, relinearization and the fused multiplication give the
-/// same words on pools of 1, 2 and 3 threads. `N = 2^13` over 4 limbs, so that relinearization's gadget product, like the
+/// Encryption, the tensor product with its scaling, relinearization and multiplication give the same words
+/// on pools of 1, 2 and 3 threads. `N = 2^13` over 4 limbs, so that relinearization's gadget product, like the
 /// tensor product and the scaling, splits its limbs between the threads.
 #[test]
 fn one_thread_and_two_threads_give_the_same_product() {
@@ -70,7 +70,7 @@ fn one_thread_and_two_threads_give_the_same_product() {
         for p in [&one, &two, &three] {
             let other = p.install(|| setup.ev.relinearize(&serial, &setup.keys.rk));
             assert_eq!(relin, other.unwrap());
-            // The fused multiplication (relinearization beside the scaling) gives the same words.
+            // `multiply` is `relinearize` after `multiply_no_relin`, on every pool.
             let fused = p.install(|| setup.ev.multiply(l, r, &setup.keys.rk));
             assert_eq!(relin, fused.unwrap());
         }
