@@ -49,8 +49,10 @@ def test_stubtest(tmp_path):
 
 
 def test_package_and_examples_type_check(tmp_path):
-    # The pure-Python modules (Session, apps.LogisticRegression, ...) against the stubs, and the examples.
-    files = sorted(str(p) for p in [*PACKAGE.glob("*.py"), *EXAMPLES.glob("*.py")])
+    # The pure-Python modules (Session, apps.LogisticRegression, rnsfhe.distributed, ...) against the stubs,
+    # and the examples.
+    modules = [*PACKAGE.glob("*.py"), *PACKAGE.glob("distributed/*.py")]
+    files = sorted(str(p) for p in [*modules, *EXAMPLES.glob("*.py")])
     result = _mypy(tmp_path, "--check-untyped-defs", *files)
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -277,7 +277,8 @@ def _pickle_function(fn: Callable[..., Any]) -> bytes:
     """``fn`` pickled for the workers: by value with cloudpickle where it is installed (Ray ships it), so
     that lambdas and the functions of a script (``__main__``) run too; by reference otherwise."""
     try:
-        import cloudpickle
+        # cloudpickle ships no type information (and may be missing): its one call here is typed by use.
+        import cloudpickle  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
         return cloudpickle.dumps(fn)
     except ImportError:
