@@ -225,24 +225,6 @@ impl Evaluator {
     /// The work of [`Evaluator::multiply_no_relin`], which runs it as one
     /// [`rnsfhe_core::long_operation`].
     fn multiply_no_relin_waiting(&self, a: &Ciphertext, b: &Ciphertext) -> BfvResult<Ciphertext> {
-        // Step 3: scaling by t/Q back to Q, part by part.
-        let parts = self
-            .tensor_extended(a, b)?
-            .into_par_iter()
-            .map(|(xq, xp)| self.scale_down(xq, xp))
-            .collect::<BfvResult<Vec<_>>>()?;
-        Ok(self.wrap(parts))
-    }
-
-    /// Steps 1 and 2 of HPS multiplication (Section 4.5): the three parts of the tensor product of `a` and
-    /// `b` over `Q ∪ P`, each as its limbs over `Q` and over `P` (coefficient form), before scaling.
-    ///
-    /// Errors: [`BfvError::WrongPartCount`] unless both operands have 2 parts; context mismatches.
-    fn tensor_extended(
-        &self,
-        a: &Ciphertext,
-        b: &Ciphertext,
-    ) -> BfvResult<[(Vec<u64>, Vec<u64>); 3]> {
         self.check_parts(a, 2, "multiplication")?;
         self.check_parts(b, 2, "multiplication")?;
         let square = std::ptr::eq(a, b) || a == b;
@@ -266,8 +248,15 @@ impl Evaluator {
                 tensor_limbs(self.ctx.p_basis(), &over_p)
             },
         );
-        let ([q0, q1, q2], [x0, x1, x2]) = (dq?, dp?);
-        Ok([(q0, x0), (q1, x1), (q2, x2)])
+        // Step 3: scaling by t/Q back to Q, part by part.
+        let parts = dq?
+            .into_iter()
+            .zip(dp?)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|(xq, xp)| self.scale_down(xq, xp))
+            .collect::<BfvResult<Vec<_>>>()?;
+        Ok(self.wrap(parts))
     }
 
     /// CRT relinearization (HPS Sections 3.3 and 4.5) of a 3-part ciphertext: with the residues of `c_2`

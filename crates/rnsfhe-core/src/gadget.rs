@@ -614,7 +614,7 @@ fn multiply_accumulate_split(
     let per_limb = digits.count();
     // (1) Row `r` of target limb `first + t` at `[(t D + r) N, (t D + r + 1) N)`; row `r` is digit
     // `r % per_limb` of limb `(r / per_limb) % limbs` of its term.
-    let mut lifted = scratch::take_dirty(out0.len() / n * count * n);
+    let mut lifted = scratch::take_dirty(out0.len() * count);
     par::try_for_each_chunk(&mut lifted, n, &|i, w| -> Result<()> {
         let (t, r) = (first + i / count, i % count);
         digits.lift_row(

@@ -135,6 +135,22 @@ pub fn sum_of_products(m: &Modulus, rows: &[&[u64]], weights: Weights<'_>, out: 
     scalar_sum_of_products(m, rows, weights, cap, 0, out);
 }
 
+/// [`sum_of_products`] into the uninitialised `out`, returned as initialised words: for outputs made in
+/// parallel parts of a fresh buffer (`rnsfhe_ring::parallel::from_chunks`), so that no pass zeroes the
+/// whole buffer first. The part is zeroed here, while it is in cache, because the vector kernels write
+/// through initialised slices; then the sum overwrites it. Panics as [`sum_of_products`].
+pub fn sum_of_products_uninit<'a>(
+    m: &Modulus,
+    rows: &[&[u64]],
+    weights: Weights<'_>,
+    out: &'a mut [std::mem::MaybeUninit<u64>],
+) -> &'a mut [u64] {
+    let len = out.len();
+    let out = write_uninit(out, std::iter::repeat_n(0, len));
+    sum_of_products(m, rows, weights, out);
+    out
+}
+
 /// [`sum_of_products`] with per-element weights for rows and weights that are reduced residues (below
 /// `p`, checked in debug builds), as the digits and key rows of a gadget product are. Moduli below `2^50`
 /// then take the IFMA path where the CPU has it (see `IFMA_BOUND`); otherwise, and for more than
@@ -1830,6 +1846,12 @@ mod tests {
             fast == slow,
             "bits {bits}, rows {rows}, n {n}, kind {}",
             kind as u8
+        );
+        let mut fresh = vec![std::mem::MaybeUninit::<u64>::uninit(); n];
+        assert_eq!(
+            sum_of_products_uninit(&m, &row_refs, weights, &mut fresh),
+            &fast[..],
+            "into uninitialised memory: bits {bits}, rows {rows}, n {n}"
         );
     }
 

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::simd::{
-    append_in_blocks, map_in_place, map_uninit, sum_of_products, write_uninit, Fresh, LaneMap,
-    ModAdd, ModMul, ModMulAdd, ModSub, Stores, Weights,
+    append_in_blocks, map_in_place, map_uninit, sum_of_products, sum_of_products_uninit,
+    write_uninit, Fresh, LaneMap, ModAdd, ModMul, ModMulAdd, ModSub, Stores, Weights,
 };
 use rnsfhe_math::{Modulus, NttPlan};
 
@@ -666,11 +666,8 @@ impl Poly<Ntt> {
             parallel::from_chunks(self.data.len(), part, &|t, o| {
                 let (i, j) = (t / per_limb, t % per_limb);
                 let (xs, ys) = rows(i, j * part..(j + 1) * part);
-                // Zeroed by its task, in cache, just before the sum overwrites it: no separate pass
-                // over the whole output first (16 MB for a ciphertext product at L15).
-                let o = write_uninit(o, std::iter::repeat_n(0, o.len()));
-                sum_of_products(&moduli[i], &xs, Weights::PerElement(&ys), o);
-                o
+                // No zero-filled output first (a pass over 16 MB for a ciphertext product at L15).
+                sum_of_products_uninit(&moduli[i], &xs, Weights::PerElement(&ys), o)
             })
         } else {
             let mut out = Vec::with_capacity(self.data.len());

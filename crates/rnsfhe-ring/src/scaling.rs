@@ -37,8 +37,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use rnsfhe_math::simd::{
-    map_in_place, scaled_rounding, sum_of_products, FixedWeight, Fresh, ModAdd, Weights,
-    NARROW_BOUND, SCALED_ROUNDING_MAX_ROWS,
+    map_in_place, scaled_rounding, FixedWeight, Fresh, ModAdd, Weights, NARROW_BOUND,
+    SCALED_ROUNDING_MAX_ROWS,
 };
 use rnsfhe_math::{simd, Modulus, ShoupConstant};
 
@@ -637,11 +637,10 @@ impl ComplexScaler {
             ]
         });
         // Pass 2: y'_j = [lambda_j x'_j + sum_i omega'_{i,j} x_i + v]_{p_j}, parallel over limbs, each
-        // limb zeroed by its own task just before the sum overwrites it (in cache, not a serial pass).
+        // written into fresh memory (no serial zero-fill of the whole output first).
         let k = self.q.len();
         let moduli = self.p.moduli();
         let out = parallel::from_chunks(self.p.len() * n, n, &|j, limb| {
-            let limb = simd::write_uninit(limb, std::iter::repeat_n(0, n));
             let mut rows: Vec<&[u64]> = Vec::with_capacity(k + 3);
             rows.push(&xp[j * n..(j + 1) * n]);
             rows.extend(xq.chunks_exact(n));
@@ -649,8 +648,7 @@ impl ComplexScaler {
             rows.push(&v_hi);
             let w = &self.weights[j * (k + 3)..(j + 1) * (k + 3)];
             let w = Weights::per_row(w, self.narrow);
-            sum_of_products(&moduli[j], &rows, w, limb);
-            limb
+            simd::sum_of_products_uninit(&moduli[j], &rows, w, limb)
         });
         Ok(Poly::from_data_unchecked(&self.p, out))
     }
