@@ -204,6 +204,19 @@ def test_bfv_public_key_keyword(t):
         assert abs(budgets["extended"] - budgets["over_q"]) < 1
 
 
+def test_bfv_public_key_is_over_q_where_the_bound_has_no_room():
+    # Depth 1: log2 Q = 109 at N = 2^12, the 128-bit bound itself; a key over Q p_0 would be an RLWE
+    # sample of 165 bits there.
+    ctx = bfv.Context.generate(65537, 1)
+    assert not ctx.extended_public_key and ctx.log_key_modulus == ctx.log_q
+    keys = ctx.keygen()
+    assert not keys.public.is_extended
+    x = np.arange(ctx.n, dtype=np.int64) % 65537
+    assert np.array_equal(ctx.decryptor(keys.secret).decrypt(ctx.encryptor(keys.public).encrypt(x)), x)
+    deep = bfv.Context.generate(65537, 20)
+    assert deep.extended_public_key and deep.log_key_modulus > deep.log_q + 55
+
+
 def test_sessions_pass_the_public_key_keyword():
     assert not ckks.Session("Rec128N13", public_key="over_q").keys.public.is_extended
     ctx = small_bfv(65537)

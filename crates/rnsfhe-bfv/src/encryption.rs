@@ -113,9 +113,11 @@ impl Encryptor {
     /// Public-key encryption: `ct = [u pk + (e_0, e_1) + (Delta m, 0)]_Q` with `u <- chi_k` (uniform
     /// ternary) and `e_0, e_1 <- chi_e`.
     ///
-    /// Errors: [`BfvError::ContextMismatch`] if the key belongs to other parameters.
+    /// Errors: [`BfvError::ContextMismatch`] if the key belongs to other parameters;
+    /// [`BfvError::Insecure`] for an extended key where the context makes keys over `Q` only
+    /// ([`BfvContext::extended_public_key`]).
     pub fn with_public_key(ctx: &Arc<BfvContext>, pk: &PublicKey) -> BfvResult<Self> {
-        ctx.check_rlwe_fingerprint(pk.fingerprint(), "public key")?;
+        ctx.check_public_key(pk)?;
         Ok(Self {
             ctx: Arc::clone(ctx),
             inner: rnsfhe_core::Encryptor::with_public_key(ctx.rlwe(), pk)?,

@@ -48,12 +48,13 @@ pub enum BfvError {
     },
     /// Parameters that the Homomorphic Encryption Standard table does not establish as 128-bit secure,
     /// without the explicit opt-in.
-    #[error("insecure BFV parameters: N = {n}, log2(Q) = {log_q:.1}, sigma = {sigma}: {estimate} (128-bit HE Standard bound for a uniform ternary secret and sigma >= 3.19: {bound}); use a larger N, fewer primes and sigma >= 3.19, or set insecure_for_testing = true for tests")]
+    #[error("insecure BFV parameters: N = {n}, log2 of the key modulus = {log_key_modulus:.1}, sigma = {sigma}: {estimate} (128-bit HE Standard bound for a uniform ternary secret and sigma >= 3.19: {bound}); use a larger N, fewer primes and sigma >= 3.19, or set insecure_for_testing = true for tests")]
     Insecure {
         /// Ring degree.
         n: usize,
-        /// `log2(Q)`.
-        log_q: f64,
+        /// `log2` of the largest modulus of a key the parameters make
+        /// ([`crate::BfvParams::log2_key_modulus`]): `Q`, or `Q` and the primes keys add to it.
+        log_key_modulus: f64,
         /// The table's bound on `log2(Q)` at 128 bits (0 when `N` is below the table).
         bound: u32,
         /// The error standard deviation.

@@ -205,12 +205,28 @@ impl KeyGenerator {
         self.inner.secret_key()
     }
 
-    /// The public key `pk = ([-a s + e], a)` (HPS Section 4.1) over `Q` and the first special prime:
-    /// its encryptions are divided by that prime, so their error is the rounding's rather than the
-    /// key's ([`rnsfhe_core::KeyGenerator::public_key`]).
+    /// The public key `pk = ([-a s + e], a)` (HPS Section 4.1): over `Q` and the first auxiliary prime
+    /// `p_0` when the security bound leaves room for `p_0` ([`BfvContext::extended_public_key`]): its
+    /// encryptions are divided by `p_0`, so their error is the rounding's rather than the key's
+    /// ([`rnsfhe_core::KeyGenerator::public_key`]); over `Q` otherwise, as
+    /// [`KeyGenerator::public_key_over_q`] ([`PublicKey::is_extended`] tells them apart).
     ///
     /// Errors: sampler errors.
     pub fn public_key(&self, rng: &mut Csprng) -> BfvResult<PublicKey> {
+        if self.ctx.extended_public_key() {
+            Ok(self.inner.public_key(rng)?)
+        } else {
+            self.public_key_over_q(rng)
+        }
+    }
+
+    /// The extended public key over `Q ∪ {p_0}` (see [`KeyGenerator::public_key`]), or an error where
+    /// the context makes keys over `Q` only.
+    ///
+    /// Errors: [`BfvError::Insecure`] (with `log2(Q p_0)`) when `Q p_0` exceeds the HE Standard bound;
+    /// sampler errors.
+    pub fn public_key_extended(&self, rng: &mut Csprng) -> BfvResult<PublicKey> {
+        self.ctx.check_extended_public_key()?;
         Ok(self.inner.public_key(rng)?)
     }
 

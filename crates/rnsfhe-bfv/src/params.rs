@@ -37,8 +37,12 @@
 //!
 //! # Security
 //!
-//! Keys and ciphertexts are RLWE samples modulo `Q` only (`P` is an internal computation basis), so
-//! `log2(Q)` is checked against the Homomorphic Encryption Standard table for a uniform ternary secret.
+//! Relinearization and Galois keys and ciphertexts are RLWE samples modulo `Q` (`P` is an internal
+//! computation basis); an extended public key (over `Q` and the first auxiliary prime `p_0`, whose
+//! encryptions are divided by `p_0`) is one modulo `Q p_0`. The largest modulus of a key the context
+//! makes ([`BfvParams::log2_key_modulus`]) is checked against the Homomorphic Encryption Standard table
+//! for a uniform ternary secret: contexts make extended public keys only where `Q p_0` fits the bound
+//! ([`BfvParams::extended_public_key`]), and keys over `Q` elsewhere.
 //! Insecure parameters need the explicit opt-in [`BfvParams::insecure_for_testing`] and produce a warning
 //! ([`BfvContext::security_warning`]).
 
@@ -46,7 +50,7 @@ use std::sync::Arc;
 
 use rnsfhe_core::context::fingerprint_words;
 use rnsfhe_core::security::{estimate, SecurityEstimate};
-use rnsfhe_core::{RlweContext, RlweParams, SecretDistribution};
+use rnsfhe_core::{PublicKey, RlweContext, RlweParams, SecretDistribution};
 use rnsfhe_math::primes::{
     is_prime, ntt_primes_of_bits, qu_xu_interval, qu_xu_max_eta, qu_xu_primes,
 };
@@ -315,12 +319,38 @@ impl BfvParams {
         }
     }
 
-    /// The security verdict against the HE Standard table: keys and ciphertexts are RLWE samples modulo
-    /// `Q` (`P` is internal), with a uniform ternary secret and error width `sigma`.
+    /// The security verdict against the HE Standard table for the largest modulus of a key these
+    /// parameters make ([`BfvParams::log2_key_modulus`]), with a uniform ternary secret and error width
+    /// `sigma`.
     pub fn security(&self) -> SecurityEstimate {
+        self.security_over(self.log2_key_modulus())
+    }
+
+    /// Whether contexts of these parameters make **extended** public keys, over `Q ∪ {p_0}` with `p_0` the
+    /// first auxiliary prime ([`KeyGenerator::public_key`](crate::KeyGenerator::public_key)): such a key
+    /// is an RLWE sample modulo `Q p_0`, so it is made only when `log2(Q p_0)` is within the HE Standard
+    /// bound, or under [`BfvParams::insecure_for_testing`] (whose verdict then covers it). Parameters with
+    /// `log2(Q)` at the bound (the generator caps it there at some depths) make public keys over `Q`.
+    pub fn extended_public_key(&self) -> bool {
+        let log_qp0 = self.log2_q() + self.log2_first_auxiliary();
+        self.insecure_for_testing || self.security_over(log_qp0).is_secure()
+    }
+
+    /// `log2` of the largest modulus of the keys these parameters make, which [`BfvParams::security`]
+    /// checks: `Q` (relinearization and Galois keys, ciphertexts), or `Q p_0` when public keys are
+    /// extended ([`BfvParams::extended_public_key`]). `P` is otherwise an internal computation basis.
+    pub fn log2_key_modulus(&self) -> f64 {
+        if self.extended_public_key() {
+            self.log2_q() + self.log2_first_auxiliary()
+        } else {
+            self.log2_q()
+        }
+    }
+
+    fn security_over(&self, log_modulus: f64) -> SecurityEstimate {
         estimate(
             self.n(),
-            self.log2_q(),
+            log_modulus,
             SecretDistribution::Ternary,
             self.sigma,
         )
@@ -329,6 +359,12 @@ impl BfvParams {
     /// `log2(Q)` of the literal ciphertext moduli.
     fn log2_q(&self) -> f64 {
         self.q_moduli.iter().map(|&q| (q as f64).log2()).sum()
+    }
+
+    /// `log2(p_0)`, the prime extended public keys add to `Q` (0 without auxiliary primes, which the
+    /// context refuses).
+    fn log2_first_auxiliary(&self) -> f64 {
+        self.p_moduli.first().map_or(0.0, |&p| (p as f64).log2())
     }
 }
 
@@ -371,6 +407,10 @@ pub struct BfvContext {
     galois_group: GaloisGroup,
     log_q: f64,
     log_p: f64,
+    /// [`BfvParams::extended_public_key`].
+    extended_public_key: bool,
+    /// [`BfvParams::log2_key_modulus`].
+    log_key_modulus: f64,
     security: SecurityEstimate,
 }
 
@@ -478,12 +518,14 @@ impl BfvContext {
         if !security.is_secure() && !params.insecure_for_testing {
             return Err(BfvError::Insecure {
                 n,
-                log_q: params.log2_q(),
+                log_key_modulus: params.log2_key_modulus(),
                 bound: max_log_q_128(n).unwrap_or(0),
                 sigma: params.sigma,
                 estimate: security,
             });
         }
+        let (params_extended, log_key_modulus) =
+            (params.extended_public_key(), params.log2_key_modulus());
         let fingerprints = params.fingerprints();
         let rlwe = RlweContext::new(params.rlwe_params())?;
         let q = Arc::clone(rlwe.chain());
@@ -542,6 +584,8 @@ impl BfvContext {
             galois_group,
             log_q,
             log_p,
+            extended_public_key: params_extended,
+            log_key_modulus,
             security,
         }))
     }
@@ -637,28 +681,40 @@ impl BfvContext {
         self.security
     }
 
-    /// The verdict with the built-in lattice estimate of these parameters (`log2(Q)`, uniform ternary
-    /// secret, `sigma`; [`rnsfhe_core::security::summary`]), as one line.
+    /// Whether public keys of this context are extended ([`BfvParams::extended_public_key`]).
+    pub fn extended_public_key(&self) -> bool {
+        self.extended_public_key
+    }
+
+    /// `log2` of the largest modulus of a key this context makes ([`BfvParams::log2_key_modulus`]).
+    pub fn log_key_modulus(&self) -> f64 {
+        self.log_key_modulus
+    }
+
+    /// The verdict with the built-in lattice estimate of these parameters (the key modulus
+    /// [`BfvContext::log_key_modulus`], uniform ternary secret, `sigma`;
+    /// [`rnsfhe_core::security::summary`]), as one line.
     pub fn security_summary(&self) -> String {
         rnsfhe_core::security::summary(
             self.n,
-            self.log_q,
+            self.log_key_modulus,
             SecretDistribution::Ternary,
             self.params.sigma,
         )
     }
 
-    /// A warning naming `N`, `log2(Q)`, `sigma` and the 128-bit bound when the parameters are not
+    /// A warning naming `N`, the key modulus, `sigma` and the 128-bit bound when the parameters are not
     /// established as secure (possible only with [`BfvParams::insecure_for_testing`]); `None` otherwise.
     pub fn security_warning(&self) -> Option<String> {
         if self.is_secure() {
             return None;
         }
         Some(format!(
-            "WARNING: these BFV parameters are not established as 128-bit secure: N = {}, log2(Q) = {:.1} \
-             (HE Standard 128-bit bound for a uniform ternary secret and sigma >= {}: {}), sigma = {}; \
-             security: {}. Use them for tests only.",
+            "WARNING: these BFV parameters are not established as 128-bit secure: N = {}, log2 of the key \
+             modulus = {:.1} (log2(Q) = {:.1}; HE Standard 128-bit bound for a uniform ternary secret and \
+             sigma >= {}: {}), sigma = {}; security: {}. Use them for tests only.",
             self.n,
+            self.log_key_modulus,
             self.log_q,
             rnsfhe_core::security::MIN_STANDARD_SIGMA,
             max_log_q_128(self.n).map_or("none".to_string(), |b| b.to_string()),
@@ -731,6 +787,31 @@ impl BfvContext {
                 got,
             })
         }
+    }
+
+    /// [`BfvError::Insecure`] naming `log2(Q p_0)` unless this context makes extended public keys.
+    pub(crate) fn check_extended_public_key(&self) -> BfvResult<()> {
+        if self.extended_public_key {
+            return Ok(());
+        }
+        let log_key_modulus = self.log_q + self.params.log2_first_auxiliary();
+        Err(BfvError::Insecure {
+            n: self.n,
+            log_key_modulus,
+            bound: max_log_q_128(self.n).unwrap_or(0),
+            sigma: self.params.sigma,
+            estimate: self.params.security_over(log_key_modulus),
+        })
+    }
+
+    /// Checks that a public key belongs to [`BfvContext::rlwe`] and, if extended, that this context makes
+    /// extended keys (a key over `Q p_0` where that modulus exceeds the security bound is refused).
+    pub(crate) fn check_public_key(&self, pk: &PublicKey) -> BfvResult<()> {
+        self.check_rlwe_fingerprint(pk.fingerprint(), "public key")?;
+        if pk.is_extended() {
+            self.check_extended_public_key()?;
+        }
+        Ok(())
     }
 
     /// Checks that an object's fingerprint is this context's.

@@ -39,8 +39,8 @@ use rnsfhe_core::{
 };
 use rnsfhe_math::sampling::Seed;
 use rnsfhe_math::wire::{
-    packed_len, DecodeError, Deserializable, Integrity, ObjectKind, PublicRandomness, Serializable,
-    WireFingerprint, WireReader, WireWriter,
+    packed_len, DecodeError, DecodeErrorKind, Deserializable, Integrity, ObjectKind,
+    PublicRandomness, Serializable, WireFingerprint, WireReader, WireWriter,
 };
 use rnsfhe_ring::{Coeff, ConversionMode, Poly, RnsSignedDigits};
 
@@ -164,9 +164,14 @@ impl BfvContext {
     }
 
     /// Loads a public key of this context (`rnsfhe-core`'s [`PublicKey`] over [`BfvContext::rlwe`],
-    /// whose fingerprint its header carries).
+    /// whose fingerprint its header carries). An extended key is refused where the context makes keys
+    /// over `Q` only ([`BfvContext::extended_public_key`]: its modulus exceeds the security bound).
     pub fn public_key_from_bytes(&self, bytes: &[u8]) -> Result<PublicKey, DecodeError> {
-        PublicKey::from_bytes(bytes, self.rlwe())
+        let pk = PublicKey::from_bytes(bytes, self.rlwe())?;
+        self.check_public_key(&pk).map_err(|e| {
+            DecodeError::new("public_key", 0, DecodeErrorKind::Invalid(e.to_string()))
+        })?;
+        Ok(pk)
     }
 
     /// Loads a **secret** key of this context written by [`SecretKey::to_secret_bytes`] with

@@ -398,9 +398,11 @@ fn bfv_summary(preset: BfvPreset) -> anyhow::Result<(Summary, BfvParams)> {
         .with_context(|| format!("generating the parameters of {preset:?}"))?;
     let n = params.n();
     let log_q = log2_product(&params.q_moduli);
-    // BFV keys are RLWE samples modulo Q with a uniform ternary secret (rnsfhe_bfv::params, "Security").
+    // BFV keys are RLWE samples modulo Q, or Q p_0 for extended public keys where that fits the bound,
+    // with a uniform ternary secret (rnsfhe_bfv::params, "Security").
+    let log_key_modulus = params.log2_key_modulus();
     let secret = SecretDistribution::Ternary;
-    let estimate = estimate_rlwe(n, log_q, params.sigma, secret)?;
+    let estimate = estimate_rlwe(n, log_key_modulus, params.sigma, secret)?;
     let he_standard = params.security();
     // Every BFV preset is generated within the 128-bit HE Standard bound and claims that level
     // (BfvParams::generate); the opt-in is the BFV equivalent of an absent claim.
@@ -418,7 +420,7 @@ fn bfv_summary(preset: BfvPreset) -> anyhow::Result<(Summary, BfvParams)> {
         scheme: "BFV",
         log_n: params.log_n,
         log_q,
-        log_key_modulus: log_q,
+        log_key_modulus,
         depth: preset.depth().to_string(),
         slots: bfv_slots(&params),
         scale: "-".into(),
