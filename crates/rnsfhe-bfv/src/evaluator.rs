@@ -34,13 +34,13 @@ use rayon::prelude::*;
 use rnsfhe_core::RlweCiphertext;
 use rnsfhe_math::ntt::NttPlan;
 use rnsfhe_math::simd;
-use rnsfhe_ring::{parallel, Coeff, GaloisElement, Poly, RnsBasis};
+use rnsfhe_ring::{parallel, Coeff, GaloisElement, Poly, RnsBasis, RnsSignedDigits};
 
 use crate::encoder::Plaintext;
 use crate::encryption::{scaled_message, Ciphertext};
 use crate::error::{BfvError, BfvResult};
-use crate::keys::{GaloisKeys, RelinKey};
-use crate::params::BfvContext;
+use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
+use crate::params::{BfvContext, KeySwitchTechnique};
 
 /// Evaluates homomorphic operations. Holds no mutable state: `Send + Sync`, shareable by threads.
 #[derive(Clone, Debug)]
@@ -259,17 +259,21 @@ impl Evaluator {
         Ok(self.wrap(parts))
     }
 
-    /// CRT relinearization (HPS Sections 3.3 and 4.5) of a 3-part ciphertext: with the residues of `c_2`
-    /// (or their signed base-`w` digits) `d_{i,j}` lifted to `Q`, returns
-    /// `(c_0 + sum d_{i,j} beta_{i,j}, c_1 + sum d_{i,j} alpha_{i,j})`. Noise grows by
-    /// `sum d_{i,j} e_{i,j}`, about `sqrt(k N) (q_i or w) sigma` (HPS Section 5.1, Eq. 13).
+    /// Relinearization of a 3-part ciphertext: `(c_0, c_1) + KeySwitch(c_2)` with the key from `s^2`
+    /// to `s`. With CRT key switching (HPS Sections 3.3 and 4.5), with the residues of `c_2` (or their
+    /// signed base-`w` digits) `d_{i,j}` lifted to `Q`, that is
+    /// `(c_0 + sum d_{i,j} beta_{i,j}, c_1 + sum d_{i,j} alpha_{i,j})`; noise grows by
+    /// `sum d_{i,j} e_{i,j}`, about `sqrt(k N) (q_i or w) sigma` (HPS Section 5.1, Eq. 13). With hybrid
+    /// key switching, the gadget product of `rnsfhe-core` (ModUp of `c_2`'s digit groups to `Q ∪ P_ks`,
+    /// one multiply-accumulate, ModDown; see [`crate::params`]).
     ///
     /// Errors: [`BfvError::WrongPartCount`] unless `ct` has 3 parts; context mismatches.
     pub fn relinearize(&self, ct: &Ciphertext, rk: &RelinKey) -> BfvResult<Ciphertext> {
         self.check_parts(ct, 3, "relinearization")?;
         self.ctx
             .check_fingerprint(rk.fingerprint, "relinearization key")?;
-        let (mut c0, mut c1) = rk.key.product(&ct.rlwe.parts[2], self.ctx.relin_digits())?;
+        let (mut c0, mut c1) =
+            self.key_switch(&ct.rlwe.parts[2], &rk.key, self.ctx.relin_digits())?;
         c0.add_assign(&ct.rlwe.parts[0])?;
         c1.add_assign(&ct.rlwe.parts[1])?;
         Ok(self.wrap(vec![c0, c1]))
@@ -278,9 +282,9 @@ impl Evaluator {
     /// The automorphism `X -> X^g` of the encrypted plaintext for any Galois element `g` (odd, below
     /// `2N`; [`GaloisElement::new`] or the context's [`rnsfhe_ring::GaloisGroup`]): applies it to both
     /// parts (which then decrypt under `s(X^g)`) and key-switches `c_1(X^g)` back to `s` with the Galois
-    /// key of `g` (HPS CRT key switching, Sections 3.3 and 4.5, as in [`Evaluator::relinearize`]):
-    /// `(c_0(X^g) + sum d_{i,j} beta_{i,j}, sum d_{i,j} alpha_{i,j})` with `d_{i,j}` the residues/digits of
-    /// `c_1(X^g)`. A coefficient-encoded plaintext `m(X)` becomes `m(X^g)`; in batch encoding `g = 3^r`
+    /// key of `g` (the key switching of [`Evaluator::relinearize`]; with CRT key switching, HPS Sections 3.3
+    /// and 4.5, `(c_0(X^g) + sum d_{i,j} beta_{i,j}, sum d_{i,j} alpha_{i,j})` with `d_{i,j}` the
+    /// residues/digits of `c_1(X^g)`). A coefficient-encoded plaintext `m(X)` becomes `m(X^g)`; in batch encoding `g = 3^r`
     /// rotates the rows and `2N - 1` swaps them ([`crate::galois`]). The noise `v(X^g)` keeps its norm and
     /// gains the key-switching term `sum d_{i,j} e_{i,j}` (the relinearization term of HPS Eq. (13)).
     /// `g = 1` returns a copy.
@@ -345,7 +349,7 @@ impl Evaluator {
             || ct.rlwe.parts[0].automorphism(element),
             || {
                 let c1 = ct.rlwe.parts[1].automorphism(element)?;
-                Ok::<_, BfvError>(key.product(&c1, self.ctx.galois_digits())?)
+                self.key_switch(&c1, key, self.ctx.galois_digits())
             },
         );
         let (mut k0, k1) = switched?;
@@ -365,6 +369,26 @@ impl Evaluator {
             let ct = self.multiply_no_relin(a, b)?;
             self.relinearize(&ct, rk)
         })
+    }
+
+    /// The key switch of `x` (coefficient form over `Q`) with `key`: the CRT gadget product for the
+    /// decomposition `digits` (HPS Sections 3.3 and 4.5), or the hybrid gadget product of the RLWE
+    /// context (ModUp, multiply-accumulate, ModDown, in one region of active waiting as CKKS key
+    /// switching).
+    fn key_switch(
+        &self,
+        x: &Poly<Coeff>,
+        key: &KeySwitchKey,
+        digits: &RnsSignedDigits,
+    ) -> BfvResult<(Poly<Coeff>, Poly<Coeff>)> {
+        match self.ctx.key_switching() {
+            KeySwitchTechnique::Crt => Ok(key.product(x, digits)?),
+            KeySwitchTechnique::Hybrid { .. } => {
+                Ok(rnsfhe_core::long_operation(self.words(), || {
+                    self.ctx.rlwe().gadget_product_sum(&[(x, key)])
+                })?)
+            }
+        }
     }
 
     /// Words of a ciphertext part over `Q` (the size [`rnsfhe_core::long_operation`] decides by).

@@ -104,8 +104,8 @@
 
 use crate::error::{BfvError, BfvResult};
 use crate::params::{
-    check_conversion_mode, check_qu_xu_basis, qu_xu_basis, BfvParams, HPS_SIGMA,
-    MAX_PLAINTEXT_MODULUS,
+    check_conversion_mode, check_qu_xu_basis, qu_xu_basis, BfvParams, KeySwitchTechnique,
+    HPS_SIGMA, MAX_PLAINTEXT_MODULUS,
 };
 use rnsfhe_core::security::max_log_qp;
 use rnsfhe_core::SecurityLevel;
@@ -458,6 +458,7 @@ impl BfvParams {
                 sigma: HPS_SIGMA,
                 insecure_for_testing: false,
                 conversion,
+                key_switching: KeySwitchTechnique::Crt,
             });
         }
         Err(BfvError::InvalidParams {

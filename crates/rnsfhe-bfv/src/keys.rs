@@ -29,7 +29,7 @@ use rnsfhe_ring::{Coeff, GaloisElement, GaloisGroup, Ntt, Poly, RnsSignedDigits}
 
 use crate::error::{BfvError, BfvResult};
 use crate::galois::galois_elements;
-use crate::params::BfvContext;
+use crate::params::{BfvContext, KeySwitchTechnique};
 
 /// `s` in NTT form over `Q`, from the key's signed coefficients (zeroized on drop).
 pub(crate) fn secret_ntt(ctx: &BfvContext, sk: &SecretKey) -> BfvResult<SecretPoly> {
@@ -244,11 +244,17 @@ impl KeyGenerator {
     /// Errors: sampler errors.
     pub fn relin_key(&self, rng: &mut Csprng) -> BfvResult<RelinKey> {
         let ctx = &self.ctx;
-        let s = secret_ntt(ctx, self.secret_key())?;
-        let s2 = SecretPoly::new(s.get().mul(s.get())?);
+        let key = match ctx.key_switching() {
+            KeySwitchTechnique::Crt => {
+                let s = secret_ntt(ctx, self.secret_key())?;
+                let s2 = SecretPoly::new(s.get().mul(s.get())?);
+                switching_key(ctx, &s2, &s, ctx.relin_digits(), rng)?
+            }
+            KeySwitchTechnique::Hybrid { .. } => self.inner.relin_key(rng)?.into_key(),
+        };
         Ok(RelinKey {
             fingerprint: ctx.fingerprint(),
-            key: switching_key(ctx, &s2, &s, ctx.relin_digits(), rng)?,
+            key,
         })
     }
 
@@ -284,18 +290,32 @@ impl KeyGenerator {
         for &g in elements {
             g.check_degree(ctx.n(), "Galois key generation")?;
         }
-        let s = secret_ntt(ctx, self.secret_key())?;
-        let mut keys = BTreeMap::new();
-        for &g in elements {
-            if g.is_identity() || keys.contains_key(&g.value()) {
-                continue;
+        let keys = match ctx.key_switching() {
+            KeySwitchTechnique::Crt => {
+                let s = secret_ntt(ctx, self.secret_key())?;
+                let mut keys = BTreeMap::new();
+                for &g in elements {
+                    if g.is_identity() || keys.contains_key(&g.value()) {
+                        continue;
+                    }
+                    let s_g = SecretPoly::new(s.get().automorphism(g)?);
+                    keys.insert(
+                        g.value(),
+                        switching_key(ctx, &s_g, &s, ctx.galois_digits(), rng)?,
+                    );
+                }
+                keys
             }
-            let s_g = SecretPoly::new(s.get().automorphism(g)?);
-            keys.insert(
-                g.value(),
-                switching_key(ctx, &s_g, &s, ctx.galois_digits(), rng)?,
-            );
-        }
+            // The keys of rnsfhe-core's hybrid gadget, generated side by side (one substream each).
+            KeySwitchTechnique::Hybrid { .. } => {
+                let elements: Vec<GaloisElement> = elements
+                    .iter()
+                    .copied()
+                    .filter(|g| !g.is_identity())
+                    .collect();
+                self.inner.galois_keys(&elements, rng)?.into_keys()
+            }
+        };
         Ok(GaloisKeys {
             fingerprint: ctx.fingerprint(),
             group: *ctx.galois_group(),

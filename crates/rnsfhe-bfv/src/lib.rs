@@ -81,7 +81,9 @@ pub use evaluator::Evaluator;
 pub use galois::{galois_elements, ROW_ROTATION_GENERATOR};
 pub use generator::BfvPreset;
 pub use keys::{GaloisKeys, KeyGenerator, KeySwitchKey, PublicKey, RelinKey, SecretKey};
-pub use params::{max_log_q_128, BfvContext, BfvParams, HPS_SIGMA, MAX_PLAINTEXT_MODULUS};
+pub use params::{
+    max_log_q_128, BfvContext, BfvParams, KeySwitchTechnique, HPS_SIGMA, MAX_PLAINTEXT_MODULUS,
+};
 pub use rnsfhe_core::serialization::LoadLimits;
 pub use rnsfhe_math::wire::{Integrity, MacKey};
 /// The basis-conversion modes of [`BfvParams::conversion`] (re-exported from `rnsfhe-ring`).

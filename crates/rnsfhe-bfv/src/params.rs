@@ -25,6 +25,15 @@
 //! `q_i / 2` for plain CRT), which relinearization adds to the already grown noise of a tensor product but
 //! a rotation may add to the small noise of a fresh ciphertext (see [`crate::generator`]).
 //!
+//! With [`KeySwitchTechnique::Hybrid`] both keys are instead those of `rnsfhe-core`'s hybrid gadget
+//! (Han-Ki Section 2.4, the keys of CKKS): RLWE samples over `Q ∪ P_ks` for special primes `P_ks`, one row
+//! per group of `k / dnum` residues. Key switching raises each group to `Q ∪ P_ks` (ModUp), multiplies and
+//! accumulates, and divides by `P_ks` (ModDown); its noise is about `dnum delta B_e Q_j / (2 P_ks)` plus
+//! the rounding of the division, far below the CRT term `delta w k B_e` when `P_ks >= Q_j`. The keys are
+//! `dnum` rows instead of `k` (a quarter to a tenth of the bytes at depths 20-30), and the work of a key
+//! switch is `O(dnum (k + k'))` transforms instead of `O(k^2)` digit products. The special primes count
+//! in the security check: the keys are RLWE samples modulo `Q P_ks`.
+//!
 //! # Basis conversion
 //!
 //! The two basis extensions of multiplication (`Q -> P` before the tensor product, `P -> Q` after complex
@@ -79,6 +88,27 @@ pub fn max_log_q_128(n: usize) -> Option<u32> {
     rnsfhe_core::security::max_log_qp(n, rnsfhe_core::SecurityLevel::Bits128)
 }
 
+/// How a BFV context switches keys (relinearization and Galois automorphisms): the explicit choice of
+/// technique, as OpenFHE's `KeySwitchTechnique`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum KeySwitchTechnique {
+    /// HPS key switching by CRT decomposition (Sections 3.3 and 4.5): keys over `Q` alone, one row per
+    /// residue and digit ([`BfvParams::relin_base_log`], [`BfvParams::galois_base_log`]); no special
+    /// primes.
+    #[default]
+    Crt,
+    /// Hybrid key switching (Han-Ki Section 2.4; the gadget of `rnsfhe-core` that CKKS uses): keys over
+    /// `Q ∪ P_ks`, one row per digit group of `Q`.
+    Hybrid {
+        /// The special primes `P_ks`: distinct NTT primes, coprime to `Q` (they may repeat auxiliary
+        /// primes of [`BfvParams::p_moduli`]). Key switching adds little noise when `P_ks` is at least
+        /// the largest digit group `Q_j`. They count in the security check.
+        special_moduli: Vec<u64>,
+        /// The number of digit groups, `1 <= dnum <= k`.
+        dnum: usize,
+    },
+}
+
 /// BFV parameters in the HPS form, declared as a plain literal struct and checked by [`BfvContext::new`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct BfvParams {
@@ -111,8 +141,11 @@ pub struct BfvParams {
     /// [`ConversionMode::ExactInteger`] (Qu-Xu), which needs `Q` and `P` each close to one power of two
     /// (see [`BfvParams::with_bit_sizes_and_conversion`]). [`ConversionMode::Fast`] is refused: HPS
     /// multiplication needs the exact centered lift. Does not change keys or ciphertexts (not part of the
-    /// fingerprint).
+    /// fingerprint). Hybrid key switching's ModUp and ModDown run in the same mode.
     pub conversion: ConversionMode,
+    /// How keys are switched: HPS CRT decomposition (the default of every constructor) or hybrid key
+    /// switching with special primes ([`BfvParams::with_hybrid_key_switching`]).
+    pub key_switching: KeySwitchTechnique,
 }
 
 impl BfvParams {
@@ -203,7 +236,78 @@ impl BfvParams {
             sigma: HPS_SIGMA,
             insecure_for_testing: false,
             conversion,
+            key_switching: KeySwitchTechnique::Crt,
         })
+    }
+}
+
+impl BfvParams {
+    /// These parameters with hybrid key switching ([`KeySwitchTechnique::Hybrid`]) in the room the HE
+    /// Standard bound leaves above `Q`: special primes of the widest `q_i`'s bit size (the largest NTT
+    /// primes of that size outside `Q` and `P`), as many as the primes of a digit group, so that `P_ks` is
+    /// within a factor `2^(k / dnum)` of every digit group `Q_j`, and the fewest digit groups `dnum` whose
+    /// special primes fit the room (fewer groups: fewer key rows and products). The key-switching noise,
+    /// about `dnum delta B_e Q_j / (2 P_ks)` plus the rounding of ModDown, then stays far below the CRT
+    /// term `delta w k B_e` that [`BfvParams::generate`] sized `Q` for, so generated parameters stay
+    /// correct. At `t = 65537`: depth 20 (`N = 2^15`, 14 primes of 55 bits, 111 bits of room) takes 2
+    /// special primes and `dnum = 7`; depth 30 (`N = 2^16`, 20 primes, 647 bits) 10 and `dnum = 2`. The
+    /// relinearization and Galois digits of CRT key switching are dropped.
+    ///
+    /// Errors: [`BfvError::InvalidParams`] naming the room and what one special prime needs when not even
+    /// one fits (`log2(Q)` within a prime of the bound, e.g. [`BfvParams::generate`] at depths up to 10:
+    /// keep CRT key switching there), or when `N` is outside the HE Standard table; prime search errors.
+    pub fn with_hybrid_key_switching(self) -> BfvResult<Self> {
+        let k = self.q_moduli.len();
+        let bits = self
+            .q_moduli
+            .iter()
+            .map(|&q| u64::BITS - q.leading_zeros())
+            .max()
+            .unwrap_or(0);
+        let bound = max_log_q_128(self.n()).ok_or_else(|| {
+            invalid(
+                "key_switching",
+                format!(
+                    "N = {} is outside the HE Standard table: choose the special primes and dnum \
+                     literally (KeySwitchTechnique::Hybrid)",
+                    self.n()
+                ),
+            )
+        })?;
+        let room = bound as f64 - self.log2_q();
+        let mut taken = self.q_moduli.clone();
+        taken.extend(&self.p_moduli);
+        let two_n = 2 * self.n() as u64;
+        let log2_sum = |primes: &[u64]| primes.iter().map(|&p| (p as f64).log2()).sum::<f64>();
+        for dnum in 1..=k {
+            let count = k.div_ceil(dnum);
+            // Each prime is above 2^(bits - 1): skip the searches that cannot fit.
+            if (count * (bits as usize - 1)) as f64 > room {
+                continue;
+            }
+            let special_moduli = ntt_primes_of_bits(bits, two_n, count, &taken)?;
+            if log2_sum(&special_moduli) <= room {
+                return Ok(Self {
+                    relin_base_log: None,
+                    galois_base_log: None,
+                    key_switching: KeySwitchTechnique::Hybrid {
+                        special_moduli,
+                        dnum,
+                    },
+                    ..self
+                });
+            }
+        }
+        Err(invalid(
+            "key_switching",
+            format!(
+                "hybrid key switching needs at least one special prime of {bits} bits above log2(Q) = \
+                 {:.1}, but the 128-bit HE Standard bound at N = {} is {bound}: {room:.1} bits of room; \
+                 keep CRT key switching (KeySwitchTechnique::Crt) or use a larger N",
+                self.log2_q(),
+                self.n()
+            ),
+        ))
     }
 }
 
@@ -268,23 +372,40 @@ pub(crate) fn check_qu_xu_basis(what: &'static str, moduli: &[u64]) -> BfvResult
     ))
 }
 
+/// The word that marks hybrid key switching in the fingerprint (CRT key switching keeps the fingerprint it
+/// had before the choice existed).
+const HYBRID_KEY_SWITCHING_CODE: u64 = 0x4859_4252_4944; // "HYBRID"
+
 /// `log2(2 t N Q)`: the smallest auxiliary modulus `P` of HPS multiplication (Sections 4.2 and 6.1).
 fn required_log_p(log_q: f64, t: u64, log_n: u32) -> f64 {
     1.0 + (t as f64).log2() + log_n as f64 + log_q
 }
 
 impl BfvParams {
-    /// The RLWE parameters of the keys and ciphertexts: `Q` as the chain, `P` as the special basis, a
-    /// uniform ternary secret and `sigma`.
+    /// The RLWE parameters of the keys and ciphertexts: `Q` as the chain, a uniform ternary secret and
+    /// `sigma`; as the special basis the auxiliary `P` for CRT key switching (its key-switching tables
+    /// are never used; `p_0` serves extended public keys) or the special primes and `dnum` of hybrid key
+    /// switching.
     pub fn rlwe_params(&self) -> RlweParams {
+        let (p_moduli, dnum, conversion) = match &self.key_switching {
+            // BFV relinearizes with its own CRT key switching (crate::evaluator); the RLWE context's
+            // key-switching tables, where this mode would apply, are never used.
+            KeySwitchTechnique::Crt => (
+                self.p_moduli.clone(),
+                self.q_moduli.len(),
+                ConversionMode::ExactFloat,
+            ),
+            KeySwitchTechnique::Hybrid {
+                special_moduli,
+                dnum,
+            } => (special_moduli.clone(), *dnum, self.conversion),
+        };
         RlweParams {
             log_n: self.log_n,
             q_moduli: self.q_moduli.clone(),
-            p_moduli: self.p_moduli.clone(),
-            dnum: self.q_moduli.len(),
-            // BFV relinearizes with its own CRT key switching (crate::evaluator); the RLWE context's
-            // key-switching tables, where this mode would apply, are never used.
-            conversion: ConversionMode::ExactFloat,
+            p_moduli,
+            dnum,
+            conversion,
             secret: SecretDistribution::Ternary,
             sigma: self.sigma,
         }
@@ -308,6 +429,16 @@ impl BfvParams {
     }
 
     fn fingerprint_over(&self, rlwe: u64) -> u64 {
+        if let KeySwitchTechnique::Hybrid { .. } = self.key_switching {
+            // The RLWE fingerprint covers Q, the special primes and dnum; the auxiliary basis, which the
+            // RLWE parameters of CRT key switching carry, enters here.
+            return fingerprint_words(
+                [rlwe, self.plaintext_modulus, HYBRID_KEY_SWITCHING_CODE]
+                    .into_iter()
+                    .chain(std::iter::once(self.p_moduli.len() as u64))
+                    .chain(self.p_moduli.iter().copied()),
+            );
+        }
         let relin_code = self.relin_base_log.map_or(0, |w| w as u64 + 1);
         // A Galois decomposition of its own enters the fingerprint (Galois keys carry it); without one,
         // the fingerprint is that of the relinearization decomposition alone (as before it existed).
@@ -327,23 +458,39 @@ impl BfvParams {
     }
 
     /// Whether contexts of these parameters make **extended** public keys, over `Q ∪ {p_0}` with `p_0` the
-    /// first auxiliary prime ([`KeyGenerator::public_key`](crate::KeyGenerator::public_key)): such a key
-    /// is an RLWE sample modulo `Q p_0`, so it is made only when `log2(Q p_0)` is within the HE Standard
-    /// bound, or under [`BfvParams::insecure_for_testing`] (whose verdict then covers it). Parameters with
-    /// `log2(Q)` at the bound (the generator caps it there at some depths) make public keys over `Q`.
+    /// first prime of the RLWE context's special basis ([`KeyGenerator::public_key`](crate::KeyGenerator::public_key)):
+    /// such a key is an RLWE sample modulo `Q p_0`. With hybrid key switching `p_0` is the first special
+    /// prime, already counted (always extended). With CRT key switching it is the first auxiliary prime,
+    /// and the key is made only when `log2(Q p_0)` is within the HE Standard bound, or under
+    /// [`BfvParams::insecure_for_testing`] (whose verdict then covers it): parameters with `log2(Q)` at
+    /// the bound (the generator caps it there at some depths) make public keys over `Q`.
     pub fn extended_public_key(&self) -> bool {
-        let log_qp0 = self.log2_q() + self.log2_first_auxiliary();
-        self.insecure_for_testing || self.security_over(log_qp0).is_secure()
+        match self.key_switching {
+            KeySwitchTechnique::Hybrid { .. } => true,
+            KeySwitchTechnique::Crt => {
+                let log_qp0 = self.log2_q() + self.log2_first_auxiliary();
+                self.insecure_for_testing || self.security_over(log_qp0).is_secure()
+            }
+        }
     }
 
     /// `log2` of the largest modulus of the keys these parameters make, which [`BfvParams::security`]
-    /// checks: `Q` (relinearization and Galois keys, ciphertexts), or `Q p_0` when public keys are
-    /// extended ([`BfvParams::extended_public_key`]). `P` is otherwise an internal computation basis.
+    /// checks: `Q P_ks` with hybrid key switching (its keys); with CRT key switching `Q` (relinearization
+    /// and Galois keys, ciphertexts), or `Q p_0` when public keys are extended
+    /// ([`BfvParams::extended_public_key`]). The auxiliary `P` is otherwise an internal computation basis.
     pub fn log2_key_modulus(&self) -> f64 {
-        if self.extended_public_key() {
-            self.log2_q() + self.log2_first_auxiliary()
-        } else {
-            self.log2_q()
+        match &self.key_switching {
+            KeySwitchTechnique::Hybrid { special_moduli, .. } => {
+                self.log2_q()
+                    + special_moduli
+                        .iter()
+                        .map(|&p| (p as f64).log2())
+                        .sum::<f64>()
+            }
+            KeySwitchTechnique::Crt if self.extended_public_key() => {
+                self.log2_q() + self.log2_first_auxiliary()
+            }
+            KeySwitchTechnique::Crt => self.log2_q(),
         }
     }
 
@@ -490,6 +637,16 @@ impl BfvContext {
             ));
         }
         check_conversion_mode(params.conversion)?;
+        if let KeySwitchTechnique::Hybrid { .. } = params.key_switching {
+            if params.relin_base_log.is_some() || params.galois_base_log.is_some() {
+                return Err(invalid(
+                    "key_switching",
+                    "hybrid key switching decomposes Q into dnum digit groups; relin_base_log and \
+                     galois_base_log (digits of CRT key switching) must be None"
+                        .into(),
+                ));
+            }
+        }
         if params.conversion == ConversionMode::ExactInteger {
             // Both extensions convert from a whole basis: Q -> P and P -> Q.
             check_qu_xu_basis("q_moduli", &params.q_moduli)?;
@@ -529,7 +686,15 @@ impl BfvContext {
         let fingerprints = params.fingerprints();
         let rlwe = RlweContext::new(params.rlwe_params())?;
         let q = Arc::clone(rlwe.chain());
-        let p = Arc::clone(rlwe.special_basis());
+        let p = match params.key_switching {
+            KeySwitchTechnique::Crt => Arc::clone(rlwe.special_basis()),
+            KeySwitchTechnique::Hybrid { .. } => {
+                let p = RnsBasis::new(n, &params.p_moduli)?;
+                // Q ∪ P is the basis of the tensor product: its primes must be distinct.
+                q.concat(&p)?;
+                p
+            }
+        };
         let log_q = q.log2_product();
         let log_p = p.log2_product();
         let needed = required_log_p(log_q, t, params.log_n);
@@ -659,16 +824,29 @@ impl BfvContext {
         &self.p
     }
 
-    /// Number of (residue, digit) pairs of the relinearization decomposition: `k` for plain CRT,
-    /// `k * ceil(bits / w)` with base-`2^w` digits (the number of relinearization key components).
-    pub fn relin_components(&self) -> usize {
-        self.q.len() * self.relin.count()
+    /// The key-switching technique ([`BfvParams::key_switching`]).
+    pub fn key_switching(&self) -> &KeySwitchTechnique {
+        &self.params.key_switching
     }
 
-    /// Number of (residue, digit) pairs of the Galois key-switching decomposition (the components of each
-    /// Galois key): [`BfvContext::relin_components`] unless [`BfvParams::galois_base_log`] is set.
+    /// Number of relinearization key components: with CRT key switching the (residue, digit) pairs of the
+    /// decomposition, `k` for plain CRT and `k * ceil(bits / w)` with base-`2^w` digits; `dnum` with
+    /// hybrid key switching.
+    pub fn relin_components(&self) -> usize {
+        match self.params.key_switching {
+            KeySwitchTechnique::Crt => self.q.len() * self.relin.count(),
+            KeySwitchTechnique::Hybrid { dnum, .. } => dnum,
+        }
+    }
+
+    /// Number of components of each Galois key: with CRT key switching the (residue, digit) pairs of the
+    /// Galois decomposition ([`BfvContext::relin_components`] unless [`BfvParams::galois_base_log`] is
+    /// set); `dnum` with hybrid key switching.
     pub fn galois_components(&self) -> usize {
-        self.q.len() * self.galois_digits().count()
+        match self.params.key_switching {
+            KeySwitchTechnique::Crt => self.q.len() * self.galois_digits().count(),
+            KeySwitchTechnique::Hybrid { dnum, .. } => dnum,
+        }
     }
 
     /// Whether the HE Standard table establishes 128-bit security for these parameters.

@@ -7,14 +7,17 @@
 //! BfvParameters  u32 log_n | u64 t | u32 k | k x u64 q_i | u32 k' | k' x u64 p_j
 //!                | u16 relin_base_log (0 = plain CRT) | u16 galois_base_log (0 = the relinearization
 //!                decomposition; older writers always wrote 0 here) | f64 sigma | u8 conversion (1 exact
-//!                float, 2 exact integer) | u8 insecure_for_testing
+//!                float, 2 exact integer) | u8 flags (bit 0 insecure_for_testing, bit 1 hybrid key
+//!                switching; older writers wrote 0 or 1) | if bit 1: u32 dnum | u32 k'' | k'' x u64 special
+//!                prime
 //! BfvPlaintext   u8 width (1..=bits of t - 1) | N coefficients, each < t, packed at `width` bits
 //!                (the writer uses the bit length of the largest coefficient: small integers in the
 //!                coefficient encoding cost a few bits each)
 //! BfvCiphertext  u8 count (2..=3) | u8 seeded (count must be 2) | c_0 over Q (coefficient form)
 //!                | seed[32] if seeded, else c_1 | c_2 if count = 3
 //! BfvRelinKey    key pairs (u8 seeded | beta_0 .. beta_{d-1} | seed[32] or alpha_0 .. alpha_{d-1}),
-//!                d = k x digits pairs over Q (NTT form), d from the context
+//!                d from the context: k x digits pairs over Q (NTT form) with CRT key switching, dnum
+//!                pairs over Q ∪ P_ks with hybrid key switching
 //! BfvGaloisKeys  u32 count (<= N) | count x ( u32 element (odd, < 2N, increasing) | key pairs )
 //! ```
 //!
@@ -48,7 +51,7 @@ use crate::encoder::Plaintext;
 use crate::encryption::Ciphertext;
 use crate::error::BfvResult;
 use crate::keys::{GaloisKeys, KeySwitchKey, RelinKey};
-use crate::params::{BfvContext, BfvParams, MAX_PLAINTEXT_MODULUS};
+use crate::params::{BfvContext, BfvParams, KeySwitchTechnique, MAX_PLAINTEXT_MODULUS};
 
 /// The wire object kinds of `rnsfhe-bfv` (parameters: code 2 of
 /// [`rnsfhe_math::wire::kind_codes::SCHEME_PARAMETERS`]; the rest in [`rnsfhe_math::wire::kind_codes::BFV`]).
@@ -85,6 +88,12 @@ pub const MAX_WIRE_MODULI: u32 = 128;
 /// Moduli on the wire must be below `2^62`, the limit of the ring layer.
 const MODULUS_LIMIT: u64 = 1 << 62;
 
+/// Bit 0 of the parameters' flags byte: `insecure_for_testing`.
+const FLAG_INSECURE: u8 = 1;
+
+/// Bit 1 of the parameters' flags byte: hybrid key switching, whose section (dnum, special primes) follows.
+const FLAG_HYBRID: u8 = 2;
+
 /// Bit length of `v` (at least 1): the packing width of values up to `v`.
 fn bit_width(v: u64) -> u32 {
     (u64::BITS - v.leading_zeros()).max(1)
@@ -99,7 +108,21 @@ impl Serializable for BfvContext {
 
     fn payload_size(&self, _: PublicRandomness) -> u64 {
         let p = self.params();
-        4 + 8 + 4 + 8 * p.q_moduli.len() as u64 + 4 + 8 * p.p_moduli.len() as u64 + 4 + 8 + 2
+        let hybrid = match &p.key_switching {
+            KeySwitchTechnique::Crt => 0,
+            KeySwitchTechnique::Hybrid { special_moduli, .. } => {
+                4 + 4 + 8 * special_moduli.len() as u64
+            }
+        };
+        4 + 8
+            + 4
+            + 8 * p.q_moduli.len() as u64
+            + 4
+            + 8 * p.p_moduli.len() as u64
+            + 4
+            + 8
+            + 2
+            + hybrid
     }
 
     fn write_payload<W: Write>(
@@ -118,7 +141,23 @@ impl Serializable for BfvContext {
         w.u32(p.relin_base_log.unwrap_or(0) | (p.galois_base_log.unwrap_or(0) << 16))?;
         w.f64(p.sigma)?;
         write_conversion(w, p.conversion)?;
-        w.u8(p.insecure_for_testing as u8)
+        let insecure = if p.insecure_for_testing {
+            FLAG_INSECURE
+        } else {
+            0
+        };
+        match &p.key_switching {
+            KeySwitchTechnique::Crt => w.u8(insecure),
+            KeySwitchTechnique::Hybrid {
+                special_moduli,
+                dnum,
+            } => {
+                w.u8(insecure | FLAG_HYBRID)?;
+                w.u32(*dnum as u32)?;
+                w.u32(special_moduli.len() as u32)?;
+                special_moduli.iter().try_for_each(|&p| w.u64(p))
+            }
+        }
     }
 }
 
@@ -202,7 +241,14 @@ impl WireParams for BfvParams {
     }
 
     fn size(&self) -> (u32, usize) {
-        (self.log_n, self.q_moduli.len() + self.p_moduli.len())
+        let special = match &self.key_switching {
+            KeySwitchTechnique::Crt => 0,
+            KeySwitchTechnique::Hybrid { special_moduli, .. } => special_moduli.len(),
+        };
+        (
+            self.log_n,
+            self.q_moduli.len() + self.p_moduli.len() + special,
+        )
     }
 
     fn check(&self) -> BfvResult<ParamsCheck> {
@@ -281,7 +327,30 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<BfvParams, DecodeError>
             "1 (exact float) or 2 (exact integer): HPS multiplication refuses fast conversion",
         ));
     }
-    let insecure_for_testing = r.flag("params.insecure_for_testing")?;
+    let at = r.offset();
+    let flags = r.u8("params.flags")?;
+    if flags & !(FLAG_INSECURE | FLAG_HYBRID) != 0 {
+        return Err(r.out_of_range(
+            at,
+            "params.flags",
+            flags as u64,
+            "bit 0 (insecure_for_testing) and bit 1 (hybrid key switching) only",
+        ));
+    }
+    let key_switching = if flags & FLAG_HYBRID != 0 {
+        let dnum = r.u32_in(
+            "params.dnum",
+            1..=q_moduli.len() as u32,
+            "digit groups of Q (1..=k)",
+        )? as usize;
+        let special_moduli = read_moduli(r, "params.special_moduli")?;
+        KeySwitchTechnique::Hybrid {
+            special_moduli,
+            dnum,
+        }
+    } else {
+        KeySwitchTechnique::Crt
+    };
     Ok(BfvParams {
         log_n,
         plaintext_modulus,
@@ -290,8 +359,9 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<BfvParams, DecodeError>
         relin_base_log: (base != 0).then_some(base),
         galois_base_log: (galois_base != 0).then_some(galois_base),
         sigma,
-        insecure_for_testing,
+        insecure_for_testing: flags & FLAG_INSECURE != 0,
         conversion,
+        key_switching,
     })
 }
 
@@ -450,7 +520,9 @@ impl Serializable for SeededCiphertext {
     }
 }
 
-/// Reads the `count` (`k x digits`) rows over `Q` of a key of `ctx` made for the decomposition `digits`.
+/// Reads a key of `ctx`: with CRT key switching its `count` (`k x digits`) rows over `Q` made for the
+/// decomposition `digits`; with hybrid key switching the `dnum` rows over `Q ∪ P_ks` of the RLWE
+/// context's gadget.
 fn read_key<R: Read>(
     r: &mut WireReader<R>,
     ctx: &BfvContext,
@@ -458,14 +530,17 @@ fn read_key<R: Read>(
     count: usize,
     field: &str,
 ) -> Result<KeySwitchKey, DecodeError> {
-    GadgetCiphertext::read_wire(
-        r,
-        ctx.rlwe().fingerprint(),
-        Gadget::of_digits(digits),
-        ctx.q_basis(),
-        count,
-        field,
-    )
+    match ctx.key_switching() {
+        KeySwitchTechnique::Crt => GadgetCiphertext::read_wire(
+            r,
+            ctx.rlwe().fingerprint(),
+            Gadget::of_digits(digits),
+            ctx.q_basis(),
+            count,
+            field,
+        ),
+        KeySwitchTechnique::Hybrid { .. } => GadgetCiphertext::read_hybrid(r, ctx.rlwe(), field),
+    }
 }
 
 impl Serializable for RelinKey {

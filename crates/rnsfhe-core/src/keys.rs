@@ -229,6 +229,11 @@ impl RelinKey {
     pub fn key(&self) -> &KeySwitchKey {
         &self.0
     }
+
+    /// The underlying key-switching key, by value.
+    pub fn into_key(self) -> KeySwitchKey {
+        self.0
+    }
 }
 
 /// Galois keys: for each Galois element `k`, a [`KeySwitchKey`] from `s(X^k)` to `s` (rotation keys
@@ -243,6 +248,11 @@ impl GaloisKeys {
     /// The key of Galois element `element` (its value, [`GaloisElement::value`]), if generated.
     pub fn get(&self, element: usize) -> Option<&KeySwitchKey> {
         self.keys.get(&element)
+    }
+
+    /// The keys by Galois element value, by value.
+    pub fn into_keys(self) -> BTreeMap<usize, KeySwitchKey> {
+        self.keys
     }
 
     /// The Galois elements that have keys, in increasing order.
