@@ -91,6 +91,8 @@ def params_warnings(preset_params, peers):
         if (got.get("relin_digit_bits") or None) != (preset_params.get("relin_digit_bits") or None):
             out.append(f"{LABEL[name]}: relinearization digits 2^{got.get('relin_digit_bits')}, "
                        f"preset 2^{preset_params.get('relin_digit_bits')}")
+        if (got.get("dnum") or None) != (preset_params.get("dnum") or None):
+            out.append(f"{LABEL[name]}: hybrid key switching dnum {got.get('dnum')}, preset {preset_params.get('dnum')}")
         if not (p.ready.get("check") or {}).get("exact", False):
             out.append(f"{LABEL[name]}: correctness check FAILED: {p.ready.get('check')}")
     return out
@@ -155,7 +157,8 @@ def run_preset(args, preset, params):
 def markdown(res):
     p = res["params_requested"]
     order = res["order"]
-    relin = f"base-2^{p['relin_digit_bits']} digits" if p.get("relin_digit_bits") else "CRT only"
+    relin = f"hybrid, dnum {p['dnum']}" if p.get("dnum") else \
+        f"base-2^{p['relin_digit_bits']} digits" if p.get("relin_digit_bits") else "CRT only"
     lines = [f"### {res['preset']}: t = {p['t']}, depth {p['depth']}, N = 2^{p['log_n']}, "
              f"log Q = {sum(p['q_bits'])} ({len(p['q_bits'])} primes), relinearization: {relin}", ""]
     lines += machine_lines(res)

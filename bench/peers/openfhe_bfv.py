@@ -9,7 +9,9 @@ Two ways to choose OpenFHE's parameters (see README.md, "BFV"):
                      RingDim = 2^log_n, ScalingModSize = the preset's prime size (55), and OpenFHE's
                      MultiplicativeDepth searched so that OpenFHE picks as many q primes as the preset (its own
                      noise estimate differs from ours, so that depth may differ from the preset's); relinearization
-                     as the preset: BV key switching with DigitSize = relin_digit_bits (0 = CRT only).
+                     as the preset: BV key switching with DigitSize = relin_digit_bits (0 = CRT only), or
+                     HYBRID with NumLargeDigits = dnum where the preset has hybrid key switching (OpenFHE
+                     chooses its own special primes).
                      Security: HEStd_128_classic if OpenFHE accepts it, else HEStd_NotSet (and the ready line
                      says so; at depths 1 and 5 OpenFHE's 55-bit primes are 1-2 bits over the HE Standard bound
                      where ours are 54 + 55 bits).
@@ -84,7 +86,7 @@ def q_primes(cc):
     return found
 
 
-def make_context(t, depth, technique, ring=None, mod_bits=None, digit_bits=None, security=None):
+def make_context(t, depth, technique, ring=None, mod_bits=None, digit_bits=None, security=None, dnum=None):
     p = ofhe.CCParamsBFVRNS()
     p.SetPlaintextModulus(t)
     p.SetMultiplicativeDepth(depth)
@@ -93,7 +95,10 @@ def make_context(t, depth, technique, ring=None, mod_bits=None, digit_bits=None,
         p.SetRingDim(ring)
     if mod_bits is not None:
         p.SetScalingModSize(mod_bits)
-    if digit_bits is not None:
+    if dnum is not None:
+        p.SetKeySwitchTechnique(ofhe.HYBRID)
+        p.SetNumLargeDigits(dnum)
+    elif digit_bits is not None:
         p.SetKeySwitchTechnique(ofhe.BV)
         p.SetDigitSize(digit_bits)
     if security is not None:
@@ -111,15 +116,18 @@ def matched_context(params, technique):
     ring = 1 << params["log_n"]
     mod_bits = max(params["q_bits"])
     digit_bits = params.get("relin_digit_bits") or 0
+    dnum = params.get("dnum")
 
     def build(d):
         try:
-            return make_context(params["t"], d, technique, ring, mod_bits, digit_bits, ofhe.HEStd_128_classic), \
+            return make_context(params["t"], d, technique, ring, mod_bits, digit_bits, ofhe.HEStd_128_classic,
+                                dnum), \
                 "HEStd_128_classic (OpenFHE's check passed)"
         except RuntimeError as e:
             if "security" not in str(e):
                 raise
-            return make_context(params["t"], d, technique, ring, mod_bits, digit_bits, ofhe.HEStd_NotSet), \
+            return make_context(params["t"], d, technique, ring, mod_bits, digit_bits, ofhe.HEStd_NotSet,
+                                dnum), \
                 ("HEStd_NotSet: OpenFHE's security check DISABLED (it wants a larger ring for "
                  f"{mod_bits}-bit x {k} primes at n = {ring})")
 
@@ -228,7 +236,9 @@ def main():
         "relin_digit_bits": digit or None,
         "encoding": "batch" if batching else "coefficient",
         "multiplication": args.technique,
-        "key_switching": f"{cc.GetKeySwitchTechnique()}, DigitSize={digit}",
+        "dnum": params.get("dnum") if not args.native else None,
+        "key_switching": f"{cc.GetKeySwitchTechnique()}, DigitSize={digit}"
+                         + (f", NumLargeDigits={params['dnum']}" if params.get("dnum") and not args.native else ""),
         "security": security_note,
     }
     version = (f"openfhe {ofhe.__version__} (python {sys.version.split()[0]}; OpenFHE wheel, OMP_NUM_THREADS=1, "

@@ -31,6 +31,8 @@ def main():
     ap.add_argument("--scheme", choices=("ckks", "bfv"), default="ckks")
     ap.add_argument("--preset", default="PaperTable1L10", help="CKKS preset (ckks-op --preset)")
     ap.add_argument("--depth", type=int, default=20, help="BFV depth (bfv-op --depth, t = 65537)")
+    ap.add_argument("--key-switching", choices=("generated", "crt", "hybrid"), default="generated",
+                    help="BFV key switching (bfv-op --key-switching; generated: BfvParams::generate's choice)")
     ap.add_argument("--ops", default="keygen,encode_encrypt,cmult,mult_rs,rotate",
                     help="comma-separated operation names of the protocol")
     ap.add_argument("--threads", type=int, default=2, help="the multi-thread pool size (default 2)")
@@ -41,7 +43,8 @@ def main():
     args = ap.parse_args()
 
     if args.scheme == "bfv":
-        sub, label = ["bfv-op", "--depth", str(args.depth), "--t", "65537"], f"bfv-depth{args.depth}"
+        sub = ["bfv-op", "--depth", str(args.depth), "--t", "65537", "--key-switching", args.key_switching]
+        label = f"bfv-depth{args.depth}" + ("" if args.key_switching == "generated" else f"-{args.key_switching}")
     else:
         sub, label = ["ckks-op", "--preset", args.preset], args.preset
     base = args.ours_cmd.split() if args.ours_cmd else [os.path.join(drv.ROOT, "target", "release", "rnsfhe"), "bench"]

@@ -23,8 +23,8 @@ use rnsfhe::math::sampling::Csprng;
 use rnsfhe::math::wire::Serializable;
 use rnsfhe_bfv::{
     BatchEncoder, BfvContext, BfvError, BfvParams, BfvPreset, Ciphertext, CoeffEncoder, Decryptor,
-    Encryptor, Evaluator, GaloisKeys, KeyGenerator, Plaintext, PublicKey, RelinKey, SecretKey,
-    SeededCiphertext, HPS_SIGMA,
+    Encryptor, Evaluator, GaloisKeys, KeyGenerator, KeySwitchTechnique, Plaintext, PublicKey,
+    RelinKey, SecretKey, SeededCiphertext, HPS_SIGMA,
 };
 
 use crate::common::{

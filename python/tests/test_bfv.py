@@ -6,6 +6,7 @@ also run on generated 128-bit parameters (t = 65537) and on the HPS Table 3 pres
 coefficient encoding, N = 2^12).
 """
 
+import math
 import pickle
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -129,6 +130,34 @@ def test_generate_literal_and_explicit_moduli():
     assert bfv.Context.from_moduli(**literal.params).fingerprint == literal.fingerprint
     assert bfv.Context.from_moduli(**g.params).fingerprint == g.fingerprint
     assert bfv.Context(13, T, 50, 3).fingerprint != literal.fingerprint  # the decomposition differs
+
+
+def test_generate_chooses_key_switching():
+    # Depth 20 at t = 65537: room for two special primes above log2 Q = 770 (bound 881) -> hybrid, dnum 7.
+    auto = bfv.Context.generate(T, 20)
+    assert (auto.key_switching, auto.dnum, len(auto.special_moduli)) == ("hybrid", 7, 2)
+    assert auto.extended_public_key and not auto.is_insecure
+    assert auto.log_key_modulus == pytest.approx(auto.log_q + sum(math.log2(p) for p in auto.special_moduli))
+    assert auto.params["dnum"] == 7 and bfv.Context.from_moduli(**auto.params).fingerprint == auto.fingerprint
+    crt = bfv.Context.generate(T, 20, key_switching="crt")
+    assert (crt.key_switching, crt.dnum, crt.special_moduli) == ("crt", None, [])
+    assert crt.q_moduli == auto.q_moduli and crt.fingerprint != auto.fingerprint
+    assert "dnum" not in crt.params
+    # Depth 5: log2 Q is at the bound; "auto" keeps CRT, "hybrid" has no room.
+    assert bfv.Context.generate(T, 5).key_switching == "crt"
+    with pytest.raises(ValueError, match="room"):
+        bfv.Context.generate(T, 5, key_switching="hybrid")
+    with pytest.raises(ValueError, match="key_switching"):
+        bfv.Context.generate(T, 5, key_switching="bv")
+    with pytest.raises(ValueError, match="both"):
+        bfv.Context.from_moduli(**{**crt.params, "dnum": 7})
+    # A hybrid session computes like a CRT one.
+    s = bfv.Session(bfv.Context.generate(T, 7), rotations=[1])
+    assert s.context.key_switching == "hybrid"
+    x = np.arange(s.n, dtype=np.int64) % 1000
+    y = s.decrypt(s.evaluator.rotate_rows(s.encrypt(x) * s.encrypt(x), 1))
+    rows = (x * x).reshape(2, s.n // 2)
+    assert np.array_equal(y, bfv.reduce(np.roll(rows, -1, axis=1).ravel(), T))
 
 
 def test_context_pickles(ctx):

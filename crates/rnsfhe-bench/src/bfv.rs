@@ -31,7 +31,7 @@ use anyhow::{bail, Context};
 use rand::{Rng, SeedableRng};
 use rnsfhe_bfv::{
     BatchEncoder, BfvContext, BfvParams, BfvPreset, Ciphertext, CoeffEncoder, Decryptor, Encryptor,
-    Evaluator, KeyGenerator, Plaintext, RelinKey,
+    Evaluator, KeyGenerator, KeySwitchTechnique, Plaintext, RelinKey,
 };
 use rnsfhe_math::sampling::Csprng;
 use rnsfhe_ring::{BasisConverter, Coeff, ComplexScaler, ConversionMode, Ntt, Poly};
@@ -1473,18 +1473,59 @@ pub fn run_table4(options: &BenchOptions) -> anyhow::Result<()> {
 /// The whole loop runs inside a rayon pool of [`rayon::current_num_threads`] threads (`RAYON_NUM_THREADS`;
 /// the driver sets 1), so that with one thread every operation runs on the thread that times it, with no
 /// hand-off to a worker and no idle worker spinning beside it.
-pub fn serve(preset: Option<&str>, depth: Option<usize>, t: u64) -> anyhow::Result<()> {
-    super::on_pool_worker(|| serve_in_pool(preset, depth, t))
+/// `key_switching` overrides the parameters' key switching (the name gains `, crt` or `, hybrid`).
+pub fn serve(
+    preset: Option<&str>,
+    depth: Option<usize>,
+    t: u64,
+    key_switching: OpKeySwitching,
+) -> anyhow::Result<()> {
+    super::on_pool_worker(|| serve_in_pool(preset, depth, t, key_switching))
 }
 
-fn serve_in_pool(preset: Option<&str>, depth: Option<usize>, t: u64) -> anyhow::Result<()> {
+/// The key switching of `rnsfhe bench bfv-op` (`--key-switching`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKeySwitching {
+    /// As the parameters come: [`BfvParams::generate`]'s choice, or the preset's (CRT).
+    AsGenerated,
+    /// CRT key switching: `generate`'s parameters before its choice of key switching
+    /// ([`BfvParams::generate_with_rotations`] with one rotation per level); presets unchanged.
+    Crt,
+    /// Hybrid key switching in the security room ([`BfvParams::with_hybrid_key_switching`]).
+    Hybrid,
+}
+
+fn serve_in_pool(
+    preset: Option<&str>,
+    depth: Option<usize>,
+    t: u64,
+    key_switching: OpKeySwitching,
+) -> anyhow::Result<()> {
     let (name, depth, params) = match (preset, depth) {
         (Some(p), None) => {
             let p = parse_preset(p)?;
             (format!("{p:?}"), p.depth(), p.params()?)
         }
-        (None, Some(d)) => (format!("generate({t}, {d})"), d, BfvParams::generate(t, d)?),
+        (None, Some(d)) => {
+            let params = match key_switching {
+                OpKeySwitching::Crt => BfvParams::generate_with_rotations(
+                    t,
+                    d,
+                    rnsfhe_bfv::generator::ROTATIONS_PER_LEVEL,
+                )?,
+                _ => BfvParams::generate(t, d)?,
+            };
+            (format!("generate({t}, {d})"), d, params)
+        }
         _ => bail!("give either --preset NAME or --depth L (with --t T, default 65537)"),
+    };
+    let (name, params) = match key_switching {
+        OpKeySwitching::AsGenerated => (name, params),
+        OpKeySwitching::Crt => (format!("{name}, crt"), params),
+        OpKeySwitching::Hybrid => (
+            format!("{name}, hybrid"),
+            params.with_hybrid_key_switching()?,
+        ),
     };
     let mut bench = BfvBench::new(params)?;
     let check = bench.check()?;
@@ -1511,9 +1552,18 @@ fn serve_in_pool(preset: Option<&str>, depth: Option<usize>, t: u64) -> anyhow::
             "relin_components": s.relin_components,
             "encoding": check.encoding,
             "multiplication": "HPS Section 4.5 (exact-float basis extension Q -> P, tensor in R_QP, complex scaling, P -> Q)",
-            "key_switching": match s.relin_digit_bits {
-                Some(w) => format!("CRT decomposition with base-2^{w} digits ({} components)", s.relin_components),
-                None => format!("CRT decomposition ({} components)", s.relin_components),
+            "dnum": match ctx.key_switching() {
+                KeySwitchTechnique::Hybrid { dnum, .. } => Some(*dnum),
+                KeySwitchTechnique::Crt => None,
+            },
+            "key_switching": match (ctx.key_switching(), s.relin_digit_bits) {
+                (KeySwitchTechnique::Hybrid { special_moduli, dnum }, _) => format!(
+                    "hybrid, dnum {dnum}, {} special primes (log P = {:.1})",
+                    special_moduli.len(),
+                    special_moduli.iter().map(|&p| (p as f64).log2()).sum::<f64>()
+                ),
+                (_, Some(w)) => format!("CRT decomposition with base-2^{w} digits ({} components)", s.relin_components),
+                (_, None) => format!("CRT decomposition ({} components)", s.relin_components),
             },
             "security": if ctx.is_secure() { "128-bit (HE Standard table, checked)" } else { "NOT established" },
         },

@@ -1,6 +1,7 @@
 //! Homomorphic operations on BFV ciphertexts: addition, subtraction, negation, plaintext and scalar
-//! operations, multiplication in the HPS form (Section 4.5) with CRT relinearization (Sections 3.3
-//! and 4.5), and Galois automorphisms (row rotations, the column swap) with the same CRT key switching.
+//! operations, multiplication in the HPS form (Section 4.5) with relinearization, and Galois
+//! automorphisms (row rotations, the column swap) with the same key switching: CRT (HPS Sections 3.3 and
+//! 4.5) or hybrid ([`crate::KeySwitchTechnique`]).
 //!
 //! # Multiplication (HPS Section 4.5)
 //!
@@ -17,6 +18,9 @@
 //!    optionally into signed base-`w` digits `d_{i,j}`), lift each to all of `Q`, and output
 //!    `(c*_0 + sum d_{i,j} beta_{i,j}, c*_1 + sum d_{i,j} alpha_{i,j})`: the gadget product of core
 //!    ([`rnsfhe_core::GadgetCiphertext::product`]), which lifts the digits one limb of `Q` at a time.
+//!    With hybrid key switching, the hybrid gadget product of core instead
+//!    ([`rnsfhe_core::RlweContext::gadget_product_sum`]: ModUp of `c*_2`'s digit groups to `Q ∪ P_ks`,
+//!    one multiply-accumulate with the key's `dnum` rows, ModDown to `Q`).
 //!
 //! Steps 1-3 are [`Evaluator::multiply_no_relin`], step 4 is [`Evaluator::relinearize`], both are
 //! [`Evaluator::multiply`].
@@ -25,7 +29,7 @@
 //!
 //! [`Evaluator::apply_galois`] maps `(c_0, c_1)` to `(c_0(X^g), c_1(X^g))`, which decrypts under
 //! `s(X^g)`, and switches the key back to `s` with the routine of step 4 applied to `c_1(X^g)` and the
-//! [`GaloisKeys`] entry of `g` (a [`KeySwitchKey`](crate::KeySwitchKey) from `s(X^g)` to `s`). [`Evaluator::rotate_rows`] and
+//! [`GaloisKeys`] entry of `g` (a [`KeySwitchKey`] from `s(X^g)` to `s`). [`Evaluator::rotate_rows`] and
 //! [`Evaluator::rotate_columns`] pick `g` for the batching matrix ([`crate::galois`]).
 
 use std::sync::Arc;

@@ -80,6 +80,24 @@
 //! (or `N = 2^13`) only where the rotation-free parameters had used base-`2^30` relinearization digits to
 //! fit at all.
 //!
+//! # Key switching
+//!
+//! The procedure above sizes `Q` for HPS CRT key switching (Sections 3.3 and 4.5), which needs no
+//! special primes. [`BfvParams::generate`] and [`BfvParams::generate_with_conversion`] then switch to
+//! hybrid key switching wherever the HE Standard bound leaves room for special primes above `Q` and it
+//! saves work ([`BfvParams::with_key_switching_for_room`]): `k / dnum` special primes as wide as the
+//! `q_i`, the fewest digit groups that fit, taken when the transforms of a key switch fall to at most
+//! two thirds of CRT's. Its key-switching term, about `dnum delta B_e Q_j / (2 P_ks)` plus the rounding
+//! of ModDown, is far below the CRT term the bound was sized with, so the promise holds unchanged; the
+//! keys are `dnum` rows instead of `k` (or `k l` with digits), relinearization and rotations are faster
+//! (at `t = 65537`, one thread: relinearization at depth 7 3.0 against 4.3 ms, depth 20 26 against 28 ms,
+//! depth 30 53 against 121 ms) and scale better on two threads, and public keys are extended (over `Q`
+//! and the first special prime). At `t = 65537`: depth 7 takes 2 special primes and `dnum = 3`, depths
+//! 12-14 5 and 2, depth 20 2 and 7, depth 30 10 and 2; depths 1-6, 8-11 and 22-24 keep CRT key
+//! switching (no room, or too little to save transforms: at depths 6, 8 and 22 hybrid relinearization
+//! measured 1.21, 1.10 and 1.28 times the CRT time).
+//! [`BfvParams::generate_with_rotations`] and the presets ([`BfvPreset`]) keep CRT key switching, as HPS.
+//!
 //! # Basis-conversion modes
 //!
 //! [`BfvParams::generate_with_conversion`] and [`BfvParams::generate_with_rotations_and_conversion`] take
@@ -256,9 +274,14 @@ impl BfvParams {
     /// depth, `[`ROTATIONS_PER_LEVEL`]`)`. See [`crate::generator`] for the noise bound (HPS Eqs. (10)-(13)
     /// with the key-switching term of rotations).
     ///
+    ///
+    /// Key switching is hybrid wherever the HE Standard bound leaves room for special primes above `Q`
+    /// ([`BfvParams::with_key_switching_for_room`]; see [`crate::generator`], "Key switching"), CRT
+    /// elsewhere (depths up to 11 at `t = 65537`).
+    ///
     /// Errors: those of [`BfvParams::generate_with_rotations`].
     pub fn generate(t: u64, depth: usize) -> BfvResult<Self> {
-        Self::generate_with_rotations(t, depth, ROTATIONS_PER_LEVEL)
+        Self::generate_with_conversion(t, depth, ConversionMode::ExactFloat)
     }
 
     /// Parameters for plaintext modulus `t` and multiplicative depth `depth` by the procedure of HPS
@@ -291,7 +314,8 @@ impl BfvParams {
     /// [`BfvParams::generate`] with the basis conversion of multiplication set to `conversion` (see
     /// [`crate::generator`]): the same parameters for [`ConversionMode::ExactFloat`]; for
     /// [`ConversionMode::ExactInteger`] the same `N` and prime count with `Q` and `P` each close to one
-    /// power of two (Qu-Xu Theorem 1).
+    /// power of two (Qu-Xu Theorem 1). Key switching as [`BfvParams::generate`]: hybrid where the room
+    /// allows.
     ///
     /// Errors: those of [`BfvParams::generate_with_rotations_and_conversion`].
     pub fn generate_with_conversion(
@@ -299,7 +323,8 @@ impl BfvParams {
         depth: usize,
         conversion: ConversionMode,
     ) -> BfvResult<Self> {
-        Self::generate_with_rotations_and_conversion(t, depth, ROTATIONS_PER_LEVEL, conversion)
+        Self::generate_with_rotations_and_conversion(t, depth, ROTATIONS_PER_LEVEL, conversion)?
+            .with_key_switching_for_room()
     }
 
     /// [`BfvParams::generate_with_rotations`] with the basis conversion of multiplication set to

@@ -2,6 +2,9 @@
 //!
 //! * The secret key `s` (uniform ternary) and the public key `pk = (b, a) = ([-a s + e]_Q, a)` are those of
 //!   `rnsfhe-core` ([`SecretKey`], [`PublicKey`]), generated over the context's [`BfvContext::rlwe`].
+//! * With [`KeySwitchTechnique::Hybrid`] the relinearization and Galois keys are those of `rnsfhe-core`'s
+//!   hybrid gadget over `Q ∪ P_ks` (its `KSGen(s^2, s)` and `KSGen(s(X^g), s)`, the keys of CKKS), made
+//!   by the core key generator. The rest of this list is CRT key switching (the default).
 //! * The relinearization key is specific to HPS: **no special primes** (Sections 3.3 and 4.1). For every
 //!   residue `i` and digit `j` of the decomposition (one digit per residue for plain CRT), with
 //!   `g_{i,j} = (Q/q_i)[(Q/q_i)^-1]_{q_i} w^j` (residues: `w^j mod q_i` at limb `i`, 0 elsewhere),

@@ -9,18 +9,19 @@
 //!   Section 4.2 ([`params`]).
 //! * [`CoeffEncoder`] (any `t >= 2`) and [`BatchEncoder`] (`N` SIMD slots for a prime `t = 1 mod 2N`)
 //!   ([`encoder`]).
-//! * Keys ([`keys`]): secret and public keys of `rnsfhe-core`; the HPS [`RelinKey`] (CRT decomposition
-//!   without special primes, optional base-`w` digits, Sections 3.3 and 4.1) and [`GaloisKeys`] (the same
-//!   [`KeySwitchKey`] construction from `s(X^g)` instead of `s^2`), made by
-//!   [`KeyGenerator::relin_key`] and [`KeyGenerator::galois_keys`]. Both are core gadget ciphertexts,
-//!   applied with core's gadget product ([`rnsfhe_core::GadgetCiphertext::product`]).
+//! * Keys ([`keys`]): secret and public keys of `rnsfhe-core`; the [`RelinKey`] and [`GaloisKeys`] (the
+//!   same [`KeySwitchKey`] construction from `s(X^g)` instead of `s^2`), made by
+//!   [`KeyGenerator::relin_key`] and [`KeyGenerator::galois_keys`], in the technique of
+//!   [`BfvParams::key_switching`]: HPS CRT decomposition without special primes (optional base-`w`
+//!   digits, Sections 3.3 and 4.1; core's [`rnsfhe_core::GadgetCiphertext::product`]) or hybrid key
+//!   switching with special primes (core's hybrid gadget, as CKKS; [`KeySwitchTechnique`]).
 //! * [`Encryptor`] (public or secret key, `Delta = floor(Q/t)`), [`Decryptor`] (HPS simple scaling,
 //!   Sections 2.3 and 4.4) with the diagnostic [`Decryptor::noise_budget`] ([`encryption`]): the scheme's
 //!   scalings on top of the RLWE encryptor and decryptor of `rnsfhe-core` in coefficient form, whose
 //!   [`rnsfhe_core::RlweCiphertext<Coeff>`](rnsfhe_core::RlweCiphertext) a [`Ciphertext`] wraps.
 //! * [`Evaluator`]: addition, subtraction, negation, plaintext and scalar operations, and multiplication
 //!   per HPS Section 4.5 (basis extension `Q -> P`, tensor product in `R_QP`, complex scaling, extension
-//!   back to `Q`, CRT relinearization), and Galois automorphisms with the same CRT key switching:
+//!   back to `Q`, relinearization), and Galois automorphisms with the same key switching:
 //!   [`Evaluator::rotate_rows`] (both rows of the `2 x N/2` batching matrix, left by `step`, Galois
 //!   element `3^step mod 2N` as in SEAL), [`Evaluator::rotate_columns`] (row swap, `2N - 1`) and
 //!   [`Evaluator::apply_galois`] (any `X -> X^g`, also on coefficient-encoded plaintexts)

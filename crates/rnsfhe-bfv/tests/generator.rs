@@ -9,7 +9,9 @@ use rand::{Rng, SeedableRng};
 use rnsfhe_bfv::generator::{
     required_log_q, required_log_q_with_rotations, KeySwitching, PRIME_BITS,
 };
-use rnsfhe_bfv::{BatchEncoder, BfvContext, BfvParams, BfvPreset, CoeffEncoder};
+use rnsfhe_bfv::{
+    BatchEncoder, BfvContext, BfvParams, BfvPreset, CoeffEncoder, KeySwitchTechnique,
+};
 use rnsfhe_core::security::max_log_qp;
 use rnsfhe_core::SecurityLevel;
 
@@ -344,17 +346,32 @@ fn generated_parameters_survive_a_rotation_per_level() {
     assert_eq!(galois, vec![Some(14), Some(28), None, Some(19)]);
 }
 
-/// `BfvParams::generate` keeps the parameters of the rotation-free procedure (same `N`, primes and
+/// The rotation budget of `BfvParams::generate` (`generate_with_rotations(t, L, 1)` before its choice of
+/// key switching) keeps the parameters of the rotation-free procedure (same `N`, primes and
 /// relinearization, so the same multiplication) wherever the rotation term fits with Galois keys of up to
 /// four digits per residue: at `t = 65537`, every depth from 1 to 30 but 4 and 9, which had needed
 /// base-`2^30` relinearization digits to fit at all and now take one prime more with CRT
 /// relinearization. The generated parameters satisfy the bound with rotations; the rotation-free ones
-/// at depth 2 do not.
+/// at depth 2 do not. `generate` has the same `N`, `Q` and `P`, with hybrid key switching at depth 7 and
+/// from depth 12.
 #[test]
 fn rotation_budget_keeps_multiplication_parameters() {
     for depth in (1..=12).chain([15, 20, 30]) {
         let old = BfvParams::generate_with_rotations(65537, depth, 0).unwrap();
-        let new = BfvParams::generate(65537, depth).unwrap();
+        let new = BfvParams::generate_with_rotations(65537, depth, 1).unwrap();
+        let generated = BfvParams::generate(65537, depth).unwrap();
+        assert_eq!(
+            generated,
+            new.clone().with_key_switching_for_room().unwrap(),
+            "depth {depth}"
+        );
+        // Hybrid where the room has a special prime and it saves transforms: depth 7 (CRT with base-2^30
+        // digits there) and from depth 12 (N = 2^15).
+        assert_eq!(
+            matches!(generated.key_switching, KeySwitchTechnique::Hybrid { .. }),
+            depth == 7 || depth >= 12,
+            "depth {depth}"
+        );
         let same = (&old.q_moduli, &old.p_moduli, old.relin_base_log, old.log_n)
             == (&new.q_moduli, &new.p_moduli, new.relin_base_log, new.log_n);
         assert_eq!(

@@ -6,7 +6,7 @@
 
 mod common;
 
-use rnsfhe_bfv::{BfvContext, BfvError, BfvParams, Encryptor, KeyGenerator};
+use rnsfhe_bfv::{BfvContext, BfvError, BfvParams, Encryptor, KeyGenerator, KeySwitchTechnique};
 use rnsfhe_core::security::max_log_qp;
 use rnsfhe_core::SecurityLevel;
 use rnsfhe_math::wire::Serializable;
@@ -63,9 +63,11 @@ fn no_extended_public_key_where_q_is_at_the_bound() {
 
 #[test]
 fn extended_public_key_where_the_bound_leaves_room() {
-    // Depth 20: N = 2^15, log2 Q = 770 of 881 bits: room for the 56-bit p_0 (at depths 1 to 10 there is
-    // none: log2 Q is within 56 bits of the bound).
-    let ctx = BfvContext::new(BfvParams::generate(65537, 20).unwrap()).unwrap();
+    // Depth 20 with CRT key switching: N = 2^15, log2 Q = 770 of 881 bits: room for the 56-bit p_0 (at
+    // depths 1 to 10 there is none: log2 Q is within 56 bits of the bound).
+    let crt = BfvParams::generate_with_rotations(65537, 20, 1).unwrap();
+    let ctx = BfvContext::new(crt.clone()).unwrap();
+    assert_eq!(ctx.key_switching(), &KeySwitchTechnique::Crt);
     assert!(ctx.extended_public_key() && ctx.is_secure());
     let p0 = (ctx.params().p_moduli[0] as f64).log2();
     assert!((ctx.log_key_modulus() - ctx.log_q() - p0).abs() < 1e-9);
@@ -73,4 +75,16 @@ fn extended_public_key_where_the_bound_leaves_room() {
     let kg = KeyGenerator::new(&ctx, &mut rng).unwrap();
     assert!(kg.public_key(&mut rng).unwrap().is_extended());
     assert!(kg.public_key_extended(&mut rng).unwrap().is_extended());
+
+    // With hybrid key switching the keys live over Q and the special primes, all counted; the public key
+    // takes the first special prime.
+    let hybrid = BfvContext::new(crt.with_hybrid_key_switching().unwrap()).unwrap();
+    let KeySwitchTechnique::Hybrid { special_moduli, .. } = hybrid.key_switching() else {
+        panic!("hybrid expected");
+    };
+    let log_p: f64 = special_moduli.iter().map(|&p| (p as f64).log2()).sum();
+    assert!((hybrid.log_key_modulus() - hybrid.log_q() - log_p).abs() < 1e-9);
+    assert!(hybrid.extended_public_key() && hybrid.is_secure());
+    let kg = KeyGenerator::new(&hybrid, &mut rng).unwrap();
+    assert!(kg.public_key(&mut rng).unwrap().is_extended());
 }

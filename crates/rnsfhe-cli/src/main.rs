@@ -157,6 +157,10 @@ enum BenchTable {
         /// Plaintext modulus t (with --depth).
         #[arg(long, default_value_t = 65537)]
         t: u64,
+        /// Key switching: as generated (BfvParams::generate: hybrid where it fits and is faster), CRT
+        /// (HPS Sections 3.3 and 4.5) or hybrid with special primes in the security room.
+        #[arg(long, value_enum, default_value_t = BfvKeySwitching::Generated)]
+        key_switching: BfvKeySwitching,
     },
     /// PEGASUS Table V: the LWE rows (single thread, Table IV dimensions: the key switches N = 2^16 ->
     /// 1024 and 4096 -> 1024 and a look-up table by blind rotation, and the throughput of a batch of LUTs
@@ -290,6 +294,27 @@ enum BenchTable {
         #[arg(long = "size", value_name = "N:K")]
         sizes: Vec<String>,
     },
+}
+
+/// The key switching of `bench bfv-op` (`--key-switching`; see `bench::bfv::OpKeySwitching`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum BfvKeySwitching {
+    /// As the parameters come (BfvParams::generate's choice, or the preset's).
+    Generated,
+    /// CRT key switching (HPS Sections 3.3 and 4.5).
+    Crt,
+    /// Hybrid key switching with special primes in the security room.
+    Hybrid,
+}
+
+impl From<BfvKeySwitching> for bench::bfv::OpKeySwitching {
+    fn from(k: BfvKeySwitching) -> Self {
+        match k {
+            BfvKeySwitching::Generated => Self::AsGenerated,
+            BfvKeySwitching::Crt => Self::Crt,
+            BfvKeySwitching::Hybrid => Self::Hybrid,
+        }
+    }
 }
 
 /// The rows of `bench pegasus-table5` (`--part`).
@@ -509,9 +534,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     }
                     bench::pegasus_table8::run_with(&options, &selection)
                 }
-                BenchTable::BfvOp { preset, depth, t } => {
-                    bench::bfv::serve(preset.as_deref(), depth, t)
-                }
+                BenchTable::BfvOp {
+                    preset,
+                    depth,
+                    t,
+                    key_switching,
+                } => bench::bfv::serve(preset.as_deref(), depth, t, key_switching.into()),
             }
         }
         Command::Params { preset } => params_cmd::run(preset.as_deref()),
@@ -573,8 +601,14 @@ mod tests {
         let cli = Cli::try_parse_from(["rnsfhe", "bench", "bfv-op", "--depth", "5"]).unwrap();
         match cli.command {
             Command::Bench(args) => match args.table {
-                BenchTable::BfvOp { preset, depth, t } => {
+                BenchTable::BfvOp {
+                    preset,
+                    depth,
+                    t,
+                    key_switching,
+                } => {
                     assert_eq!((preset, depth, t), (None, Some(5), 65537));
+                    assert_eq!(key_switching, BfvKeySwitching::Generated);
                 }
                 other => panic!("parsed as {other:?}"),
             },

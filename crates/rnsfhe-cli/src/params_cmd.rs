@@ -9,8 +9,9 @@
 //! * the check of the Homomorphic Encryption Standard table ([`rnsfhe_core::security::estimate`]), which
 //!   the contexts enforce;
 //! * the built-in lattice estimate ([`rnsfhe_core::lwe_estimator`]) of the modulus the keys live under:
-//!   `QP` for CKKS (the key-switching keys are RLWE samples modulo `QP`), `Q` for BFV (HPS relinearize by
-//!   CRT decomposition without special primes; their `P` is an internal basis of multiplication). The
+//!   `QP` for CKKS (the key-switching keys are RLWE samples modulo `QP`), for BFV `Q` (HPS relinearize by
+//!   CRT decomposition without special primes; their `P` is an internal basis of multiplication) or `Q p_0`
+//!   where the extended public key fits, `Q P_ks` with hybrid key switching. The
 //!   "bits" are those of the HE Standard's own cost model (`0.292 beta + 16.4 + log2(8 d)`, the one its
 //!   128/192/256-bit table was computed with); the core-SVP figure (`0.292 beta` alone) is shown beside
 //!   it and is 30-36 bits lower.
@@ -532,7 +533,8 @@ fn summary_table() -> anyhow::Result<String> {
     );
     out += "\n\
 - log QP (keys): the modulus the keys live under, which the security figures are about: QP for CKKS \
-(key switching), Q for BFV (HPS relinearization has no special primes).\n\
+(key switching); for BFV Q (HPS relinearization has no special primes), Q p_0 where the extended public \
+key (over Q and the first auxiliary prime) fits the bound.\n\
 - secret / sigma: the secret distribution (uniform ternary, or h nonzero coefficients) and the error's \
 standard deviation; both enter the HE Standard check and the estimate.\n\
 - HE Standard: the check of the Homomorphic Encryption Standard table (uniform ternary secret, sigma >= \

@@ -313,7 +313,7 @@ fn bfv_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
     let u64le = |v: u64| v.to_le_bytes();
     match s.name {
         // log_n @16, t @20, k @28, q_i @32.., k' @48, p_j @52.., relin_base_log @76, sigma @80,
-        // conversion @88, insecure_for_testing @89.
+        // conversion @88, flags @89 (bit 0 insecure_for_testing, bit 1 hybrid key switching).
         "bfv_params" => vec![
             ("log_n_3", put(b.clone(), 16, &u32le(3)), "params.log_n"),
             (
@@ -357,10 +357,12 @@ fn bfv_corruptions(s: &Sample) -> Vec<(&'static str, Vec<u8>, &'static str)> {
                 put(b.clone(), 88, &[0]),
                 "params.conversion",
             ),
+            ("flags_4", put(b.clone(), 89, &[4]), "params.flags"),
+            // Bit 1 announces the hybrid key-switching section, which is missing.
             (
-                "insecure_flag_2",
+                "hybrid_flag_without_section",
                 put(b.clone(), 89, &[2]),
-                "params.insecure_for_testing",
+                "params.dnum",
             ),
         ],
         "bfv_relin_key" => vec![

@@ -115,18 +115,21 @@ context_methods! {
         }
 
         /// Context.from_moduli(log_n, t, q_moduli, p_moduli, relin_base_log=None, sigma=8/sqrt(2 pi),
-        /// allow_insecure=False, galois_base_log=None) -> Context
+        /// allow_insecure=False, galois_base_log=None, special_moduli=None, dnum=None) -> Context
         ///
         /// A context with explicit primes: ``q_moduli`` (the ciphertext modulus Q) and ``p_moduli`` (the
         /// auxiliary basis of multiplication, P >= 2 t N Q), all distinct NTT primes p = 1 mod 2N below 2^62.
         /// The keyword arguments are those of ``Context.params``, so ``Context.from_moduli(**ctx.params)``
         /// rebuilds ``ctx``. ``galois_base_log``: base-2^w digits of each residue in the key switching of
         /// rotations, None for the relinearization decomposition (``Context.generate`` sets it where a
-        /// rotation of a fresh ciphertext would otherwise cost too much noise). Raises ValueError for
-        /// invalid parameters.
+        /// rotation of a fresh ciphertext would otherwise cost too much noise). ``special_moduli`` and
+        /// ``dnum``: hybrid key switching (keys over Q and these special primes, dnum digit groups of Q;
+        /// they count in the security check), both or neither; None for HPS CRT key switching. Raises
+        /// ValueError for invalid parameters.
         #[staticmethod]
         #[pyo3(signature = (log_n, t, q_moduli, p_moduli, relin_base_log = None, sigma = HPS_SIGMA,
-                            allow_insecure = false, galois_base_log = None))]
+                            allow_insecure = false, galois_base_log = None, special_moduli = None,
+                            dnum = None))]
         #[allow(clippy::too_many_arguments)]
         fn from_moduli(
             py: Python<'_>,
@@ -138,7 +141,21 @@ context_methods! {
             sigma: f64,
             allow_insecure: bool,
             galois_base_log: Option<Int>,
+            special_moduli: Option<Vec<Int>>,
+            dnum: Option<Int>,
         ) -> PyResult<Self> {
+            let key_switching = match (special_moduli, dnum) {
+                (None, None) => KeySwitchTechnique::Crt,
+                (Some(special), Some(dnum)) => KeySwitchTechnique::Hybrid {
+                    special_moduli: Int::get_all(&special, "special_moduli")?,
+                    dnum: dnum.get("dnum")?,
+                },
+                _ => {
+                    return Err(PyValueError::new_err(
+                        "hybrid key switching needs both special_moduli and dnum (neither for CRT key switching)",
+                    ))
+                }
+            };
             let params = BfvParams {
                 log_n: log_n.get("log_n")?,
                 plaintext_modulus: t.get("t")?,
@@ -149,6 +166,7 @@ context_methods! {
                 sigma,
                 insecure_for_testing: allow_insecure,
                 conversion: rnsfhe_bfv::ConversionMode::ExactFloat,
+                key_switching,
             };
             Self::build(py, params, None, None, allow_insecure)
         }
@@ -166,7 +184,7 @@ context_methods! {
             Self::build(py, params, Some(preset), Some(preset.depth()), false)
         }
 
-        /// Context.generate(t, depth, rotations_per_level=1) -> Context
+        /// Context.generate(t, depth, rotations_per_level=1, key_switching="auto") -> Context
         ///
         /// Parameters for plaintext modulus ``t`` and multiplicative ``depth`` by the procedure of HPS
         /// Section 6.1: the smallest N (2^10 to 2^17) whose ciphertext modulus of 55-bit primes satisfies the
@@ -176,21 +194,41 @@ context_methods! {
         /// times after encryption and after each multiplication: rotate, multiply, rotate, multiply, ...,
         /// rotate. ``rotations_per_level=0`` budgets multiplications only, as HPS Section 6.1 (the presets);
         /// then a rotation of a fresh ciphertext can cost as much noise budget as a multiplication. Additions
-        /// are not budgeted (adding a ciphertexts costs at most log2(a) bits). Raises ValueError for depth
-        /// 0, an unsupported t, or when no N up to 2^17 fits.
+        /// are not budgeted (adding a ciphertexts costs at most log2(a) bits).
+        ///
+        /// ``key_switching`` (relinearization and rotations): "auto" (default) takes hybrid key switching
+        /// (special primes, as CKKS) where the 128-bit bound leaves room for special primes above Q and it
+        /// is the faster (depths 7 and 12 to 30 at t = 65537, except 22-24: smaller keys, faster
+        /// relinearization and rotations, less rotation noise), HPS CRT key switching elsewhere; "crt"
+        /// always the CRT decomposition of HPS Sections 3.3 and 4.5; "hybrid" hybrid wherever a special
+        /// prime fits (ValueError where none does). Raises ValueError for depth 0, an unsupported t, or
+        /// when no N up to 2^17 fits.
         #[staticmethod]
-        #[pyo3(signature = (t, depth, rotations_per_level = Int::new(1)))]
-        #[pyo3(text_signature = "(t, depth, rotations_per_level=1)")]
+        #[pyo3(signature = (t, depth, rotations_per_level = Int::new(1), key_switching = "auto"))]
+        #[pyo3(text_signature = "(t, depth, rotations_per_level=1, key_switching=\"auto\")")]
         fn generate(
             py: Python<'_>,
             t: Int,
             depth: Int,
             rotations_per_level: Int,
+            key_switching: &str,
         ) -> PyResult<Self> {
             let (t, depth) = (t.get::<u64>("t")?, depth.get::<usize>("depth")?);
             let rotations_per_level = rotations_per_level.get::<usize>("rotations_per_level")?;
-            let params = crate::common::release(py, || BfvParams::generate_with_rotations(t, depth, rotations_per_level))
-                .map_err(bfv_error)?;
+            if !matches!(key_switching, "auto" | "crt" | "hybrid") {
+                return Err(PyValueError::new_err(format!(
+                    "key_switching must be \"auto\" (hybrid where it fits and is faster), \"crt\" or \"hybrid\", got {key_switching:?}"
+                )));
+            }
+            let params = crate::common::release(py, || {
+                let crt = BfvParams::generate_with_rotations(t, depth, rotations_per_level)?;
+                match key_switching {
+                    "crt" => Ok(crt),
+                    "hybrid" => crt.with_hybrid_key_switching(),
+                    _ => crt.with_key_switching_for_room(),
+                }
+            })
+            .map_err(bfv_error)?;
             Self::build(py, params, None, Some(depth), false)
         }
 
@@ -393,6 +431,33 @@ context_methods! {
             self.ctx.params().galois_base_log
         }
 
+        /// "crt" (HPS CRT key switching, keys over Q) or "hybrid" (special primes, keys over Q and them).
+        #[getter]
+        fn key_switching(&self) -> &'static str {
+            match self.ctx.key_switching() {
+                KeySwitchTechnique::Crt => "crt",
+                KeySwitchTechnique::Hybrid { .. } => "hybrid",
+            }
+        }
+
+        /// The special primes of hybrid key switching (empty for CRT key switching).
+        #[getter]
+        fn special_moduli(&self) -> Vec<u64> {
+            match self.ctx.key_switching() {
+                KeySwitchTechnique::Crt => Vec::new(),
+                KeySwitchTechnique::Hybrid { special_moduli, .. } => special_moduli.clone(),
+            }
+        }
+
+        /// The digit groups of hybrid key switching, or None for CRT key switching.
+        #[getter]
+        fn dnum(&self) -> Option<usize> {
+            match self.ctx.key_switching() {
+                KeySwitchTechnique::Crt => None,
+                KeySwitchTechnique::Hybrid { dnum, .. } => Some(*dnum),
+            }
+        }
+
         /// True unless 128-bit security is established by the HE Standard table.
         #[getter]
         fn is_insecure(&self) -> bool {
@@ -425,6 +490,10 @@ context_methods! {
             d.set_item("relin_base_log", p.relin_base_log)?;
             d.set_item("sigma", p.sigma)?;
             d.set_item("galois_base_log", p.galois_base_log)?;
+            if let KeySwitchTechnique::Hybrid { special_moduli, dnum } = &p.key_switching {
+                d.set_item("special_moduli", special_moduli.clone())?;
+                d.set_item("dnum", *dnum)?;
+            }
             Ok(d)
         }
 
