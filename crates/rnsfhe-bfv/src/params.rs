@@ -258,7 +258,7 @@ impl BfvParams {
     /// keep CRT key switching there), or when `N` is outside the HE Standard table; prime search errors.
     pub fn with_hybrid_key_switching(self) -> BfvResult<Self> {
         match self.hybrid_in_room()? {
-            Some(hybrid) => Ok(self.switching_keys_by(hybrid)),
+            Some((special_moduli, dnum)) => Ok(self.hybrid(special_moduli, dnum)),
             None => {
                 let bound = max_log_q_128(self.n()).unwrap_or(0);
                 Err(invalid(
@@ -291,14 +291,7 @@ impl BfvParams {
     ///
     /// Errors: as [`BfvParams::with_hybrid_key_switching`], but never for a lack of room.
     pub fn with_key_switching_for_room(self) -> BfvResult<Self> {
-        let Some(hybrid) = self.hybrid_in_room()? else {
-            return Ok(self);
-        };
-        let KeySwitchTechnique::Hybrid {
-            special_moduli,
-            dnum,
-        } = &hybrid
-        else {
+        let Some((special_moduli, dnum)) = self.hybrid_in_room()? else {
             return Ok(self);
         };
         let k = self.q_moduli.len() as f64;
@@ -310,29 +303,33 @@ impl BfvParams {
             }
         };
         let crt = k * k * digits(self.relin_base_log) + 2.0 * k;
-        let transforms = (*dnum as f64 + 2.0) * (k + special_moduli.len() as f64);
+        let transforms = (dnum as f64 + 2.0) * (k + special_moduli.len() as f64);
         Ok(if transforms <= HYBRID_MAX_TRANSFORM_RATIO * crt {
-            self.switching_keys_by(hybrid)
+            self.hybrid(special_moduli, dnum)
         } else {
             self
         })
     }
 
-    /// These parameters with key switching `technique` (the digits of CRT key switching dropped).
-    fn switching_keys_by(self, technique: KeySwitchTechnique) -> Self {
+    /// These parameters with hybrid key switching over `special_moduli` in `dnum` digit groups (the
+    /// digits of CRT key switching dropped).
+    fn hybrid(self, special_moduli: Vec<u64>, dnum: usize) -> Self {
         Self {
             relin_base_log: None,
             galois_base_log: None,
-            key_switching: technique,
+            key_switching: KeySwitchTechnique::Hybrid {
+                special_moduli,
+                dnum,
+            },
             ..self
         }
     }
 
-    /// The hybrid key switching of [`BfvParams::with_hybrid_key_switching`], or `None` when not one
+    /// The special primes and `dnum` of [`BfvParams::with_hybrid_key_switching`], or `None` when not one
     /// special prime fits the room.
     ///
     /// Errors: [`BfvError::InvalidParams`] when `N` is outside the HE Standard table; prime search errors.
-    pub(crate) fn hybrid_in_room(&self) -> BfvResult<Option<KeySwitchTechnique>> {
+    fn hybrid_in_room(&self) -> BfvResult<Option<(Vec<u64>, usize)>> {
         let k = self.q_moduli.len();
         let bits = self
             .q_moduli
@@ -367,10 +364,7 @@ impl BfvParams {
                 .sum::<f64>()
                 <= room
             {
-                return Ok(Some(KeySwitchTechnique::Hybrid {
-                    special_moduli,
-                    dnum,
-                }));
+                return Ok(Some((special_moduli, dnum)));
             }
         }
         Ok(None)

@@ -208,6 +208,40 @@ fn with_hybrid_key_switching_fills_the_security_room() {
     for (specials, dnum) in [(2, 0), (2, 5), (0, 2)] {
         assert!(BfvContext::new(hybrid_params(specials, dnum)).is_err());
     }
+    // Special primes that repeat Q, repeat each other, are not NTT primes or not prime: errors, not
+    // panics. A special prime may repeat an auxiliary prime (the bases never meet).
+    let base = hybrid_params(2, 2);
+    let with_special = |special_moduli: Vec<u64>| BfvParams {
+        key_switching: KeySwitchTechnique::Hybrid {
+            special_moduli,
+            dnum: 2,
+        },
+        ..base.clone()
+    };
+    let (q0, p0) = (base.q_moduli[0], base.p_moduli[0]);
+    let ntt_prime = ntt_primes_of_bits(51, 2 << 12, 1, &[]).unwrap()[0];
+    for special in [
+        vec![q0],
+        vec![ntt_prime, ntt_prime],
+        vec![(1 << 40) + 1],
+        vec![4 * 8192 * 3 + 1 + 8192],
+        vec![1],
+    ] {
+        assert!(
+            BfvContext::new(with_special(special.clone())).is_err(),
+            "{special:?}"
+        );
+    }
+    let shared = BfvContext::new(with_special(vec![p0])).unwrap();
+    let mut s = Setup::new(shared, 13);
+    let x = random_values(&mut s.r, s.n, T);
+    let encoder = BatchEncoder::new(&s.ctx).unwrap();
+    let ct = s
+        .sk_enc
+        .encrypt(&encoder.encode_u64(&x).unwrap(), &mut s.r)
+        .unwrap();
+    let sq = s.ev.multiply(&ct, &ct, &s.keys.rk).unwrap();
+    assert_eq!(decrypt(&s, &sq), mul_slots(&x, &x));
 }
 
 #[test]
