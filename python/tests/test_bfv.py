@@ -151,9 +151,13 @@ def test_generate_chooses_key_switching():
         bfv.Context.generate(T, 5, key_switching="bv")
     with pytest.raises(ValueError, match="both"):
         bfv.Context.from_moduli(**{**crt.params, "dnum": 7})
-    # A hybrid session computes like a CRT one.
+    # A hybrid session computes like a CRT one; its context and keys travel as bytes and pickles.
     s = bfv.Session(bfv.Context.generate(T, 7), rotations=[1])
     assert s.context.key_switching == "hybrid"
+    clone = pickle.loads(pickle.dumps(s.context))
+    assert (clone.fingerprint, clone.params) == (s.context.fingerprint, s.context.params)
+    rk = s.keys.relin
+    assert bfv.RelinKey.from_bytes(rk.to_bytes(), clone).to_bytes() == rk.to_bytes()
     x = np.arange(s.n, dtype=np.int64) % 1000
     y = s.decrypt(s.evaluator.rotate_rows(s.encrypt(x) * s.encrypt(x), 1))
     rows = (x * x).reshape(2, s.n // 2)
