@@ -33,9 +33,9 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 
 use rnsfhe_core::serialization::{
-    galois_list_size, parts_size, read_conversion, read_galois_list, read_parts, read_sigma,
-    write_conversion, write_galois_list, write_parts, write_seeded_pair, LoadLimits, ParamsCheck,
-    WireParams,
+    galois_list_size, parts_size, read_conversion, read_flags, read_galois_list, read_parts,
+    read_sigma, write_conversion, write_galois_list, write_parts, write_seeded_pair, LoadLimits,
+    ParamsCheck, WireParams,
 };
 use rnsfhe_core::{
     Gadget, GadgetCiphertext, PublicKey, RlweCiphertext, SecretKey, SeededRlweCiphertext,
@@ -327,16 +327,12 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<BfvParams, DecodeError>
             "1 (exact float) or 2 (exact integer): HPS multiplication refuses fast conversion",
         ));
     }
-    let at = r.offset();
-    let flags = r.u8("params.flags")?;
-    if flags & !(FLAG_INSECURE | FLAG_HYBRID) != 0 {
-        return Err(r.out_of_range(
-            at,
-            "params.flags",
-            flags as u64,
-            "bit 0 (insecure_for_testing) and bit 1 (hybrid key switching) only",
-        ));
-    }
+    let flags = read_flags(
+        r,
+        "params.flags",
+        FLAG_INSECURE | FLAG_HYBRID,
+        "bit 0 (insecure_for_testing) and bit 1 (hybrid key switching) only",
+    )?;
     let key_switching = if flags & FLAG_HYBRID != 0 {
         let dnum = r.u32_in(
             "params.dnum",

@@ -38,9 +38,9 @@ use std::io::{self, Read, Write};
 use std::sync::Arc;
 
 use rnsfhe_core::serialization::{
-    ciphertext_parts_size, read_ciphertext_parts, read_conversion, read_secret_distribution,
-    read_sigma, write_ciphertext_parts, write_conversion, write_secret_distribution,
-    write_seeded_parts, LoadLimits, ParamsCheck, WireParams,
+    ciphertext_parts_size, read_ciphertext_parts, read_conversion, read_flags,
+    read_secret_distribution, read_sigma, write_ciphertext_parts, write_conversion,
+    write_secret_distribution, write_seeded_parts, LoadLimits, ParamsCheck, WireParams,
 };
 use rnsfhe_core::{GadgetCiphertext, GaloisKeys, SeededRlweCiphertext};
 use rnsfhe_math::wire::{
@@ -266,16 +266,12 @@ fn read_params<R: Read>(r: &mut WireReader<R>) -> Result<CkksParams, DecodeError
             ))
         }
     };
-    let at = r.offset();
-    let flags = r.u8("params.flags")?;
-    if flags & !(FLAG_INSECURE | FLAG_BOOTSTRAP_PRIMES) != 0 {
-        return Err(r.out_of_range(
-            at,
-            "params.flags",
-            flags as u64,
-            "bit 0 (insecure_for_testing) and bit 1 (bootstrapping primes) only",
-        ));
-    }
+    let flags = read_flags(
+        r,
+        "params.flags",
+        FLAG_INSECURE | FLAG_BOOTSTRAP_PRIMES,
+        "bit 0 (insecure_for_testing) and bit 1 (bootstrapping primes) only",
+    )?;
     let insecure_for_testing = flags & FLAG_INSECURE != 0;
     let bootstrap_primes = if flags & FLAG_BOOTSTRAP_PRIMES != 0 {
         let count = r.u32_in(

@@ -876,6 +876,22 @@ pub fn read_conversion<R: Read>(
     }
 }
 
+/// Reads a flags byte whose bits outside `known` must be clear (`meaning` names the known bits in the
+/// error): the last byte of a parameter set, whose bits announce optional sections.
+pub fn read_flags<R: Read>(
+    r: &mut WireReader<R>,
+    field: &str,
+    known: u8,
+    meaning: &str,
+) -> Result<u8, DecodeError> {
+    let at = r.offset();
+    let flags = r.u8(field)?;
+    if flags & !known != 0 {
+        return Err(r.out_of_range(at, field, flags as u64, meaning));
+    }
+    Ok(flags)
+}
+
 /// Reads a standard deviation: finite, positive and at most [`crate::security::MAX_SIGMA`]
 /// ([`crate::security::check_sigma`]). Whether it is wide enough for security is checked with the other
 /// parameters ([`WireParams::read_context`]).
