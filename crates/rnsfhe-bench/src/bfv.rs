@@ -195,6 +195,14 @@ impl Encoding {
             Encoding::Coeff(e) => e.decode_u64(pt)?,
         })
     }
+
+    /// Centered values in `(-t/2, t/2]`: what OpenFHE's `Decrypt` and the Python `decrypt` return.
+    fn decode_signed(&self, pt: &Plaintext) -> anyhow::Result<Vec<i64>> {
+        Ok(match self {
+            Encoding::Batch(e) => e.decode_i64(pt)?,
+            Encoding::Coeff(e) => e.decode_i64(pt)?,
+        })
+    }
 }
 
 /// Keys, inputs and evaluator of one parameter set, set up once; every operation runs on the same fresh
@@ -260,9 +268,11 @@ impl BfvBench {
         &self.ctx
     }
 
-    /// Decrypt + decode of a fresh ciphertext.
-    pub fn decrypt(&self) -> anyhow::Result<Vec<u64>> {
-        self.encoding.decode(&self.decryptor.decrypt(&self.x)?)
+    /// Decrypt + decode of a fresh ciphertext, to centered values as OpenFHE's `Decrypt` and the Python
+    /// `decrypt` give them.
+    pub fn decrypt(&self) -> anyhow::Result<Vec<i64>> {
+        self.encoding
+            .decode_signed(&self.decryptor.decrypt(&self.x)?)
     }
 
     /// Multiplication without relinearization (HPS Section 4.5, steps 1-3).
@@ -317,7 +327,12 @@ impl BfvBench {
     pub fn check(&self) -> anyhow::Result<Check> {
         let t = self.ctx.plaintext_modulus();
         let n = self.ctx.n();
-        let fresh_ok = self.decrypt()? == self.x_values;
+        let fresh = self.decrypt()?;
+        let fresh_ok = fresh.len() == self.x_values.len()
+            && fresh
+                .iter()
+                .zip(&self.x_values)
+                .all(|(&got, &want)| got.rem_euclid(t as i64) as u64 == want);
         let sum = self.encoding.decode(
             &self
                 .decryptor

@@ -178,23 +178,24 @@ impl BatchEncoder {
     ///
     /// Errors: [`BfvError::ContextMismatch`] for a plaintext of another context.
     pub fn decode_u64(&self, pt: &Plaintext) -> BfvResult<Vec<u64>> {
-        self.ctx.check_fingerprint(pt.fingerprint, "plaintext")?;
-        let tables = self.tables()?;
-        let mut evals = pt.coeffs.clone();
-        tables.plan.forward(&mut evals)?;
-        Ok(tables.index.iter().map(|&i| evals[i]).collect())
+        self.decode_with(pt, |v| v)
     }
 
     /// The `N` slot values as centered representatives in `(-t/2, t/2]`.
     ///
     /// Errors: [`BfvError::ContextMismatch`] for a plaintext of another context.
     pub fn decode_i64(&self, pt: &Plaintext) -> BfvResult<Vec<i64>> {
-        let t = self.ctx.t();
-        Ok(self
-            .decode_u64(pt)?
-            .into_iter()
-            .map(|v| t.center(v))
-            .collect())
+        self.decode_with(pt, |v| self.ctx.t().center(v))
+    }
+
+    /// The slot values through `f`, gathered from the NTT output in slot order in one pass (the
+    /// centering of [`BatchEncoder::decode_i64`] rides on the gather).
+    fn decode_with<T>(&self, pt: &Plaintext, f: impl Fn(u64) -> T) -> BfvResult<Vec<T>> {
+        self.ctx.check_fingerprint(pt.fingerprint, "plaintext")?;
+        let tables = self.tables()?;
+        let mut evals = pt.coeffs.clone();
+        tables.plan.forward(&mut evals)?;
+        Ok(tables.index.iter().map(|&i| f(evals[i])).collect())
     }
 
     fn tables(&self) -> BfvResult<&crate::params::BatchTables> {
