@@ -1,7 +1,8 @@
 //! Hybrid key switching (`KeySwitchTechnique::Hybrid`): relinearization, row rotations and the column
 //! swap decrypt to the plaintext computation; the noise they add is at most that of CRT key switching;
 //! the parameter choice of `with_hybrid_key_switching` in the security room; its keys and parameters on
-//! the wire (and hostile parameter bytes refused); the same results on 1, 2 and 3 threads.
+//! the wire (and hostile parameter bytes refused); the same results on 1, 2 and 3 threads; the exact
+//! integer conversion mode.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -350,4 +351,34 @@ fn hybrid_key_switching_is_the_same_on_one_two_and_three_threads() {
     let one = run(1);
     assert_eq!(run(2), one);
     assert_eq!(run(3), one);
+}
+
+/// `generate_with_conversion(t, 12, ExactInteger)` takes hybrid key switching too (its ModUp and ModDown in
+/// the Qu-Xu mode): a product relinearized and rotated decrypts to the plaintext computation.
+#[test]
+fn hybrid_key_switching_in_the_exact_integer_mode() {
+    let params =
+        BfvParams::generate_with_conversion(T, 12, rnsfhe_bfv::ConversionMode::ExactInteger)
+            .unwrap();
+    assert!(matches!(
+        params.key_switching,
+        KeySwitchTechnique::Hybrid { dnum: 2, .. }
+    ));
+    let ctx = BfvContext::new(params).unwrap();
+    assert_eq!(
+        ctx.rlwe().params().conversion,
+        rnsfhe_bfv::ConversionMode::ExactInteger
+    );
+    let mut s = Setup::new(Arc::clone(&ctx), 17);
+    let x = random_values(&mut s.r, s.n, T);
+    let encoder = BatchEncoder::new(&ctx).unwrap();
+    let ct = s
+        .pk_enc
+        .encrypt(&encoder.encode_u64(&x).unwrap(), &mut s.r)
+        .unwrap();
+    let gk = s.keys.kg.galois_keys(&[1], false, &mut s.r).unwrap();
+    let out =
+        s.ev.rotate_rows(&s.ev.multiply(&ct, &ct, &s.keys.rk).unwrap(), 1, &gk)
+            .unwrap();
+    assert_eq!(decrypt(&s, &out), rotate_slots(&mul_slots(&x, &x), 1));
 }
