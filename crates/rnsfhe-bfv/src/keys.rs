@@ -208,8 +208,9 @@ impl KeyGenerator {
         self.inner.secret_key()
     }
 
-    /// The public key `pk = ([-a s + e], a)` (HPS Section 4.1): over `Q` and the first auxiliary prime
-    /// `p_0` when the security bound leaves room for `p_0` ([`BfvContext::extended_public_key`]): its
+    /// The public key `pk = ([-a s + e], a)` (HPS Section 4.1): over `Q` and one more prime `p_0` (the
+    /// first special prime with hybrid key switching, the first auxiliary prime with CRT key switching)
+    /// where the security check counts it ([`BfvContext::extended_public_key`]): its
     /// encryptions are divided by `p_0`, so their error is the rounding's rather than the key's
     /// ([`rnsfhe_core::KeyGenerator::public_key`]); over `Q` otherwise, as
     /// [`KeyGenerator::public_key_over_q`] ([`PublicKey::is_extended`] tells them apart).

@@ -242,12 +242,13 @@ context_methods! {
         /// at some depths, so that a rotation of a fresh ciphertext stays within the noise budget).
         /// Randomness comes from the operating system (ChaCha20). The GIL is released.
         ///
-        /// ``public_key``: "extended" (default) makes the key over Q and the first auxiliary prime p_0
-        /// where the 128-bit bound leaves room for p_0 (``Context.extended_public_key``; the key is an
-        /// RLWE sample modulo Q p_0): an encryption is computed over Q p_0 and divided by p_0, which
-        /// removes the key's share of the fresh noise, sigma sqrt(2N/3 + 1 + h) per coefficient, for a
-        /// slower encryption. Where log2(Q) is within 56 bits of the bound (``generate`` at depths up to
-        /// 10) the key is over Q instead. "over_q" makes the key of HPS Section 4.1, over Q only. The gain shows where the key's share dominates the
+        /// ``public_key``: "extended" (default) makes the key over Q and one more prime p_0 (the first
+        /// special prime with hybrid key switching, else the first auxiliary prime) where the security
+        /// check counts it (``Context.extended_public_key``; the key is an RLWE sample modulo Q p_0): an
+        /// encryption is computed over Q p_0 and divided by p_0, which removes the key's share of the
+        /// fresh noise, sigma sqrt(2N/3 + 1 + h) per coefficient, for a slower encryption. With CRT key
+        /// switching and log2(Q) within a prime of the 128-bit bound (``generate`` at depths 1-6 and 8-11
+        /// at t = 65537) the key is over Q instead. "over_q" makes the key of HPS Section 4.1, over Q only. The gain shows where the key's share dominates the
         /// fresh noise: at a small t, or for small messages; for dense messages at a large t the rounding
         /// term (Q mod t) m of the fresh noise dominates both. Measured at N = 2^12, 3 primes, dense
         /// messages: 157.3 against 153.2 bits of fresh noise budget at t = 2, 134.43 against 134.37 at
@@ -387,14 +388,16 @@ context_methods! {
         }
 
         /// log2 of the largest modulus of a key this context makes, which the security check counts:
-        /// Q, or Q p_0 where public keys are extended.
+        /// Q and the special primes with hybrid key switching; Q, or Q p_0 where public keys are
+        /// extended, with CRT key switching.
         #[getter]
         fn log_key_modulus(&self) -> f64 {
             self.ctx.log_key_modulus()
         }
 
-        /// Whether ``keygen`` makes extended public keys (over Q and p_0): where log2(Q p_0) is within
-        /// the 128-bit bound, or for contexts built with ``allow_insecure``.
+        /// Whether ``keygen`` makes extended public keys (over Q and p_0): always with hybrid key
+        /// switching (p_0 is a special prime, already counted); with CRT key switching where log2(Q p_0)
+        /// is within the 128-bit bound, or for contexts built with ``allow_insecure``.
         #[getter]
         fn extended_public_key(&self) -> bool {
             self.ctx.extended_public_key()
