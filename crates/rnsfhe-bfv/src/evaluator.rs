@@ -377,22 +377,17 @@ impl Evaluator {
 
     /// The key switch of `x` (coefficient form over `Q`) with `key`: the CRT gadget product for the
     /// decomposition `digits` (HPS Sections 3.3 and 4.5), or the hybrid gadget product of the RLWE
-    /// context (ModUp, multiply-accumulate, ModDown, in one region of active waiting as CKKS key
-    /// switching).
+    /// context (ModUp, multiply-accumulate, ModDown).
     fn key_switch(
         &self,
         x: &Poly<Coeff>,
         key: &KeySwitchKey,
         digits: &RnsSignedDigits,
     ) -> BfvResult<(Poly<Coeff>, Poly<Coeff>)> {
-        match self.ctx.key_switching() {
-            KeySwitchTechnique::Crt => Ok(key.product(x, digits)?),
-            KeySwitchTechnique::Hybrid { .. } => {
-                Ok(rnsfhe_core::long_operation(self.words(), || {
-                    self.ctx.rlwe().gadget_product_sum(&[(x, key)])
-                })?)
-            }
-        }
+        Ok(match self.ctx.key_switching() {
+            KeySwitchTechnique::Crt => key.product(x, digits)?,
+            KeySwitchTechnique::Hybrid { .. } => self.ctx.rlwe().gadget_product_sum(&[(x, key)])?,
+        })
     }
 
     /// Words of a ciphertext part over `Q` (the size [`rnsfhe_core::long_operation`] decides by).

@@ -122,8 +122,8 @@
 
 use crate::error::{BfvError, BfvResult};
 use crate::params::{
-    check_conversion_mode, check_qu_xu_basis, qu_xu_basis, BfvParams, KeySwitchTechnique,
-    HPS_SIGMA, MAX_PLAINTEXT_MODULUS,
+    check_conversion_mode, check_qu_xu_basis, log2_product, qu_xu_basis, BfvParams,
+    KeySwitchTechnique, HPS_SIGMA, MAX_PLAINTEXT_MODULUS,
 };
 use rnsfhe_core::security::max_log_qp;
 use rnsfhe_core::SecurityLevel;
@@ -274,10 +274,9 @@ impl BfvParams {
     /// depth, `[`ROTATIONS_PER_LEVEL`]`)`. See [`crate::generator`] for the noise bound (HPS Eqs. (10)-(13)
     /// with the key-switching term of rotations).
     ///
-    ///
     /// Key switching is hybrid wherever the HE Standard bound leaves room for special primes above `Q`
-    /// ([`BfvParams::with_key_switching_for_room`]; see [`crate::generator`], "Key switching"), CRT
-    /// elsewhere (depths up to 11 at `t = 65537`).
+    /// and that saves work ([`BfvParams::with_key_switching_for_room`]; see [`crate::generator`], "Key
+    /// switching"), CRT elsewhere (depths 1-6, 8-11 and 22-24 at `t = 65537`).
     ///
     /// Errors: those of [`BfvParams::generate_with_rotations`].
     pub fn generate(t: u64, depth: usize) -> BfvResult<Self> {
@@ -417,7 +416,7 @@ impl BfvParams {
                 // the bound is exceeded (they are as close, from below).
                 let m = total / k as u32;
                 let qx = qu_xu_basis("q_moduli", m, two_n, k, &[])?;
-                q_moduli = if qx.iter().map(|&q| (q as f64).log2()).sum::<f64>() <= bound as f64 {
+                q_moduli = if log2_product(&qx) <= bound as f64 {
                     qx
                 } else {
                     let below = ntt_primes_of_bits(m, two_n, k, &[])?;
@@ -425,7 +424,7 @@ impl BfvParams {
                     below
                 };
             }
-            let log_q: f64 = q_moduli.iter().map(|&q| (q as f64).log2()).sum();
+            let log_q = log2_product(&q_moduli);
             // ExactInteger's Q may be up to k - 1 bits below the sizing's; finer relinearization digits
             // may make up for it (below).
             if (log_q < needed && !exact_int) || log_q > bound as f64 {

@@ -206,12 +206,11 @@ impl BfvParams {
             // the same per-prime lower bound 2^(p_bits - 1) as below; Q's size is only known after the
             // search, and a larger Q needs at most as many more primes, hence the loop.
             let q_moduli = qu_xu_basis("q_moduli", q_bits, two_n, q_count, &[])?;
-            let log_q: f64 = q_moduli.iter().map(|&q| (q as f64).log2()).sum();
-            let needed = required_log_p(log_q, t, log_n);
+            let needed = required_log_p(log2_product(&q_moduli), t, log_n);
             let mut k_p = (needed / (p_bits - 1) as f64).floor() as usize + 1;
             let p_moduli = loop {
                 let p = qu_xu_basis("p_moduli", p_bits, two_n, k_p, &q_moduli)?;
-                if p.iter().map(|&q| (q as f64).log2()).sum::<f64>() >= needed {
+                if log2_product(&p) >= needed {
                     break p;
                 }
                 k_p += 1;
@@ -219,8 +218,7 @@ impl BfvParams {
             (q_moduli, p_moduli)
         } else {
             let q_moduli = ntt_primes_of_bits(q_bits, two_n, q_count, &[])?;
-            let log_q: f64 = q_moduli.iter().map(|&q| (q as f64).log2()).sum();
-            let needed = required_log_p(log_q, t, log_n);
+            let needed = required_log_p(log2_product(&q_moduli), t, log_n);
             // Each p_j >= 2^(p_bits - 1).
             let k_p = (needed / (p_bits - 1) as f64).floor() as usize + 1;
             let p_moduli = ntt_primes_of_bits(p_bits, two_n, k_p, &q_moduli)?;
@@ -295,14 +293,11 @@ impl BfvParams {
             return Ok(self);
         };
         let k = self.q_moduli.len() as f64;
-        let digits = |base_log: Option<u32>| {
-            let bits = self.q_moduli.iter().map(|&q| 64 - q.leading_zeros()).max();
-            match (base_log, bits) {
-                (Some(w), Some(b)) if w < b => b.div_ceil(w) as f64,
-                _ => 1.0,
-            }
-        };
-        let crt = k * k * digits(self.relin_base_log) + 2.0 * k;
+        // Digits per residue of CRT relinearization: one for plain CRT, ceil(bits / w) for base 2^w.
+        let digits = self
+            .relin_base_log
+            .map_or(1, |w| self.widest_q_bits().div_ceil(w.max(1)));
+        let crt = k * k * digits as f64 + 2.0 * k;
         let transforms = (dnum as f64 + 2.0) * (k + special_moduli.len() as f64);
         Ok(if transforms <= HYBRID_MAX_TRANSFORM_RATIO * crt {
             self.hybrid(special_moduli, dnum)
@@ -331,12 +326,7 @@ impl BfvParams {
     /// Errors: [`BfvError::InvalidParams`] when `N` is outside the HE Standard table; prime search errors.
     fn hybrid_in_room(&self) -> BfvResult<Option<(Vec<u64>, usize)>> {
         let k = self.q_moduli.len();
-        let bits = self
-            .q_moduli
-            .iter()
-            .map(|&q| u64::BITS - q.leading_zeros())
-            .max()
-            .unwrap_or(0);
+        let bits = self.widest_q_bits();
         let bound = max_log_q_128(self.n()).ok_or_else(|| {
             invalid(
                 "key_switching",
@@ -358,12 +348,7 @@ impl BfvParams {
                 continue;
             }
             let special_moduli = ntt_primes_of_bits(bits, two_n, count, &taken)?;
-            if special_moduli
-                .iter()
-                .map(|&p| (p as f64).log2())
-                .sum::<f64>()
-                <= room
-            {
+            if log2_product(&special_moduli) <= room {
                 return Ok(Some((special_moduli, dnum)));
             }
         }
@@ -439,6 +424,11 @@ pub const HYBRID_MAX_TRANSFORM_RATIO: f64 = 2.0 / 3.0;
 /// The word that marks hybrid key switching in the fingerprint (CRT key switching keeps the fingerprint it
 /// had before the choice existed).
 const HYBRID_KEY_SWITCHING_CODE: u64 = 0x4859_4252_4944; // "HYBRID"
+
+/// `log2` of the product of literal moduli.
+pub(crate) fn log2_product(moduli: &[u64]) -> f64 {
+    moduli.iter().map(|&q| (q as f64).log2()).sum()
+}
 
 /// `log2(2 t N Q)`: the smallest auxiliary modulus `P` of HPS multiplication (Sections 4.2 and 6.1).
 fn required_log_p(log_q: f64, t: u64, log_n: u32) -> f64 {
@@ -545,11 +535,7 @@ impl BfvParams {
     pub fn log2_key_modulus(&self) -> f64 {
         match &self.key_switching {
             KeySwitchTechnique::Hybrid { special_moduli, .. } => {
-                self.log2_q()
-                    + special_moduli
-                        .iter()
-                        .map(|&p| (p as f64).log2())
-                        .sum::<f64>()
+                self.log2_q() + log2_product(special_moduli)
             }
             KeySwitchTechnique::Crt if self.extended_public_key() => {
                 self.log2_q() + self.log2_first_auxiliary()
@@ -569,7 +555,16 @@ impl BfvParams {
 
     /// `log2(Q)` of the literal ciphertext moduli.
     fn log2_q(&self) -> f64 {
-        self.q_moduli.iter().map(|&q| (q as f64).log2()).sum()
+        log2_product(&self.q_moduli)
+    }
+
+    /// Bit size of the widest ciphertext prime (0 without primes, which the context refuses).
+    fn widest_q_bits(&self) -> u32 {
+        self.q_moduli
+            .iter()
+            .map(|&q| u64::BITS - q.leading_zeros())
+            .max()
+            .unwrap_or(0)
     }
 
     /// `log2(p_0)`, the prime extended public keys add to `Q` (0 without auxiliary primes, which the

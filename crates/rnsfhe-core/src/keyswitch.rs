@@ -418,22 +418,26 @@ impl RlweContext {
             });
         };
         let level = self.level_of(first, "gadget product input")?;
-        let tables = self.level_tables(level)?;
-        let gadget = Gadget::of_context(self);
-        let mut digits = Vec::new();
-        let mut key_rows = Vec::new();
-        for (x, key) in terms {
-            self.check_fingerprint(key.fingerprint(), "gadget ciphertext")?;
-            let rows = key.rows_for(gadget, tables.digits.len(), "hybrid gadget product")?;
-            first
-                .basis()
-                .check_same(x.basis(), "gadget product (inputs)")?;
-            key_rows.extend(rows);
-            digits.extend(self.mod_up_from(&tables, x.data(), None)?);
-        }
-        let (y0, y1) = self.multiply_digits(&tables, &digits, &key_rows, None)?;
-        digits.into_iter().for_each(scratch::give);
-        self.mod_down_coeff_pair(&tables, y0, y1)
+        // One region of active waiting for ModUp, the products and ModDown, as key switching (a nested
+        // call, e.g. inside a blind rotation's region, runs directly).
+        long_operation(first.data().len(), || {
+            let tables = self.level_tables(level)?;
+            let gadget = Gadget::of_context(self);
+            let mut digits = Vec::new();
+            let mut key_rows = Vec::new();
+            for (x, key) in terms {
+                self.check_fingerprint(key.fingerprint(), "gadget ciphertext")?;
+                let rows = key.rows_for(gadget, tables.digits.len(), "hybrid gadget product")?;
+                first
+                    .basis()
+                    .check_same(x.basis(), "gadget product (inputs)")?;
+                key_rows.extend(rows);
+                digits.extend(self.mod_up_from(&tables, x.data(), None)?);
+            }
+            let (y0, y1) = self.multiply_digits(&tables, &digits, &key_rows, None)?;
+            digits.into_iter().for_each(scratch::give);
+            self.mod_down_coeff_pair(&tables, y0, y1)
+        })
     }
 
     /// [`RlweContext::mod_down_coeff`] of both outputs of a gadget product, side by side.
